@@ -1,0 +1,3 @@
+//! Analyses built on rollouts (headless, Bevy-free).
+
+pub mod robustness;

@@ -1,0 +1,18 @@
+//! motionlab: a workbench for physics-based character animation.
+//!
+//! Layering (DESIGN.md "Architecture"): [`model`] → [`sim`] / [`control`] → [`jobs`] and
+//! [`analysis`] → `app` (Bevy, behind the `gui` feature). The science modules never depend on Bevy.
+
+pub mod analysis;
+pub mod control;
+pub mod jobs;
+pub mod model;
+pub mod sim;
+
+#[cfg(feature = "gui")]
+pub mod app;
+
+/// Version string recorded in every result (crate version and, when built from git, the commit).
+pub fn code_version() -> String {
+    format!("motionlab {}", env!("CARGO_PKG_VERSION"))
+}

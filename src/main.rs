@@ -1,0 +1,246 @@
+//! motionlab command line: the GUI by default, headless subcommands for everything else.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use motionlab::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
+use motionlab::control::HoldPose;
+use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
+use motionlab::model::{load_character, Character};
+use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "motionlab", version, about = "Workbench for physics-based character animation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open the workbench window (the default).
+    Gui(GuiArgs),
+    /// Simulate a character holding its reference pose and print a summary.
+    Simulate {
+        file: PathBuf,
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f32,
+        /// Multiplies every PD gain (0 switches actuation off).
+        #[arg(long, default_value_t = 1.0)]
+        gain_scale: f32,
+        /// PD mode: implicit motors at 120 Hz, or explicit torques at 4 kHz.
+        #[arg(long, value_enum, default_value_t = PdArg::Implicit)]
+        pd: PdArg,
+        /// Time step in seconds (default: 1/120 implicit, 1/4000 explicit).
+        #[arg(long)]
+        dt: Option<f32>,
+        #[arg(long, default_value_t = 0.8)]
+        friction: f32,
+        #[arg(long, default_value_t = 0.0)]
+        restitution: f32,
+        /// Write the recorded trajectory (every frame) as RON.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Push the standing character in 8 directions and report the largest impulse it survives.
+    Robustness {
+        file: PathBuf,
+        /// Folder for the checkpoint and result (default: results/robustness-<character>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Continue from the checkpoint in --out.
+        #[arg(long)]
+        resume: bool,
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Validate a character file; exits non-zero with file, line and field on error.
+    Check { file: PathBuf },
+    /// Measure simulation speed for each built-in character.
+    Bench {
+        /// Shorter measurement (for smoke tests).
+        #[arg(long)]
+        quick: bool,
+        /// Folder of the built-in characters.
+        #[arg(long, default_value = "characters")]
+        characters: PathBuf,
+    },
+}
+
+#[derive(clap::Args, Default)]
+struct GuiArgs {
+    /// Character file to open.
+    #[arg(long)]
+    character: Option<PathBuf>,
+    /// Render, save a PNG screenshot to this file and exit.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    /// Number of frames to render before the screenshot.
+    #[arg(long, default_value_t = 60)]
+    frames: u32,
+    /// Start the robustness sweep job immediately (shows the Jobs panel at work).
+    #[arg(long)]
+    sweep: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PdArg {
+    Implicit,
+    Explicit,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => gui(GuiArgs::default()),
+        Some(Command::Gui(args)) => gui(args),
+        Some(Command::Simulate { file, seconds, gain_scale, pd, dt, friction, restitution, out }) => {
+            simulate(&file, seconds, gain_scale, pd, dt, friction, restitution, out.as_deref())
+        }
+        Some(Command::Robustness { file, out, resume, threads }) => robustness(&file, out, resume, threads),
+        Some(Command::Check { file }) => check(&file),
+        Some(Command::Bench { quick, characters }) => bench(quick, &characters),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(feature = "gui")]
+fn gui(args: GuiArgs) -> Result<()> {
+    motionlab::app::run(motionlab::app::AppOptions {
+        character: args.character,
+        screenshot: args.screenshot,
+        frames: args.frames,
+        start_sweep: args.sweep,
+    })
+}
+
+#[cfg(not(feature = "gui"))]
+fn gui(_args: GuiArgs) -> Result<()> {
+    bail!("this build has no GUI (built without the `gui` feature); use a subcommand, see --help")
+}
+
+fn load(file: &Path) -> Result<Character> {
+    Ok(load_character(file)?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    file: &Path,
+    seconds: f32,
+    gain_scale: f32,
+    pd: PdArg,
+    dt: Option<f32>,
+    friction: f32,
+    restitution: f32,
+    out: Option<&Path>,
+) -> Result<()> {
+    let character = load(file)?;
+    let mode = match pd {
+        PdArg::Implicit => PdMode::Implicit,
+        PdArg::Explicit => PdMode::Explicit,
+    };
+    let mut settings = SimSettings::for_mode(mode);
+    if let Some(dt) = dt {
+        settings.dt = dt;
+    }
+    settings.gain_scale = gain_scale;
+    settings.ground.friction = friction;
+    settings.ground.restitution = restitution;
+    let spec = RolloutSpec { record: out.is_some(), ..RolloutSpec::seconds(seconds) };
+    let r = run_rollout(&character, settings, &mut HoldPose::reference(), &spec)?;
+    println!("character: {}", character.name);
+    println!("pd: {:?}, dt: {:.6} s, gain_scale: {gain_scale}", mode, settings.dt);
+    println!("simulated: {:.3} s ({} steps)", r.seconds, r.steps);
+    println!("fell: {}", r.fell);
+    if let Some(t) = r.fell_at {
+        println!("fell_at: {t:.3} s");
+    }
+    if let Some(f) = &r.failure {
+        println!("failure: {f}");
+    }
+    println!("final_com_height: {:.4} m", r.final_com[1]);
+    println!("hash: {}", r.hash_hex());
+    if let Some(out) = out {
+        motionlab::jobs::write_ron(out, &r.frames).with_context(|| format!("writing {}", out.display()))?;
+        println!("trajectory: {}", out.display());
+    }
+    Ok(())
+}
+
+fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -> Result<()> {
+    let character = load(file)?;
+    let folder = out.unwrap_or_else(|| PathBuf::from("results").join(format!("robustness-{}", character.name)));
+    let job = if resume {
+        let cp = folder.join("checkpoint.ron");
+        let text = std::fs::read_to_string(&cp).with_context(|| format!("reading checkpoint {}", cp.display()))?;
+        RobustnessSweep::from_checkpoint(&text).with_context(|| format!("parsing checkpoint {}", cp.display()))?
+    } else {
+        RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
+    };
+    let runner = JobRunner::new(threads, "results")?;
+    let mut handle = runner.spawn(Box::new(job), Some(folder.clone()));
+    let bar = ProgressBar::new(1000);
+    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}")?);
+    while let Some(e) = handle.next_event() {
+        match e {
+            JobEvent::Progress(p) => {
+                bar.set_position((p.fraction * 1000.0) as u64);
+                bar.set_message(p.message.clone());
+            }
+            JobEvent::Failed(m) => {
+                bar.abandon();
+                bail!("robustness sweep failed: {m}");
+            }
+            _ => {}
+        }
+    }
+    bar.finish_and_clear();
+    if handle.wait() != JobStatus::Finished {
+        bail!("robustness sweep did not finish");
+    }
+    let path = handle.result.clone().context("no result file")?;
+    let state: SweepState = ron::from_str(&std::fs::read_to_string(&path)?)?;
+    println!("character: {} (pushed body: {})", state.character.name, state.pushed_body);
+    for b in &state.bounds {
+        let fell = b.fell.map(|f| format!("{f:.1}")).unwrap_or_else(|| "none".into());
+        println!(
+            "direction {:<14} ({:+.2}, {:+.2}, {:+.2}) max_survived {:>7.1} N*s  first_fall {:>7} N*s  trials {}",
+            b.label, b.direction[0], b.direction[1], b.direction[2], b.survived, fell, b.trials
+        );
+    }
+    println!("result: {}", path.display());
+    Ok(())
+}
+
+fn check(file: &Path) -> Result<()> {
+    let c = load(file)?;
+    println!(
+        "ok: {} ({}): {} bodies, {} joints, {} internal DOF, {:.2} kg, {:.3} m tall",
+        file.display(),
+        c.name,
+        c.bodies.len(),
+        c.joints.len(),
+        c.internal_dof(),
+        c.total_mass(),
+        c.height()
+    );
+    Ok(())
+}
+
+fn bench(quick: bool, dir: &Path) -> Result<()> {
+    let names = ["human2d", "human3d", "bird_robot"];
+    let (single_seconds, batch) = if quick { (2.0, 8) } else { (20.0, 96) };
+    for name in names {
+        let path = dir.join(format!("{name}.ron"));
+        let c = load(&path)?;
+        let s = motionlab::sim::bench::steps_per_second(&c, SimSettings::default(), single_seconds)?;
+        println!("steps_per_second {name} {s:.0}");
+        let r = motionlab::sim::bench::rollouts_per_second(&c, SimSettings::default(), 2.0, batch)?;
+        println!("rollouts_per_second {name} {r:.1}");
+    }
+    Ok(())
+}

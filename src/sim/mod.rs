@@ -1,0 +1,764 @@
+//! Rigid-body simulation of a character on raw rapier3d (no Bevy).
+//!
+//! DESIGN.md "Simulation"; specs/002_003.md C.2–C.6 and specs/000.md §1.4 (PD actuation modes).
+//! - Reduced coordinates: every actuated degree of freedom is a one-axis multibody hinge. A
+//!   universal joint is two hinges and a ball joint three, chained through massless-in-practice
+//!   virtual links (1 g) at the joint centre: rapier's multibody joints do not support two free
+//!   angular axes, and per-axis hinges give exact per-axis limits and motors.
+//! - PD in two modes: `Implicit` uses rapier's joint motors with `MotorModel::ForceBased`
+//!   (stiffness N·m/rad, damping N·m·s/rad, max force = torque limit), stable at 120 Hz;
+//!   `Explicit` computes τ = clamp(kp(θ* − θ) − kd θ̇, ±τ_max) each step and applies it as equal
+//!   and opposite torques on child and parent (needs a small step: 4 kHz by default).
+//! - Characters do not collide with themselves; every body collides with the ground.
+//! - A snapshot clones the whole physics state (bodies, joints, islands, broad and narrow phase
+//!   with contact caches), so a restored simulation continues bit-identically.
+//! - A blow-up (NaN or runaway velocity) stops the simulation with a [`Failure`], never a panic.
+
+pub mod bench;
+mod rollout;
+
+pub use rollout::{continue_rollout, run_rollout, Push, Rollout, RolloutSpec, TrajectoryHasher};
+
+use crate::model::{Character, EffectorTag, RootKind, Shape};
+use rapier3d::prelude::*;
+use rapier3d::math::{Pose, Rotation, Vector};
+use serde::{Deserialize, Serialize};
+
+/// How PD control is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum PdMode {
+    /// Joint motors solved implicitly by rapier (ForceBased): large steps are stable.
+    #[default]
+    Implicit,
+    /// Torques computed from the state at the start of each step (paper-faithful; small steps).
+    Explicit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroundSettings {
+    /// Effective Coulomb friction between the character and the ground.
+    pub friction: f32,
+    /// Effective restitution between the character and the ground.
+    pub restitution: f32,
+}
+
+impl Default for GroundSettings {
+    fn default() -> Self {
+        GroundSettings { friction: 0.8, restitution: 0.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimSettings {
+    /// Time step in seconds (default 1/120).
+    pub dt: f32,
+    pub pd: PdMode,
+    pub ground: GroundSettings,
+    /// Multiplies every kp and kd (0 switches actuation off).
+    pub gain_scale: f32,
+    /// Multiplies every torque limit (supernatural strength, specs/002_003.md B1.9).
+    pub strength_scale: f32,
+    pub solver_iterations: usize,
+    /// A body faster than this (m/s) ends the simulation as diverged.
+    pub max_linear_speed: f32,
+    /// A body spinning faster than this (rad/s) ends the simulation as diverged.
+    pub max_angular_speed: f32,
+}
+
+impl Default for SimSettings {
+    fn default() -> Self {
+        SimSettings {
+            dt: 1.0 / 120.0,
+            pd: PdMode::Implicit,
+            ground: GroundSettings::default(),
+            gain_scale: 1.0,
+            strength_scale: 1.0,
+            solver_iterations: 4,
+            max_linear_speed: 100.0,
+            max_angular_speed: 400.0,
+        }
+    }
+}
+
+impl SimSettings {
+    /// Default settings for a PD mode: 120 Hz implicit; 4 kHz explicit (the paper used 3.9 kHz:
+    /// explicit PD on light distal links is stable only for dt < 2·I/kd).
+    pub fn for_mode(pd: PdMode) -> Self {
+        let dt = match pd {
+            PdMode::Implicit => 1.0 / 120.0,
+            PdMode::Explicit => 1.0 / 4000.0,
+        };
+        SimSettings { dt, pd, ..Default::default() }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("character {name:?} is invalid: {problems}")]
+    InvalidCharacter { name: String, problems: String },
+    #[error("invalid simulation settings: {0}")]
+    InvalidSettings(String),
+    #[error("rapier refused joint {0:?} (is the joint tree valid?)")]
+    JointRejected(String),
+}
+
+/// Why a simulation stopped early.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Failure {
+    /// A body's state became NaN or infinite.
+    NonFinite { time: f32, body: String },
+    /// A body moved or spun faster than the configured limits.
+    RunawayVelocity { time: f32, body: String, speed: f32 },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NonFinite { time, body } => write!(f, "state of {body:?} became non-finite at t = {time:.3} s"),
+            Failure::RunawayVelocity { time, body, speed } => {
+                write!(f, "{body:?} ran away at t = {time:.3} s (speed {speed:.1})")
+            }
+        }
+    }
+}
+
+/// One actuated degree of freedom: a one-axis multibody hinge.
+#[derive(Clone, Debug)]
+pub struct Dof {
+    pub name: String,
+    /// Index of the model joint it belongs to.
+    pub joint: usize,
+    /// Rigid body of the multibody link whose joint is this hinge.
+    link_body: RigidBodyHandle,
+    /// Rigid body of the parent link (for explicit reaction torques).
+    parent_body: RigidBodyHandle,
+    /// Hinge axis in the link body's frame.
+    local_axis: Vector,
+    pub kp: f32,
+    pub kd: f32,
+    pub torque_limit: f32,
+    /// Radians; None when unlimited.
+    pub limits: Option<(f32, f32)>,
+}
+
+/// Everything rapier needs between steps; cloning it is a complete snapshot.
+#[derive(Clone)]
+struct PhysicsState {
+    islands: IslandManager,
+    broad_phase: DefaultBroadPhase,
+    narrow_phase: NarrowPhase,
+    bodies: RigidBodySet,
+    colliders: ColliderSet,
+    impulse_joints: ImpulseJointSet,
+    multibody_joints: MultibodyJointSet,
+    ccd_solver: CCDSolver,
+}
+
+/// The complete state of a [`Simulation`] at one instant.
+#[derive(Clone)]
+pub struct Snapshot {
+    physics: PhysicsState,
+    time: f64,
+    steps: u64,
+    targets: Vec<f32>,
+    torques: Vec<f32>,
+    pushes: Vec<(usize, Vector, u32)>,
+    failure: Option<Failure>,
+}
+
+/// Poses and contacts of every model body at one instant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub time: f32,
+    /// Per body: position (x, y, z) then orientation quaternion (x, y, z, w).
+    pub poses: Vec<[f32; 7]>,
+    pub com: [f32; 3],
+    /// Number of contact points with the ground, per body.
+    pub contacts: Vec<u16>,
+    /// Joint torque per degree of freedom, N·m (in implicit mode, the PD torque the motor
+    /// applies, estimated from the state at the end of the step: rapier does not report it).
+    pub torques: Vec<f32>,
+}
+
+/// A character in a physics world with a ground.
+pub struct Simulation {
+    character: Character,
+    settings: SimSettings,
+    pipeline: PhysicsPipeline,
+    params: IntegrationParameters,
+    state: PhysicsState,
+    /// Rigid body of each model body, in model order.
+    bodies: Vec<RigidBodyHandle>,
+    colliders: Vec<ColliderHandle>,
+    ground: ColliderHandle,
+    ground_height: f32,
+    dofs: Vec<Dof>,
+    targets: Vec<f32>,
+    torques: Vec<f32>,
+    /// Pending pushes: body, force, remaining steps.
+    pushes: Vec<(usize, Vector, u32)>,
+    time: f64,
+    steps: u64,
+    failure: Option<Failure>,
+    reference_com_height: f32,
+    foot_body: Vec<bool>,
+}
+
+/// Mass of a virtual link between the axes of a multi-axis joint (kg).
+const VIRTUAL_LINK_MASS: f32 = 1e-3;
+const VIRTUAL_LINK_INERTIA: f32 = 1e-6;
+const CHARACTER_GROUP: Group = Group::GROUP_2;
+const GROUND_GROUP: Group = Group::GROUP_1;
+
+pub fn to_vec(v: [f32; 3]) -> Vector {
+    Vector::new(v[0], v[1], v[2])
+}
+
+fn body_pose(b: &crate::model::Body) -> Pose {
+    let q = b.orientation();
+    Pose::from_parts(to_vec(b.position), Rotation::from_xyzw(q[0], q[1], q[2], q[3]).normalize())
+}
+
+/// Rotation taking the x axis onto `axis`.
+fn frame_for_axis(axis: Vector) -> Rotation {
+    Rotation::from_rotation_arc(Vector::X, axis.normalize())
+}
+
+impl Simulation {
+    pub fn new(character: &Character, settings: SimSettings) -> Result<Self, SimError> {
+        let problems = character.validate();
+        if !problems.is_empty() {
+            return Err(SimError::InvalidCharacter {
+                name: character.name.clone(),
+                problems: problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "),
+            });
+        }
+        if !(settings.dt > 0.0 && settings.dt <= 0.05) {
+            return Err(SimError::InvalidSettings(format!("time step {} s is outside (0, 0.05]", settings.dt)));
+        }
+        if !(settings.gain_scale >= 0.0 && settings.strength_scale >= 0.0) {
+            return Err(SimError::InvalidSettings("gain and strength scales must be non-negative".into()));
+        }
+        let mut params = IntegrationParameters::default();
+        params.dt = settings.dt;
+        params.num_solver_iterations = settings.solver_iterations.max(1);
+
+        let mut st = PhysicsState {
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::default(),
+            narrow_phase: NarrowPhase::new(),
+            bodies: RigidBodySet::new(),
+            colliders: ColliderSet::new(),
+            impulse_joints: ImpulseJointSet::new(),
+            multibody_joints: MultibodyJointSet::new(),
+            ccd_solver: CCDSolver::new(),
+        };
+
+        // Ground: a large box whose top is at the character's lowest point.
+        let ground_height = character.lowest_point();
+        let ground_body = st.bodies.insert(RigidBodyBuilder::fixed().translation(Vector::new(0.0, ground_height - 1.0, 0.0)));
+        let ground = st.colliders.insert_with_parent(
+            ColliderBuilder::cuboid(200.0, 1.0, 200.0)
+                .friction(settings.ground.friction)
+                .friction_combine_rule(CoefficientCombineRule::Min)
+                .restitution(settings.ground.restitution)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .collision_groups(InteractionGroups::new(GROUND_GROUP, Group::ALL, InteractionTestMode::And)),
+            ground_body,
+            &mut st.bodies,
+        );
+
+        let mut bodies = Vec::with_capacity(character.bodies.len());
+        let mut colliders = Vec::with_capacity(character.bodies.len());
+        for b in &character.bodies {
+            let i = b.principal_inertia();
+            let rb = RigidBodyBuilder::dynamic()
+                .pose(body_pose(b))
+                .additional_mass_properties(MassProperties::new(Vector::ZERO, b.mass, Vector::new(i[0], i[1], i[2])))
+                .can_sleep(false);
+            let h = st.bodies.insert(rb);
+            let shape = match b.shape {
+                Shape::Capsule { radius, half_length, axis } => match axis {
+                    crate::model::Axis::X => ColliderBuilder::capsule_x(half_length, radius),
+                    crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
+                    crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
+                },
+                Shape::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
+                Shape::Ellipsoid { radii } => ColliderBuilder::convex_hull(&ellipsoid_points(radii))
+                    .unwrap_or_else(|| ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))),
+            };
+            // Effective friction and restitution come from the ground (combine rule Min).
+            let c = shape
+                .density(0.0)
+                .friction(1.0e3)
+                .friction_combine_rule(CoefficientCombineRule::Min)
+                .restitution(1.0)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .collision_groups(InteractionGroups::new(CHARACTER_GROUP, GROUND_GROUP, InteractionTestMode::And));
+            colliders.push(st.colliders.insert_with_parent(c, h, &mut st.bodies));
+            bodies.push(h);
+        }
+
+        let root = character.body_index(&character.root.body).expect("validated");
+        if character.root.kind == RootKind::Planar {
+            // Fixed base at the root's reference position; planar joint x, y, rot z.
+            let base = st.bodies.insert(RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)));
+            let rot = body_pose(&character.bodies[root]).rotation;
+            let joint = GenericJointBuilder::new(JointAxesMask::LIN_Z | JointAxesMask::ANG_X | JointAxesMask::ANG_Y)
+                .local_frame1(Pose::from_rotation(rot))
+                .local_frame2(Pose::identity())
+                .contacts_enabled(false)
+                .build();
+            st.multibody_joints
+                .insert(base, bodies[root], joint, true)
+                .ok_or_else(|| SimError::JointRejected("planar root".into()))?;
+        }
+
+        // Insert joints parent-first so the multibody grows from its root.
+        let mut order = Vec::new();
+        let mut reached = vec![false; character.bodies.len()];
+        reached[root] = true;
+        while order.len() < character.joints.len() {
+            let before = order.len();
+            for (ji, j) in character.joints.iter().enumerate() {
+                let p = character.body_index(&j.parent).unwrap();
+                let c = character.body_index(&j.child).unwrap();
+                if reached[p] && !reached[c] {
+                    reached[c] = true;
+                    order.push(ji);
+                }
+            }
+            if order.len() == before {
+                break;
+            }
+        }
+
+        let mut dofs = Vec::new();
+        for ji in order {
+            let j = &character.joints[ji];
+            let p = character.body_index(&j.parent).unwrap();
+            let c = character.body_index(&j.child).unwrap();
+            let anchor = to_vec(j.anchor);
+            let parent_pose = body_pose(&character.bodies[p]);
+            let child_pose = body_pose(&character.bodies[c]);
+            let axes = j.kind.axes();
+            if axes.is_empty() {
+                let frame = Pose::from_translation(anchor);
+                let joint = GenericJointBuilder::new(JointAxesMask::all())
+                    .local_frame1(parent_pose.inverse() * frame)
+                    .local_frame2(child_pose.inverse() * frame)
+                    .contacts_enabled(false)
+                    .build();
+                st.multibody_joints
+                    .insert(bodies[p], bodies[c], joint, true)
+                    .ok_or_else(|| SimError::JointRejected(j.name.clone()))?;
+                continue;
+            }
+            let mut prev_body = bodies[p];
+            let mut prev_pose = parent_pose;
+            for (k, axis) in axes.iter().enumerate() {
+                let last = k + 1 == axes.len();
+                let (link_body, link_pose) = if last {
+                    (bodies[c], child_pose)
+                } else {
+                    let pose = Pose::from_translation(anchor);
+                    let h = st.bodies.insert(
+                        RigidBodyBuilder::dynamic()
+                            .pose(pose)
+                            .additional_mass_properties(MassProperties::new(
+                                Vector::ZERO,
+                                VIRTUAL_LINK_MASS,
+                                Vector::splat(VIRTUAL_LINK_INERTIA),
+                            ))
+                            .can_sleep(false),
+                    );
+                    (h, pose)
+                };
+                let frame = Pose::from_parts(anchor, frame_for_axis(to_vec(*axis)));
+                let local2 = link_pose.inverse() * frame;
+                let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
+                    .local_frame1(prev_pose.inverse() * frame)
+                    .local_frame2(local2)
+                    .contacts_enabled(false);
+                if let Some(&(lo, hi)) = j.limits.get(k) {
+                    builder = builder.limits(JointAxis::AngX, [lo.to_radians(), hi.to_radians()]);
+                }
+                st.multibody_joints
+                    .insert(prev_body, link_body, builder.build(), true)
+                    .ok_or_else(|| SimError::JointRejected(j.name.clone()))?;
+                let n = axes.len();
+                dofs.push(Dof {
+                    name: if n == 1 { j.name.clone() } else { format!("{}.{k}", j.name) },
+                    joint: ji,
+                    link_body,
+                    parent_body: prev_body,
+                    local_axis: local2.rotation * Vector::X,
+                    kp: j.kp,
+                    kd: j.kd,
+                    torque_limit: j.torque_limit,
+                    limits: j.limits.get(k).map(|&(a, b)| (a.to_radians(), b.to_radians())),
+                });
+                prev_body = link_body;
+                prev_pose = link_pose;
+            }
+        }
+        // Keep DOFs in model order (joint order, then axis order) whatever the insertion order.
+        dofs.sort_by_key(|d| d.joint);
+
+        let foot_body = character
+            .bodies
+            .iter()
+            .map(|b| character.effectors(EffectorTag::Foot).any(|e| e.body == b.name))
+            .collect();
+        let n = dofs.len();
+        let mut sim = Simulation {
+            character: character.clone(),
+            settings,
+            pipeline: PhysicsPipeline::new(),
+            params,
+            state: st,
+            bodies,
+            colliders,
+            ground,
+            ground_height,
+            dofs,
+            targets: vec![0.0; n],
+            torques: vec![0.0; n],
+            pushes: Vec::new(),
+            time: 0.0,
+            steps: 0,
+            failure: None,
+            reference_com_height: 0.0,
+            foot_body,
+        };
+        sim.reference_com_height = sim.com()[1] - ground_height;
+        sim.apply_motor_settings();
+        Ok(sim)
+    }
+
+    pub fn character(&self) -> &Character {
+        &self.character
+    }
+
+    pub fn settings(&self) -> &SimSettings {
+        &self.settings
+    }
+
+    pub fn dofs(&self) -> &[Dof] {
+        &self.dofs
+    }
+
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
+    }
+
+    pub fn ground_height(&self) -> f32 {
+        self.ground_height
+    }
+
+    /// Height of the centre of mass above the ground in the reference pose.
+    pub fn reference_com_height(&self) -> f32 {
+        self.reference_com_height
+    }
+
+    /// PD targets in radians, one per degree of freedom (0 is the reference pose).
+    pub fn targets(&self) -> &[f32] {
+        &self.targets
+    }
+
+    pub fn set_targets(&mut self, targets: &[f32]) {
+        let n = self.targets.len().min(targets.len());
+        self.targets[..n].copy_from_slice(&targets[..n]);
+    }
+
+    /// Changes gain and strength scales while running (the GUI's gain multiplier).
+    pub fn set_scales(&mut self, gain_scale: f32, strength_scale: f32) {
+        self.settings.gain_scale = gain_scale.max(0.0);
+        self.settings.strength_scale = strength_scale.max(0.0);
+        self.apply_motor_settings();
+    }
+
+    /// Torque applied on each degree of freedom during the last step, N·m.
+    pub fn torques(&self) -> &[f32] {
+        &self.torques
+    }
+
+    /// Whether the last torque on each degree of freedom reached its limit.
+    pub fn saturation(&self) -> Vec<f32> {
+        self.dofs
+            .iter()
+            .zip(&self.torques)
+            .map(|(d, t)| {
+                let lim = d.torque_limit * self.settings.strength_scale;
+                if lim > 0.0 { (t.abs() / lim).min(1.0) } else { 0.0 }
+            })
+            .collect()
+    }
+
+    fn multibody_link(&self, body: RigidBodyHandle) -> Option<(&Multibody, &MultibodyLink)> {
+        let id = self.state.multibody_joints.rigid_body_link(body)?;
+        let mb = self.state.multibody_joints.get_multibody(id.multibody)?;
+        Some((mb, mb.link(id.id)?))
+    }
+
+    /// Joint angle (rad) and angular velocity (rad/s) of every degree of freedom.
+    pub fn dof_state(&self) -> (Vec<f32>, Vec<f32>) {
+        let mut q = Vec::with_capacity(self.dofs.len());
+        let mut qd = Vec::with_capacity(self.dofs.len());
+        for d in &self.dofs {
+            match self.multibody_link(d.link_body) {
+                Some((mb, link)) => {
+                    q.push(link.joint().coords()[3]);
+                    qd.push(mb.joint_velocity(link)[0]);
+                }
+                None => {
+                    q.push(0.0);
+                    qd.push(0.0);
+                }
+            }
+        }
+        (q, qd)
+    }
+
+    fn apply_motor_settings(&mut self) {
+        let implicit = self.settings.pd == PdMode::Implicit;
+        let gs = self.settings.gain_scale;
+        let ss = self.settings.strength_scale;
+        for (d, &target) in self.dofs.iter().zip(&self.targets) {
+            let Some(id) = self.state.multibody_joints.rigid_body_link(d.link_body).copied() else { continue };
+            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else { continue };
+            let Some(link) = mb.link_mut(id.id) else { continue };
+            let data = &mut link.joint.data;
+            let (kp, kd) = (d.kp * gs, d.kd * gs);
+            if implicit && (kp > 0.0 || kd > 0.0) {
+                data.set_motor_model(JointAxis::AngX, MotorModel::ForceBased);
+                data.set_motor_position(JointAxis::AngX, target, kp, kd);
+                data.set_motor_max_force(JointAxis::AngX, d.torque_limit * ss);
+            } else {
+                data.motor_axes.remove(JointAxesMask::ANG_X);
+                data.motors[3] = JointMotor::default();
+            }
+        }
+    }
+
+    /// Pushes `body` (model index) with an impulse (N·s), delivered as a constant force over
+    /// `duration` seconds (at least one step).
+    pub fn push(&mut self, body: usize, impulse: [f32; 3], duration: f32) {
+        if body >= self.bodies.len() {
+            return;
+        }
+        let steps = ((duration / self.settings.dt).round() as u32).max(1);
+        let force = to_vec(impulse) / (steps as f32 * self.settings.dt);
+        self.pushes.push((body, force, steps));
+    }
+
+    /// Advances one time step. Does nothing once the simulation has failed.
+    pub fn step(&mut self) {
+        if self.failure.is_some() {
+            return;
+        }
+        let explicit = self.settings.pd == PdMode::Explicit;
+        for h in self.bodies.iter() {
+            if let Some(rb) = self.state.bodies.get_mut(*h) {
+                rb.reset_forces(false);
+            }
+        }
+        if explicit {
+            let (q, qd) = self.dof_state();
+            let gs = self.settings.gain_scale;
+            let ss = self.settings.strength_scale;
+            for (i, d) in self.dofs.iter().enumerate() {
+                let lim = d.torque_limit * ss;
+                let tau = (d.kp * gs * (self.targets[i] - q[i]) - d.kd * gs * qd[i]).clamp(-lim, lim);
+                self.torques[i] = tau;
+                let axis = self.state.bodies[d.link_body].rotation() * d.local_axis;
+                self.state.bodies[d.link_body].add_torque(axis * tau, false);
+                self.state.bodies[d.parent_body].add_torque(-axis * tau, false);
+            }
+        } else {
+            self.apply_motor_settings();
+        }
+        for (body, force, remaining) in self.pushes.iter_mut() {
+            let h = self.bodies[*body];
+            self.state.bodies[h].add_force(*force, true);
+            *remaining -= 1;
+        }
+        self.pushes.retain(|p| p.2 > 0);
+
+        let st = &mut self.state;
+        self.pipeline.step(
+            Vector::new(0.0, -9.81, 0.0),
+            &self.params,
+            &mut st.islands,
+            &mut st.broad_phase,
+            &mut st.narrow_phase,
+            &mut st.bodies,
+            &mut st.colliders,
+            &mut st.impulse_joints,
+            &mut st.multibody_joints,
+            &mut st.ccd_solver,
+            &(),
+            &(),
+        );
+        self.steps += 1;
+        self.time = self.steps as f64 * self.settings.dt as f64;
+
+        if !explicit {
+            // Estimate the motor torque from the end-of-step state (the implicit PD law).
+            let (q, qd) = self.dof_state();
+            let gs = self.settings.gain_scale;
+            let ss = self.settings.strength_scale;
+            for (i, d) in self.dofs.iter().enumerate() {
+                let lim = d.torque_limit * ss;
+                self.torques[i] = (d.kp * gs * (self.targets[i] - q[i]) - d.kd * gs * qd[i]).clamp(-lim, lim);
+            }
+        }
+        self.failure = self.check_health();
+    }
+
+    fn check_health(&self) -> Option<Failure> {
+        let t = self.time as f32;
+        for (b, h) in self.character.bodies.iter().zip(&self.bodies) {
+            let rb = &self.state.bodies[*h];
+            let (p, v, w) = (rb.translation(), rb.linvel(), rb.angvel());
+            if !(p.is_finite() && v.is_finite() && w.is_finite() && rb.rotation().is_finite()) {
+                return Some(Failure::NonFinite { time: t, body: b.name.clone() });
+            }
+            if v.length() > self.settings.max_linear_speed {
+                return Some(Failure::RunawayVelocity { time: t, body: b.name.clone(), speed: v.length() });
+            }
+            if w.length() > self.settings.max_angular_speed {
+                return Some(Failure::RunawayVelocity { time: t, body: b.name.clone(), speed: w.length() });
+            }
+        }
+        None
+    }
+
+    /// World pose of model body `i`: position and quaternion (x, y, z, w).
+    pub fn body_pose(&self, i: usize) -> [f32; 7] {
+        let p = self.state.bodies[self.bodies[i]].position();
+        let (t, r) = (p.translation, p.rotation);
+        [t.x, t.y, t.z, r.x, r.y, r.z, r.w]
+    }
+
+    pub fn body_velocity(&self, i: usize) -> ([f32; 3], [f32; 3]) {
+        let rb = &self.state.bodies[self.bodies[i]];
+        (rb.linvel().to_array(), rb.angvel().to_array())
+    }
+
+    /// Whole-body centre of mass (model bodies only).
+    pub fn com(&self) -> [f32; 3] {
+        let mut c = Vector::ZERO;
+        let mut m = 0.0;
+        for (b, h) in self.character.bodies.iter().zip(&self.bodies) {
+            c += self.state.bodies[*h].center_of_mass() * b.mass;
+            m += b.mass;
+        }
+        (c / m).to_array()
+    }
+
+    /// Number of contact points between each model body and the ground.
+    pub fn contacts(&self) -> Vec<u16> {
+        self.colliders
+            .iter()
+            .map(|c| {
+                self.state
+                    .narrow_phase
+                    .contact_pair(self.ground, *c)
+                    .map(|pair| {
+                        pair.manifolds.iter().map(|m| m.points.iter().filter(|p| p.dist <= 1e-3).count()).sum::<usize>() as u16
+                    })
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// World positions of the ground contact points of every body, with the body index.
+    pub fn contact_points(&self) -> Vec<(usize, [f32; 3])> {
+        let mut out = Vec::new();
+        for (i, c) in self.colliders.iter().enumerate() {
+            if let Some(pair) = self.state.narrow_phase.contact_pair(self.ground, *c) {
+                let swap = pair.collider1 != self.ground;
+                let co = &self.state.colliders[*c];
+                for m in &pair.manifolds {
+                    for p in m.points.iter().filter(|p| p.dist <= 1e-3) {
+                        let local = if swap { p.local_p1 } else { p.local_p2 };
+                        out.push((i, co.position().transform_point(local).to_array()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A character has fallen when a body other than a foot touches the ground, or its centre
+    /// of mass has dropped below half of its reference height.
+    pub fn has_fallen(&self) -> bool {
+        let com_h = self.com()[1] - self.ground_height;
+        if com_h < 0.5 * self.reference_com_height {
+            return true;
+        }
+        self.contacts().iter().zip(&self.foot_body).any(|(n, foot)| *n > 0 && !foot)
+    }
+
+    pub fn frame(&self) -> Frame {
+        Frame {
+            time: self.time as f32,
+            poses: (0..self.bodies.len()).map(|i| self.body_pose(i)).collect(),
+            com: self.com(),
+            contacts: self.contacts(),
+            torques: self.torques.clone(),
+        }
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            physics: self.state.clone(),
+            time: self.time,
+            steps: self.steps,
+            targets: self.targets.clone(),
+            torques: self.torques.clone(),
+            pushes: self.pushes.clone(),
+            failure: self.failure.clone(),
+        }
+    }
+
+    /// Restores a snapshot taken from this simulation (same character and settings).
+    pub fn restore(&mut self, s: &Snapshot) {
+        self.state = s.physics.clone();
+        self.time = s.time;
+        self.steps = s.steps;
+        self.targets = s.targets.clone();
+        self.torques = s.torques.clone();
+        self.pushes = s.pushes.clone();
+        self.failure = s.failure.clone();
+        // The pipeline keeps only scratch buffers; a fresh one makes restore independent of them.
+        self.pipeline = PhysicsPipeline::new();
+        self.apply_motor_settings();
+    }
+}
+
+/// Points on an ellipsoid surface for its convex-hull collider.
+fn ellipsoid_points(r: [f32; 3]) -> Vec<Vector> {
+    let mut pts = Vec::new();
+    let (nu, nv) = (12, 8);
+    for i in 0..=nv {
+        let v = std::f32::consts::PI * i as f32 / nv as f32;
+        for j in 0..nu {
+            let u = 2.0 * std::f32::consts::PI * j as f32 / nu as f32;
+            pts.push(Vector::new(r[0] * v.sin() * u.cos(), r[1] * v.cos(), r[2] * v.sin() * u.sin()));
+        }
+    }
+    pts
+}
+
+#[cfg(test)]
+mod tests;
