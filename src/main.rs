@@ -7,6 +7,7 @@ use motionlab::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
 use motionlab::control::HoldPose;
 use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
 use motionlab::model::{load_character, Character};
+use motionlab::scene::{is_scene_text, load_scene};
 use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
 use std::path::{Path, PathBuf};
 
@@ -21,24 +22,28 @@ struct Cli {
 enum Command {
     /// Open the workbench window (the default).
     Gui(GuiArgs),
-    /// Simulate a character holding its reference pose and print a summary.
+    /// Simulate a character (or a scene) holding its reference pose and print a summary.
     Simulate {
+        /// A character file, or a scene file (its ground, PD mode, pushes and duration apply).
         file: PathBuf,
-        #[arg(long, default_value_t = 10.0)]
-        seconds: f32,
+        /// Simulated seconds (default: 10, or the scene's duration).
+        #[arg(long)]
+        seconds: Option<f32>,
         /// Multiplies every PD gain (0 switches actuation off).
         #[arg(long, default_value_t = 1.0)]
         gain_scale: f32,
         /// PD mode: implicit motors at 120 Hz, or explicit torques at 4 kHz.
-        #[arg(long, value_enum, default_value_t = PdArg::Implicit)]
-        pd: PdArg,
+        #[arg(long, value_enum)]
+        pd: Option<PdArg>,
         /// Time step in seconds (default: 1/120 implicit, 1/4000 explicit).
         #[arg(long)]
         dt: Option<f32>,
-        #[arg(long, default_value_t = 0.8)]
-        friction: f32,
-        #[arg(long, default_value_t = 0.0)]
-        restitution: f32,
+        /// Ground friction (default 0.8, or the scene's).
+        #[arg(long)]
+        friction: Option<f32>,
+        /// Ground restitution (default 0, or the scene's).
+        #[arg(long)]
+        restitution: Option<f32>,
         /// Write the recorded trajectory (every frame) as RON.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -55,7 +60,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
-    /// Validate a character file; exits non-zero with file, line and field on error.
+    /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
     /// Measure simulation speed for each built-in character.
     Bench {
@@ -130,30 +135,43 @@ fn load(file: &Path) -> Result<Character> {
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     file: &Path,
-    seconds: f32,
+    seconds: Option<f32>,
     gain_scale: f32,
-    pd: PdArg,
+    pd: Option<PdArg>,
     dt: Option<f32>,
-    friction: f32,
-    restitution: f32,
+    friction: Option<f32>,
+    restitution: Option<f32>,
     out: Option<&Path>,
 ) -> Result<()> {
-    let character = load(file)?;
-    let mode = match pd {
-        PdArg::Implicit => PdMode::Implicit,
-        PdArg::Explicit => PdMode::Explicit,
+    let text = motionlab::model::read_text(file)?;
+    let (character, mut settings, pushes, scene_seconds) = if is_scene_text(&text) {
+        let s = load_scene(file)?;
+        (s.character.clone(), s.settings(), s.pushes(), Some(s.scene.seconds))
+    } else {
+        (load(file)?, SimSettings::default(), Vec::new(), None)
     };
-    let mut settings = SimSettings::for_mode(mode);
+    if let Some(pd) = pd {
+        let mode = match pd {
+            PdArg::Implicit => PdMode::Implicit,
+            PdArg::Explicit => PdMode::Explicit,
+        };
+        settings = SimSettings { ground: settings.ground, ..SimSettings::for_mode(mode) };
+    }
     if let Some(dt) = dt {
         settings.dt = dt;
     }
     settings.gain_scale = gain_scale;
-    settings.ground.friction = friction;
-    settings.ground.restitution = restitution;
-    let spec = RolloutSpec { record: out.is_some(), ..RolloutSpec::seconds(seconds) };
+    if let Some(f) = friction {
+        settings.ground.friction = f;
+    }
+    if let Some(r) = restitution {
+        settings.ground.restitution = r;
+    }
+    let seconds = seconds.or(scene_seconds).unwrap_or(10.0);
+    let spec = RolloutSpec { record: out.is_some(), pushes, ..RolloutSpec::seconds(seconds) };
     let r = run_rollout(&character, settings, &mut HoldPose::reference(), &spec)?;
     println!("character: {}", character.name);
-    println!("pd: {:?}, dt: {:.6} s, gain_scale: {gain_scale}", mode, settings.dt);
+    println!("pd: {:?}, dt: {:.6} s, gain_scale: {gain_scale}", settings.pd, settings.dt);
     println!("simulated: {:.3} s ({} steps)", r.seconds, r.steps);
     println!("fell: {}", r.fell);
     if let Some(t) = r.fell_at {
@@ -217,6 +235,21 @@ fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -
 }
 
 fn check(file: &Path) -> Result<()> {
+    let text = motionlab::model::read_text(file)?;
+    if is_scene_text(&text) {
+        let s = load_scene(file)?;
+        println!(
+            "ok: {} (scene {}): character {} ({}), {:.1} s, {} pushes, {:?} PD",
+            file.display(),
+            s.scene.name,
+            s.character.name,
+            s.character_path.display(),
+            s.scene.seconds,
+            s.scene.pushes.len(),
+            s.scene.pd
+        );
+        return Ok(());
+    }
     let c = load(file)?;
     println!(
         "ok: {} ({}): {} bodies, {} joints, {} internal DOF, {:.2} kg, {:.3} m tall",

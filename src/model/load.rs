@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("{path}: cannot read: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: cannot read: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{path}:{line}:{col}: {message}")]
     Syntax { path: PathBuf, line: usize, col: usize, message: String },
     #[error("{}", format_invalid(path, problems))]
@@ -34,25 +34,39 @@ impl ModelError {
 }
 
 pub fn load_character(path: &Path) -> Result<Character, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io { path: path.into(), source })?;
-    parse_character(&text, path)
+    parse_character(&read_text(path)?, path)
 }
 
 /// Parses and validates; `path` is only used in messages.
 pub fn parse_character(text: &str, path: &Path) -> Result<Character, ModelError> {
-    let c: Character = ron::Options::default().from_str(text).map_err(|e| ModelError::Syntax {
+    parse_validated(text, path, Character::validate)
+}
+
+/// Parses RON text into `T`, then runs `validate`; syntax errors and problems are located by
+/// line in `text`. Shared by every user file format (characters, scenes).
+pub fn parse_validated<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+    validate: impl Fn(&T) -> Vec<Problem>,
+) -> Result<T, ModelError> {
+    let value: T = ron::Options::default().from_str(text).map_err(|e| ModelError::Syntax {
         path: path.into(),
         line: e.span.start.line,
         col: e.span.start.col,
         message: describe_syntax(&e.code),
     })?;
-    let problems = c.validate();
+    let problems = validate(&value);
     if problems.is_empty() {
-        Ok(c)
+        Ok(value)
     } else {
-        let located = problems.into_iter().map(|p| (locate(text, p.record.as_deref(), &p.field), p)).collect();
+        let located = problems.into_iter().map(|p| (locate(text, &p), p)).collect();
         Err(ModelError::Invalid { path: path.into(), problems: located })
     }
+}
+
+/// Reads a file for [`parse_validated`].
+pub fn read_text(path: &Path) -> Result<String, ModelError> {
+    std::fs::read_to_string(path).map_err(|error| ModelError::Io { path: path.into(), error })
 }
 
 fn describe_syntax(e: &ron::Error) -> String {
@@ -71,31 +85,42 @@ pub fn save_character(c: &Character, path: &Path) -> std::io::Result<()> {
     crate::jobs::write_atomic(path, text.as_bytes())
 }
 
-/// Best line for a problem: the line of `field:` inside the record whose name is `record`
-/// (found as the quoted string), else the record's line, else 1.
-fn locate(text: &str, record: Option<&str>, field: &str) -> usize {
+/// Best line (1-based) for a problem: the line of `field:` inside its record, found by the
+/// record's section (`joints:`), then its name (`name: "l_knee"`) or position; else the
+/// record's line; else the section's line.
+fn locate(text: &str, p: &Problem) -> usize {
     let lines: Vec<&str> = text.lines().collect();
-    let start = match record {
-        Some(r) => {
-            let quoted = format!("\"{r}\"");
-            let by_name = lines.iter().position(|l| l.contains(&format!("name: {quoted}")));
-            let any = lines.iter().position(|l| l.contains(&quoted) || l.trim_start().starts_with(&format!("{r}:")));
-            match by_name.or(any) {
-                Some(i) => i,
-                None => return 1,
-            }
+    let starts_record = |l: &str| l.trim_start().starts_with('(');
+    let mut start = 0;
+    if let Some(sec) = p.section {
+        let key = format!("{sec}:");
+        if let Some(i) = lines.iter().position(|l| l.trim_start().starts_with(&key)) {
+            start = i;
         }
-        None => 0,
+    }
+    let record_line = if let Some(r) = &p.record {
+        let named = format!("name: \"{r}\"");
+        let quoted = format!("\"{r}\"");
+        (start..lines.len()).find(|&i| lines[i].contains(&named)).or_else(|| (start..lines.len()).find(|&i| lines[i].contains(&quoted)))
+    } else if let Some(k) = p.index {
+        (start + 1..lines.len()).filter(|&i| starts_record(lines[i])).nth(k)
+    } else {
+        None
     };
-    // Search from the record's line for the field, stopping at the next record name.
-    let key = format!("{field}:");
-    for (i, l) in lines.iter().enumerate().skip(start) {
-        if i > start && l.contains("name: \"") && record.is_some() {
+    let Some(rec) = record_line else {
+        // No record: the field at top level, else the section line.
+        let key = format!("{}:", p.field);
+        return (start..lines.len()).find(|&i| lines[i].trim_start().starts_with(&key)).unwrap_or(start) + 1;
+    };
+    let key = format!("{}:", p.field);
+    for (i, l) in lines.iter().enumerate().skip(rec) {
+        if i > rec && (l.contains("name: \"") || (p.index.is_some() && starts_record(l))) {
             break;
         }
-        if l.trim_start().starts_with(&key) || l.contains(&format!(" {key}")) || l.contains(&format!("({key}")) {
+        let t = l.trim_start();
+        if t.starts_with(&key) || l.contains(&format!(" {key}")) || l.contains(&format!("({key}")) {
             return i + 1;
         }
     }
-    start + 1
+    rec + 1
 }

@@ -16,7 +16,7 @@ mod inertia;
 mod load;
 
 pub use inertia::principal_inertia;
-pub use load::{load_character, parse_character, save_character, ModelError};
+pub use load::{load_character, parse_character, parse_validated, read_text, save_character, ModelError};
 
 use serde::{Deserialize, Serialize};
 
@@ -298,40 +298,61 @@ impl Body {
     }
 }
 
-/// One validation problem: which record (`body "l_foot"`, `joint "l_knee"`, `root`…), which
-/// field, and what was expected.
+/// One validation problem: where it is (section, record name or index, field) and what was
+/// expected. The loader turns the location into a line number.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
+    /// Top-level field holding the record (`bodies`, `joints`, `end_effectors`, …).
+    pub section: Option<&'static str>,
+    /// Name of the record within its section.
     pub record: Option<String>,
+    /// Position of the record within its section, for unnamed records.
+    pub index: Option<usize>,
     pub field: String,
     pub message: String,
 }
 
+impl Problem {
+    pub fn new(section: Option<&'static str>, field: &str, message: String) -> Self {
+        Problem { section, record: None, index: None, field: field.into(), message }
+    }
+    pub fn named(section: &'static str, record: &str, field: &str, message: String) -> Self {
+        Problem { section: Some(section), record: Some(record.into()), index: None, field: field.into(), message }
+    }
+    pub fn indexed(section: &'static str, index: usize, field: &str, message: String) -> Self {
+        Problem { section: Some(section), record: None, index: Some(index), field: field.into(), message }
+    }
+}
+
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.record {
-            Some(r) => write!(f, "{r:?}, field `{}`: {}", self.field, self.message),
-            None => write!(f, "field `{}`: {}", self.field, self.message),
+        if let Some(s) = self.section {
+            write!(f, "{s}")?;
+            if let Some(r) = &self.record {
+                write!(f, "[{r:?}]")?;
+            } else if let Some(i) = self.index {
+                write!(f, "[{i}]")?;
+            }
+            write!(f, ", ")?;
         }
+        write!(f, "field `{}`: {}", self.field, self.message)
     }
 }
 
 fn validate(c: &Character) -> Vec<Problem> {
     let mut out = Vec::new();
-    let mut push = |record: Option<&str>, field: &str, message: String| {
-        out.push(Problem { record: record.map(str::to_owned), field: field.into(), message })
-    };
     if c.bodies.is_empty() {
-        push(None, "bodies", "expected at least one body".into());
+        out.push(Problem::new(None, "bodies", "expected at least one body".into()));
         return out;
     }
+    let body = |out: &mut Vec<Problem>, name: &str, field: &str, message: String| out.push(Problem::named("bodies", name, field, message));
     let mut seen = std::collections::HashSet::new();
     for b in &c.bodies {
         if !seen.insert(b.name.as_str()) {
-            push(Some(&b.name), "name", "body name used twice".into());
+            body(&mut out, &b.name, "name", "body name used twice".into());
         }
         if !(b.mass > 0.0 && b.mass.is_finite()) {
-            push(Some(&b.name), "mass", format!("expected a positive mass in kg, found {}", b.mass));
+            body(&mut out, &b.name, "mass", format!("expected a positive mass in kg, found {}", b.mass));
         }
         let dims: Vec<f32> = match b.shape {
             Shape::Capsule { radius, half_length, .. } => vec![radius, half_length + radius],
@@ -339,68 +360,70 @@ fn validate(c: &Character) -> Vec<Problem> {
             Shape::Ellipsoid { radii } => radii.to_vec(),
         };
         if dims.iter().any(|d| !(*d > 0.0 && d.is_finite())) {
-            push(Some(&b.name), "shape", format!("expected positive sizes, found {dims:?}"));
+            body(&mut out, &b.name, "shape", format!("expected positive sizes, found {dims:?}"));
         }
         if let Shape::Capsule { half_length, .. } = b.shape {
             if half_length < 0.0 {
-                push(Some(&b.name), "shape", "expected half_length >= 0".into());
+                body(&mut out, &b.name, "shape", "expected half_length >= 0".into());
             }
         }
         if let Some(i) = b.inertia {
             if i.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
-                push(Some(&b.name), "inertia", format!("expected three positive moments, found {i:?}"));
+                body(&mut out, &b.name, "inertia", format!("expected three positive moments, found {i:?}"));
             } else if i[0] + i[1] < i[2] * 0.999 || i[1] + i[2] < i[0] * 0.999 || i[0] + i[2] < i[1] * 0.999 {
-                push(Some(&b.name), "inertia", format!("moments {i:?} violate the triangle inequality"));
+                body(&mut out, &b.name, "inertia", format!("moments {i:?} violate the triangle inequality"));
             }
         }
         if b.position.iter().chain(b.rotation.iter()).any(|v| !v.is_finite()) {
-            push(Some(&b.name), "position", "expected finite numbers".into());
+            body(&mut out, &b.name, "position", "expected finite numbers".into());
         }
     }
     if c.body_index(&c.root.body).is_none() {
-        push(Some("root"), "body", format!("no body named {:?}", c.root.body));
+        out.push(Problem::new(Some("root"), "body", format!("no body named {:?}", c.root.body)));
     }
     let mut parent_of: Vec<Option<usize>> = vec![None; c.bodies.len()];
     let mut joint_names = std::collections::HashSet::new();
     for j in &c.joints {
-        let rec = Some(j.name.as_str());
+        let rec = j.name.as_str();
+        let push = |out: &mut Vec<Problem>, rec: &str, field: &str, message: String| out.push(Problem::named("joints", rec, field, message));
         if !joint_names.insert(j.name.as_str()) {
-            push(rec, "name", "joint name used twice".into());
+            push(&mut out, rec, "name", "joint name used twice".into());
         }
         let p = c.body_index(&j.parent);
         let ch = c.body_index(&j.child);
         if p.is_none() {
-            push(rec, "parent", format!("no body named {:?}", j.parent));
+            push(&mut out, rec, "parent", format!("no body named {:?}", j.parent));
         }
         match ch {
-            None => push(rec, "child", format!("no body named {:?}", j.child)),
+            None => push(&mut out, rec, "child", format!("no body named {:?}", j.child)),
             Some(ci) => {
                 if j.child == c.root.body {
-                    push(rec, "child", "the root body cannot be a joint's child".into());
+                    push(&mut out, rec, "child", "the root body cannot be a joint's child".into());
                 } else if parent_of[ci].is_some() {
-                    push(rec, "child", format!("body {:?} already has a parent joint: not a tree", j.child));
+                    push(&mut out, rec, "child", format!("body {:?} already has a parent joint: not a tree", j.child));
                 } else {
                     parent_of[ci] = p;
                 }
             }
         }
         if j.parent == j.child {
-            push(rec, "child", "a joint must connect two different bodies".into());
+            push(&mut out, rec, "child", "a joint must connect two different bodies".into());
         }
         for (k, a) in j.kind.axes().iter().enumerate() {
             let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
             if (n - 1.0).abs() > 1e-3 {
-                push(rec, "kind", format!("axis {k} {a:?} is not a unit vector (length {n:.4})"));
+                push(&mut out, rec, "kind", format!("axis {k} {a:?} is not a unit vector (length {n:.4})"));
             }
         }
         if let JointKind::Universal { axes } = &j.kind {
             let d = axes.0[0] * axes.1[0] + axes.0[1] * axes.1[1] + axes.0[2] * axes.1[2];
             if d.abs() > 1e-3 {
-                push(rec, "kind", "the two universal-joint axes must be perpendicular".into());
+                push(&mut out, rec, "kind", "the two universal-joint axes must be perpendicular".into());
             }
         }
         if !j.limits.is_empty() && j.limits.len() != j.kind.dof() {
             push(
+                &mut out,
                 rec,
                 "limits",
                 format!("expected {} (min, max) pairs for a {} joint, found {}", j.kind.dof(), j.kind.label(), j.limits.len()),
@@ -408,14 +431,14 @@ fn validate(c: &Character) -> Vec<Problem> {
         }
         for (k, (lo, hi)) in j.limits.iter().enumerate() {
             if !(lo < hi) {
-                push(rec, "limits", format!("pair {k}: expected min < max, found ({lo}, {hi})"));
+                push(&mut out, rec, "limits", format!("pair {k}: expected min < max, found ({lo}, {hi})"));
             }
         }
         if !(j.kp >= 0.0 && j.kd >= 0.0) {
-            push(rec, "kp", format!("expected non-negative gains, found kp {} kd {}", j.kp, j.kd));
+            push(&mut out, rec, "kp", format!("expected non-negative gains, found kp {} kd {}", j.kp, j.kd));
         }
         if !(j.torque_limit >= 0.0) {
-            push(rec, "torque_limit", format!("expected a non-negative torque limit, found {}", j.torque_limit));
+            push(&mut out, rec, "torque_limit", format!("expected a non-negative torque limit, found {}", j.torque_limit));
         }
     }
     // Every non-root body must be reached from the root, and there must be no cycles.
@@ -433,27 +456,27 @@ fn validate(c: &Character) -> Vec<Problem> {
                         cur = p;
                         steps += 1;
                         if steps > c.bodies.len() {
-                            push(Some(&b.name), "name", "joints form a cycle: not a tree".into());
+                            body(&mut out, &b.name, "name", "joints form a cycle: not a tree".into());
                             break;
                         }
                     }
                     None => {
-                        push(Some(&b.name), "name", format!("body is not connected to the root {:?}", c.root.body));
+                        body(&mut out, &b.name, "name", format!("body is not connected to the root {:?}", c.root.body));
                         break;
                     }
                 }
             }
         }
     }
-    for e in &c.end_effectors {
+    for (i, e) in c.end_effectors.iter().enumerate() {
         if c.body_index(&e.body).is_none() {
-            push(Some("end_effectors"), "body", format!("no body named {:?}", e.body));
+            out.push(Problem::indexed("end_effectors", i, "body", format!("no body named {:?}", e.body)));
         }
     }
-    for (l, r) in &c.mirror_pairs {
+    for (i, (l, r)) in c.mirror_pairs.iter().enumerate() {
         for n in [l, r] {
             if c.body_index(n).is_none() {
-                push(Some("mirror_pairs"), "body", format!("no body named {n:?}"));
+                out.push(Problem::indexed("mirror_pairs", i, "body", format!("no body named {n:?}")));
             }
         }
     }

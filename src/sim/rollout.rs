@@ -38,6 +38,7 @@ impl RolloutSpec {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rollout {
+    /// Steps taken by this rollout.
     pub steps: u64,
     pub seconds: f32,
     /// 128-bit xxh3 of every body pose at every step.
@@ -89,6 +90,7 @@ pub fn run_rollout(
 pub fn continue_rollout(sim: &mut Simulation, controller: &mut dyn Controller, spec: &RolloutSpec) -> Rollout {
     let steps = (spec.seconds / sim.settings().dt).round() as u64;
     let start = sim.time() as f32;
+    let start_steps = sim.steps();
     let mut hasher = TrajectoryHasher::default();
     let mut frames = Vec::new();
     let mut pushes: Vec<Push> = spec.pushes.clone();
@@ -122,7 +124,7 @@ pub fn continue_rollout(sim: &mut Simulation, controller: &mut dyn Controller, s
     }
     let failure = sim.failure().cloned();
     Rollout {
-        steps: sim.steps(),
+        steps: sim.steps() - start_steps,
         seconds: sim.time() as f32 - start,
         hash: hasher.finish(),
         fell: fell_at.is_some() || failure.is_some(),

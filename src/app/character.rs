@@ -1,0 +1,354 @@
+//! The live simulation shown in the viewport: loading (picker, dialog, hot reload), fixed-rate
+//! stepping with play/pause/step/speed, the skinned mesh driven by the simulated bodies, and
+//! pushes (click a body, arrow keys, or the gamepad's left stick and A button).
+
+use super::skin::build_skin;
+use super::viewport::{MainCamera, OrbitCamera};
+use super::{pose_to_transform, AppOptions};
+use crate::control::{Controller, HoldPose};
+use crate::model::{load_character, Character};
+use crate::sim::{SimSettings, Simulation};
+use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub struct CharacterPlugin;
+
+impl Plugin for CharacterPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(PreStartup, load_initial_character)
+            .add_systems(
+                Update,
+                (hot_reload, load_requested, rebuild_visual, push_input, step_simulation, sync_bones).chain(),
+            );
+    }
+}
+
+/// Folder of the built-in characters: `characters/` in the working directory, else the one
+/// next to the sources this binary was built from.
+pub fn characters_dir() -> PathBuf {
+    let local = PathBuf::from("characters");
+    if local.is_dir() {
+        local
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/characters"))
+    }
+}
+
+/// The simulation on screen and its playback controls.
+#[derive(Resource)]
+pub struct LiveSim {
+    pub sim: Simulation,
+    pub character: Character,
+    pub path: Option<PathBuf>,
+    pub modified: Option<SystemTime>,
+    pub settings: SimSettings,
+    pub controller: HoldPose,
+    pub playing: bool,
+    /// Simulated seconds per real second (0.1 to 4).
+    pub speed: f32,
+    pub accumulator: f64,
+    /// Impulse of a push, N·s.
+    pub push_impulse: f32,
+    /// Last status message (loads, reload errors, pushes).
+    pub message: String,
+    /// Increases whenever the character changes, so the visual is rebuilt.
+    pub generation: u64,
+    pub single_step: bool,
+    /// Body that was pushed last and when (for the push arrow overlay).
+    pub last_push: Option<(usize, Vec3, f64)>,
+}
+
+impl LiveSim {
+    pub fn new(character: Character, path: Option<PathBuf>, settings: SimSettings) -> anyhow::Result<Self> {
+        let sim = Simulation::new(&character, settings)?;
+        let modified = path.as_deref().and_then(mtime);
+        Ok(LiveSim {
+            sim,
+            character,
+            path,
+            modified,
+            settings,
+            controller: HoldPose::reference(),
+            playing: true,
+            speed: 1.0,
+            accumulator: 0.0,
+            push_impulse: 60.0,
+            message: String::new(),
+            generation: 1,
+            single_step: false,
+            last_push: None,
+        })
+    }
+
+    /// Rebuilds the simulation from the current character and settings (time back to 0).
+    pub fn reset(&mut self) {
+        match Simulation::new(&self.character, self.settings) {
+            Ok(sim) => {
+                self.sim = sim;
+                self.accumulator = 0.0;
+                self.last_push = None;
+            }
+            Err(e) => self.message = format!("reset failed: {e}"),
+        }
+    }
+
+    /// Replaces the character (keeps the old one if the new one cannot be simulated).
+    pub fn replace(&mut self, character: Character, path: Option<PathBuf>) {
+        match Simulation::new(&character, self.settings) {
+            Ok(sim) => {
+                self.message = format!("loaded {}", path.as_deref().map(|p| p.display().to_string()).unwrap_or(character.name.clone()));
+                self.sim = sim;
+                self.character = character;
+                self.modified = path.as_deref().and_then(mtime);
+                self.path = path;
+                self.accumulator = 0.0;
+                self.generation += 1;
+                self.last_push = None;
+            }
+            Err(e) => self.message = format!("cannot simulate {}: {e}", character.name),
+        }
+    }
+
+    /// Pushes body `i` along `dir` (normalized here) with the current impulse.
+    pub fn push(&mut self, body: usize, dir: Vec3) {
+        let d = dir.normalize_or_zero();
+        let mut d = d;
+        if self.character.root.kind == crate::model::RootKind::Planar {
+            d.z = 0.0;
+            d = d.normalize_or(Vec3::X);
+        }
+        self.sim.push(body, (d * self.push_impulse).to_array(), 0.1);
+        self.last_push = Some((body, d, self.sim.time()));
+        self.message = format!("pushed {} with {:.0} N·s", self.character.bodies[body].name, self.push_impulse);
+    }
+
+    /// Index of the heaviest body (the trunk), the default push target.
+    pub fn heaviest_body(&self) -> usize {
+        self.character.bodies.iter().enumerate().max_by(|a, b| a.1.mass.total_cmp(&b.1.mass)).map(|x| x.0).unwrap_or(0)
+    }
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// A load asked for by the panels (picker or file dialog).
+#[derive(Resource, Default)]
+pub struct LoadRequest(pub Option<PathBuf>);
+
+fn load_initial_character(mut commands: Commands, options: Res<AppOptions>) {
+    let requested = options.character.clone();
+    let default = characters_dir().join("human3d.ron");
+    let path = requested.clone().unwrap_or(default);
+    let (character, path, message) = match load_character(&path) {
+        Ok(c) => (c, Some(path), String::new()),
+        Err(e) => {
+            // Fall back to the built-in human so the window still opens; say why.
+            let fallback = characters_dir().join("human3d.ron");
+            match load_character(&fallback) {
+                Ok(c) => (c, Some(fallback), format!("{e}")),
+                Err(e2) => {
+                    error!("no character could be loaded: {e}; {e2}");
+                    (minimal_character(), None, format!("{e}"))
+                }
+            }
+        }
+    };
+    let mut live = LiveSim::new(character, path, SimSettings::default()).expect("built-in characters are valid");
+    if !message.is_empty() {
+        live.message = message;
+    }
+    commands.insert_resource(live);
+    commands.init_resource::<LoadRequest>();
+}
+
+/// A single box, used only when no character file can be read at all.
+fn minimal_character() -> Character {
+    ron::from_str(
+        r#"(name: "box", root: (body: "pelvis", kind: Free),
+            bodies: [(name: "pelvis", shape: Box(half_extents: (0.2, 0.2, 0.2)), mass: 10.0, position: (0.0, 0.2, 0.0))])"#,
+    )
+    .expect("valid literal")
+}
+
+fn hot_reload(mut live: ResMut<LiveSim>, time: Res<Time>, mut last_check: Local<f32>) {
+    *last_check += time.delta_secs();
+    if *last_check < 0.5 {
+        return;
+    }
+    *last_check = 0.0;
+    let Some(path) = live.path.clone() else { return };
+    let now = mtime(&path);
+    if now.is_some() && now != live.modified {
+        live.modified = now;
+        match load_character(&path) {
+            Ok(c) => {
+                live.replace(c, Some(path.clone()));
+                live.message = format!("reloaded {}", path.display());
+            }
+            Err(e) => live.message = format!("reload failed, keeping the previous character: {e}"),
+        }
+    }
+}
+
+fn load_requested(mut live: ResMut<LiveSim>, mut request: ResMut<LoadRequest>) {
+    if let Some(path) = request.0.take() {
+        match load_character(&path) {
+            Ok(c) => live.replace(c, Some(path)),
+            Err(e) => live.message = format!("{e}"),
+        }
+    }
+}
+
+#[derive(Component)]
+pub struct Bone(pub usize);
+
+#[derive(Component)]
+pub struct CharacterSkin;
+
+fn rebuild_visual(
+    mut commands: Commands,
+    live: Res<LiveSim>,
+    mut built: Local<u64>,
+    old: Query<Entity, Or<(With<Bone>, With<CharacterSkin>)>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut bindposes: ResMut<Assets<SkinnedMeshInverseBindposes>>,
+) {
+    if *built == live.generation {
+        return;
+    }
+    *built = live.generation;
+    for e in &old {
+        commands.entity(e).despawn();
+    }
+    let (mesh, inverse) = build_skin(&live.character);
+    let joints: Vec<Entity> = (0..live.character.bodies.len())
+        .map(|i| commands.spawn((Bone(i), pose_to_transform(live.sim.body_pose(i)))).id())
+        .collect();
+    commands.spawn((
+        CharacterSkin,
+        Mesh3d(meshes.add(mesh)),
+        MeshMaterial3d(materials.add(StandardMaterial { base_color: Color::WHITE, perceptual_roughness: 0.6, ..default() })),
+        SkinnedMesh { inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(inverse)), joints },
+        Transform::IDENTITY,
+    ));
+}
+
+fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, options: Res<AppOptions>) {
+    let live = &mut *live;
+    let dt = live.settings.dt as f64;
+    let mut steps = 0usize;
+    if live.single_step {
+        live.single_step = false;
+        steps = 1;
+    } else if live.playing {
+        // Screenshots step a fixed amount per frame so they do not depend on the frame rate.
+        let frame = if options.screenshot.is_some() { 1.0 / 60.0 } else { time.delta_secs_f64().min(0.1) };
+        live.accumulator += frame * live.speed as f64;
+        steps = (live.accumulator / dt).floor() as usize;
+        live.accumulator -= steps as f64 * dt;
+        steps = steps.min(64);
+    }
+    let mut targets = live.sim.targets().to_vec();
+    for _ in 0..steps {
+        live.controller.update(&live.sim, &mut targets);
+        live.sim.set_targets(&targets);
+        live.sim.step();
+    }
+}
+
+fn sync_bones(live: Res<LiveSim>, mut bones: Query<(&Bone, &mut Transform)>) {
+    for (b, mut t) in &mut bones {
+        if b.0 < live.character.bodies.len() {
+            *t = pose_to_transform(live.sim.body_pose(b.0));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_input(
+    mut live: ResMut<LiveSim>,
+    keys: Res<ButtonInput<KeyCode>>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    orbit: Res<OrbitCamera>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
+    gamepads: Query<&Gamepad>,
+    egui_input: Option<Res<EguiWantsInput>>,
+) {
+    let fwd = orbit.forward_flat();
+    let right = fwd.cross(Vec3::Y);
+    let target = live.heaviest_body();
+    let keyboard_wanted = egui_input.as_ref().map(|e| e.wants_keyboard_input()).unwrap_or(false);
+    if !keyboard_wanted {
+        for (key, dir) in [
+            (KeyCode::ArrowUp, fwd),
+            (KeyCode::ArrowDown, -fwd),
+            (KeyCode::ArrowRight, right),
+            (KeyCode::ArrowLeft, -right),
+        ] {
+            if keys.just_pressed(key) {
+                live.push(target, dir);
+            }
+        }
+        if keys.just_pressed(KeyCode::Space) {
+            live.playing = !live.playing;
+        }
+        if keys.just_pressed(KeyCode::KeyR) {
+            live.reset();
+        }
+        if keys.just_pressed(KeyCode::Period) {
+            live.single_step = true;
+        }
+    }
+    for pad in &gamepads {
+        let s = pad.left_stick();
+        if pad.just_pressed(GamepadButton::South) {
+            let dir = if s.length() > 0.3 { fwd * s.y + right * s.x } else { fwd };
+            live.push(target, dir);
+        }
+        if pad.just_pressed(GamepadButton::Start) {
+            live.playing = !live.playing;
+        }
+        if pad.just_pressed(GamepadButton::Select) {
+            live.reset();
+        }
+    }
+    // Click a body: push it away from the camera.
+    let over_ui = egui_input.map(|e| e.wants_pointer_input() || e.is_pointer_over_area()).unwrap_or(false);
+    if over_ui || !mouse.just_pressed(MouseButton::Left) {
+        return;
+    }
+    let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else { return };
+    let Some(cursor) = window.cursor_position() else { return };
+    let Ok(ray) = camera.viewport_to_world(cam_t, cursor) else { return };
+    let mut best: Option<(f32, usize)> = None;
+    for (i, b) in live.character.bodies.iter().enumerate() {
+        let p = live.sim.body_pose(i);
+        let centre = Vec3::new(p[0], p[1], p[2]);
+        let radius = 0.5 * b.length().max(0.1);
+        let oc = centre - ray.origin;
+        let t = oc.dot(*ray.direction);
+        if t <= 0.0 {
+            continue;
+        }
+        let d2 = oc.length_squared() - t * t;
+        let r = match b.shape {
+            crate::model::Shape::Capsule { radius, .. } => radius * 1.3,
+            _ => radius * 0.8,
+        }
+        .max(0.05);
+        if d2 <= r * r && best.map(|(bt, _)| t < bt).unwrap_or(true) {
+            best = Some((t, i));
+        }
+    }
+    if let Some((_, i)) = best {
+        let d = Vec3::new(ray.direction.x, 0.0, ray.direction.z);
+        live.push(i, d);
+    }
+}

@@ -1,0 +1,72 @@
+//! The Bevy application: a thin layer of plugins over the science modules (DESIGN.md "App").
+//!
+//! The ECS holds view state only (camera, meshes, panel toggles); the simulation itself is a
+//! [`crate::sim::Simulation`] in a resource, stepped at its own fixed rate, and long work runs as
+//! [`crate::jobs`] on their own pool. Plugins, one per concern:
+//! - [`viewport::ViewportPlugin`]: orbit camera (mouse and gamepad), lights, shadows, ground grid;
+//! - [`character::CharacterPlugin`]: the live simulation, its skinned mesh, pushes, hot reload;
+//! - [`overlays::OverlayPlugin`]: colliders, centre of mass and support polygon, contacts,
+//!   torque saturation;
+//! - [`panels::PanelsPlugin`]: character picker, simulation controls, push, status bar;
+//! - [`jobs_panel::JobsPanelPlugin`]: background jobs with progress, cancel and the polar plot;
+//! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
+
+pub mod character;
+pub mod jobs_panel;
+pub mod overlays;
+pub mod panels;
+pub mod screenshot;
+pub mod skin;
+pub mod viewport;
+
+use bevy::prelude::*;
+use std::path::PathBuf;
+
+/// Command-line options of the GUI.
+#[derive(Clone, Debug, Default, Resource)]
+pub struct AppOptions {
+    pub character: Option<PathBuf>,
+    pub screenshot: Option<PathBuf>,
+    pub frames: u32,
+    pub start_sweep: bool,
+}
+
+/// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
+pub fn pose_to_transform(p: [f32; 7]) -> Transform {
+    Transform::from_translation(Vec3::new(p[0], p[1], p[2])).with_rotation(Quat::from_xyzw(p[3], p[4], p[5], p[6]))
+}
+
+pub fn run(options: AppOptions) -> anyhow::Result<()> {
+    let screenshot_mode = options.screenshot.is_some();
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "motionlab".into(),
+                    resolution: (1600u32, 900u32).into(),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(bevy::log::LogPlugin { level: bevy::log::Level::WARN, ..default() }),
+    )
+    .add_plugins(bevy_egui::EguiPlugin::default())
+    .insert_resource(options)
+    .insert_resource(ClearColor(Color::srgb(0.62, 0.68, 0.75)))
+    .add_plugins((
+        viewport::ViewportPlugin,
+        character::CharacterPlugin,
+        overlays::OverlayPlugin,
+        panels::PanelsPlugin,
+        jobs_panel::JobsPanelPlugin,
+    ));
+    if screenshot_mode {
+        app.add_plugins(screenshot::ScreenshotPlugin);
+    }
+    let exit = app.run();
+    match exit {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => anyhow::bail!("the app exited with code {code}"),
+    }
+}

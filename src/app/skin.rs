@@ -1,0 +1,118 @@
+//! One skinned mesh generated from a character model: every body's shape tessellated in its
+//! reference pose, bound to a bone per body, with weights blended near each joint so the skin
+//! bends smoothly instead of showing separate primitives.
+
+use crate::model::{Axis, Character, Shape};
+use bevy::asset::RenderAssetUsages;
+use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues};
+use bevy::prelude::*;
+
+/// Distance from a joint centre within which a vertex is shared with the neighbouring bone (m).
+pub const BLEND_RADIUS: f32 = 0.09;
+
+fn body_colour(name: &str) -> [f32; 4] {
+    if name.starts_with("l_") {
+        [0.42, 0.55, 0.78, 1.0]
+    } else if name.starts_with("r_") {
+        [0.86, 0.58, 0.38, 1.0]
+    } else if name.contains("head") {
+        [0.93, 0.80, 0.68, 1.0]
+    } else {
+        [0.72, 0.72, 0.70, 1.0]
+    }
+}
+
+fn shape_mesh(shape: &Shape) -> Mesh {
+    match *shape {
+        Shape::Capsule { radius, half_length, axis } => {
+            let m = Capsule3d::new(radius, 2.0 * half_length).mesh().rings(6).latitudes(14).longitudes(20).build();
+            let rot = match axis {
+                Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+                Axis::Y => Quat::IDENTITY,
+                Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+            };
+            m.rotated_by(rot)
+        }
+        Shape::Box { half_extents: h } => Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]).mesh().build(),
+        Shape::Ellipsoid { radii: r } => Sphere::new(1.0).mesh().uv(24, 16).scaled_by(Vec3::new(r[0], r[1], r[2])),
+    }
+}
+
+/// The skin mesh and the inverse bind poses (one bone per body, in model order).
+pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
+    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let mut normals: Vec<[f32; 3]> = Vec::new();
+    let mut colours: Vec<[f32; 4]> = Vec::new();
+    let mut joints: Vec<[u16; 4]> = Vec::new();
+    let mut weights: Vec<[f32; 4]> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut inverse_bind = Vec::new();
+
+    for (bi, b) in c.bodies.iter().enumerate() {
+        let q = b.orientation();
+        let pose = Transform::from_translation(Vec3::from(b.position)).with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
+        inverse_bind.push(pose.to_matrix().inverse());
+        // Joints touching this body, with the body on the other side.
+        let neighbours: Vec<(Vec3, usize)> = c
+            .joints
+            .iter()
+            .filter_map(|j| {
+                let other = if j.child == b.name {
+                    &j.parent
+                } else if j.parent == b.name {
+                    &j.child
+                } else {
+                    return None;
+                };
+                Some((Vec3::from(j.anchor), c.body_index(other)?))
+            })
+            .collect();
+        let m = shape_mesh(&b.shape);
+        let Some(VertexAttributeValues::Float32x3(p)) = m.attribute(Mesh::ATTRIBUTE_POSITION) else { continue };
+        let n = match m.attribute(Mesh::ATTRIBUTE_NORMAL) {
+            Some(VertexAttributeValues::Float32x3(n)) => n.clone(),
+            _ => vec![[0.0, 1.0, 0.0]; p.len()],
+        };
+        let base = positions.len() as u32;
+        let colour = body_colour(&b.name);
+        for (v, nv) in p.iter().zip(&n) {
+            let w = pose.transform_point(Vec3::from(*v));
+            positions.push(w.to_array());
+            normals.push((pose.rotation * Vec3::from(*nv)).normalize_or(Vec3::Y).to_array());
+            colours.push(colour);
+            let mut infl: Vec<(usize, f32)> = neighbours
+                .iter()
+                .filter_map(|(a, o)| {
+                    let d = w.distance(*a) / BLEND_RADIUS;
+                    (d < 1.0).then(|| {
+                        let s = 1.0 - d;
+                        (*o, 0.5 * s * s * (3.0 - 2.0 * s))
+                    })
+                })
+                .collect();
+            infl.sort_by(|a, b| b.1.total_cmp(&a.1));
+            infl.truncate(3);
+            let other: f32 = infl.iter().map(|x| x.1).sum();
+            let mut ji = [bi as u16, 0, 0, 0];
+            let mut jw = [1.0 - other.min(0.9), 0.0, 0.0, 0.0];
+            for (k, (o, wt)) in infl.iter().enumerate() {
+                ji[k + 1] = *o as u16;
+                jw[k + 1] = *wt;
+            }
+            let sum: f32 = jw.iter().sum();
+            joints.push(ji);
+            weights.push(jw.map(|x| x / sum));
+        }
+        if let Some(ix) = m.indices() {
+            indices.extend(ix.iter().map(|i| base + i as u32));
+        }
+    }
+    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
+    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
+    mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colours);
+    mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(joints));
+    mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, weights);
+    mesh.insert_indices(Indices::U32(indices));
+    (mesh, inverse_bind)
+}

@@ -1,0 +1,141 @@
+//! Viewport: orbit camera (mouse and gamepad), sun with shadows, ground plane and grid.
+
+use super::character::LiveSim;
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::prelude::*;
+use bevy_egui::input::EguiWantsInput;
+
+pub struct ViewportPlugin;
+
+impl Plugin for ViewportPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<OrbitCamera>()
+            .add_systems(Startup, setup_scene)
+            .add_systems(Update, (orbit_input, follow_character, apply_orbit).chain())
+            .add_systems(Update, draw_grid);
+    }
+}
+
+/// Orbit-camera state: looks at `target` from `distance`, at `yaw` and `pitch` (radians).
+#[derive(Resource)]
+pub struct OrbitCamera {
+    pub target: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+    /// Keep the target on the character's centre of mass.
+    pub follow: bool,
+}
+
+impl Default for OrbitCamera {
+    fn default() -> Self {
+        OrbitCamera { target: Vec3::new(0.0, 0.9, 0.0), yaw: 0.9, pitch: 0.25, distance: 4.5, follow: true }
+    }
+}
+
+impl OrbitCamera {
+    pub fn eye(&self) -> Vec3 {
+        let dir = Vec3::new(self.yaw.cos() * self.pitch.cos(), self.pitch.sin(), self.yaw.sin() * self.pitch.cos());
+        self.target + dir * self.distance
+    }
+    /// Horizontal direction from the camera towards the target.
+    pub fn forward_flat(&self) -> Vec3 {
+        let d = self.target - self.eye();
+        Vec3::new(d.x, 0.0, d.z).normalize_or(Vec3::X)
+    }
+}
+
+#[derive(Component)]
+pub struct MainCamera;
+
+fn setup_scene(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials: ResMut<Assets<StandardMaterial>>) {
+    commands.spawn((
+        Camera3d::default(),
+        MainCamera,
+        Transform::from_xyz(3.0, 2.0, 3.0).looking_at(Vec3::new(0.0, 0.9, 0.0), Vec3::Y),
+        AmbientLight { color: Color::WHITE, brightness: 400.0, ..default() },
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 9000.0, shadows_enabled: true, ..default() },
+        Transform::from_xyz(4.0, 8.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(60.0, 60.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.78, 0.80, 0.76),
+            perceptual_roughness: 0.95,
+            ..default()
+        })),
+        Transform::IDENTITY,
+    ));
+}
+
+fn draw_grid(mut gizmos: Gizmos, sim: Option<Res<LiveSim>>) {
+    let y = sim.map(|s| s.sim.ground_height()).unwrap_or(0.0) + 0.002;
+    gizmos.grid(
+        Isometry3d::new(Vec3::new(0.0, y, 0.0), Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+        UVec2::splat(40),
+        Vec2::splat(0.5),
+        Color::srgba(0.25, 0.27, 0.3, 0.45),
+    );
+}
+
+fn orbit_input(
+    mut orbit: ResMut<OrbitCamera>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    keys: Res<ButtonInput<KeyCode>>,
+    gamepads: Query<&Gamepad>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    time: Res<Time>,
+) {
+    let over_ui = egui_input.map(|e| e.wants_pointer_input() || e.is_pointer_over_area()).unwrap_or(false);
+    if !over_ui {
+        if buttons.pressed(MouseButton::Right) {
+            orbit.yaw += motion.delta.x * 0.006;
+            orbit.pitch = (orbit.pitch + motion.delta.y * 0.006).clamp(-0.2, 1.45);
+        }
+        if buttons.pressed(MouseButton::Middle) {
+            let right = orbit.forward_flat().cross(Vec3::Y);
+            let k = orbit.distance * 0.0015;
+            orbit.target += -right * motion.delta.x * k + Vec3::Y * motion.delta.y * k;
+            orbit.follow = false;
+        }
+        if scroll.delta.y != 0.0 {
+            orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(0.8, 40.0);
+        }
+    }
+    if keys.just_pressed(KeyCode::KeyF) {
+        orbit.follow = !orbit.follow;
+    }
+    let dt = time.delta_secs();
+    for pad in &gamepads {
+        let s = pad.right_stick();
+        if s.length() > 0.15 {
+            orbit.yaw += s.x * 2.0 * dt;
+            orbit.pitch = (orbit.pitch - s.y * 1.5 * dt).clamp(-0.2, 1.45);
+        }
+        let zoom = pad.get(GamepadButton::RightTrigger2).unwrap_or(0.0) - pad.get(GamepadButton::LeftTrigger2).unwrap_or(0.0);
+        if zoom.abs() > 0.05 {
+            orbit.distance = (orbit.distance * (1.0 - zoom * 1.5 * dt)).clamp(0.8, 40.0);
+        }
+    }
+}
+
+fn follow_character(mut orbit: ResMut<OrbitCamera>, sim: Option<Res<LiveSim>>, time: Res<Time>) {
+    let Some(sim) = sim else { return };
+    if !orbit.follow {
+        return;
+    }
+    let c = sim.sim.com();
+    let goal = Vec3::new(c[0], c[1].max(sim.sim.ground_height() + 0.5), c[2]);
+    let k = 1.0 - (-6.0 * time.delta_secs()).exp();
+    orbit.target = orbit.target.lerp(goal, k.clamp(0.0, 1.0));
+}
+
+fn apply_orbit(orbit: Res<OrbitCamera>, mut camera: Query<&mut Transform, With<MainCamera>>) {
+    for mut t in &mut camera {
+        *t = Transform::from_translation(orbit.eye()).looking_at(orbit.target, Vec3::Y);
+    }
+}

@@ -1,0 +1,140 @@
+//! Scenes: a character file plus the world it is simulated in (ground, PD mode, duration,
+//! scripted pushes). Tasks and their constraints (specs/002_003.md B1.8) extend this format.
+//! Paths inside a scene are relative to the scene file.
+
+use crate::model::{load_character, parse_validated, read_text, Character, ModelError, Problem};
+use crate::sim::{GroundSettings, PdMode, Push, SimSettings};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scene {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Character file, relative to the scene file.
+    pub character: String,
+    #[serde(default)]
+    pub ground: GroundSettings,
+    #[serde(default)]
+    pub pd: PdMode,
+    /// Time step in seconds; the PD mode's default when absent.
+    #[serde(default)]
+    pub dt: Option<f32>,
+    #[serde(default = "default_seconds")]
+    pub seconds: f32,
+    #[serde(default)]
+    pub pushes: Vec<ScenePush>,
+}
+
+fn default_seconds() -> f32 {
+    10.0
+}
+
+/// A scripted push: body by name, impulse in N·s (world frame).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenePush {
+    pub time: f32,
+    pub body: String,
+    pub impulse: [f32; 3],
+    #[serde(default = "default_push_duration")]
+    pub duration: f32,
+}
+
+fn default_push_duration() -> f32 {
+    0.1
+}
+
+/// A scene with its character loaded.
+#[derive(Clone, Debug)]
+pub struct LoadedScene {
+    pub scene: Scene,
+    pub path: PathBuf,
+    pub character: Character,
+    pub character_path: PathBuf,
+}
+
+impl LoadedScene {
+    pub fn settings(&self) -> SimSettings {
+        let mut s = SimSettings::for_mode(self.scene.pd);
+        if let Some(dt) = self.scene.dt {
+            s.dt = dt;
+        }
+        s.ground = self.scene.ground;
+        s
+    }
+
+    /// Pushes with body names resolved to indices (validated on load).
+    pub fn pushes(&self) -> Vec<Push> {
+        self.scene
+            .pushes
+            .iter()
+            .map(|p| Push {
+                time: p.time,
+                body: self.character.body_index(&p.body).unwrap_or(0),
+                impulse: p.impulse,
+                duration: p.duration,
+            })
+            .collect()
+    }
+}
+
+impl Scene {
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let mut push = |field: &str, message: String| out.push(Problem::new(None, field, message));
+        if !(self.seconds > 0.0 && self.seconds.is_finite()) {
+            push("seconds", format!("expected a positive duration, found {}", self.seconds));
+        }
+        if let Some(dt) = self.dt {
+            if !(dt > 0.0 && dt <= 0.05) {
+                push("dt", format!("expected a time step in (0, 0.05] s, found {dt}"));
+            }
+        }
+        if !(self.ground.friction >= 0.0) {
+            push("friction", format!("expected a non-negative friction, found {}", self.ground.friction));
+        }
+        if !(0.0..=1.0).contains(&self.ground.restitution) {
+            push("restitution", format!("expected a restitution in [0, 1], found {}", self.ground.restitution));
+        }
+        for p in &self.pushes {
+            if !(p.duration > 0.0) || !(p.time >= 0.0) {
+                push("pushes", format!("push on {:?}: expected time >= 0 and duration > 0", p.body));
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error(transparent)]
+    Scene(#[from] ModelError),
+    #[error("{}: character {character:?}: {error}", scene.display())]
+    Character { scene: PathBuf, character: String, error: ModelError },
+    #[error("{}: push names body {body:?}, which {character:?} does not have", scene.display())]
+    UnknownBody { scene: PathBuf, body: String, character: String },
+}
+
+pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
+    let text = read_text(path)?;
+    let scene: Scene = parse_validated(&text, path, Scene::validate)?;
+    let character_path = path.parent().unwrap_or(Path::new(".")).join(&scene.character);
+    let character = load_character(&character_path).map_err(|error| SceneError::Character {
+        scene: path.into(),
+        character: scene.character.clone(),
+        error,
+    })?;
+    for p in &scene.pushes {
+        if character.body_index(&p.body).is_none() {
+            return Err(SceneError::UnknownBody { scene: path.into(), body: p.body.clone(), character: character.name.clone() });
+        }
+    }
+    Ok(LoadedScene { scene, path: path.into(), character, character_path })
+}
+
+/// Whether a RON file is a scene (it has a `character:` field naming a character file) rather
+/// than a character (which has no such field).
+pub fn is_scene_text(text: &str) -> bool {
+    text.lines().filter(|l| !l.trim_start().starts_with("//")).any(|l| l.contains("character:"))
+}

@@ -1,0 +1,207 @@
+//! The headless command line: `simulate`, `check`, `robustness` and `bench`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BUILTINS: [&str; 3] = ["human3d", "human2d", "bird_robot"];
+
+fn motionlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("running motionlab")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn assert_success(o: &Output, what: &str) {
+    assert!(o.status.success(), "{what}: {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+}
+
+/// The value after `key: ` on the line that starts with it (exactly one such line).
+fn field(out: &str, key: &str) -> String {
+    let prefix = format!("{key}: ");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(&prefix)).collect();
+    assert_eq!(lines.len(), 1, "expected one `{key}:` line in:\n{out}");
+    lines[0][prefix.len()..].to_string()
+}
+
+fn simulate(character: &str, extra: &[&str]) -> String {
+    simulate_for(character, "10", extra)
+}
+
+fn simulate_for(character: &str, seconds: &str, extra: &[&str]) -> String {
+    let file = format!("characters/{character}.ron");
+    let mut args = vec!["simulate", file.as_str(), "--seconds", seconds];
+    args.extend_from_slice(extra);
+    let o = motionlab(&args);
+    assert_success(&o, &format!("simulate {character} {extra:?}"));
+    stdout(&o)
+}
+
+fn assert_summary(out: &str, character: &str) {
+    assert_eq!(field(out, "character"), character);
+    let hash = field(out, "hash");
+    assert_eq!(hash.len(), 32, "{out}");
+    assert!(hash.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{out}");
+    let com = field(out, "final_com_height");
+    let h: f32 = com.strip_suffix(" m").unwrap_or_else(|| panic!("{out}")).parse().unwrap();
+    assert!(h.is_finite(), "{out}");
+}
+
+#[test]
+fn simulate_builtins_stand_for_10_seconds() {
+    for c in BUILTINS {
+        let out = simulate(c, &[]);
+        assert_summary(&out, c);
+        assert_eq!(field(&out, "fell"), "false", "{c}:\n{out}");
+        assert!(field(&out, "simulated").starts_with("10.000 s (1200 steps)"), "{c}:\n{out}");
+        assert!(!out.contains("failure:"), "{out}");
+        let h: f32 = field(&out, "final_com_height").trim_end_matches(" m").parse().unwrap();
+        assert!(h > 0.5, "{c}: {out}");
+    }
+}
+
+#[test]
+fn simulate_builtins_fall_without_gains() {
+    for c in BUILTINS {
+        let out = simulate(c, &["--gain-scale", "0"]);
+        assert_summary(&out, c);
+        assert_eq!(field(&out, "fell"), "true", "{c}:\n{out}");
+        let t: f32 = field(&out, "fell_at").trim_end_matches(" s").parse().unwrap();
+        assert!(t < 3.0, "{c}: {out}");
+    }
+}
+
+#[test]
+fn simulate_is_deterministic_across_processes() {
+    let a = simulate_for("human3d", "3", &[]);
+    let b = simulate_for("human3d", "3", &[]);
+    assert_summary(&a, "human3d");
+    assert_eq!(field(&a, "hash"), field(&b, "hash"));
+    assert_eq!(a, b);
+    // Other inputs, other trajectory (standing still, a lower friction may change nothing).
+    let c = simulate_for("human3d", "3", &["--gain-scale", "0.9"]);
+    assert_ne!(field(&a, "hash"), field(&c, "hash"));
+}
+
+#[test]
+fn simulate_writes_the_trajectory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("traj.ron");
+    let o = motionlab(&["simulate", "characters/human2d.ron", "--seconds", "0.5", "--out", out_file.to_str().unwrap()]);
+    assert_success(&o, "simulate --out");
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    // 60 frames, each with a `time` field.
+    assert_eq!(text.matches("time:").count(), 60, "{}", &text[..text.len().min(500)]);
+    assert_eq!(field(&stdout(&o), "trajectory"), out_file.display().to_string());
+}
+
+#[test]
+fn check_accepts_the_builtins() {
+    for c in BUILTINS {
+        let file = format!("characters/{c}.ron");
+        let o = motionlab(&["check", &file]);
+        assert_success(&o, &file);
+        let out = stdout(&o);
+        assert!(out.starts_with(&format!("ok: {file} ({c})")), "{out}");
+    }
+}
+
+/// human2d.ron with `old` replaced by `new` on the line containing `anchor` (which must be
+/// unique); returns the text and that line's number (1-based).
+fn edited_human2d(anchor: &str, old: &str, new: &str) -> (String, usize) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human2d.ron")).unwrap();
+    let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(anchor)).map(|(i, _)| i).collect();
+    assert_eq!(hits.len(), 1, "{anchor:?} found on lines {hits:?}");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert!(lines[hits[0]].contains(old));
+    lines[hits[0]] = lines[hits[0]].replacen(old, new, 1);
+    (lines.join("\n") + "\n", hits[0] + 1)
+}
+
+fn check_fails(text: &str, line: usize, must_contain: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.ron");
+    std::fs::write(&path, text).unwrap();
+    let o = motionlab(&["check", path.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "check accepted a broken file:\n{}", stdout(&o));
+    assert!(err.contains(&format!("{}:{line}:", path.display())), "expected {}:{line}: in:\n{err}", path.display());
+    for s in must_contain {
+        assert!(err.contains(s), "expected {s:?} in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn check_rejects_a_syntax_error_with_file_and_line() {
+    // Missing comma between two fields of the pelvis record.
+    let (text, line) = edited_human2d("(name: \"pelvis\"", "mass: 11.36, position", "mass: 11.36 position");
+    check_fails(&text, line, &[]);
+}
+
+#[test]
+fn check_rejects_an_invalid_character_with_file_line_and_field() {
+    let (text, line) = edited_human2d("(name: \"l_shin\"", "mass: 3.44", "mass: -3.44");
+    check_fails(&text, line, &["`mass`", "\"l_shin\""]);
+    let (text, line) = edited_human2d("name: \"l_knee\"", "parent: \"l_thigh\"", "parent: \"l_thig\"");
+    check_fails(&text, line, &["`parent`", "\"l_thig\""]);
+}
+
+#[test]
+fn check_rejects_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nothing_here.ron");
+    let o = motionlab(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn robustness_sweeps_eight_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sweep");
+    let o = motionlab(&["robustness", "characters/human2d.ron", "--out", out_dir.to_str().unwrap()]);
+    assert_success(&o, "robustness");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("direction ")).collect();
+    assert_eq!(lines.len(), 8, "{out}");
+    for l in &lines {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let i = words.iter().position(|w| *w == "max_survived").unwrap_or_else(|| panic!("{l}"));
+        let survived: f32 = words[i + 1].parse().unwrap();
+        assert!(survived > 0.0, "{l}");
+    }
+    assert!(out_dir.join("result.ron").is_file());
+    assert!(!out_dir.join("checkpoint.ron").exists());
+    assert_eq!(field(&out, "result"), out_dir.join("result.ron").display().to_string());
+}
+
+#[test]
+fn bench_quick_reports_every_builtin() {
+    let o = motionlab(&["bench", "--quick"]);
+    assert_success(&o, "bench --quick");
+    let out = stdout(&o);
+    for metric in ["steps_per_second", "rollouts_per_second"] {
+        for c in BUILTINS {
+            let values: Vec<f64> = out
+                .lines()
+                .filter_map(|l| l.strip_prefix(&format!("{metric} {c} ")))
+                .map(|v| v.parse().unwrap_or_else(|e| panic!("{metric} {c}: {v:?}: {e}")))
+                .collect();
+            assert_eq!(values.len(), 1, "{metric} {c} in:\n{out}");
+            assert!(values[0] > 0.0, "{metric} {c}: {}", values[0]);
+        }
+        assert_eq!(out.lines().filter(|l| l.starts_with(&format!("{metric} "))).count(), 3, "{out}");
+    }
+}

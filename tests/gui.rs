@@ -1,0 +1,64 @@
+//! The workbench renders under Xvfb: `motionlab gui --screenshot FILE --frames N` writes a PNG
+//! of the window, which must show the scene (not a blank or single-colour image).
+#![cfg(feature = "gui")]
+
+use std::process::Command;
+
+fn screenshot(args: &[&str], name: &str) -> (u32, u32, Vec<u8>, png::ColorType) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(name);
+    let bin = env!("CARGO_BIN_EXE_motionlab");
+    let status = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1600x900x24", bin, "gui", "--screenshot"])
+        .arg(&out)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("xvfb-run must be installed (scripts/setup.sh installs it)");
+    assert!(status.success(), "motionlab gui exited with {status}");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&out).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf, info.color_type)
+}
+
+#[test]
+fn screenshot_shows_character_and_panels() {
+    let (w, h, pixels, colour) = screenshot(&["--frames", "90", "--character", "characters/human3d.ron"], "human3d.png");
+    assert_eq!((w, h), (1600, 900));
+    let channels = match colour {
+        png::ColorType::Rgba => 4,
+        png::ColorType::Rgb => 3,
+        other => panic!("unexpected colour type {other:?}"),
+    };
+    let px = |x: u32, y: u32| {
+        let i = ((y * w + x) as usize) * channels;
+        [pixels[i], pixels[i + 1], pixels[i + 2]]
+    };
+    // Many distinct colours overall (a blank or cleared window has one or two).
+    let mut distinct = std::collections::HashSet::new();
+    for y in (0..h).step_by(3) {
+        for x in (0..w).step_by(3) {
+            distinct.insert(px(x, y));
+        }
+    }
+    assert!(distinct.len() > 200, "only {} distinct colours: the window looks blank", distinct.len());
+    // The centre of the viewport (between the panels) shows the character: its colours differ
+    // from the sky/ground colours at the top of the viewport.
+    let sky = px(800, 60);
+    let mut differing = 0;
+    for y in (250..750).step_by(5) {
+        for x in (700..900).step_by(5) {
+            let p = px(x, y);
+            if p.iter().zip(sky.iter()).map(|(a, b)| (*a as i32 - *b as i32).abs()).sum::<i32>() > 60 {
+                differing += 1;
+            }
+        }
+    }
+    assert!(differing > 100, "the centre of the viewport shows almost nothing but background ({differing} pixels differ)");
+    // The left panel (egui) is drawn: its column differs from the viewport background.
+    let panel = px(40, 300);
+    assert_ne!(panel, sky, "left panel not drawn");
+}
