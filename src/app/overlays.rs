@@ -10,8 +10,21 @@ pub struct OverlayPlugin;
 
 impl Plugin for OverlayPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Overlays>().add_systems(Update, draw_overlays);
+        app.init_resource::<Overlays>()
+            .init_gizmo_group::<OverlayGizmos>()
+            .add_systems(Startup, configure_overlay_gizmos)
+            .add_systems(Update, draw_overlays);
     }
+}
+
+/// Overlay lines are drawn on top of the character (negative depth bias), unlike the grid.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct OverlayGizmos;
+
+fn configure_overlay_gizmos(mut store: ResMut<GizmoConfigStore>) {
+    let (config, _) = store.config_mut::<OverlayGizmos>();
+    config.depth_bias = -1.0;
+    config.line.width = 2.5;
 }
 
 #[derive(Resource)]
@@ -58,7 +71,7 @@ fn saturation_colour(s: f32) -> Color {
     Color::srgb(0.15 + 0.85 * s, 0.8 * (1.0 - s) + 0.1, 0.15)
 }
 
-fn draw_overlays(mut gizmos: Gizmos, live: Res<LiveSim>, overlays: Res<Overlays>) {
+fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays: Res<Overlays>) {
     let sim = &live.sim;
     let c = &live.character;
     let ground = sim.ground_height();

@@ -111,7 +111,7 @@ fn workbench_ui(
             ui.separator();
             ui.heading("Simulation");
             ui.horizontal(|ui| {
-                let label = if live.playing { "⏸ Pause" } else { "▶ Play" };
+                let label = if live.playing { "Pause" } else { "Play" };
                 if ui.button(label).on_hover_text("Space").clicked() {
                     live.playing = !live.playing;
                 }
@@ -172,16 +172,16 @@ fn workbench_ui(
             let right = fwd.cross(Vec3::Y);
             let target = live.heaviest_body();
             ui.horizontal(|ui| {
-                if ui.button("← left").clicked() {
+                if ui.button("Left").clicked() {
                     live.push(target, -right);
                 }
-                if ui.button("↑ away").clicked() {
+                if ui.button("Away").clicked() {
                     live.push(target, fwd);
                 }
-                if ui.button("↓ toward").clicked() {
+                if ui.button("Toward").clicked() {
                     live.push(target, -fwd);
                 }
-                if ui.button("→ right").clicked() {
+                if ui.button("Right").clicked() {
                     live.push(target, right);
                 }
             });

@@ -25,7 +25,8 @@ fn body_colour(name: &str) -> [f32; 4] {
 fn shape_mesh(shape: &Shape) -> Mesh {
     match *shape {
         Shape::Capsule { radius, half_length, axis } => {
-            let m = Capsule3d::new(radius, 2.0 * half_length).mesh().rings(6).latitudes(14).longitudes(20).build();
+            // Drawn a little longer than the collider so that limbs meet at their joints.
+            let m = Capsule3d::new(radius, 2.0 * half_length + 0.6 * radius).mesh().rings(6).latitudes(14).longitudes(20).build();
             let rot = match axis {
                 Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
                 Axis::Y => Quat::IDENTITY,

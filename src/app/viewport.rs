@@ -29,7 +29,7 @@ pub struct OrbitCamera {
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        OrbitCamera { target: Vec3::new(0.0, 0.9, 0.0), yaw: 0.9, pitch: 0.25, distance: 4.5, follow: true }
+        OrbitCamera { target: Vec3::new(0.0, 0.9, 0.0), yaw: 0.55, pitch: 0.22, distance: 4.2, follow: true }
     }
 }
 
@@ -56,7 +56,7 @@ fn setup_scene(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut mat
         AmbientLight { color: Color::WHITE, brightness: 400.0, ..default() },
     ));
     commands.spawn((
-        DirectionalLight { illuminance: 9000.0, shadows_enabled: true, ..default() },
+        DirectionalLight { illuminance: 9000.0, shadow_maps_enabled: true, ..default() },
         Transform::from_xyz(4.0, 8.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     commands.spawn((
