@@ -87,6 +87,10 @@ struct GuiArgs {
     /// Start the robustness sweep job immediately (shows the Jobs panel at work).
     #[arg(long)]
     sweep: bool,
+    /// Overlays shown at start, comma-separated: skin, colliders, com, contacts, torques
+    /// (default: skin,com,contacts,torques).
+    #[arg(long, value_delimiter = ',')]
+    overlays: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -120,6 +124,7 @@ fn gui(args: GuiArgs) -> Result<()> {
         screenshot: args.screenshot,
         frames: args.frames,
         start_sweep: args.sweep,
+        overlays: args.overlays,
     })
 }
 

@@ -29,6 +29,8 @@ pub struct AppOptions {
     pub screenshot: Option<PathBuf>,
     pub frames: u32,
     pub start_sweep: bool,
+    /// Overlays to show at start (names as in [`overlays::Overlays::from_names`]).
+    pub overlays: Option<Vec<String>>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -38,6 +40,10 @@ pub fn pose_to_transform(p: [f32; 7]) -> Transform {
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
     let screenshot_mode = options.screenshot.is_some();
+    let overlays = match &options.overlays {
+        Some(names) => overlays::Overlays::from_names(names)?,
+        None => overlays::Overlays::default(),
+    };
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
@@ -53,6 +59,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     )
     .add_plugins(bevy_egui::EguiPlugin::default())
     .insert_resource(options)
+    .insert_resource(overlays)
     .insert_resource(ClearColor(Color::srgb(0.62, 0.68, 0.75)))
     .add_plugins((
         viewport::ViewportPlugin,

@@ -36,6 +36,25 @@ pub struct Overlays {
     pub skin: bool,
 }
 
+impl Overlays {
+    /// Overlays from names: `skin`, `colliders`, `com`, `contacts`, `torques`.
+    pub fn from_names(names: &[String]) -> anyhow::Result<Self> {
+        let mut o = Overlays { colliders: false, com: false, contacts: false, torques: false, skin: false };
+        for n in names {
+            match n.trim() {
+                "skin" => o.skin = true,
+                "colliders" => o.colliders = true,
+                "com" => o.com = true,
+                "contacts" => o.contacts = true,
+                "torques" => o.torques = true,
+                "" => {}
+                other => anyhow::bail!("unknown overlay {other:?}: expected skin, colliders, com, contacts or torques"),
+            }
+        }
+        Ok(o)
+    }
+}
+
 impl Default for Overlays {
     fn default() -> Self {
         Overlays { colliders: false, com: true, contacts: true, torques: true, skin: true }
