@@ -158,7 +158,14 @@ fn load_initial_character(mut commands: Commands, options: Res<AppOptions>) {
             }
         }
     };
-    let mut live = LiveSim::new(character, path, SimSettings::default()).expect("built-in characters are valid");
+    let mut live = match LiveSim::new(character, path, SimSettings::default()) {
+        Ok(live) => live,
+        Err(e) => {
+            let mut live = LiveSim::new(minimal_character(), None, SimSettings::default()).expect("the one-box character simulates");
+            live.message = format!("cannot simulate the character: {e}");
+            live
+        }
+    };
     if !message.is_empty() {
         live.message = message;
     }
