@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod control;
 pub mod jobs;
 pub mod model;
+pub mod optim;
 pub mod scene;
 pub mod sim;
 

@@ -1,0 +1,72 @@
+//! Optimizers behind one ask/tell interface (DESIGN.md "Optimizers").
+//!
+//! [`Cmaes`] is the single CMA-ES core: (μ/μ_w, λ) with active (negative) recombination weights,
+//! cumulative step-size adaptation, box bounds through a mirroring transform, seeded sampling,
+//! serializable state (checkpoint, resume, fork by cloning), failures (NaN, ±∞) ranked last and
+//! never ending a run, and injection of external points. Parameters follow Hansen, "The CMA
+//! Evolution Strategy: A Tutorial" (2016), eqs. (47)–(58) with the active weights of §A.
+
+mod cmaes;
+
+pub use cmaes::{Cmaes, CmaesOptions, StopReason};
+
+/// A candidate parameter vector.
+pub type Params = Vec<f64>;
+
+/// Lower is better. Non-finite values mean the evaluation failed.
+pub type Fitness = f64;
+
+/// The interface every optimizer offers.
+pub trait AskTell {
+    /// New candidates to evaluate (within the bounds, if any).
+    fn ask(&mut self) -> Vec<Params>;
+    /// Results for asked candidates, in any order; points that were not asked are injected.
+    fn tell(&mut self, results: &[(Params, Fitness)]);
+    /// Best point seen so far and its fitness.
+    fn best(&self) -> Option<(&[f64], Fitness)>;
+}
+
+/// Box bounds, one `(lo, hi)` pair per coordinate.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Bounds {
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
+}
+
+impl Bounds {
+    pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, String> {
+        if lower.len() != upper.len() {
+            return Err(format!("bounds have {} lower and {} upper values", lower.len(), upper.len()));
+        }
+        for (i, (l, u)) in lower.iter().zip(&upper).enumerate() {
+            if !(l < u) {
+                return Err(format!("bound {i}: expected lower < upper, found ({l}, {u})"));
+            }
+        }
+        Ok(Bounds { lower, upper })
+    }
+
+    /// Maps any point into the box by mirroring at the bounds (period 2·(hi − lo)); points
+    /// already inside are unchanged.
+    pub fn mirror(&self, x: &mut [f64]) {
+        for (i, v) in x.iter_mut().enumerate() {
+            let (lo, hi) = (self.lower[i], self.upper[i]);
+            if *v >= lo && *v <= hi {
+                continue;
+            }
+            let w = hi - lo;
+            let mut t = (*v - lo).rem_euclid(2.0 * w);
+            if t > w {
+                t = 2.0 * w - t;
+            }
+            *v = lo + t;
+        }
+    }
+
+    pub fn contains(&self, x: &[f64]) -> bool {
+        x.iter().enumerate().all(|(i, v)| *v >= self.lower[i] && *v <= self.upper[i])
+    }
+}
+
+#[cfg(test)]
+mod tests;
