@@ -5,10 +5,13 @@
 //! serializable state (checkpoint, resume, fork by cloning), failures (NaN, ±∞) ranked last and
 //! never ending a run, and injection of external points. Parameters follow Hansen, "The CMA
 //! Evolution Strategy: A Tutorial" (2016), eqs. (47)–(58) with the active weights of §A.
+//! [`RestartingCmaes`] adds IPOP and BIPOP restarts.
 
 mod cmaes;
+mod restarts;
 
 pub use cmaes::{Cmaes, CmaesOptions, StopReason};
+pub use restarts::{RestartPolicy, RestartingCmaes};
 
 /// A candidate parameter vector.
 pub type Params = Vec<f64>;

@@ -152,3 +152,41 @@ fn mirror_maps_into_the_box() {
     assert!((x[0] - 0.75).abs() < 1e-12 && (x[1] - 0.5).abs() < 1e-12, "{x:?}");
     assert!(Bounds::new(vec![1.0], vec![0.0]).is_err());
 }
+
+fn rastrigin(x: &[f64]) -> f64 {
+    10.0 * x.len() as f64 + x.iter().map(|v| v * v - 10.0 * (2.0 * std::f64::consts::PI * v).cos()).sum::<f64>()
+}
+
+fn run_restarts(policy: RestartPolicy, seed: u64) -> (f64, u32) {
+    let n = 5;
+    let bounds = Bounds::new(vec![-5.12; n], vec![5.12; n]).unwrap();
+    let options = CmaesOptions { seed, bounds: Some(bounds), max_evaluations: Some(150_000), tol_fun: 1e-11, ..Default::default() };
+    let mut es = RestartingCmaes::new(&[3.0; 5], 2.0, options, policy);
+    while !es.exhausted() {
+        let xs = es.ask();
+        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = rastrigin(&x); (x, v) }).collect();
+        es.tell(&told);
+        if es.best().unwrap().1 < 1e-8 {
+            break;
+        }
+    }
+    (es.best().unwrap().1, es.restarts())
+}
+
+#[test]
+fn single_run_is_trapped_on_rastrigin_but_ipop_and_bipop_find_the_global_optimum() {
+    // A default-population run from x0 = 3·1 ends in a local minimum of Rastrigin …
+    let mut single = Cmaes::new(&[3.0; 5], 2.0, CmaesOptions { seed: 1, ..Default::default() });
+    while single.should_stop().is_none() {
+        let xs = single.ask();
+        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = rastrigin(&x); (x, v) }).collect();
+        single.tell(&told);
+    }
+    assert!(single.best().unwrap().1 > 0.5, "single run reached {:?}", single.best().map(|b| b.1));
+    // … while the restart strategies, with larger populations, reach the global optimum 0.
+    for policy in [RestartPolicy::Ipop, RestartPolicy::Bipop] {
+        let (best, restarts) = run_restarts(policy, 1);
+        assert!(best < 1e-8, "{policy:?}: best {best} after {restarts} restarts");
+        assert!(restarts >= 1, "{policy:?} solved it without restarting");
+    }
+}
