@@ -62,8 +62,11 @@ enum Command {
     },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
-    /// Measure simulation speed for each built-in character.
+    /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
     Bench {
+        /// What to measure: `sim` (default) or `cma`.
+        #[arg(default_value = "sim")]
+        what: String,
         /// Shorter measurement (for smoke tests).
         #[arg(long)]
         quick: bool,
@@ -109,7 +112,11 @@ fn main() {
         }
         Some(Command::Robustness { file, out, resume, threads }) => robustness(&file, out, resume, threads),
         Some(Command::Check { file }) => check(&file),
-        Some(Command::Bench { quick, characters }) => bench(quick, &characters),
+        Some(Command::Bench { what, quick, characters }) => match what.as_str() {
+            "sim" => bench(quick, &characters),
+            "cma" => bench_cma(quick),
+            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim or cma")),
+        },
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
@@ -279,6 +286,53 @@ fn bench(quick: bool, dir: &Path) -> Result<()> {
         println!("steps_per_second {name} {s:.0}");
         let r = motionlab::sim::bench::rollouts_per_second(&c, SimSettings::default(), 2.0, batch)?;
         println!("rollouts_per_second {name} {r:.1}");
+    }
+    Ok(())
+}
+
+/// CMA-ES overhead per generation (ask + tell, no objective cost) and evaluations to 1e-8 on
+/// the DESIGN.md reference problems (n = 10, σ0 = 0.5 from 0.1·1, median of 5 seeds).
+fn bench_cma(quick: bool) -> Result<()> {
+    use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
+    let n = 100;
+    let gens = if quick { 50 } else { 500 };
+    let mut es = Cmaes::new(&vec![0.1; n], 0.5, CmaesOptions::default());
+    let t0 = std::time::Instant::now();
+    for _ in 0..gens {
+        let xs = es.ask();
+        let told: Vec<(Vec<f64>, f64)> = xs.into_iter().map(|x| {
+            let f = x.iter().map(|v| v * v).sum();
+            (x, f)
+        }).collect();
+        es.tell(&told);
+    }
+    println!("overhead_us_per_generation n={n} {:.1}", t0.elapsed().as_secs_f64() * 1e6 / gens as f64);
+    type Problem = (&'static str, fn(&[f64]) -> f64);
+    let problems: [Problem; 3] = [
+        ("sphere", |x| x.iter().map(|v| v * v).sum()),
+        ("ellipsoid", |x| {
+            let n = x.len() as f64;
+            x.iter().enumerate().map(|(i, v)| 10f64.powf(6.0 * i as f64 / (n - 1.0)) * v * v).sum()
+        }),
+        ("rosenbrock", |x| x.windows(2).map(|w| 100.0 * (w[1] - w[0] * w[0]).powi(2) + (1.0 - w[0]).powi(2)).sum()),
+    ];
+    for (name, f) in problems {
+        let mut evals: Vec<u64> = (1..=5u64)
+            .map(|seed| {
+                let mut es = Cmaes::new(&[0.1; 10], 0.5, CmaesOptions { seed, ..Default::default() });
+                while es.evaluations() < 100_000 && es.should_stop().is_none() {
+                    let xs = es.ask();
+                    let told: Vec<(Vec<f64>, f64)> = xs.into_iter().map(|x| { let v = f(&x); (x, v) }).collect();
+                    es.tell(&told);
+                    if es.best().map(|b| b.1 <= 1e-8).unwrap_or(false) {
+                        return es.evaluations();
+                    }
+                }
+                u64::MAX
+            })
+            .collect();
+        evals.sort();
+        println!("evaluations_to_1e-8 {name} n=10 {}", evals[2]);
     }
     Ok(())
 }

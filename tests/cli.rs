@@ -205,3 +205,27 @@ fn bench_quick_reports_every_builtin() {
         assert_eq!(out.lines().filter(|l| l.starts_with(&format!("{metric} "))).count(), 3, "{out}");
     }
 }
+
+#[test]
+fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
+    let o = motionlab(&["bench", "cma", "--quick"]);
+    assert_success(&o, "bench cma --quick");
+    let out = stdout(&o);
+    let value = |prefix: &str| -> f64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no line {prefix:?} in:\n{out}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(value("overhead_us_per_generation n=100 ") > 0.0);
+    // pycma 4.5 medians (DESIGN.md): sphere 1150, ellipsoid 3920, Rosenbrock 4780; within 15 %.
+    for (name, pycma) in [("sphere", 1150.0), ("ellipsoid", 3920.0), ("rosenbrock", 4780.0)] {
+        let e = value(&format!("evaluations_to_1e-8 {name} n=10 "));
+        assert!(e <= pycma * 1.15, "{name}: {e} evaluations");
+    }
+    let bad = motionlab(&["bench", "nonsense"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("expected sim or cma"), "{}", stderr(&bad));
+}

@@ -242,8 +242,9 @@ impl Cmaes {
     }
 
     fn update_eigen(&mut self) {
-        // Lazy decomposition (tutorial §B.2): often enough that C changes little in between.
-        let gap = (1.0 / ((self.c_1 + self.c_mu) * self.n as f64 * 10.0)).max(1.0) as u64;
+        // Lazy decomposition: every 0.5 / ((c1 + cμ) n) generations, as pycma's default
+        // `lazy_gap_evals = 0.5` (C changes little in between; tutorial §B.2).
+        let gap = (0.5 / ((self.c_1 + self.c_mu) * self.n as f64)).max(1.0) as u64;
         if self.generation - self.eigen_generation < gap && self.generation > 0 {
             return;
         }
