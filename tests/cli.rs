@@ -229,3 +229,38 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("expected sim or cma"), "{}", stderr(&bad));
 }
+
+#[test]
+fn shipped_scenes_check_and_simulate_as_described() {
+    for scene in ["scenes/stand_human3d.ron", "scenes/stand_human2d_explicit.ron"] {
+        let o = motionlab(&["check", scene]);
+        assert_success(&o, scene);
+        assert!(stdout(&o).starts_with(&format!("ok: {scene} (scene ")), "{}", stdout(&o));
+        // Both scenes are pushed within what the character survives.
+        let o = motionlab(&["simulate", scene]);
+        assert_success(&o, scene);
+        assert!(stdout(&o).lines().any(|l| l == "fell: false"), "{scene}:\n{}", stdout(&o));
+    }
+    // The 3D scene's 20 N·s forward push is felt: without it the trajectory differs.
+    let pushed = motionlab(&["simulate", "scenes/stand_human3d.ron", "--seconds", "3"]);
+    let plain = motionlab(&["simulate", "characters/human3d.ron", "--seconds", "3"]);
+    let hash = |o: &Output| stdout(o).lines().find(|l| l.starts_with("hash: ")).unwrap().to_string();
+    assert_ne!(hash(&pushed), hash(&plain));
+}
+
+#[test]
+fn scene_naming_an_unknown_body_is_rejected_with_the_scene_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad_scene.ron");
+    let character = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human3d.ron");
+    std::fs::write(
+        &path,
+        format!("(\n    name: \"bad\",\n    character: {character:?},\n    pushes: [(time: 1.0, body: \"tail\", impulse: (1.0, 0.0, 0.0))],\n)\n"),
+    )
+    .unwrap();
+    let o = motionlab(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("bad_scene.ron") && err.contains("\"tail\""), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
