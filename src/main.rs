@@ -299,12 +299,7 @@ fn bench_cma(quick: bool) -> Result<()> {
     let mut es = Cmaes::new(&vec![0.1; n], 0.5, CmaesOptions::default());
     let t0 = std::time::Instant::now();
     for _ in 0..gens {
-        let xs = es.ask();
-        let told: Vec<(Vec<f64>, f64)> = xs.into_iter().map(|x| {
-            let f = x.iter().map(|v| v * v).sum();
-            (x, f)
-        }).collect();
-        es.tell(&told);
+        es.step(|x| x.iter().map(|v| v * v).sum());
     }
     println!("overhead_us_per_generation n={n} {:.1}", t0.elapsed().as_secs_f64() * 1e6 / gens as f64);
     type Problem = (&'static str, fn(&[f64]) -> f64);
@@ -321,9 +316,7 @@ fn bench_cma(quick: bool) -> Result<()> {
             .map(|seed| {
                 let mut es = Cmaes::new(&[0.1; 10], 0.5, CmaesOptions { seed, ..Default::default() });
                 while es.evaluations() < 100_000 && es.should_stop().is_none() {
-                    let xs = es.ask();
-                    let told: Vec<(Vec<f64>, f64)> = xs.into_iter().map(|x| { let v = f(&x); (x, v) }).collect();
-                    es.tell(&told);
+                    es.step(f);
                     if es.best().map(|b| b.1 <= 1e-8).unwrap_or(false) {
                         return es.evaluations();
                     }

@@ -27,6 +27,19 @@ pub trait AskTell {
     fn tell(&mut self, results: &[(Params, Fitness)]);
     /// Best point seen so far and its fitness.
     fn best(&self) -> Option<(&[f64], Fitness)>;
+
+    /// One generation evaluated serially with `f` (tests, benchmarks and cheap objectives;
+    /// rollouts use ask/tell with a parallel evaluation in between).
+    fn step(&mut self, mut f: impl FnMut(&[f64]) -> Fitness)
+    where
+        Self: Sized,
+    {
+        let told: Vec<(Params, Fitness)> = self.ask().into_iter().map(|x| {
+            let v = f(&x);
+            (x, v)
+        }).collect();
+        self.tell(&told);
+    }
 }
 
 /// Box bounds, one `(lo, hi)` pair per coordinate.

@@ -17,12 +17,7 @@ fn rosenbrock(x: &[f64]) -> f64 {
 fn evaluations_to(f: fn(&[f64]) -> f64, n: usize, seed: u64, target: f64, budget: u64) -> Option<u64> {
     let mut es = Cmaes::new(&vec![0.1; n], 0.5, CmaesOptions { seed, ..Default::default() });
     while es.evaluations() < budget {
-        let xs = es.ask();
-        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| {
-            let v = f(&x);
-            (x, v)
-        }).collect();
-        es.tell(&told);
+        es.step(f);
         if es.best().map(|b| b.1 <= target).unwrap_or(false) {
             return Some(es.evaluations());
         }
@@ -65,9 +60,7 @@ fn same_seed_same_run_and_checkpoint_resumes_exactly() {
     let run = |es: &mut Cmaes, gens: usize| -> Vec<f64> {
         let mut last = Vec::new();
         for _ in 0..gens {
-            let xs = es.ask();
-            let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = rosenbrock(&x); (x, v) }).collect();
-            es.tell(&told);
+            es.step(rosenbrock);
             last = es.mean();
         }
         last
@@ -91,10 +84,10 @@ fn bounds_are_respected_and_the_boundary_optimum_found() {
     let mut es = Cmaes::new(&[0.0; 4], 0.3, CmaesOptions { bounds: Some(bounds.clone()), seed: 3, ..Default::default() });
     let f = |x: &[f64]| x.iter().map(|v| (v - 2.0).powi(2)).sum::<f64>();
     for _ in 0..300 {
-        let xs = es.ask();
-        assert!(xs.iter().all(|x| bounds.contains(x)));
-        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = f(&x); (x, v) }).collect();
-        es.tell(&told);
+        es.step(|x| {
+            assert!(bounds.contains(x), "{x:?} outside the bounds");
+            f(x)
+        });
     }
     let (x, v) = es.best().unwrap();
     assert!(x.iter().all(|v| (v - 0.5).abs() < 1e-3), "{x:?}");
@@ -108,9 +101,13 @@ fn failed_evaluations_rank_last_and_never_end_the_run() {
     let mut es = Cmaes::new(&[0.5; 5], 0.5, CmaesOptions { seed: 11, ..Default::default() });
     let mut failures = 0;
     for _ in 0..400 {
-        let xs = es.ask();
-        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = f(&x); if v.is_nan() { failures += 1; } (x, v) }).collect();
-        es.tell(&told);
+        es.step(|x| {
+            let v = f(x);
+            if v.is_nan() {
+                failures += 1;
+            }
+            v
+        });
     }
     assert!(failures > 0, "the test must exercise failures");
     assert!(es.best().unwrap().1 < 1e-10, "best {:?}", es.best());
@@ -163,9 +160,7 @@ fn run_restarts(policy: RestartPolicy, seed: u64) -> (f64, u32) {
     let options = CmaesOptions { seed, bounds: Some(bounds), max_evaluations: Some(150_000), tol_fun: 1e-11, ..Default::default() };
     let mut es = RestartingCmaes::new(&[3.0; 5], 2.0, options, policy);
     while !es.exhausted() {
-        let xs = es.ask();
-        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = rastrigin(&x); (x, v) }).collect();
-        es.tell(&told);
+        es.step(rastrigin);
         if es.best().unwrap().1 < 1e-8 {
             break;
         }
@@ -178,9 +173,7 @@ fn single_run_is_trapped_on_rastrigin_but_ipop_and_bipop_find_the_global_optimum
     // A default-population run from x0 = 3·1 ends in a local minimum of Rastrigin …
     let mut single = Cmaes::new(&[3.0; 5], 2.0, CmaesOptions { seed: 1, ..Default::default() });
     while single.should_stop().is_none() {
-        let xs = single.ask();
-        let told: Vec<(Params, f64)> = xs.into_iter().map(|x| { let v = rastrigin(&x); (x, v) }).collect();
-        single.tell(&told);
+        single.step(rastrigin);
     }
     assert!(single.best().unwrap().1 > 0.5, "single run reached {:?}", single.best().map(|b| b.1));
     // … while the restart strategies, with larger populations, reach the global optimum 0.

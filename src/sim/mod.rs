@@ -457,11 +457,6 @@ impl Simulation {
         &self.settings
     }
 
-    /// rapier's integration parameters, for expert tuning (solver iterations, contact softness).
-    pub fn integration_parameters_mut(&mut self) -> &mut IntegrationParameters {
-        &mut self.params
-    }
-
     pub fn dofs(&self) -> &[Dof] {
         &self.dofs
     }
