@@ -10,6 +10,7 @@ pub mod model;
 pub mod optim;
 pub mod scene;
 pub mod sim;
+pub mod task;
 
 #[cfg(feature = "gui")]
 pub mod app;

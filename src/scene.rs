@@ -25,6 +25,9 @@ pub struct Scene {
     pub seconds: f32,
     #[serde(default)]
     pub pushes: Vec<ScenePush>,
+    /// A motion task: seed controller, free parameters, constraints, metric.
+    #[serde(default)]
+    pub task: Option<crate::task::TaskDef>,
 }
 
 fn default_seconds() -> f32 {
@@ -112,6 +115,8 @@ pub enum SceneError {
     Scene(#[from] ModelError),
     #[error("{}: character {character:?}: {error}", scene.display())]
     Character { scene: PathBuf, character: String, error: ModelError },
+    #[error("{}: task: {message}", scene.display())]
+    Task { scene: PathBuf, message: String },
     #[error("{}: push names body {body:?}, which {character:?} does not have", scene.display())]
     UnknownBody { scene: PathBuf, body: String, character: String },
 }
@@ -130,7 +135,19 @@ pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
             return Err(SceneError::UnknownBody { scene: path.into(), body: p.body.clone(), character: character.name.clone() });
         }
     }
-    Ok(LoadedScene { scene, path: path.into(), character, character_path })
+    let loaded = LoadedScene { scene, path: path.into(), character, character_path };
+    if loaded.scene.task.is_some() {
+        loaded.task(false).map_err(|message| SceneError::Task { scene: path.into(), message })?;
+    }
+    Ok(loaded)
+}
+
+impl LoadedScene {
+    /// The scene's task resolved against its character (`shape_mode`: link lengths also free).
+    pub fn task(&self, shape_mode: bool) -> Result<crate::task::Task, String> {
+        let def = self.scene.task.clone().ok_or_else(|| format!("scene {:?} has no `task`", self.scene.name))?;
+        crate::task::Task::new(&self.scene.name, def, self.character.clone(), self.settings(), self.scene.seconds, shape_mode)
+    }
 }
 
 /// Whether a RON file is a scene (it has a `character:` field naming a character file) rather

@@ -4,11 +4,20 @@
 //! "a standing pose holds for 10 s at 120 Hz"). Phase-based FSM controllers (specs/002_003.md
 //! B1.6) implement the same trait.
 
+pub mod phase;
+
+pub use phase::{PhaseController, PhaseControllerDef, PhaseDef, PhaseRecord, Transition};
+
 use crate::sim::Simulation;
 
 /// Sets PD targets (radians, one per degree of freedom) before each step.
 pub trait Controller: Send {
     fn update(&mut self, sim: &Simulation, targets: &mut [f32]);
+
+    /// Per-DOF multipliers of kp and kd for the coming step (phase-specific gains), if any.
+    fn gain_multipliers(&self) -> Option<(&[f32], &[f32])> {
+        None
+    }
 }
 
 /// Holds a fixed pose: by default the reference pose (every joint angle 0).

@@ -13,6 +13,7 @@
 //! their hinges turning about z.
 
 mod inertia;
+pub mod shape;
 mod load;
 
 pub use inertia::principal_inertia;

@@ -176,6 +176,7 @@ pub struct Snapshot {
     torques: Vec<f32>,
     pushes: Vec<(usize, Vector, u32)>,
     failure: Option<Failure>,
+    gain_multipliers: Vec<(f32, f32)>,
 }
 
 /// Poses and contacts of every model body at one instant.
@@ -214,6 +215,10 @@ pub struct Simulation {
     failure: Option<Failure>,
     reference_com_height: f32,
     foot_body: Vec<bool>,
+    /// Per degree of freedom: multipliers of kp and kd set by a controller (phase-specific gains).
+    gain_multipliers: Vec<(f32, f32)>,
+    /// Per joint: child body index and the anchor in the child's frame.
+    joint_anchors: Vec<(usize, Vector)>,
 }
 
 /// Mass of a virtual link between the axes of a multi-axis joint (kg).
@@ -424,6 +429,14 @@ impl Simulation {
             .map(|b| character.effectors(EffectorTag::Foot).any(|e| e.body == b.name))
             .collect();
         let n = dofs.len();
+        let joint_anchors = character
+            .joints
+            .iter()
+            .map(|j| {
+                let c = character.body_index(&j.child).unwrap();
+                (c, body_pose(&character.bodies[c]).inverse_transform_point(to_vec(j.anchor)))
+            })
+            .collect();
         let mut sim = Simulation {
             character: character.clone(),
             settings,
@@ -443,6 +456,8 @@ impl Simulation {
             failure: None,
             reference_com_height: 0.0,
             foot_body,
+            gain_multipliers: vec![(1.0, 1.0); n],
+            joint_anchors,
         };
         sim.reference_com_height = sim.com()[1] - ground_height;
         sim.apply_motor_settings();
@@ -499,6 +514,46 @@ impl Simulation {
         self.apply_motor_settings();
     }
 
+    /// Per-DOF multipliers of kp and kd (phase-specific gains, specs/002_003.md B1.7); missing
+    /// entries are 1. Takes effect at the next step.
+    pub fn set_gain_multipliers(&mut self, kp: &[f32], kd: &[f32]) {
+        for (i, m) in self.gain_multipliers.iter_mut().enumerate() {
+            *m = (kp.get(i).copied().unwrap_or(1.0).max(0.0), kd.get(i).copied().unwrap_or(1.0).max(0.0));
+        }
+    }
+
+    /// Effective (kp, kd) of degree of freedom `i` now: model gains × gain scale × multipliers.
+    pub fn effective_gains(&self, i: usize) -> (f32, f32) {
+        let d = &self.dofs[i];
+        let (mp, md) = self.gain_multipliers[i];
+        let gs = self.settings.gain_scale;
+        (d.kp * gs * mp, d.kd * gs * md)
+    }
+
+    /// World direction of degree of freedom `i`'s hinge axis.
+    pub fn dof_axis_world(&self, i: usize) -> [f32; 3] {
+        let d = &self.dofs[i];
+        (self.state.bodies[d.link_body].rotation() * d.local_axis).to_array()
+    }
+
+    /// World position of model joint `j`'s anchor.
+    pub fn joint_anchor_world(&self, j: usize) -> [f32; 3] {
+        let (c, local) = self.joint_anchors[j];
+        self.state.bodies[self.bodies[c]].position().transform_point(local).to_array()
+    }
+
+    /// Velocity of the whole-body centre of mass.
+    pub fn com_velocity(&self) -> [f32; 3] {
+        let mut v = Vector::ZERO;
+        let mut m = 0.0;
+        for (b, h) in self.character.bodies.iter().zip(&self.bodies) {
+            let rb = &self.state.bodies[*h];
+            v += rb.velocity_at_point(rb.center_of_mass()) * b.mass;
+            m += b.mass;
+        }
+        (v / m).to_array()
+    }
+
     /// Torque applied on each degree of freedom during the last step, N·m.
     pub fn torques(&self) -> &[f32] {
         &self.torques
@@ -545,12 +600,12 @@ impl Simulation {
         let implicit = self.settings.pd == PdMode::Implicit;
         let gs = self.settings.gain_scale;
         let ss = self.settings.strength_scale;
-        for (d, &target) in self.dofs.iter().zip(&self.targets) {
+        for ((d, &target), &(mp, md)) in self.dofs.iter().zip(&self.targets).zip(&self.gain_multipliers) {
             let Some(id) = self.state.multibody_joints.rigid_body_link(d.link_body).copied() else { continue };
             let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else { continue };
             let Some(link) = mb.link_mut(id.id) else { continue };
             let data = &mut link.joint.data;
-            let (kp, kd) = (d.kp * gs, d.kd * gs);
+            let (kp, kd) = (d.kp * gs * mp, d.kd * gs * md);
             if implicit && (kp > 0.0 || kd > 0.0) {
                 data.set_motor_model(JointAxis::AngX, MotorModel::ForceBased);
                 data.set_motor_position(JointAxis::AngX, target, kp, kd);
@@ -596,7 +651,8 @@ impl Simulation {
             let ss = self.settings.strength_scale;
             for (i, d) in self.dofs.iter().enumerate() {
                 let lim = d.torque_limit * ss;
-                let tau = (d.kp * gs * (self.targets[i] - q[i]) - d.kd * gs * qd[i]).clamp(-lim, lim);
+                let (mp, md) = self.gain_multipliers[i];
+                let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]).clamp(-lim, lim);
                 self.torques[i] = tau;
                 let axis = self.state.bodies[d.link_body].rotation() * d.local_axis;
                 self.state.bodies[d.link_body].add_torque(axis * tau, false);
@@ -637,7 +693,8 @@ impl Simulation {
             let ss = self.settings.strength_scale;
             for (i, d) in self.dofs.iter().enumerate() {
                 let lim = d.torque_limit * ss;
-                self.torques[i] = (d.kp * gs * (self.targets[i] - q[i]) - d.kd * gs * qd[i]).clamp(-lim, lim);
+                let (mp, md) = self.gain_multipliers[i];
+                self.torques[i] = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]).clamp(-lim, lim);
             }
         }
         self.failure = self.check_health();
@@ -747,6 +804,7 @@ impl Simulation {
             torques: self.torques.clone(),
             pushes: self.pushes.clone(),
             failure: self.failure.clone(),
+            gain_multipliers: self.gain_multipliers.clone(),
         }
     }
 
@@ -759,6 +817,7 @@ impl Simulation {
         self.torques = s.torques.clone();
         self.pushes = s.pushes.clone();
         self.failure = s.failure.clone();
+        self.gain_multipliers = s.gain_multipliers.clone();
         // The pipeline keeps only scratch buffers; a fresh one makes restore independent of them.
         self.pipeline = PhysicsPipeline::new();
         self.apply_motor_settings();

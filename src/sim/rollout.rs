@@ -107,6 +107,9 @@ pub fn continue_rollout(sim: &mut Simulation, controller: &mut dyn Controller, s
         }
         controller.update(sim, &mut targets);
         sim.set_targets(&targets);
+        if let Some((kp, kd)) = controller.gain_multipliers() {
+            sim.set_gain_multipliers(kp, kd);
+        }
         sim.step();
         if sim.failure().is_some() {
             break;

@@ -1,0 +1,656 @@
+//! Phase-based pose controllers: a finite-state machine whose phases hold PD target poses.
+//!
+//! specs/002_003.md B1.6 (controller), B1.7 (free parameters) and specs/000.md §1.4:
+//! - A phase ends after its time Δt_i (`After`) or on an event: `Liftoff` (no body touches the
+//!   ground), `Apex` (airborne and the centre of mass stops rising) or `Touchdown` (a body touches
+//!   the ground after being airborne). Event phases also end at a timeout of `timeout` seconds.
+//! - Within phase i the target moves linearly from Ω_{i−1} to Ω_i over the phase's predicted
+//!   duration: Δt_i for timed phases; ballistic predictions for `Apex` (v_y / g) and `Touchdown`
+//!   (time for the centre of mass to fall back to its standing height); `duration` otherwise.
+//!   A phase with `step: true` (the jump's *extend*) jumps straight to Ω_i.
+//! - World-frame targets (stance links): a body's pitch about the world z axis is tracked through
+//!   its parent joint; the root's orientation through the hips of the legs in contact
+//!   (SIMBICON-style, the stance hip acts on the pelvis). The orientation error rotation vector is
+//!   projected onto each joint axis, so U-joints also hold the body upright sideways.
+//! - Balance (jump start and end phases): a virtual force F = kp (c_support − c) − kd ċ
+//!   (horizontal) on the centre of mass, realised by Jacobian transpose on the stance legs,
+//!   τ_j = −a_j · ((c − p_j) × F), and added to the PD targets as τ_j / kp_j (Coros et al. 2010).
+//! - Landing (2D falling phase): the hips aim the legs so the feet land ahead of the centre of
+//!   mass by `offset + velocity_gain · v_x`, i.e. where the centre of mass is predicted to pass
+//!   through the ground plus a linear function of horizontal velocity.
+//! - Walks: `swap_sides` mirrors a phase's pose onto the other leg, `loop_to` repeats phases, and
+//!   SIMBICON foot placement adds cd·d + cv·v to the swing hip (d: COM ahead of the stance ankle).
+//!
+//! Poses name degrees of freedom as `joint` or `joint.axis`. A name that is not a joint but has
+//! `l_` and `r_` joints (`hip` → `l_hip`, `r_hip`) sets both: sagittal axes take the same value,
+//! axes that a left–right mirror reverses (e.g. abduction about x) take the opposite value on the
+//! right. Angles in files are degrees.
+
+use super::Controller;
+use crate::model::{Character, EffectorTag};
+use crate::sim::Simulation;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const G: f32 = 9.81;
+
+/// What ends a phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Transition {
+    #[default]
+    After,
+    Liftoff,
+    Apex,
+    Touchdown,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseDef {
+    pub name: String,
+    #[serde(default)]
+    pub end: Transition,
+    /// Timed phases: Δt_i. Event phases: the expected duration used for interpolation when no
+    /// prediction applies (`Liftoff`).
+    #[serde(default = "default_duration")]
+    pub duration: f32,
+    /// Event phases end at the latest after this many seconds.
+    #[serde(default = "default_timeout")]
+    pub timeout: f32,
+    /// Target angles (degrees); degrees of freedom not named keep the previous phase's target.
+    #[serde(default)]
+    pub pose: BTreeMap<String, f32>,
+    /// World pitch targets (degrees about the world z axis) for bodies, e.g. pelvis, chest, feet.
+    #[serde(default)]
+    pub world: BTreeMap<String, f32>,
+    /// Jump straight to the target instead of interpolating (the extend phase).
+    #[serde(default)]
+    pub step: bool,
+    /// Gain multipliers (kp, kd) for joints in this phase (joint names or symmetric names).
+    #[serde(default)]
+    pub gains: BTreeMap<String, (f32, f32)>,
+    #[serde(default)]
+    pub balance: bool,
+    #[serde(default)]
+    pub landing: bool,
+    /// Mirror the pose left ↔ right (walks: the second half of the stride).
+    #[serde(default)]
+    pub swap_sides: bool,
+    /// Apply SIMBICON foot placement to the swing leg in this phase.
+    #[serde(default)]
+    pub foot_placement: bool,
+}
+
+fn default_duration() -> f32 {
+    0.3
+}
+fn default_timeout() -> f32 {
+    2.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BalanceDef {
+    /// N/m and N·s/m of the virtual COM force.
+    pub kp: f32,
+    pub kd: f32,
+    /// Largest target offset a balance torque may add, degrees.
+    #[serde(default = "default_max_offset")]
+    pub max_offset: f32,
+}
+
+fn default_max_offset() -> f32 {
+    20.0
+}
+
+impl Default for BalanceDef {
+    fn default() -> Self {
+        BalanceDef { kp: 600.0, kd: 120.0, max_offset: 20.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct LandingDef {
+    /// Metres ahead of the centre of mass.
+    pub offset: f32,
+    /// Seconds: extra offset per m/s of horizontal velocity.
+    pub velocity_gain: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FootPlacementDef {
+    /// Radians per metre and per m/s (SIMBICON c_d, c_v).
+    pub cd: f32,
+    pub cv: f32,
+}
+
+impl Default for FootPlacementDef {
+    fn default() -> Self {
+        FootPlacementDef { cd: 0.5, cv: 0.2 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseControllerDef {
+    /// Target before the first phase (and its interpolation start), degrees.
+    #[serde(default)]
+    pub start_pose: BTreeMap<String, f32>,
+    pub phases: Vec<PhaseDef>,
+    /// After the last phase, continue at this phase (walks); otherwise hold the last target.
+    #[serde(default)]
+    pub loop_to: Option<usize>,
+    #[serde(default)]
+    pub balance: BalanceDef,
+    #[serde(default)]
+    pub landing: LandingDef,
+    #[serde(default)]
+    pub foot_placement: FootPlacementDef,
+}
+
+/// A selector resolved to degrees of freedom with the sign its value takes on each.
+pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, String> {
+    let names = c.dof_names();
+    let (joint, axis) = match key.rsplit_once('.') {
+        Some((j, a)) if a.parse::<usize>().is_ok() => (j, a.parse::<usize>().unwrap()),
+        _ => (key, 0),
+    };
+    let dof_of = |jname: &str| -> Option<usize> {
+        let j = c.joints.iter().find(|j| j.name == jname)?;
+        let n = j.kind.dof();
+        if axis >= n {
+            return None;
+        }
+        let full = if n == 1 { jname.to_string() } else { format!("{jname}.{axis}") };
+        names.iter().position(|d| *d == full)
+    };
+    if c.joints.iter().any(|j| j.name == joint) {
+        return dof_of(joint)
+            .map(|i| vec![(i, 1.0)])
+            .ok_or_else(|| format!("joint {joint:?} has no axis {axis}"));
+    }
+    let (l, r) = (format!("l_{joint}"), format!("r_{joint}"));
+    match (dof_of(&l), dof_of(&r)) {
+        (Some(a), Some(b)) => {
+            // A rotation axis is a pseudo-vector: mirrored through the sagittal plane (z → −z)
+            // it becomes −S a, so the right side takes sign(a_z² − a_x² − a_y²).
+            let j = c.joints.iter().find(|j| j.name == l).unwrap();
+            let ax = j.kind.axes()[axis];
+            let s = if ax[2] * ax[2] >= ax[0] * ax[0] + ax[1] * ax[1] { 1.0 } else { -1.0 };
+            Ok(vec![(a, 1.0), (b, s)])
+        }
+        _ => Err(format!(
+            "{key:?} names no degree of freedom (expected a joint, joint.axis, or a name with l_ and r_ joints)"
+        )),
+    }
+}
+
+/// Maps a DOF index to the mirrored DOF (l_ ↔ r_) with its sign; itself for centre joints.
+fn mirror_map(c: &Character) -> Vec<(usize, f32)> {
+    let names = c.dof_names();
+    let mut out: Vec<(usize, f32)> = (0..names.len()).map(|i| (i, 1.0)).collect();
+    for (i, n) in names.iter().enumerate() {
+        let other = if let Some(rest) = n.strip_prefix("l_") {
+            format!("r_{rest}")
+        } else if let Some(rest) = n.strip_prefix("r_") {
+            format!("l_{rest}")
+        } else {
+            continue;
+        };
+        if let Some(k) = names.iter().position(|d| *d == other) {
+            let base = rest_of(n);
+            let sign = resolve_dofs(c, &base).ok().and_then(|v| v.get(1).map(|x| x.1)).unwrap_or(1.0);
+            out[i] = (k, sign);
+        }
+    }
+    out
+}
+
+fn rest_of(dof_name: &str) -> String {
+    dof_name[2..].to_string()
+}
+
+/// A phase resolved against a character.
+#[derive(Clone, Debug)]
+struct Phase {
+    def: PhaseDef,
+    /// Full target vector Ω_i (radians, one per DOF).
+    target: Vec<f32>,
+    /// World pitch targets: body index → radians.
+    world: Vec<(usize, f32)>,
+    kp_mult: Vec<f32>,
+    kd_mult: Vec<f32>,
+}
+
+/// One completed or current phase in a rollout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRecord {
+    pub index: usize,
+    pub name: String,
+    pub start: f32,
+    pub end: Option<f32>,
+    /// The phase ended by timeout rather than by its event.
+    pub timed_out: bool,
+}
+
+/// The running controller.
+#[derive(Clone, Debug)]
+pub struct PhaseController {
+    phases: Vec<Phase>,
+    start_target: Vec<f32>,
+    def: PhaseControllerDef,
+    current: usize,
+    phase_start: f32,
+    predicted: f32,
+    airborne_seen: bool,
+    pub log: Vec<PhaseRecord>,
+    finished: bool,
+    /// Joints leading from the root to each foot: (foot body, joints root → foot).
+    legs: Vec<(usize, Vec<usize>)>,
+    root: usize,
+    limits: Vec<(f32, f32)>,
+    /// DOFs of each joint.
+    joint_dofs: Vec<Vec<usize>>,
+    step_count: u64,
+}
+
+fn body_pitch(q: [f32; 7]) -> f32 {
+    2.0 * q[5].atan2(q[6])
+}
+
+fn wrap(a: f32) -> f32 {
+    let t = std::f32::consts::TAU;
+    (a + std::f32::consts::PI).rem_euclid(t) - std::f32::consts::PI
+}
+
+fn quat_from_z(angle: f32) -> [f32; 4] {
+    [0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()]
+}
+
+/// Rotation vector of q_a · q_b⁻¹ (world frame).
+fn rotation_error(target: [f32; 4], current: [f32; 4]) -> [f32; 3] {
+    let inv = [-current[0], -current[1], -current[2], current[3]];
+    let mut e = crate::model::quat_mul(target, inv);
+    if e[3] < 0.0 {
+        e = [-e[0], -e[1], -e[2], -e[3]];
+    }
+    let s = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt();
+    if s < 1e-9 {
+        return [0.0; 3];
+    }
+    let angle = 2.0 * s.atan2(e[3]);
+    [e[0] / s * angle, e[1] / s * angle, e[2] / s * angle]
+}
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+impl PhaseController {
+    pub fn new(c: &Character, def: &PhaseControllerDef) -> Result<Self, String> {
+        if def.phases.is_empty() {
+            return Err("a phase controller needs at least one phase".into());
+        }
+        if let Some(l) = def.loop_to {
+            if l >= def.phases.len() {
+                return Err(format!("loop_to {l} is past the last phase ({})", def.phases.len() - 1));
+            }
+        }
+        let n = c.internal_dof();
+        let mirror = mirror_map(c);
+        let apply = |base: &Vec<f32>, pose: &BTreeMap<String, f32>, swap: bool| -> Result<Vec<f32>, String> {
+            let mut t = base.clone();
+            for (k, v) in pose {
+                for (i, s) in resolve_dofs(c, k)? {
+                    let (i, s) = if swap { (mirror[i].0, s * mirror[i].1) } else { (i, s) };
+                    t[i] = (v * s).to_radians();
+                }
+            }
+            Ok(t)
+        };
+        let start_target = apply(&vec![0.0; n], &def.start_pose, false).map_err(|e| format!("start_pose: {e}"))?;
+        let mut phases = Vec::new();
+        let mut prev = start_target.clone();
+        for (pi, p) in def.phases.iter().enumerate() {
+            let ctx = |e: String| format!("phase {pi} ({:?}): {e}", p.name);
+            if !(p.duration > 0.0 && p.duration.is_finite()) {
+                return Err(ctx(format!("expected a positive duration, found {}", p.duration)));
+            }
+            if !(p.timeout > 0.0) {
+                return Err(ctx(format!("expected a positive timeout, found {}", p.timeout)));
+            }
+            // A swapped phase mirrors its own pose; it starts from the previous target mirrored.
+            let base = if p.swap_sides { mirror_vec(&prev, &mirror) } else { prev.clone() };
+            let target = apply(&base, &p.pose, false).map_err(ctx)?;
+            let target = if p.swap_sides { mirror_vec(&target, &mirror) } else { target };
+            let mut world = Vec::new();
+            for (b, deg) in &p.world {
+                let bi = c.body_index(b).ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
+                world.push((bi, deg.to_radians()));
+            }
+            let (mut kp_mult, mut kd_mult) = (vec![1.0; n], vec![1.0; n]);
+            for (k, (mp, md)) in &p.gains {
+                if !(*mp >= 0.0 && *md >= 0.0) {
+                    return Err(ctx(format!("gain multipliers for {k:?} must be non-negative")));
+                }
+                let joints: Vec<&str> = if c.joints.iter().any(|j| j.name == *k) {
+                    vec![k.as_str()]
+                } else {
+                    vec![]
+                };
+                let sel: Vec<String> = if joints.is_empty() { vec![format!("l_{k}"), format!("r_{k}")] } else { vec![k.clone()] };
+                let mut found = false;
+                for jn in sel {
+                    for (i, name) in c.dof_names().iter().enumerate() {
+                        if *name == jn || name.starts_with(&format!("{jn}.")) {
+                            kp_mult[i] = *mp;
+                            kd_mult[i] = *md;
+                            found = true;
+                        }
+                    }
+                }
+                if !found {
+                    return Err(ctx(format!("gains name {k:?}, which is not a joint")));
+                }
+            }
+            prev = target.clone();
+            phases.push(Phase { def: p.clone(), target, world, kp_mult, kd_mult });
+        }
+        let root = c.body_index(&c.root.body).ok_or("root body missing")?;
+        let mut legs = Vec::new();
+        for e in c.effectors(EffectorTag::Foot) {
+            let Some(mut b) = c.body_index(&e.body) else { continue };
+            let mut chain = Vec::new();
+            while b != root {
+                let Some(ji) = c.joints.iter().position(|j| j.child == c.bodies[b].name) else { break };
+                chain.push(ji);
+                b = c.body_index(&c.joints[ji].parent).unwrap_or(root);
+            }
+            chain.reverse();
+            legs.push((c.body_index(&e.body).unwrap(), chain));
+        }
+        let mut limits = Vec::new();
+        let mut joint_dofs = vec![Vec::new(); c.joints.len()];
+        for (ji, j) in c.joints.iter().enumerate() {
+            for k in 0..j.kind.dof() {
+                let (lo, hi) = j.limits.get(k).copied().unwrap_or((-180.0, 180.0));
+                joint_dofs[ji].push(limits.len());
+                limits.push((lo.to_radians(), hi.to_radians()));
+            }
+        }
+        Ok(PhaseController {
+            phases,
+            start_target,
+            def: def.clone(),
+            current: 0,
+            phase_start: 0.0,
+            predicted: def.phases[0].duration,
+            airborne_seen: false,
+            log: vec![PhaseRecord { index: 0, name: def.phases[0].name.clone(), start: 0.0, end: None, timed_out: false }],
+            finished: false,
+            legs,
+            root,
+            limits,
+            joint_dofs,
+            step_count: 0,
+        })
+    }
+
+    /// The full target Ω_i of phase `i` (radians per DOF).
+    pub fn phase_target(&self, i: usize) -> &[f32] {
+        &self.phases[i].target
+    }
+
+    pub fn current_phase(&self) -> usize {
+        self.current
+    }
+
+    /// Whether the last phase has ended (never, for looping controllers).
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Target of the current phase at normalized time `s` in [0, 1] (linear interpolation from
+    /// the previous phase's target; a `step` phase is at its target at once).
+    pub fn interpolated_target(&self, s: f32) -> Vec<f32> {
+        let p = &self.phases[self.current];
+        let from = if self.current == 0 {
+            &self.start_target
+        } else {
+            &self.phases[self.current - 1].target
+        };
+        let from: Vec<f32> = if self.current == 0 && self.log.len() > 1 {
+            // Looping back: start from the last phase's target.
+            self.phases.last().unwrap().target.clone()
+        } else {
+            from.clone()
+        };
+        if p.def.step || self.finished {
+            return p.target.clone();
+        }
+        let s = s.clamp(0.0, 1.0);
+        from.iter().zip(&p.target).map(|(a, b)| a + (b - a) * s).collect()
+    }
+
+    fn predict_duration(&self, sim: &Simulation, phase: usize) -> f32 {
+        let p = &self.phases[phase].def;
+        let v = sim.com_velocity();
+        let h = sim.com()[1] - sim.ground_height();
+        match p.end {
+            Transition::After | Transition::Liftoff => p.duration,
+            Transition::Apex => (v[1] / G).clamp(0.02, p.timeout),
+            Transition::Touchdown => {
+                let drop = (h - sim.reference_com_height()).max(0.0);
+                ((v[1] + (v[1] * v[1] + 2.0 * G * drop).sqrt()) / G).clamp(0.02, p.timeout)
+            }
+        }
+    }
+
+    fn enter(&mut self, sim: &Simulation, next: usize, t: f32, timed_out: bool) {
+        if let Some(r) = self.log.last_mut() {
+            r.end = Some(t);
+            r.timed_out = timed_out;
+        }
+        self.current = next;
+        self.phase_start = t;
+        self.predicted = self.predict_duration(sim, next);
+        if self.phases[next].def.end == Transition::Touchdown {
+            self.airborne_seen = false;
+        }
+        self.log.push(PhaseRecord { index: next, name: self.phases[next].def.name.clone(), start: t, end: None, timed_out: false });
+    }
+
+    fn advance(&mut self, sim: &Simulation) {
+        if self.finished {
+            return;
+        }
+        let t = sim.time() as f32;
+        let elapsed = t - self.phase_start;
+        let p = &self.phases[self.current].def;
+        let contacts: u32 = sim.contacts().iter().map(|&n| n as u32).sum();
+        let airborne = contacts == 0;
+        if airborne {
+            self.airborne_seen = true;
+        }
+        let (done, timed_out) = match p.end {
+            Transition::After => (elapsed >= p.duration - 1e-6, false),
+            // Airborne and rising, so a foot skimming the ground does not count as a take-off.
+            Transition::Liftoff => (airborne && sim.com_velocity()[1] > 0.2, false),
+            Transition::Apex => (airborne && sim.com_velocity()[1] <= 0.0, false),
+            Transition::Touchdown => (self.airborne_seen && !airborne, false),
+        };
+        let timed_out = timed_out || (!done && p.end != Transition::After && elapsed >= p.timeout);
+        if done || timed_out {
+            let next = self.current + 1;
+            if next < self.phases.len() {
+                self.enter(sim, next, t, timed_out);
+            } else if let Some(l) = self.def.loop_to {
+                self.enter(sim, l, t, timed_out);
+            } else {
+                if let Some(r) = self.log.last_mut() {
+                    r.end = Some(t);
+                    r.timed_out = timed_out;
+                }
+                self.finished = true;
+            }
+        }
+    }
+
+    /// Stance feet: foot body indices touching the ground, with their leg chains.
+    fn stance_legs<'a>(&'a self, contacts: &[u16]) -> Vec<&'a (usize, Vec<usize>)> {
+        self.legs.iter().filter(|(f, _)| contacts[*f] > 0).collect()
+    }
+}
+
+fn mirror_vec(v: &[f32], mirror: &[(usize, f32)]) -> Vec<f32> {
+    let mut out = v.to_vec();
+    for (i, &(k, s)) in mirror.iter().enumerate() {
+        out[k] = v[i] * s;
+    }
+    out
+}
+
+impl Controller for PhaseController {
+    fn update(&mut self, sim: &Simulation, targets: &mut [f32]) {
+        if self.step_count > 0 {
+            self.advance(sim);
+        }
+        self.step_count += 1;
+        let elapsed = sim.time() as f32 - self.phase_start;
+        let s = if self.predicted > 0.0 { elapsed / self.predicted } else { 1.0 };
+        let mut t = self.interpolated_target(s);
+        let phase = &self.phases[self.current];
+        let (q, qd) = sim.dof_state();
+        let contacts = sim.contacts();
+
+        // World-frame targets: the PD acts on the body's world orientation and world angular
+        // velocity. The joint motor computes kp (t − q) − kd q̇, so the target that yields the
+        // world-frame torque is t = q + e·a ∓ (kd/kp)(ω·a ∓ q̇).
+        for &(body, pitch) in &phase.world {
+            let pose = sim.body_pose(body);
+            let cur = [pose[3], pose[4], pose[5], pose[6]];
+            let e = rotation_error(quat_from_z(pitch), cur);
+            let (_, w) = sim.body_velocity(body);
+            if body == self.root {
+                for (_, chain) in self.stance_legs(&contacts) {
+                    let Some(&hip) = chain.first() else { continue };
+                    for &d in &self.joint_dofs[hip] {
+                        let a = sim.dof_axis_world(d);
+                        let (kp, kd) = sim.effective_gains(d);
+                        let damp = if kp > 0.0 { kd / kp * (dot(w, a) + qd[d]) } else { 0.0 };
+                        t[d] = q[d] - dot(e, a) + damp;
+                    }
+                }
+            } else if let Some(ji) = sim.character().joints.iter().position(|j| j.child == sim.character().bodies[body].name) {
+                for &d in &self.joint_dofs[ji] {
+                    let a = sim.dof_axis_world(d);
+                    let (kp, kd) = sim.effective_gains(d);
+                    let damp = if kp > 0.0 { kd / kp * (qd[d] - dot(w, a)) } else { 0.0 };
+                    t[d] = q[d] + dot(e, a) + damp;
+                }
+            }
+        }
+
+        // Jacobian-transpose balance on the stance legs.
+        if phase.def.balance {
+            let stance = self.stance_legs(&contacts);
+            if !stance.is_empty() {
+                let c = sim.com();
+                let v = sim.com_velocity();
+                let mut support = [0.0f32; 3];
+                for (f, _) in &stance {
+                    let p = sim.body_pose(*f);
+                    support[0] += p[0];
+                    support[2] += p[2];
+                }
+                support[0] /= stance.len() as f32;
+                support[2] /= stance.len() as f32;
+                let b = self.def.balance;
+                let f = [b.kp * (support[0] - c[0]) - b.kd * v[0], 0.0, b.kp * (support[2] - c[2]) - b.kd * v[2]];
+                let f = [f[0] / stance.len() as f32, 0.0, f[2] / stance.len() as f32];
+                let max = b.max_offset.to_radians();
+                for (_, chain) in &stance {
+                    for &ji in chain {
+                        let pj = sim.joint_anchor_world(ji);
+                        let r = [c[0] - pj[0], c[1] - pj[1], c[2] - pj[2]];
+                        let m = cross(r, f);
+                        for &d in &self.joint_dofs[ji] {
+                            let tau = -dot(sim.dof_axis_world(d), m);
+                            let (kp, _) = sim.effective_gains(d);
+                            if kp > 0.0 {
+                                t[d] += (tau / kp).clamp(-max, max);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // Landing: aim the legs so the feet land ahead of the centre of mass.
+        if phase.def.landing {
+            let v = sim.com_velocity();
+            let root_pose = sim.body_pose(self.root);
+            let pelvis = wrap(body_pitch(root_pose));
+            let l = self.def.landing;
+            let ahead = l.offset + l.velocity_gain * v[0];
+            for (_, chain) in &self.legs {
+                if chain.len() < 2 {
+                    continue;
+                }
+                let hip = self.joint_dofs[chain[0]][0];
+                // Leg length along the chain (hip → last joint) in the reference pose.
+                let a0 = sim.character().joints[chain[0]].anchor;
+                let an = sim.character().joints[*chain.last().unwrap()].anchor;
+                let leg = ((an[0] - a0[0]).powi(2) + (an[1] - a0[1]).powi(2)).sqrt();
+                // Angle of hip → ankle relative to the thigh for the current knee target.
+                let alpha = if chain.len() >= 3 {
+                    let knee = self.joint_dofs[chain[1]][0];
+                    let a1 = sim.character().joints[chain[1]].anchor;
+                    let l1 = ((a1[0] - a0[0]).powi(2) + (a1[1] - a0[1]).powi(2)).sqrt();
+                    let l2 = ((an[0] - a1[0]).powi(2) + (an[1] - a1[1]).powi(2)).sqrt();
+                    let k = t[knee];
+                    (l2 * k.sin()).atan2(l1 + l2 * k.cos())
+                } else {
+                    0.0
+                };
+                let phi = ahead.atan2(leg.max(0.1));
+                t[hip] = phi - alpha - pelvis;
+            }
+        }
+
+        // SIMBICON foot placement on the swing hip.
+        if phase.def.foot_placement {
+            let swing_left = phase.def.swap_sides; // unswapped phases swing the right leg
+            let c = sim.com();
+            let v = sim.com_velocity();
+            let fp = self.def.foot_placement;
+            let stance_foot = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(if swing_left { "r_" } else { "l_" }));
+            let swing = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(if swing_left { "l_" } else { "r_" }));
+            if let (Some((sf, _)), Some((_, chain))) = (stance_foot, swing) {
+                let p = sim.body_pose(*sf);
+                if let Some(&hip) = chain.first() {
+                    let d = c[0] - p[0];
+                    let dofs = &self.joint_dofs[hip];
+                    t[dofs[0]] += fp.cd * d + fp.cv * v[0];
+                    if dofs.len() > 1 {
+                        // Lateral: abduction about x; moving the foot toward +z needs a negative
+                        // rotation about x on a downward leg.
+                        let dz = c[2] - p[2];
+                        t[dofs[1]] -= fp.cd * dz + fp.cv * v[2];
+                    }
+                }
+            }
+        }
+
+        for (i, v) in t.iter().enumerate() {
+            let (lo, hi) = self.limits[i];
+            targets[i] = v.clamp(lo, hi);
+        }
+    }
+
+    fn gain_multipliers(&self) -> Option<(&[f32], &[f32])> {
+        let p = &self.phases[self.current];
+        Some((&p.kp_mult, &p.kd_mult))
+    }
+}

@@ -1,0 +1,353 @@
+//! Simulating a task's controller and scoring it: constraint penalty C (specs/002_003.md B1.8)
+//! and the features of the motion distance (B1.3; specs/000.md §1.2).
+//!
+//! Pose metrics compare corresponding poses after aligning the whole-body centres of mass
+//! (translation only). Each metric is written as a feature vector whose squared Euclidean
+//! distance is the metric, so distances are cheap to recompute:
+//! - HF: (x_i − c) for hands and feet;            d_HF = Σ‖x_i − x′_i‖²
+//! - MD: √m_i (x_i − c) for every link;            d_MD = Σ m_i ‖x_i − x′_i‖²
+//! - WJA: √w_i θ_i for every joint angle and the root (unwrapped pitch and the other two
+//!   components of its rotation vector); d_WJA = Σ w_i (θ_i − θ′_i)². The weights of Wang &
+//!   Bodenheimer (2003) are not given in the papers; we use uniform weights w_i = 1 (the spec's
+//!   documented substitution).
+//! Motion distance: poses are sampled at normalized phase times t̂ = (k + ½)/n, k = 0…n−1, in each
+//! sampled phase (jumps: the two airborne phases, n = 10), and the pose distances summed.
+
+use super::{Constraint, Task, FAIL_PENALTY, VIOLATION_WEIGHT};
+use crate::control::phase::{PhaseController, PhaseRecord};
+use crate::control::Controller;
+use crate::model::{shape, EffectorTag};
+use crate::sim::{Frame, Simulation, TrajectoryHasher};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Metric {
+    /// Hands and feet.
+    Hf,
+    /// Mass distance.
+    Md,
+    /// Weighted joint angles.
+    Wja,
+}
+
+impl std::str::FromStr for Metric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "hf" => Ok(Metric::Hf),
+            "md" => Ok(Metric::Md),
+            "wja" => Ok(Metric::Wja),
+            _ => Err(format!("unknown metric {s:?} (expected hf, md or wja)")),
+        }
+    }
+}
+
+/// The score of one parameter vector.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Constraint penalty C ≥ 0 (0: all constraints hold).
+    pub penalty: f64,
+    /// What makes up the penalty.
+    pub terms: Vec<(String, f64)>,
+    /// Motion features of the task's metric (squared Euclidean distance = motion distance).
+    pub features: Vec<f64>,
+    /// Link lengths, m (shape distance: L1).
+    pub shape: Vec<f64>,
+    pub hash: u128,
+    pub fell: bool,
+    pub phases: Vec<PhaseRecord>,
+    /// Feet centre (x, z) at the end.
+    pub landing: [f32; 2],
+    /// Peak centre-of-mass height above the ground, m.
+    pub peak_height: f32,
+    /// Total root rotation about z, degrees.
+    pub rotation: f32,
+}
+
+/// An evaluation with its frames, for playback.
+#[derive(Clone, Debug)]
+pub struct TaskRun {
+    pub evaluation: Evaluation,
+    pub frames: Vec<Frame>,
+    pub character: crate::model::Character,
+}
+
+/// Per-step record used for sampling.
+struct Record {
+    time: f32,
+    positions: Vec<[f32; 3]>,
+    com: [f32; 3],
+    angles: Vec<f32>,
+    root: [f32; 3],
+}
+
+pub fn evaluate(task: &Task, x: &[f64], metric: Metric) -> Evaluation {
+    run(task, x, metric, false).evaluation
+}
+
+pub fn evaluate_recorded(task: &Task, x: &[f64], metric: Metric) -> TaskRun {
+    run(task, x, metric, true)
+}
+
+fn rotvec(q: [f32; 4]) -> [f32; 3] {
+    let q = if q[3] < 0.0 { [-q[0], -q[1], -q[2], -q[3]] } else { q };
+    let s = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
+    if s < 1e-9 {
+        return [0.0; 3];
+    }
+    let a = 2.0 * s.atan2(q[3]);
+    [q[0] / s * a, q[1] / s * a, q[2] / s * a]
+}
+
+fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Character) -> TaskRun {
+    let penalty = terms.iter().map(|t| t.1).sum();
+    TaskRun {
+        evaluation: Evaluation {
+            penalty,
+            terms,
+            features: Vec::new(),
+            shape: shape::link_lengths(character).into_iter().map(f64::from).collect(),
+            hash: 0,
+            fell: true,
+            phases: Vec::new(),
+            landing: [0.0; 2],
+            peak_height: 0.0,
+            rotation: 0.0,
+        },
+        frames: Vec::new(),
+        character: task.character.clone(),
+    }
+}
+
+fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
+    let (def, character) = task.instantiate(x);
+    let mut settings = task.settings;
+    settings.gain_scale *= task.strength;
+    settings.strength_scale *= task.strength;
+    let mut sim = match Simulation::new(&character, settings) {
+        Ok(s) => s,
+        Err(e) => return failed(task, vec![(format!("invalid character: {e}"), 2.0 * FAIL_PENALTY)], &character),
+    };
+    let mut ctrl = match PhaseController::new(&character, &def) {
+        Ok(c) => c,
+        Err(e) => return failed(task, vec![(format!("invalid controller: {e}"), 2.0 * FAIL_PENALTY)], &character),
+    };
+    let steps = (task.seconds / settings.dt).round() as usize;
+    let mut hasher = TrajectoryHasher::default();
+    let mut targets = sim.targets().to_vec();
+    let mut records: Vec<Record> = Vec::with_capacity(steps);
+    let mut frames = Vec::new();
+    let root = character.body_index(&character.root.body).unwrap_or(0);
+    let pitch0 = {
+        let p = sim.body_pose(root);
+        2.0 * p[5].atan2(p[6])
+    };
+    let mut pitch = pitch0;
+    let mut unwrapped = 0.0f32;
+    let mut max_pitch_dev = 0.0f32;
+    let mut peak = f32::MIN;
+    let mut fell = false;
+    let ground = sim.ground_height();
+    for _ in 0..steps {
+        ctrl.update(&sim, &mut targets);
+        sim.set_targets(&targets);
+        if let Some((kp, kd)) = ctrl.gain_multipliers() {
+            sim.set_gain_multipliers(kp, kd);
+        }
+        sim.step();
+        if sim.failure().is_some() {
+            fell = true;
+            break;
+        }
+        hasher.add(&sim);
+        let p = sim.body_pose(root);
+        let a = 2.0 * p[5].atan2(p[6]);
+        let mut d = a - pitch;
+        while d > std::f32::consts::PI {
+            d -= std::f32::consts::TAU;
+        }
+        while d < -std::f32::consts::PI {
+            d += std::f32::consts::TAU;
+        }
+        unwrapped += d;
+        pitch = a;
+        max_pitch_dev = max_pitch_dev.max(unwrapped.abs());
+        let com = sim.com();
+        peak = peak.max(com[1] - ground);
+        let rv = rotvec([p[3], p[4], p[5], p[6]]);
+        records.push(Record {
+            time: sim.time() as f32,
+            positions: (0..character.bodies.len()).map(|i| {
+                let q = sim.body_pose(i);
+                [q[0], q[1], q[2]]
+            }).collect(),
+            com,
+            angles: sim.dof_state().0,
+            root: [pitch0 + unwrapped, rv[0], rv[1]],
+        });
+        if keep_frames {
+            frames.push(sim.frame());
+        }
+        if sim.has_fallen() {
+            fell = true;
+            break;
+        }
+    }
+    let mut terms: Vec<(String, f64)> = Vec::new();
+    if let Some(f) = sim.failure() {
+        terms.push((format!("simulation failed: {f}"), 2.0 * FAIL_PENALTY));
+    } else if fell {
+        // A large constant that shrinks with the time of the fall (as the walk ramp of specs
+        // B1.8), so that preparing a seed has a gradient: 1000 at t = 0 down to 500 at the end.
+        let t = records.last().map(|r| r.time).unwrap_or(0.0) / task.seconds.max(1e-3);
+        terms.push((format!("fell at {:.2} s", records.last().map(|r| r.time).unwrap_or(0.0)), FAIL_PENALTY * (1.0 - 0.5 * t.clamp(0.0, 1.0) as f64)));
+    }
+    // Feet centre at the end.
+    let feet: Vec<usize> = character.effectors(EffectorTag::Foot).filter_map(|e| character.body_index(&e.body)).collect();
+    let landing = match records.last() {
+        Some(r) if !feet.is_empty() => {
+            let (mut x, mut z) = (0.0, 0.0);
+            for &f in &feet {
+                x += r.positions[f][0];
+                z += r.positions[f][2];
+            }
+            [x / feet.len() as f32, z / feet.len() as f32]
+        }
+        _ => [0.0, 0.0],
+    };
+    let rotation = unwrapped.to_degrees();
+    for c in &task.def.constraints {
+        match c {
+            Constraint::LandingBox { center, half_size } => {
+                let dx = ((landing[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
+                let dz = ((landing[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
+                let v = VIOLATION_WEIGHT * (dx * dx + dz * dz);
+                if v > 0.0 {
+                    terms.push((format!("landing {:.3} m outside the box", (dx * dx + dz * dz).sqrt()), v));
+                }
+            }
+            Constraint::LandingCircle { center, radius } => {
+                let d = ((landing[0] - center[0]).hypot(landing[1] - center[1]) - radius).max(0.0) as f64;
+                if d > 0.0 {
+                    terms.push((format!("landing {d:.3} m outside the circle"), VIOLATION_WEIGHT * d * d));
+                }
+            }
+            Constraint::Rotation { min_degrees } => {
+                let deficit = (min_degrees - rotation).max(0.0);
+                if deficit > 0.0 {
+                    // A large constant (specs B1.8) plus a quadratic term, so the seeding
+                    // optimization has a gradient towards the full turn.
+                    let r = (deficit as f64).to_radians();
+                    terms.push((format!("rotation {rotation:.0}° short of {min_degrees}°"), FAIL_PENALTY + VIOLATION_WEIGHT * r * r));
+                }
+            }
+            Constraint::PitchLimit { max_degrees } => {
+                let excess = (max_pitch_dev.to_degrees() - max_degrees).max(0.0) as f64;
+                if excess > 0.0 {
+                    let r = excess.to_radians();
+                    terms.push((format!("pitch {:.0}° over the limit", excess), VIOLATION_WEIGHT * r * r));
+                }
+            }
+            Constraint::PeakHeight { min } => {
+                let d = (min - peak).max(0.0) as f64;
+                if d > 0.0 {
+                    terms.push((format!("peak {d:.3} m too low"), VIOLATION_WEIGHT * d * d));
+                }
+            }
+        }
+    }
+    // Phase-normalized samples.
+    let log = ctrl.log.clone();
+    let mut sample_times = Vec::new();
+    let n = task.def.samples_per_phase;
+    for name in &task.def.sampled_phases {
+        match log.iter().find(|r| r.name == *name && r.end.is_some() && !r.timed_out) {
+            Some(r) => {
+                let (s, e) = (r.start, r.end.unwrap());
+                for k in 0..n {
+                    sample_times.push(s + (k as f32 + 0.5) / n as f32 * (e - s));
+                }
+            }
+            None => {
+                terms.push((format!("phase {name:?} did not happen"), FAIL_PENALTY));
+                let t = records.last().map(|r| r.time).unwrap_or(0.0);
+                sample_times.extend(std::iter::repeat_n(t, n));
+            }
+        }
+    }
+    let features = features(&character, metric, &records, &sample_times);
+    let penalty = terms.iter().map(|t| t.1).sum();
+    TaskRun {
+        evaluation: Evaluation {
+            penalty,
+            terms,
+            features,
+            shape: shape::link_lengths(&character).into_iter().map(f64::from).collect(),
+            hash: hasher.finish(),
+            fell,
+            phases: log,
+            landing,
+            peak_height: if peak.is_finite() { peak } else { 0.0 },
+            rotation,
+        },
+        frames,
+        character,
+    }
+}
+
+fn features(c: &crate::model::Character, metric: Metric, records: &[Record], times: &[f32]) -> Vec<f64> {
+    let mut out = Vec::new();
+    if records.is_empty() {
+        return out;
+    }
+    let hf: Vec<usize> = c
+        .end_effectors
+        .iter()
+        .filter(|e| matches!(e.tag, EffectorTag::Hand | EffectorTag::Foot))
+        .filter_map(|e| c.body_index(&e.body))
+        .collect();
+    for &t in times {
+        // Linear interpolation between the recorded steps around t.
+        let k = records.partition_point(|r| r.time < t).min(records.len() - 1);
+        let (a, b, w) = if k == 0 {
+            (&records[0], &records[0], 0.0)
+        } else {
+            let (a, b) = (&records[k - 1], &records[k]);
+            let w = if b.time > a.time { ((t - a.time) / (b.time - a.time)).clamp(0.0, 1.0) } else { 0.0 };
+            (a, b, w)
+        };
+        let lerp = |x: f32, y: f32| (x + (y - x) * w) as f64;
+        let com = [lerp(a.com[0], b.com[0]), lerp(a.com[1], b.com[1]), lerp(a.com[2], b.com[2])];
+        match metric {
+            Metric::Md => {
+                for (i, body) in c.bodies.iter().enumerate() {
+                    let s = (body.mass as f64).sqrt();
+                    for d in 0..3 {
+                        out.push(s * (lerp(a.positions[i][d], b.positions[i][d]) - com[d]));
+                    }
+                }
+            }
+            Metric::Hf => {
+                for &i in &hf {
+                    for d in 0..3 {
+                        out.push(lerp(a.positions[i][d], b.positions[i][d]) - com[d]);
+                    }
+                }
+            }
+            Metric::Wja => {
+                for (x, y) in a.angles.iter().zip(&b.angles) {
+                    out.push(lerp(*x, *y));
+                }
+                for d in 0..3 {
+                    out.push(lerp(a.root[d], b.root[d]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Squared Euclidean distance between feature vectors (the motion distance).
+pub fn motion_distance(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}

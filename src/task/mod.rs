@@ -1,0 +1,273 @@
+//! Motion tasks: a seed phase controller, its free parameters, constraints and distance metric
+//! (specs/002_003.md B1.6–B1.8 and B1.3; specs/000.md §1.2, §1.5). A task lives inside a scene
+//! file (`task:` field) and turns a parameter vector into an [`Evaluation`]: the constraint
+//! penalty C and the phase-normalized features the diversity objective compares.
+//!
+//! Parameters are normalized: every coordinate lies in [−1, 1] and 0 is the seed controller, so
+//! CMA-ES starts at x₀ = 0 with one σ for all. Pose parameters move a target by ±`range`
+//! degrees; durations and gain multipliers scale by 2^(x·log₂ factor); shape ratios map
+//! [−1, 0, 1] to [0.4, 1, 2.5] piecewise log-linearly.
+
+mod eval;
+
+pub use eval::{evaluate, evaluate_recorded, Evaluation, Metric, TaskRun};
+
+use crate::control::phase::{resolve_dofs, PhaseController, PhaseControllerDef};
+use crate::model::{shape, Character};
+use serde::{Deserialize, Serialize};
+
+/// Penalty weight outside a constraint region: C = K‖d‖² (specs B1.8, K = 5000).
+pub const VIOLATION_WEIGHT: f64 = 5000.0;
+/// Constant penalty for a fall, a missed rotation or a missing flight phase.
+pub const FAIL_PENALTY: f64 = 1000.0;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskDef {
+    pub controller: PhaseControllerDef,
+    pub free: FreeParams,
+    #[serde(default)]
+    pub constraints: Vec<Constraint>,
+    pub metric: Metric,
+    /// Phases sampled by the motion distance (jumps: the two airborne phases).
+    pub sampled_phases: Vec<String>,
+    #[serde(default = "default_samples")]
+    pub samples_per_phase: usize,
+    /// Initial CMA-ES step size in normalized parameter units.
+    #[serde(default = "default_sigma")]
+    pub sigma: f64,
+    /// Link groups whose length ratios are free in shape mode (a pair shares a ratio).
+    #[serde(default)]
+    pub shape_groups: Vec<Vec<String>>,
+    /// Seed parameters (normalized) found by the seeding optimization; empty = all zero.
+    #[serde(default)]
+    pub seed: Vec<f64>,
+}
+
+fn default_samples() -> usize {
+    10
+}
+fn default_sigma() -> f64 {
+    0.15
+}
+
+/// Which parameters are free (specs B1.7's masks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FreeParams {
+    /// Phases whose target poses are free.
+    #[serde(default)]
+    pub pose_phases: Vec<String>,
+    /// Degrees of freedom (joint, joint.axis or symmetric names) free in those phases.
+    #[serde(default)]
+    pub joints: Vec<String>,
+    /// ± degrees around the seed.
+    #[serde(default = "default_range")]
+    pub range: f32,
+    /// Phases whose durations (Δt_i) are free.
+    #[serde(default)]
+    pub durations: Vec<String>,
+    /// Durations scale within [1/f, f].
+    #[serde(default = "default_factor")]
+    pub duration_factor: f32,
+    /// Phases with free kp and kd multipliers …
+    #[serde(default)]
+    pub gain_phases: Vec<String>,
+    /// … for these joints (symmetric names allowed).
+    #[serde(default)]
+    pub gain_joints: Vec<String>,
+    #[serde(default = "default_factor")]
+    pub gain_factor: f32,
+    /// Landing placement offset and velocity gain (± metres and ± seconds).
+    #[serde(default)]
+    pub landing: Option<(f32, f32)>,
+}
+
+fn default_range() -> f32 {
+    45.0
+}
+fn default_factor() -> f32 {
+    2.0
+}
+
+/// Task constraints (specs B1.8). Distances are in metres, angles in degrees.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Constraint {
+    /// The feet's centre at the end lies within an axis-aligned box (x, z) of the given half size.
+    LandingBox { center: [f32; 2], half_size: [f32; 2] },
+    /// The feet's centre at the end lies within `radius` of `center` (x, z).
+    LandingCircle { center: [f32; 2], radius: f32 },
+    /// The root turns at least this much about z (backflip: near 360°, positive = backwards).
+    Rotation { min_degrees: f32 },
+    /// The root's pitch stays within ± this many degrees of its start.
+    PitchLimit { max_degrees: f32 },
+    /// The peak centre-of-mass height (above the ground) reaches this.
+    PeakHeight { min: f32 },
+}
+
+/// What one parameter coordinate controls.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ParamKind {
+    Pose { phase: usize, key: String, seed_degrees: f32 },
+    Duration { phase: usize, seed: f32 },
+    Gain { phase: usize, joint: String, kd: bool },
+    LandingOffset,
+    LandingGain,
+    ShapeRatio { group: usize },
+}
+
+/// A task resolved against its character: the parameter layout and how to build a controller.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub name: String,
+    pub def: TaskDef,
+    pub character: Character,
+    pub params: Vec<ParamKind>,
+    /// Number of control parameters (shape ratios follow them in shape mode).
+    pub control_dim: usize,
+    pub shape_mode: bool,
+    /// Supernatural strength: multiplies kp, kd and torque limits (specs B1.9, ×1.5–3).
+    pub strength: f32,
+    pub settings: crate::sim::SimSettings,
+    pub seconds: f32,
+}
+
+impl Task {
+    /// Resolves the free-parameter mask. Errors name the offending entry.
+    pub fn new(
+        name: &str,
+        def: TaskDef,
+        character: Character,
+        settings: crate::sim::SimSettings,
+        seconds: f32,
+        shape_mode: bool,
+    ) -> Result<Self, String> {
+        let seed_ctrl = PhaseController::new(&character, &def.controller)?;
+        let phase_index = |n: &str| -> Result<usize, String> {
+            def.controller.phases.iter().position(|p| p.name == n).ok_or_else(|| format!("free parameters name unknown phase {n:?}"))
+        };
+        let mut params = Vec::new();
+        for pn in &def.free.pose_phases {
+            let pi = phase_index(pn)?;
+            let target = seed_ctrl.phase_target(pi);
+            for k in &def.free.joints {
+                let dofs = resolve_dofs(&character, k)?;
+                let seed = match def.controller.phases[pi].pose.get(k) {
+                    Some(v) => *v,
+                    None => target[dofs[0].0].to_degrees() * dofs[0].1,
+                };
+                params.push(ParamKind::Pose { phase: pi, key: k.clone(), seed_degrees: seed });
+            }
+        }
+        for pn in &def.free.durations {
+            let pi = phase_index(pn)?;
+            params.push(ParamKind::Duration { phase: pi, seed: def.controller.phases[pi].duration });
+        }
+        for pn in &def.free.gain_phases {
+            let pi = phase_index(pn)?;
+            for j in &def.free.gain_joints {
+                if !character.joints.iter().any(|x| x.name == *j || x.name == format!("l_{j}")) {
+                    return Err(format!("free gains name unknown joint {j:?}"));
+                }
+                params.push(ParamKind::Gain { phase: pi, joint: j.clone(), kd: false });
+                params.push(ParamKind::Gain { phase: pi, joint: j.clone(), kd: true });
+            }
+        }
+        if def.free.landing.is_some() {
+            params.push(ParamKind::LandingOffset);
+            params.push(ParamKind::LandingGain);
+        }
+        let control_dim = params.len();
+        if shape_mode {
+            if def.shape_groups.is_empty() {
+                return Err("shape mode needs `shape_groups` in the task".into());
+            }
+            for (g, names) in def.shape_groups.iter().enumerate() {
+                for n in names {
+                    if character.body_index(n).is_none() {
+                        return Err(format!("shape group {g} names unknown body {n:?}"));
+                    }
+                }
+                params.push(ParamKind::ShapeRatio { group: g });
+            }
+        }
+        if !def.seed.is_empty() && def.seed.len() != control_dim {
+            return Err(format!("seed has {} values but the task has {control_dim} control parameters", def.seed.len()));
+        }
+        if def.samples_per_phase == 0 {
+            return Err("samples_per_phase must be at least 1".into());
+        }
+        for p in &def.sampled_phases {
+            phase_index(p)?;
+        }
+        Ok(Task { name: name.into(), def, character, params, control_dim, shape_mode, strength: 1.0, settings, seconds })
+    }
+
+    pub fn dimension(&self) -> usize {
+        self.params.len()
+    }
+
+    /// The seed point x₀ in normalized coordinates (shape ratios at 1).
+    pub fn x0(&self) -> Vec<f64> {
+        let mut x = if self.def.seed.is_empty() { vec![0.0; self.control_dim] } else { self.def.seed.clone() };
+        x.resize(self.dimension(), 0.0);
+        x
+    }
+
+    /// Builds the controller definition and character for normalized parameters `x`.
+    pub fn instantiate(&self, x: &[f64]) -> (PhaseControllerDef, Character) {
+        let mut def = self.def.controller.clone();
+        let mut ratios = vec![1.0f32; self.def.shape_groups.len()];
+        let f = &self.def.free;
+        for (k, p) in self.params.iter().enumerate() {
+            let v = x.get(k).copied().unwrap_or(0.0).clamp(-1.0, 1.0) as f32;
+            match p {
+                ParamKind::Pose { phase, key, seed_degrees } => {
+                    def.phases[*phase].pose.insert(key.clone(), seed_degrees + v * f.range);
+                }
+                ParamKind::Duration { phase, seed } => {
+                    def.phases[*phase].duration = seed * f.duration_factor.powf(v);
+                }
+                ParamKind::Gain { phase, joint, kd } => {
+                    let e = def.phases[*phase].gains.entry(joint.clone()).or_insert((1.0, 1.0));
+                    let m = f.gain_factor.powf(v);
+                    if *kd {
+                        e.1 *= m;
+                    } else {
+                        e.0 *= m;
+                    }
+                }
+                ParamKind::LandingOffset => def.landing.offset += v * f.landing.map(|l| l.0).unwrap_or(0.0),
+                ParamKind::LandingGain => def.landing.velocity_gain += v * f.landing.map(|l| l.1).unwrap_or(0.0),
+                ParamKind::ShapeRatio { group } => {
+                    ratios[*group] = ratio_from_normalized(v);
+                }
+            }
+        }
+        let character = if self.shape_mode { shape::scale_links(&self.character, &self.def.shape_groups, &ratios) } else { self.character.clone() };
+        (def, character)
+    }
+
+    /// Normalized box: every coordinate in [−1, 1].
+    pub fn bounds(&self) -> crate::optim::Bounds {
+        let n = self.dimension();
+        crate::optim::Bounds::new(vec![-1.0; n], vec![1.0; n]).expect("non-empty box")
+    }
+
+    /// Human-readable name of parameter `k`.
+    pub fn param_label(&self, k: usize) -> String {
+        let phase = |i: usize| self.def.controller.phases[i].name.clone();
+        match &self.params[k] {
+            ParamKind::Pose { phase: p, key, .. } => format!("{}.{key}", phase(*p)),
+            ParamKind::Duration { phase: p, .. } => format!("{}.duration", phase(*p)),
+            ParamKind::Gain { phase: p, joint, kd } => format!("{}.{joint}.{}", phase(*p), if *kd { "kd" } else { "kp" }),
+            ParamKind::LandingOffset => "landing.offset".into(),
+            ParamKind::LandingGain => "landing.velocity_gain".into(),
+            ParamKind::ShapeRatio { group } => format!("shape.{}", self.def.shape_groups[*group].join("+")),
+        }
+    }
+}
+
+/// Shape ratio r for a normalized coordinate: −1 → 0.4, 0 → 1, 1 → 2.5 (log-linear pieces).
+pub fn ratio_from_normalized(v: f32) -> f32 {
+    let (lo, hi) = shape::RATIO_RANGE;
+    if v < 0.0 { lo.powf(-v) } else { hi.powf(v) }
+}
