@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod control;
+pub mod diversity;
 pub mod jobs;
 pub mod model;
 pub mod optim;

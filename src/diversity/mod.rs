@@ -1,0 +1,3 @@
+//! Diversity search (specs/002_003.md part B).
+pub mod search;
+pub use search::*;

@@ -1,0 +1,707 @@
+//! Diversity search: objective D and round-robin CMA-ES (specs/002_003.md part B).
+//!
+//! * [`objective`], [`DistanceMatrix`], [`score_replacement`]: the diversity objective of
+//!   B1.1, eq. (1), maximized:
+//!   D = Σ_{i=0..N} ( −C(M_i) + Σ_{j=0..N} d(M_i, M_j) + K_eff·d_min(M_i) ),
+//!   with M_0 the fixed input motion (always included, never optimized) and
+//!   d_min(M_i) = min_{j≠i} d(M_i, M_j) (self excluded: B1.1 [PITFALL]). The pair sum counts each
+//!   pair twice, as typeset (harmless for rank-based CMA). CMA minimizes −D.
+//! * [`DiversitySearch`] with [`Strategy::RoundRobin`]: B1.2, N independent CMA-ES instances,
+//!   one generation of each in turn, every sample scored by the full D with the other motions at
+//!   their incumbents (best so far, B1.2 [AMBIG] default); stale fitness is recomputed from cached
+//!   outcomes whenever an incumbent changes (B5 "round-robin coupling"). Stops at
+//!   `max_generations` or on an ε-stall of D.
+//! * [`Strategy::Progressive`]: the progressive-addition baseline of B1.2 / B4.13.
+//! * Path recording and [`DiversitySearch::path_point`]: B1.9 item 1 (magnitude slider, B4.12),
+//!   with the B1.9 [AMBIG] default: the stored incumbent nearest a requested distance fraction.
+//!
+//! # Where K goes ([`KPlacement`], B1.1 [AMBIG])
+//! As typeset, K·d_min sits inside the j-sum, which multiplies it by N+1 ([`KPlacement::InsideSum`],
+//! K_eff = K·(N+1) = 50 for K = 10, N = 4). [`KPlacement::OutsideSum`] uses K_eff = K.
+//! The Fig. 2 toy (B4.1; `search_tests.rs`) decides the default; see [`KPlacement`] for the
+//! numbers.
+//!
+//! The module is independent of the simulator: an [`Evaluator`] (or a batch closure) maps
+//! parameter vectors to [`Outcome`]s, which are computed once and cached; distances are recomputed
+//! from the cached features.
+
+use crate::optim::{AskTell, Bounds, Cmaes, CmaesOptions};
+use serde::{Deserialize, Serialize};
+
+/// Result of simulating one parameter vector (computed once, cached; distances are recomputed
+/// cheaply).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Constraint penalty C ≥ 0 (0 = feasible).
+    pub penalty: f64,
+    /// Motion features with the metric weights baked in; motion distance = sum of squared
+    /// differences.
+    pub features: Vec<f64>,
+    /// Link lengths (m); shape distance = Σ |L − L'| (L1, weights 1, B1.3).
+    pub shape: Vec<f64>,
+    /// Trajectory hash (opaque here).
+    pub hash: u128,
+}
+
+/// Which pairwise distance d drives the objective (B1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DistanceKind {
+    Motion,
+    Shape,
+}
+
+/// d(a, b). Vectors of different lengths (a broken evaluation) give NaN, which ranks last.
+pub fn distance(kind: DistanceKind, a: &Outcome, b: &Outcome) -> f64 {
+    match kind {
+        DistanceKind::Motion => {
+            if a.features.len() != b.features.len() {
+                return f64::NAN;
+            }
+            a.features.iter().zip(&b.features).map(|(x, y)| (x - y) * (x - y)).sum()
+        }
+        DistanceKind::Shape => {
+            if a.shape.len() != b.shape.len() {
+                return f64::NAN;
+            }
+            a.shape.iter().zip(&b.shape).map(|(x, y)| (x - y).abs()).sum()
+        }
+    }
+}
+
+/// Evaluates parameter vectors (in the optimizer's coordinates). Must be deterministic.
+pub trait Evaluator: Sync {
+    fn dimension(&self) -> usize;
+    /// Box for CMA (the caller's normalized coordinates).
+    fn bounds(&self) -> Bounds;
+    fn evaluate(&self, params: &[f64]) -> Outcome;
+}
+
+/// Where the K·d_min term of eq. (1) sits (B1.1 [AMBIG]).
+///
+/// **Default: [`KPlacement::InsideSum`]** (the literal typesetting), chosen on the Fig. 2 toy
+/// (`search_tests.rs`, `fig2_*`): [0,1]², squared Euclidean distance, N = 4 round-robin from the
+/// reference M_0 = (0.1, 0.1) near a corner, 16 samples × 300 generations, σ0 = 0.1, seeds 1–8.
+/// "Cluster": two variants within 0.05; "at corners": all four within 0.05 of a corner.
+///
+/// | placement, K (K_eff) | clustered | all at corners | mean corner dist. | min pair |
+/// |---|---|---|---|---|
+/// | either, K = 0 | 7/8 | 8/8 | 0.000 | 0.000 |
+/// | InsideSum, K = 10 (50) | 0/8 | 5/8 | 0.046 | 0.141 |
+/// | InsideSum, K = 100 (500) | 0/8 | 0/8 | 0.134 | 0.105 |
+/// | OutsideSum, K = 10 (10) | 6/8 | 8/8 | 0.000 | 0.000 |
+/// | OutsideSum, K = 100 (100) | 0/8 | 2/8 | 0.105 | 0.110 |
+///
+/// Only InsideSum gives the paper's picture: K = 0 clusters at extremal points, K = 10 spreads
+/// (no cluster; the smallest distance is |M_0 − corner| = √0.02 ≈ 0.141, that of the global
+/// optimum) and mostly reaches the corners, K = 100 "fails to find extremal points". With
+/// OutsideSum, K = 10 still clusters like K = 0. The global optimum is the four corners for every
+/// K > 0; the under-spreading is a local optimum: the d_min term of the variant at the far corner
+/// (1, 1) rewards its neighbours for staying away from it, trapping them part-way along the edges
+/// near M_0 (e.g. (0.21, 0), D = 184.7 against 290.6 for the corners at K_eff = 100). From the
+/// centre (0.5, 0.5) every K > 0, either placement, reaches the four corners in 5/5 seeds, so the
+/// toy needs an off-centre reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KPlacement {
+    /// Literal typesetting: K inside the j-sum, so K_eff = K·(N+1).
+    InsideSum,
+    /// K_eff = K.
+    OutsideSum,
+}
+
+impl Default for KPlacement {
+    /// [`KPlacement::InsideSum`]: it reproduces Fig. 2 on the toy, see the type's docs.
+    fn default() -> Self {
+        KPlacement::InsideSum
+    }
+}
+
+impl KPlacement {
+    /// K_eff for a set of `motions` motions (M_0 included, i.e. N+1).
+    pub fn k_eff(self, k: f64, motions: usize) -> f64 {
+        match self {
+            KPlacement::InsideSum => k * motions as f64,
+            KPlacement::OutsideSum => k,
+        }
+    }
+}
+
+/// Symmetric matrix of pairwise distances over motions 0..len (zero diagonal).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DistanceMatrix {
+    len: usize,
+    d: Vec<f64>,
+}
+
+impl DistanceMatrix {
+    pub fn new(kind: DistanceKind, outcomes: &[Outcome]) -> Self {
+        let len = outcomes.len();
+        let mut m = DistanceMatrix { len, d: vec![0.0; len * len] };
+        for i in 0..len {
+            for j in i + 1..len {
+                let v = distance(kind, &outcomes[i], &outcomes[j]);
+                m.d[i * len + j] = v;
+                m.d[j * len + i] = v;
+            }
+        }
+        m
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.d[i * self.len + j]
+    }
+    /// Replaces row and column `i` by `row` (`row[i]` is ignored; the diagonal stays 0).
+    pub fn set_row(&mut self, i: usize, row: &[f64]) {
+        for j in 0..self.len {
+            let v = if j == i { 0.0 } else { row[j] };
+            self.d[i * self.len + j] = v;
+            self.d[j * self.len + i] = v;
+        }
+    }
+}
+
+/// D of eq. (1) and its per-motion parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Objective {
+    /// D (maximized).
+    pub value: f64,
+    /// d_min(M_i) = min_{j≠i} d(M_i, M_j); 0 for a set of one motion.
+    pub d_min: Vec<f64>,
+}
+
+/// NaN-propagating minimum.
+fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+}
+
+/// D over motions 0..m, with the distance and penalty of each motion given by closures.
+fn objective_with(m: usize, d: impl Fn(usize, usize) -> f64, penalty: impl Fn(usize) -> f64, k_eff: f64) -> Objective {
+    let mut value = 0.0;
+    let mut d_min = Vec::with_capacity(m);
+    for i in 0..m {
+        let mut sum = 0.0;
+        let mut min = f64::INFINITY;
+        for j in 0..m {
+            if j == i {
+                continue; // d(M_i, M_i) = 0 adds nothing to the sum and must not be the minimum.
+            }
+            let v = d(i, j);
+            sum += v;
+            min = nan_min(min, v);
+        }
+        if m == 1 {
+            min = 0.0;
+        }
+        value += -penalty(i) + sum + k_eff * min;
+        d_min.push(min);
+    }
+    Objective { value, d_min }
+}
+
+/// D of eq. (1) over `outcomes` (index 0 = M_0), computing all pairwise distances.
+pub fn objective(outcomes: &[Outcome], kind: DistanceKind, k: f64, placement: KPlacement) -> Objective {
+    let matrix = DistanceMatrix::new(kind, outcomes);
+    let penalties: Vec<f64> = outcomes.iter().map(|o| o.penalty).collect();
+    objective_from_matrix(&matrix, &penalties, placement.k_eff(k, outcomes.len()))
+}
+
+/// D over the first `penalties.len()` motions of `matrix` (a prefix, so progressive addition
+/// can score the motions added so far).
+pub fn objective_from_matrix(matrix: &DistanceMatrix, penalties: &[f64], k_eff: f64) -> Objective {
+    let m = penalties.len().min(matrix.len());
+    objective_with(m, |i, j| matrix.get(i, j), |i| penalties[i], k_eff)
+}
+
+/// D with motion `slot` replaced by a candidate whose distances to motions 0..m are `row` and
+/// whose penalty is `penalty`; the other motions keep their cached distances. Needs only the m
+/// distances in `row` (O(N) distance evaluations), plus O(N²) arithmetic on cached numbers.
+pub fn score_replacement(matrix: &DistanceMatrix, penalties: &[f64], slot: usize, row: &[f64], penalty: f64, k_eff: f64) -> f64 {
+    let m = penalties.len().min(matrix.len());
+    if slot >= m || row.len() < m {
+        return f64::NAN;
+    }
+    let d = |i: usize, j: usize| {
+        if i == slot {
+            row[j]
+        } else if j == slot {
+            row[i]
+        } else {
+            matrix.get(i, j)
+        }
+    };
+    let p = |i: usize| if i == slot { penalty } else { penalties[i] };
+    objective_with(m, d, p, k_eff).value
+}
+
+/// How the N variants are optimized (B1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Strategy {
+    /// One CMA generation of each variant in turn, the others fixed at their incumbents.
+    RoundRobin,
+    /// Variants added one at a time; only the newest is optimized (for `max_generations`
+    /// generations or until it stalls), then frozen. Same rollout budget as round-robin.
+    Progressive,
+}
+
+/// Settings of a diversity search (defaults: B1.1, B1.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchSettings {
+    pub strategy: Strategy,
+    /// N, the number of synthesized variants (M_0 excluded).
+    pub variants: usize,
+    /// K of eq. (1).
+    pub k: f64,
+    pub placement: KPlacement,
+    pub kind: DistanceKind,
+    /// Samples per CMA generation (M = 16).
+    pub population: usize,
+    /// Generations per variant (round-robin: for all variants in lock-step; progressive: for
+    /// each variant in its stage).
+    pub max_generations: u64,
+    /// Initial CMA step size in the evaluator's coordinates.
+    pub sigma0: f64,
+    /// ε-stall stop: finish when D improved by at most `stall_epsilon`·|D| over the last
+    /// `stall_generations` generations (0 disables it).
+    pub stall_generations: u64,
+    pub stall_epsilon: f64,
+    pub seed: u64,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            strategy: Strategy::RoundRobin,
+            variants: 4,
+            k: 10.0,
+            placement: KPlacement::default(),
+            kind: DistanceKind::Motion,
+            population: 16,
+            max_generations: 1000,
+            sigma0: 0.1,
+            stall_generations: 50,
+            stall_epsilon: 1e-3,
+            seed: 1,
+        }
+    }
+}
+
+/// Why a search finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SearchStop {
+    MaxGenerations,
+    /// D advanced by less than ε over `stall_generations` (progressive: in the last stage).
+    Stalled,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    #[error("a diversity search needs at least one variant (N = 0)")]
+    NoVariants,
+    #[error("the parameter vector is empty")]
+    EmptyParameters,
+    #[error("x0 has {x0} parameters but the bounds have {bounds}")]
+    DimensionMismatch { x0: usize, bounds: usize },
+    #[error("x0 lies outside the bounds")]
+    OutsideBounds,
+    #[error("invalid setting: {0}")]
+    Setting(String),
+    #[error("the reference outcome M_0 is not finite (penalty {0})")]
+    BadReference(f64),
+}
+
+/// A variant's current best parameters and their cached outcome.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Incumbent {
+    pub params: Vec<f64>,
+    pub outcome: Outcome,
+}
+
+/// One stored point of an optimization path (B1.9): parameters and d(M_0, ·).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathPoint {
+    pub params: Vec<f64>,
+    pub distance: f64,
+}
+
+/// State after one generation (index 0 of the history is the initial state), for live plots.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRecord {
+    pub generation: u64,
+    /// Motions in the objective (N+1 for round-robin; grows in progressive addition).
+    pub active: usize,
+    /// D over the active motions.
+    pub objective: f64,
+    /// d_min per active motion, index 0 = M_0.
+    pub d_min: Vec<f64>,
+    /// Penalty per active motion, index 0 = M_0.
+    pub penalty: Vec<f64>,
+    /// Incumbent replacements in this generation.
+    pub replacements: u32,
+    /// Samples whose score was not finite (failed or missing outcomes).
+    pub failed: u32,
+}
+
+/// Round-robin (or progressive) diversity search; the complete state serializes (RON checkpoint,
+/// bit-identical resume).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DiversitySearch {
+    settings: SearchSettings,
+    x0: Vec<f64>,
+    reference: Outcome,
+    cmas: Vec<Cmaes>,
+    incumbents: Vec<Incumbent>,
+    /// Pairwise distances over [M_0, incumbents…].
+    matrix: DistanceMatrix,
+    generation: u64,
+    /// Progressive: index (0-based) of the variant being optimized and its first generation.
+    stage: usize,
+    stage_start: u64,
+    evaluations: u64,
+    history: Vec<GenerationRecord>,
+    paths: Vec<Vec<PathPoint>>,
+    stop: Option<SearchStop>,
+}
+
+/// Seed of CMA instance `index`, derived from the search seed (SplitMix64 finalizer).
+fn instance_seed(seed: u64, index: usize) -> u64 {
+    let mut z = seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl DiversitySearch {
+    /// A search from `x0`, evaluating M_0 with `evaluator`.
+    pub fn new(evaluator: &impl Evaluator, x0: &[f64], settings: SearchSettings) -> Result<Self, SearchError> {
+        if evaluator.dimension() != x0.len() {
+            return Err(SearchError::DimensionMismatch { x0: x0.len(), bounds: evaluator.dimension() });
+        }
+        let bounds = evaluator.bounds();
+        Self::check(x0, &bounds, &settings)?;
+        let reference = evaluator.evaluate(x0);
+        Self::from_reference(x0, reference, bounds, settings)
+    }
+
+    fn check(x0: &[f64], bounds: &Bounds, settings: &SearchSettings) -> Result<(), SearchError> {
+        if settings.variants == 0 {
+            return Err(SearchError::NoVariants);
+        }
+        if x0.is_empty() {
+            return Err(SearchError::EmptyParameters);
+        }
+        if bounds.lower.len() != x0.len() {
+            return Err(SearchError::DimensionMismatch { x0: x0.len(), bounds: bounds.lower.len() });
+        }
+        if !bounds.contains(x0) {
+            return Err(SearchError::OutsideBounds);
+        }
+        if !(settings.sigma0 > 0.0 && settings.sigma0.is_finite()) {
+            return Err(SearchError::Setting(format!("sigma0 must be positive, found {}", settings.sigma0)));
+        }
+        if settings.population < 2 {
+            return Err(SearchError::Setting(format!("population must be at least 2, found {}", settings.population)));
+        }
+        if !settings.k.is_finite() || settings.k < 0.0 {
+            return Err(SearchError::Setting(format!("K must be finite and non-negative, found {}", settings.k)));
+        }
+        if !(settings.stall_epsilon >= 0.0) {
+            return Err(SearchError::Setting(format!("stall_epsilon must be non-negative, found {}", settings.stall_epsilon)));
+        }
+        Ok(())
+    }
+
+    /// A search from `x0` whose outcome `reference` (M_0) was computed elsewhere.
+    pub fn from_reference(x0: &[f64], reference: Outcome, bounds: Bounds, settings: SearchSettings) -> Result<Self, SearchError> {
+        Self::check(x0, &bounds, &settings)?;
+        let self_d = distance(settings.kind, &reference, &reference);
+        if !reference.penalty.is_finite() || !self_d.is_finite() {
+            return Err(SearchError::BadReference(reference.penalty));
+        }
+        let n = settings.variants;
+        let cmas = (0..n)
+            .map(|i| {
+                let options = CmaesOptions {
+                    population: Some(settings.population),
+                    seed: instance_seed(settings.seed, i),
+                    bounds: Some(bounds.clone()),
+                    ..Default::default()
+                };
+                Cmaes::new(x0, settings.sigma0, options)
+            })
+            .collect();
+        let incumbents = vec![Incumbent { params: x0.to_vec(), outcome: reference.clone() }; n];
+        let matrix = DistanceMatrix::new(settings.kind, &vec![reference.clone(); n + 1]);
+        let paths = vec![vec![PathPoint { params: x0.to_vec(), distance: 0.0 }]; n];
+        let mut search = DiversitySearch {
+            settings,
+            x0: x0.to_vec(),
+            reference,
+            cmas,
+            incumbents,
+            matrix,
+            generation: 0,
+            stage: 0,
+            stage_start: 0,
+            evaluations: 0,
+            history: Vec::new(),
+            paths,
+            stop: None,
+        };
+        if search.settings.max_generations == 0 {
+            search.stop = Some(SearchStop::MaxGenerations);
+        }
+        let record = search.record(0, 0);
+        search.history.push(record);
+        Ok(search)
+    }
+
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+    pub fn x0(&self) -> &[f64] {
+        &self.x0
+    }
+    pub fn reference(&self) -> &Outcome {
+        &self.reference
+    }
+    /// Generations done (round-robin: each instance has done this many; progressive: the sum
+    /// over the stages).
+    pub fn generations(&self) -> u64 {
+        self.generation
+    }
+    /// Rollouts requested so far.
+    pub fn evaluations(&self) -> u64 {
+        self.evaluations
+    }
+    /// The CMA instance of variant i (0-based: instance 0 optimizes M_1).
+    pub fn cma(&self, index: usize) -> Option<&Cmaes> {
+        self.cmas.get(index)
+    }
+    /// Incumbents of M_1…M_N (0-based).
+    pub fn incumbents(&self) -> &[Incumbent] {
+        &self.incumbents
+    }
+    pub fn history(&self) -> &[GenerationRecord] {
+        &self.history
+    }
+    /// Path of M_i, i in 1..=N; the first entry is x0 at distance 0.
+    pub fn path(&self, i: usize) -> Option<&[PathPoint]> {
+        i.checked_sub(1).and_then(|k| self.paths.get(k)).map(|p| p.as_slice())
+    }
+    pub fn is_finished(&self) -> bool {
+        self.stop.is_some()
+    }
+    pub fn stop_reason(&self) -> Option<SearchStop> {
+        self.stop
+    }
+    /// Progressive: the variant (1-based) being optimized; round-robin: None.
+    pub fn current_stage(&self) -> Option<usize> {
+        match self.settings.strategy {
+            Strategy::RoundRobin => None,
+            Strategy::Progressive => Some(self.stage + 1),
+        }
+    }
+
+    /// Motions in the objective now: M_0 plus the variants added so far.
+    fn active(&self) -> usize {
+        match self.settings.strategy {
+            Strategy::RoundRobin => self.settings.variants + 1,
+            Strategy::Progressive => (self.stage + 2).min(self.settings.variants + 1),
+        }
+    }
+
+    fn outcome(&self, slot: usize) -> &Outcome {
+        if slot == 0 { &self.reference } else { &self.incumbents[slot - 1].outcome }
+    }
+
+    fn penalties(&self, m: usize) -> Vec<f64> {
+        (0..m).map(|i| self.outcome(i).penalty).collect()
+    }
+
+    fn k_eff(&self, m: usize) -> f64 {
+        self.settings.placement.k_eff(self.settings.k, m)
+    }
+
+    /// D over the active motions, from the cached distances.
+    pub fn current_objective(&self) -> Objective {
+        let m = self.active();
+        objective_from_matrix(&self.matrix, &self.penalties(m), self.k_eff(m))
+    }
+
+    /// D over all N+1 motions (M_0 and every incumbent), as reported at the end.
+    pub fn final_objective(&self) -> Objective {
+        let m = self.settings.variants + 1;
+        objective_from_matrix(&self.matrix, &self.penalties(m), self.k_eff(m))
+    }
+
+    fn record(&self, replacements: u32, failed: u32) -> GenerationRecord {
+        let m = self.active();
+        let obj = self.current_objective();
+        GenerationRecord {
+            generation: self.generation,
+            active: m,
+            objective: obj.value,
+            d_min: obj.d_min,
+            penalty: self.penalties(m),
+            replacements,
+            failed,
+        }
+    }
+
+    /// One CMA generation of variant `slot` (1-based): ask, evaluate, score by D with the
+    /// other active motions at their incumbents, tell −D, replace the incumbent if improved.
+    fn optimize_slot(&mut self, slot: usize, m: usize, evaluate_batch: &impl Fn(&[Vec<f64>]) -> Vec<Outcome>) -> (u32, u32) {
+        let samples = self.cmas[slot - 1].ask();
+        let outcomes = evaluate_batch(&samples);
+        self.evaluations += samples.len() as u64;
+        let kind = self.settings.kind;
+        let k_eff = self.k_eff(m);
+        let penalties = self.penalties(m);
+        let mut rows = Vec::with_capacity(samples.len());
+        let mut scores = Vec::with_capacity(samples.len());
+        for s in 0..samples.len() {
+            match outcomes.get(s) {
+                Some(o) => {
+                    let row: Vec<f64> = (0..m).map(|j| if j == slot { 0.0 } else { distance(kind, o, self.outcome(j)) }).collect();
+                    scores.push(score_replacement(&self.matrix, &penalties, slot, &row, o.penalty, k_eff));
+                    rows.push(row);
+                }
+                None => {
+                    scores.push(f64::NAN);
+                    rows.push(Vec::new());
+                }
+            }
+        }
+        let failed = scores.iter().filter(|v| !v.is_finite()).count() as u32;
+        let told: Vec<(Vec<f64>, f64)> = samples.iter().zip(&scores).map(|(x, v)| (x.clone(), -v)).collect();
+        self.cmas[slot - 1].tell(&told);
+        // The incumbent's D against the current others, from the cached matrix (never stale).
+        let current = objective_from_matrix(&self.matrix, &penalties, k_eff).value;
+        let mut best: Option<usize> = None;
+        for (s, v) in scores.iter().enumerate() {
+            if v.is_finite() && best.map(|b| *v > scores[b]).unwrap_or(true) {
+                best = Some(s);
+            }
+        }
+        match best {
+            Some(b) if scores[b] > current => {
+                let outcome = outcomes[b].clone();
+                let mut row = rows[b].clone();
+                // Distances to the not-yet-active variants (progressive) sit at M_0's values.
+                for j in m..=self.settings.variants {
+                    row.push(distance(kind, &outcome, self.outcome(j)));
+                }
+                self.matrix.set_row(slot, &row);
+                let d0 = row[0];
+                self.incumbents[slot - 1] = Incumbent { params: samples[b].clone(), outcome };
+                self.paths[slot - 1].push(PathPoint { params: samples[b].clone(), distance: d0 });
+                (1, failed)
+            }
+            _ => (0, failed),
+        }
+    }
+
+    /// One generation: round-robin runs one CMA generation of each variant M_1…M_N in turn;
+    /// progressive runs one of the newest variant. `evaluate_batch` maps the samples to their
+    /// outcomes in the same order (it may compute them in parallel; missing or malformed outcomes
+    /// count as failures, ranked last). Does nothing once the search is finished.
+    pub fn generation(&mut self, evaluate_batch: impl Fn(&[Vec<f64>]) -> Vec<Outcome>) {
+        if self.stop.is_some() {
+            return;
+        }
+        let m = self.active();
+        let (mut replacements, mut failed) = (0, 0);
+        let slots: Vec<usize> = match self.settings.strategy {
+            Strategy::RoundRobin => (1..=self.settings.variants).collect(),
+            Strategy::Progressive => vec![self.stage + 1],
+        };
+        for slot in slots {
+            let (r, f) = self.optimize_slot(slot, m, &evaluate_batch);
+            replacements += r;
+            failed += f;
+        }
+        self.generation += 1;
+        let record = self.record(replacements, failed);
+        self.history.push(record);
+        let stage_generations = self.generation - self.stage_start;
+        let stalled = self.stalled(stage_generations);
+        let done = stalled || stage_generations >= self.settings.max_generations;
+        if !done {
+            return;
+        }
+        let reason = if stalled && stage_generations < self.settings.max_generations { SearchStop::Stalled } else { SearchStop::MaxGenerations };
+        match self.settings.strategy {
+            Strategy::RoundRobin => self.stop = Some(reason),
+            Strategy::Progressive => {
+                self.stage += 1;
+                self.stage_start = self.generation;
+                if self.stage >= self.settings.variants {
+                    self.stage = self.settings.variants - 1;
+                    self.stop = Some(reason);
+                }
+            }
+        }
+    }
+
+    /// ε-stall: D (over the same active set) advanced by at most ε·max(|D_then|, |D_now|) over
+    /// the last `stall_generations` generations of the current stage.
+    fn stalled(&self, stage_generations: u64) -> bool {
+        let w = self.settings.stall_generations;
+        if w == 0 || stage_generations <= w {
+            return false;
+        }
+        let now = &self.history[self.history.len() - 1];
+        let then = &self.history[self.history.len() - 1 - w as usize];
+        if then.active != now.active {
+            return false;
+        }
+        now.objective - then.objective <= self.settings.stall_epsilon * then.objective.abs().max(now.objective.abs())
+    }
+
+    /// B1.9 magnitude slider: the stored incumbent of M_i (1-based) whose d(M_0, ·) is nearest
+    /// to `fraction` × d(M_0, final incumbent). 0 gives x0 exactly, 1 the final incumbent;
+    /// fractions are clamped to [0, 1] (NaN reads as 0). None for i outside 1..=N.
+    pub fn path_point(&self, i: usize, fraction: f64) -> Option<&[f64]> {
+        let path = self.path(i)?;
+        let last = path.last()?;
+        let f = if fraction.is_nan() { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        if f == 0.0 {
+            return Some(&path[0].params);
+        }
+        if f == 1.0 {
+            return Some(&last.params);
+        }
+        let target = f * last.distance;
+        let mut best = 0;
+        for (k, p) in path.iter().enumerate() {
+            if (p.distance - target).abs() < (path[best].distance - target).abs() {
+                best = k;
+            }
+        }
+        Some(&path[best].params)
+    }
+}
+
+/// Runs a search to its end, evaluating each batch on the rayon pool (`parallel`) or serially.
+pub fn run(evaluator: &impl Evaluator, x0: &[f64], settings: SearchSettings, parallel: bool) -> Result<DiversitySearch, SearchError> {
+    use rayon::prelude::*;
+    let mut search = DiversitySearch::new(evaluator, x0, settings)?;
+    while !search.is_finished() {
+        search.generation(|xs: &[Vec<f64>]| {
+            if parallel {
+                xs.par_iter().map(|x| evaluator.evaluate(x)).collect()
+            } else {
+                xs.iter().map(|x| evaluator.evaluate(x)).collect()
+            }
+        });
+    }
+    Ok(search)
+}
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;
