@@ -11,6 +11,9 @@ use motionlab::scene::{is_scene_text, load_scene};
 use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
 use std::path::{Path, PathBuf};
 
+#[path = "cli/task.rs"]
+mod task_cli;
+
 #[derive(Parser)]
 #[command(name = "motionlab", version, about = "Workbench for physics-based character animation")]
 struct Cli {
@@ -60,11 +63,68 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// Build a task's seed controller: minimize its constraint penalty C alone and print the
+    /// parameters for the scene's `seed:` field.
+    Prepare {
+        scene: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        generations: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
+    Explore {
+        scene: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        variants: usize,
+        #[arg(long, default_value_t = 500)]
+        generations: u64,
+        /// K of the diversity objective (eq. 1).
+        #[arg(long, default_value_t = 10.0)]
+        k: f64,
+        /// Where K·d_min sits: inside the j-sum as typeset (K·(N+1)) or outside (K).
+        #[arg(long, value_enum, default_value_t = PlacementArg::Inside)]
+        k_placement: PlacementArg,
+        /// Distance: hf, md, wja or shape (default: the task's metric).
+        #[arg(long)]
+        metric: Option<String>,
+        /// motion: control parameters free; shape: link lengths free as well.
+        #[arg(long, value_enum, default_value_t = ModeArg::Motion)]
+        mode: ModeArg,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Supernatural strength: multiplies PD gains and torque limits (1.5–3 in the paper).
+        #[arg(long, default_value_t = 1.0)]
+        strength: f32,
+        /// Progressive addition (one variant at a time) instead of round-robin.
+        #[arg(long)]
+        progressive: bool,
+        /// Stop when D improves by less than 0.1 % over this many generations (0: never).
+        #[arg(long, default_value_t = 100)]
+        stall: u64,
+        /// Folder for checkpoint.ron and result.ron.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        resume: bool,
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Re-simulate one motion of an exploration result and check its trajectory hash.
+    Replay {
+        result: PathBuf,
+        /// 0 is the input motion, 1..N the variants.
+        #[arg(long, default_value_t = 1)]
+        variant: usize,
+    },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
     /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
     Bench {
-        /// What to measure: `sim` (default) or `cma`.
+        /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
+        /// of backflip2d on all cores; `--quick`: 5 generations).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -97,6 +157,18 @@ struct GuiArgs {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum PlacementArg {
+    Inside,
+    Outside,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ModeArg {
+    Motion,
+    Shape,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum PdArg {
     Implicit,
     Explicit,
@@ -112,10 +184,41 @@ fn main() {
         }
         Some(Command::Robustness { file, out, resume, threads }) => robustness(&file, out, resume, threads),
         Some(Command::Check { file }) => check(&file),
+        Some(Command::Explore { scene, variants, generations, k, k_placement, metric, mode, seed, strength, progressive, stall, out, resume, threads }) => {
+            (|| -> Result<()> {
+                let metric = metric.map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>()).transpose().map_err(anyhow::Error::msg)?;
+                let config = motionlab::diversity::explore::ExploreConfig {
+                    scene,
+                    variants,
+                    generations,
+                    k,
+                    placement: match k_placement {
+                        PlacementArg::Inside => motionlab::diversity::KPlacement::InsideSum,
+                        PlacementArg::Outside => motionlab::diversity::KPlacement::OutsideSum,
+                    },
+                    metric,
+                    shape_mode: matches!(mode, ModeArg::Shape),
+                    seed,
+                    strength,
+                    strategy: if progressive { motionlab::diversity::Strategy::Progressive } else { motionlab::diversity::Strategy::RoundRobin },
+                    stall_generations: stall,
+                };
+                task_cli::explore(task_cli::ExploreArgs { config, out, resume, threads })
+            })()
+        }
+        Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
+        Some(Command::Prepare { scene, generations, seed, threads }) => task_cli::prepare(&scene, generations, seed, threads),
         Some(Command::Bench { what, quick, characters }) => match what.as_str() {
             "sim" => bench(quick, &characters),
             "cma" => bench_cma(quick),
-            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim or cma")),
+            "diversity" => {
+                if quick {
+                    task_cli::bench_diversity(Path::new("scenes/backflip2d.ron"), 4, 5)
+                } else {
+                    task_cli::bench_diversity(Path::new("scenes/backflip2d.ron"), 4, 500)
+                }
+            }
+            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim, cma or diversity")),
         },
     };
     if let Err(e) = result {
@@ -156,6 +259,9 @@ fn simulate(
     out: Option<&Path>,
 ) -> Result<()> {
     let text = motionlab::model::read_text(file)?;
+    if is_scene_text(&text) && load_scene(file)?.scene.task.is_some() {
+        return task_cli::simulate_task(file, out.is_some());
+    }
     let (character, mut settings, pushes, scene_seconds) = if is_scene_text(&text) {
         let s = load_scene(file)?;
         (s.character.clone(), s.settings(), s.pushes(), Some(s.scene.seconds))

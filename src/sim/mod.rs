@@ -778,8 +778,14 @@ impl Simulation {
     /// A character has fallen when a body other than a foot touches the ground, or its centre
     /// of mass has dropped below half of its reference height.
     pub fn has_fallen(&self) -> bool {
+        self.has_fallen_below(0.5)
+    }
+
+    /// Like [`Self::has_fallen`] with the centre-of-mass threshold as a fraction of its reference
+    /// height (jump tasks land in deep squats, so they use a lower one).
+    pub fn has_fallen_below(&self, fraction: f32) -> bool {
         let com_h = self.com()[1] - self.ground_height;
-        if com_h < 0.5 * self.reference_com_height {
+        if com_h < fraction * self.reference_com_height {
             return true;
         }
         self.contacts().iter().zip(&self.foot_body).any(|(n, foot)| *n > 0 && !foot)

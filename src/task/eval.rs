@@ -72,6 +72,10 @@ pub struct TaskRun {
     pub character: crate::model::Character,
 }
 
+/// A task's character has fallen when a body other than a foot touches the ground or its centre
+/// of mass drops below this fraction of its standing height (a landing squat goes below one half).
+pub const FALL_COM_FRACTION: f32 = 0.35;
+
 /// Per-step record used for sampling.
 struct Record {
     time: f32,
@@ -188,7 +192,7 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         if keep_frames {
             frames.push(sim.frame());
         }
-        if sim.has_fallen() {
+        if sim.has_fallen_below(FALL_COM_FRACTION) {
             fell = true;
             break;
         }
@@ -347,7 +351,3 @@ fn features(c: &crate::model::Character, metric: Metric, records: &[Record], tim
     out
 }
 
-/// Squared Euclidean distance between feature vectors (the motion distance).
-pub fn motion_distance(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
-}

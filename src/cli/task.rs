@@ -1,0 +1,171 @@
+//! Task subcommands: evaluate a task's seed, prepare a seed (minimize C), explore, replay.
+
+use anyhow::{Context, Result};
+use motionlab::scene::load_scene;
+use motionlab::task::{evaluate_recorded, Evaluation, Task};
+use std::path::Path;
+
+pub fn load_task(file: &Path, shape: bool) -> Result<Task> {
+    let s = load_scene(file)?;
+    s.task(shape).map_err(anyhow::Error::msg).with_context(|| format!("{}: task", file.display()))
+}
+
+pub fn print_evaluation(e: &Evaluation) {
+    println!("penalty: {:.3}", e.penalty);
+    for (what, v) in &e.terms {
+        println!("  {what}: {v:.3}");
+    }
+    println!("fell: {}", e.fell);
+    println!("landing: ({:.3}, {:.3}) m", e.landing[0], e.landing[1]);
+    println!("peak_height: {:.3} m", e.peak_height);
+    println!("rotation: {:.1} deg", e.rotation);
+    for p in &e.phases {
+        let end = p.end.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into());
+        println!("  phase {:<10} {:.3} .. {}{}", p.name, p.start, end, if p.timed_out { " (timed out)" } else { "" });
+    }
+    println!("hash: {:032x}", e.hash);
+}
+
+pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
+    let task = load_task(file, false)?;
+    println!("task: {} ({} parameters)", task.name, task.dimension());
+    let run = evaluate_recorded(&task, &task.x0(), task.def.metric);
+    if trace {
+        let root = run.character.body_index(&run.character.root.body).unwrap_or(0);
+        for f in run.frames.iter().step_by(6) {
+            let phase = run.evaluation.phases.iter().rev().find(|p| p.start <= f.time).map(|p| p.name.as_str()).unwrap_or("");
+            let q = f.poses[root];
+            let pitch = 2.0 * q[5].atan2(q[6]);
+            let contacts: Vec<String> = f.contacts.iter().enumerate().filter(|(_, n)| **n > 0).map(|(i, _)| run.character.bodies[i].name.clone()).collect();
+            println!(
+                "t {:.3} {:<8} com ({:+.3}, {:.3}) pitch {:+7.1} contacts [{}]",
+                f.time, phase, f.com[0], f.com[1], pitch.to_degrees(), contacts.join(",")
+            );
+        }
+    }
+    print_evaluation(&run.evaluation);
+    Ok(())
+}
+
+/// Minimizes the constraint penalty C alone from the task's seed (specs B1.8: "first minimize
+/// C(M0)"), then prints the parameters to paste into the scene's `seed:` field.
+pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize) -> Result<()> {
+    use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
+    use rayon::prelude::*;
+    let task = load_task(file, false)?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let x0 = task.x0();
+    let metric = task.def.metric;
+    let start = motionlab::task::evaluate(&task, &x0, metric);
+    println!("task: {} ({} parameters), seed penalty {:.3}", task.name, task.dimension(), start.penalty);
+    let mut es = Cmaes::new(&x0, task.def.sigma, CmaesOptions { population: Some(16), seed, bounds: Some(task.bounds()), ..Default::default() });
+    let mut best = (x0.clone(), start.penalty);
+    for g in 0..generations {
+        let xs = es.ask();
+        let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| motionlab::task::evaluate(&task, x, metric).penalty).collect());
+        for (x, v) in xs.iter().zip(&vals) {
+            if *v < best.1 {
+                best = (x.clone(), *v);
+            }
+        }
+        es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
+        if g % 10 == 0 || best.1 == 0.0 {
+            println!("generation {g} best penalty {:.3} sigma {:.4}", best.1, es.sigma());
+        }
+        if best.1 == 0.0 {
+            break;
+        }
+    }
+    let e = motionlab::task::evaluate(&task, &best.0, metric);
+    print_evaluation(&e);
+    let list: Vec<String> = best.0.iter().map(|v| format!("{v:.6}")).collect();
+    println!("seed: [{}],", list.join(", "));
+    Ok(())
+}
+
+pub struct ExploreArgs {
+    pub config: motionlab::diversity::explore::ExploreConfig,
+    pub out: Option<std::path::PathBuf>,
+    pub resume: bool,
+    pub threads: usize,
+}
+
+/// Runs an exploration as a job with a progress bar; prints one line per variant and D.
+pub fn explore(args: ExploreArgs) -> Result<()> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use motionlab::diversity::explore::{load_result, DiversityJob};
+    use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
+    let stem = args.config.scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "task".into());
+    let folder = args.out.unwrap_or_else(|| std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed)));
+    let job = if args.resume {
+        let cp = folder.join("checkpoint.ron");
+        let text = std::fs::read_to_string(&cp).with_context(|| format!("reading checkpoint {}", cp.display()))?;
+        DiversityJob::from_checkpoint(&text).with_context(|| format!("resuming from {}", cp.display()))?
+    } else {
+        DiversityJob::new(args.config)?
+    };
+    let runner = JobRunner::new(args.threads, "results")?;
+    let mut handle = runner.spawn(Box::new(job), Some(folder.clone()));
+    let bar = ProgressBar::new(1000);
+    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}")?);
+    while let Some(e) = handle.next_event() {
+        match e {
+            JobEvent::Progress(p) => {
+                bar.set_position((p.fraction * 1000.0) as u64);
+                bar.set_message(p.message.clone());
+            }
+            JobEvent::Failed(m) => {
+                bar.abandon();
+                anyhow::bail!("exploration failed: {m}");
+            }
+            _ => {}
+        }
+    }
+    bar.finish_and_clear();
+    if handle.wait() != JobStatus::Finished {
+        anyhow::bail!("exploration did not finish");
+    }
+    let path = handle.result.clone().context("no result file")?;
+    let r = load_result(&path)?;
+    for m in r.motions.iter().skip(1) {
+        println!("variant {} penalty {:.4} min_distance {:.4}", m.index, m.penalty, m.min_distance);
+    }
+    println!("diversity {:.4}", r.diversity);
+    eprintln!("result: {} ({} generations, {} rollouts, stop: {})", path.display(), r.generations, r.evaluations, r.stop);
+    Ok(())
+}
+
+/// Re-simulates one motion of a result and prints its hash.
+pub fn replay(result: &Path, variant: usize) -> Result<()> {
+    use motionlab::diversity::explore::{load_result, replay};
+    let r = load_result(result)?;
+    let e = replay(&r, variant)?;
+    let stored = &r.motions[variant].hash;
+    let hash = format!("{:032x}", e.hash);
+    println!("penalty: {:.4}", e.penalty);
+    println!("hash: {hash}");
+    if hash != *stored {
+        anyhow::bail!("hash differs from the stored {stored}");
+    }
+    Ok(())
+}
+
+/// Wall time and rollouts per second of a round-robin exploration on all cores.
+pub fn bench_diversity(scene: &Path, variants: usize, generations: u64) -> Result<()> {
+    use motionlab::diversity::explore::{DiversityJob, ExploreConfig};
+    let config = ExploreConfig { scene: scene.into(), variants, generations, stall_generations: 0, ..Default::default() };
+    let mut job = DiversityJob::new(config)?;
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
+    let t0 = std::time::Instant::now();
+    while !job.search().is_finished() {
+        job.generation(&pool);
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let evals = job.search().evaluations();
+    println!("diversity_bench task={} variants={variants} generations={generations} threads={}", job.task().name, pool.current_num_threads());
+    println!("wall_seconds {secs:.1}");
+    println!("rollouts {evals}");
+    println!("rollouts_per_second {:.1}", evals as f64 / secs);
+    println!("diversity {:.4}", job.build_result().diversity);
+    Ok(())
+}

@@ -1,0 +1,366 @@
+//! Exploring a task: the diversity search of [`super::search`] on simulated motions, as a
+//! resumable job with live progress (specs/002_003.md B1.0–B1.9; B3 for what the user sees).
+//!
+//! The evaluator simulates a task's phase controller for a parameter vector and turns it into an
+//! [`Outcome`]: the constraint penalty, the phase-normalized motion features of the chosen metric
+//! and the link lengths. Motion mode optimizes control parameters; shape mode also frees the
+//! task's link-length ratios (B1.5). The metric `shape` makes the objective the shape distance.
+
+use super::search::{
+    objective, DistanceKind, DiversitySearch, Evaluator, GenerationRecord, KPlacement, Outcome, PathPoint, SearchSettings,
+    Strategy,
+};
+use crate::jobs::{Job, Progress, StepOutcome};
+use crate::optim::Bounds;
+use crate::task::{evaluate, Metric, Task};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The distance an exploration maximizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExploreMetric {
+    Motion(Metric),
+    Shape,
+}
+
+impl std::str::FromStr for ExploreMetric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.eq_ignore_ascii_case("shape") {
+            Ok(ExploreMetric::Shape)
+        } else {
+            s.parse::<Metric>().map(ExploreMetric::Motion).map_err(|_| format!("unknown metric {s:?} (expected hf, md, wja or shape)"))
+        }
+    }
+}
+
+/// Everything that defines an exploration (stored in checkpoints and results).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExploreConfig {
+    /// Scene file with a task, as given by the user.
+    pub scene: PathBuf,
+    pub variants: usize,
+    pub generations: u64,
+    pub k: f64,
+    pub placement: KPlacement,
+    /// None: the task's own metric.
+    pub metric: Option<ExploreMetric>,
+    /// Link lengths free as well (B1.5).
+    pub shape_mode: bool,
+    pub seed: u64,
+    /// Supernatural strength on gains and torque limits (B1.9: ×1.5–3); 1 = normal.
+    pub strength: f32,
+    pub strategy: Strategy,
+    /// ε-stall window in generations (0 = run every generation).
+    pub stall_generations: u64,
+}
+
+impl Default for ExploreConfig {
+    fn default() -> Self {
+        ExploreConfig {
+            scene: PathBuf::new(),
+            variants: 4,
+            generations: 500,
+            k: 10.0,
+            placement: KPlacement::default(),
+            metric: None,
+            shape_mode: false,
+            seed: 1,
+            strength: 1.0,
+            strategy: Strategy::RoundRobin,
+            stall_generations: 100,
+        }
+    }
+}
+
+impl ExploreConfig {
+    /// Loads the task this configuration explores.
+    pub fn load_task(&self) -> anyhow::Result<Task> {
+        let scene = crate::scene::load_scene(&self.scene)?;
+        let mut task = scene.task(self.shape_mode).map_err(|e| anyhow::anyhow!("{}: task: {e}", self.scene.display()))?;
+        task.strength = self.strength;
+        Ok(task)
+    }
+
+    fn motion_metric(&self, task: &Task) -> Metric {
+        match self.metric {
+            Some(ExploreMetric::Motion(m)) => m,
+            _ => task.def.metric,
+        }
+    }
+
+    fn distance_kind(&self) -> DistanceKind {
+        if self.metric == Some(ExploreMetric::Shape) { DistanceKind::Shape } else { DistanceKind::Motion }
+    }
+}
+
+/// A task as an [`Evaluator`] for the diversity search.
+pub struct TaskEvaluator<'a> {
+    pub task: &'a Task,
+    pub metric: Metric,
+}
+
+impl Evaluator for TaskEvaluator<'_> {
+    fn dimension(&self) -> usize {
+        self.task.dimension()
+    }
+    fn bounds(&self) -> Bounds {
+        self.task.bounds()
+    }
+    fn evaluate(&self, params: &[f64]) -> Outcome {
+        let e = evaluate(self.task, params, self.metric);
+        Outcome { penalty: e.penalty, features: e.features, shape: e.shape, hash: e.hash }
+    }
+}
+
+/// One motion of a finished exploration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct VariantResult {
+    /// 0 is the input motion M0.
+    pub index: usize,
+    pub params: Vec<f64>,
+    pub penalty: f64,
+    /// d_min(M_i) under the objective's distance.
+    pub min_distance: f64,
+    /// Distance to every motion (index 0 = M0), objective's distance.
+    pub distances: Vec<f64>,
+    /// Motion distance (task metric) and shape distance to M0, whichever was optimized.
+    pub motion_distance_to_input: f64,
+    pub shape_distance_to_input: f64,
+    /// Trajectory hash (hex): `motionlab replay` reproduces it.
+    pub hash: String,
+    /// Optimization path from M0 (parameters and distance to M0), for the magnitude slider.
+    pub path: Vec<PathPoint>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExploreResult {
+    pub code_version: String,
+    pub config: ExploreConfig,
+    pub task: String,
+    pub parameter_labels: Vec<String>,
+    pub generations: u64,
+    pub evaluations: u64,
+    pub stop: String,
+    /// D of the final set (eq. 1).
+    pub diversity: f64,
+    /// D of N copies of the input motion (the baseline any result must beat).
+    pub diversity_of_copies: f64,
+    /// M0 first, then the N variants.
+    pub motions: Vec<VariantResult>,
+    pub history: Vec<GenerationRecord>,
+}
+
+/// The exploration as a job: one round-robin generation per step.
+pub struct DiversityJob {
+    config: ExploreConfig,
+    task: Task,
+    search: DiversitySearch,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Checkpoint {
+    config: ExploreConfig,
+    search: DiversitySearch,
+}
+
+impl DiversityJob {
+    pub fn new(config: ExploreConfig) -> anyhow::Result<Self> {
+        let task = config.load_task()?;
+        let metric = config.motion_metric(&task);
+        let settings = SearchSettings {
+            strategy: config.strategy,
+            variants: config.variants,
+            k: config.k,
+            placement: config.placement,
+            kind: config.distance_kind(),
+            population: 16,
+            max_generations: config.generations,
+            sigma0: task.def.sigma,
+            stall_generations: config.stall_generations,
+            stall_epsilon: 1e-3,
+            seed: config.seed,
+        };
+        let x0 = task.x0();
+        let search = DiversitySearch::new(&TaskEvaluator { task: &task, metric }, &x0, settings)?;
+        if search.reference().penalty > 0.0 {
+            log_warning(&format!(
+                "the seed of {} violates its constraints (C = {:.3}); run `motionlab prepare` first",
+                task.name,
+                search.reference().penalty
+            ));
+        }
+        Ok(DiversityJob { config, task, search })
+    }
+
+    pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
+        let cp: Checkpoint = ron::from_str(text)?;
+        let task = cp.config.load_task()?;
+        Ok(DiversityJob { config: cp.config, task, search: cp.search })
+    }
+
+    pub fn search(&self) -> &DiversitySearch {
+        &self.search
+    }
+
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    pub fn config(&self) -> &ExploreConfig {
+        &self.config
+    }
+
+    /// Runs one generation on `pool`.
+    pub fn generation(&mut self, pool: &rayon::ThreadPool) {
+        let metric = self.config.motion_metric(&self.task);
+        let task = &self.task;
+        self.search.generation(|xs| {
+            pool.install(|| xs.par_iter().map(|x| TaskEvaluator { task, metric }.evaluate(x)).collect())
+        });
+    }
+
+    /// The result of the search so far (complete once finished).
+    pub fn build_result(&self) -> ExploreResult {
+        let kind = self.config.distance_kind();
+        let mut outcomes = vec![self.search.reference().clone()];
+        let mut params = vec![self.search.x0().to_vec()];
+        for inc in self.search.incumbents() {
+            outcomes.push(inc.outcome.clone());
+            params.push(inc.params.clone());
+        }
+        let obj = objective(&outcomes, kind, self.config.k, self.config.placement);
+        let copies = vec![self.search.reference().clone(); outcomes.len()];
+        let copies_obj = objective(&copies, kind, self.config.k, self.config.placement);
+        let motions = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, o)| VariantResult {
+                index: i,
+                params: params[i].clone(),
+                penalty: o.penalty,
+                min_distance: obj.d_min[i],
+                distances: outcomes.iter().map(|p| super::search::distance(kind, o, p)).collect(),
+                motion_distance_to_input: super::search::distance(DistanceKind::Motion, o, &outcomes[0]),
+                shape_distance_to_input: super::search::distance(DistanceKind::Shape, o, &outcomes[0]),
+                hash: format!("{:032x}", o.hash),
+                path: if i == 0 { Vec::new() } else { self.search.path(i).map(|p| p.to_vec()).unwrap_or_default() },
+            })
+            .collect();
+        ExploreResult {
+            code_version: crate::code_version(),
+            config: self.config.clone(),
+            task: self.task.name.clone(),
+            parameter_labels: (0..self.task.dimension()).map(|k| self.task.param_label(k)).collect(),
+            generations: self.search.generations(),
+            evaluations: self.search.evaluations(),
+            stop: format!("{:?}", self.search.stop_reason()),
+            diversity: obj.value,
+            diversity_of_copies: copies_obj.value,
+            motions,
+            history: self.search.history().to_vec(),
+        }
+    }
+}
+
+fn log_warning(msg: &str) {
+    eprintln!("warning: {msg}");
+}
+
+impl Job for DiversityJob {
+    fn kind(&self) -> &'static str {
+        "diversity"
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "{}: N = {}, K = {}, {} generations, seed {}{}",
+            self.task.name,
+            self.config.variants,
+            self.config.k,
+            self.config.generations,
+            self.config.seed,
+            if self.config.shape_mode { ", shape mode" } else { "" }
+        )
+    }
+
+    fn step(&mut self, pool: &rayon::ThreadPool) -> anyhow::Result<StepOutcome> {
+        if !self.search.is_finished() {
+            self.generation(pool);
+        }
+        Ok(if self.search.is_finished() { StepOutcome::Done } else { StepOutcome::Running })
+    }
+
+    fn progress(&self) -> Progress {
+        let g = self.search.generations();
+        let mut values = Vec::new();
+        if let Some(h) = self.search.history().last() {
+            values.push(("D".to_string(), h.objective as f32));
+            for (i, (d, p)) in h.d_min.iter().zip(&h.penalty).enumerate().skip(1) {
+                values.push((format!("d_min {i}"), *d as f32));
+                values.push((format!("C {i}"), *p as f32));
+            }
+        }
+        Progress {
+            fraction: (g as f32 / self.config.generations.max(1) as f32).min(1.0),
+            message: format!(
+                "generation {g}/{}, D = {:.2}",
+                self.config.generations,
+                self.search.history().last().map(|h| h.objective).unwrap_or(0.0)
+            ),
+            values,
+        }
+    }
+
+    fn checkpoint(&self) -> anyhow::Result<String> {
+        #[derive(Serialize)]
+        struct CheckpointRef<'a> {
+            config: &'a ExploreConfig,
+            search: &'a DiversitySearch,
+        }
+        Ok(ron::ser::to_string(&CheckpointRef { config: &self.config, search: &self.search })?)
+    }
+
+    fn result(&self) -> anyhow::Result<String> {
+        Ok(ron::ser::to_string_pretty(&self.build_result(), ron::ser::PrettyConfig::default())?)
+    }
+}
+
+/// Loads a result file written by an exploration.
+pub fn load_result(path: &Path) -> anyhow::Result<ExploreResult> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    ron::from_str(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
+}
+
+/// Re-simulates motion `index` of a result (0 = M0) and returns its evaluation.
+pub fn replay(result: &ExploreResult, index: usize) -> anyhow::Result<crate::task::Evaluation> {
+    let m = result
+        .motions
+        .get(index)
+        .ok_or_else(|| anyhow::anyhow!("the result has motions 0..={} (0 is the input), not {index}", result.motions.len() - 1))?;
+    let task = result.config.load_task()?;
+    let metric = result.config.motion_metric(&task);
+    if m.params.len() != task.dimension() {
+        anyhow::bail!(
+            "motion {index} has {} parameters but task {} now has {} (was the scene edited?)",
+            m.params.len(),
+            task.name,
+            task.dimension()
+        );
+    }
+    Ok(evaluate(&task, &m.params, metric))
+}
+
+/// Parameters at `fraction` of the way along variant `index`'s path (B1.9 magnitude slider).
+pub fn path_point(result: &ExploreResult, index: usize, fraction: f64) -> Option<Vec<f64>> {
+    let m = result.motions.get(index)?;
+    if index == 0 || m.path.is_empty() {
+        return Some(m.params.clone());
+    }
+    let target = fraction.clamp(0.0, 1.0) * m.path.last()?.distance;
+    m.path
+        .iter()
+        .min_by(|a, b| (a.distance - target).abs().total_cmp(&(b.distance - target).abs()))
+        .map(|p| p.params.clone())
+}
