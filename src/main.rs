@@ -73,6 +73,9 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Raise the first obstacle's height FROM:TO in STEPS stages (e.g. 0:0.5:5).
+        #[arg(long)]
+        continuation: Option<String>,
     },
     /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
     Explore {
@@ -207,7 +210,20 @@ fn main() {
             })()
         }
         Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
-        Some(Command::Prepare { scene, generations, seed, threads }) => task_cli::prepare(&scene, generations, seed, threads),
+        Some(Command::Prepare { scene, generations, seed, threads, continuation }) => (|| -> Result<()> {
+            let cont = match continuation {
+                None => None,
+                Some(c) => {
+                    let parts: Vec<&str> = c.split(':').collect();
+                    let bad = || anyhow::anyhow!("--continuation expects FROM:TO:STEPS (e.g. 0:0.5:5), found {c:?}");
+                    if parts.len() != 3 {
+                        return Err(bad());
+                    }
+                    Some((parts[0].parse().map_err(|_| bad())?, parts[1].parse().map_err(|_| bad())?, parts[2].parse().map_err(|_| bad())?))
+                }
+            };
+            task_cli::prepare(&scene, generations, seed, threads, cont)
+        })(),
         Some(Command::Bench { what, quick, characters }) => match what.as_str() {
             "sim" => bench(quick, &characters),
             "cma" => bench_cma(quick),

@@ -23,8 +23,16 @@ pub struct Scene {
     pub dt: Option<f32>,
     #[serde(default = "default_seconds")]
     pub seconds: f32,
+    /// Solver substeps and sweeps per substep (default 2 × 8). Tasks use 1 × 12: the multibody
+    /// mass matrices are rebuilt every substep, so this is 1.8 times faster while feet still hold
+    /// within 3 mm over 10 s (1 × 4 lets the 2D human collapse).
+    #[serde(default)]
+    pub solver: Option<(usize, usize)>,
     #[serde(default)]
     pub pushes: Vec<ScenePush>,
+    /// Static boxes on the ground (jump onto, jump over).
+    #[serde(default)]
+    pub obstacles: Vec<Obstacle>,
     /// A motion task: seed controller, free parameters, constraints, metric.
     #[serde(default)]
     pub task: Option<crate::task::TaskDef>,
@@ -32,6 +40,13 @@ pub struct Scene {
 
 fn default_seconds() -> f32 {
     10.0
+}
+
+/// A static box: centre relative to the ground surface below the character, half extents, m.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Obstacle {
+    pub center: [f32; 3],
+    pub half_extents: [f32; 3],
 }
 
 /// A scripted push: body by name, impulse in N·s (world frame).
@@ -64,6 +79,10 @@ impl LoadedScene {
             s.dt = dt;
         }
         s.ground = self.scene.ground;
+        if let Some((substeps, sweeps)) = self.scene.solver {
+            s.solver_iterations = substeps;
+            s.pgs_iterations = sweeps;
+        }
         s
     }
 
@@ -89,6 +108,11 @@ impl Scene {
         if !(self.seconds > 0.0 && self.seconds.is_finite()) {
             push("seconds", format!("expected a positive duration, found {}", self.seconds));
         }
+        if let Some((a, b)) = self.solver {
+            if !(1..=16).contains(&a) || !(1..=64).contains(&b) {
+                push("solver", format!("expected (substeps 1..=16, sweeps 1..=64), found ({a}, {b})"));
+            }
+        }
         if let Some(dt) = self.dt {
             if !(dt > 0.0 && dt <= 0.05) {
                 push("dt", format!("expected a time step in (0, 0.05] s, found {dt}"));
@@ -99,6 +123,11 @@ impl Scene {
         }
         if !(0.0..=1.0).contains(&self.ground.restitution) {
             push("restitution", format!("expected a restitution in [0, 1], found {}", self.ground.restitution));
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            if !o.half_extents.iter().all(|h| *h > 0.0 && h.is_finite()) || !o.center.iter().all(|c| c.is_finite()) {
+                push("obstacles", format!("obstacle {i}: expected a finite centre and positive half extents"));
+            }
         }
         for p in &self.pushes {
             if !(p.duration > 0.0) || !(p.time >= 0.0) {
@@ -146,7 +175,10 @@ impl LoadedScene {
     /// The scene's task resolved against its character (`shape_mode`: link lengths also free).
     pub fn task(&self, shape_mode: bool) -> Result<crate::task::Task, String> {
         let def = self.scene.task.clone().ok_or_else(|| format!("scene {:?} has no `task`", self.scene.name))?;
-        crate::task::Task::new(&self.scene.name, def, self.character.clone(), self.settings(), self.scene.seconds, shape_mode)
+        let mut task =
+            crate::task::Task::new(&self.scene.name, def, self.character.clone(), self.settings(), self.scene.seconds, shape_mode)?;
+        task.obstacles = self.scene.obstacles.clone();
+        Ok(task)
     }
 }
 

@@ -48,37 +48,64 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
 }
 
 /// Minimizes the constraint penalty C alone from the task's seed (specs B1.8: "first minimize
-/// C(M0)"), then prints the parameters to paste into the scene's `seed:` field.
-pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize) -> Result<()> {
+/// C(M0)"), then prints the parameters to paste into the scene's `seed:` field (and keeps the
+/// best so far in `<scene>.seed.txt`). With `continuation` = (from, to, steps) the height of the
+/// scene's first obstacle is raised step by step, each stage starting from the previous
+/// solution (continuation as in Yin et al. 2008, specs B4.15).
+pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>) -> Result<()> {
     use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
     use rayon::prelude::*;
-    let task = load_task(file, false)?;
+    let mut task = load_task(file, false)?;
+    // A seed must not be on the edge of falling: while preparing, the character has to keep
+    // standing one second longer than the task lasts.
+    let task_seconds = task.seconds;
+    task.seconds += 1.0;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    let x0 = task.x0();
     let metric = task.def.metric;
-    let start = motionlab::task::evaluate(&task, &x0, metric);
-    println!("task: {} ({} parameters), seed penalty {:.3}", task.name, task.dimension(), start.penalty);
-    let mut es = Cmaes::new(&x0, task.def.sigma, CmaesOptions { population: Some(16), seed, bounds: Some(task.bounds()), ..Default::default() });
-    let mut best = (x0.clone(), start.penalty);
-    for g in 0..generations {
-        let xs = es.ask();
-        let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| motionlab::task::evaluate(&task, x, metric).penalty).collect());
-        for (x, v) in xs.iter().zip(&vals) {
-            if *v < best.1 {
-                best = (x.clone(), *v);
+    let heights: Vec<Option<f32>> = match continuation {
+        None => vec![None],
+        Some((a, b, n)) => {
+            anyhow::ensure!(!task.obstacles.is_empty(), "{}: continuation needs an obstacle in the scene", file.display());
+            (0..=n.max(1)).map(|k| Some(a + (b - a) * k as f32 / n.max(1) as f32)).collect()
+        }
+    };
+    let mut x = task.x0();
+    for (stage, h) in heights.iter().enumerate() {
+        if let Some(h) = h {
+            let h = h.max(0.01);
+            task.obstacles[0].center[1] = h / 2.0;
+            task.obstacles[0].half_extents[1] = h / 2.0;
+            println!("stage {stage}: obstacle height {h:.3} m");
+        }
+        let start = motionlab::task::evaluate(&task, &x, metric);
+        println!("task: {} ({} parameters), start penalty {:.3}", task.name, task.dimension(), start.penalty);
+        let mut best = (x.clone(), start.penalty);
+        let mut es = Cmaes::new(&x, task.def.sigma, CmaesOptions { population: Some(16), seed: seed + stage as u64, bounds: Some(task.bounds()), ..Default::default() });
+        for g in 0..generations {
+            if best.1 == 0.0 {
+                break;
+            }
+            let xs = es.ask();
+            let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| motionlab::task::evaluate(&task, x, metric).penalty).collect());
+            for (x, v) in xs.iter().zip(&vals) {
+                if *v < best.1 {
+                    best = (x.clone(), *v);
+                    let list: Vec<String> = best.0.iter().map(|v| format!("{v}")).collect();
+                    let out = file.with_extension("seed.txt");
+                    motionlab::jobs::write_atomic(&out, format!("seed: [{}],\n", list.join(", ")).as_bytes())?;
+                }
+            }
+            es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
+            if g % 10 == 0 || best.1 == 0.0 {
+                println!("generation {g} best penalty {:.3} sigma {:.4}", best.1, es.sigma());
             }
         }
-        es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
-        if g % 10 == 0 || best.1 == 0.0 {
-            println!("generation {g} best penalty {:.3} sigma {:.4}", best.1, es.sigma());
-        }
-        if best.1 == 0.0 {
-            break;
-        }
+        x = best.0;
     }
-    let e = motionlab::task::evaluate(&task, &best.0, metric);
+    task.seconds = task_seconds;
+    let e = motionlab::task::evaluate(&task, &x, metric);
     print_evaluation(&e);
-    let list: Vec<String> = best.0.iter().map(|v| format!("{v:.6}")).collect();
+    let list: Vec<String> = x.iter().map(|v| format!("{v}")).collect();
     println!("seed: [{}],", list.join(", "));
     Ok(())
 }

@@ -204,6 +204,8 @@ pub struct Simulation {
     bodies: Vec<RigidBodyHandle>,
     colliders: Vec<ColliderHandle>,
     ground: ColliderHandle,
+    /// Static boxes (jump onto, jump over); they count as ground for contacts.
+    obstacles: Vec<ColliderHandle>,
     ground_height: f32,
     dofs: Vec<Dof>,
     targets: Vec<f32>,
@@ -446,6 +448,7 @@ impl Simulation {
             bodies,
             colliders,
             ground,
+            obstacles: Vec::new(),
             ground_height,
             dofs,
             targets: vec![0.0; n],
@@ -741,18 +744,43 @@ impl Simulation {
         (c / m).to_array()
     }
 
-    /// Number of contact points between each model body and the ground.
+    /// Adds a static box (centre relative to the ground surface, half extents in metres) with
+    /// the ground's friction and restitution. Contacts with it count as ground contacts.
+    pub fn add_obstacle(&mut self, center: [f32; 3], half_extents: [f32; 3]) {
+        let st = &mut self.state;
+        let body = st.bodies.insert(RigidBodyBuilder::fixed().translation(Vector::new(
+            center[0],
+            center[1] + self.ground_height,
+            center[2],
+        )));
+        let h = st.colliders.insert_with_parent(
+            ColliderBuilder::cuboid(half_extents[0], half_extents[1], half_extents[2])
+                .friction(self.settings.ground.friction)
+                .friction_combine_rule(CoefficientCombineRule::Min)
+                .restitution(self.settings.ground.restitution)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .collision_groups(InteractionGroups::new(GROUND_GROUP, Group::ALL, InteractionTestMode::And)),
+            body,
+            &mut st.bodies,
+        );
+        self.obstacles.push(h);
+    }
+
+    fn ground_colliders(&self) -> impl Iterator<Item = ColliderHandle> + '_ {
+        std::iter::once(self.ground).chain(self.obstacles.iter().copied())
+    }
+
+    /// Number of contact points between each model body and the ground (or an obstacle).
     pub fn contacts(&self) -> Vec<u16> {
         self.colliders
             .iter()
             .map(|c| {
-                self.state
-                    .narrow_phase
-                    .contact_pair(self.ground, *c)
+                self.ground_colliders()
+                    .filter_map(|g| self.state.narrow_phase.contact_pair(g, *c))
                     .map(|pair| {
                         pair.manifolds.iter().map(|m| m.points.iter().filter(|p| p.dist <= 1e-3).count()).sum::<usize>() as u16
                     })
-                    .unwrap_or(0)
+                    .sum()
             })
             .collect()
     }
@@ -761,13 +789,15 @@ impl Simulation {
     pub fn contact_points(&self) -> Vec<(usize, [f32; 3])> {
         let mut out = Vec::new();
         for (i, c) in self.colliders.iter().enumerate() {
-            if let Some(pair) = self.state.narrow_phase.contact_pair(self.ground, *c) {
-                let swap = pair.collider1 != self.ground;
-                let co = &self.state.colliders[*c];
-                for m in &pair.manifolds {
-                    for p in m.points.iter().filter(|p| p.dist <= 1e-3) {
-                        let local = if swap { p.local_p1 } else { p.local_p2 };
-                        out.push((i, co.position().transform_point(local).to_array()));
+            for g in self.ground_colliders() {
+                if let Some(pair) = self.state.narrow_phase.contact_pair(g, *c) {
+                    let swap = pair.collider1 != g;
+                    let co = &self.state.colliders[*c];
+                    for m in &pair.manifolds {
+                        for p in m.points.iter().filter(|p| p.dist <= 1e-3) {
+                            let local = if swap { p.local_p1 } else { p.local_p2 };
+                            out.push((i, co.position().transform_point(local).to_array()));
+                        }
                     }
                 }
             }

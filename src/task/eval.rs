@@ -77,12 +77,12 @@ pub struct TaskRun {
 pub const FALL_COM_FRACTION: f32 = 0.35;
 
 /// Per-step record used for sampling.
-struct Record {
-    time: f32,
-    positions: Vec<[f32; 3]>,
-    com: [f32; 3],
-    angles: Vec<f32>,
-    root: [f32; 3],
+pub(crate) struct Record {
+    pub time: f32,
+    pub positions: Vec<[f32; 3]>,
+    pub com: [f32; 3],
+    pub angles: Vec<f32>,
+    pub root: [f32; 3],
 }
 
 pub fn evaluate(task: &Task, x: &[f64], metric: Metric) -> Evaluation {
@@ -132,6 +132,9 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         Ok(s) => s,
         Err(e) => return failed(task, vec![(format!("invalid character: {e}"), 2.0 * FAIL_PENALTY)], &character),
     };
+    for o in &task.obstacles {
+        sim.add_obstacle(o.center, o.half_extents);
+    }
     let mut ctrl = match PhaseController::new(&character, &def) {
         Ok(c) => c,
         Err(e) => return failed(task, vec![(format!("invalid controller: {e}"), 2.0 * FAIL_PENALTY)], &character),
@@ -220,44 +223,11 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         _ => [0.0, 0.0],
     };
     let rotation = unwrapped.to_degrees();
+    let end_offset = records.last().map(|r| (r.com[0] - landing[0]).hypot(r.com[2] - landing[1])).unwrap_or(f32::INFINITY);
+    let summary = Summary { landing, rotation, max_pitch_deviation: max_pitch_dev.to_degrees(), peak_height: peak, end_offset };
     for c in &task.def.constraints {
-        match c {
-            Constraint::LandingBox { center, half_size } => {
-                let dx = ((landing[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
-                let dz = ((landing[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
-                let v = VIOLATION_WEIGHT * (dx * dx + dz * dz);
-                if v > 0.0 {
-                    terms.push((format!("landing {:.3} m outside the box", (dx * dx + dz * dz).sqrt()), v));
-                }
-            }
-            Constraint::LandingCircle { center, radius } => {
-                let d = ((landing[0] - center[0]).hypot(landing[1] - center[1]) - radius).max(0.0) as f64;
-                if d > 0.0 {
-                    terms.push((format!("landing {d:.3} m outside the circle"), VIOLATION_WEIGHT * d * d));
-                }
-            }
-            Constraint::Rotation { min_degrees } => {
-                let deficit = (min_degrees - rotation).max(0.0);
-                if deficit > 0.0 {
-                    // A large constant (specs B1.8) plus a quadratic term, so the seeding
-                    // optimization has a gradient towards the full turn.
-                    let r = (deficit as f64).to_radians();
-                    terms.push((format!("rotation {rotation:.0}° short of {min_degrees}°"), FAIL_PENALTY + VIOLATION_WEIGHT * r * r));
-                }
-            }
-            Constraint::PitchLimit { max_degrees } => {
-                let excess = (max_pitch_dev.to_degrees() - max_degrees).max(0.0) as f64;
-                if excess > 0.0 {
-                    let r = excess.to_radians();
-                    terms.push((format!("pitch {:.0}° over the limit", excess), VIOLATION_WEIGHT * r * r));
-                }
-            }
-            Constraint::PeakHeight { min } => {
-                let d = (min - peak).max(0.0) as f64;
-                if d > 0.0 {
-                    terms.push((format!("peak {d:.3} m too low"), VIOLATION_WEIGHT * d * d));
-                }
-            }
+        if let Some(t) = constraint_penalty(c, &summary) {
+            terms.push(t);
         }
     }
     // Phase-normalized samples.
@@ -280,7 +250,8 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         }
     }
     let features = features(&character, metric, &records, &sample_times);
-    let penalty = terms.iter().map(|t| t.1).sum();
+    // `+ 0.0` turns the empty sum (−0.0) into 0.
+    let penalty = terms.iter().map(|t| t.1).sum::<f64>() + 0.0;
     TaskRun {
         evaluation: Evaluation {
             penalty,
@@ -299,7 +270,65 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     }
 }
 
-fn features(c: &crate::model::Character, metric: Metric, records: &[Record], times: &[f32]) -> Vec<f64> {
+/// What the constraints look at, from one rollout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    /// Feet centre (x, z) at the end, m.
+    pub landing: [f32; 2],
+    /// Total root rotation about z, degrees.
+    pub rotation: f32,
+    /// Largest |root pitch − start pitch|, degrees.
+    pub max_pitch_deviation: f32,
+    /// Peak centre-of-mass height above the ground, m.
+    pub peak_height: f32,
+    /// Horizontal distance of the centre of mass from the feet's centre at the end, m.
+    pub end_offset: f32,
+}
+
+/// Penalty of one constraint (specs B1.8): 0 inside, K‖d‖² outside with K = 5000 and d the
+/// Euclidean violation (angles in radians); a missed rotation adds the large constant. Returns
+/// a description and the value when violated.
+pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> {
+    match c {
+        Constraint::LandingBox { center, half_size } => {
+            let dx = ((s.landing[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
+            let dz = ((s.landing[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
+            let d2 = dx * dx + dz * dz;
+            (d2 > 0.0).then(|| (format!("landing {:.3} m outside the box", d2.sqrt()), VIOLATION_WEIGHT * d2))
+        }
+        Constraint::LandingCircle { center, radius } => {
+            let d = ((s.landing[0] - center[0]).hypot(s.landing[1] - center[1]) - radius).max(0.0) as f64;
+            (d > 0.0).then(|| (format!("landing {d:.3} m outside the circle"), VIOLATION_WEIGHT * d * d))
+        }
+        Constraint::Rotation { min_degrees } => {
+            let deficit = (min_degrees - s.rotation).max(0.0) as f64;
+            // A large constant (specs B1.8) plus a quadratic term, so preparing a seed has a
+            // gradient towards the full turn.
+            (deficit > 0.0).then(|| {
+                let r = deficit.to_radians();
+                (format!("rotation {:.0}° short of {min_degrees}°", deficit), FAIL_PENALTY + VIOLATION_WEIGHT * r * r)
+            })
+        }
+        Constraint::PitchLimit { max_degrees } => {
+            let excess = (s.max_pitch_deviation - max_degrees).max(0.0) as f64;
+            (excess > 0.0).then(|| {
+                let r = excess.to_radians();
+                (format!("pitch {excess:.0}° over the limit"), VIOLATION_WEIGHT * r * r)
+            })
+        }
+        Constraint::PeakHeight { min } => {
+            let d = (min - s.peak_height).max(0.0) as f64;
+            (d > 0.0).then(|| (format!("peak {d:.3} m too low"), VIOLATION_WEIGHT * d * d))
+        }
+        Constraint::EndBalanced { max_offset } => {
+            let d = (s.end_offset - max_offset).max(0.0) as f64;
+            (d > 0.0).then(|| (format!("centre of mass {d:.3} m too far from the feet at the end"), VIOLATION_WEIGHT * d * d))
+        }
+    }
+}
+
+/// Per-step pose data for the motion features (public for tests and tools).
+pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[Record], times: &[f32]) -> Vec<f64> {
     let mut out = Vec::new();
     if records.is_empty() {
         return out;

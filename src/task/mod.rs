@@ -10,7 +10,7 @@
 
 mod eval;
 
-pub use eval::{evaluate, evaluate_recorded, Evaluation, Metric, TaskRun};
+pub use eval::{constraint_penalty, evaluate, evaluate_recorded, Evaluation, Metric, Summary, TaskRun, FALL_COM_FRACTION};
 
 use crate::control::phase::{resolve_dofs, PhaseController, PhaseControllerDef};
 use crate::model::{shape, Character};
@@ -101,6 +101,9 @@ pub enum Constraint {
     PitchLimit { max_degrees: f32 },
     /// The peak centre-of-mass height (above the ground) reaches this.
     PeakHeight { min: f32 },
+    /// At the end the centre of mass is within this horizontal distance of the feet's centre
+    /// (the character stands balanced rather than sitting back or lunging).
+    EndBalanced { max_offset: f32 },
 }
 
 /// What one parameter coordinate controls.
@@ -128,6 +131,8 @@ pub struct Task {
     pub strength: f32,
     pub settings: crate::sim::SimSettings,
     pub seconds: f32,
+    /// Static boxes of the scene.
+    pub obstacles: Vec<crate::scene::Obstacle>,
 }
 
 impl Task {
@@ -198,7 +203,7 @@ impl Task {
         for p in &def.sampled_phases {
             phase_index(p)?;
         }
-        Ok(Task { name: name.into(), def, character, params, control_dim, shape_mode, strength: 1.0, settings, seconds })
+        Ok(Task { name: name.into(), def, character, params, control_dim, shape_mode, strength: 1.0, settings, seconds, obstacles: Vec::new() })
     }
 
     pub fn dimension(&self) -> usize {
@@ -271,3 +276,6 @@ pub fn ratio_from_normalized(v: f32) -> f32 {
     let (lo, hi) = shape::RATIO_RANGE;
     if v < 0.0 { lo.powf(-v) } else { hi.powf(v) }
 }
+
+#[cfg(test)]
+mod tests;

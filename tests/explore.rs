@@ -1,0 +1,172 @@
+//! The diversity command line: task scenes, `explore`, `replay`, `prepare` and `bench diversity`
+//! (issue P2, deliverables 3 and 7).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn motionlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("running motionlab")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn assert_success(o: &Output, what: &str) {
+    assert!(o.status.success(), "{what}: {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+}
+
+/// Every scene in scenes/ that defines a task.
+fn task_scenes() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut out: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains("task: Some("))
+        .map(|p| format!("scenes/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_task_seed_satisfies_its_constraints() {
+    let scenes = task_scenes();
+    assert!(scenes.len() >= 2, "{scenes:?}");
+    for scene in scenes {
+        let o = motionlab(&["check", &scene]);
+        assert_success(&o, &scene);
+        let o = motionlab(&["simulate", &scene]);
+        assert_success(&o, &scene);
+        let out = stdout(&o);
+        assert!(out.lines().any(|l| l == "penalty: 0.000"), "{scene}: the seed must have C = 0:\n{out}");
+        assert!(out.lines().any(|l| l == "fell: false"), "{scene}:\n{out}");
+    }
+}
+
+struct Line {
+    index: usize,
+    penalty: f64,
+    min_distance: f64,
+}
+
+/// Parses `variant <i> penalty <C> min_distance <d>` lines and the last `diversity <D>` line.
+fn parse_explore(out: &str) -> (Vec<Line>, f64) {
+    let mut lines = Vec::new();
+    let mut diversity = None;
+    for l in out.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        match w.as_slice() {
+            ["variant", i, "penalty", c, "min_distance", d] => {
+                lines.push(Line { index: i.parse().unwrap(), penalty: c.parse().unwrap(), min_distance: d.parse().unwrap() })
+            }
+            ["diversity", d] => diversity = Some(d.parse().unwrap()),
+            _ => panic!("unexpected output line {l:?} in:\n{out}"),
+        }
+    }
+    assert_eq!(out.lines().last().map(|l| l.starts_with("diversity ")), Some(true), "{out}");
+    (lines, diversity.unwrap())
+}
+
+#[test]
+fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("t{threads}"));
+        let o = motionlab(&[
+            "explore",
+            "scenes/jump_forward2d.ron",
+            "--variants",
+            "2",
+            "--generations",
+            "3",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_success(&o, "explore");
+        let (lines, d) = parse_explore(&stdout(&o));
+        assert_eq!(lines.iter().map(|l| l.index).collect::<Vec<_>>(), vec![1, 2]);
+        for l in &lines {
+            assert!(l.penalty >= 0.0 && l.min_distance >= 0.0 && l.min_distance.is_finite());
+        }
+        assert!(d.is_finite());
+        let result = out.join("result.ron");
+        assert!(result.exists());
+        assert!(!out.join("checkpoint.ron").exists(), "a finished job removes its checkpoint");
+        results.push((std::fs::read_to_string(&result).unwrap(), result));
+    }
+    // Serial and parallel evaluation give the same search.
+    let strip = |s: &str| s.lines().filter(|l| !l.contains("scene:")).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip(&results[0].0), strip(&results[1].0));
+    // Replay re-simulates every motion (0 is the input) and checks the stored hash.
+    for v in ["0", "1", "2"] {
+        let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", v]);
+        assert_success(&o, "replay");
+        let hash = stdout(&o).lines().find_map(|l| l.strip_prefix("hash: ").map(str::to_string)).unwrap();
+        assert_eq!(hash.len(), 32);
+        assert!(results[0].0.contains(&format!("hash: \"{hash}\"")), "{hash} not stored");
+    }
+    let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", "7"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not 7"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_task_naming_an_unknown_joint_is_rejected_with_the_scene_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"))
+        .unwrap()
+        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"))
+        .replace("joints: [\"lower_waist\"", "joints: [\"tail\", \"lower_waist\"");
+    let path = dir.path().join("bad_task.ron");
+    std::fs::write(&path, text).unwrap();
+    let o = motionlab(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("bad_task.ron") && err.contains("\"tail\""), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn prepare_keeps_a_seed_that_already_satisfies_its_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"))
+        .unwrap()
+        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
+    let path = dir.path().join("jf.ron");
+    std::fs::write(&path, text).unwrap();
+    let o = motionlab(&["prepare", path.to_str().unwrap(), "--generations", "2"]);
+    assert_success(&o, "prepare");
+    let out = stdout(&o);
+    assert!(out.contains("start penalty 0.000"), "{out}");
+    assert!(out.lines().any(|l| l == "penalty: 0.000"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("seed: [")), "{out}");
+}
+
+#[test]
+fn bench_diversity_quick_reports_rollouts_per_second() {
+    let o = motionlab(&["bench", "diversity", "--quick"]);
+    assert_success(&o, "bench diversity");
+    let out = stdout(&o);
+    let value = |k: &str| -> f64 {
+        out.lines().find_map(|l| l.strip_prefix(&format!("{k} "))).unwrap_or_else(|| panic!("{k} in\n{out}")).parse().unwrap()
+    };
+    // 4 variants × 5 generations × 16 samples.
+    assert_eq!(value("rollouts"), 4.0 * 5.0 * 16.0);
+    assert!(value("rollouts_per_second") > 0.0 && value("wall_seconds") > 0.0);
+}
