@@ -76,6 +76,9 @@ enum Command {
         /// Raise the first obstacle's height FROM:TO in STEPS stages (e.g. 0:0.5:5).
         #[arg(long)]
         continuation: Option<String>,
+        /// Extra seconds the character must keep standing while preparing (a margin).
+        #[arg(long, default_value_t = 0.3)]
+        hold: f32,
     },
     /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
     Explore {
@@ -122,6 +125,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         variant: usize,
     },
+    /// Summarize exploration results: D over runs, and the motion and shape distance of every
+    /// variant to the input (mean and standard deviation).
+    Summarize { results: Vec<PathBuf> },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
     /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
@@ -210,7 +216,8 @@ fn main() {
             })()
         }
         Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
-        Some(Command::Prepare { scene, generations, seed, threads, continuation }) => (|| -> Result<()> {
+        Some(Command::Summarize { results }) => task_cli::summarize(&results),
+        Some(Command::Prepare { scene, generations, seed, threads, continuation, hold }) => (|| -> Result<()> {
             let cont = match continuation {
                 None => None,
                 Some(c) => {
@@ -222,7 +229,7 @@ fn main() {
                     Some((parts[0].parse().map_err(|_| bad())?, parts[1].parse().map_err(|_| bad())?, parts[2].parse().map_err(|_| bad())?))
                 }
             };
-            task_cli::prepare(&scene, generations, seed, threads, cont)
+            task_cli::prepare(&scene, generations, seed, threads, cont, hold)
         })(),
         Some(Command::Bench { what, quick, characters }) => match what.as_str() {
             "sim" => bench(quick, &characters),

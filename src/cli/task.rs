@@ -52,14 +52,14 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
 /// best so far in `<scene>.seed.txt`). With `continuation` = (from, to, steps) the height of the
 /// scene's first obstacle is raised step by step, each stage starting from the previous
 /// solution (continuation as in Yin et al. 2008, specs B4.15).
-pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>) -> Result<()> {
+pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>, hold: f32) -> Result<()> {
     use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
     use rayon::prelude::*;
     let mut task = load_task(file, false)?;
     // A seed must not be on the edge of falling: while preparing, the character has to keep
-    // standing one second longer than the task lasts.
+    // standing `hold` seconds longer than the task lasts.
     let task_seconds = task.seconds;
-    task.seconds += 1.0;
+    task.seconds += hold.max(0.0);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let metric = task.def.metric;
     let heights: Vec<Option<f32>> = match continuation {
@@ -194,5 +194,49 @@ pub fn bench_diversity(scene: &Path, variants: usize, generations: u64) -> Resul
     println!("rollouts {evals}");
     println!("rollouts_per_second {:.1}", evals as f64 / secs);
     println!("diversity {:.4}", job.build_result().diversity);
+    Ok(())
+}
+
+/// Aggregates exploration results: D (min, mean, max) and, over every variant of every result,
+/// the mean and standard deviation of its motion and shape distance to the input (the Table 1 /
+/// Table 3.1 analogue: both metrics are measured whichever one was optimized).
+pub fn summarize(results: &[std::path::PathBuf]) -> Result<()> {
+    use motionlab::diversity::explore::load_result;
+    anyhow::ensure!(!results.is_empty(), "give one or more result.ron files");
+    let mut ds = Vec::new();
+    let (mut motion, mut shape, mut penalties) = (Vec::new(), Vec::new(), Vec::new());
+    for p in results {
+        let r = load_result(p)?;
+        println!(
+            "result {} task {} D {:.3} copies {:.3} generations {} rollouts {}",
+            p.display(),
+            r.task,
+            r.diversity,
+            r.diversity_of_copies,
+            r.generations,
+            r.evaluations
+        );
+        ds.push(r.diversity);
+        for m in r.motions.iter().skip(1) {
+            motion.push(m.motion_distance_to_input);
+            shape.push(m.shape_distance_to_input);
+            penalties.push(m.penalty);
+        }
+    }
+    let stats = |v: &[f64]| {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+        (mean, sd)
+    };
+    let (dm, _) = stats(&ds);
+    let dmin = ds.iter().cloned().fold(f64::INFINITY, f64::min);
+    let dmax = ds.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    println!("diversity min {dmin:.3} mean {dm:.3} max {dmax:.3} over {} runs", ds.len());
+    let (mm, ms) = stats(&motion);
+    let (sm, ss) = stats(&shape);
+    println!("motion_distance_to_input mean {mm:.3} sd {ms:.3} over {} variants", motion.len());
+    println!("shape_distance_to_input mean {sm:.3} sd {ss:.3}");
+    println!("variants_with_zero_penalty {}/{}", penalties.iter().filter(|p| **p == 0.0).count(), penalties.len());
     Ok(())
 }

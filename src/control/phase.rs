@@ -70,6 +70,11 @@ pub struct PhaseDef {
     pub gains: BTreeMap<String, (f32, f32)>,
     #[serde(default)]
     pub balance: bool,
+    /// With `balance`: also hold the centre of mass at this fraction of its standing height with
+    /// a vertical virtual force m·g + kp_y (h* − h) − kd_y ḣ (landing: a spring-damper that
+    /// neither sinks nor rebounds).
+    #[serde(default)]
+    pub support: Option<f32>,
     #[serde(default)]
     pub landing: bool,
     /// Mirror the pose left ↔ right (walks: the second half of the stride).
@@ -92,6 +97,11 @@ pub struct BalanceDef {
     /// N/m and N·s/m of the virtual COM force.
     pub kp: f32,
     pub kd: f32,
+    /// N/m and N·s/m of the vertical support force (phases with `support`).
+    #[serde(default = "default_kp_y")]
+    pub kp_y: f32,
+    #[serde(default = "default_kd_y")]
+    pub kd_y: f32,
     /// Largest target offset a balance torque may add, degrees.
     #[serde(default = "default_max_offset")]
     pub max_offset: f32,
@@ -100,10 +110,16 @@ pub struct BalanceDef {
 fn default_max_offset() -> f32 {
     20.0
 }
+fn default_kp_y() -> f32 {
+    2000.0
+}
+fn default_kd_y() -> f32 {
+    400.0
+}
 
 impl Default for BalanceDef {
     fn default() -> Self {
-        BalanceDef { kp: 600.0, kd: 120.0, max_offset: 20.0 }
+        BalanceDef { kp: 600.0, kd: 120.0, kp_y: 2000.0, kd_y: 400.0, max_offset: 20.0 }
     }
 }
 
@@ -326,7 +342,13 @@ impl PhaseController {
             let target = if p.swap_sides { mirror_vec(&target, &mirror) } else { target };
             let mut world = Vec::new();
             for (b, deg) in &p.world {
-                let bi = c.body_index(b).ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
+                // A swapped phase tracks the mirrored body (l_ ↔ r_).
+                let name = match (p.swap_sides, b.strip_prefix("l_"), b.strip_prefix("r_")) {
+                    (true, Some(rest), _) => format!("r_{rest}"),
+                    (true, _, Some(rest)) => format!("l_{rest}"),
+                    _ => b.clone(),
+                };
+                let bi = c.body_index(&name).ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
                 world.push((bi, deg.to_radians()));
             }
             let (mut kp_mult, mut kd_mult) = (vec![1.0; n], vec![1.0; n]);
@@ -567,9 +589,18 @@ impl Controller for PhaseController {
                 support[0] /= stance.len() as f32;
                 support[2] /= stance.len() as f32;
                 let b = self.def.balance;
-                let f = [b.kp * (support[0] - c[0]) - b.kd * v[0], 0.0, b.kp * (support[2] - c[2]) - b.kd * v[2]];
-                let f = [f[0] / stance.len() as f32, 0.0, f[2] / stance.len() as f32];
-                let max = b.max_offset.to_radians();
+                let fy = match phase.def.support {
+                    Some(frac) => {
+                        let h = c[1] - sim.ground_height();
+                        let m = sim.character().total_mass();
+                        (m * G + b.kp_y * (frac * sim.reference_com_height() - h) - b.kd_y * v[1]).max(0.0)
+                    }
+                    None => 0.0,
+                };
+                let f = [b.kp * (support[0] - c[0]) - b.kd * v[0], fy, b.kp * (support[2] - c[2]) - b.kd * v[2]];
+                let n = stance.len() as f32;
+                let f = [f[0] / n, f[1] / n, f[2] / n];
+                let max = if phase.def.support.is_some() { 2.0 * b.max_offset } else { b.max_offset }.to_radians();
                 for (_, chain) in &stance {
                     for &ji in chain {
                         let pj = sim.joint_anchor_world(ji);

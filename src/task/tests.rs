@@ -171,6 +171,7 @@ fn phase(name: &str, end: Transition, duration: f32, pose: &[(&str, f32)]) -> Ph
         step: false,
         gains: Default::default(),
         balance: false,
+        support: None,
         landing: false,
         swap_sides: false,
         foot_placement: false,
