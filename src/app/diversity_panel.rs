@@ -88,6 +88,8 @@ pub struct DiversityState {
     pub visible: bool,
     /// The viewport area left free by the panels (for the gallery labels).
     pub central: Option<egui::Rect>,
+    /// Started with `--explore-result`: the panel opens on the gallery.
+    pub launched_with_set: bool,
     // Controls.
     pub scenes: Vec<PathBuf>,
     pub scene: Option<PathBuf>,
@@ -162,6 +164,7 @@ fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
     commands.insert_resource(DiversityState {
         visible: options.explore.is_some() || options.explore_result.is_some(),
         central: None,
+        launched_with_set: options.explore_result.is_some(),
         scenes,
         scene,
         variants: 4,
@@ -479,12 +482,28 @@ impl DiversityState {
     fn run(&self, index: usize) -> Option<&Arc<TaskRun>> {
         self.entries.iter().find(|e| e.index == index).and_then(|e| self.cache.get(&e.key))
     }
-    /// Number of phases of the shared clock (those of M0, else the longest).
+    /// Number of phases of the shared clock: the most any motion went through (a motion that
+    /// fell early holds its last frame for the phases it never reached).
     fn phase_count(&self) -> usize {
-        if let Some(r) = self.run(0) {
-            return r.evaluation.phases.len().max(1);
-        }
         self.entries.iter().filter_map(|e| self.cache.get(&e.key)).map(|r| r.evaluation.phases.len()).max().unwrap_or(1).max(1)
+    }
+    /// How long phase `k` lasts on screen: as in M0 when M0 reached it, else as in the first
+    /// motion that did.
+    fn phase_duration(&self, k: usize) -> f32 {
+        self.entries
+            .iter()
+            .filter_map(|e| self.cache.get(&e.key))
+            .find_map(|r| phase_spans(r).get(k).map(|s| s.1 - s.0))
+            .unwrap_or(0.5)
+            .max(0.05)
+    }
+    /// Name of phase `k` (from the first motion that reached it).
+    fn phase_name(&self, k: usize) -> String {
+        self.entries
+            .iter()
+            .filter_map(|e| self.cache.get(&e.key))
+            .find_map(|r| r.evaluation.phases.get(k).map(|p| p.name.clone()))
+            .unwrap_or_default()
     }
     /// The frame of motion `index` at phase clock `u`.
     fn frame(&self, index: usize, u: f32) -> Option<(&Character, &crate::sim::Frame)> {
@@ -510,12 +529,7 @@ fn advance_clock(time: Res<Time>, mut state: ResMut<DiversityState>) {
         return;
     }
     // The clock runs at M0's pace: one of its phases takes as long as it does in M0.
-    let k = state.clock.floor() as usize;
-    let dur = state
-        .run(0)
-        .map(|r| phase_spans(r).get(k).map(|s| s.1 - s.0).unwrap_or(0.5))
-        .unwrap_or(0.5)
-        .max(0.05);
+    let dur = state.phase_duration(state.clock.floor() as usize);
     state.clock += dt / dur;
     if state.clock >= phases {
         state.clock = phases;
@@ -666,7 +680,7 @@ fn gallery_labels(mut contexts: EguiContexts, state: Res<DiversityState>, camera
 fn history_plot(ui: &mut egui::Ui, id: &str, title: &str, series: Vec<(String, Vec<[f64; 2]>, [f32; 3])>) {
     ui.label(egui::RichText::new(title).small().strong());
     Plot::new(id.to_string())
-        .height(105.0)
+        .height(95.0)
         .legend(Legend::default())
         .allow_drag(false)
         .allow_scroll(false)
@@ -720,7 +734,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
     ui.heading("Diversity");
     egui::ScrollArea::vertical().show(ui, |ui| {
         // Controls.
-        egui::CollapsingHeader::new("Exploration").default_open(true).show(ui, |ui| {
+        egui::CollapsingHeader::new("Exploration").default_open(!state.launched_with_set).show(ui, |ui| {
             egui::Grid::new("div_controls").num_columns(2).show(ui, |ui| {
                 ui.label("scene");
                 let name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -815,7 +829,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
         ));
 
         // Live plots.
-        egui::CollapsingHeader::new("Plots").default_open(true).show(ui, |ui| {
+        egui::CollapsingHeader::new("Plots").default_open(!state.launched_with_set).show(ui, |ui| {
             let h = &result.history;
             let gx = |r: &crate::diversity::search::GenerationRecord| r.generation as f64;
             history_plot(ui, "div_D", "D (objective)", vec![("D".into(), h.iter().map(|r| [gx(r), r.objective]).collect(), [0.1, 0.1, 0.1])]);
@@ -851,9 +865,8 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                 }
             });
             let phases = state.phase_count();
-            let names: Vec<String> = state.run(0).map(|r| r.evaluation.phases.iter().map(|p| p.name.clone()).collect()).unwrap_or_default();
             let k = (state.clock.floor() as usize).min(phases.saturating_sub(1));
-            ui.small(format!("phase clock {:.2} / {phases} · {}", state.clock, names.get(k).cloned().unwrap_or_default()));
+            ui.small(format!("phase clock {:.2} / {phases} · {}", state.clock, state.phase_name(k)));
             let n = state.result.as_ref().map(|r| r.motions.len()).unwrap_or(0);
             ui.horizontal(|ui| {
                 ui.checkbox(&mut state.ghost, "ghost");
