@@ -35,7 +35,7 @@ impl Plugin for DiversityPanelPlugin {
 }
 
 /// Spacing of the gallery motions along z, m.
-const GALLERY_SPACING: f32 = 1.2;
+const GALLERY_SPACING: f32 = 2.0;
 /// Columns of the filmstrip.
 const FILM_COLUMNS: usize = 6;
 
@@ -554,10 +554,11 @@ fn apply_gallery_view(mut state: ResMut<DiversityState>, mut orbit: ResMut<Orbit
     overlays.colliders = false;
     orbit.follow = false;
     let mid = (n - 1) as f32 * GALLERY_SPACING / 2.0;
-    orbit.target = Vec3::new(-0.3, 0.9, mid);
-    orbit.yaw = 1.05;
-    orbit.pitch = 0.18;
-    orbit.distance = 4.5 + n as f32 * 1.0;
+    // Yaw ≈ 45°: lanes (z) spread across the screen while the sagittal (x–y) motion stays readable.
+    orbit.target = Vec3::new(-0.3, 0.8, mid);
+    orbit.yaw = 0.8;
+    orbit.pitch = 0.2;
+    orbit.distance = 4.0 + n as f32 * 1.6;
 }
 
 fn motion_colour(i: usize) -> [f32; 3] {
@@ -710,8 +711,10 @@ fn filmstrip(ui: &mut egui::Ui, state: &DiversityState) {
     for (row, &i) in rows.iter().enumerate() {
         let top = origin.y + 16.0 + cell.y * row as f32;
         let [r, g, b] = motion_colour(i);
-        let col = if i == 0 { egui::Color32::from_gray(60) } else { egui::Color32::from_rgb((r * 230.0) as u8, (g * 230.0) as u8, (b * 230.0) as u8) };
-        painter.text(egui::pos2(origin.x + 2.0, top + cell.y / 2.0), egui::Align2::LEFT_CENTER, if i == 0 { "M0".to_string() } else { format!("M{i}") }, egui::FontId::proportional(12.0), col);
+        // M0 is white in the viewport; on the light cells it is drawn dark.
+        let col = if i == 0 { egui::Color32::from_gray(40) } else { egui::Color32::from_rgb((r * 230.0) as u8, (g * 230.0) as u8, (b * 230.0) as u8) };
+        let label_col = if i == 0 { ui.visuals().strong_text_color() } else { col };
+        painter.text(egui::pos2(origin.x + 2.0, top + cell.y / 2.0), egui::Align2::LEFT_CENTER, if i == 0 { "M0".to_string() } else { format!("M{i}") }, egui::FontId::proportional(12.0), label_col);
         for c in 0..FILM_COLUMNS {
             let rect = egui::Rect::from_min_size(egui::pos2(origin.x + 40.0 + cell.x * c as f32, top), cell).shrink(1.0);
             painter.rect_filled(rect, 2.0, egui::Color32::from_gray(if (row + c) % 2 == 0 { 235 } else { 225 }));
@@ -894,7 +897,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                     .unwrap_or_default();
                 for (i, c, d, has_path) in rows {
                     let [r, g, b] = motion_colour(i);
-                    let col = if i == 0 { egui::Color32::from_gray(90) } else { egui::Color32::from_rgb((r * 230.0) as u8, (g * 230.0) as u8, (b * 230.0) as u8) };
+                    let col = if i == 0 { ui.visuals().strong_text_color() } else { egui::Color32::from_rgb((r * 230.0) as u8, (g * 230.0) as u8, (b * 230.0) as u8) };
                     ui.colored_label(col, if i == 0 { "M0 input".to_string() } else { format!("M{i}") });
                     ui.label(format!("{c:.3}"));
                     ui.label(format!("{d:.3}"));
