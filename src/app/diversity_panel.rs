@@ -672,7 +672,7 @@ fn gallery_labels(mut contexts: EguiContexts, state: Res<DiversityState>, camera
         let col = egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8);
         let text = if e.index == 0 { "M0 (input)".to_string() } else { format!("M{}", e.index) };
         let rect = painter.text(pos, egui::Align2::CENTER_BOTTOM, &text, egui::FontId::proportional(16.0), egui::Color32::BLACK);
-        painter.rect_filled(rect.expand(3.0), 3.0, egui::Color32::from_black_alpha(150));
+        painter.rect_filled(rect.expand(3.0), 3.0, egui::Color32::from_black_alpha(200));
         painter.text(pos, egui::Align2::CENTER_BOTTOM, text, egui::FontId::proportional(16.0), col);
     }
     Ok(())
@@ -835,7 +835,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
         egui::CollapsingHeader::new("Plots").default_open(!state.launched_with_set).show(ui, |ui| {
             let h = &result.history;
             let gx = |r: &crate::diversity::search::GenerationRecord| r.generation as f64;
-            history_plot(ui, "div_D", "D (objective)", vec![("D".into(), h.iter().map(|r| [gx(r), r.objective]).collect(), [0.1, 0.1, 0.1])]);
+            history_plot(ui, "div_D", "D (objective)", vec![("D".into(), h.iter().map(|r| [gx(r), r.objective]).collect(), [1.0, 0.85, 0.3])]);
             let n = h.iter().map(|r| r.d_min.len()).max().unwrap_or(0);
             let series = |f: &dyn Fn(&crate::diversity::search::GenerationRecord, usize) -> Option<f64>, from: usize| {
                 (from..n)
