@@ -163,6 +163,12 @@ struct GuiArgs {
     /// (default: skin,com,contacts,torques).
     #[arg(long, value_delimiter = ',')]
     overlays: Option<Vec<String>>,
+    /// Explore this scene's task at launch (N = 4, 300 generations) and show the Diversity panel.
+    #[arg(long)]
+    explore: Option<PathBuf>,
+    /// Show this exploration result set in the Diversity panel's gallery at launch.
+    #[arg(long)]
+    explore_result: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -258,6 +264,8 @@ fn gui(args: GuiArgs) -> Result<()> {
         frames: args.frames,
         start_sweep: args.sweep,
         overlays: args.overlays,
+        explore: args.explore,
+        explore_result: args.explore_result,
     })
 }
 

@@ -62,3 +62,30 @@ fn screenshot_shows_character_and_panels() {
     let panel = px(40, 300);
     assert_ne!(panel, sky, "left panel not drawn");
 }
+
+#[test]
+fn explore_flag_shows_the_diversity_panel() {
+    let (w, h, pixels, colour) = screenshot(&["--frames", "40", "--explore", "scenes/backflip2d.ron"], "explore.png");
+    assert_eq!((w, h), (1600, 900));
+    let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
+    let px = |x: u32, y: u32| {
+        let i = ((y * w + x) as usize) * channels;
+        [pixels[i], pixels[i + 1], pixels[i + 2]]
+    };
+    let sky = px(800, 60);
+    // The Diversity panel replaces the Jobs panel on the right: dark panel fill with text,
+    // plots and controls (many distinct colours in its column).
+    let mut distinct = std::collections::HashSet::new();
+    let mut panel_like = 0;
+    for y in (40..860).step_by(4) {
+        for x in (1200..1590).step_by(4) {
+            let p = px(x, y);
+            distinct.insert(p);
+            if p.iter().zip(sky.iter()).map(|(a, b)| (*a as i32 - *b as i32).abs()).sum::<i32>() > 120 {
+                panel_like += 1;
+            }
+        }
+    }
+    assert!(distinct.len() > 40, "the right panel shows only {} colours", distinct.len());
+    assert!(panel_like > 5000, "the right panel is not drawn ({panel_like} pixels differ from the sky)");
+}

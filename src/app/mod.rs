@@ -9,9 +9,12 @@
 //!   torque saturation;
 //! - [`panels::PanelsPlugin`]: character picker, simulation controls, push, status bar;
 //! - [`jobs_panel::JobsPanelPlugin`]: background jobs with progress, cancel and the polar plot;
+//! - [`diversity_panel::DiversityPanelPlugin`]: exploration jobs, live plots, the gallery of
+//!   motions side by side, filmstrip, save and load sets;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
+pub mod diversity_panel;
 pub mod jobs_panel;
 pub mod overlays;
 pub mod panels;
@@ -31,6 +34,10 @@ pub struct AppOptions {
     pub start_sweep: bool,
     /// Overlays to show at start (names as in [`overlays::Overlays::from_names`]).
     pub overlays: Option<Vec<String>>,
+    /// Scene whose task is explored at launch (shows the Diversity panel).
+    pub explore: Option<PathBuf>,
+    /// Result set shown in the Diversity panel at launch.
+    pub explore_result: Option<PathBuf>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -67,6 +74,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         overlays::OverlayPlugin,
         panels::PanelsPlugin,
         jobs_panel::JobsPanelPlugin,
+        diversity_panel::DiversityPanelPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);

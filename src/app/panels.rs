@@ -3,6 +3,7 @@
 //! and a status bar with simulated time, FPS and the last message.
 
 use super::character::{characters_dir, CharacterSkin, LiveSim, LoadRequest};
+use super::diversity_panel::{diversity_ui, DiversityState};
 use super::jobs_panel::{jobs_ui, JobsState};
 use super::overlays::Overlays;
 use super::viewport::OrbitCamera;
@@ -37,6 +38,7 @@ fn workbench_ui(
     mut overlays: ResMut<Overlays>,
     mut orbit: ResMut<OrbitCamera>,
     mut jobs: ResMut<JobsState>,
+    mut diversity: ResMut<DiversityState>,
     diagnostics: Res<DiagnosticsStore>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -188,6 +190,10 @@ fn workbench_ui(
             ui.small("Click a body to push it; arrow keys push the trunk (camera-relative); gamepad: left stick + A.");
 
             ui.separator();
+            ui.heading("Panels");
+            ui.checkbox(&mut diversity.visible, "Diversity panel (replaces Jobs)");
+
+            ui.separator();
             ui.heading("Overlays");
             ui.checkbox(&mut overlays.skin, "skinned mesh");
             ui.checkbox(&mut overlays.colliders, "colliders");
@@ -199,9 +205,16 @@ fn workbench_ui(
         });
     });
 
-    egui::Panel::right("workbench_jobs").default_size(360.0).resizable(true).show(&mut root, |ui| {
-        jobs_ui(ui, &mut jobs, &live);
-    });
+    if diversity.visible {
+        egui::Panel::right("workbench_diversity").default_size(470.0).resizable(true).show(&mut root, |ui| {
+            diversity_ui(ui, &mut diversity, &jobs);
+        });
+    } else {
+        egui::Panel::right("workbench_jobs").default_size(360.0).resizable(true).show(&mut root, |ui| {
+            jobs_ui(ui, &mut jobs, &live);
+        });
+    }
+    diversity.central = Some(root.available_rect_before_wrap());
     Ok(())
 }
 
