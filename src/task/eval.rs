@@ -11,9 +11,14 @@
 //!   Bodenheimer (2003) are not given in the papers; we use uniform weights w_i = 1 (the spec's
 //!   documented substitution).
 //! Motion distance: poses are sampled at normalized phase times t̂ = (k + ½)/n, k = 0…n−1, in each
-//! sampled phase (jumps: the two airborne phases, n = 10), and the pose distances summed.
+//! sampled phase (jumps: the two airborne phases, n = 10), and the pose distances averaged over
+//! the samples. MD is also divided by the total mass M (masses enter as m_i / M), so motion
+//! distances are in m² (MD, HF) or rad² (WJA) per pose: a typical variation is 0.01–1, well
+//! below the constraint penalties, which must dominate D once a constraint is violated
+//! (specs B1.8). The papers do not state their normalization; rank-based CMA-ES is unaffected
+//! by it, but the balance between D's terms is not.
 
-use super::{Constraint, Task, FAIL_PENALTY, VIOLATION_WEIGHT};
+use super::{Constraint, Task, FAIL_PENALTY, VIOLATION_OFFSET, VIOLATION_WEIGHT};
 use crate::control::phase::{PhaseController, PhaseRecord};
 use crate::control::Controller;
 use crate::model::{shape, EffectorTag};
@@ -286,19 +291,21 @@ pub struct Summary {
 }
 
 /// Penalty of one constraint (specs B1.8): 0 inside, K‖d‖² outside with K = 5000 and d the
-/// Euclidean violation (angles in radians); a missed rotation adds the large constant. Returns
-/// a description and the value when violated.
+/// Euclidean violation (angles in radians), plus [`VIOLATION_OFFSET`] so that any violation,
+/// however small, outweighs what diversity can gain (the round-robin search then ends with
+/// penalties of exactly 0); a missed rotation adds the large constant. Returns a description and
+/// the value when violated.
 pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> {
     match c {
         Constraint::LandingBox { center, half_size } => {
             let dx = ((s.landing[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
             let dz = ((s.landing[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
             let d2 = dx * dx + dz * dz;
-            (d2 > 0.0).then(|| (format!("landing {:.3} m outside the box", d2.sqrt()), VIOLATION_WEIGHT * d2))
+            (d2 > 0.0).then(|| (format!("landing {:.3} m outside the box", d2.sqrt()), VIOLATION_OFFSET + VIOLATION_WEIGHT * d2))
         }
         Constraint::LandingCircle { center, radius } => {
             let d = ((s.landing[0] - center[0]).hypot(s.landing[1] - center[1]) - radius).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("landing {d:.3} m outside the circle"), VIOLATION_WEIGHT * d * d))
+            (d > 0.0).then(|| (format!("landing {d:.3} m outside the circle"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
         }
         Constraint::Rotation { min_degrees } => {
             let deficit = (min_degrees - s.rotation).max(0.0) as f64;
@@ -313,16 +320,16 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
             let excess = (s.max_pitch_deviation - max_degrees).max(0.0) as f64;
             (excess > 0.0).then(|| {
                 let r = excess.to_radians();
-                (format!("pitch {excess:.0}° over the limit"), VIOLATION_WEIGHT * r * r)
+                (format!("pitch {excess:.0}° over the limit"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
             })
         }
         Constraint::PeakHeight { min } => {
             let d = (min - s.peak_height).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("peak {d:.3} m too low"), VIOLATION_WEIGHT * d * d))
+            (d > 0.0).then(|| (format!("peak {d:.3} m too low"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
         }
         Constraint::EndBalanced { max_offset } => {
             let d = (s.end_offset - max_offset).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("centre of mass {d:.3} m too far from the feet at the end"), VIOLATION_WEIGHT * d * d))
+            (d > 0.0).then(|| (format!("centre of mass {d:.3} m too far from the feet at the end"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
         }
     }
 }
@@ -339,6 +346,8 @@ pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[R
         .filter(|e| matches!(e.tag, EffectorTag::Hand | EffectorTag::Foot))
         .filter_map(|e| c.body_index(&e.body))
         .collect();
+    let total_mass: f64 = c.bodies.iter().map(|b| b.mass as f64).sum();
+    let per_sample = 1.0 / (times.len().max(1) as f64).sqrt();
     for &t in times {
         // Linear interpolation between the recorded steps around t.
         let k = records.partition_point(|r| r.time < t).min(records.len() - 1);
@@ -349,12 +358,12 @@ pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[R
             let w = if b.time > a.time { ((t - a.time) / (b.time - a.time)).clamp(0.0, 1.0) } else { 0.0 };
             (a, b, w)
         };
-        let lerp = |x: f32, y: f32| (x + (y - x) * w) as f64;
+        let lerp = |x: f32, y: f32| (x + (y - x) * w) as f64 * per_sample;
         let com = [lerp(a.com[0], b.com[0]), lerp(a.com[1], b.com[1]), lerp(a.com[2], b.com[2])];
         match metric {
             Metric::Md => {
                 for (i, body) in c.bodies.iter().enumerate() {
-                    let s = (body.mass as f64).sqrt();
+                    let s = (body.mass as f64 / total_mass).sqrt();
                     for d in 0..3 {
                         out.push(s * (lerp(a.positions[i][d], b.positions[i][d]) - com[d]));
                     }

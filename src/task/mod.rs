@@ -18,6 +18,8 @@ use serde::{Deserialize, Serialize};
 
 /// Penalty weight outside a constraint region: C = K‖d‖² (specs B1.8, K = 5000).
 pub const VIOLATION_WEIGHT: f64 = 5000.0;
+/// Added to any violated constraint's quadratic penalty (see [`constraint_penalty`]).
+pub const VIOLATION_OFFSET: f64 = 1.0;
 /// Constant penalty for a fall, a missed rotation or a missing flight phase.
 pub const FAIL_PENALTY: f64 = 1000.0;
 
