@@ -110,6 +110,9 @@ enum Command {
         /// Stop when D improves by less than 0.1 % over this many generations (0: never).
         #[arg(long, default_value_t = 100)]
         stall: u64,
+        /// Initial CMA-ES step size in normalized units (default: the task's `sigma`).
+        #[arg(long)]
+        sigma: Option<f64>,
         /// Folder for checkpoint.ron and result.ron.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -199,7 +202,7 @@ fn main() {
         }
         Some(Command::Robustness { file, out, resume, threads }) => robustness(&file, out, resume, threads),
         Some(Command::Check { file }) => check(&file),
-        Some(Command::Explore { scene, variants, generations, k, k_placement, metric, mode, seed, strength, progressive, stall, out, resume, threads }) => {
+        Some(Command::Explore { scene, variants, generations, k, k_placement, metric, mode, seed, strength, progressive, stall, sigma, out, resume, threads }) => {
             (|| -> Result<()> {
                 let metric = metric.map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>()).transpose().map_err(anyhow::Error::msg)?;
                 let config = motionlab::diversity::explore::ExploreConfig {
@@ -217,6 +220,7 @@ fn main() {
                     strength,
                     strategy: if progressive { motionlab::diversity::Strategy::Progressive } else { motionlab::diversity::Strategy::RoundRobin },
                     stall_generations: stall,
+                    sigma,
                 };
                 task_cli::explore(task_cli::ExploreArgs { config, out, resume, threads })
             })()
@@ -397,6 +401,16 @@ fn check(file: &Path) -> Result<()> {
             s.scene.pushes.len(),
             s.scene.pd
         );
+        if s.scene.task.is_some() {
+            let t = s.task(false).map_err(anyhow::Error::msg)?;
+            println!(
+                "task: {} phases, {} free parameters, {} constraints, metric {:?}",
+                t.def.controller.phases.len(),
+                t.dimension(),
+                t.def.constraints.len(),
+                t.def.metric
+            );
+        }
         return Ok(());
     }
     let c = load(file)?;

@@ -54,6 +54,9 @@ pub struct ExploreConfig {
     pub strategy: Strategy,
     /// ε-stall window in generations (0 = run every generation).
     pub stall_generations: u64,
+    /// Initial CMA-ES step size (normalized units); None: the task's `sigma`.
+    #[serde(default)]
+    pub sigma: Option<f64>,
 }
 
 impl Default for ExploreConfig {
@@ -70,6 +73,7 @@ impl Default for ExploreConfig {
             strength: 1.0,
             strategy: Strategy::RoundRobin,
             stall_generations: 100,
+            sigma: None,
         }
     }
 }
@@ -177,7 +181,7 @@ impl DiversityJob {
             kind: config.distance_kind(),
             population: 16,
             max_generations: config.generations,
-            sigma0: task.def.sigma,
+            sigma0: config.sigma.unwrap_or(task.def.sigma),
             stall_generations: config.stall_generations,
             stall_epsilon: 1e-3,
             seed: config.seed,
