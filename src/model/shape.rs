@@ -40,6 +40,11 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     let r = r.clamp(RATIO_RANGE.0, RATIO_RANGE.1);
     let l0 = b.length();
     let r = if l0 * r < MIN_LENGTH { (MIN_LENGTH / l0).min(1.0).max(r) } else { r };
+    if r == 1.0 {
+        // Exactly the input shape: recomputing the geometry would change it by rounding, and a
+        // seed motion on the edge of its constraints must stay bit-identical in shape mode.
+        return out;
+    }
     let ax = long_axis(&b.shape);
     let mut local = [0.0; 3];
     local[ax] = 1.0;

@@ -155,6 +155,8 @@ fn shape_scaling_keeps_masses_and_bounds() {
     small.bodies[hand].shape = crate::model::Shape::Capsule { radius: 0.01, half_length: 0.02, axis: crate::model::Axis::Y };
     let tiny = shape::scale_link(&small, hand, 0.01);
     assert!((tiny.bodies[hand].length() - shape::MIN_LENGTH).abs() < 1e-5, "{}", tiny.bodies[hand].length());
+    // Ratio 1 leaves the character bit-identical (so shape mode keeps the seed's trajectory).
+    assert_eq!(shape::scale_link(&c, thigh, 1.0), c);
     // The default shape has distance 0 and the normalized mapping hits 0.4, 1 and 2.5.
     assert_eq!(shape::link_lengths(&c), shape::link_lengths(&shape::scale_links(&c, &[vec!["l_thigh".into()]], &[1.0])));
     assert!((ratio_from_normalized(-1.0) - 0.4).abs() < 1e-6);
