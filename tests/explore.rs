@@ -159,7 +159,8 @@ fn prepare_keeps_a_seed_that_already_satisfies_its_constraints() {
         .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
     let path = dir.path().join("jf.ron");
     std::fs::write(&path, text).unwrap();
-    let o = motionlab(&["prepare", path.to_str().unwrap(), "--generations", "2"]);
+    // --hold 0: judge the seed over the task's own duration (the default adds a 0.3 s margin).
+    let o = motionlab(&["prepare", path.to_str().unwrap(), "--generations", "2", "--hold", "0"]);
     assert_success(&o, "prepare");
     let out = stdout(&o);
     assert!(out.contains("start penalty 0.000"), "{out}");
