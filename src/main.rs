@@ -1,16 +1,16 @@
 //! motionlab command line: the GUI by default, headless subcommands for everything else.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use motionlab::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
 use motionlab::control::HoldPose;
-use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
 use motionlab::model::{load_character, Character};
 use motionlab::scene::{is_scene_text, load_scene};
 use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
 use std::path::{Path, PathBuf};
 
+#[path = "cli/jobs.rs"]
+mod job_cli;
 #[path = "cli/task.rs"]
 mod task_cli;
 
@@ -275,7 +275,7 @@ fn gui(args: GuiArgs) -> Result<()> {
 
 #[cfg(not(feature = "gui"))]
 fn gui(_args: GuiArgs) -> Result<()> {
-    bail!("this build has no GUI (built without the `gui` feature); use a subcommand, see --help")
+    anyhow::bail!("this build has no GUI (built without the `gui` feature); use a subcommand, see --help")
 }
 
 fn load(file: &Path) -> Result<Character> {
@@ -352,28 +352,7 @@ fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -
     } else {
         RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
     };
-    let runner = JobRunner::new(threads, "results")?;
-    let mut handle = runner.spawn(Box::new(job), Some(folder.clone()));
-    let bar = ProgressBar::new(1000);
-    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}")?);
-    while let Some(e) = handle.next_event() {
-        match e {
-            JobEvent::Progress(p) => {
-                bar.set_position((p.fraction * 1000.0) as u64);
-                bar.set_message(p.message.clone());
-            }
-            JobEvent::Failed(m) => {
-                bar.abandon();
-                bail!("robustness sweep failed: {m}");
-            }
-            _ => {}
-        }
-    }
-    bar.finish_and_clear();
-    if handle.wait() != JobStatus::Finished {
-        bail!("robustness sweep did not finish");
-    }
-    let path = handle.result.clone().context("no result file")?;
+    let path = job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?;
     let state: SweepState = ron::from_str(&std::fs::read_to_string(&path)?)?;
     println!("character: {} (pushed body: {})", state.character.name, state.pushed_body);
     for b in &state.bounds {

@@ -1,29 +1,12 @@
 //! The headless command line: `simulate`, `check`, `robustness` and `bench`.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use common::{assert_success, motionlab, stderr, stdout};
+use std::process::Output;
 
 const BUILTINS: [&str; 3] = ["human3d", "human2d", "bird_robot"];
-
-fn motionlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("running motionlab")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn assert_success(o: &Output, what: &str) {
-    assert!(o.status.success(), "{what}: {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
-}
 
 /// The value after `key: ` on the line that starts with it (exactly one such line).
 fn field(out: &str, key: &str) -> String {

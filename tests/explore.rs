@@ -1,28 +1,11 @@
 //! The diversity command line: task scenes, `explore`, `replay`, `prepare` and `bench diversity`
 //! (issue P2, deliverables 3 and 7).
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn motionlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("running motionlab")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn assert_success(o: &Output, what: &str) {
-    assert!(o.status.success(), "{what}: {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
-}
+use common::{assert_success, motionlab, stderr, stdout};
+use std::process::Output;
 
 /// Task scenes whose seed controllers satisfy their constraints (backflip2d's seed does not yet
 /// stay standing after landing: see its own test in src/task/tests.rs).

@@ -781,18 +781,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                     state.start(jobs);
                 }
                 if let Some(h) = &state.job {
-                    if !h.is_done() {
-                        if h.status == JobStatus::Paused {
-                            if ui.button("Resume").clicked() {
-                                h.resume();
-                            }
-                        } else if ui.button("Pause").clicked() {
-                            h.pause();
-                        }
-                        if ui.button("Cancel").clicked() {
-                            h.cancel();
-                        }
-                    }
+                    super::jobs_panel::job_controls(ui, h);
                 }
             });
             if let Some(h) = &state.job {

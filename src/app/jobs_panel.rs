@@ -121,20 +121,7 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
             if let Some(e) = &h.error {
                 ui.colored_label(egui::Color32::RED, e);
             }
-            ui.horizontal(|ui| {
-                if !h.is_done() {
-                    if h.status == JobStatus::Paused {
-                        if ui.button("Resume").clicked() {
-                            h.resume();
-                        }
-                    } else if ui.button("Pause").clicked() {
-                        h.pause();
-                    }
-                    if ui.button("Cancel").clicked() {
-                        h.cancel();
-                    }
-                }
-            });
+            ui.horizontal(|ui| job_controls(ui, h));
             // Live bounds while running, final result when done.
             let planar = live.character.root.kind == crate::model::RootKind::Planar;
             let values: Vec<(String, [f32; 3], f32)> = match &entry.sweep {
@@ -160,4 +147,21 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
             ui.separator();
         }
     });
+}
+
+/// Pause/Resume and Cancel buttons for a running job (nothing once it is done).
+pub fn job_controls(ui: &mut egui::Ui, h: &JobHandle) {
+    if h.is_done() {
+        return;
+    }
+    if h.status == JobStatus::Paused {
+        if ui.button("Resume").clicked() {
+            h.resume();
+        }
+    } else if ui.button("Pause").clicked() {
+        h.pause();
+    }
+    if ui.button("Cancel").clicked() {
+        h.cancel();
+    }
 }

@@ -119,9 +119,7 @@ pub struct ExploreArgs {
 
 /// Runs an exploration as a job with a progress bar; prints one line per variant and D.
 pub fn explore(args: ExploreArgs) -> Result<()> {
-    use indicatif::{ProgressBar, ProgressStyle};
     use motionlab::diversity::explore::{load_result, DiversityJob};
-    use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
     let stem = args.config.scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "task".into());
     let folder = args.out.unwrap_or_else(|| std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed)));
     let job = if args.resume {
@@ -131,28 +129,7 @@ pub fn explore(args: ExploreArgs) -> Result<()> {
     } else {
         DiversityJob::new(args.config)?
     };
-    let runner = JobRunner::new(args.threads, "results")?;
-    let mut handle = runner.spawn(Box::new(job), Some(folder.clone()));
-    let bar = ProgressBar::new(1000);
-    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}")?);
-    while let Some(e) = handle.next_event() {
-        match e {
-            JobEvent::Progress(p) => {
-                bar.set_position((p.fraction * 1000.0) as u64);
-                bar.set_message(p.message.clone());
-            }
-            JobEvent::Failed(m) => {
-                bar.abandon();
-                anyhow::bail!("exploration failed: {m}");
-            }
-            _ => {}
-        }
-    }
-    bar.finish_and_clear();
-    if handle.wait() != JobStatus::Finished {
-        anyhow::bail!("exploration did not finish");
-    }
-    let path = handle.result.clone().context("no result file")?;
+    let path = crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "exploration")?;
     let r = load_result(&path)?;
     for m in r.motions.iter().skip(1) {
         println!("variant {} penalty {:.4} min_distance {:.4}", m.index, m.penalty, m.min_distance);
