@@ -12,6 +12,7 @@ packages=(
   libx11-xcb1 libxcursor1 libxi6 libxrandr2  # X11 client libraries loaded at run time
   libvulkan1 mesa-vulkan-drivers             # Vulkan loader and Mesa's software (llvmpipe) driver
   xvfb xauth          # headless X server for the GUI test and screenshots
+  coinor-libipopt-dev # IPOPT, the NLP solver of spacetime control (cargo feature `ipopt`)
 )
 
 missing=()

@@ -11,6 +11,7 @@ pub mod model;
 pub mod optim;
 pub mod scene;
 pub mod sim;
+pub mod spacetime;
 pub mod task;
 
 #[cfg(feature = "gui")]

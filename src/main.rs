@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "cli/jobs.rs"]
 mod job_cli;
+#[path = "cli/spacetime.rs"]
+mod spacetime_cli;
 #[path = "cli/task.rs"]
 mod task_cli;
 
@@ -133,6 +135,11 @@ enum Command {
     Summarize { results: Vec<PathBuf> },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
+    /// Solve a spacetime problem as a sparse NLP with IPOPT (specs/001.md §1.2–1.3).
+    Spacetime {
+        #[command(subcommand)]
+        problem: SpacetimeCommand,
+    },
     /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
@@ -145,6 +152,26 @@ enum Command {
         /// Folder of the built-in characters.
         #[arg(long, default_value = "characters")]
         characters: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum SpacetimeCommand {
+    /// The Spacetime Particle (specs/001.md §1.3, Table 3.1): prints status, objective,
+    /// iterations, max violation; exits non-zero unless solved.
+    Particle {
+        /// Enforce |Q| <= N on every force component (Table 3.1's Q_max = 30 N is infeasible).
+        #[arg(long, value_name = "N")]
+        bound_force: Option<f64>,
+        /// IPOPT's L-BFGS approximation instead of the exact Hessian.
+        #[arg(long)]
+        lbfgs: bool,
+        /// IPOPT's print level (0 silent, 5 the iteration log).
+        #[arg(long, default_value_t = 0)]
+        print_level: i32,
+        /// Also print `frame f q_x q_y Q_x Q_y` for every frame.
+        #[arg(long)]
+        trajectory: bool,
     },
 }
 
@@ -241,6 +268,9 @@ fn main() {
             };
             task_cli::prepare(&scene, generations, seed, threads, cont, hold)
         })(),
+        Some(Command::Spacetime { problem: SpacetimeCommand::Particle { bound_force, lbfgs, print_level, trajectory } }) => {
+            spacetime_cli::particle(spacetime_cli::ParticleArgs { bound_force, lbfgs, print_level, trajectory })
+        }
         Some(Command::Bench { what, quick, characters }) => match what.as_str() {
             "sim" => bench(quick, &characters),
             "cma" => bench_cma(quick),

@@ -1,0 +1,420 @@
+//! Exact derivatives of block-structured NLPs by forward-mode automatic differentiation.
+//!
+//! Spacetime problems (specs/001.md §1.2–1.4, specs/004.md §3 "sparse m×n Jacobian (3.22)") are
+//! sums of many small pieces: each dynamics equation, boundary condition or objective term reads
+//! a handful of variables of a few neighbouring frames. A [`BlockProblem`] states the problem
+//! that way, once, generically over the number type; [`AutoDiff`] turns it into an
+//! [`NlpProblem`] whose sparsity is the union of the blocks' variable lists and whose first
+//! derivatives (gradient, Jacobian) and second derivatives (Hessian of the Lagrangian
+//! σ∇²f + Σλᵢ∇²cᵢ) are exact, computed per block with `num-dual`'s dual numbers (first order:
+//! `DualVec`, second order: `Dual2Vec`, seeded over the block's own variables only). The solver
+//! may still be told to use L-BFGS instead of the exact Hessian ([`super::nlp::HessianMode`]).
+
+use super::nlp::{EvalError, EvalResult, NlpError, NlpProblem};
+use nalgebra::DVector;
+use num_dual::{Dual2DVec64, DualDVec64, DualNum};
+use std::collections::HashMap;
+
+/// The number type a block is evaluated with: `f64` for values, dual numbers for derivatives.
+/// Write blocks with `+ - * /` between these and `f64` on the right (`x[0].clone() * 2.0`), and
+/// `DualNum` methods (`powi`, `sin`, `sqrt`, …) for functions.
+pub trait Scalar: DualNum<Primitive = f64> {}
+impl<T: DualNum<Primitive = f64>> Scalar for T {}
+
+/// One objective term fᵢ: the variables it reads (f = Σᵢ fᵢ, Eq. 3.2's weighted sum included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermSpec {
+    pub variables: Vec<usize>,
+}
+
+/// One block of constraints: the variables it reads and the bounds of each of its rows (lower =
+/// upper for equalities). `linear` blocks contribute nothing to the Hessian.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSpec {
+    pub variables: Vec<usize>,
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
+    pub linear: bool,
+}
+
+impl BlockSpec {
+    /// Equalities c(x) = `values`.
+    pub fn equal(variables: Vec<usize>, values: Vec<f64>) -> Self {
+        Self { variables, lower: values.clone(), upper: values, linear: false }
+    }
+
+    /// Marks the block linear in its variables (its Hessian is zero).
+    pub fn linear(mut self) -> Self {
+        self.linear = true;
+        self
+    }
+
+    pub fn rows(&self) -> usize {
+        self.lower.len()
+    }
+}
+
+/// An NLP written as objective terms and constraint blocks over small sets of variables.
+///
+/// `objective_term` and `constraint_block` receive the block's variables in the order of its
+/// spec (`x[k]` is variable `spec.variables[k]`) and must compute the same function for every
+/// [`Scalar`] type.
+pub trait BlockProblem {
+    fn num_variables(&self) -> usize;
+    /// Fills `lower` and `upper` (length n); both start at ±∞.
+    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]);
+    /// Fills `x` (length n); it starts at 0.
+    fn initial_point(&self, x: &mut [f64]);
+    fn objective_terms(&self) -> Vec<TermSpec>;
+    fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D;
+    fn constraint_blocks(&self) -> Vec<BlockSpec>;
+    /// The block's rows, as many as its spec has bounds.
+    fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D>;
+}
+
+/// A [`BlockProblem`] with exact derivatives: an [`NlpProblem`] for any solver.
+pub struct AutoDiff<P> {
+    problem: P,
+    terms: Vec<TermSpec>,
+    blocks: Vec<BlockSpec>,
+    /// First constraint row of each block.
+    first_row: Vec<usize>,
+    m: usize,
+    /// First Jacobian value of each block (its values are row-major over its variables).
+    first_jacobian_value: Vec<usize>,
+    jacobian: Vec<(usize, usize)>,
+    hessian: Vec<(usize, usize)>,
+    /// For each term / block, the Hessian value index of each local pair (a ≥ b), row by row.
+    term_hessian: Vec<Vec<usize>>,
+    block_hessian: Vec<Vec<usize>>,
+}
+
+fn check_variables(what: &'static str, vars: &[usize], n: usize) -> Result<(), NlpError> {
+    let mut seen = std::collections::HashSet::new();
+    for &v in vars {
+        if v >= n {
+            return Err(NlpError::StructureOutOfRange { what, index: v, row: 0, col: v, rows: 1, cols: n });
+        }
+        if !seen.insert(v) {
+            return Err(NlpError::DuplicateEntry { what, row: 0, col: v });
+        }
+    }
+    Ok(())
+}
+
+impl<P: BlockProblem> AutoDiff<P> {
+    /// Collects the problem's terms and blocks and builds the sparsity patterns. Fails if a
+    /// block names a variable twice or one that does not exist.
+    pub fn new(problem: P) -> Result<Self, NlpError> {
+        let n = problem.num_variables();
+        let terms = problem.objective_terms();
+        let blocks = problem.constraint_blocks();
+        let mut hessian = Vec::new();
+        let mut position: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut local_pairs = |vars: &[usize], hessian: &mut Vec<(usize, usize)>| -> Vec<usize> {
+            let mut out = Vec::with_capacity(vars.len() * (vars.len() + 1) / 2);
+            for a in 0..vars.len() {
+                for b in 0..=a {
+                    let key = (vars[a].max(vars[b]), vars[a].min(vars[b]));
+                    let next = position.len();
+                    let idx = *position.entry(key).or_insert(next);
+                    if idx == hessian.len() {
+                        hessian.push(key);
+                    }
+                    out.push(idx);
+                }
+            }
+            out
+        };
+        let mut term_hessian = Vec::with_capacity(terms.len());
+        for t in &terms {
+            check_variables("objective term", &t.variables, n)?;
+            term_hessian.push(local_pairs(&t.variables, &mut hessian));
+        }
+        let mut block_hessian = Vec::with_capacity(blocks.len());
+        let (mut first_row, mut first_jacobian_value, mut jacobian) = (Vec::new(), Vec::new(), Vec::new());
+        let mut m = 0;
+        for (k, b) in blocks.iter().enumerate() {
+            check_variables("constraint block", &b.variables, n)?;
+            if b.upper.len() != b.lower.len() {
+                return Err(NlpError::StructureOutOfRange {
+                    what: "constraint block bounds",
+                    index: k,
+                    row: b.lower.len(),
+                    col: b.upper.len(),
+                    rows: b.lower.len(),
+                    cols: b.lower.len(),
+                });
+            }
+            first_row.push(m);
+            first_jacobian_value.push(jacobian.len());
+            for r in 0..b.rows() {
+                jacobian.extend(b.variables.iter().map(|&v| (m + r, v)));
+            }
+            m += b.rows();
+            block_hessian.push(if b.linear { Vec::new() } else { local_pairs(&b.variables, &mut hessian) });
+        }
+        Ok(Self {
+            problem,
+            terms,
+            blocks,
+            first_row,
+            m,
+            first_jacobian_value,
+            jacobian,
+            hessian,
+            term_hessian,
+            block_hessian,
+        })
+    }
+
+    pub fn problem(&self) -> &P {
+        &self.problem
+    }
+
+    /// Number of constraint rows.
+    pub fn rows(&self) -> usize {
+        self.m
+    }
+
+    /// The rows of block `k` within c(x).
+    pub fn block_rows(&self, k: usize) -> std::ops::Range<usize> {
+        self.first_row[k]..self.first_row[k] + self.blocks[k].rows()
+    }
+
+    fn gather(vars: &[usize], x: &[f64]) -> Vec<f64> {
+        vars.iter().map(|&i| x[i]).collect()
+    }
+
+    fn block_len_check(&self, k: usize, got: usize) -> EvalResult {
+        let want = self.blocks[k].rows();
+        if got == want {
+            Ok(())
+        } else {
+            Err(EvalError(format!("constraint block {k} returned {got} rows, its spec has {want}")))
+        }
+    }
+}
+
+impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
+    fn num_variables(&self) -> usize {
+        self.problem.num_variables()
+    }
+
+    fn num_constraints(&self) -> usize {
+        self.m
+    }
+
+    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        lower.fill(f64::NEG_INFINITY);
+        upper.fill(f64::INFINITY);
+        self.problem.variable_bounds(lower, upper);
+    }
+
+    fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        for (k, b) in self.blocks.iter().enumerate() {
+            let rows = self.block_rows(k);
+            lower[rows.clone()].copy_from_slice(&b.lower);
+            upper[rows].copy_from_slice(&b.upper);
+        }
+    }
+
+    fn initial_point(&self, x: &mut [f64]) {
+        x.fill(0.0);
+        self.problem.initial_point(x);
+    }
+
+    fn objective(&self, x: &[f64]) -> Result<f64, EvalError> {
+        Ok(self
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| self.problem.objective_term::<f64>(k, &Self::gather(&t.variables, x)))
+            .sum())
+    }
+
+    fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
+        grad.fill(0.0);
+        for (k, t) in self.terms.iter().enumerate() {
+            let local = DVector::from_vec(Self::gather(&t.variables, x));
+            let (_, g) = num_dual::gradient(|v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()), &local);
+            for (a, &var) in t.variables.iter().enumerate() {
+                grad[var] += g[a];
+            }
+        }
+        Ok(())
+    }
+
+    fn constraints(&self, x: &[f64], g: &mut [f64]) -> EvalResult {
+        for (k, b) in self.blocks.iter().enumerate() {
+            let c = self.problem.constraint_block::<f64>(k, &Self::gather(&b.variables, x));
+            self.block_len_check(k, c.len())?;
+            g[self.block_rows(k)].copy_from_slice(&c);
+        }
+        Ok(())
+    }
+
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.jacobian.clone()
+    }
+
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
+        for (k, b) in self.blocks.iter().enumerate() {
+            let local = DVector::from_vec(Self::gather(&b.variables, x));
+            let mut rows = 0;
+            let (_, jac) = num_dual::jacobian(
+                |v: DVector<DualDVec64>| {
+                    let c = self.problem.constraint_block(k, v.as_slice());
+                    rows = c.len();
+                    DVector::from_vec(c)
+                },
+                &local,
+            );
+            self.block_len_check(k, rows)?;
+            let nv = b.variables.len();
+            let start = self.first_jacobian_value[k];
+            for r in 0..b.rows() {
+                for a in 0..nv {
+                    values[start + r * nv + a] = jac[(r, a)];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        Some(self.hessian.clone())
+    }
+
+    fn hessian_values(&self, x: &[f64], objective_factor: f64, lambda: &[f64], values: &mut [f64]) -> EvalResult {
+        values.fill(0.0);
+        let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {
+            let mut p = 0;
+            for a in 0..vars.len() {
+                for b in 0..=a {
+                    values[index[p]] += scale * h[(a, b)];
+                    p += 1;
+                }
+            }
+        };
+        if objective_factor != 0.0 {
+            for (k, t) in self.terms.iter().enumerate() {
+                let local = DVector::from_vec(Self::gather(&t.variables, x));
+                let (_, _, h) =
+                    num_dual::hessian(|v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()), &local);
+                add(&t.variables, &self.term_hessian[k], &h, objective_factor);
+            }
+        }
+        for (k, b) in self.blocks.iter().enumerate() {
+            let rows = self.block_rows(k);
+            let weights = &lambda[rows];
+            if b.linear || weights.iter().all(|&w| w == 0.0) {
+                continue;
+            }
+            let local = DVector::from_vec(Self::gather(&b.variables, x));
+            let count = std::cell::Cell::new(0);
+            let (_, _, h) = num_dual::hessian(
+                |v: DVector<Dual2DVec64>| {
+                    let c = self.problem.constraint_block(k, v.as_slice());
+                    count.set(c.len());
+                    c.into_iter().zip(weights).fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
+                },
+                &local,
+            );
+            self.block_len_check(k, count.get())?;
+            add(&b.variables, &self.block_hessian[k], &h, 1.0);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::needless_range_loop)] // variable indices address several arrays at once
+mod tests {
+    use super::*;
+    use crate::spacetime::tests::Hs071;
+
+    fn finite_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
+        let h = 1e-6;
+        let (mut a, mut b) = (x.to_vec(), x.to_vec());
+        a[i] += h;
+        b[i] -= h;
+        (f(&a) - f(&b)) / (2.0 * h)
+    }
+
+    #[test]
+    fn derivatives_match_finite_differences() {
+        let p = AutoDiff::new(Hs071).unwrap();
+        let x = [1.3, 4.2, 3.7, 1.9];
+        let mut grad = [0.0; 4];
+        p.objective_gradient(&x, &mut grad).unwrap();
+        for i in 0..4 {
+            let fd = finite_difference(|x| p.objective(x).unwrap(), &x, i);
+            assert!((grad[i] - fd).abs() < 1e-6, "∂f/∂x{i}: {} vs {fd}", grad[i]);
+        }
+        let structure = p.jacobian_structure();
+        let mut jac = vec![0.0; structure.len()];
+        p.jacobian_values(&x, &mut jac).unwrap();
+        for (k, &(r, c)) in structure.iter().enumerate() {
+            let fd = finite_difference(
+                |x| {
+                    let mut g = [0.0; 2];
+                    p.constraints(x, &mut g).unwrap();
+                    g[r]
+                },
+                &x,
+                c,
+            );
+            assert!((jac[k] - fd).abs() < 1e-5, "∂c{r}/∂x{c}: {} vs {fd}", jac[k]);
+        }
+        // Hessian of the Lagrangian σf + λ·c against differences of its gradient.
+        let (sigma, lambda) = (0.7, [0.3, -1.1]);
+        let hs = p.hessian_structure().unwrap();
+        let mut h = vec![0.0; hs.len()];
+        p.hessian_values(&x, sigma, &lambda, &mut h).unwrap();
+        let lagrangian_gradient = |x: &[f64]| {
+            let mut g = [0.0; 4];
+            p.objective_gradient(x, &mut g).unwrap();
+            let mut j = vec![0.0; structure.len()];
+            p.jacobian_values(x, &mut j).unwrap();
+            let mut out = [0.0; 4];
+            for i in 0..4 {
+                out[i] = sigma * g[i];
+            }
+            for (k, &(r, c)) in structure.iter().enumerate() {
+                out[c] += lambda[r] * j[k];
+            }
+            out
+        };
+        for (k, &(r, c)) in hs.iter().enumerate() {
+            let fd = finite_difference(|x| lagrangian_gradient(x)[r], &x, c);
+            assert!((h[k] - fd).abs() < 1e-5, "H[{r},{c}]: {} vs {fd}", h[k]);
+        }
+        assert_eq!(hs.len(), 10, "dense lower triangle of 4 variables, shared by all pieces");
+    }
+
+    #[test]
+    fn blocks_naming_a_variable_twice_are_rejected() {
+        struct Bad;
+        impl BlockProblem for Bad {
+            fn num_variables(&self) -> usize {
+                2
+            }
+            fn variable_bounds(&self, _: &mut [f64], _: &mut [f64]) {}
+            fn initial_point(&self, _: &mut [f64]) {}
+            fn objective_terms(&self) -> Vec<TermSpec> {
+                vec![]
+            }
+            fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
+                x[0].clone()
+            }
+            fn constraint_blocks(&self) -> Vec<BlockSpec> {
+                vec![BlockSpec::equal(vec![1, 1], vec![0.0])]
+            }
+            fn constraint_block<D: Scalar>(&self, _: usize, x: &[D]) -> Vec<D> {
+                vec![x[0].clone()]
+            }
+        }
+        assert!(matches!(AutoDiff::new(Bad), Err(NlpError::DuplicateEntry { .. })));
+    }
+}

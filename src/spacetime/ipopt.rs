@@ -1,0 +1,429 @@
+//! IPOPT as the solver of [`NlpProblem`]s (specs/001.md §1.2: "IPOPT out-performed every
+//! commercial package"), through IPOPT's C interface `coin/IpStdCInterface.h` (Debian
+//! `coinor-libipopt-dev`, IPOPT 3.11 with MUMPS; linked by `build.rs` from
+//! `pkg-config --libs ipopt` when the `ipopt` feature is on).
+//!
+//! The declarations below are written against that header. The wrapper is safe: sizes and
+//! sparsity are checked before IPOPT sees them, callbacks catch panics (a panicking problem stops
+//! the solve with [`SolveStatus::CallbackPanicked`]), every outcome is an [`NlpSolution`], and
+//! solves are serialized by a process-wide lock because MUMPS is not thread-safe (IPOPT's own
+//! advice; parallel batches of solves need separate processes until a thread-safe linear solver
+//! is available).
+
+use super::nlp::{Bounds, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+use std::time::Instant;
+
+type Number = f64;
+type Index = c_int;
+type Int = c_int;
+type Bool = c_int;
+type UserDataPtr = *mut c_void;
+
+#[repr(C)]
+struct IpoptProblemInfo {
+    _private: [u8; 0],
+}
+type IpoptProblem = *mut IpoptProblemInfo;
+
+type EvalFCb = unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, obj_value: *mut Number, user_data: UserDataPtr) -> Bool;
+type EvalGradFCb = unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, grad_f: *mut Number, user_data: UserDataPtr) -> Bool;
+type EvalGCb =
+    unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, m: Index, g: *mut Number, user_data: UserDataPtr) -> Bool;
+type EvalJacGCb = unsafe extern "C" fn(
+    n: Index,
+    x: *mut Number,
+    new_x: Bool,
+    m: Index,
+    nele_jac: Index,
+    i_row: *mut Index,
+    j_col: *mut Index,
+    values: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool;
+type EvalHCb = unsafe extern "C" fn(
+    n: Index,
+    x: *mut Number,
+    new_x: Bool,
+    obj_factor: Number,
+    m: Index,
+    lambda: *mut Number,
+    new_lambda: Bool,
+    nele_hess: Index,
+    i_row: *mut Index,
+    j_col: *mut Index,
+    values: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool;
+type IntermediateCb = unsafe extern "C" fn(
+    alg_mod: Index,
+    iter_count: Index,
+    obj_value: Number,
+    inf_pr: Number,
+    inf_du: Number,
+    mu: Number,
+    d_norm: Number,
+    regularization_size: Number,
+    alpha_du: Number,
+    alpha_pr: Number,
+    ls_trials: Index,
+    user_data: UserDataPtr,
+) -> Bool;
+
+unsafe extern "C" {
+    fn CreateIpoptProblem(
+        n: Index,
+        x_l: *mut Number,
+        x_u: *mut Number,
+        m: Index,
+        g_l: *mut Number,
+        g_u: *mut Number,
+        nele_jac: Index,
+        nele_hess: Index,
+        index_style: Index,
+        eval_f: Option<EvalFCb>,
+        eval_g: Option<EvalGCb>,
+        eval_grad_f: Option<EvalGradFCb>,
+        eval_jac_g: Option<EvalJacGCb>,
+        eval_h: Option<EvalHCb>,
+    ) -> IpoptProblem;
+    fn FreeIpoptProblem(ipopt_problem: IpoptProblem);
+    fn AddIpoptStrOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: *mut c_char) -> Bool;
+    fn AddIpoptNumOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Number) -> Bool;
+    fn AddIpoptIntOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Int) -> Bool;
+    fn SetIntermediateCallback(ipopt_problem: IpoptProblem, intermediate_cb: Option<IntermediateCb>) -> Bool;
+    /// Returns `enum ApplicationReturnStatus` (an int-sized C enum).
+    fn IpoptSolve(
+        ipopt_problem: IpoptProblem,
+        x: *mut Number,
+        g: *mut Number,
+        obj_val: *mut Number,
+        mult_g: *mut Number,
+        mult_x_l: *mut Number,
+        mult_x_u: *mut Number,
+        user_data: UserDataPtr,
+    ) -> c_int;
+}
+
+/// MUMPS (IPOPT's linear solver here) keeps global state: one solve at a time per process.
+static SOLVER_LOCK: Mutex<()> = Mutex::new(());
+
+/// IPOPT treats |bound| ≥ 1e19 as infinite; finite stand-ins keep ∞ out of its arithmetic.
+const INFINITE_BOUND: f64 = 1e20;
+
+/// Everything the callbacks need, reached through IPOPT's `user_data` pointer.
+struct CallbackState<'a> {
+    problem: &'a dyn NlpProblem,
+    n: usize,
+    m: usize,
+    jacobian: Vec<(Index, Index)>,
+    /// Lower triangle (row ≥ col), as IPOPT expects for the symmetric Hessian.
+    hessian: Vec<(Index, Index)>,
+    iterations: Cell<usize>,
+    panic: RefCell<Option<String>>,
+    options: &'a SolverOptions,
+}
+
+impl CallbackState<'_> {
+    /// Runs one callback body: false if it fails or panics, and after any earlier panic.
+    fn guard(&self, body: impl FnOnce() -> bool) -> Bool {
+        if self.panic.borrow().is_some() {
+            return 0;
+        }
+        match catch_unwind(AssertUnwindSafe(body)) {
+            Ok(ok) => ok as Bool,
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a problem callback panicked".into());
+                *self.panic.borrow_mut() = Some(message);
+                0
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `user_data` is the `CallbackState` passed to `IpoptSolve`, alive for the whole solve.
+unsafe fn state<'a>(user_data: UserDataPtr) -> &'a CallbackState<'a> {
+    unsafe { &*(user_data as *const CallbackState<'a>) }
+}
+
+/// # Safety
+/// `p` points to `len` valid values (or `len` is 0).
+unsafe fn slice<'a>(p: *const Number, len: usize) -> &'a [Number] {
+    if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(p, len) } }
+}
+
+/// # Safety
+/// As [`slice`], writable.
+unsafe fn slice_mut<'a>(p: *mut Number, len: usize) -> &'a mut [Number] {
+    if len == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(p, len) } }
+}
+
+unsafe extern "C" fn eval_f(_n: Index, x: *mut Number, _new_x: Bool, obj: *mut Number, user_data: UserDataPtr) -> Bool {
+    let s = unsafe { state(user_data) };
+    let x = unsafe { slice(x, s.n) };
+    s.guard(|| match s.problem.objective(x) {
+        Ok(v) if v.is_finite() => {
+            unsafe { *obj = v };
+            true
+        }
+        _ => false,
+    })
+}
+
+unsafe extern "C" fn eval_grad_f(_n: Index, x: *mut Number, _new_x: Bool, grad: *mut Number, user_data: UserDataPtr) -> Bool {
+    let s = unsafe { state(user_data) };
+    let (x, grad) = unsafe { (slice(x, s.n), slice_mut(grad, s.n)) };
+    s.guard(|| s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
+}
+
+unsafe extern "C" fn eval_g(_n: Index, x: *mut Number, _new_x: Bool, _m: Index, g: *mut Number, user_data: UserDataPtr) -> Bool {
+    let s = unsafe { state(user_data) };
+    let (x, g) = unsafe { (slice(x, s.n), slice_mut(g, s.m)) };
+    s.guard(|| s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()))
+}
+
+unsafe extern "C" fn eval_jac_g(
+    _n: Index,
+    x: *mut Number,
+    _new_x: Bool,
+    _m: Index,
+    nele_jac: Index,
+    i_row: *mut Index,
+    j_col: *mut Index,
+    values: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool {
+    let s = unsafe { state(user_data) };
+    let nnz = nele_jac as usize;
+    if values.is_null() {
+        // Structure request.
+        if nnz != s.jacobian.len() || i_row.is_null() || j_col.is_null() {
+            return 0;
+        }
+        for (k, &(r, c)) in s.jacobian.iter().enumerate() {
+            unsafe {
+                *i_row.add(k) = r;
+                *j_col.add(k) = c;
+            }
+        }
+        return 1;
+    }
+    let (x, values) = unsafe { (slice(x, s.n), slice_mut(values, nnz)) };
+    s.guard(|| s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()))
+}
+
+unsafe extern "C" fn eval_h(
+    _n: Index,
+    x: *mut Number,
+    _new_x: Bool,
+    obj_factor: Number,
+    _m: Index,
+    lambda: *mut Number,
+    _new_lambda: Bool,
+    nele_hess: Index,
+    i_row: *mut Index,
+    j_col: *mut Index,
+    values: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool {
+    let s = unsafe { state(user_data) };
+    let nnz = nele_hess as usize;
+    if values.is_null() {
+        if nnz != s.hessian.len() || i_row.is_null() || j_col.is_null() {
+            return 0;
+        }
+        for (k, &(r, c)) in s.hessian.iter().enumerate() {
+            unsafe {
+                *i_row.add(k) = r;
+                *j_col.add(k) = c;
+            }
+        }
+        return 1;
+    }
+    let (x, lambda, values) = unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
+    s.guard(|| s.problem.hessian_values(x, obj_factor, lambda, values).is_ok() && values.iter().all(|v| v.is_finite()))
+}
+
+unsafe extern "C" fn intermediate(
+    _alg_mod: Index,
+    iter_count: Index,
+    _obj_value: Number,
+    _inf_pr: Number,
+    _inf_du: Number,
+    _mu: Number,
+    _d_norm: Number,
+    _regularization_size: Number,
+    _alpha_du: Number,
+    _alpha_pr: Number,
+    _ls_trials: Index,
+    user_data: UserDataPtr,
+) -> Bool {
+    let s = unsafe { state(user_data) };
+    s.iterations.set(s.iterations.get().max(iter_count.max(0) as usize));
+    let cancelled = s.options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    (s.panic.borrow().is_none() && !cancelled) as Bool
+}
+
+/// Owns an `IpoptProblem` handle and frees it on drop.
+struct Handle(IpoptProblem);
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        unsafe { FreeIpoptProblem(self.0) }
+    }
+}
+
+impl Handle {
+    fn set(&self, name: &str, value: &OptionValue) -> Result<(), NlpError> {
+        let rejected = || NlpError::RejectedOption { name: name.to_string(), value: format!("{value:?}") };
+        let key = CString::new(name).map_err(|_| rejected())?;
+        let ok = match value {
+            OptionValue::Str(v) => {
+                let v = CString::new(v.as_str()).map_err(|_| rejected())?;
+                // IPOPT copies both strings; it takes `char*` but does not write through them.
+                unsafe { AddIpoptStrOption(self.0, key.as_ptr() as *mut c_char, v.as_ptr() as *mut c_char) }
+            }
+            OptionValue::Num(v) => unsafe { AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v) },
+            OptionValue::Int(v) => unsafe { AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v) },
+        };
+        if ok != 0 { Ok(()) } else { Err(rejected()) }
+    }
+}
+
+fn index(v: usize, what: &'static str) -> Result<Index, NlpError> {
+    Index::try_from(v).map_err(|_| NlpError::TooLarge(what))
+}
+
+/// Solves `problem` with IPOPT. `Err` only when the problem is inconsistent (sizes, sparsity,
+/// bounds) or an option is refused; every solver outcome, failures included, is an `Ok` with
+/// its [`SolveStatus`].
+pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSolution, NlpError> {
+    let (n, m) = (problem.num_variables(), problem.num_constraints());
+    if n == 0 {
+        return Err(NlpError::NoVariables);
+    }
+    let bounds = Bounds::of(problem)?;
+    let jacobian = problem.jacobian_structure();
+    super::nlp::check_structure("Jacobian", &jacobian, m, n, false)?;
+    let hessian = match options.hessian {
+        HessianMode::LimitedMemory => None,
+        HessianMode::Auto => problem.hessian_structure(),
+        HessianMode::Exact => Some(problem.hessian_structure().ok_or(NlpError::NoExactHessian)?),
+    };
+    if let Some(h) = &hessian {
+        super::nlp::check_structure("Hessian", h, n, n, true)?;
+    }
+    let to_pairs = |entries: &[(usize, usize)], what, lower_triangle: bool| -> Result<Vec<(Index, Index)>, NlpError> {
+        entries
+            .iter()
+            .map(|&(r, c)| {
+                let (r, c) = if lower_triangle { (r.max(c), r.min(c)) } else { (r, c) };
+                Ok((index(r, what)?, index(c, what)?))
+            })
+            .collect()
+    };
+    let state = CallbackState {
+        problem,
+        n,
+        m,
+        jacobian: to_pairs(&jacobian, "Jacobian", false)?,
+        hessian: match &hessian {
+            Some(h) => to_pairs(h, "Hessian", true)?,
+            None => Vec::new(),
+        },
+        iterations: Cell::new(0),
+        panic: RefCell::new(None),
+        options,
+    };
+    let clamp = |v: &[f64]| -> Vec<f64> { v.iter().map(|b| b.clamp(-INFINITE_BOUND, INFINITE_BOUND)).collect() };
+    let (mut x_l, mut x_u, mut g_l, mut g_u) =
+        (clamp(&bounds.x_lower), clamp(&bounds.x_upper), clamp(&bounds.g_lower), clamp(&bounds.g_upper));
+    let mut x = vec![0.0; n];
+    problem.initial_point(&mut x);
+
+    let _lock = SOLVER_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let start = Instant::now();
+    let raw = unsafe {
+        CreateIpoptProblem(
+            index(n, "variables")?,
+            x_l.as_mut_ptr(),
+            x_u.as_mut_ptr(),
+            index(m, "constraints")?,
+            g_l.as_mut_ptr(),
+            g_u.as_mut_ptr(),
+            index(state.jacobian.len(), "Jacobian entries")?,
+            index(state.hessian.len(), "Hessian entries")?,
+            0,
+            Some(eval_f),
+            Some(eval_g),
+            Some(eval_grad_f),
+            Some(eval_jac_g),
+            Some(eval_h),
+        )
+    };
+    if raw.is_null() {
+        return Err(NlpError::CreateFailed);
+    }
+    let handle = Handle(raw);
+    let hessian_approximation = if hessian.is_some() { "exact" } else { "limited-memory" };
+    // "sb" (suppress banner) silences IPOPT's copyright banner, which ignores print_level.
+    let mut all = vec![
+        ("sb".to_string(), OptionValue::Str("yes".into())),
+        ("print_level".to_string(), OptionValue::Int(options.print_level)),
+        ("tol".to_string(), OptionValue::Num(options.tolerance)),
+        ("max_iter".to_string(), OptionValue::Int(options.max_iterations.min(i32::MAX as usize) as i32)),
+        ("hessian_approximation".to_string(), OptionValue::Str(hessian_approximation.into())),
+    ];
+    all.extend(options.extra.iter().cloned());
+    for (name, value) in &all {
+        handle.set(name, value)?;
+    }
+    unsafe { SetIntermediateCallback(handle.0, Some(intermediate)) };
+
+    let mut g = vec![0.0; m];
+    let mut objective = f64::NAN;
+    let mut mult_g = vec![0.0; m];
+    let mut mult_x_l = vec![0.0; n];
+    let mut mult_x_u = vec![0.0; n];
+    let code = unsafe {
+        IpoptSolve(
+            handle.0,
+            x.as_mut_ptr(),
+            g.as_mut_ptr(),
+            &mut objective,
+            mult_g.as_mut_ptr(),
+            mult_x_l.as_mut_ptr(),
+            mult_x_u.as_mut_ptr(),
+            &state as *const CallbackState as UserDataPtr,
+        )
+    };
+    drop(handle);
+    let solve_time = start.elapsed();
+    drop(_lock);
+
+    let callback_error = state.panic.borrow().clone();
+    let status = if callback_error.is_some() { SolveStatus::CallbackPanicked } else { SolveStatus::from_ipopt_code(code) };
+    let (constraints, max_violation) = super::nlp::evaluate_violation(problem, &bounds, &x);
+    Ok(NlpSolution {
+        status,
+        iterations: state.iterations.get(),
+        objective,
+        x,
+        constraints,
+        constraint_multipliers: mult_g,
+        lower_bound_multipliers: mult_x_l,
+        upper_bound_multipliers: mult_x_u,
+        max_violation,
+        solve_time,
+        callback_error,
+    })
+}

@@ -1,0 +1,30 @@
+//! Spacetime control: motions solved whole as sparse constrained nonlinear programs.
+//!
+//! specs/001.md §1.2, Eq. 3.1: minimize f(x) subject to l ≤ (x; c(x)) ≤ u, where x holds every
+//! frame's state and forces, c the discretized dynamics and the animation specifiers, and f a
+//! weighted sum of objectives (Eq. 3.2). The same machinery serves the cyclic gaits of
+//! specs/004.md §3 (sparse Jacobian, bounds, exact derivatives).
+//!
+//! - [`nlp`]: the solver-independent problem ([`NlpProblem`]), options (exact Hessian or L-BFGS,
+//!   print level), statuses and solutions.
+//! - [`autodiff`]: problems written as small blocks ([`BlockProblem`]) get exact, sparse first
+//!   and second derivatives by forward-mode automatic differentiation (`num-dual`).
+//! - `ipopt` (feature `ipopt`): the IPOPT back end ([`solve`]), through its C interface.
+//! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
+
+pub mod autodiff;
+#[cfg(feature = "ipopt")]
+mod ipopt;
+pub mod nlp;
+pub mod particle;
+
+#[cfg(test)]
+mod tests;
+
+pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Scalar, TermSpec};
+#[cfg(feature = "ipopt")]
+pub use ipopt::solve;
+pub use nlp::{EvalError, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions};
+#[cfg(feature = "ipopt")]
+pub use particle::{solve_particle, ParticleSolution};
+pub use particle::ParticleSpec;
