@@ -321,7 +321,11 @@ impl Simulation {
 
         let root = character.body_index(&character.root.body).expect("validated");
         if character.root.kind == RootKind::Planar {
-            // Fixed base at the root's reference position; planar joint x, y, rot z.
+            // Fixed base at the root's reference position; planar joint x, y, rot z. It is an
+            // impulse joint, not a multibody joint: with the multibody rooted at a fixed base
+            // through a generic planar joint, Rapier 0.35 applied no contact friction (a pushed
+            // character slid across the ground at constant speed, even with μ = 2). As an
+            // impulse joint the pelvis stays in the plane to 1e-5 m and the feet hold.
             let base = st.bodies.insert(RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)));
             let rot = body_pose(&character.bodies[root]).rotation;
             let joint = GenericJointBuilder::new(JointAxesMask::LIN_Z | JointAxesMask::ANG_X | JointAxesMask::ANG_Y)
@@ -329,9 +333,7 @@ impl Simulation {
                 .local_frame2(Pose::identity())
                 .contacts_enabled(false)
                 .build();
-            st.multibody_joints
-                .insert(base, bodies[root], joint, true)
-                .ok_or_else(|| SimError::JointRejected("planar root".into()))?;
+            st.impulse_joints.insert(base, bodies[root], joint, true);
         }
 
         // Insert joints parent-first so the multibody grows from its root.
