@@ -37,13 +37,25 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
             let q = f.poses[root];
             let pitch = 2.0 * q[5].atan2(q[6]);
             let contacts: Vec<String> = f.contacts.iter().enumerate().filter(|(_, n)| **n > 0).map(|(i, _)| run.character.bodies[i].name.clone()).collect();
+            let feet: Vec<String> = run.character.effectors(motionlab::model::EffectorTag::Foot).filter_map(|e| run.character.body_index(&e.body)).map(|b| format!("{:+.3}", f.poses[b][0])).collect();
             println!(
-                "t {:.3} {:<8} com ({:+.3}, {:.3}) pitch {:+7.1} contacts [{}]",
-                f.time, phase, f.com[0], f.com[1], pitch.to_degrees(), contacts.join(",")
+                "t {:.3} {:<8} com ({:+.3}, {:.3}) pitch {:+7.1} feet x [{}] contacts [{}]",
+                f.time, phase, f.com[0], f.com[1], pitch.to_degrees(), feet.join(","), contacts.join(",")
             );
         }
     }
     print_evaluation(&run.evaluation);
+    Ok(())
+}
+
+/// Prints the seed controller of a task scene with its normalized seed applied: the RON to
+/// put in the scene's `controller:` field (with `seed: []`), re-centring the parameter box on a
+/// prepared seed whose coordinates sit near the box's edges.
+pub fn bake(file: &Path) -> Result<()> {
+    let task = load_task(file, false)?;
+    let (def, _) = task.instantiate(&task.x0());
+    let cfg = ron::ser::PrettyConfig::default().struct_names(false);
+    println!("{}", ron::ser::to_string_pretty(&def, cfg)?);
     Ok(())
 }
 

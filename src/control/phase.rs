@@ -4,6 +4,10 @@
 //! - A phase ends after its time Δt_i (`After`) or on an event: `Liftoff` (no body touches the
 //!   ground), `Apex` (airborne and the centre of mass stops rising) or `Touchdown` (a body touches
 //!   the ground after being airborne). Event phases also end at a timeout of `timeout` seconds.
+//!   An extension beyond the paper's events: `Rotation(deg)` ends a phase once the root has
+//!   turned that far about the world z axis since the controller started (a flip opens its tuck
+//!   at a turned angle rather than after a fixed time, which makes the landing robust to
+//!   take-off variations); its duration is predicted from the current pitch rate.
 //! - Within phase i the target moves linearly from Ω_{i−1} to Ω_i over the phase's predicted
 //!   duration: Δt_i for timed phases; ballistic predictions for `Apex` (v_y / g) and `Touchdown`
 //!   (time for the centre of mass to fall back to its standing height); `duration` otherwise.
@@ -35,13 +39,16 @@ use std::collections::BTreeMap;
 const G: f32 = 9.81;
 
 /// What ends a phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 pub enum Transition {
     #[default]
     After,
     Liftoff,
     Apex,
     Touchdown,
+    /// The root's accumulated pitch about z since the start (degrees, + backwards) reaches
+    /// this value (or falls to it, when negative).
+    Rotation(f32),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,6 +90,12 @@ pub struct PhaseDef {
     /// Apply SIMBICON foot placement to the swing leg in this phase.
     #[serde(default)]
     pub foot_placement: bool,
+    /// Interpolate from the measured joint angles at the phase's start instead of the previous
+    /// phase's target. A landing's absorb phase needs this: touchdown comes while the legs are
+    /// still moving towards the falling phase's target, and starting from that target would
+    /// throw the body back into the air.
+    #[serde(default)]
+    pub from_current: bool,
 }
 
 fn default_duration() -> f32 {
@@ -256,6 +269,10 @@ pub struct PhaseController {
     phase_start: f32,
     predicted: f32,
     airborne_seen: bool,
+    /// Measured joint angles when a `from_current` phase began.
+    entry_pose: Option<Vec<f32>>,
+    /// Root pitch about world z: last wrapped value and the unwrapped total since the start.
+    root_pitch: Option<(f32, f32)>,
     pub log: Vec<PhaseRecord>,
     finished: bool,
     /// Joints leading from the root to each foot: (foot body, joints root → foot).
@@ -409,6 +426,8 @@ impl PhaseController {
             phase_start: 0.0,
             predicted: def.phases[0].duration,
             airborne_seen: false,
+            entry_pose: None,
+            root_pitch: None,
             log: vec![PhaseRecord { index: 0, name: def.phases[0].name.clone(), start: 0.0, end: None, timed_out: false }],
             finished: false,
             legs,
@@ -442,7 +461,9 @@ impl PhaseController {
         } else {
             &self.phases[self.current - 1].target
         };
-        let from: Vec<f32> = if self.current == 0 && self.log.len() > 1 {
+        let from: Vec<f32> = if let Some(e) = &self.entry_pose {
+            e.clone()
+        } else if self.current == 0 && self.log.len() > 1 {
             // Looping back: start from the last phase's target.
             self.phases.last().unwrap().target.clone()
         } else {
@@ -466,6 +487,11 @@ impl PhaseController {
                 let drop = (h - sim.reference_com_height()).max(0.0);
                 ((v[1] + (v[1] * v[1] + 2.0 * G * drop).sqrt()) / G).clamp(0.02, p.timeout)
             }
+            Transition::Rotation(deg) => {
+                let w = sim.body_velocity(self.root).1[2];
+                let left = deg.to_radians() - self.root_pitch.map(|r| r.1).unwrap_or(0.0);
+                if w.abs() > 1e-3 && left * w > 0.0 { (left / w).clamp(0.02, p.timeout) } else { p.duration }
+            }
         }
     }
 
@@ -476,11 +502,25 @@ impl PhaseController {
         }
         self.current = next;
         self.phase_start = t;
+        self.entry_pose = if self.phases[next].def.from_current { Some(sim.dof_state().0) } else { None };
         self.predicted = self.predict_duration(sim, next);
         if self.phases[next].def.end == Transition::Touchdown {
             self.airborne_seen = false;
         }
         self.log.push(PhaseRecord { index: next, name: self.phases[next].def.name.clone(), start: t, end: None, timed_out: false });
+    }
+
+    /// Accumulates the root's pitch about world z (unwrapped across ±180°).
+    fn track_root_pitch(&mut self, sim: &Simulation) {
+        let q = sim.body_pose(self.root);
+        let a = 2.0 * q[5].atan2(q[6]);
+        self.root_pitch = Some(match self.root_pitch {
+            None => (a, 0.0),
+            Some((last, total)) => {
+                let d = (a - last + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+                (a, total + d)
+            }
+        });
     }
 
     fn advance(&mut self, sim: &Simulation) {
@@ -501,6 +541,10 @@ impl PhaseController {
             Transition::Liftoff => (airborne && sim.com_velocity()[1] > 0.2, false),
             Transition::Apex => (airborne && sim.com_velocity()[1] <= 0.0, false),
             Transition::Touchdown => (self.airborne_seen && !airborne, false),
+            Transition::Rotation(deg) => {
+                let turned = self.root_pitch.map(|r| r.1).unwrap_or(0.0);
+                (if deg >= 0.0 { turned >= deg.to_radians() } else { turned <= deg.to_radians() }, false)
+            }
         };
         let timed_out = timed_out || (!done && p.end != Transition::After && elapsed >= p.timeout);
         if done || timed_out {
@@ -535,6 +579,7 @@ fn mirror_vec(v: &[f32], mirror: &[(usize, f32)]) -> Vec<f32> {
 
 impl Controller for PhaseController {
     fn update(&mut self, sim: &Simulation, targets: &mut [f32]) {
+        self.track_root_pitch(sim);
         if self.step_count > 0 {
             self.advance(sim);
         }

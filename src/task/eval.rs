@@ -145,6 +145,13 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         Err(e) => return failed(task, vec![(format!("invalid controller: {e}"), 2.0 * FAIL_PENALTY)], &character),
     };
     let steps = (task.seconds / settings.dt).round() as usize;
+    // With `stand`, run on until the last phase has been held that long (bounded).
+    let stand = task.def.stand.filter(|s| *s > 0.0);
+    let last_phase = def.phases.len().saturating_sub(1);
+    let max_steps = match stand {
+        Some(s) => ((2.0 * task.seconds + s) / settings.dt).round() as usize,
+        None => steps,
+    };
     let mut hasher = TrajectoryHasher::default();
     let mut targets = sim.targets().to_vec();
     let mut records: Vec<Record> = Vec::with_capacity(steps);
@@ -160,7 +167,13 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let mut peak = f32::MIN;
     let mut fell = false;
     let ground = sim.ground_height();
-    for _ in 0..steps {
+    for step in 0..max_steps {
+        if step >= steps {
+            let held = ctrl.log.iter().find(|r| r.index == last_phase).map(|r| sim.time() as f32 - r.start);
+            if stand.is_none() || held.is_some_and(|h| h >= stand.unwrap_or(0.0)) {
+                break;
+            }
+        }
         ctrl.update(&sim, &mut targets);
         sim.set_targets(&targets);
         if let Some((kp, kd)) = ctrl.gain_multipliers() {
@@ -209,10 +222,24 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     if let Some(f) = sim.failure() {
         terms.push((format!("simulation failed: {f}"), 2.0 * FAIL_PENALTY));
     } else if fell {
-        // A large constant that shrinks with the time of the fall (as the walk ramp of specs
-        // B1.8), so that preparing a seed has a gradient: 1000 at t = 0 down to 500 at the end.
-        let t = records.last().map(|r| r.time).unwrap_or(0.0) / task.seconds.max(1e-3);
-        terms.push((format!("fell at {:.2} s", records.last().map(|r| r.time).unwrap_or(0.0)), FAIL_PENALTY * (1.0 - 0.5 * t.clamp(0.0, 1.0) as f64)));
+        // A large constant that shrinks with the progress made before the fall (as the walk
+        // ramp of specs B1.8), so that preparing a seed has a gradient: 1000 at t = 0 down to
+        // 500. Progress is the time fraction; with `stand` it is the phases reached (first
+        // half) and then the time the last phase was held (second half), so that delaying a
+        // motion earns nothing.
+        let t_fall = records.last().map(|r| r.time).unwrap_or(0.0);
+        let progress = match stand {
+            None => t_fall / task.seconds.max(1e-3),
+            Some(s) => match ctrl.log.iter().find(|r| r.index == last_phase) {
+                Some(r) => 0.5 + 0.5 * (t_fall - r.start) / s,
+                None => 0.5 * ctrl.log.last().map(|r| r.index).unwrap_or(0) as f32 / last_phase.max(1) as f32,
+            },
+        };
+        terms.push((format!("fell at {t_fall:.2} s"), FAIL_PENALTY * (1.0 - 0.5 * progress.clamp(0.0, 1.0) as f64)));
+    }
+    if stand.is_some() && !fell && sim.failure().is_none() && !ctrl.log.iter().any(|r| r.index == last_phase) {
+        let name = def.phases.last().map(|p| p.name.as_str()).unwrap_or("");
+        terms.push((format!("last phase {name:?} never started"), FAIL_PENALTY));
     }
     // Feet centre at the end.
     let feet: Vec<usize> = character.effectors(EffectorTag::Foot).filter_map(|e| character.body_index(&e.body)).collect();

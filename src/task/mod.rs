@@ -43,6 +43,13 @@ pub struct TaskDef {
     /// Seed parameters (normalized) found by the seeding optimization; empty = all zero.
     #[serde(default)]
     pub seed: Vec<f64>,
+    /// Seconds the controller's last phase (the landing's balance) must be held without a
+    /// fall. The rollout lasts at least the scene's duration and is extended until the last
+    /// phase has run this long (at most twice the scene's duration plus `stand`); a last phase
+    /// that never starts costs FAIL_PENALTY. Without it a motion could push its landing to the
+    /// end of the horizon and fall unseen just after.
+    #[serde(default)]
+    pub stand: Option<f32>,
 }
 
 fn default_samples() -> usize {
