@@ -9,6 +9,8 @@ use motionlab::scene::{is_scene_text, load_scene};
 use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
 use std::path::{Path, PathBuf};
 
+#[path = "cli/cec2006.rs"]
+mod cec2006_cli;
 #[path = "cli/jobs.rs"]
 mod job_cli;
 #[path = "cli/spacetime.rs"]
@@ -143,7 +145,8 @@ enum Command {
     /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
-        /// of backflip2d on all cores; `--quick`: 5 generations).
+        /// of backflip2d on all cores; `--quick`: 5 generations) or `cec2006` (basin-CMA on the
+        /// 24 CEC 2006 constrained problems; `--quick`: a smaller budget).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -152,6 +155,9 @@ enum Command {
         /// Folder of the built-in characters.
         #[arg(long, default_value = "characters")]
         characters: PathBuf,
+        /// Random seed (`bench cec2006`).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -271,7 +277,7 @@ fn main() {
         Some(Command::Spacetime { problem: SpacetimeCommand::Particle { bound_force, lbfgs, print_level, trajectory } }) => {
             spacetime_cli::particle(spacetime_cli::ParticleArgs { bound_force, lbfgs, print_level, trajectory })
         }
-        Some(Command::Bench { what, quick, characters }) => match what.as_str() {
+        Some(Command::Bench { what, quick, characters, seed }) => match what.as_str() {
             "sim" => bench(quick, &characters),
             "cma" => bench_cma(quick),
             "diversity" => {
@@ -281,7 +287,8 @@ fn main() {
                     task_cli::bench_diversity(Path::new("scenes/backflip2d.ron"), 4, 500)
                 }
             }
-            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim, cma or diversity")),
+            "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
+            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim, cma or diversity, or cec2006")),
         },
     };
     if let Err(e) = result {

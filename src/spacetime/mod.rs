@@ -10,9 +10,15 @@
 //! - [`autodiff`]: problems written as small blocks ([`BlockProblem`]) get exact, sparse first
 //!   and second derivatives by forward-mode automatic differentiation (`num-dual`).
 //! - `ipopt` (feature `ipopt`): the IPOPT back end ([`solve`]), through its C interface.
+//! - `basin_cma` (feature `ipopt`): basin-CMA, CMA-ES over samples projected by local solves
+//!   (specs/004.md §1.3), with per-variable roles (CMA-only, both, local-only).
+//! - [`cec2006`]: the 24 CEC 2006 constrained benchmark problems (specs/004.md §1.4).
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
 
 pub mod autodiff;
+#[cfg(feature = "ipopt")]
+pub mod basin_cma;
+pub mod cec2006;
 #[cfg(feature = "ipopt")]
 mod ipopt;
 pub mod nlp;
