@@ -391,3 +391,16 @@ fn jacobian_transpose_balance_recovers_from_a_push_that_topples_the_plain_pose()
     assert!(!fell(true, 20.0), "the virtual COM force should catch a 20 N·s push");
     assert!(fell(true, 30.0), "30 N·s is beyond what the balance controller can catch");
 }
+
+#[test]
+fn jump_onto_seed_stands_on_top_of_its_half_metre_box() {
+    let task = scene_task("jump_onto2d");
+    assert!((task.obstacles[0].half_extents[1] * 2.0 - 0.5).abs() < 1e-6, "the box is 0.5 m high");
+    let run = evaluate_recorded(&task, &task.x0(), task.def.metric);
+    assert_eq!(run.evaluation.penalty, 0.0, "{:?}", run.evaluation.terms);
+    let last = run.frames.last().unwrap();
+    for foot in ["l_foot", "r_foot"] {
+        let y = last.poses[run.character.body_index(foot).unwrap()][1];
+        assert!(y > 0.5 && y < 0.6, "{foot} at {y} m, not on the box top");
+    }
+}
