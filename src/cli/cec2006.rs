@@ -5,6 +5,7 @@ use anyhow::Result;
 
 /// Evaluation budget per problem (see `motionlab::spacetime::basin_cma` for what counts as an
 /// evaluation): the competition's 500 000 function evaluations, or 20 000 with `--quick`.
+#[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 pub fn budget(quick: bool) -> u64 {
     if quick { 20_000 } else { 500_000 }
 }
