@@ -83,7 +83,15 @@ enum Command {
         /// Extra seconds the character must keep standing while preparing (a margin).
         #[arg(long, default_value_t = 0.3)]
         hold: f32,
+        /// N:S — minimize C averaged over the point and N fixed perturbations of normalized
+        /// scale S (e.g. 4:0.03), so the seed has room around it.
+        #[arg(long)]
+        robust: Option<String>,
     },
+    /// Print a task's seed controller with its `seed:` parameters baked in (as RON for the
+    /// scene's `controller:` field), so that a prepared seed becomes the new origin of the
+    /// parameter box.
+    Bake { scene: PathBuf },
     /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
     Explore {
         scene: PathBuf,
@@ -226,6 +234,13 @@ enum PdArg {
 }
 
 fn main() {
+    // Output piped into `head` and closed early ends the program quietly, as in other command
+    // line tools, instead of a panic on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None => gui(GuiArgs::default()),
@@ -258,9 +273,18 @@ fn main() {
                 task_cli::explore(task_cli::ExploreArgs { config, out, resume, threads })
             })()
         }
+        Some(Command::Bake { scene }) => task_cli::bake(&scene),
         Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
         Some(Command::Summarize { results }) => task_cli::summarize(&results),
-        Some(Command::Prepare { scene, generations, seed, threads, continuation, hold }) => (|| -> Result<()> {
+        Some(Command::Prepare { scene, generations, seed, threads, continuation, hold, robust }) => (|| -> Result<()> {
+            let robust = match robust {
+                None => None,
+                Some(r) => {
+                    let bad = || anyhow::anyhow!("--robust expects N:S (e.g. 4:0.03), found {r:?}");
+                    let (n, sc) = r.split_once(':').ok_or_else(bad)?;
+                    Some((n.parse().map_err(|_| bad())?, sc.parse().map_err(|_| bad())?))
+                }
+            };
             let cont = match continuation {
                 None => None,
                 Some(c) => {
@@ -272,7 +296,7 @@ fn main() {
                     Some((parts[0].parse().map_err(|_| bad())?, parts[1].parse().map_err(|_| bad())?, parts[2].parse().map_err(|_| bad())?))
                 }
             };
-            task_cli::prepare(&scene, generations, seed, threads, cont, hold)
+            task_cli::prepare(&scene, generations, seed, threads, cont, hold, robust)
         })(),
         Some(Command::Spacetime { problem: SpacetimeCommand::Particle { bound_force, lbfgs, print_level, trajectory } }) => {
             spacetime_cli::particle(spacetime_cli::ParticleArgs { bound_force, lbfgs, print_level, trajectory })

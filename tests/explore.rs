@@ -168,3 +168,42 @@ fn bench_diversity_quick_reports_rollouts_per_second() {
     assert_eq!(value("rollouts"), 4.0 * 5.0 * 16.0);
     assert!(value("rollouts_per_second") > 0.0 && value("wall_seconds") > 0.0);
 }
+
+#[test]
+fn bake_applies_the_seed_so_the_baked_scene_replays_the_same_motion() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenes/jump_forward2d.ron"))
+        .unwrap()
+        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
+    assert!(!text.contains("seed: [],"), "jump_forward2d keeps a normalized seed");
+    let original = dir.path().join("jf.ron");
+    std::fs::write(&original, &text).unwrap();
+    let o = motionlab(&["bake", original.to_str().unwrap()]);
+    assert_success(&o, "bake");
+    let controller = stdout(&o);
+    // The baked scene: the printed controller, and an empty (all-zero) seed.
+    let start = text.find("controller: (").unwrap();
+    let end = text.find("free: (").unwrap();
+    let seed_start = text.find("seed: [").unwrap();
+    let seed_end = seed_start + text[seed_start..].find("],").unwrap() + 2;
+    let baked = format!(
+        "{}controller: {},\n        {}seed: [],{}",
+        &text[..start],
+        controller.trim(),
+        &text[end..seed_start],
+        &text[seed_end..]
+    );
+    let baked_path = dir.path().join("baked.ron");
+    std::fs::write(&baked_path, baked).unwrap();
+    let hash = |p: &Path| {
+        let o = motionlab(&["simulate", p.to_str().unwrap()]);
+        assert_success(&o, "simulate");
+        stdout(&o).lines().find_map(|l| l.strip_prefix("hash: ").map(str::to_string)).unwrap()
+    };
+    assert_eq!(hash(&original), hash(&baked_path));
+    // A malformed --robust is refused with what was expected.
+    let o = motionlab(&["prepare", original.to_str().unwrap(), "--robust", "four"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--robust expects N:S"), "{}", stderr(&o));
+}

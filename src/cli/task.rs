@@ -64,7 +64,8 @@ pub fn bake(file: &Path) -> Result<()> {
 /// best so far in `<scene>.seed.txt`). With `continuation` = (from, to, steps) the height of the
 /// scene's first obstacle is raised step by step, each stage starting from the previous
 /// solution (continuation as in Yin et al. 2008, specs B4.15).
-pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>, hold: f32) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>, hold: f32, robust: Option<(usize, f64)>) -> Result<()> {
     use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
     use rayon::prelude::*;
     let mut task = load_task(file, false)?;
@@ -81,6 +82,26 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
             (0..=n.max(1)).map(|k| Some(a + (b - a) * k as f32 / n.max(1) as f32)).collect()
         }
     };
+    // Robust seeds: C is averaged over the point and `n` fixed perturbations of scale `s`
+    // (common random numbers), so the seed sits inside the feasible region with room for the
+    // diversity search to move, not on its edge.
+    let offsets: Vec<Vec<f64>> = match robust {
+        None => Vec::new(),
+        Some((n, scale)) => {
+            use rand::SeedableRng;
+            use rand_distr::{Distribution, StandardNormal};
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+            (0..n).map(|_| (0..task.dimension()).map(|_| { let z: f64 = StandardNormal.sample(&mut rng); scale * z }).collect::<Vec<f64>>()).collect()
+        }
+    };
+    let penalty = |task: &motionlab::task::Task, x: &[f64]| -> f64 {
+        let mut c = motionlab::task::evaluate(task, x, metric).penalty;
+        for o in &offsets {
+            let y: Vec<f64> = x.iter().zip(o).map(|(a, b)| (a + b).clamp(-1.0, 1.0)).collect();
+            c += motionlab::task::evaluate(task, &y, metric).penalty;
+        }
+        c / (1 + offsets.len()) as f64
+    };
     let mut x = task.x0();
     for (stage, h) in heights.iter().enumerate() {
         if let Some(h) = h {
@@ -89,16 +110,16 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
             task.obstacles[0].half_extents[1] = h / 2.0;
             println!("stage {stage}: obstacle height {h:.3} m");
         }
-        let start = motionlab::task::evaluate(&task, &x, metric);
-        println!("task: {} ({} parameters), start penalty {:.3}", task.name, task.dimension(), start.penalty);
-        let mut best = (x.clone(), start.penalty);
+        let start = penalty(&task, &x);
+        println!("task: {} ({} parameters), start penalty {:.3}", task.name, task.dimension(), start);
+        let mut best = (x.clone(), start);
         let mut es = Cmaes::new(&x, task.def.sigma, CmaesOptions { population: Some(16), seed: seed + stage as u64, bounds: Some(task.bounds()), ..Default::default() });
         for g in 0..generations {
             if best.1 == 0.0 {
                 break;
             }
             let xs = es.ask();
-            let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| motionlab::task::evaluate(&task, x, metric).penalty).collect());
+            let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| penalty(&task, x)).collect());
             for (x, v) in xs.iter().zip(&vals) {
                 if *v < best.1 {
                     best = (x.clone(), *v);
