@@ -516,10 +516,7 @@ impl PhaseController {
         let a = 2.0 * q[5].atan2(q[6]);
         self.root_pitch = Some(match self.root_pitch {
             None => (a, 0.0),
-            Some((last, total)) => {
-                let d = (a - last + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
-                (a, total + d)
-            }
+            Some((last, total)) => (a, total + angle_step(last, a)),
         });
     }
 
@@ -567,6 +564,12 @@ impl PhaseController {
     fn stance_legs<'a>(&'a self, contacts: &[u16]) -> Vec<&'a (usize, Vec<usize>)> {
         self.legs.iter().filter(|(f, _)| contacts[*f] > 0).collect()
     }
+}
+
+/// The signed change from angle `from` to angle `to` (radians), wrapped into [−π, π): summing
+/// these unwraps an angle across ±180°.
+pub fn angle_step(from: f32, to: f32) -> f32 {
+    (to - from + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
 }
 
 fn mirror_vec(v: &[f32], mirror: &[(usize, f32)]) -> Vec<f32> {

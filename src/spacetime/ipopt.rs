@@ -206,19 +206,27 @@ unsafe extern "C" fn eval_jac_g(
     let nnz = nele_jac as usize;
     if values.is_null() {
         // Structure request.
-        if nnz != s.jacobian.len() || i_row.is_null() || j_col.is_null() {
-            return 0;
-        }
-        for (k, &(r, c)) in s.jacobian.iter().enumerate() {
-            unsafe {
-                *i_row.add(k) = r;
-                *j_col.add(k) = c;
-            }
-        }
-        return 1;
+        return unsafe { write_structure(&s.jacobian, nnz, i_row, j_col) };
     }
     let (x, values) = unsafe { (slice(x, s.n), slice_mut(values, nnz)) };
     s.guard(|| s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()))
+}
+
+/// Answers IPOPT's sparsity-structure request: the (row, column) pattern into `i_row`/`j_col`.
+///
+/// # Safety
+/// `i_row` and `j_col`, when not null, must point to `nnz` writable entries (IPOPT's contract).
+unsafe fn write_structure(pattern: &[(Index, Index)], nnz: usize, i_row: *mut Index, j_col: *mut Index) -> Bool {
+    if nnz != pattern.len() || i_row.is_null() || j_col.is_null() {
+        return 0;
+    }
+    for (k, &(r, c)) in pattern.iter().enumerate() {
+        unsafe {
+            *i_row.add(k) = r;
+            *j_col.add(k) = c;
+        }
+    }
+    1
 }
 
 unsafe extern "C" fn eval_h(
@@ -238,16 +246,8 @@ unsafe extern "C" fn eval_h(
     let s = unsafe { state(user_data) };
     let nnz = nele_hess as usize;
     if values.is_null() {
-        if nnz != s.hessian.len() || i_row.is_null() || j_col.is_null() {
-            return 0;
-        }
-        for (k, &(r, c)) in s.hessian.iter().enumerate() {
-            unsafe {
-                *i_row.add(k) = r;
-                *j_col.add(k) = c;
-            }
-        }
-        return 1;
+        // Structure request.
+        return unsafe { write_structure(&s.hessian, nnz, i_row, j_col) };
     }
     let (x, lambda, values) = unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
     s.guard(|| s.problem.hessian_values(x, obj_factor, lambda, values).is_ok() && values.iter().all(|v| v.is_finite()))

@@ -169,8 +169,11 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let ground = sim.ground_height();
     for step in 0..max_steps {
         if step >= steps {
-            let held = ctrl.log.iter().find(|r| r.index == last_phase).map(|r| sim.time() as f32 - r.start);
-            if stand.is_none() || held.is_some_and(|h| h >= stand.unwrap_or(0.0)) {
+            let done = match stand {
+                None => true,
+                Some(s) => ctrl.log.iter().find(|r| r.index == last_phase).is_some_and(|r| sim.time() as f32 - r.start >= s),
+            };
+            if done {
                 break;
             }
         }
@@ -187,14 +190,7 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         hasher.add(&sim);
         let p = sim.body_pose(root);
         let a = 2.0 * p[5].atan2(p[6]);
-        let mut d = a - pitch;
-        while d > std::f32::consts::PI {
-            d -= std::f32::consts::TAU;
-        }
-        while d < -std::f32::consts::PI {
-            d += std::f32::consts::TAU;
-        }
-        unwrapped += d;
+        unwrapped += crate::control::phase::angle_step(pitch, a);
         pitch = a;
         max_pitch_dev = max_pitch_dev.max(unwrapped.abs());
         let com = sim.com();

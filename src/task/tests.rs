@@ -339,7 +339,7 @@ fn backflip_seed_somersaults_into_its_box_opens_at_its_angle_and_stands() {
         let q = f.poses[root];
         let a = 2.0 * q[5].atan2(q[6]);
         if let Some(l) = last {
-            total += (a - l + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+            total += crate::control::phase::angle_step(l, a);
         }
         last = Some(a);
         if at_end.is_none() && f.time >= tuck_end - 1e-4 {
