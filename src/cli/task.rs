@@ -36,11 +36,15 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
             let phase = run.evaluation.phases.iter().rev().find(|p| p.start <= f.time).map(|p| p.name.as_str()).unwrap_or("");
             let q = f.poses[root];
             let pitch = 2.0 * q[5].atan2(q[6]);
+            // Heading: the root's x axis projected on the ground, degrees towards −z (left).
+            let (x, y, z, w) = (q[3], q[4], q[5], q[6]);
+            let (fx, fz) = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * z - w * y));
+            let heading = (-fz).atan2(fx).to_degrees();
             let contacts: Vec<String> = f.contacts.iter().enumerate().filter(|(_, n)| **n > 0).map(|(i, _)| run.character.bodies[i].name.clone()).collect();
-            let feet: Vec<String> = run.character.effectors(motionlab::model::EffectorTag::Foot).filter_map(|e| run.character.body_index(&e.body)).map(|b| format!("{:+.3}", f.poses[b][0])).collect();
+            let feet: Vec<String> = run.character.effectors(motionlab::model::EffectorTag::Foot).filter_map(|e| run.character.body_index(&e.body)).map(|b| format!("{:+.3} {:+.3}", f.poses[b][0], f.poses[b][2])).collect();
             println!(
-                "t {:.3} {:<8} com ({:+.3}, {:.3}) pitch {:+7.1} feet x [{}] contacts [{}]",
-                f.time, phase, f.com[0], f.com[1], pitch.to_degrees(), feet.join(","), contacts.join(",")
+                "t {:.3} {:<8} com ({:+.3}, {:.3}, {:+.3}) pitch {:+7.1} heading {:+6.1} feet x z [{}] contacts [{}]",
+                f.time, phase, f.com[0], f.com[1], f.com[2], pitch.to_degrees(), heading, feet.join(", "), contacts.join(",")
             );
         }
     }
@@ -103,6 +107,7 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
         c / (1 + offsets.len()) as f64
     };
     let mut x = task.x0();
+    let mut last_ok: Option<(Vec<f64>, f32)> = None;
     for (stage, h) in heights.iter().enumerate() {
         if let Some(h) = h {
             let h = h.max(0.01);
@@ -133,7 +138,24 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
                 println!("generation {g} best penalty {:.3} sigma {:.4}", best.1, es.sigma());
             }
         }
+        if h.is_some() && best.1 > 0.0 {
+            // A continuation stops at the first stage it cannot solve and keeps the last
+            // feasible solution (rerun from it with more generations or another seed).
+            println!("stage {stage} not solved (best penalty {:.3}); keeping the last feasible stage", best.1);
+            if let Some((xo, ho)) = last_ok {
+                x = xo;
+                task.obstacles[0].center[1] = ho / 2.0;
+                task.obstacles[0].half_extents[1] = ho / 2.0;
+                println!("obstacle height {ho:.3} m");
+            } else {
+                x = best.0;
+            }
+            break;
+        }
         x = best.0;
+        if let Some(h) = h {
+            last_ok = Some((x.clone(), h.max(0.01)));
+        }
     }
     task.seconds = task_seconds;
     let e = motionlab::task::evaluate(&task, &x, metric);

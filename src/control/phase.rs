@@ -49,6 +49,9 @@ pub enum Transition {
     /// The root's accumulated pitch about z since the start (degrees, + backwards) reaches
     /// this value (or falls to it, when negative).
     Rotation(f32),
+    /// Walks: the swing foot (the right foot in unswapped phases, the left in `swap_sides`
+    /// phases) touches the ground, at least 50 ms into the phase.
+    FootContact,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -481,7 +484,7 @@ impl PhaseController {
         let v = sim.com_velocity();
         let h = sim.com()[1] - sim.ground_height();
         match p.end {
-            Transition::After | Transition::Liftoff => p.duration,
+            Transition::After | Transition::Liftoff | Transition::FootContact => p.duration,
             Transition::Apex => (v[1] / G).clamp(0.02, p.timeout),
             Transition::Touchdown => {
                 let drop = (h - sim.reference_com_height()).max(0.0);
@@ -527,7 +530,8 @@ impl PhaseController {
         let t = sim.time() as f32;
         let elapsed = t - self.phase_start;
         let p = &self.phases[self.current].def;
-        let contacts: u32 = sim.contacts().iter().map(|&n| n as u32).sum();
+        let per_body = sim.contacts();
+        let contacts: u32 = per_body.iter().map(|&n| n as u32).sum();
         let airborne = contacts == 0;
         if airborne {
             self.airborne_seen = true;
@@ -538,6 +542,11 @@ impl PhaseController {
             Transition::Liftoff => (airborne && sim.com_velocity()[1] > 0.2, false),
             Transition::Apex => (airborne && sim.com_velocity()[1] <= 0.0, false),
             Transition::Touchdown => (self.airborne_seen && !airborne, false),
+            Transition::FootContact => {
+                let prefix = if p.swap_sides { "l_" } else { "r_" };
+                let swing = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(prefix));
+                (elapsed >= 0.05 && swing.is_some_and(|(f, _)| per_body[*f] > 0), false)
+            }
             Transition::Rotation(deg) => {
                 let turned = self.root_pitch.map(|r| r.1).unwrap_or(0.0);
                 (if deg >= 0.0 { turned >= deg.to_radians() } else { turned <= deg.to_radians() }, false)
@@ -564,6 +573,12 @@ impl PhaseController {
     fn stance_legs<'a>(&'a self, contacts: &[u16]) -> Vec<&'a (usize, Vec<usize>)> {
         self.legs.iter().filter(|(f, _)| contacts[*f] > 0).collect()
     }
+}
+
+/// Walks: the name prefix of the swing leg's bodies in a foot-placement phase (unswapped
+/// phases swing the right leg).
+fn swing_prefix(p: &PhaseDef) -> Option<&'static str> {
+    p.foot_placement.then_some(if p.swap_sides { "l_" } else { "r_" })
 }
 
 /// The signed change from angle `from` to angle `to` (radians), wrapped into [−π, π): summing
@@ -603,7 +618,13 @@ impl Controller for PhaseController {
             let e = rotation_error(quat_from_z(pitch), cur);
             let (_, w) = sim.body_velocity(body);
             if body == self.root {
-                for (_, chain) in self.stance_legs(&contacts) {
+                // Walks (SIMBICON): the stance hip is the one the phase names, whether or not
+                // the swing foot still touches the ground; otherwise the legs in contact.
+                let legs: Vec<&(usize, Vec<usize>)> = match swing_prefix(&phase.def) {
+                    Some(prefix) => self.legs.iter().filter(|(f, _)| !sim.character().bodies[*f].name.starts_with(prefix)).collect(),
+                    None => self.stance_legs(&contacts),
+                };
+                for (_, chain) in legs {
                     let Some(&hip) = chain.first() else { continue };
                     for &d in &self.joint_dofs[hip] {
                         let a = sim.dof_axis_world(d);

@@ -772,6 +772,15 @@ impl Simulation {
         std::iter::once(self.ground).chain(self.obstacles.iter().copied())
     }
 
+    /// Whether any model body touches one of the obstacles (not the ground plane).
+    pub fn touches_obstacle(&self) -> bool {
+        self.colliders.iter().any(|c| {
+            self.obstacles.iter().filter_map(|g| self.state.narrow_phase.contact_pair(*g, *c)).any(|pair| {
+                pair.manifolds.iter().any(|m| m.points.iter().any(|p| p.dist <= 1e-3))
+            })
+        })
+    }
+
     /// Number of contact points between each model body and the ground (or an obstacle).
     pub fn contacts(&self) -> Vec<u16> {
         self.colliders

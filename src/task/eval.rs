@@ -10,8 +10,16 @@
 //!   components of its rotation vector); d_WJA = Σ w_i (θ_i − θ′_i)². The weights of Wang &
 //!   Bodenheimer (2003) are not given in the papers; we use uniform weights w_i = 1 (the spec's
 //!   documented substitution).
+//! Landing constraints hold both where the feet first touch down (the end of the controller's
+//! `Touchdown` phase) and at the end of the rollout, so a jump cannot land short and step in.
+//! Walks (specs B1.8 walk protocol, `walk: Some(..)`): a footfall is a foot striking the ground
+//! that did not strike last; a step is the vector (x forward, z lateral) from the previous
+//! footfall to this one. The rollout runs until 30 steps; the first 10 settle, and the step
+//! window and posture constraints look at the other 20. Falling (or too few steps within the
+//! scene's duration) costs the linear ramp of [`super::walk_fall_penalty`].
 //! Motion distance: poses are sampled at normalized phase times t̂ = (k + ½)/n, k = 0…n−1, in each
-//! sampled phase (jumps: the two airborne phases, n = 10), and the pose distances averaged over
+//! sampled phase (jumps: the two airborne phases, n = 10; walks: the four phases of the last
+//! complete stride), and the pose distances averaged over
 //! the samples. MD is also divided by the total mass M (masses enter as m_i / M), so motion
 //! distances are in m² (MD, HF) or rad² (WJA) per pose: a typical variation is 0.01–1, well
 //! below the constraint penalties, which must dominate D once a constraint is violated
@@ -166,7 +174,28 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let mut max_pitch_dev = 0.0f32;
     let mut peak = f32::MIN;
     let mut fell = false;
+    let mut obstacle_contact = 0.0f32;
     let ground = sim.ground_height();
+    // Walks: footfalls (alternating feet), the evaluated step vectors and the posture.
+    let walk = task.def.walk;
+    let foot_bodies: Vec<usize> = character.effectors(EffectorTag::Foot).filter_map(|e| character.body_index(&e.body)).collect();
+    let upright_bodies: Vec<usize> = task
+        .def
+        .constraints
+        .iter()
+        .filter_map(|c| match c {
+            Constraint::Upright { bodies, .. } => Some(bodies.iter().filter_map(|b| character.body_index(b)).collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let mut in_contact: Vec<bool> = foot_bodies.iter().map(|_| true).collect();
+    let mut footfalls: Vec<(usize, [f32; 2])> = Vec::new();
+    let mut footfall_times: Vec<f32> = Vec::new();
+    let mut walk_steps: Vec<[f32; 2]> = Vec::new();
+    let mut max_tilt = 0.0f32;
+    let fall_fraction = if walk.is_some() { 0.5 } else { FALL_COM_FRACTION };
+
     for step in 0..max_steps {
         if step >= steps {
             let done = match stand {
@@ -188,6 +217,36 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
             break;
         }
         hasher.add(&sim);
+        if !task.obstacles.is_empty() && sim.touches_obstacle() {
+            obstacle_contact += settings.dt;
+        }
+        if let Some(w) = walk {
+            let contacts = sim.contacts();
+            for (k, &f) in foot_bodies.iter().enumerate() {
+                let now = contacts[f] > 0;
+                // A footfall: a foot strikes the ground, and it is not the foot that struck last
+                // (a bounce or a shuffle of the same foot is not a step).
+                if now && !in_contact[k] && footfalls.last().is_none_or(|l| l.0 != k) {
+                    let q = sim.body_pose(f);
+                    let p = [q[0], q[2]];
+                    if let Some(prev) = footfalls.last() {
+                        if footfalls.len() as u32 > w.settle {
+                            walk_steps.push([p[0] - prev.1[0], p[1] - prev.1[1]]);
+                        }
+                    }
+                    footfalls.push((k, p));
+                    footfall_times.push(sim.time() as f32);
+                }
+                in_contact[k] = now;
+            }
+            if footfalls.len() as u32 > w.settle {
+                for &b in &upright_bodies {
+                    let q = sim.body_pose(b);
+                    let up_y = 1.0 - 2.0 * (q[3] * q[3] + q[5] * q[5]);
+                    max_tilt = max_tilt.max(up_y.clamp(-1.0, 1.0).acos());
+                }
+            }
+        }
         let p = sim.body_pose(root);
         let a = 2.0 * p[5].atan2(p[6]);
         unwrapped += crate::control::phase::angle_step(pitch, a);
@@ -209,14 +268,26 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         if keep_frames {
             frames.push(sim.frame());
         }
-        if sim.has_fallen_below(FALL_COM_FRACTION) {
+        if sim.has_fallen_below(fall_fraction) {
             fell = true;
+            break;
+        }
+        if walk.is_some_and(|w| footfalls.len() as u32 > w.steps) {
             break;
         }
     }
     let mut terms: Vec<(String, f64)> = Vec::new();
     if let Some(f) = sim.failure() {
         terms.push((format!("simulation failed: {f}"), 2.0 * FAIL_PENALTY));
+    } else if let Some(w) = walk {
+        // Footfalls after the first (the first foot leaving and striking) complete steps.
+        let completed = footfalls.len().saturating_sub(1) as u32;
+        if fell || completed < w.steps {
+            let t_end = records.last().map(|r| r.time).unwrap_or(0.0);
+            let what = if fell { format!("fell at {t_end:.2} s") } else { format!("only {completed} steps in {t_end:.1} s") };
+            let since = t_end - footfall_times.last().copied().unwrap_or(0.0);
+            terms.push((format!("{what} after {completed} of {} steps", w.steps), super::walk_fall_penalty(completed, w.steps, since)));
+        }
     } else if fell {
         // A large constant that shrinks with the progress made before the fall (as the walk
         // ramp of specs B1.8), so that preparing a seed has a gradient: 1000 at t = 0 down to
@@ -252,7 +323,22 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     };
     let rotation = unwrapped.to_degrees();
     let end_offset = records.last().map(|r| (r.com[0] - landing[0]).hypot(r.com[2] - landing[1])).unwrap_or(f32::INFINITY);
-    let summary = Summary { landing, rotation, max_pitch_deviation: max_pitch_dev.to_degrees(), peak_height: peak, end_offset };
+    // Touchdown: where the feet are when the controller's `Touchdown` phase ends.
+    let touchdown = ctrl
+        .log
+        .iter()
+        .find(|r| def.phases.get(r.index).is_some_and(|p| p.end == crate::control::phase::Transition::Touchdown) && r.end.is_some() && !r.timed_out)
+        .and_then(|r| records.iter().find(|rec| rec.time >= r.end.unwrap_or(f32::MAX)))
+        .filter(|_| !feet.is_empty())
+        .map(|rec| {
+            let (mut x, mut z) = (0.0, 0.0);
+            for &f in &feet {
+                x += rec.positions[f][0];
+                z += rec.positions[f][2];
+            }
+            [x / feet.len() as f32, z / feet.len() as f32]
+        });
+    let summary = Summary { landing, touchdown, rotation, max_pitch_deviation: max_pitch_dev.to_degrees(), peak_height: peak, end_offset, obstacle_contact, steps: walk_steps, max_tilt: max_tilt.to_degrees() };
     for c in &task.def.constraints {
         if let Some(t) = constraint_penalty(c, &summary) {
             terms.push(t);
@@ -263,7 +349,11 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let mut sample_times = Vec::new();
     let n = task.def.samples_per_phase;
     for name in &task.def.sampled_phases {
-        match log.iter().find(|r| r.name == *name && r.end.is_some() && !r.timed_out) {
+        // Jumps: the phase's (only) occurrence; walks: its last complete occurrence, one
+        // representative stride of the evaluated steps (specs B1.3 leaves this open).
+        let complete = |r: &&PhaseRecord| r.name == *name && r.end.is_some() && !r.timed_out;
+        let found = if walk.is_some() { log.iter().rev().find(complete) } else { log.iter().find(complete) };
+        match found {
             Some(r) => {
                 let (s, e) = (r.start, r.end.unwrap());
                 for k in 0..n {
@@ -299,10 +389,14 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
 }
 
 /// What the constraints look at, from one rollout.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     /// Feet centre (x, z) at the end, m.
     pub landing: [f32; 2],
+    /// Feet centre (x, z) when the character first touches the ground after a flight, m.
+    /// Landing constraints hold at touchdown and at the end: a jump must land in its region
+    /// and stay there (not land short and walk in).
+    pub touchdown: Option<[f32; 2]>,
     /// Total root rotation about z, degrees.
     pub rotation: f32,
     /// Largest |root pitch − start pitch|, degrees.
@@ -311,6 +405,13 @@ pub struct Summary {
     pub peak_height: f32,
     /// Horizontal distance of the centre of mass from the feet's centre at the end, m.
     pub end_offset: f32,
+    /// Time any body spent touching an obstacle, s.
+    pub obstacle_contact: f32,
+    /// Walks: the evaluated steps (forward x, lateral z), m.
+    pub steps: Vec<[f32; 2]>,
+    /// Walks: the largest tilt from vertical of the `Upright` bodies over the evaluated steps,
+    /// degrees.
+    pub max_tilt: f32,
 }
 
 /// Penalty of one constraint (specs B1.8): 0 inside, K‖d‖² outside with K = 5000 and d the
@@ -321,14 +422,15 @@ pub struct Summary {
 pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> {
     match c {
         Constraint::LandingBox { center, half_size } => {
-            let dx = ((s.landing[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
-            let dz = ((s.landing[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
-            let d2 = dx * dx + dz * dz;
-            (d2 > 0.0).then(|| (format!("landing {:.3} m outside the box", d2.sqrt()), VIOLATION_OFFSET + VIOLATION_WEIGHT * d2))
+            let d2 = |p: [f32; 2]| {
+                let dx = ((p[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
+                let dz = ((p[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
+                dx * dx + dz * dz
+            };
+            landing_term("box", s, |p| d2(p).sqrt())
         }
         Constraint::LandingCircle { center, radius } => {
-            let d = ((s.landing[0] - center[0]).hypot(s.landing[1] - center[1]) - radius).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("landing {d:.3} m outside the circle"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
+            landing_term("circle", s, |p| ((p[0] - center[0]).hypot(p[1] - center[1]) - radius).max(0.0) as f64)
         }
         Constraint::Rotation { min_degrees } => {
             let deficit = (min_degrees - s.rotation).max(0.0) as f64;
@@ -354,7 +456,46 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
             let d = (s.end_offset - max_offset).max(0.0) as f64;
             (d > 0.0).then(|| (format!("centre of mass {d:.3} m too far from the feet at the end"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
         }
+        Constraint::StepWindow { center, half_size } => {
+            let mut total = 0.0;
+            let mut worst = 0.0f64;
+            let mut count = 0;
+            for st in &s.steps {
+                let dx = ((st[0] - center[0]).abs() - half_size[0]).max(0.0) as f64;
+                let dz = ((st[1] - center[1]).abs() - half_size[1]).max(0.0) as f64;
+                let d2 = dx * dx + dz * dz;
+                if d2 > 0.0 {
+                    total += VIOLATION_OFFSET + VIOLATION_WEIGHT * d2;
+                    worst = worst.max(d2.sqrt());
+                    count += 1;
+                }
+            }
+            (count > 0).then(|| (format!("{count} steps outside the step window (worst by {worst:.3} m)"), total))
+        }
+        Constraint::Upright { max_degrees, .. } => {
+            let excess = (s.max_tilt - max_degrees).max(0.0) as f64;
+            (excess > 0.0).then(|| {
+                let r = excess.to_radians();
+                (format!("tilted {excess:.0}° past upright"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
+            })
+        }
+        Constraint::ClearObstacles => {
+            let t = s.obstacle_contact as f64;
+            (t > 0.0).then(|| (format!("touched an obstacle for {t:.3} s"), VIOLATION_OFFSET + VIOLATION_WEIGHT * t * t))
+        }
     }
+}
+
+/// The landing penalty: the larger of the end's and the touchdown's distance d outside the
+/// region, 1 + 5000·d² (specs B1.8).
+fn landing_term(region: &str, s: &Summary, outside: impl Fn([f32; 2]) -> f64) -> Option<(String, f64)> {
+    let end = outside(s.landing);
+    let first = s.touchdown.map(&outside).unwrap_or(0.0);
+    let d = end.max(first);
+    (d > 0.0).then(|| {
+        let when = if first > end { "touchdown" } else { "landing" };
+        (format!("{when} {d:.3} m outside the {region}"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d)
+    })
 }
 
 /// Per-step pose data for the motion features (public for tests and tools).

@@ -50,7 +50,53 @@ pub struct TaskDef {
     /// end of the horizon and fall unseen just after.
     #[serde(default)]
     pub stand: Option<f32>,
+    /// Walks (specs B1.8 walk protocol): simulate until this many steps, the first `settle`
+    /// of them to settle into the limit cycle; step and posture constraints are evaluated over
+    /// the rest, and a fall (or too few steps within the scene's duration) costs the ramp.
+    #[serde(default)]
+    pub walk: Option<WalkDef>,
 }
+
+/// The walk protocol of specs B1.8: 30 steps, 10 to settle; fall penalty 50,000 falling
+/// linearly to 0 (see [`walk_fall_penalty`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WalkDef {
+    #[serde(default = "default_walk_steps")]
+    pub steps: u32,
+    #[serde(default = "default_walk_settle")]
+    pub settle: u32,
+}
+
+fn default_walk_steps() -> u32 {
+    30
+}
+fn default_walk_settle() -> u32 {
+    10
+}
+
+/// Penalty of the walk fall ramp (specs B1.8: "50,000 for falling during the first step,
+/// linearly decreasing to 0 for falling after the 30th step"). Our reading: with k steps
+/// completed before the fall (0 ≤ k ≤ n), the penalty is 50,000 · (1 − (k + ½·f)/n), where
+/// f ∈ [0, 1] is how far the unfinished step got (time since the last footfall over 0.6 s,
+/// capped at 1). So a fall at the start of step 1 costs 50,000, one during step 16 of 30 about
+/// 25,000, and nothing once all n steps are done. The ½·f term only orders falls within one
+/// step (it never reaches the next step's value), so that preparing a seed has a gradient
+/// before the first footfall. A walk that takes too few steps within the scene's duration
+/// (e.g. stands still) is charged as if it had fallen there.
+pub fn walk_fall_penalty(completed: u32, steps: u32, unfinished: f32) -> f64 {
+    let n = steps.max(1) as f64;
+    if completed >= steps {
+        return 0.0;
+    }
+    let f = (unfinished / WALK_STEP_SECONDS).clamp(0.0, 1.0) as f64;
+    WALK_FALL_PENALTY * (1.0 - (completed as f64 + 0.5 * f) / n)
+}
+
+/// Seconds of an unfinished step counted as a whole one by [`walk_fall_penalty`].
+pub const WALK_STEP_SECONDS: f32 = 0.6;
+
+/// The walk fall penalty at the first step (specs B1.8).
+pub const WALK_FALL_PENALTY: f64 = 50_000.0;
 
 fn default_samples() -> usize {
     10
@@ -113,6 +159,15 @@ pub enum Constraint {
     /// At the end the centre of mass is within this horizontal distance of the feet's centre
     /// (the character stands balanced rather than sitting back or lunging).
     EndBalanced { max_offset: f32 },
+    /// Walks: every evaluated step (footfall minus the previous footfall of the other foot,
+    /// forward x and lateral z) lies within `center ± half_size` (human: (1.0 ± 0.5, 0 ± 0.5) m).
+    StepWindow { center: [f32; 2], half_size: [f32; 2] },
+    /// Walks: these bodies' up axes stay within this many degrees of vertical over the
+    /// evaluated steps (pelvis and torso within 15°).
+    Upright { max_degrees: f32, bodies: Vec<String> },
+    /// No body touches an obstacle (jump over: the feet must not step on the wall). Violation:
+    /// the time in contact, s.
+    ClearObstacles,
 }
 
 /// What one parameter coordinate controls.

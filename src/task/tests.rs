@@ -16,7 +16,7 @@ fn human3d() -> Character {
 }
 
 fn summary() -> Summary {
-    Summary { landing: [0.0, 0.0], rotation: 360.0, max_pitch_deviation: 0.0, peak_height: 1.0, end_offset: 0.0 }
+    Summary { landing: [0.0, 0.0], touchdown: None, rotation: 360.0, max_pitch_deviation: 0.0, peak_height: 1.0, end_offset: 0.0, obstacle_contact: 0.0, steps: Vec::new(), max_tilt: 0.0 }
 }
 
 #[test]
@@ -52,6 +52,10 @@ fn circle_rotation_pitch_and_peak_penalties() {
     assert!((p(Summary { end_offset: 0.3, ..summary() }, &balanced) - 201.0).abs() < 1e-2);
     let peak = Constraint::PeakHeight { min: 1.3 };
     assert!((p(Summary { peak_height: 1.2, ..summary() }, &peak) - 51.0).abs() < 1e-2);
+    let clear = Constraint::ClearObstacles;
+    assert_eq!(p(summary(), &clear), 0.0);
+    // 0.1 s on the wall: 1 + 5000 · 0.1² = 51.
+    assert!((p(Summary { obstacle_contact: 0.1, ..summary() }, &clear) - 51.0).abs() < 1e-2);
 }
 
 /// A recorded motion: each body at a base position plus an offset, over `n` steps.
@@ -403,4 +407,39 @@ fn jump_onto_seed_stands_on_top_of_its_half_metre_box() {
         let y = last.poses[run.character.body_index(foot).unwrap()][1];
         assert!(y > 0.5 && y < 0.6, "{foot} at {y} m, not on the box top");
     }
+}
+
+#[test]
+fn walk_fall_ramp_runs_from_50000_at_the_first_step_to_0_after_the_last() {
+    use super::{walk_fall_penalty, WALK_STEP_SECONDS};
+    assert_eq!(walk_fall_penalty(0, 30, 0.0), 50_000.0);
+    assert!((walk_fall_penalty(15, 30, 0.0) - 25_000.0).abs() < 1e-9);
+    assert_eq!(walk_fall_penalty(30, 30, 0.0), 0.0);
+    assert_eq!(walk_fall_penalty(31, 30, 5.0), 0.0);
+    // Linear in the steps completed: each step is worth 50,000 / 30.
+    let per_step = walk_fall_penalty(9, 30, 0.0) - walk_fall_penalty(10, 30, 0.0);
+    assert!((per_step - 50_000.0 / 30.0).abs() < 1e-9);
+    // Within a step, surviving longer costs less, but never as little as the next step.
+    let early = walk_fall_penalty(4, 30, 0.1);
+    let late = walk_fall_penalty(4, 30, 10.0 * WALK_STEP_SECONDS);
+    assert!(late < early && early < walk_fall_penalty(4, 30, 0.0));
+    assert!(late > walk_fall_penalty(5, 30, 0.0), "{late}");
+}
+
+#[test]
+fn step_window_and_upright_penalties() {
+    let p = |s: Summary, c: &Constraint| constraint_penalty(c, &s).map(|t| t.1).unwrap_or(0.0);
+    let window = Constraint::StepWindow { center: [1.0, 0.0], half_size: [0.5, 0.5] };
+    // Steps of 0.5–1.5 m forward and ±0.5 m sideways are inside, the boundary included.
+    let inside = Summary { steps: vec![[0.5, 0.2], [1.5, -0.5], [1.0, 0.0]], ..summary() };
+    assert_eq!(p(inside, &window), 0.0);
+    // Two steps outside: 0.1 m short and 0.2 m too far sideways, 1 + 5000·d² each.
+    let outside = Summary { steps: vec![[0.4, 0.0], [1.0, 0.7], [1.0, 0.1]], ..summary() };
+    let expected = (1.0 + 5000.0 * 0.01) + (1.0 + 5000.0 * 0.04);
+    let got = p(outside, &window);
+    assert!((got - expected).abs() < 1e-2, "{got}");
+    let upright = Constraint::Upright { max_degrees: 15.0, bodies: vec!["pelvis".into(), "torso".into()] };
+    assert_eq!(p(Summary { max_tilt: 15.0, ..summary() }, &upright), 0.0);
+    let tilted = p(Summary { max_tilt: 25.0, ..summary() }, &upright);
+    assert!((tilted - (1.0 + 5000.0 * 10f64.to_radians().powi(2))).abs() < 1e-2, "{tilted}");
 }
