@@ -19,10 +19,13 @@ pub mod autodiff;
 #[cfg(feature = "ipopt")]
 pub mod basin_cma;
 pub mod cec2006;
+pub mod dynamics;
 #[cfg(feature = "ipopt")]
 mod ipopt;
 pub mod nlp;
 pub mod particle;
+pub mod rotation;
+pub mod skeleton;
 
 #[cfg(test)]
 mod tests;

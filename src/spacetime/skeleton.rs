@@ -1,0 +1,805 @@
+//! The creature model of the spacetime gait engine: a kinematic tree of cylinder limbs joined by
+//! parameterised rotations, with the user annotations the gait optimisation needs.
+//!
+//! Implements specs/004.md §1.1 (Wampler's thesis §2, §3.2 and Appendix A):
+//!
+//! - **Limbs** are solid cylinders with a length, a radius and a mass ([`Limb`]); their inertia is
+//!   that of a solid cylinder ([`cylinder_inertia`]).
+//! - **Joints** are "a rotation, then a translation along the child limb" (§3.2): the child limb's
+//!   frame is its parent's frame, moved to the attachment point on the parent and rotated by the
+//!   joint's rotation; the child limb then extends from that point along its own `direction`.
+//!   Joint kinds ([`JointKind`], App. A): fixed (0 DOF, a constant 3×3 matrix), hinge (1 DOF,
+//!   Eq. A.1), Euler angles (2 or 3 hinges about user axes, composed left to right), exponential
+//!   map (3 DOF, Eq. A.2, with sinc/cosc series below the thresholds of A.7–A.10, see
+//!   [`super::rotation`]) and the free root (exponential-map rotation plus translation, 6 DOF).
+//! - **Annotations**: feet (limb end points used as point contacts, constraints 3.3–3.5), the
+//!   head (terms 3.16–3.17), pairs of points kept apart (constraint 3.6), the rest pose (the
+//!   initialisation) and the joint bounds.
+//!
+//! # Conventions
+//!
+//! - Units: metres, kilograms, radians, seconds.
+//! - World: y up, the ground is the plane y = 0 (constraint 3.2), x is the direction of travel,
+//!   z points to the creature's right (right-handed).
+//! - Limb frames: every limb has a frame whose origin is the limb's proximal end (its joint). With
+//!   every joint coordinate at 0 all limb frames are parallel to the world frame, so a limb's
+//!   `direction`, its `offset` and its joint axes are all written as seen in that zero pose. The
+//!   limb's distal end is origin + R·direction·length and its centre of mass is at half that.
+//! - A limb is attached at `at` (a fraction of its parent's length along the parent's direction,
+//!   default 1: the parent's distal end; 0 is the parent's proximal end) plus an optional constant
+//!   `offset` in the parent's frame (e.g. the hips on either side of a pelvis).
+//! - Generalized coordinates q: the limbs' joint coordinates concatenated in file order (parents
+//!   are listed before children, the root first). A free root's six are
+//!   (r_x, r_y, r_z, x, y, z): the exponential map of the root's rotation, then the world position
+//!   of the root limb's proximal end (App. A, "Free").
+//! - **DOF count**: the length of q, the root's six included. This is the count of the thesis's
+//!   creature table (§3.2.5): the monoped's 10 DOFs are 6 (root) + 3 (hip) + 1 (knee), and the
+//!   same convention gives the simple biped 16, velociraptor 33, horse 29 and pentaped 32.
+//! - Foot points are the distal ends of the limbs listed in `feet`; separation pairs name two
+//!   limbs whose distal ends must stay `min_distance` apart (a knee is the thigh's distal end).
+//!
+//! Creature files are RON ([`Skeleton::load`]); errors name the file, the line and what was
+//! expected ([`ModelError`], shared with the character files of `crate::model`). The numeric
+//! part of the model is available in any scalar type as a [`Morphology`], so limb lengths and
+//! radii can later become optimisation variables (specs/004.md §1.5).
+
+use super::autodiff::Scalar;
+use super::rotation::{Mat3, Vec3, exp_map, hinge};
+use crate::model::{ModelError, Problem, parse_validated, read_text};
+use num_dual::{Dual, Dual2};
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+
+/// Standard gravity (m/s²), pointing down the y axis.
+pub const GRAVITY: [f64; 3] = [0.0, -9.81, 0.0];
+
+/// A joint's parameterised rotation (App. A). Axes are unit vectors in the parent's frame (which
+/// is the child's frame at zero rotation).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub enum JointKind {
+    /// 0 DOF: a constant rotation matrix, given by rows.
+    Fixed { rotation: [[f64; 3]; 3] },
+    /// 1 DOF: rotation about `axis` (A.1).
+    Hinge { axis: [f64; 3] },
+    /// 2 or 3 DOF: R = R(a₁, q₁)·R(a₂, q₂)[·R(a₃, q₃)], hinges about the given axes.
+    Euler { axes: Vec<[f64; 3]> },
+    /// 3 DOF: the exponential map (A.2).
+    ExpMap,
+    /// 6 DOF, root only: exponential-map rotation, then translation (x, y, z).
+    Free,
+}
+
+/// A joint's rotation and its angular velocity and acceleration relative to the parent,
+/// expressed in the child's frame.
+#[derive(Clone, Debug)]
+pub struct JointMotion<D> {
+    pub rotation: Mat3<D>,
+    pub angular_velocity: Vec3<D>,
+    pub angular_acceleration: Vec3<D>,
+}
+
+impl JointKind {
+    /// Number of generalized coordinates.
+    pub fn dof(&self) -> usize {
+        match self {
+            JointKind::Fixed { .. } => 0,
+            JointKind::Hinge { .. } => 1,
+            JointKind::Euler { axes } => axes.len(),
+            JointKind::ExpMap => 3,
+            JointKind::Free => 6,
+        }
+    }
+
+    /// Number of rotational coordinates (the first ones; a free joint's last three translate).
+    pub fn rotational_dof(&self) -> usize {
+        match self {
+            JointKind::Free => 3,
+            other => other.dof(),
+        }
+    }
+
+    /// The rotation for the joint's coordinates `q` (at least [`Self::rotational_dof`] values).
+    pub fn rotation<D: Scalar>(&self, q: &[D]) -> Mat3<D> {
+        match self {
+            JointKind::Fixed { rotation } => Mat3::from_f64(*rotation),
+            JointKind::Hinge { axis } => hinge(axis, &q[0]),
+            JointKind::Euler { axes } => {
+                let mut r = hinge(&axes[0], &q[0]);
+                for (axis, angle) in axes.iter().zip(q).skip(1) {
+                    r = r.mul(&hinge(axis, angle));
+                }
+                r
+            }
+            JointKind::ExpMap | JointKind::Free => exp_map(&Vec3::new(q[0].clone(), q[1].clone(), q[2].clone())),
+        }
+    }
+
+    /// Rotation, relative angular velocity ω = vee(RᵀṘ) and its derivative
+    /// α = vee(ṘᵀṘ + RᵀR̈), in the child's frame, for coordinates q with rates q̇ and q̈.
+    ///
+    /// Ṙ and R̈ are taken exactly by evaluating R along q(t) = q + q̇t + q̈t²/2 with second-order
+    /// dual numbers in t, over whatever scalar type the caller uses.
+    pub fn motion<D: Scalar>(&self, q: &[D], qd: &[D], qdd: &[D]) -> JointMotion<D> {
+        match self {
+            JointKind::Fixed { rotation } => JointMotion {
+                rotation: Mat3::from_f64(*rotation),
+                angular_velocity: Vec3::zero(),
+                angular_acceleration: Vec3::zero(),
+            },
+            JointKind::Hinge { axis } => {
+                let a = Vec3::<D>::from_f64(*axis);
+                JointMotion {
+                    rotation: hinge(axis, &q[0]),
+                    angular_velocity: a.scale(&qd[0]),
+                    angular_acceleration: a.scale(&qdd[0]),
+                }
+            }
+            _ => {
+                let n = self.rotational_dof();
+                let qt: Vec<Dual2<D>> = (0..n).map(|k| Dual2::new(q[k].clone(), qd[k].clone(), qdd[k].clone())).collect();
+                let rt = self.rotation(&qt);
+                let r = Mat3::from_fn(|i, j| rt.m[i][j].re.clone());
+                let rd = Mat3::from_fn(|i, j| rt.m[i][j].v1.clone());
+                let rdd = Mat3::from_fn(|i, j| rt.m[i][j].v2.clone());
+                let angular_velocity = r.tr_mul(&rd).vee();
+                let angular_acceleration = rd.tr_mul(&rd).add(&r.tr_mul(&rdd)).vee();
+                JointMotion { rotation: r, angular_velocity, angular_acceleration }
+            }
+        }
+    }
+
+    /// The motion subspace: column k is the child-frame angular velocity per unit rate of
+    /// rotational coordinate k (ω = Σ Sₖ q̇ₖ), i.e. vee(Rᵀ ∂R/∂qₖ). The joint torque of
+    /// coordinate k is Sₖ · n for the moment n transmitted through the joint.
+    pub fn subspace<D: Scalar>(&self, q: &[D]) -> Vec<Vec3<D>> {
+        match self {
+            JointKind::Fixed { .. } => Vec::new(),
+            JointKind::Hinge { axis } => vec![Vec3::from_f64(*axis)],
+            _ => {
+                let n = self.rotational_dof();
+                (0..n)
+                    .map(|k| {
+                        let qk: Vec<Dual<D>> =
+                            (0..n).map(|i| Dual::new(q[i].clone(), if i == k { D::one() } else { D::zero() })).collect();
+                        let rk = self.rotation(&qk);
+                        let r = Mat3::from_fn(|i, j| rk.m[i][j].re.clone());
+                        let dr = Mat3::from_fn(|i, j| rk.m[i][j].eps.clone());
+                        r.tr_mul(&dr).vee()
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn coordinate_names(&self) -> Vec<String> {
+        match self {
+            JointKind::Fixed { .. } => Vec::new(),
+            JointKind::Hinge { .. } => vec!["angle".into()],
+            JointKind::Euler { axes } => (0..axes.len()).map(|k| format!("angle{k}")).collect(),
+            JointKind::ExpMap => ["rx", "ry", "rz"].map(String::from).to_vec(),
+            JointKind::Free => ["rx", "ry", "rz", "x", "y", "z"].map(String::from).to_vec(),
+        }
+    }
+}
+
+/// One limb of a creature file, as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimbSpec {
+    pub name: String,
+    /// Parent limb's name; omitted (empty) for the root, which must come first.
+    #[serde(default)]
+    pub parent: String,
+    /// Attachment point as a fraction of the parent's length (1 = the parent's distal end).
+    #[serde(default = "one")]
+    pub at: f64,
+    /// Extra constant offset of the attachment point, in the parent's frame (m).
+    #[serde(default)]
+    pub offset: [f64; 3],
+    pub joint: JointKind,
+    /// Direction of the limb from its joint, in its own frame (normalised on load).
+    pub direction: [f64; 3],
+    pub length: f64,
+    pub radius: f64,
+    pub mass: f64,
+    /// Rest pose of the joint's coordinates; omitted means all zero.
+    #[serde(default)]
+    pub rest: Vec<f64>,
+    /// (lower, upper) per coordinate; omitted means unbounded. `inf` is allowed.
+    #[serde(default)]
+    pub limits: Vec<(f64, f64)>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Two limbs whose distal ends must stay at least `min_distance` apart (Eq. 3.6).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeparationSpec {
+    pub a: String,
+    pub b: String,
+    pub min_distance: f64,
+}
+
+/// A creature file, as written (see the module docs for the conventions).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreatureSpec {
+    pub name: String,
+    pub limbs: Vec<LimbSpec>,
+    /// Limbs whose distal ends are feet (point contacts).
+    pub feet: Vec<String>,
+    #[serde(default)]
+    pub head: Option<String>,
+    #[serde(default)]
+    pub separations: Vec<SeparationSpec>,
+}
+
+/// A limb of a loaded skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limb {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// Joint kind, axes normalised.
+    pub joint: JointKind,
+    /// Attachment point as a fraction of the parent's length along its direction.
+    pub at: f64,
+    /// Constant attachment offset in the parent's frame (m).
+    pub offset: [f64; 3],
+    /// Unit direction of the limb in its own frame.
+    pub direction: [f64; 3],
+    pub length: f64,
+    pub radius: f64,
+    pub mass: f64,
+    /// The joint's coordinates within q.
+    pub dofs: Range<usize>,
+    pub rest: Vec<f64>,
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
+}
+
+/// A pair of limb end points kept apart (Eq. 3.6), by limb index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Separation {
+    pub a: usize,
+    pub b: usize,
+    pub min_distance: f64,
+}
+
+/// A validated creature: limbs in topological order (root first), annotations by limb index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    pub name: String,
+    pub limbs: Vec<Limb>,
+    /// Limbs whose distal end is a foot.
+    pub feet: Vec<usize>,
+    pub head: Option<usize>,
+    pub separations: Vec<Separation>,
+    dof: usize,
+}
+
+/// The numeric shape of a creature in some scalar type: per limb length, radius and mass.
+#[derive(Clone, Debug)]
+pub struct Morphology<D> {
+    pub length: Vec<D>,
+    pub radius: Vec<D>,
+    pub mass: Vec<D>,
+}
+
+impl<D: Scalar> Morphology<D> {
+    /// New lengths and radii with masses at the file's density (specs/004.md §1.5: "mass scales
+    /// at constant density"): mᵢ = m⁰ᵢ·(lᵢrᵢ²)/(l⁰ᵢr⁰ᵢ²) (by length only where r⁰ᵢ = 0).
+    pub fn at_constant_density(skeleton: &Skeleton, length: Vec<D>, radius: Vec<D>) -> Self {
+        let mass = skeleton
+            .limbs
+            .iter()
+            .zip(length.iter().zip(&radius))
+            .map(|(limb, (l, r))| {
+                if limb.radius > 0.0 {
+                    l.clone() * r * r * (limb.mass / (limb.length * limb.radius * limb.radius))
+                } else {
+                    l.clone() * (limb.mass / limb.length)
+                }
+            })
+            .collect();
+        Self { length, radius, mass }
+    }
+
+    pub fn total_mass(&self) -> D {
+        self.mass.iter().cloned().sum()
+    }
+}
+
+/// Principal moments of inertia of a solid cylinder about its centre of mass:
+/// (transverse, axial) = (m(3r² + l²)/12, mr²/2).
+pub fn cylinder_inertia<D: Scalar>(mass: &D, radius: &D, length: &D) -> (D, D) {
+    let r2 = radius.clone() * radius;
+    let transverse = mass.clone() * (r2.clone() * 3.0 + length.clone() * length) / 12.0;
+    let axial = mass.clone() * r2 * 0.5;
+    (transverse, axial)
+}
+
+impl Skeleton {
+    /// Loads and validates a creature file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Skeleton, ModelError> {
+        let path = path.as_ref();
+        Self::parse(&read_text(path)?, path)
+    }
+
+    /// Parses and validates creature RON text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Skeleton, ModelError> {
+        let spec: CreatureSpec = parse_validated(text, path, validate)?;
+        Ok(Self::build(&spec))
+    }
+
+    /// Builds a skeleton from a spec, or returns what is wrong with it.
+    pub fn from_spec(spec: &CreatureSpec) -> Result<Skeleton, Vec<Problem>> {
+        let problems = validate(spec);
+        if problems.is_empty() { Ok(Self::build(spec)) } else { Err(problems) }
+    }
+
+    /// Assumes `validate(spec)` found nothing.
+    fn build(spec: &CreatureSpec) -> Skeleton {
+        let index: HashMap<&str, usize> = spec.limbs.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+        let mut next = 0;
+        let limbs = spec
+            .limbs
+            .iter()
+            .map(|l| {
+                let n = l.joint.dof();
+                let dofs = next..next + n;
+                next += n;
+                let joint = match &l.joint {
+                    JointKind::Hinge { axis } => JointKind::Hinge { axis: unit(axis) },
+                    JointKind::Euler { axes } => JointKind::Euler { axes: axes.iter().map(unit).collect() },
+                    other => other.clone(),
+                };
+                Limb {
+                    name: l.name.clone(),
+                    parent: if l.parent.is_empty() { None } else { Some(index[l.parent.as_str()]) },
+                    joint,
+                    at: l.at,
+                    offset: l.offset,
+                    direction: unit(&l.direction),
+                    length: l.length,
+                    radius: l.radius,
+                    mass: l.mass,
+                    dofs,
+                    rest: if l.rest.is_empty() { vec![0.0; n] } else { l.rest.clone() },
+                    lower: if l.limits.is_empty() { vec![f64::NEG_INFINITY; n] } else { l.limits.iter().map(|b| b.0).collect() },
+                    upper: if l.limits.is_empty() { vec![f64::INFINITY; n] } else { l.limits.iter().map(|b| b.1).collect() },
+                }
+            })
+            .collect();
+        Skeleton {
+            name: spec.name.clone(),
+            limbs,
+            feet: spec.feet.iter().map(|f| index[f.as_str()]).collect(),
+            head: spec.head.as_ref().map(|h| index[h.as_str()]),
+            separations: spec
+                .separations
+                .iter()
+                .map(|s| Separation { a: index[s.a.as_str()], b: index[s.b.as_str()], min_distance: s.min_distance })
+                .collect(),
+            dof: next,
+        }
+    }
+
+    /// Number of generalized coordinates (the root's six included).
+    pub fn dof(&self) -> usize {
+        self.dof
+    }
+
+    pub fn total_mass(&self) -> f64 {
+        self.limbs.iter().map(|l| l.mass).sum()
+    }
+
+    pub fn limb_index(&self, name: &str) -> Option<usize> {
+        self.limbs.iter().position(|l| l.name == name)
+    }
+
+    /// The rest pose, as a full coordinate vector.
+    pub fn rest_pose(&self) -> Vec<f64> {
+        self.limbs.iter().flat_map(|l| l.rest.iter().copied()).collect()
+    }
+
+    /// (lower, upper) bounds of every coordinate (±∞ where unbounded).
+    pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let lower = self.limbs.iter().flat_map(|l| l.lower.iter().copied()).collect();
+        let upper = self.limbs.iter().flat_map(|l| l.upper.iter().copied()).collect();
+        (lower, upper)
+    }
+
+    /// `limb.coordinate` names of every coordinate, e.g. `l_knee.angle`, `pelvis.y`.
+    pub fn dof_names(&self) -> Vec<String> {
+        self.limbs.iter().flat_map(|l| l.joint.coordinate_names().into_iter().map(move |c| format!("{}.{c}", l.name))).collect()
+    }
+
+    /// Whether each coordinate is rotational (every one but the root's translation): the
+    /// coordinates that carry passive elements (Eq. 3.13).
+    pub fn rotational_dofs(&self) -> Vec<bool> {
+        self.limbs.iter().flat_map(|l| (0..l.joint.dof()).map(move |k| k < l.joint.rotational_dof())).collect()
+    }
+
+    /// Indices of the limbs from `limb` up to the root (the limb first).
+    pub fn path_to_root(&self, limb: usize) -> Vec<usize> {
+        let mut out = vec![limb];
+        while let Some(p) = self.limbs[*out.last().unwrap()].parent {
+            out.push(p);
+        }
+        out
+    }
+
+    /// The file's lengths, radii and masses in scalar type `D`.
+    pub fn morphology<D: Scalar>(&self) -> Morphology<D> {
+        Morphology {
+            length: self.limbs.iter().map(|l| D::from(l.length)).collect(),
+            radius: self.limbs.iter().map(|l| D::from(l.radius)).collect(),
+            mass: self.limbs.iter().map(|l| D::from(l.mass)).collect(),
+        }
+    }
+}
+
+fn unit(v: &[f64; 3]) -> [f64; 3] {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    [v[0] / n, v[1] / n, v[2] / n]
+}
+
+fn is_nonzero_vector(v: &[f64; 3]) -> bool {
+    v.iter().all(|c| c.is_finite()) && v.iter().any(|c| *c != 0.0)
+}
+
+/// Everything wrong with a creature spec, each located by section, limb and field.
+fn validate(spec: &CreatureSpec) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if spec.limbs.is_empty() {
+        out.push(Problem::new(None, "limbs", "expected at least one limb (the root, with `joint: Free`)".into()));
+        return out;
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (k, l) in spec.limbs.iter().enumerate() {
+        let mut problem = |field: &str, message: String| out.push(Problem::named("limbs", &l.name, field, message));
+        if l.name.is_empty() {
+            problem("name", "expected a non-empty limb name".into());
+        }
+        if k == 0 {
+            if !l.parent.is_empty() {
+                problem("parent", "the first limb is the root: expected no `parent`".into());
+            }
+            if l.joint != JointKind::Free {
+                problem("joint", "the first limb is the root: expected `joint: Free`".into());
+            }
+        } else {
+            if l.parent.is_empty() {
+                problem("parent", "expected the name of a parent limb (only the first limb is the root)".into());
+            } else if !seen.contains(l.parent.as_str()) {
+                problem("parent", format!("expected a limb listed before this one, found `{}`", l.parent));
+            }
+            if l.joint == JointKind::Free {
+                problem("joint", "a `Free` joint is only allowed on the root (the first limb)".into());
+            }
+        }
+        if !seen.insert(l.name.as_str()) {
+            problem("name", "limb name used twice".into());
+        }
+        if !(l.length > 0.0 && l.length.is_finite()) {
+            problem("length", format!("expected a positive length in metres, found {}", l.length));
+        }
+        if !(l.radius >= 0.0 && l.radius.is_finite()) {
+            problem("radius", format!("expected a radius ≥ 0 in metres, found {}", l.radius));
+        }
+        if !(l.mass >= 0.0 && l.mass.is_finite()) {
+            problem("mass", format!("expected a mass ≥ 0 in kg, found {}", l.mass));
+        }
+        if !l.at.is_finite() || !l.offset.iter().all(|c| c.is_finite()) {
+            problem("at", "expected finite attachment values".into());
+        }
+        if !is_nonzero_vector(&l.direction) {
+            problem("direction", format!("expected a non-zero finite direction, found {:?}", l.direction));
+        }
+        match &l.joint {
+            JointKind::Hinge { axis } if !is_nonzero_vector(axis) => {
+                problem("joint", format!("expected a non-zero hinge axis, found {axis:?}"))
+            }
+            JointKind::Euler { axes } => {
+                if !(2..=3).contains(&axes.len()) {
+                    problem("joint", format!("expected 2 or 3 Euler axes, found {}", axes.len()));
+                }
+                if !axes.iter().all(is_nonzero_vector) {
+                    problem("joint", "expected non-zero Euler axes".into());
+                }
+            }
+            JointKind::Fixed { rotation } => {
+                let m = Mat3::<f64>::from_f64(*rotation);
+                let err = m
+                    .tr_mul(&m)
+                    .re()
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, row)| row.iter().enumerate().map(move |(j, v)| (v - if i == j { 1.0 } else { 0.0 }).abs()))
+                    .fold(0.0, f64::max);
+                let r = rotation;
+                let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
+                    + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+                if !(err < 1e-6 && (det - 1.0).abs() < 1e-6) {
+                    problem("joint", "expected a rotation matrix (orthonormal rows, determinant 1) for the fixed joint".into());
+                }
+            }
+            _ => {}
+        }
+        let n = l.joint.dof();
+        if !l.rest.is_empty() && l.rest.len() != n {
+            problem("rest", format!("expected {n} values (one per joint coordinate), found {}", l.rest.len()));
+        }
+        if !l.rest.iter().all(|v| v.is_finite()) {
+            problem("rest", "expected finite values".into());
+        }
+        if !l.limits.is_empty() && l.limits.len() != n {
+            problem("limits", format!("expected {n} (lower, upper) pairs (one per joint coordinate), found {}", l.limits.len()));
+        }
+        for (i, (lo, hi)) in l.limits.iter().enumerate() {
+            if lo.is_nan() || hi.is_nan() || lo > hi {
+                problem("limits", format!("expected lower ≤ upper for coordinate {i}, found ({lo}, {hi})"));
+            }
+        }
+        if l.rest.len() == n && l.limits.len() == n {
+            for (i, (v, (lo, hi))) in l.rest.iter().zip(&l.limits).enumerate() {
+                if v < lo || v > hi {
+                    problem("rest", format!("coordinate {i}: expected a rest value within ({lo}, {hi}), found {v}"));
+                }
+            }
+        }
+    }
+    let names: HashSet<&str> = spec.limbs.iter().map(|l| l.name.as_str()).collect();
+    if spec.feet.is_empty() {
+        out.push(Problem::new(None, "feet", "expected at least one foot (a limb name)".into()));
+    }
+    let mut feet_seen = HashSet::new();
+    for f in &spec.feet {
+        if !names.contains(f.as_str()) {
+            out.push(Problem::named("feet", f, "feet", format!("expected limb names, `{f}` is not a limb")));
+        } else if !feet_seen.insert(f.as_str()) {
+            out.push(Problem::named("feet", f, "feet", format!("foot `{f}` listed twice")));
+        }
+    }
+    if let Some(h) = &spec.head
+        && !names.contains(h.as_str())
+    {
+        out.push(Problem::new(None, "head", format!("expected a limb name, `{h}` is not a limb")));
+    }
+    for (k, s) in spec.separations.iter().enumerate() {
+        for (field, limb) in [("a", &s.a), ("b", &s.b)] {
+            if !names.contains(limb.as_str()) {
+                out.push(Problem::indexed("separations", k, field, format!("expected a limb name, `{limb}` is not a limb")));
+            }
+        }
+        if s.a == s.b {
+            out.push(Problem::indexed("separations", k, "b", "expected two different limbs".into()));
+        }
+        if !(s.min_distance > 0.0 && s.min_distance.is_finite()) {
+            out.push(Problem::indexed(
+                "separations",
+                k,
+                "min_distance",
+                format!("expected a positive distance in metres, found {}", s.min_distance),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spacetime::dynamics::forward_kinematics;
+    use std::path::PathBuf;
+
+    fn creature_path(file: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("characters").join(file)
+    }
+
+    /// specs/004.md §1.2, creature table (§3.2.5): name, DOFs, mass (kg), height (m).
+    const TABLE: [(&str, usize, f64, f64); 5] = [
+        ("monoped.ron", 10, 3.74, 0.6),
+        ("simple_biped.ron", 16, 10.6, 1.2),
+        ("velociraptor.ron", 33, 19.4, 0.75),
+        ("horse.ron", 29, 502.0, 1.5),
+        ("pentaped.ron", 32, 109.0, 0.7),
+    ];
+
+    #[test]
+    fn creature_files_match_the_thesis_table() {
+        for (file, dof, mass, height) in TABLE {
+            let sk = Skeleton::load(creature_path(file)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(sk.dof(), dof, "{file}: DOFs");
+            assert!((sk.total_mass() - mass).abs() < 0.1, "{file}: mass {} vs {mass}", sk.total_mass());
+            let rest = sk.rest_pose();
+            assert_eq!(rest.len(), dof);
+            let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &rest);
+            let h = k.height();
+            assert!((h - height).abs() < 0.02 * height, "{file}: height {h} vs {height}");
+            // The rest pose stands: its lowest point and every foot are on the ground.
+            for (f, _) in sk.feet.iter().enumerate() {
+                let y = k.foot(&sk, f).y;
+                assert!(y.abs() < 1e-4, "{file}: foot {f} at y = {y}");
+            }
+            for l in &k.limbs {
+                assert!(l.origin.y > -1e-4 && l.end.y > -1e-4, "{file}: a limb end is below the ground");
+            }
+            // The rest pose is within the joint bounds, and every foot is a limb's end.
+            let (lo, hi) = sk.bounds();
+            assert!(rest.iter().zip(lo.iter().zip(&hi)).all(|(v, (l, u))| l <= v && v <= u), "{file}: rest outside bounds");
+            assert_eq!(sk.dof_names().len(), dof);
+            assert!(sk.head.is_some(), "{file}: head");
+            assert!(!sk.separations.is_empty() || sk.feet.len() == 1, "{file}: separations");
+        }
+    }
+
+    #[test]
+    fn coordinates_follow_file_order_with_the_root_first() {
+        let sk = Skeleton::load(creature_path("simple_biped.ron")).unwrap();
+        let names = sk.dof_names();
+        assert_eq!(&names[..7], ["torso.rx", "torso.ry", "torso.rz", "torso.x", "torso.y", "torso.z", "l_thigh.rx"]);
+        assert_eq!(names[9], "l_shin.angle");
+        assert_eq!(names[15], "r_foot.angle");
+        let rot = sk.rotational_dofs();
+        assert_eq!(rot.iter().filter(|r| !**r).count(), 3, "only the root translation is not rotational");
+        assert_eq!(sk.limbs[sk.feet[1]].name, "r_foot");
+        assert_eq!(sk.path_to_root(sk.feet[0]), vec![3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn solid_cylinder_inertia() {
+        // m = 2 kg, r = 0.1 m, l = 1 m: transverse m(3r² + l²)/12 = 0.171666…, axial mr²/2 = 0.01.
+        let (t, a) = cylinder_inertia(&2.0f64, &0.1, &1.0);
+        assert!((t - 2.0 * (0.03 + 1.0) / 12.0).abs() < 1e-15);
+        assert!((a - 0.01).abs() < 1e-15);
+    }
+
+    #[test]
+    fn constant_density_scaling() {
+        let sk = Skeleton::load(creature_path("monoped.ron")).unwrap();
+        let m0 = sk.morphology::<f64>();
+        let length: Vec<f64> = m0.length.iter().map(|l| 2.0 * l).collect();
+        let radius: Vec<f64> = m0.radius.iter().map(|r| 0.5 * r).collect();
+        let m = Morphology::at_constant_density(&sk, length, radius);
+        // l × 2, r × ½: mass × 2 × ¼ = ½.
+        assert!((m.total_mass() - 0.5 * 3.74).abs() < 1e-12);
+    }
+
+    #[test]
+    fn joint_motion_matches_finite_differences() {
+        // ω from `motion` against vee(Rᵀ·dR/dt) by central differences, α against dω/dt, and the
+        // subspace against ω for unit rates; for Euler and exp-map joints, near and away from 0.
+        let joints = [
+            JointKind::Euler { axes: vec![[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] },
+            JointKind::ExpMap,
+            JointKind::Free,
+        ];
+        let h = 1e-5;
+        for joint in &joints {
+            for (q, qd, qdd) in [
+                ([0.3, -0.7, 1.1], [0.9, 0.4, -1.3], [2.0, -0.5, 0.7]),
+                ([0.0, 0.0, 0.0], [0.9, 0.4, -1.3], [2.0, -0.5, 0.7]),
+                ([2e-4, -1e-4, 3e-4], [-0.2, 1.0, 0.5], [0.1, 0.3, -1.0]),
+            ] {
+                let at = |t: f64| -> [f64; 3] { std::array::from_fn(|k| q[k] + qd[k] * t + 0.5 * qdd[k] * t * t) };
+                let rate = |t: f64| -> [f64; 3] { std::array::from_fn(|k| qd[k] + qdd[k] * t) };
+                let m = joint.motion(&q, &qd, &qdd);
+                let (rp, rm) = (joint.rotation(&at(h)), joint.rotation(&at(-h)));
+                let rdot = Mat3::<f64>::from_fn(|i, j| (rp.m[i][j] - rm.m[i][j]) / (2.0 * h));
+                let w_fd = m.rotation.tr_mul(&rdot).vee();
+                let wp = joint.motion(&at(h), &rate(h), &qdd).angular_velocity;
+                let wm = joint.motion(&at(-h), &rate(-h), &qdd).angular_velocity;
+                let a_fd = (&wp - &wm).scale_f(0.5 / h);
+                let s = joint.subspace(&q);
+                let w_s = s.iter().zip(qd).fold(Vec3::zero(), |acc, (c, r)| acc + c.scale_f(r));
+                for k in 0..3 {
+                    assert!((m.angular_velocity.re()[k] - w_fd.re()[k]).abs() < 1e-8, "{joint:?} ω at {q:?}");
+                    assert!((m.angular_acceleration.re()[k] - a_fd.re()[k]).abs() < 1e-7, "{joint:?} α at {q:?}");
+                    assert!((m.angular_velocity.re()[k] - w_s.re()[k]).abs() < 1e-12, "{joint:?} S at {q:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_joint_applies_its_constant_rotation() {
+        // A 0-DOF tip on the stick's leg, turned 90° about z: it points along +x when the leg
+        // hangs straight down; a matrix that is not a rotation is refused.
+        let tip = "    ],\n    feet: [\"leg\"],";
+        let with_tip = |rotation: &str| {
+            GOOD.replace(tip, &format!("        (name: \"tip\", parent: \"leg\", joint: Fixed(rotation: {rotation}), direction: (0.0, -1.0, 0.0), length: 0.2, radius: 0.01, mass: 0.1),\n{tip}"))
+        };
+        let sk =
+            Skeleton::parse(&with_tip("((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))"), Path::new("tip.ron")).unwrap();
+        assert_eq!(sk.dof(), 7, "a fixed joint adds no coordinates");
+        let q = vec![0.0; 7];
+        let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
+        let tip_vector = (&k.limbs[2].end - &k.limbs[2].origin).re();
+        assert!(
+            (tip_vector[0] - 0.2).abs() < 1e-15 && tip_vector[1].abs() < 1e-15 && tip_vector[2].abs() < 1e-15,
+            "{tip_vector:?}"
+        );
+        assert_eq!(k.limbs[2].origin.re(), [0.0, -0.5, 0.0]);
+        let e = parse_err(&with_tip("((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 2.0))"));
+        assert!(e.contains("expected a rotation matrix"), "{e}");
+    }
+
+    fn parse_err(text: &str) -> String {
+        Skeleton::parse(text, Path::new("characters/bad.ron")).unwrap_err().to_string()
+    }
+
+    const GOOD: &str = r#"(
+    name: "stick",
+    limbs: [
+        (
+            name: "base",
+            joint: Free,
+            direction: (0.0, 1.0, 0.0),
+            length: 0.5,
+            radius: 0.05,
+            mass: 1.0,
+        ),
+        (
+            name: "leg",
+            parent: "base",
+            at: 0.0,
+            joint: Hinge(axis: (0.0, 0.0, 2.0)),
+            direction: (0.0, -1.0, 0.0),
+            length: 0.5,
+            radius: 0.05,
+            mass: 1.0,
+            rest: [0.1],
+            limits: [(-1.0, 1.0)],
+        ),
+    ],
+    feet: ["leg"],
+)"#;
+
+    #[test]
+    fn file_errors_name_the_file_the_line_and_what_was_expected() {
+        let sk = Skeleton::parse(GOOD, Path::new("good.ron")).unwrap();
+        assert_eq!(sk.dof(), 7);
+        assert_eq!(sk.limbs[1].joint, JointKind::Hinge { axis: [0.0, 0.0, 1.0] }, "axes are normalised");
+        assert_eq!(sk.bounds().0[0], f64::NEG_INFINITY, "omitted limits are unbounded");
+
+        let e = parse_err(&GOOD.replace("parent: \"base\"", "parent: \"bsae\""));
+        assert!(e.starts_with("characters/bad.ron:14:"), "{e}");
+        assert!(e.contains("expected a limb listed before this one, found `bsae`"), "{e}");
+
+        let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [0.1, 0.2]"));
+        assert!(e.starts_with("characters/bad.ron:21:") && e.contains("expected 1 values"), "{e}");
+
+        let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [1.5]"));
+        assert!(e.contains("expected a rest value within (-1, 1), found 1.5"), "{e}");
+
+        let e = parse_err(&GOOD.replace("Hinge(axis: (0.0, 0.0, 2.0))", "Free"));
+        assert!(e.contains("only allowed on the root"), "{e}");
+
+        let e = parse_err(&GOOD.replace("feet: [\"leg\"]", "feet: [\"foot\"]"));
+        assert!(e.contains("`foot` is not a limb"), "{e}");
+
+        let e = parse_err(&GOOD.replace(
+            "length: 0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
+            "length: -0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
+        ));
+        assert!(e.contains("expected a positive length in metres, found -0.5"), "{e}");
+
+        // Syntax: a missing field and an unknown field, located by line.
+        let e = parse_err(&GOOD.replace("            mass: 1.0,\n        ),\n        (", "        ),\n        ("));
+        assert!(e.starts_with("characters/bad.ron:") && e.contains("expected field `mass`"), "{e}");
+        let e = parse_err(&GOOD.replace(
+            "radius: 0.05,\n            mass: 1.0,\n        ),",
+            "radius: 0.05,\n            mass: 1.0,\n            colour: 3,\n        ),",
+        ));
+        assert!(e.starts_with("characters/bad.ron:11:"), "{e}");
+
+        let e = Skeleton::load("characters/no_such_creature.ron").unwrap_err().to_string();
+        assert!(e.starts_with("characters/no_such_creature.ron: cannot read"), "{e}");
+    }
+}
