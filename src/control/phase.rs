@@ -152,11 +152,14 @@ pub struct FootPlacementDef {
     /// Radians per metre and per m/s (SIMBICON c_d, c_v).
     pub cd: f32,
     pub cv: f32,
+    /// Sideways (coronal) c_d and c_v when they differ from the sagittal ones.
+    #[serde(default)]
+    pub lateral: Option<(f32, f32)>,
 }
 
 impl Default for FootPlacementDef {
     fn default() -> Self {
-        FootPlacementDef { cd: 0.5, cv: 0.2 }
+        FootPlacementDef { cd: 0.5, cv: 0.2, lateral: None }
     }
 }
 
@@ -737,7 +740,8 @@ impl Controller for PhaseController {
                         // Lateral: abduction about x; moving the foot toward +z needs a negative
                         // rotation about x on a downward leg.
                         let dz = c[2] - p[2];
-                        t[dofs[1]] -= fp.cd * dz + fp.cv * v[2];
+                        let (cd, cv) = fp.lateral.unwrap_or((fp.cd, fp.cv));
+                        t[dofs[1]] -= cd * dz + cv * v[2];
                     }
                 }
             }

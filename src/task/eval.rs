@@ -476,7 +476,7 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
             let excess = (s.max_tilt - max_degrees).max(0.0) as f64;
             (excess > 0.0).then(|| {
                 let r = excess.to_radians();
-                (format!("tilted {excess:.0}° past upright"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
+                (format!("tilted {excess:.1}° past upright"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
             })
         }
         Constraint::ClearObstacles => {

@@ -443,3 +443,31 @@ fn step_window_and_upright_penalties() {
     let tilted = p(Summary { max_tilt: 25.0, ..summary() }, &upright);
     assert!((tilted - (1.0 + 5000.0 * 10f64.to_radians().powi(2))).abs() < 1e-2, "{tilted}");
 }
+
+#[test]
+fn a_walk_counts_alternating_footfalls_and_charges_the_fall_ramp_for_missing_steps() {
+    let mut task = scene_task("silly_walk_human");
+    // A short protocol: 8 steps, 2 to settle, so 6 evaluated steps.
+    task.def.walk = Some(WalkDef { steps: 8, settle: 2 });
+    let e = evaluate(&task, &task.x0(), task.def.metric);
+    assert!(!e.fell, "{:?}", e.terms);
+    assert!(e.terms.iter().all(|t| !t.0.contains("fell") && !t.0.contains("only")), "{:?}", e.terms);
+    // The swing phases end on the swing foot's strike, alternating legs.
+    let strikes: Vec<&str> = e.phases.iter().filter(|r| r.name.ends_with("strike") && r.end.is_some()).map(|r| r.name.as_str()).collect();
+    assert!(strikes.len() >= 7, "{strikes:?}");
+    assert!(strikes.windows(2).all(|w| w[0] != w[1]), "{strikes:?}");
+    assert!(e.phases.iter().filter(|r| r.name.ends_with("strike")).all(|r| !r.timed_out), "a strike timed out: {:?}", e.phases);
+    // Step-window violations are counted over the 6 evaluated steps only.
+    if let Some(t) = e.terms.iter().find(|t| t.0.contains("step window")) {
+        let n: usize = t.0.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(n <= 6, "{}", t.0);
+    }
+    // Given 1.5 s for 30 steps it completes only a few: charged as a fall after k steps.
+    task.def.walk = Some(WalkDef { steps: 30, settle: 10 });
+    task.seconds = 1.5;
+    let short = evaluate(&task, &task.x0(), task.def.metric);
+    let ramp = short.terms.iter().find(|t| t.0.contains("only")).expect("too few steps must be charged");
+    let k: u32 = ramp.0.split(" after ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!((1..6).contains(&k), "{}", ramp.0);
+    assert!(ramp.1 <= walk_fall_penalty(k, 30, 0.0) && ramp.1 >= walk_fall_penalty(k + 1, 30, 0.0), "{ramp:?}");
+}
