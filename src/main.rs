@@ -150,6 +150,44 @@ enum Command {
         #[command(subcommand)]
         problem: SpacetimeCommand,
     },
+    /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
+    /// spacetime creature file; prints the timings, cost and violations, writes the clip as RON.
+    Gait {
+        /// Creature file (characters/monoped.ron, simple_biped.ron, …).
+        creature: PathBuf,
+        /// Gait speed V (m/s, along +x).
+        #[arg(long)]
+        speed: f64,
+        /// Period T (s); default 0.5 for one foot, 1.0 otherwise.
+        #[arg(long)]
+        period: Option<f64>,
+        /// Contact windows `foot:start:duration,...` (fractions of the period); default: one foot
+        /// hops half the cycle, otherwise foot k lands at k/n and stays down 0.6 of the cycle.
+        #[arg(long)]
+        contacts: Option<String>,
+        /// Perturbs the rest-pose initialisation (0: none).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Write the gait clip (RON) here, atomically.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Discover the timings by basin-CMA (specs/004.md §1.3): not yet implemented.
+        #[arg(long)]
+        discover: bool,
+        /// IPOPT's print level (0 silent, 5 the iteration log).
+        #[arg(long, default_value_t = 0)]
+        print_level: i32,
+        /// IPOPT iteration limit of the gait solve (then the point reached is projected onto
+        /// the constraints).
+        #[arg(long, default_value_t = 1000)]
+        max_iterations: usize,
+        /// Exact Hessian (second-order dual numbers) instead of L-BFGS.
+        #[arg(long)]
+        exact_hessian: bool,
+        /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
+        #[arg(long)]
+        ipopt: Vec<String>,
+    },
     /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
@@ -300,6 +338,9 @@ fn main() {
         })(),
         Some(Command::Spacetime { problem: SpacetimeCommand::Particle { bound_force, lbfgs, print_level, trajectory } }) => {
             spacetime_cli::particle(spacetime_cli::ParticleArgs { bound_force, lbfgs, print_level, trajectory })
+        }
+        Some(Command::Gait { creature, speed, period, contacts, seed, out, discover, print_level, max_iterations, exact_hessian, ipopt }) => {
+            spacetime_cli::gait(spacetime_cli::GaitArgs { creature, speed, period, contacts, seed, out, discover, print_level, max_iterations, exact_hessian, ipopt })
         }
         Some(Command::Bench { what, quick, characters, seed }) => match what.as_str() {
             "sim" => bench(quick, &characters),

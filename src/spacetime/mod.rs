@@ -13,6 +13,8 @@
 //! - `basin_cma` (feature `ipopt`): basin-CMA, CMA-ES over samples projected by local solves
 //!   (specs/004.md §1.3), with per-variable roles (CMA-only, both, local-only).
 //! - [`cec2006`]: the 24 CEC 2006 constrained benchmark problems (specs/004.md §1.4).
+//! - [`gait`]: cyclic "treadmill" gaits with fixed contact timings (specs/004.md §1.2, Eqs
+//!   3.2–3.17), their NLP, solve and independent physics audit.
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
 
 pub mod autodiff;
@@ -20,6 +22,7 @@ pub mod autodiff;
 pub mod basin_cma;
 pub mod cec2006;
 pub mod dynamics;
+pub mod gait;
 #[cfg(feature = "ipopt")]
 mod ipopt;
 pub mod nlp;

@@ -1,0 +1,1158 @@
+//! Cyclic gaits with fixed contact timings: the "treadmill" spacetime NLP of specs/004.md §1.2
+//! (Wampler thesis §3.2), solved with IPOPT.
+//!
+//! A gait cycle is [`FRAMES`] = 30 frames of period T (dt = T/30). Every time derivative wraps
+//! cyclically (frame 29 is followed by frame 0) and the creature stays in place overall: feet in
+//! contact slide backwards at the gait speed V, as on a treadmill.
+//!
+//! # Variables (§1.2 "Variables")
+//! - q_i, every joint coordinate of every frame (the free root's six included);
+//! - per rotational joint coordinate j (not the root's): spring stiffness k_sj ≥ 0, rest value q̄_j
+//!   (within the joint's limits) and damping k_dj ≥ 0, constant over the cycle (3.12–3.13);
+//! - per foot and **contact frame** (from the [`FootTiming`]s): force f and free torque t, stored
+//!   mass-normalised as f/m (m/s²) and t/(m ν) (see 3.11 below). Feet out of contact carry no
+//!   variables.
+//!
+//! # Constraints (all rows mass-normalised where they involve forces)
+//! - (3.2) every node (limb end point, and a limb's origin where it is not another node) has
+//!   y ≥ 0;
+//! - (3.3) a foot in contact has y = 0;
+//! - (3.4) a foot in contact moves at −V: between consecutive contact frames i, i+1 (cyclically,
+//!   so a window crossing the cycle end ties frame 29 to frame 0), p_{i+1} − p_i = (−V·dt, ·, 0)
+//!   (its y is held by 3.3). Lift-off and touch-down frames are not constrained further;
+//! - (3.5) no twist of a contact foot about y: R_{x,z} − R_{z,x} = 0 for the foot limb's R;
+//! - (3.6) ‖p_{k,2} − p_{k,1}‖² ≥ r² for every separation pair of the creature file;
+//! - (3.7) Σ_i root_x = Σ_i root_z = 0;
+//! - (3.8)–(3.9) Newton–Euler about the centre of mass with every limb a point mass at its centre
+//!   (§1.2), per frame and divided by m: Σ_k m_k a_k/m − g − Σ f/m = 0 and
+//!   Σ_k m_k (c_k − CM) × a_k/m − Σ [(p_c − CM) × f/m + t/m] = 0, with the limb centres'
+//!   accelerations a_k = (c_{k,i+1} − 2c_{k,i} + c_{k,i−1})/dt² (cyclic). (For point masses
+//!   d/dt Σ m(c − CM) × v = Σ m(c − CM) × a exactly.)
+//! - (3.10) Coulomb friction, the exact cone written smoothly: (μ f_y/m)² − ‖f_xz/m‖² ≥ 0;
+//! - (3.11) the torque ellipsoid: (f_y/m)² − ‖t_xz/(m ν_b)‖² − (t_y/(m ν_t))² ≥ 0;
+//!
+//!   with f_y/m ≥ [`MIN_NORMAL_FORCE`] as a bound, which keeps both away from the cone's apex
+//!   (where their gradients vanish) and selects the upper nappe: a foot in contact presses on the
+//!   ground with at least 0.1% of the body weight. The torque is stored as t/(m ν) (ν_b for x, z
+//!   and ν_t for y), a fixed rescaling of t/m that gives torque and force variables the same
+//!   scale (ν = 0.02 m would otherwise make the torque variables 50 times smaller).
+//!
+//! # Objective (3.14)–(3.17), averaged over the frames
+//! (1/N)·Σ_i [C₁/m·Σ_j t_a,ij² + C₂·Σ_q q̇² + C₃·‖ṗ_head⊥‖² + C₄·‖R_head − I‖²_F] with
+//! C₁..C₄ = 25, 0.1, 25, 100 ([`GaitWeights::THESIS`]). The joint torques t come from recursive
+//! Newton–Euler inverse dynamics ([`inverse_dynamics`], cylinder limbs, the contact loads of the
+//! frame applied to the feet) at q̇ = (q_{i+1} − q_{i−1})/2dt and q̈ = (q_{i+1} − 2q_i + q_{i−1})/dt²;
+//! the active torque is t_a = t − t_p with the passive torque t_p = −k_s(q − q̄) − k_d·q̇ (3.12–3.13).
+//! The velocity terms (3.15)–(3.16) use forward differences (frame i to i+1), so a frame-to-frame
+//! zigzag is penalised too; "perpendicular to the gait velocity" is the head's y and z velocity
+//! (the head point is the distal end of the head limb).
+//!
+//! Derivatives: the problem is a [`BlockProblem`]; every constraint block (one frame's kinematic
+//! rows, one contact pair's slip, one frame's momentum balance, one contact's cones) and objective
+//! term (one frame's effort, one frame pair's smoothness) reads a few frames only, and
+//! [`super::AutoDiff`] differentiates it exactly by forward-mode dual numbers. The solve uses
+//! IPOPT's L-BFGS Hessian ([`gait_solver_options`]; the exact Hessian through second-order duals
+//! is available but slower and, on the monoped hop, no better). L-BFGS approaches the optimum
+//! slowly here (the 1/dt² of the dynamics spreads the curvature over many orders of magnitude),
+//! so [`solve_gait`] caps its iterations and then projects the point reached onto the
+//! constraints (the nearest feasible point, a second IPOPT solve that converges in a few
+//! iterations): the clip is feasible to ≈1e-9 and its cost is that of the capped solve.
+//!
+//! [`audit`] re-checks a finished [`GaitClip`] physically, without the constraint code: momentum
+//! from finite differences of the limb centres (linear momentum and angular momentum about the
+//! moving centre of mass between frames), the exact cones, contact heights and slip, the wrap
+//! from the last frame to the first included.
+
+use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
+use super::dynamics::{FootLoad, forward_kinematics, inverse_dynamics};
+use super::nlp::NlpError;
+use super::rotation::Vec3;
+use super::skeleton::{GRAVITY, Skeleton};
+use serde::{Deserialize, Serialize};
+
+/// Frames per gait cycle (specs/004.md §0.3, §1.2).
+pub const FRAMES: usize = 30;
+/// Coulomb friction coefficient μ (§1.2, the same for all animals).
+pub const MU: f64 = 1.0;
+/// Torque-ellipsoid radii ν_b = ν_t (m) of (3.11).
+pub const NU: f64 = 0.02;
+/// Smallest normal force of a foot in contact, mass-normalised (m/s²): 0.1% of the weight.
+pub const MIN_NORMAL_FORCE: f64 = 0.00981;
+
+/// The weights C₁..C₄ of (3.14)–(3.17).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GaitWeights {
+    /// C₁, active joint torque (3.14).
+    pub effort: f64,
+    /// C₂, joint velocity (3.15).
+    pub joint_velocity: f64,
+    /// C₃, head velocity perpendicular to the gait (3.16).
+    pub head_velocity: f64,
+    /// C₄, head orientation (3.17).
+    pub head_orientation: f64,
+}
+
+impl GaitWeights {
+    /// C₁..C₄ = 25, 0.1, 25, 100, "the same for all animals and gaits".
+    pub const THESIS: GaitWeights = GaitWeights { effort: 25.0, joint_velocity: 0.1, head_velocity: 25.0, head_orientation: 100.0 };
+}
+
+/// One foot's contact window: it touches the ground from `start` for `duration`, both fractions of
+/// the period (§1.3: exactly one interval per foot and cycle). A window may cross the cycle's end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FootTiming {
+    /// The foot's limb name.
+    pub foot: String,
+    pub start: f64,
+    pub duration: f64,
+}
+
+/// What is wrong with a gait request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GaitError {
+    #[error("gait speed must be finite, found {0}")]
+    Speed(f64),
+    #[error("gait period must be a positive number of seconds, found {0}")]
+    Period(f64),
+    #[error("`{0}` is not a foot of this creature (feet: {1})")]
+    UnknownFoot(String, String),
+    #[error("foot `{0}` has two contact windows; each foot touches the ground in exactly one interval per cycle")]
+    DuplicateFoot(String),
+    #[error("foot `{0}` has no contact window")]
+    MissingFoot(String),
+    #[error("foot `{foot}`: expected start in [0, 1) and duration in (0, 1], found start {start}, duration {duration}")]
+    Window { foot: String, start: f64, duration: f64 },
+    #[error("foot `{0}`: its window covers no frame of the {1}-frame cycle")]
+    EmptyWindow(String, usize),
+    #[error("foot `{0}` is in contact all cycle long, which a treadmill moving at {1} m/s cannot allow")]
+    FullContact(String, f64),
+    #[error("contacts: expected `foot:start:duration` items separated by commas, found {0:?}")]
+    Syntax(String),
+    #[error(transparent)]
+    Nlp(#[from] NlpError),
+}
+
+/// Parses `foot:start:duration,...` (the CLI's `--contacts`).
+pub fn parse_timings(text: &str) -> Result<Vec<FootTiming>, GaitError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let parts: Vec<&str> = item.split(':').collect();
+            let bad = || GaitError::Syntax(item.to_string());
+            if parts.len() != 3 {
+                return Err(bad());
+            }
+            Ok(FootTiming {
+                foot: parts[0].trim().to_string(),
+                start: parts[1].trim().parse().map_err(|_| bad())?,
+                duration: parts[2].trim().parse().map_err(|_| bad())?,
+            })
+        })
+        .collect()
+}
+
+/// Default timings and period for a creature with `feet` feet: one foot hops (contact half of a
+/// 0.5 s cycle); otherwise foot k lands at k/n of a 1 s cycle and stays down for 0.6 of it (for
+/// two feet: a walk, each foot 0.6 of the cycle, half a cycle apart, with double support).
+pub fn default_timings(skeleton: &Skeleton) -> (f64, Vec<FootTiming>) {
+    let n = skeleton.feet.len();
+    let name = |k: usize| skeleton.limbs[skeleton.feet[k]].name.clone();
+    if n == 1 {
+        return (0.5, vec![FootTiming { foot: name(0), start: 0.0, duration: 0.5 }]);
+    }
+    (1.0, (0..n).map(|k| FootTiming { foot: name(k), start: k as f64 / n as f64, duration: 0.6 }).collect())
+}
+
+/// A fixed-timing gait request: the inputs of §1.2.
+#[derive(Debug, Clone)]
+pub struct GaitSpec {
+    pub skeleton: Skeleton,
+    /// V (m/s along +x).
+    pub speed: f64,
+    /// T (s).
+    pub period: f64,
+    /// One window per foot, in the order of `skeleton.feet`.
+    pub timings: Vec<FootTiming>,
+    pub frames: usize,
+    pub weights: GaitWeights,
+    pub mu: f64,
+    pub nu: f64,
+    /// Seeds a small perturbation of the rest-pose initialisation (0: none).
+    pub seed: u64,
+    /// contact[frame][foot].
+    contact: Vec<Vec<bool>>,
+}
+
+impl GaitSpec {
+    /// Validates the timings (every foot exactly once, in any order) and derives the contact flags.
+    pub fn new(skeleton: Skeleton, speed: f64, period: f64, timings: &[FootTiming]) -> Result<Self, GaitError> {
+        if !speed.is_finite() {
+            return Err(GaitError::Speed(speed));
+        }
+        if !(period > 0.0 && period.is_finite()) {
+            return Err(GaitError::Period(period));
+        }
+        let names: Vec<String> = skeleton.feet.iter().map(|&l| skeleton.limbs[l].name.clone()).collect();
+        let mut ordered: Vec<Option<FootTiming>> = vec![None; names.len()];
+        for t in timings {
+            let k = names.iter().position(|n| *n == t.foot).ok_or_else(|| GaitError::UnknownFoot(t.foot.clone(), names.join(", ")))?;
+            if ordered[k].is_some() {
+                return Err(GaitError::DuplicateFoot(t.foot.clone()));
+            }
+            if !((0.0..1.0).contains(&t.start) && t.duration > 0.0 && t.duration <= 1.0) {
+                return Err(GaitError::Window { foot: t.foot.clone(), start: t.start, duration: t.duration });
+            }
+            ordered[k] = Some(t.clone());
+        }
+        let timings: Vec<FootTiming> =
+            ordered.into_iter().zip(&names).map(|(t, n)| t.ok_or_else(|| GaitError::MissingFoot(n.clone()))).collect::<Result<_, _>>()?;
+        let mut spec = Self {
+            skeleton,
+            speed,
+            period,
+            timings,
+            frames: FRAMES,
+            weights: GaitWeights::THESIS,
+            mu: MU,
+            nu: NU,
+            seed: 0,
+            contact: Vec::new(),
+        };
+        spec.contact = contact_flags(&spec.timings, spec.frames);
+        for (k, t) in spec.timings.iter().enumerate() {
+            if !spec.contact.iter().any(|c| c[k]) {
+                return Err(GaitError::EmptyWindow(t.foot.clone(), spec.frames));
+            }
+            if spec.speed != 0.0 && spec.contact.iter().all(|c| c[k]) {
+                return Err(GaitError::FullContact(t.foot.clone(), spec.speed));
+            }
+        }
+        Ok(spec)
+    }
+
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// dt = T/N.
+    pub fn dt(&self) -> f64 {
+        self.period / self.frames as f64
+    }
+
+    /// Whether foot `foot` (index into `skeleton.feet`) is in contact at `frame`.
+    pub fn in_contact(&self, frame: usize, foot: usize) -> bool {
+        self.contact[frame][foot]
+    }
+
+    /// contact[frame][foot] for the whole cycle.
+    pub fn contacts(&self) -> &[Vec<bool>] {
+        &self.contact
+    }
+
+    /// Some frame has no foot on the ground.
+    pub fn has_flight(&self) -> bool {
+        self.contact.iter().any(|c| !c.iter().any(|&b| b))
+    }
+
+    /// Some frame has two or more feet on the ground.
+    pub fn has_double_support(&self) -> bool {
+        self.contact.iter().any(|c| c.iter().filter(|&&b| b).count() >= 2)
+    }
+}
+
+/// Frame i is in foot k's window when ((i − start·N) mod N) < duration·N.
+fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
+    let n = frames as f64;
+    (0..frames)
+        .map(|i| {
+            timings
+                .iter()
+                .map(|t| {
+                    let phase = (i as f64 - t.start * n).rem_euclid(n);
+                    phase < t.duration * n - 1e-9
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Where the variables live in x.
+#[derive(Debug, Clone)]
+struct Layout {
+    dof: usize,
+    frames: usize,
+    /// Non-root rotational coordinates carrying passive elements.
+    passive_dofs: Vec<usize>,
+    passive_start: usize,
+    /// force_start[frame][foot]: the first of the 6 load variables (f/m then t/m).
+    force_start: Vec<Vec<Option<usize>>>,
+    n: usize,
+}
+
+impl Layout {
+    fn new(spec: &GaitSpec) -> Self {
+        let dof = spec.skeleton.dof();
+        let frames = spec.frames;
+        let rotational = spec.skeleton.rotational_dofs();
+        let passive_dofs: Vec<usize> = (6..dof).filter(|&d| rotational[d]).collect();
+        let passive_start = frames * dof;
+        let mut next = passive_start + 3 * passive_dofs.len();
+        let force_start = (0..frames)
+            .map(|i| {
+                (0..spec.skeleton.feet.len())
+                    .map(|k| {
+                        spec.in_contact(i, k).then(|| {
+                            next += 6;
+                            next - 6
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        Self { dof, frames, passive_dofs, passive_start, force_start, n: next }
+    }
+
+    fn q(&self, frame: usize, d: usize) -> usize {
+        frame * self.dof + d
+    }
+
+    fn q_vars(&self, frame: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.dof).map(move |d| self.q(frame, d))
+    }
+
+    /// (stiffness, rest, damping) of passive coordinate p.
+    fn passive(&self, p: usize) -> [usize; 3] {
+        let s = self.passive_start + 3 * p;
+        [s, s + 1, s + 2]
+    }
+
+    fn next(&self, i: usize) -> usize {
+        (i + 1) % self.frames
+    }
+
+    fn prev(&self, i: usize) -> usize {
+        (i + self.frames - 1) % self.frames
+    }
+
+    /// Feet in contact at frame i, with their first load variable.
+    fn loads(&self, i: usize) -> Vec<(usize, usize)> {
+        self.force_start[i].iter().enumerate().filter_map(|(k, s)| s.map(|s| (k, s))).collect()
+    }
+}
+
+/// A point whose height is bounded below (3.2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Node {
+    Origin(usize),
+    End(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum KinematicRow {
+    Clearance(Node),
+    FootHeight(usize),
+    Twist(usize),
+    Separation(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Block {
+    /// One frame's (3.2), (3.3), (3.5), (3.6) rows; variables q_i.
+    Kinematic { rows: Vec<KinematicRow> },
+    /// (3.4) for foot k between frame i and the next; variables q_i, q_{i+1}.
+    Slip { foot: usize },
+    /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads.
+    Momentum { feet: Vec<usize> },
+    /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν).
+    Cones,
+    /// (3.7); variables every frame's root x, then every frame's root z.
+    Centring,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    /// (3.14) at one frame; variables q_{i−1}, q_i, q_{i+1}, passive (k_s, q̄, k_d)…, loads.
+    Effort { feet: Vec<usize> },
+    /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}.
+    Smooth,
+}
+
+/// The fixed-timing gait NLP of §1.2, as a [`BlockProblem`] (wrap it in [`super::AutoDiff`]).
+#[derive(Debug, Clone)]
+pub struct GaitProblem {
+    spec: GaitSpec,
+    layout: Layout,
+    blocks: Vec<(Block, BlockSpec)>,
+    terms: Vec<(Term, TermSpec)>,
+    mass: f64,
+}
+
+impl GaitProblem {
+    pub fn new(spec: GaitSpec) -> Self {
+        let layout = Layout::new(&spec);
+        let sk = &spec.skeleton;
+        // Nodes: the root's origin and every limb end, plus any limb origin that is neither its
+        // parent's origin (at = 0) nor its parent's end (at = 1) without offset.
+        let mut nodes = vec![Node::Origin(0)];
+        for (i, limb) in sk.limbs.iter().enumerate() {
+            if i > 0 && limb.offset == [0.0; 3] && (limb.at == 0.0 || limb.at == 1.0) {
+                // coincides with an existing node
+            } else if i > 0 {
+                nodes.push(Node::Origin(i));
+            }
+            nodes.push(Node::End(i));
+        }
+        let feet = sk.feet.len();
+        let mut blocks = Vec::new();
+        for i in 0..spec.frames {
+            let mut rows = Vec::new();
+            let (mut lower, mut upper) = (Vec::new(), Vec::new());
+            for &node in &nodes {
+                let contact_foot = match node {
+                    Node::End(l) => sk.feet.iter().position(|&f| f == l).filter(|&k| spec.in_contact(i, k)),
+                    Node::Origin(_) => None,
+                };
+                if contact_foot.is_none() {
+                    rows.push(KinematicRow::Clearance(node));
+                    lower.push(0.0);
+                    upper.push(f64::INFINITY);
+                }
+            }
+            for k in 0..feet {
+                if spec.in_contact(i, k) {
+                    rows.extend([KinematicRow::FootHeight(k), KinematicRow::Twist(k)]);
+                    lower.extend([0.0, 0.0]);
+                    upper.extend([0.0, 0.0]);
+                }
+            }
+            for (s, sep) in sk.separations.iter().enumerate() {
+                rows.push(KinematicRow::Separation(s));
+                lower.push(sep.min_distance * sep.min_distance);
+                upper.push(f64::INFINITY);
+            }
+            let variables = layout.q_vars(i).collect();
+            blocks.push((Block::Kinematic { rows }, BlockSpec { variables, lower, upper, linear: false }));
+        }
+        let dx = -spec.speed * spec.dt();
+        for i in 0..spec.frames {
+            let j = layout.next(i);
+            for k in 0..feet {
+                if spec.in_contact(i, k) && spec.in_contact(j, k) && i != j {
+                    let variables = layout.q_vars(i).chain(layout.q_vars(j)).collect();
+                    blocks.push((Block::Slip { foot: k }, BlockSpec::equal(variables, vec![dx, 0.0])));
+                }
+            }
+        }
+        for i in 0..spec.frames {
+            let loads = layout.loads(i);
+            let mut variables: Vec<usize> =
+                layout.q_vars(layout.prev(i)).chain(layout.q_vars(i)).chain(layout.q_vars(layout.next(i))).collect();
+            for &(_, s) in &loads {
+                variables.extend(s..s + 6);
+            }
+            let feet = loads.iter().map(|l| l.0).collect();
+            blocks.push((Block::Momentum { feet }, BlockSpec::equal(variables, vec![0.0; 6])));
+        }
+        for i in 0..spec.frames {
+            for (_, s) in layout.loads(i) {
+                let spec_ = BlockSpec { variables: (s..s + 6).collect(), lower: vec![0.0; 2], upper: vec![f64::INFINITY; 2], linear: false };
+                blocks.push((Block::Cones, spec_));
+            }
+        }
+        let centring: Vec<usize> = (0..spec.frames).map(|i| layout.q(i, 3)).chain((0..spec.frames).map(|i| layout.q(i, 5))).collect();
+        blocks.push((Block::Centring, BlockSpec::equal(centring, vec![0.0, 0.0]).linear()));
+
+        let mut terms = Vec::new();
+        for i in 0..spec.frames {
+            let loads = layout.loads(i);
+            let mut variables: Vec<usize> =
+                layout.q_vars(layout.prev(i)).chain(layout.q_vars(i)).chain(layout.q_vars(layout.next(i))).collect();
+            variables.extend(layout.passive_start..layout.passive_start + 3 * layout.passive_dofs.len());
+            for &(_, s) in &loads {
+                variables.extend(s..s + 6);
+            }
+            terms.push((Term::Effort { feet: loads.iter().map(|l| l.0).collect() }, TermSpec { variables }));
+        }
+        for i in 0..spec.frames {
+            let variables = layout.q_vars(i).chain(layout.q_vars(layout.next(i))).collect();
+            terms.push((Term::Smooth, TermSpec { variables }));
+        }
+        let mass = sk.total_mass();
+        Self { spec, layout, blocks, terms, mass }
+    }
+
+    pub fn spec(&self) -> &GaitSpec {
+        &self.spec
+    }
+
+    /// Number of variables (for messages).
+    pub fn variables(&self) -> usize {
+        self.layout.n
+    }
+
+    /// q of every frame.
+    pub fn poses(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        (0..self.spec.frames).map(|i| self.layout.q_vars(i).map(|v| x[v]).collect()).collect()
+    }
+
+    /// SI loads (force N, torque N·m) per frame and foot, `None` out of contact.
+    pub fn loads(&self, x: &[f64]) -> Vec<Vec<Option<ContactLoad>>> {
+        self.layout
+            .force_start
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|s| {
+                        s.map(|s| ContactLoad {
+                            force: std::array::from_fn(|c| x[s + c] * self.mass),
+                            torque: std::array::from_fn(|c| x[s + 3 + c] * self.mass * self.torque_scale(c)),
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The passive elements (3.13) at x.
+    pub fn passive(&self, x: &[f64]) -> Vec<PassiveElement> {
+        let names = self.spec.skeleton.dof_names();
+        self.layout
+            .passive_dofs
+            .iter()
+            .enumerate()
+            .map(|(p, &d)| {
+                let [ks, rest, kd] = self.layout.passive(p);
+                PassiveElement { coordinate: names[d].clone(), stiffness: x[ks], rest: x[rest], damping: x[kd] }
+            })
+            .collect()
+    }
+
+    /// t/m = torque_scale(c)·x for torque component c: ν_b for x and z, ν_t for y.
+    fn torque_scale(&self, _component: usize) -> f64 {
+        self.spec.nu
+    }
+
+    /// A foot's torque t/m from its three stored variables.
+    fn torque<D: Scalar>(&self, x: &[D]) -> Vec3<D> {
+        Vec3::new(x[0].clone() * self.torque_scale(0), x[1].clone() * self.torque_scale(1), x[2].clone() * self.torque_scale(2))
+    }
+
+    fn vec3<D: Scalar>(x: &[D]) -> Vec3<D> {
+        Vec3::new(x[0].clone(), x[1].clone(), x[2].clone())
+    }
+
+    fn node<D: Scalar>(k: &super::dynamics::Kinematics<D>, node: Node) -> Vec3<D> {
+        match node {
+            Node::Origin(l) => k.limbs[l].origin.clone(),
+            Node::End(l) => k.limbs[l].end.clone(),
+        }
+    }
+}
+
+impl BlockProblem for GaitProblem {
+    fn num_variables(&self) -> usize {
+        self.layout.n
+    }
+
+    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        let (lo, hi) = self.spec.skeleton.bounds();
+        for i in 0..self.spec.frames {
+            for d in 0..self.layout.dof {
+                lower[self.layout.q(i, d)] = lo[d];
+                upper[self.layout.q(i, d)] = hi[d];
+            }
+        }
+        for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
+            let [ks, rest, kd] = self.layout.passive(p);
+            lower[ks] = 0.0;
+            lower[kd] = 0.0;
+            lower[rest] = lo[d];
+            upper[rest] = hi[d];
+        }
+        for row in &self.layout.force_start {
+            for s in row.iter().flatten() {
+                lower[s + 1] = MIN_NORMAL_FORCE;
+            }
+        }
+    }
+
+    /// The rest pose in every frame (with a small seeded perturbation of the joint coordinates
+    /// when the seed is not 0), no passive elements (k = 0, q̄ = rest), and the weight shared
+    /// equally by the feet in contact.
+    fn initial_point(&self, x: &mut [f64]) {
+        use rand::{Rng, SeedableRng};
+        let rest = self.spec.skeleton.rest_pose();
+        let (lo, hi) = self.spec.skeleton.bounds();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.spec.seed);
+        for i in 0..self.spec.frames {
+            for d in 0..self.layout.dof {
+                let noise = if self.spec.seed != 0 && d >= 6 { rng.random_range(-0.02..0.02) } else { 0.0 };
+                x[self.layout.q(i, d)] = (rest[d] + noise).clamp(lo[d], hi[d]);
+            }
+        }
+        for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
+            let [ks, r, kd] = self.layout.passive(p);
+            x[ks] = 0.0;
+            x[r] = rest[d];
+            x[kd] = 0.0;
+        }
+        for i in 0..self.spec.frames {
+            let loads = self.layout.loads(i);
+            for &(_, s) in &loads {
+                x[s + 1] = -GRAVITY[1] / loads.len() as f64;
+            }
+        }
+    }
+
+    fn objective_terms(&self) -> Vec<TermSpec> {
+        self.terms.iter().map(|t| t.1.clone()).collect()
+    }
+
+    fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
+        let sk = &self.spec.skeleton;
+        let (dof, dt, n) = (self.layout.dof, self.spec.dt(), self.spec.frames as f64);
+        let w = &self.spec.weights;
+        match &self.terms[term].0 {
+            Term::Effort { feet } => {
+                let (qm, rest) = x.split_at(dof);
+                let (q, rest) = rest.split_at(dof);
+                let (qp, rest) = rest.split_at(dof);
+                let np = self.layout.passive_dofs.len();
+                let (passive, loads) = rest.split_at(3 * np);
+                let qd: Vec<D> = (0..dof).map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt)).collect();
+                let qdd: Vec<D> = (0..dof).map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt))).collect();
+                let loads: Vec<FootLoad<D>> = feet
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| FootLoad {
+                        foot: k,
+                        force: Self::vec3(&loads[6 * j..]).scale_f(self.mass),
+                        torque: self.torque(&loads[6 * j + 3..]).scale_f(self.mass),
+                    })
+                    .collect();
+                let id = inverse_dynamics(sk, &sk.morphology(), q, &qd, &qdd, GRAVITY, &loads);
+                let mut sum = D::zero();
+                for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
+                    let (ks, rest, kd) = (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
+                    // t_a = t − t_p, t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13).
+                    let active = id.generalized_forces[d].clone() + ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d];
+                    sum += active.clone() * active;
+                }
+                sum * (w.effort / self.mass / n)
+            }
+            Term::Smooth => {
+                let (q, qn) = x.split_at(dof);
+                let mut velocity = D::zero();
+                for d in 0..dof {
+                    let v = (qn[d].clone() - &q[d]) * (1.0 / dt);
+                    velocity += v.clone() * v;
+                }
+                let mut total = velocity * w.joint_velocity;
+                if let Some(h) = sk.head {
+                    let morph = sk.morphology();
+                    let (k0, k1) = (forward_kinematics(sk, &morph, q), forward_kinematics(sk, &morph, qn));
+                    let v = (&k1.limbs[h].end - &k0.limbs[h].end).scale_f(1.0 / dt);
+                    total += (v.y.clone() * &v.y + v.z.clone() * &v.z) * w.head_velocity;
+                    total += k0.limbs[h].rotation.distance_squared_from_identity() * w.head_orientation;
+                }
+                total * (1.0 / n)
+            }
+        }
+    }
+
+    fn constraint_blocks(&self) -> Vec<BlockSpec> {
+        self.blocks.iter().map(|b| b.1.clone()).collect()
+    }
+
+    fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D> {
+        let sk = &self.spec.skeleton;
+        let dof = self.layout.dof;
+        match &self.blocks[block].0 {
+            Block::Kinematic { rows } => {
+                let k = forward_kinematics(sk, &sk.morphology(), x);
+                rows.iter()
+                    .map(|row| match row {
+                        KinematicRow::Clearance(node) => Self::node(&k, *node).y,
+                        KinematicRow::FootHeight(f) => k.foot(sk, *f).y.clone(),
+                        KinematicRow::Twist(f) => {
+                            let r = &k.limbs[sk.feet[*f]].rotation.m;
+                            r[0][2].clone() - &r[2][0]
+                        }
+                        KinematicRow::Separation(s) => {
+                            let sep = &sk.separations[*s];
+                            (&k.limbs[sep.a].end - &k.limbs[sep.b].end).norm_squared()
+                        }
+                    })
+                    .collect()
+            }
+            Block::Slip { foot } => {
+                let morph = sk.morphology();
+                let (a, b) = x.split_at(dof);
+                let (ka, kb) = (forward_kinematics(sk, &morph, a), forward_kinematics(sk, &morph, b));
+                let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
+                vec![d.x, d.z]
+            }
+            Block::Momentum { feet } => {
+                let morph = sk.morphology();
+                let (qm, rest) = x.split_at(dof);
+                let (q, rest) = rest.split_at(dof);
+                let (qp, loads) = rest.split_at(dof);
+                let (km, k, kp) = (forward_kinematics(sk, &morph, qm), forward_kinematics(sk, &morph, q), forward_kinematics(sk, &morph, qp));
+                let dt = self.spec.dt();
+                let mut linear = Vec3::<D>::from_f64(GRAVITY).scale_f(-self.mass);
+                let mut angular = Vec3::<D>::zero();
+                for (l, limb) in sk.limbs.iter().enumerate() {
+                    let a = (&kp.limbs[l].com - k.limbs[l].com.scale_f(2.0) + &km.limbs[l].com).scale_f(limb.mass / (dt * dt));
+                    angular = angular + (&k.limbs[l].com - &k.com).cross(&a);
+                    linear = linear + a;
+                }
+                let mut out_l = linear.scale_f(1.0 / self.mass);
+                let mut out_a = angular.scale_f(1.0 / self.mass);
+                for (j, &f) in feet.iter().enumerate() {
+                    let force = Self::vec3(&loads[6 * j..]);
+                    let torque = self.torque(&loads[6 * j + 3..]);
+                    out_a = out_a - (k.foot(sk, f) - &k.com).cross(&force) - torque;
+                    out_l = out_l - force;
+                }
+                vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
+            }
+            Block::Cones => {
+                let (fx, fy, fz) = (&x[0], &x[1], &x[2]);
+                let (tx, ty, tz) = (&x[3], &x[4], &x[5]);
+                let normal = fy.clone() * fy;
+                let friction = normal.clone() * (self.spec.mu * self.spec.mu) - fx.clone() * fx - fz.clone() * fz;
+                vec![friction, normal - tx.clone() * tx - ty.clone() * ty - tz.clone() * tz]
+            }
+            Block::Centring => {
+                let n = self.spec.frames;
+                vec![x[..n].iter().cloned().sum(), x[n..].iter().cloned().sum()]
+            }
+        }
+    }
+}
+
+/// A foot's ground reaction in SI units: force (N) at the foot point and free torque (N·m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactLoad {
+    pub force: [f64; 3],
+    pub torque: [f64; 3],
+}
+
+/// A joint coordinate's spring and damper (3.13): t_p = −stiffness·(q − rest) − damping·q̇.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassiveElement {
+    pub coordinate: String,
+    /// N·m/rad.
+    pub stiffness: f64,
+    /// rad.
+    pub rest: f64,
+    /// N·m·s/rad.
+    pub damping: f64,
+}
+
+/// A solved cyclic gait, as written by `motionlab gait --out`: q per frame (treadmill frame: the
+/// creature stays in place and the ground moves at −speed), the contact loads, the timings and
+/// what produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GaitClip {
+    pub creature: String,
+    /// V (m/s, +x).
+    pub speed: f64,
+    /// T (s).
+    pub period: f64,
+    pub timings: Vec<FootTiming>,
+    /// Names of the coordinates of q.
+    pub coordinates: Vec<String>,
+    /// q per frame.
+    pub frames: Vec<Vec<f64>>,
+    /// Per frame, per foot (order of `timings`): the load in contact, `None` in the air.
+    pub contacts: Vec<Vec<Option<ContactLoad>>>,
+    pub passive: Vec<PassiveElement>,
+    /// The objective (3.14)–(3.17) averaged over frames.
+    pub cost: f64,
+    /// How the IPOPT solve of the gait NLP ended (`solved`, `maximum_iterations_exceeded`, …).
+    pub status: String,
+    /// How the feasibility projection ended, when the solve stopped short (see [`solve_gait`]).
+    pub projection_status: Option<String>,
+    /// IPOPT iterations, the projection's included.
+    pub iterations: usize,
+    /// Largest bound or constraint violation (constraints mass-normalised).
+    pub max_violation: f64,
+    pub seed: u64,
+    pub solve_time_s: f64,
+}
+
+impl GaitClip {
+    /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped.
+    pub fn converged(&self) -> bool {
+        let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
+        ok(&self.status) || self.projection_status.as_deref().is_some_and(ok)
+    }
+}
+
+/// IPOPT options for gait solves: L-BFGS Hessian, and feasibility required to 1e-8 (mass-normalised
+/// units) even for an "acceptable" stop.
+pub fn gait_solver_options() -> super::SolverOptions {
+    use super::nlp::{HessianMode, OptionValue};
+    super::SolverOptions {
+        hessian: HessianMode::LimitedMemory,
+        tolerance: 1e-6,
+        max_iterations: 1000,
+        extra: vec![
+            ("constr_viol_tol".into(), OptionValue::Num(1e-8)),
+            ("acceptable_constr_viol_tol".into(), OptionValue::Num(1e-8)),
+            ("acceptable_tol".into(), OptionValue::Num(1e-4)),
+            ("mu_strategy".into(), OptionValue::Str("adaptive".into())),
+        ],
+        ..Default::default()
+    }
+}
+
+/// The feasibility projection of a solve that stopped short of its tolerance: the same variables,
+/// bounds and constraints, and the objective ½‖x − x̂‖² (x̂ the point reached), so IPOPT returns
+/// the nearest point that meets every constraint to its tolerance and the gait barely changes.
+#[cfg(feature = "ipopt")]
+struct Projection<'a> {
+    inner: &'a dyn super::NlpProblem,
+    target: Vec<f64>,
+}
+
+#[cfg(feature = "ipopt")]
+impl super::NlpProblem for Projection<'_> {
+    fn num_variables(&self) -> usize {
+        self.inner.num_variables()
+    }
+    fn num_constraints(&self) -> usize {
+        self.inner.num_constraints()
+    }
+    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        self.inner.variable_bounds(lower, upper)
+    }
+    fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        self.inner.constraint_bounds(lower, upper)
+    }
+    fn initial_point(&self, x: &mut [f64]) {
+        x.copy_from_slice(&self.target)
+    }
+    fn objective(&self, x: &[f64]) -> Result<f64, super::EvalError> {
+        Ok(0.5 * x.iter().zip(&self.target).map(|(a, b)| (a - b) * (a - b)).sum::<f64>())
+    }
+    fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> super::nlp::EvalResult {
+        for ((g, a), b) in grad.iter_mut().zip(x).zip(&self.target) {
+            *g = a - b;
+        }
+        Ok(())
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) -> super::nlp::EvalResult {
+        self.inner.constraints(x, g)
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.inner.jacobian_structure()
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> super::nlp::EvalResult {
+        self.inner.jacobian_values(x, values)
+    }
+}
+
+/// Solves the fixed-timing gait NLP of `spec`: IPOPT on the full problem (the L-BFGS Hessian of
+/// [`gait_solver_options`]); if that stops before its tolerance (iteration limit, or feasible only
+/// to more than 1e-9), the point reached is projected onto the constraints (nearest feasible
+/// point, [`GaitClip::projection_status`]).
+#[cfg(feature = "ipopt")]
+pub fn solve_gait(spec: &GaitSpec, options: &super::SolverOptions) -> Result<GaitClip, GaitError> {
+    use super::NlpProblem;
+    let problem = GaitProblem::new(spec.clone());
+    let nlp = super::AutoDiff::new(problem)?;
+    let s = super::solve(&nlp, options)?;
+    let (mut x, mut violation, mut iterations, mut time) = (s.x.clone(), s.max_violation, s.iterations, s.solve_time);
+    let mut projection_status = None;
+    if !(s.status == super::SolveStatus::Solved && s.max_violation <= 1e-9) && s.x.iter().all(|v| v.is_finite()) {
+        let projection = Projection { inner: &nlp, target: s.x.clone() };
+        let mut popts = options.clone();
+        popts.max_iterations = 1000;
+        let p = super::solve(&projection, &popts)?;
+        iterations += p.iterations;
+        time += p.solve_time;
+        projection_status = Some(p.status.label());
+        if p.status.is_success() && p.max_violation < violation {
+            x = p.x;
+            violation = p.max_violation;
+        }
+    }
+    let cost = nlp.objective(&x).unwrap_or(f64::NAN);
+    let p = nlp.problem();
+    Ok(GaitClip {
+        creature: spec.skeleton.name.clone(),
+        speed: spec.speed,
+        period: spec.period,
+        timings: spec.timings.clone(),
+        coordinates: spec.skeleton.dof_names(),
+        frames: p.poses(&x),
+        contacts: p.loads(&x),
+        passive: p.passive(&x),
+        cost,
+        status: s.status.label(),
+        projection_status,
+        iterations,
+        max_violation: violation,
+        seed: spec.seed,
+        solve_time_s: time.as_secs_f64(),
+    })
+}
+
+/// An independent physical check of a [`GaitClip`] (see the module docs): the largest residual of
+/// each kind over all frames, the wrap from the last frame to the first included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GaitAudit {
+    /// |ṗ − m·g − Σf|/m (m/s²), with ṗ from differences of the linear momentum between frames.
+    pub linear_momentum: f64,
+    /// |L̇ − Σ[(p − CM) × f + t]|/m (m²/s²), with L̇ from differences of the angular momentum about
+    /// the centre of mass between frames (point-mass limbs).
+    pub angular_momentum: f64,
+    /// max(0, ‖f_xz‖ − μ f_y)/m (m/s²), the exact cone (3.10).
+    pub friction: f64,
+    /// max(0, √(‖t_xz/ν_b‖² + (t_y/ν_t)²) − f_y)/m (m/s²), the exact ellipsoid (3.11).
+    pub torque_ellipsoid: f64,
+    /// Largest depth of a node below the ground, or height of a contact foot above it (m).
+    pub ground: f64,
+    /// Largest |foot velocity + V x̂| between consecutive contact frames (m/s).
+    pub slip: f64,
+    /// Largest twist |R_xz − R_zx| of a contact foot.
+    pub twist: f64,
+}
+
+impl GaitAudit {
+    /// The largest mass-normalised dynamic violation (momentum, friction, ellipsoid).
+    pub fn max_dynamics(&self) -> f64 {
+        self.linear_momentum.max(self.angular_momentum).max(self.friction).max(self.torque_ellipsoid)
+    }
+
+    /// The largest violation of any kind.
+    pub fn max(&self) -> f64 {
+        self.max_dynamics().max(self.ground).max(self.slip).max(self.twist)
+    }
+}
+
+/// Audits `clip` for `skeleton` with friction μ and ellipsoid radius ν (see [`GaitAudit`]).
+pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudit {
+    let n = clip.frames.len();
+    let dt = clip.period / n as f64;
+    let m = skeleton.total_mass();
+    let morph = skeleton.morphology::<f64>();
+    let kin: Vec<_> = clip.frames.iter().map(|q| forward_kinematics(skeleton, &morph, q)).collect();
+    let com = |i: usize, l: usize| kin[i].limbs[l].com.re();
+    let cm = |i: usize| kin[i].com.re();
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    // Momenta between frame i and i+1 (cyclic): P = Σ m_k Δc_k/dt, L = Σ m_k (c̄_k − C̄M) × Δc_k/dt.
+    let half: Vec<([f64; 3], [f64; 3])> = (0..n)
+        .map(|i| {
+            let j = (i + 1) % n;
+            let mid_cm = cm(i).iter().zip(cm(j)).map(|(a, b)| 0.5 * (a + b)).collect::<Vec<_>>();
+            let (mut p, mut l) = ([0.0; 3], [0.0; 3]);
+            for (k, limb) in skeleton.limbs.iter().enumerate() {
+                let v: [f64; 3] = std::array::from_fn(|c| (com(j, k)[c] - com(i, k)[c]) / dt);
+                let r: [f64; 3] = std::array::from_fn(|c| 0.5 * (com(i, k)[c] + com(j, k)[c]) - mid_cm[c]);
+                let rv = cross(r, v);
+                for c in 0..3 {
+                    p[c] += limb.mass * v[c];
+                    l[c] += limb.mass * rv[c];
+                }
+            }
+            (p, l)
+        })
+        .collect();
+    let mut out = GaitAudit { linear_momentum: 0.0, angular_momentum: 0.0, friction: 0.0, torque_ellipsoid: 0.0, ground: 0.0, slip: 0.0, twist: 0.0 };
+    for i in 0..n {
+        let before = (i + n - 1) % n;
+        let mut force = [0.0; 3];
+        let mut moment = [0.0; 3];
+        for (k, load) in clip.contacts[i].iter().enumerate() {
+            let Some(load) = load else { continue };
+            let p = kin[i].foot(skeleton, k).re();
+            let mc = cross(sub(p, cm(i)), load.force);
+            for c in 0..3 {
+                force[c] += load.force[c];
+                moment[c] += mc[c] + load.torque[c];
+            }
+            let [fx, fy, fz] = load.force;
+            let [tx, ty, tz] = load.torque;
+            out.friction = out.friction.max(((fx * fx + fz * fz).sqrt() - mu * fy).max(0.0) / m);
+            out.torque_ellipsoid = out.torque_ellipsoid.max((((tx * tx + tz * tz) + ty * ty).sqrt() / nu - fy).max(0.0) / m);
+        }
+        let pdot: [f64; 3] = std::array::from_fn(|c| (half[i].0[c] - half[before].0[c]) / dt);
+        let ldot: [f64; 3] = std::array::from_fn(|c| (half[i].1[c] - half[before].1[c]) / dt);
+        let lin: [f64; 3] = std::array::from_fn(|c| pdot[c] - m * GRAVITY[c] - force[c]);
+        let ang = sub(ldot, moment);
+        out.linear_momentum = out.linear_momentum.max(norm(lin) / m);
+        out.angular_momentum = out.angular_momentum.max(norm(ang) / m);
+        // Ground: every limb end and origin above y = 0; contact feet on it, sliding at −V.
+        for l in &kin[i].limbs {
+            out.ground = out.ground.max(-l.origin.y).max(-l.end.y);
+        }
+        for (k, load) in clip.contacts[i].iter().enumerate() {
+            if load.is_none() {
+                continue;
+            }
+            let p = kin[i].foot(skeleton, k).re();
+            out.ground = out.ground.max(p[1].abs());
+            let r = &kin[i].limbs[skeleton.feet[k]].rotation.m;
+            out.twist = out.twist.max((r[0][2] - r[2][0]).abs());
+            let j = (i + 1) % n;
+            if clip.contacts[j][k].is_some() && j != i {
+                let v = sub(kin[j].foot(skeleton, k).re(), p);
+                out.slip = out.slip.max(norm([v[0] / dt + clip.speed, v[1] / dt, v[2] / dt]));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spacetime::{AutoDiff, NlpProblem};
+    use std::path::Path;
+
+    fn creature(name: &str) -> Skeleton {
+        Skeleton::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("characters").join(format!("{name}.ron"))).unwrap()
+    }
+
+    fn timing(foot: &str, start: f64, duration: f64) -> FootTiming {
+        FootTiming { foot: foot.into(), start, duration }
+    }
+
+    #[test]
+    fn contact_windows_wrap_around_the_cycle_end() {
+        let sk = creature("simple_biped");
+        let spec = GaitSpec::new(sk, 0.7, 1.0, &[timing("r_foot", 0.5, 0.6), timing("l_foot", 0.0, 0.6)]).unwrap();
+        // l_foot: frames 0..=17; r_foot: 15..=29 and 0..=2 (18 frames each).
+        let left: Vec<usize> = (0..30).filter(|&i| spec.in_contact(i, 0)).collect();
+        let right: Vec<usize> = (0..30).filter(|&i| spec.in_contact(i, 1)).collect();
+        assert_eq!(left, (0..18).collect::<Vec<_>>());
+        assert_eq!(right, [0, 1, 2].into_iter().chain(15..30).collect::<Vec<_>>());
+        assert!(spec.has_double_support() && !spec.has_flight());
+        let hop = GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 0.5)]).unwrap();
+        assert!(hop.has_flight() && !hop.has_double_support());
+        assert_eq!(parse_timings("l_foot:0:0.6, r_foot:0.5:0.6").unwrap()[1], timing("r_foot", 0.5, 0.6));
+        assert!(matches!(parse_timings("l_foot:0"), Err(GaitError::Syntax(_))));
+        assert!(matches!(GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 1.0)]), Err(GaitError::FullContact(..))));
+        assert!(GaitSpec::new(creature("monoped"), 0.0, 0.5, &[timing("shin", 0.0, 1.0)]).is_ok(), "standing still");
+        let sk = creature("simple_biped");
+        assert!(matches!(GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("l_foot", 0.0, 0.6)]), Err(GaitError::MissingFoot(_))));
+        assert!(matches!(GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("toe", 0.0, 0.6)]), Err(GaitError::UnknownFoot(..))));
+        assert!(matches!(
+            GaitSpec::new(sk, 0.7, 1.0, &[timing("l_foot", 1.2, 0.6), timing("r_foot", 0.0, 0.5)]),
+            Err(GaitError::Window { .. })
+        ));
+    }
+
+    /// A point away from the rest pose, with loads and passive elements, to test derivatives.
+    fn disturbed_point(nlp: &AutoDiff<GaitProblem>) -> Vec<f64> {
+        let mut x = vec![0.0; nlp.num_variables()];
+        nlp.initial_point(&mut x);
+        for (k, v) in x.iter_mut().enumerate() {
+            *v += 0.05 * ((k as f64 * 12.9898).sin() * 43758.5453).fract();
+        }
+        x
+    }
+
+    #[test]
+    fn derivative_blocks_match_central_differences() {
+        // Monoped hop with a window crossing the cycle end (frames 24..=29 and 0..=8).
+        let spec = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
+        let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
+        let x = disturbed_point(&nlp);
+        let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+        let h = 1e-6;
+        let mut grad = vec![0.0; n];
+        nlp.objective_gradient(&x, &mut grad).unwrap();
+        let structure = nlp.jacobian_structure();
+        let mut jac = vec![0.0; structure.len()];
+        nlp.jacobian_values(&x, &mut jac).unwrap();
+        let mut by_column: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        for (k, &(r, c)) in structure.iter().enumerate() {
+            by_column[c].push((r, jac[k]));
+        }
+        let (mut gp, mut gm) = (vec![0.0; m], vec![0.0; m]);
+        for c in 0..n {
+            let (mut xp, mut xm) = (x.clone(), x.clone());
+            xp[c] += h;
+            xm[c] -= h;
+            let (fp, fm) = (nlp.objective(&xp).unwrap(), nlp.objective(&xm).unwrap());
+            let fd = (fp - fm) / (2.0 * h);
+            // Central differences carry a rounding error of about ε·|f|/h besides O(h²).
+            let rounding = 1e-15 * fp.abs().max(fm.abs()) / h;
+            assert!((fd - grad[c]).abs() <= 1e-5 * (1.0 + fd.abs()) + rounding, "∂f/∂x{c}: {} vs {fd}", grad[c]);
+            nlp.constraints(&xp, &mut gp).unwrap();
+            nlp.constraints(&xm, &mut gm).unwrap();
+            let mut dense: Vec<f64> = gp.iter().zip(&gm).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+            for &(r, v) in &by_column[c] {
+                let rounding = 1e-15 * gp[r].abs().max(gm[r].abs()) / h;
+                assert!((dense[r] - v).abs() <= 1e-5 * (1.0 + v.abs()) + rounding, "∂c{r}/∂x{c}: {v} vs {}", dense[r]);
+                dense[r] = 0.0;
+            }
+            // Nothing outside the declared structure depends on x_c.
+            let stray = dense.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            assert!(stray < 1e-6, "x{c} changes a constraint outside the Jacobian structure ({stray})");
+        }
+    }
+
+    #[cfg(feature = "ipopt")]
+    fn check_solution(spec: &GaitSpec, clip: &GaitClip) {
+        assert!(clip.converged(), "status {} projection {:?}", clip.status, clip.projection_status);
+        assert!(clip.max_violation <= 1e-6, "max violation {}", clip.max_violation);
+        let a = audit(&spec.skeleton, clip, spec.mu, spec.nu);
+        assert!(a.max() <= 1e-6, "audit {a:?}");
+        assert!(clip.cost.is_finite() && clip.cost > 0.0);
+        // The clip's contacts follow the timings; feet in the air carry nothing.
+        for (i, row) in clip.contacts.iter().enumerate() {
+            for (k, c) in row.iter().enumerate() {
+                assert_eq!(c.is_some(), spec.in_contact(i, k));
+            }
+        }
+    }
+
+    #[cfg(feature = "ipopt")]
+    #[test]
+    fn monoped_hop_converges_with_a_clean_audit() {
+        // The contact window crosses the cycle end: frames 24..=29 and 0..=8.
+        let spec = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
+        assert!(spec.in_contact(29, 0) && spec.in_contact(0, 0) && spec.has_flight());
+        let mut options = gait_solver_options();
+        options.max_iterations = 300;
+        let clip = solve_gait(&spec, &options).unwrap();
+        eprintln!("monoped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s", clip.status, clip.projection_status, clip.cost, clip.iterations, clip.max_violation, clip.solve_time_s);
+        check_solution(&spec, &clip);
+        // The foot slides back across the wrap at −V: frame 29 → 0.
+        let k = |q: &Vec<f64>| forward_kinematics(&spec.skeleton, &spec.skeleton.morphology::<f64>(), q).foot(&spec.skeleton, 0).re();
+        let (a, b) = (k(&clip.frames[29]), k(&clip.frames[0]));
+        assert!(((b[0] - a[0]) / spec.dt() + 0.7).abs() < 1e-6, "{a:?} → {b:?}");
+        // In flight (frame 15) no force acts: the centre of mass falls freely.
+        assert!(clip.contacts[15][0].is_none());
+    }
+
+    #[cfg(feature = "ipopt")]
+    #[test]
+    fn simple_biped_walk_is_physically_valid() {
+        // Walk at 0.7 m/s (§1.3's biped speed): each foot down 0.6 of a 1 s cycle, half a cycle
+        // apart; the right foot's window crosses the cycle end. A short solve (100 iterations,
+        // then the feasibility projection) keeps the test fast; `motionlab gait` runs it fully.
+        let sk = creature("simple_biped");
+        let (period, timings) = default_timings(&sk);
+        assert_eq!(timings, vec![timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)]);
+        let spec = GaitSpec::new(sk, 0.7, period, &timings).unwrap();
+        assert!(spec.has_double_support() && !spec.has_flight());
+        let mut options = gait_solver_options();
+        options.max_iterations = 100;
+        let clip = solve_gait(&spec, &options).unwrap();
+        eprintln!("biped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s", clip.status, clip.projection_status, clip.cost, clip.iterations, clip.max_violation, clip.solve_time_s);
+        check_solution(&spec, &clip);
+        // The clip round-trips through RON.
+        let text = ron::ser::to_string(&clip).unwrap();
+        assert_eq!(ron::from_str::<GaitClip>(&text).unwrap(), clip);
+    }
+}
