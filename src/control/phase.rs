@@ -546,7 +546,7 @@ impl PhaseController {
             Transition::Apex => (airborne && sim.com_velocity()[1] <= 0.0, false),
             Transition::Touchdown => (self.airborne_seen && !airborne, false),
             Transition::FootContact => {
-                let prefix = if p.swap_sides { "l_" } else { "r_" };
+                let prefix = swing_side(p.swap_sides);
                 let swing = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(prefix));
                 (elapsed >= 0.05 && swing.is_some_and(|(f, _)| per_body[*f] > 0), false)
             }
@@ -581,7 +581,12 @@ impl PhaseController {
 /// Walks: the name prefix of the swing leg's bodies in a foot-placement phase (unswapped
 /// phases swing the right leg).
 fn swing_prefix(p: &PhaseDef) -> Option<&'static str> {
-    p.foot_placement.then_some(if p.swap_sides { "l_" } else { "r_" })
+    p.foot_placement.then_some(swing_side(p.swap_sides))
+}
+
+/// Name prefix of the swing leg: the right leg in unswapped phases, the left in swapped ones.
+fn swing_side(swap_sides: bool) -> &'static str {
+    if swap_sides { "l_" } else { "r_" }
 }
 
 /// The signed change from angle `from` to angle `to` (radians), wrapped into [−π, π): summing

@@ -308,36 +308,29 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         let name = def.phases.last().map(|p| p.name.as_str()).unwrap_or("");
         terms.push((format!("last phase {name:?} never started"), FAIL_PENALTY));
     }
-    // Feet centre at the end.
-    let feet: Vec<usize> = character.effectors(EffectorTag::Foot).filter_map(|e| character.body_index(&e.body)).collect();
-    let landing = match records.last() {
-        Some(r) if !feet.is_empty() => {
-            let (mut x, mut z) = (0.0, 0.0);
-            for &f in &feet {
-                x += r.positions[f][0];
-                z += r.positions[f][2];
-            }
-            [x / feet.len() as f32, z / feet.len() as f32]
+    // Feet centre at the end, and where the controller's `Touchdown` phase ended.
+    let feet = &foot_bodies;
+    let feet_centre = |r: &Record| {
+        let (mut x, mut z) = (0.0, 0.0);
+        for &f in feet {
+            x += r.positions[f][0];
+            z += r.positions[f][2];
         }
+        [x / feet.len() as f32, z / feet.len() as f32]
+    };
+    let landing = match records.last() {
+        Some(r) if !feet.is_empty() => feet_centre(r),
         _ => [0.0, 0.0],
     };
     let rotation = unwrapped.to_degrees();
     let end_offset = records.last().map(|r| (r.com[0] - landing[0]).hypot(r.com[2] - landing[1])).unwrap_or(f32::INFINITY);
-    // Touchdown: where the feet are when the controller's `Touchdown` phase ends.
     let touchdown = ctrl
         .log
         .iter()
         .find(|r| def.phases.get(r.index).is_some_and(|p| p.end == crate::control::phase::Transition::Touchdown) && r.end.is_some() && !r.timed_out)
         .and_then(|r| records.iter().find(|rec| rec.time >= r.end.unwrap_or(f32::MAX)))
         .filter(|_| !feet.is_empty())
-        .map(|rec| {
-            let (mut x, mut z) = (0.0, 0.0);
-            for &f in &feet {
-                x += rec.positions[f][0];
-                z += rec.positions[f][2];
-            }
-            [x / feet.len() as f32, z / feet.len() as f32]
-        });
+        .map(feet_centre);
     let summary = Summary { landing, touchdown, rotation, max_pitch_deviation: max_pitch_dev.to_degrees(), peak_height: peak, end_offset, obstacle_contact, steps: walk_steps, max_tilt: max_tilt.to_degrees() };
     for c in &task.def.constraints {
         if let Some(t) = constraint_penalty(c, &summary) {
