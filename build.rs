@@ -23,6 +23,11 @@ fn main() {
     for path in &lib.link_paths {
         println!("cargo:rustc-link-search=native={}", path.display());
     }
-    let name = lib.libs.iter().find(|l| l.as_str() == "ipopt").map(String::as_str).unwrap_or("ipopt");
+    let name = lib
+        .libs
+        .iter()
+        .find(|l| l.as_str() == "ipopt")
+        .map(String::as_str)
+        .unwrap_or("ipopt");
     println!("cargo:rustc-link-lib=dylib={name}");
 }

@@ -4,9 +4,9 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use motionlab::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
 use motionlab::control::HoldPose;
-use motionlab::model::{load_character, Character};
+use motionlab::model::{Character, load_character};
 use motionlab::scene::{is_scene_text, load_scene};
-use motionlab::sim::{run_rollout, PdMode, RolloutSpec, SimSettings};
+use motionlab::sim::{PdMode, RolloutSpec, SimSettings, run_rollout};
 use std::path::{Path, PathBuf};
 
 #[path = "cli/cec2006.rs"]
@@ -19,7 +19,11 @@ mod spacetime_cli;
 mod task_cli;
 
 #[derive(Parser)]
-#[command(name = "motionlab", version, about = "Workbench for physics-based character animation")]
+#[command(
+    name = "motionlab",
+    version,
+    about = "Workbench for physics-based character animation"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -283,66 +287,170 @@ fn main() {
     let result = match cli.command {
         None => gui(GuiArgs::default()),
         Some(Command::Gui(args)) => gui(args),
-        Some(Command::Simulate { file, seconds, gain_scale, pd, dt, friction, restitution, out }) => {
-            simulate(&file, seconds, gain_scale, pd, dt, friction, restitution, out.as_deref())
-        }
-        Some(Command::Robustness { file, out, resume, threads }) => robustness(&file, out, resume, threads),
+        Some(Command::Simulate {
+            file,
+            seconds,
+            gain_scale,
+            pd,
+            dt,
+            friction,
+            restitution,
+            out,
+        }) => simulate(
+            &file,
+            seconds,
+            gain_scale,
+            pd,
+            dt,
+            friction,
+            restitution,
+            out.as_deref(),
+        ),
+        Some(Command::Robustness {
+            file,
+            out,
+            resume,
+            threads,
+        }) => robustness(&file, out, resume, threads),
         Some(Command::Check { file }) => check(&file),
-        Some(Command::Explore { scene, variants, generations, k, k_placement, metric, mode, seed, strength, progressive, stall, sigma, out, resume, threads }) => {
-            (|| -> Result<()> {
-                let metric = metric.map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>()).transpose().map_err(anyhow::Error::msg)?;
-                let config = motionlab::diversity::explore::ExploreConfig {
-                    scene,
-                    variants,
-                    generations,
-                    k,
-                    placement: match k_placement {
-                        PlacementArg::Inside => motionlab::diversity::KPlacement::InsideSum,
-                        PlacementArg::Outside => motionlab::diversity::KPlacement::OutsideSum,
-                    },
-                    metric,
-                    shape_mode: matches!(mode, ModeArg::Shape),
-                    seed,
-                    strength,
-                    strategy: if progressive { motionlab::diversity::Strategy::Progressive } else { motionlab::diversity::Strategy::RoundRobin },
-                    stall_generations: stall,
-                    sigma,
-                };
-                task_cli::explore(task_cli::ExploreArgs { config, out, resume, threads })
-            })()
-        }
+        Some(Command::Explore {
+            scene,
+            variants,
+            generations,
+            k,
+            k_placement,
+            metric,
+            mode,
+            seed,
+            strength,
+            progressive,
+            stall,
+            sigma,
+            out,
+            resume,
+            threads,
+        }) => (|| -> Result<()> {
+            let metric = metric
+                .map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>())
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
+            let config = motionlab::diversity::explore::ExploreConfig {
+                scene,
+                variants,
+                generations,
+                k,
+                placement: match k_placement {
+                    PlacementArg::Inside => motionlab::diversity::KPlacement::InsideSum,
+                    PlacementArg::Outside => motionlab::diversity::KPlacement::OutsideSum,
+                },
+                metric,
+                shape_mode: matches!(mode, ModeArg::Shape),
+                seed,
+                strength,
+                strategy: if progressive {
+                    motionlab::diversity::Strategy::Progressive
+                } else {
+                    motionlab::diversity::Strategy::RoundRobin
+                },
+                stall_generations: stall,
+                sigma,
+            };
+            task_cli::explore(task_cli::ExploreArgs {
+                config,
+                out,
+                resume,
+                threads,
+            })
+        })(),
         Some(Command::Bake { scene }) => task_cli::bake(&scene),
         Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
         Some(Command::Summarize { results }) => task_cli::summarize(&results),
-        Some(Command::Prepare { scene, generations, seed, threads, continuation, hold, robust }) => (|| -> Result<()> {
+        Some(Command::Prepare {
+            scene,
+            generations,
+            seed,
+            threads,
+            continuation,
+            hold,
+            robust,
+        }) => (|| -> Result<()> {
             let robust = match robust {
                 None => None,
                 Some(r) => {
                     let bad = || anyhow::anyhow!("--robust expects N:S (e.g. 4:0.03), found {r:?}");
                     let (n, sc) = r.split_once(':').ok_or_else(bad)?;
-                    Some((n.parse().map_err(|_| bad())?, sc.parse().map_err(|_| bad())?))
+                    Some((
+                        n.parse().map_err(|_| bad())?,
+                        sc.parse().map_err(|_| bad())?,
+                    ))
                 }
             };
             let cont = match continuation {
                 None => None,
                 Some(c) => {
                     let parts: Vec<&str> = c.split(':').collect();
-                    let bad = || anyhow::anyhow!("--continuation expects FROM:TO:STEPS (e.g. 0:0.5:5), found {c:?}");
+                    let bad = || {
+                        anyhow::anyhow!(
+                            "--continuation expects FROM:TO:STEPS (e.g. 0:0.5:5), found {c:?}"
+                        )
+                    };
                     if parts.len() != 3 {
                         return Err(bad());
                     }
-                    Some((parts[0].parse().map_err(|_| bad())?, parts[1].parse().map_err(|_| bad())?, parts[2].parse().map_err(|_| bad())?))
+                    Some((
+                        parts[0].parse().map_err(|_| bad())?,
+                        parts[1].parse().map_err(|_| bad())?,
+                        parts[2].parse().map_err(|_| bad())?,
+                    ))
                 }
             };
             task_cli::prepare(&scene, generations, seed, threads, cont, hold, robust)
         })(),
-        Some(Command::Spacetime { problem: SpacetimeCommand::Particle { bound_force, lbfgs, print_level, trajectory } }) => {
-            spacetime_cli::particle(spacetime_cli::ParticleArgs { bound_force, lbfgs, print_level, trajectory })
-        }
-        Some(Command::Gait { creature, speed, period, contacts, seed, out, discover, print_level, max_iterations, exact_hessian, ipopt }) => {
-            spacetime_cli::gait(spacetime_cli::GaitArgs { creature, speed, period, contacts, seed, out, discover, print_level, max_iterations, exact_hessian, ipopt })
-        }
-        Some(Command::Bench { what, quick, characters, seed }) => match what.as_str() {
+        Some(Command::Spacetime {
+            problem:
+                SpacetimeCommand::Particle {
+                    bound_force,
+                    lbfgs,
+                    print_level,
+                    trajectory,
+                },
+        }) => spacetime_cli::particle(spacetime_cli::ParticleArgs {
+            bound_force,
+            lbfgs,
+            print_level,
+            trajectory,
+        }),
+        Some(Command::Gait {
+            creature,
+            speed,
+            period,
+            contacts,
+            seed,
+            out,
+            discover,
+            print_level,
+            max_iterations,
+            exact_hessian,
+            ipopt,
+        }) => spacetime_cli::gait(spacetime_cli::GaitArgs {
+            creature,
+            speed,
+            period,
+            contacts,
+            seed,
+            out,
+            discover,
+            print_level,
+            max_iterations,
+            exact_hessian,
+            ipopt,
+        }),
+        Some(Command::Bench {
+            what,
+            quick,
+            characters,
+            seed,
+        }) => match what.as_str() {
             "sim" => bench(quick, &characters),
             "cma" => bench_cma(quick),
             "diversity" => {
@@ -353,7 +461,9 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
-            other => Err(anyhow::anyhow!("unknown benchmark {other:?}: expected sim, cma or diversity, or cec2006")),
+            other => Err(anyhow::anyhow!(
+                "unknown benchmark {other:?}: expected sim, cma or diversity, or cec2006"
+            )),
         },
     };
     if let Err(e) = result {
@@ -377,7 +487,9 @@ fn gui(args: GuiArgs) -> Result<()> {
 
 #[cfg(not(feature = "gui"))]
 fn gui(_args: GuiArgs) -> Result<()> {
-    anyhow::bail!("this build has no GUI (built without the `gui` feature); use a subcommand, see --help")
+    anyhow::bail!(
+        "this build has no GUI (built without the `gui` feature); use a subcommand, see --help"
+    )
 }
 
 fn load(file: &Path) -> Result<Character> {
@@ -401,7 +513,12 @@ fn simulate(
     }
     let (character, mut settings, pushes, scene_seconds) = if is_scene_text(&text) {
         let s = load_scene(file)?;
-        (s.character.clone(), s.settings(), s.pushes(), Some(s.scene.seconds))
+        (
+            s.character.clone(),
+            s.settings(),
+            s.pushes(),
+            Some(s.scene.seconds),
+        )
     } else {
         (load(file)?, SimSettings::default(), Vec::new(), None)
     };
@@ -410,7 +527,10 @@ fn simulate(
             PdArg::Implicit => PdMode::Implicit,
             PdArg::Explicit => PdMode::Explicit,
         };
-        settings = SimSettings { ground: settings.ground, ..SimSettings::for_mode(mode) };
+        settings = SimSettings {
+            ground: settings.ground,
+            ..SimSettings::for_mode(mode)
+        };
     }
     if let Some(dt) = dt {
         settings.dt = dt;
@@ -423,10 +543,17 @@ fn simulate(
         settings.ground.restitution = r;
     }
     let seconds = seconds.or(scene_seconds).unwrap_or(10.0);
-    let spec = RolloutSpec { record: out.is_some(), pushes, ..RolloutSpec::seconds(seconds) };
+    let spec = RolloutSpec {
+        record: out.is_some(),
+        pushes,
+        ..RolloutSpec::seconds(seconds)
+    };
     let r = run_rollout(&character, settings, &mut HoldPose::reference(), &spec)?;
     println!("character: {}", character.name);
-    println!("pd: {:?}, dt: {:.6} s, gain_scale: {gain_scale}", settings.pd, settings.dt);
+    println!(
+        "pd: {:?}, dt: {:.6} s, gain_scale: {gain_scale}",
+        settings.pd, settings.dt
+    );
     println!("simulated: {:.3} s ({} steps)", r.seconds, r.steps);
     println!("fell: {}", r.fell);
     if let Some(t) = r.fell_at {
@@ -438,7 +565,8 @@ fn simulate(
     println!("final_com_height: {:.4} m", r.final_com[1]);
     println!("hash: {}", r.hash_hex());
     if let Some(out) = out {
-        motionlab::jobs::write_ron(out, &r.frames).with_context(|| format!("writing {}", out.display()))?;
+        motionlab::jobs::write_ron(out, &r.frames)
+            .with_context(|| format!("writing {}", out.display()))?;
         println!("trajectory: {}", out.display());
     }
     Ok(())
@@ -446,19 +574,28 @@ fn simulate(
 
 fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -> Result<()> {
     let character = load(file)?;
-    let folder = out.unwrap_or_else(|| PathBuf::from("results").join(format!("robustness-{}", character.name)));
+    let folder = out
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("robustness-{}", character.name)));
     let job = if resume {
         let cp = folder.join("checkpoint.ron");
-        let text = std::fs::read_to_string(&cp).with_context(|| format!("reading checkpoint {}", cp.display()))?;
-        RobustnessSweep::from_checkpoint(&text).with_context(|| format!("parsing checkpoint {}", cp.display()))?
+        let text = std::fs::read_to_string(&cp)
+            .with_context(|| format!("reading checkpoint {}", cp.display()))?;
+        RobustnessSweep::from_checkpoint(&text)
+            .with_context(|| format!("parsing checkpoint {}", cp.display()))?
     } else {
         RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
     };
     let path = job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?;
     let state: SweepState = ron::from_str(&std::fs::read_to_string(&path)?)?;
-    println!("character: {} (pushed body: {})", state.character.name, state.pushed_body);
+    println!(
+        "character: {} (pushed body: {})",
+        state.character.name, state.pushed_body
+    );
     for b in &state.bounds {
-        let fell = b.fell.map(|f| format!("{f:.1}")).unwrap_or_else(|| "none".into());
+        let fell = b
+            .fell
+            .map(|f| format!("{f:.1}"))
+            .unwrap_or_else(|| "none".into());
         println!(
             "direction {:<14} ({:+.2}, {:+.2}, {:+.2}) max_survived {:>7.1} N*s  first_fall {:>7} N*s  trials {}",
             b.label, b.direction[0], b.direction[1], b.direction[2], b.survived, fell, b.trials
@@ -514,7 +651,8 @@ fn bench(quick: bool, dir: &Path) -> Result<()> {
     for name in names {
         let path = dir.join(format!("{name}.ron"));
         let c = load(&path)?;
-        let s = motionlab::sim::bench::steps_per_second(&c, SimSettings::default(), single_seconds)?;
+        let s =
+            motionlab::sim::bench::steps_per_second(&c, SimSettings::default(), single_seconds)?;
         println!("steps_per_second {name} {s:.0}");
         let r = motionlab::sim::bench::rollouts_per_second(&c, SimSettings::default(), 2.0, batch)?;
         println!("rollouts_per_second {name} {r:.1}");
@@ -533,20 +671,37 @@ fn bench_cma(quick: bool) -> Result<()> {
     for _ in 0..gens {
         es.step(|x| x.iter().map(|v| v * v).sum());
     }
-    println!("overhead_us_per_generation n={n} {:.1}", t0.elapsed().as_secs_f64() * 1e6 / gens as f64);
+    println!(
+        "overhead_us_per_generation n={n} {:.1}",
+        t0.elapsed().as_secs_f64() * 1e6 / gens as f64
+    );
     type Problem = (&'static str, fn(&[f64]) -> f64);
     let problems: [Problem; 3] = [
         ("sphere", |x| x.iter().map(|v| v * v).sum()),
         ("ellipsoid", |x| {
             let n = x.len() as f64;
-            x.iter().enumerate().map(|(i, v)| 10f64.powf(6.0 * i as f64 / (n - 1.0)) * v * v).sum()
+            x.iter()
+                .enumerate()
+                .map(|(i, v)| 10f64.powf(6.0 * i as f64 / (n - 1.0)) * v * v)
+                .sum()
         }),
-        ("rosenbrock", |x| x.windows(2).map(|w| 100.0 * (w[1] - w[0] * w[0]).powi(2) + (1.0 - w[0]).powi(2)).sum()),
+        ("rosenbrock", |x| {
+            x.windows(2)
+                .map(|w| 100.0 * (w[1] - w[0] * w[0]).powi(2) + (1.0 - w[0]).powi(2))
+                .sum()
+        }),
     ];
     for (name, f) in problems {
         let mut evals: Vec<u64> = (1..=5u64)
             .map(|seed| {
-                let mut es = Cmaes::new(&[0.1; 10], 0.5, CmaesOptions { seed, ..Default::default() });
+                let mut es = Cmaes::new(
+                    &[0.1; 10],
+                    0.5,
+                    CmaesOptions {
+                        seed,
+                        ..Default::default()
+                    },
+                );
                 while es.evaluations() < 100_000 && es.should_stop().is_none() {
                     es.step(f);
                     if es.best().map(|b| b.1 <= 1e-8).unwrap_or(false) {

@@ -2,7 +2,7 @@
 //! scripted pushes). Tasks and their constraints (specs/002_003.md B1.8) extend this format.
 //! Paths inside a scene are relative to the scene file.
 
-use crate::model::{load_character, parse_validated, read_text, Character, ModelError, Problem};
+use crate::model::{Character, ModelError, Problem, load_character, parse_validated, read_text};
 use crate::sim::{GroundSettings, PdMode, Push, SimSettings};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -106,32 +106,61 @@ impl Scene {
         let mut out = Vec::new();
         let mut push = |field: &str, message: String| out.push(Problem::new(None, field, message));
         if !(self.seconds > 0.0 && self.seconds.is_finite()) {
-            push("seconds", format!("expected a positive duration, found {}", self.seconds));
+            push(
+                "seconds",
+                format!("expected a positive duration, found {}", self.seconds),
+            );
         }
         if let Some((a, b)) = self.solver {
             if !(1..=16).contains(&a) || !(1..=64).contains(&b) {
-                push("solver", format!("expected (substeps 1..=16, sweeps 1..=64), found ({a}, {b})"));
+                push(
+                    "solver",
+                    format!("expected (substeps 1..=16, sweeps 1..=64), found ({a}, {b})"),
+                );
             }
         }
         if let Some(dt) = self.dt {
             if !(dt > 0.0 && dt <= 0.05) {
-                push("dt", format!("expected a time step in (0, 0.05] s, found {dt}"));
+                push(
+                    "dt",
+                    format!("expected a time step in (0, 0.05] s, found {dt}"),
+                );
             }
         }
         if !(self.ground.friction >= 0.0) {
-            push("friction", format!("expected a non-negative friction, found {}", self.ground.friction));
+            push(
+                "friction",
+                format!(
+                    "expected a non-negative friction, found {}",
+                    self.ground.friction
+                ),
+            );
         }
         if !(0.0..=1.0).contains(&self.ground.restitution) {
-            push("restitution", format!("expected a restitution in [0, 1], found {}", self.ground.restitution));
+            push(
+                "restitution",
+                format!(
+                    "expected a restitution in [0, 1], found {}",
+                    self.ground.restitution
+                ),
+            );
         }
         for (i, o) in self.obstacles.iter().enumerate() {
-            if !o.half_extents.iter().all(|h| *h > 0.0 && h.is_finite()) || !o.center.iter().all(|c| c.is_finite()) {
-                push("obstacles", format!("obstacle {i}: expected a finite centre and positive half extents"));
+            if !o.half_extents.iter().all(|h| *h > 0.0 && h.is_finite())
+                || !o.center.iter().all(|c| c.is_finite())
+            {
+                push(
+                    "obstacles",
+                    format!("obstacle {i}: expected a finite centre and positive half extents"),
+                );
             }
         }
         for p in &self.pushes {
             if !(p.duration > 0.0) || !(p.time >= 0.0) {
-                push("pushes", format!("push on {:?}: expected time >= 0 and duration > 0", p.body));
+                push(
+                    "pushes",
+                    format!("push on {:?}: expected time >= 0 and duration > 0", p.body),
+                );
             }
         }
         out
@@ -143,17 +172,28 @@ pub enum SceneError {
     #[error(transparent)]
     Scene(#[from] ModelError),
     #[error("{}: character {character:?}: {error}", scene.display())]
-    Character { scene: PathBuf, character: String, error: ModelError },
+    Character {
+        scene: PathBuf,
+        character: String,
+        error: ModelError,
+    },
     #[error("{}: task: {message}", scene.display())]
     Task { scene: PathBuf, message: String },
     #[error("{}: push names body {body:?}, which {character:?} does not have", scene.display())]
-    UnknownBody { scene: PathBuf, body: String, character: String },
+    UnknownBody {
+        scene: PathBuf,
+        body: String,
+        character: String,
+    },
 }
 
 pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
     let text = read_text(path)?;
     let scene: Scene = parse_validated(&text, path, Scene::validate)?;
-    let character_path = path.parent().unwrap_or(Path::new(".")).join(&scene.character);
+    let character_path = path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(&scene.character);
     let character = load_character(&character_path).map_err(|error| SceneError::Character {
         scene: path.into(),
         character: scene.character.clone(),
@@ -161,12 +201,24 @@ pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
     })?;
     for p in &scene.pushes {
         if character.body_index(&p.body).is_none() {
-            return Err(SceneError::UnknownBody { scene: path.into(), body: p.body.clone(), character: character.name.clone() });
+            return Err(SceneError::UnknownBody {
+                scene: path.into(),
+                body: p.body.clone(),
+                character: character.name.clone(),
+            });
         }
     }
-    let loaded = LoadedScene { scene, path: path.into(), character, character_path };
+    let loaded = LoadedScene {
+        scene,
+        path: path.into(),
+        character,
+        character_path,
+    };
     if loaded.scene.task.is_some() {
-        loaded.task(false).map_err(|message| SceneError::Task { scene: path.into(), message })?;
+        loaded.task(false).map_err(|message| SceneError::Task {
+            scene: path.into(),
+            message,
+        })?;
     }
     Ok(loaded)
 }
@@ -174,9 +226,19 @@ pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
 impl LoadedScene {
     /// The scene's task resolved against its character (`shape_mode`: link lengths also free).
     pub fn task(&self, shape_mode: bool) -> Result<crate::task::Task, String> {
-        let def = self.scene.task.clone().ok_or_else(|| format!("scene {:?} has no `task`", self.scene.name))?;
-        let mut task =
-            crate::task::Task::new(&self.scene.name, def, self.character.clone(), self.settings(), self.scene.seconds, shape_mode)?;
+        let def = self
+            .scene
+            .task
+            .clone()
+            .ok_or_else(|| format!("scene {:?} has no `task`", self.scene.name))?;
+        let mut task = crate::task::Task::new(
+            &self.scene.name,
+            def,
+            self.character.clone(),
+            self.settings(),
+            self.scene.seconds,
+            shape_mode,
+        )?;
         task.obstacles = self.scene.obstacles.clone();
         Ok(task)
     }
@@ -185,5 +247,7 @@ impl LoadedScene {
 /// Whether a RON file is a scene (it has a `character:` field naming a character file) rather
 /// than a character (which has no such field).
 pub fn is_scene_text(text: &str) -> bool {
-    text.lines().filter(|l| !l.trim_start().starts_with("//")).any(|l| l.contains("character:"))
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .any(|l| l.contains("character:"))
 }

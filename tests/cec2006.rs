@@ -9,7 +9,10 @@ use common::{assert_success, motionlab, stdout};
 /// `key value` pairs of one `problem …` line.
 fn field<'a>(line: &'a str, key: &str) -> &'a str {
     let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == key).unwrap_or_else(|| panic!("no {key} in {line:?}"));
+    let at = words
+        .iter()
+        .position(|w| *w == key)
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"));
     words[at + 1]
 }
 
@@ -37,7 +40,10 @@ fn bench_cec2006_quick_solves_most_problems() {
                 // The quick budget is 20 000 evaluations.
                 assert!(evaluations <= 20_000, "{line}");
             }
-            "false" => assert!(evaluations >= 20_000, "a failure spends the whole budget: {line}"),
+            "false" => assert!(
+                evaluations >= 20_000,
+                "a failure spends the whole budget: {line}"
+            ),
             other => panic!("success {other:?} in {line}"),
         }
     }

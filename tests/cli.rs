@@ -2,8 +2,8 @@
 
 mod common;
 
-use std::path::Path;
 use common::{assert_success, motionlab, stderr, stdout};
+use std::path::Path;
 use std::process::Output;
 
 const BUILTINS: [&str; 3] = ["human3d", "human2d", "bird_robot"];
@@ -33,9 +33,17 @@ fn assert_summary(out: &str, character: &str) {
     assert_eq!(field(out, "character"), character);
     let hash = field(out, "hash");
     assert_eq!(hash.len(), 32, "{out}");
-    assert!(hash.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{out}");
+    assert!(
+        hash.chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+        "{out}"
+    );
     let com = field(out, "final_com_height");
-    let h: f32 = com.strip_suffix(" m").unwrap_or_else(|| panic!("{out}")).parse().unwrap();
+    let h: f32 = com
+        .strip_suffix(" m")
+        .unwrap_or_else(|| panic!("{out}"))
+        .parse()
+        .unwrap();
     assert!(h.is_finite(), "{out}");
 }
 
@@ -45,9 +53,15 @@ fn simulate_builtins_stand_for_10_seconds() {
         let out = simulate(c, &[]);
         assert_summary(&out, c);
         assert_eq!(field(&out, "fell"), "false", "{c}:\n{out}");
-        assert!(field(&out, "simulated").starts_with("10.000 s (1200 steps)"), "{c}:\n{out}");
+        assert!(
+            field(&out, "simulated").starts_with("10.000 s (1200 steps)"),
+            "{c}:\n{out}"
+        );
         assert!(!out.contains("failure:"), "{out}");
-        let h: f32 = field(&out, "final_com_height").trim_end_matches(" m").parse().unwrap();
+        let h: f32 = field(&out, "final_com_height")
+            .trim_end_matches(" m")
+            .parse()
+            .unwrap();
         assert!(h > 0.5, "{c}: {out}");
     }
 }
@@ -58,7 +72,10 @@ fn simulate_builtins_fall_without_gains() {
         let out = simulate(c, &["--gain-scale", "0"]);
         assert_summary(&out, c);
         assert_eq!(field(&out, "fell"), "true", "{c}:\n{out}");
-        let t: f32 = field(&out, "fell_at").trim_end_matches(" s").parse().unwrap();
+        let t: f32 = field(&out, "fell_at")
+            .trim_end_matches(" s")
+            .parse()
+            .unwrap();
         assert!(t < 3.0, "{c}: {out}");
     }
 }
@@ -79,12 +96,27 @@ fn simulate_is_deterministic_across_processes() {
 fn simulate_writes_the_trajectory() {
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("traj.ron");
-    let o = motionlab(&["simulate", "characters/human2d.ron", "--seconds", "0.5", "--out", out_file.to_str().unwrap()]);
+    let o = motionlab(&[
+        "simulate",
+        "characters/human2d.ron",
+        "--seconds",
+        "0.5",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
     assert_success(&o, "simulate --out");
     let text = std::fs::read_to_string(&out_file).unwrap();
     // 60 frames, each with a `time` field.
-    assert_eq!(text.matches("time:").count(), 60, "{}", &text[..text.len().min(500)]);
-    assert_eq!(field(&stdout(&o), "trajectory"), out_file.display().to_string());
+    assert_eq!(
+        text.matches("time:").count(),
+        60,
+        "{}",
+        &text[..text.len().min(500)]
+    );
+    assert_eq!(
+        field(&stdout(&o), "trajectory"),
+        out_file.display().to_string()
+    );
 }
 
 #[test]
@@ -101,8 +133,16 @@ fn check_accepts_the_builtins() {
 /// human2d.ron with `old` replaced by `new` on the line containing `anchor` (which must be
 /// unique); returns the text and that line's number (1-based).
 fn edited_human2d(anchor: &str, old: &str, new: &str) -> (String, usize) {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human2d.ron")).unwrap();
-    let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(anchor)).map(|(i, _)| i).collect();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human2d.ron"),
+    )
+    .unwrap();
+    let hits: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(anchor))
+        .map(|(i, _)| i)
+        .collect();
     assert_eq!(hits.len(), 1, "{anchor:?} found on lines {hits:?}");
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     assert!(lines[hits[0]].contains(old));
@@ -116,8 +156,16 @@ fn check_fails(text: &str, line: usize, must_contain: &[&str]) {
     std::fs::write(&path, text).unwrap();
     let o = motionlab(&["check", path.to_str().unwrap()]);
     let err = stderr(&o);
-    assert!(!o.status.success(), "check accepted a broken file:\n{}", stdout(&o));
-    assert!(err.contains(&format!("{}:{line}:", path.display())), "expected {}:{line}: in:\n{err}", path.display());
+    assert!(
+        !o.status.success(),
+        "check accepted a broken file:\n{}",
+        stdout(&o)
+    );
+    assert!(
+        err.contains(&format!("{}:{line}:", path.display())),
+        "expected {}:{line}: in:\n{err}",
+        path.display()
+    );
     for s in must_contain {
         assert!(err.contains(s), "expected {s:?} in:\n{err}");
     }
@@ -127,7 +175,11 @@ fn check_fails(text: &str, line: usize, must_contain: &[&str]) {
 #[test]
 fn check_rejects_a_syntax_error_with_file_and_line() {
     // Missing comma between two fields of the pelvis record.
-    let (text, line) = edited_human2d("(name: \"pelvis\"", "mass: 11.36, position", "mass: 11.36 position");
+    let (text, line) = edited_human2d(
+        "(name: \"pelvis\"",
+        "mass: 11.36, position",
+        "mass: 11.36 position",
+    );
     check_fails(&text, line, &[]);
 }
 
@@ -135,7 +187,11 @@ fn check_rejects_a_syntax_error_with_file_and_line() {
 fn check_rejects_an_invalid_character_with_file_line_and_field() {
     let (text, line) = edited_human2d("(name: \"l_shin\"", "mass: 3.44", "mass: -3.44");
     check_fails(&text, line, &["`mass`", "\"l_shin\""]);
-    let (text, line) = edited_human2d("name: \"l_knee\"", "parent: \"l_thigh\"", "parent: \"l_thig\"");
+    let (text, line) = edited_human2d(
+        "name: \"l_knee\"",
+        "parent: \"l_thigh\"",
+        "parent: \"l_thig\"",
+    );
     check_fails(&text, line, &["`parent`", "\"l_thig\""]);
 }
 
@@ -154,20 +210,34 @@ fn check_rejects_a_missing_file() {
 fn robustness_sweeps_eight_directions() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("sweep");
-    let o = motionlab(&["robustness", "characters/human2d.ron", "--out", out_dir.to_str().unwrap()]);
+    let o = motionlab(&[
+        "robustness",
+        "characters/human2d.ron",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_success(&o, "robustness");
     let out = stdout(&o);
-    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("direction ")).collect();
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("direction "))
+        .collect();
     assert_eq!(lines.len(), 8, "{out}");
     for l in &lines {
         let words: Vec<&str> = l.split_whitespace().collect();
-        let i = words.iter().position(|w| *w == "max_survived").unwrap_or_else(|| panic!("{l}"));
+        let i = words
+            .iter()
+            .position(|w| *w == "max_survived")
+            .unwrap_or_else(|| panic!("{l}"));
         let survived: f32 = words[i + 1].parse().unwrap();
         assert!(survived > 0.0, "{l}");
     }
     assert!(out_dir.join("result.ron").is_file());
     assert!(!out_dir.join("checkpoint.ron").exists());
-    assert_eq!(field(&out, "result"), out_dir.join("result.ron").display().to_string());
+    assert_eq!(
+        field(&out, "result"),
+        out_dir.join("result.ron").display().to_string()
+    );
 }
 
 #[test]
@@ -180,12 +250,21 @@ fn bench_quick_reports_every_builtin() {
             let values: Vec<f64> = out
                 .lines()
                 .filter_map(|l| l.strip_prefix(&format!("{metric} {c} ")))
-                .map(|v| v.parse().unwrap_or_else(|e| panic!("{metric} {c}: {v:?}: {e}")))
+                .map(|v| {
+                    v.parse()
+                        .unwrap_or_else(|e| panic!("{metric} {c}: {v:?}: {e}"))
+                })
                 .collect();
             assert_eq!(values.len(), 1, "{metric} {c} in:\n{out}");
             assert!(values[0] > 0.0, "{metric} {c}: {}", values[0]);
         }
-        assert_eq!(out.lines().filter(|l| l.starts_with(&format!("{metric} "))).count(), 3, "{out}");
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with(&format!("{metric} ")))
+                .count(),
+            3,
+            "{out}"
+        );
     }
 }
 
@@ -204,30 +283,55 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     };
     assert!(value("overhead_us_per_generation n=100 ") > 0.0);
     // pycma 4.5 medians (DESIGN.md): sphere 1150, ellipsoid 3920, Rosenbrock 4780; within 15 %.
-    for (name, pycma) in [("sphere", 1150.0), ("ellipsoid", 3920.0), ("rosenbrock", 4780.0)] {
+    for (name, pycma) in [
+        ("sphere", 1150.0),
+        ("ellipsoid", 3920.0),
+        ("rosenbrock", 4780.0),
+    ] {
         let e = value(&format!("evaluations_to_1e-8 {name} n=10 "));
         assert!(e <= pycma * 1.15, "{name}: {e} evaluations");
     }
     let bad = motionlab(&["bench", "nonsense"]);
     assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("expected sim, cma or diversity"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("expected sim, cma or diversity"),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 #[test]
 fn shipped_scenes_check_and_simulate_as_described() {
-    for scene in ["scenes/stand_human3d.ron", "scenes/stand_human2d_explicit.ron"] {
+    for scene in [
+        "scenes/stand_human3d.ron",
+        "scenes/stand_human2d_explicit.ron",
+    ] {
         let o = motionlab(&["check", scene]);
         assert_success(&o, scene);
-        assert!(stdout(&o).starts_with(&format!("ok: {scene} (scene ")), "{}", stdout(&o));
+        assert!(
+            stdout(&o).starts_with(&format!("ok: {scene} (scene ")),
+            "{}",
+            stdout(&o)
+        );
         // Both scenes are pushed within what the character survives.
         let o = motionlab(&["simulate", scene]);
         assert_success(&o, scene);
-        assert!(stdout(&o).lines().any(|l| l == "fell: false"), "{scene}:\n{}", stdout(&o));
+        assert!(
+            stdout(&o).lines().any(|l| l == "fell: false"),
+            "{scene}:\n{}",
+            stdout(&o)
+        );
     }
     // The 3D scene's 20 N·s forward push is felt: without it the trajectory differs.
     let pushed = motionlab(&["simulate", "scenes/stand_human3d.ron", "--seconds", "3"]);
     let plain = motionlab(&["simulate", "characters/human3d.ron", "--seconds", "3"]);
-    let hash = |o: &Output| stdout(o).lines().find(|l| l.starts_with("hash: ")).unwrap().to_string();
+    let hash = |o: &Output| {
+        stdout(o)
+            .lines()
+            .find(|l| l.starts_with("hash: "))
+            .unwrap()
+            .to_string()
+    };
     assert_ne!(hash(&pushed), hash(&plain));
 }
 
@@ -244,6 +348,9 @@ fn scene_naming_an_unknown_body_is_rejected_with_the_scene_path() {
     let o = motionlab(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("bad_scene.ron") && err.contains("\"tail\""), "{err}");
+    assert!(
+        err.contains("bad_scene.ron") && err.contains("\"tail\""),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }

@@ -3,8 +3,8 @@
 
 mod common;
 
-use std::path::Path;
 use common::{assert_success, motionlab, stderr, stdout};
+use std::path::Path;
 use std::process::Output;
 
 /// Task scenes whose seed controllers satisfy their constraints (C = 0).
@@ -48,7 +48,10 @@ fn task_scenes_check_and_solved_seeds_satisfy_their_constraints() {
         let o = motionlab(&["simulate", scene]);
         assert_success(&o, scene);
         let out = stdout(&o);
-        assert!(out.lines().any(|l| l == "penalty: 0.000"), "{scene}: the seed must have C = 0:\n{out}");
+        assert!(
+            out.lines().any(|l| l == "penalty: 0.000"),
+            "{scene}: the seed must have C = 0:\n{out}"
+        );
         assert!(out.lines().any(|l| l == "fell: false"), "{scene}:\n{out}");
     }
 }
@@ -66,14 +69,20 @@ fn parse_explore(out: &str) -> (Vec<Line>, f64) {
     for l in out.lines() {
         let w: Vec<&str> = l.split_whitespace().collect();
         match w.as_slice() {
-            ["variant", i, "penalty", c, "min_distance", d] => {
-                lines.push(Line { index: i.parse().unwrap(), penalty: c.parse().unwrap(), min_distance: d.parse().unwrap() })
-            }
+            ["variant", i, "penalty", c, "min_distance", d] => lines.push(Line {
+                index: i.parse().unwrap(),
+                penalty: c.parse().unwrap(),
+                min_distance: d.parse().unwrap(),
+            }),
             ["diversity", d] => diversity = Some(d.parse().unwrap()),
             _ => panic!("unexpected output line {l:?} in:\n{out}"),
         }
     }
-    assert_eq!(out.lines().last().map(|l| l.starts_with("diversity ")), Some(true), "{out}");
+    assert_eq!(
+        out.lines().last().map(|l| l.starts_with("diversity ")),
+        Some(true),
+        "{out}"
+    );
     (lines, diversity.unwrap())
 }
 
@@ -99,26 +108,43 @@ fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
         ]);
         assert_success(&o, "explore");
         let (lines, d) = parse_explore(&stdout(&o));
-        assert_eq!(lines.iter().map(|l| l.index).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            lines.iter().map(|l| l.index).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
         for l in &lines {
             assert!(l.penalty >= 0.0 && l.min_distance >= 0.0 && l.min_distance.is_finite());
         }
         assert!(d.is_finite());
         let result = out.join("result.ron");
         assert!(result.exists());
-        assert!(!out.join("checkpoint.ron").exists(), "a finished job removes its checkpoint");
+        assert!(
+            !out.join("checkpoint.ron").exists(),
+            "a finished job removes its checkpoint"
+        );
         results.push((std::fs::read_to_string(&result).unwrap(), result));
     }
     // Serial and parallel evaluation give the same search.
-    let strip = |s: &str| s.lines().filter(|l| !l.contains("scene:")).collect::<Vec<_>>().join("\n");
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("scene:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(strip(&results[0].0), strip(&results[1].0));
     // Replay re-simulates every motion (0 is the input) and checks the stored hash.
     for v in ["0", "1", "2"] {
         let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", v]);
         assert_success(&o, "replay");
-        let hash = stdout(&o).lines().find_map(|l| l.strip_prefix("hash: ").map(str::to_string)).unwrap();
+        let hash = stdout(&o)
+            .lines()
+            .find_map(|l| l.strip_prefix("hash: ").map(str::to_string))
+            .unwrap();
         assert_eq!(hash.len(), 32);
-        assert!(results[0].0.contains(&format!("hash: \"{hash}\"")), "{hash} not stored");
+        assert!(
+            results[0].0.contains(&format!("hash: \"{hash}\"")),
+            "{hash} not stored"
+        );
     }
     let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", "7"]);
     assert!(!o.status.success());
@@ -128,29 +154,52 @@ fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
 #[test]
 fn a_task_naming_an_unknown_joint_is_rejected_with_the_scene_path() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"))
-        .unwrap()
-        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"))
-        .replace("joints: [\"lower_waist\"", "joints: [\"tail\", \"lower_waist\"");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"),
+    )
+    .unwrap()
+    .replace(
+        "../characters/human2d.ron",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"),
+    )
+    .replace(
+        "joints: [\"lower_waist\"",
+        "joints: [\"tail\", \"lower_waist\"",
+    );
     let path = dir.path().join("bad_task.ron");
     std::fs::write(&path, text).unwrap();
     let o = motionlab(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("bad_task.ron") && err.contains("\"tail\""), "{err}");
+    assert!(
+        err.contains("bad_task.ron") && err.contains("\"tail\""),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
 fn prepare_keeps_a_seed_that_already_satisfies_its_constraints() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"))
-        .unwrap()
-        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jump_forward2d.ron"),
+    )
+    .unwrap()
+    .replace(
+        "../characters/human2d.ron",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"),
+    );
     let path = dir.path().join("jf.ron");
     std::fs::write(&path, text).unwrap();
     // --hold 0: judge the seed over the task's own duration (the default adds a 0.3 s margin).
-    let o = motionlab(&["prepare", path.to_str().unwrap(), "--generations", "2", "--hold", "0"]);
+    let o = motionlab(&[
+        "prepare",
+        path.to_str().unwrap(),
+        "--generations",
+        "2",
+        "--hold",
+        "0",
+    ]);
     assert_success(&o, "prepare");
     let out = stdout(&o);
     assert!(out.contains("start penalty 0.000"), "{out}");
@@ -164,7 +213,11 @@ fn bench_diversity_quick_reports_rollouts_per_second() {
     assert_success(&o, "bench diversity");
     let out = stdout(&o);
     let value = |k: &str| -> f64 {
-        out.lines().find_map(|l| l.strip_prefix(&format!("{k} "))).unwrap_or_else(|| panic!("{k} in\n{out}")).parse().unwrap()
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k} ")))
+            .unwrap_or_else(|| panic!("{k} in\n{out}"))
+            .parse()
+            .unwrap()
     };
     // 4 variants × 5 generations × 16 samples.
     assert_eq!(value("rollouts"), 4.0 * 5.0 * 16.0);
@@ -177,8 +230,14 @@ fn bake_applies_the_seed_so_the_baked_scene_replays_the_same_motion() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("scenes/jump_forward2d.ron"))
         .unwrap()
-        .replace("../characters/human2d.ron", concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
-    assert!(!text.contains("seed: [],"), "jump_forward2d keeps a normalized seed");
+        .replace(
+            "../characters/human2d.ron",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"),
+        );
+    assert!(
+        !text.contains("seed: [],"),
+        "jump_forward2d keeps a normalized seed"
+    );
     let original = dir.path().join("jf.ron");
     std::fs::write(&original, &text).unwrap();
     let o = motionlab(&["bake", original.to_str().unwrap()]);
@@ -201,11 +260,18 @@ fn bake_applies_the_seed_so_the_baked_scene_replays_the_same_motion() {
     let hash = |p: &Path| {
         let o = motionlab(&["simulate", p.to_str().unwrap()]);
         assert_success(&o, "simulate");
-        stdout(&o).lines().find_map(|l| l.strip_prefix("hash: ").map(str::to_string)).unwrap()
+        stdout(&o)
+            .lines()
+            .find_map(|l| l.strip_prefix("hash: ").map(str::to_string))
+            .unwrap()
     };
     assert_eq!(hash(&original), hash(&baked_path));
     // A malformed --robust is refused with what was expected.
     let o = motionlab(&["prepare", original.to_str().unwrap(), "--robust", "four"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("--robust expects N:S"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--robust expects N:S"),
+        "{}",
+        stderr(&o)
+    );
 }

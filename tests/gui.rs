@@ -9,7 +9,14 @@ fn screenshot(args: &[&str], name: &str) -> (u32, u32, Vec<u8>, png::ColorType) 
     let out = dir.path().join(name);
     let bin = env!("CARGO_BIN_EXE_motionlab");
     let status = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1600x900x24", bin, "gui", "--screenshot"])
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1600x900x24",
+            bin,
+            "gui",
+            "--screenshot",
+        ])
         .arg(&out)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -26,7 +33,10 @@ fn screenshot(args: &[&str], name: &str) -> (u32, u32, Vec<u8>, png::ColorType) 
 
 #[test]
 fn screenshot_shows_character_and_panels() {
-    let (w, h, pixels, colour) = screenshot(&["--frames", "90", "--character", "characters/human3d.ron"], "human3d.png");
+    let (w, h, pixels, colour) = screenshot(
+        &["--frames", "90", "--character", "characters/human3d.ron"],
+        "human3d.png",
+    );
     assert_eq!((w, h), (1600, 900));
     let channels = match colour {
         png::ColorType::Rgba => 4,
@@ -44,7 +54,11 @@ fn screenshot_shows_character_and_panels() {
             distinct.insert(px(x, y));
         }
     }
-    assert!(distinct.len() > 200, "only {} distinct colours: the window looks blank", distinct.len());
+    assert!(
+        distinct.len() > 200,
+        "only {} distinct colours: the window looks blank",
+        distinct.len()
+    );
     // The centre of the viewport (between the panels) shows the character: its colours differ
     // from the sky/ground colours at the top of the viewport.
     let sky = px(800, 60);
@@ -52,12 +66,20 @@ fn screenshot_shows_character_and_panels() {
     for y in (250..750).step_by(5) {
         for x in (700..900).step_by(5) {
             let p = px(x, y);
-            if p.iter().zip(sky.iter()).map(|(a, b)| (*a as i32 - *b as i32).abs()).sum::<i32>() > 60 {
+            if p.iter()
+                .zip(sky.iter())
+                .map(|(a, b)| (*a as i32 - *b as i32).abs())
+                .sum::<i32>()
+                > 60
+            {
                 differing += 1;
             }
         }
     }
-    assert!(differing > 100, "the centre of the viewport shows almost nothing but background ({differing} pixels differ)");
+    assert!(
+        differing > 100,
+        "the centre of the viewport shows almost nothing but background ({differing} pixels differ)"
+    );
     // The left panel (egui) is drawn: its column differs from the viewport background.
     let panel = px(40, 300);
     assert_ne!(panel, sky, "left panel not drawn");
@@ -65,7 +87,10 @@ fn screenshot_shows_character_and_panels() {
 
 #[test]
 fn explore_flag_shows_the_diversity_panel() {
-    let (w, h, pixels, colour) = screenshot(&["--frames", "40", "--explore", "scenes/backflip2d.ron"], "explore.png");
+    let (w, h, pixels, colour) = screenshot(
+        &["--frames", "40", "--explore", "scenes/backflip2d.ron"],
+        "explore.png",
+    );
     assert_eq!((w, h), (1600, 900));
     let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
     let px = |x: u32, y: u32| {
@@ -81,11 +106,23 @@ fn explore_flag_shows_the_diversity_panel() {
         for x in (1200..1590).step_by(4) {
             let p = px(x, y);
             distinct.insert(p);
-            if p.iter().zip(sky.iter()).map(|(a, b)| (*a as i32 - *b as i32).abs()).sum::<i32>() > 120 {
+            if p.iter()
+                .zip(sky.iter())
+                .map(|(a, b)| (*a as i32 - *b as i32).abs())
+                .sum::<i32>()
+                > 120
+            {
                 panel_like += 1;
             }
         }
     }
-    assert!(distinct.len() > 40, "the right panel shows only {} colours", distinct.len());
-    assert!(panel_like > 5000, "the right panel is not drawn ({panel_like} pixels differ from the sky)");
+    assert!(
+        distinct.len() > 40,
+        "the right panel shows only {} colours",
+        distinct.len()
+    );
+    assert!(
+        panel_like > 5000,
+        "the right panel is not drawn ({panel_like} pixels differ from the sky)"
+    );
 }

@@ -21,7 +21,10 @@ fn particle_prints_the_reference_objective() {
     let out = stdout(&o);
     assert_eq!(value(&out, "status"), "solved", "{out}");
     let objective: f64 = value(&out, "objective").parse().unwrap();
-    assert!((objective - 65_699.9).abs() <= 1e-3 * 65_699.9, "objective {objective}\n{out}");
+    assert!(
+        (objective - 65_699.9).abs() <= 1e-3 * 65_699.9,
+        "objective {objective}\n{out}"
+    );
     let iterations: usize = value(&out, "iterations").parse().unwrap();
     assert!(iterations >= 1, "{out}");
     let violation: f64 = value(&out, "max_violation").parse().unwrap();
@@ -39,16 +42,29 @@ fn particle_trajectory_keeps_its_boundary_conditions() {
         .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
         .collect();
     assert_eq!(frames.len(), 21, "{out}");
-    for (f, q) in [(0, [0.0, 0.0]), (1, [0.0, 0.5]), (19, [4.0, 3.5]), (20, [4.0, 4.0])] {
+    for (f, q) in [
+        (0, [0.0, 0.0]),
+        (1, [0.0, 0.5]),
+        (19, [4.0, 3.5]),
+        (20, [4.0, 4.0]),
+    ] {
         assert_eq!(frames[f][0] as usize, f);
-        assert!((frames[f][1] - q[0]).abs() < 1e-6 && (frames[f][2] - q[1]).abs() < 1e-6, "frame {f}: {:?}", frames[f]);
+        assert!(
+            (frames[f][1] - q[0]).abs() < 1e-6 && (frames[f][2] - q[1]).abs() < 1e-6,
+            "frame {f}: {:?}",
+            frames[f]
+        );
     }
 }
 
 #[test]
 fn particle_with_table_force_limit_reports_infeasible() {
     let o = motionlab(&["spacetime", "particle", "--bound-force", "30"]);
-    assert!(!o.status.success(), "an infeasible problem must fail:\n{}", stdout(&o));
+    assert!(
+        !o.status.success(),
+        "an infeasible problem must fail:\n{}",
+        stdout(&o)
+    );
     let out = stdout(&o);
     assert_eq!(value(&out, "status"), "infeasible", "{out}\n{}", stderr(&o));
     assert!(stderr(&o).contains("infeasible"), "{}", stderr(&o));

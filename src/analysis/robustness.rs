@@ -11,7 +11,7 @@
 use crate::control::HoldPose;
 use crate::jobs::{Job, Progress, StepOutcome};
 use crate::model::{Character, RootKind};
-use crate::sim::{continue_rollout, RolloutSpec, SimSettings, Simulation, Snapshot};
+use crate::sim::{RolloutSpec, SimSettings, Simulation, Snapshot, continue_rollout};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -88,8 +88,26 @@ pub struct RobustnessSweep {
 }
 
 fn direction_set(planar: bool, n: usize) -> Vec<(String, [f32; 3])> {
-    let names3 = ["forward", "forward-right", "right", "back-right", "back", "back-left", "left", "forward-left"];
-    let names2 = ["forward", "forward-up", "up", "back-up", "back", "back-down", "down", "forward-down"];
+    let names3 = [
+        "forward",
+        "forward-right",
+        "right",
+        "back-right",
+        "back",
+        "back-left",
+        "left",
+        "forward-left",
+    ];
+    let names2 = [
+        "forward",
+        "forward-up",
+        "up",
+        "back-up",
+        "back",
+        "back-down",
+        "down",
+        "forward-down",
+    ];
     (0..n)
         .map(|k| {
             let a = std::f32::consts::TAU * k as f32 / n as f32;
@@ -98,14 +116,20 @@ fn direction_set(planar: bool, n: usize) -> Vec<(String, [f32; 3])> {
             } else {
                 (names3.get(k).filter(|_| n == 8), [a.cos(), 0.0, a.sin()])
             };
-            let label = label.map(|s| s.to_string()).unwrap_or_else(|| format!("{:.0} deg", a.to_degrees()));
+            let label = label
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| format!("{:.0} deg", a.to_degrees()));
             (label, dir.map(|v| if v.abs() < 1e-6 { 0.0 } else { v }))
         })
         .collect()
 }
 
 impl RobustnessSweep {
-    pub fn new(character: Character, settings: SimSettings, config: SweepConfig) -> anyhow::Result<Self> {
+    pub fn new(
+        character: Character,
+        settings: SimSettings,
+        config: SweepConfig,
+    ) -> anyhow::Result<Self> {
         let heaviest = character
             .bodies
             .iter()
@@ -115,7 +139,14 @@ impl RobustnessSweep {
         let planar = character.root.kind == RootKind::Planar;
         let bounds = direction_set(planar, config.directions)
             .into_iter()
-            .map(|(label, direction)| DirectionBound { label, direction, survived: 0.0, fell: None, trials: 0, done: false })
+            .map(|(label, direction)| DirectionBound {
+                label,
+                direction,
+                survived: 0.0,
+                fell: None,
+                trials: 0,
+                done: false,
+            })
             .collect();
         Ok(RobustnessSweep {
             state: SweepState {
@@ -140,9 +171,16 @@ impl RobustnessSweep {
     fn base(&mut self) -> anyhow::Result<Snapshot> {
         if self.base.is_none() {
             let mut sim = Simulation::new(&self.state.character, self.state.settings)?;
-            let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &RolloutSpec::seconds(self.state.config.settle));
+            let r = continue_rollout(
+                &mut sim,
+                &mut HoldPose::reference(),
+                &RolloutSpec::seconds(self.state.config.settle),
+            );
             if r.fell {
-                anyhow::bail!("the character does not stand unpushed for {} s", self.state.config.settle);
+                anyhow::bail!(
+                    "the character does not stand unpushed for {} s",
+                    self.state.config.settle
+                );
             }
             self.base = Some(sim.snapshot());
         }
@@ -156,7 +194,10 @@ impl RobustnessSweep {
         sim.restore(base);
         let body = st.character.body_index(&st.pushed_body).unwrap_or(0);
         sim.push(body, dir.map(|d| d * impulse), st.config.push_duration);
-        let spec = RolloutSpec { stop_on_fall: true, ..RolloutSpec::seconds(st.config.observe) };
+        let spec = RolloutSpec {
+            stop_on_fall: true,
+            ..RolloutSpec::seconds(st.config.observe)
+        };
         let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &spec);
         Ok(!r.fell)
     }
@@ -174,11 +215,19 @@ impl Job for RobustnessSweep {
     fn step(&mut self, pool: &rayon::ThreadPool) -> anyhow::Result<StepOutcome> {
         let base = self.base()?;
         let cfg = self.state.config.clone();
-        let trials: Vec<(usize, f32)> =
-            self.state.bounds.iter().enumerate().filter_map(|(i, b)| b.next_trial(&cfg).map(|x| (i, x))).collect();
+        let trials: Vec<(usize, f32)> = self
+            .state
+            .bounds
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.next_trial(&cfg).map(|x| (i, x)))
+            .collect();
         let this = &*self;
         let outcomes: Vec<anyhow::Result<bool>> = pool.install(|| {
-            trials.par_iter().map(|&(i, x)| this.survives(&base, this.state.bounds[i].direction, x)).collect()
+            trials
+                .par_iter()
+                .map(|&(i, x)| this.survives(&base, this.state.bounds[i].direction, x))
+                .collect()
         });
         for ((i, x), ok) in trials.into_iter().zip(outcomes) {
             let ok = ok?;
@@ -199,23 +248,49 @@ impl Job for RobustnessSweep {
             }
         }
         self.state.rounds += 1;
-        Ok(if self.state.bounds.iter().all(|b| b.done) { StepOutcome::Done } else { StepOutcome::Running })
+        Ok(if self.state.bounds.iter().all(|b| b.done) {
+            StepOutcome::Done
+        } else {
+            StepOutcome::Running
+        })
     }
 
     fn progress(&self) -> Progress {
         let done = self.state.bounds.iter().filter(|b| b.done).count();
         let n = self.state.bounds.len().max(1);
         // Each direction needs about a dozen trials; count finished ones fully.
-        let partial: f32 = self.state.bounds.iter().map(|b| if b.done { 1.0 } else { (b.trials as f32 / 12.0).min(0.95) }).sum();
+        let partial: f32 = self
+            .state
+            .bounds
+            .iter()
+            .map(|b| {
+                if b.done {
+                    1.0
+                } else {
+                    (b.trials as f32 / 12.0).min(0.95)
+                }
+            })
+            .sum();
         Progress {
             fraction: partial / n as f32,
-            message: format!("round {}, {done}/{n} directions bracketed", self.state.rounds),
-            values: self.state.bounds.iter().map(|b| (b.label.clone(), b.survived)).collect(),
+            message: format!(
+                "round {}, {done}/{n} directions bracketed",
+                self.state.rounds
+            ),
+            values: self
+                .state
+                .bounds
+                .iter()
+                .map(|b| (b.label.clone(), b.survived))
+                .collect(),
         }
     }
 
     fn checkpoint(&self) -> anyhow::Result<String> {
-        Ok(ron::ser::to_string_pretty(&self.state, ron::ser::PrettyConfig::default())?)
+        Ok(ron::ser::to_string_pretty(
+            &self.state,
+            ron::ser::PrettyConfig::default(),
+        )?)
     }
 
     fn result(&self) -> anyhow::Result<String> {

@@ -4,9 +4,9 @@
 
 use super::skin::build_skin;
 use super::viewport::{MainCamera, OrbitCamera};
-use super::{pose_to_transform, AppOptions};
+use super::{AppOptions, pose_to_transform};
 use crate::control::{Controller, HoldPose};
-use crate::model::{load_character, Character};
+use crate::model::{Character, load_character};
 use crate::sim::{SimSettings, Simulation};
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::prelude::*;
@@ -22,7 +22,15 @@ impl Plugin for CharacterPlugin {
         app.add_systems(PreStartup, load_initial_character)
             .add_systems(
                 Update,
-                (hot_reload, load_requested, rebuild_visual, push_input, step_simulation, sync_bones).chain(),
+                (
+                    hot_reload,
+                    load_requested,
+                    rebuild_visual,
+                    push_input,
+                    step_simulation,
+                    sync_bones,
+                )
+                    .chain(),
             );
     }
 }
@@ -63,7 +71,11 @@ pub struct LiveSim {
 }
 
 impl LiveSim {
-    pub fn new(character: Character, path: Option<PathBuf>, settings: SimSettings) -> anyhow::Result<Self> {
+    pub fn new(
+        character: Character,
+        path: Option<PathBuf>,
+        settings: SimSettings,
+    ) -> anyhow::Result<Self> {
         let sim = Simulation::new(&character, settings)?;
         let modified = path.as_deref().and_then(mtime);
         Ok(LiveSim {
@@ -100,7 +112,12 @@ impl LiveSim {
     pub fn replace(&mut self, character: Character, path: Option<PathBuf>) {
         match Simulation::new(&character, self.settings) {
             Ok(sim) => {
-                self.message = format!("loaded {}", path.as_deref().map(|p| p.display().to_string()).unwrap_or(character.name.clone()));
+                self.message = format!(
+                    "loaded {}",
+                    path.as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or(character.name.clone())
+                );
                 self.sim = sim;
                 self.character = character;
                 self.modified = path.as_deref().and_then(mtime);
@@ -123,12 +140,21 @@ impl LiveSim {
         }
         self.sim.push(body, (d * self.push_impulse).to_array(), 0.1);
         self.last_push = Some((body, d, self.sim.time()));
-        self.message = format!("pushed {} with {:.0} N·s", self.character.bodies[body].name, self.push_impulse);
+        self.message = format!(
+            "pushed {} with {:.0} N·s",
+            self.character.bodies[body].name, self.push_impulse
+        );
     }
 
     /// Index of the heaviest body (the trunk), the default push target.
     pub fn heaviest_body(&self) -> usize {
-        self.character.bodies.iter().enumerate().max_by(|a, b| a.1.mass.total_cmp(&b.1.mass)).map(|x| x.0).unwrap_or(0)
+        self.character
+            .bodies
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.mass.total_cmp(&b.1.mass))
+            .map(|x| x.0)
+            .unwrap_or(0)
     }
 }
 
@@ -161,7 +187,8 @@ fn load_initial_character(mut commands: Commands, options: Res<AppOptions>) {
     let mut live = match LiveSim::new(character, path, SimSettings::default()) {
         Ok(live) => live,
         Err(e) => {
-            let mut live = LiveSim::new(minimal_character(), None, SimSettings::default()).expect("the one-box character simulates");
+            let mut live = LiveSim::new(minimal_character(), None, SimSettings::default())
+                .expect("the one-box character simulates");
             live.message = format!("cannot simulate the character: {e}");
             live
         }
@@ -188,7 +215,9 @@ fn hot_reload(mut live: ResMut<LiveSim>, time: Res<Time>, mut last_check: Local<
         return;
     }
     *last_check = 0.0;
-    let Some(path) = live.path.clone() else { return };
+    let Some(path) = live.path.clone() else {
+        return;
+    };
     let now = mtime(&path);
     if now.is_some() && now != live.modified {
         live.modified = now;
@@ -235,13 +264,24 @@ fn rebuild_visual(
     }
     let (mesh, inverse) = build_skin(&live.character);
     let joints: Vec<Entity> = (0..live.character.bodies.len())
-        .map(|i| commands.spawn((Bone(i), pose_to_transform(live.sim.body_pose(i)))).id())
+        .map(|i| {
+            commands
+                .spawn((Bone(i), pose_to_transform(live.sim.body_pose(i))))
+                .id()
+        })
         .collect();
     commands.spawn((
         CharacterSkin,
         Mesh3d(meshes.add(mesh)),
-        MeshMaterial3d(materials.add(StandardMaterial { base_color: Color::WHITE, perceptual_roughness: 0.6, ..default() })),
-        SkinnedMesh { inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(inverse)), joints },
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::WHITE,
+            perceptual_roughness: 0.6,
+            ..default()
+        })),
+        SkinnedMesh {
+            inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(inverse)),
+            joints,
+        },
         Transform::IDENTITY,
     ));
 }
@@ -255,7 +295,11 @@ fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, options: Res<AppO
         steps = 1;
     } else if live.playing {
         // Screenshots step a fixed amount per frame so they do not depend on the frame rate.
-        let frame = if options.screenshot.is_some() { 1.0 / 60.0 } else { time.delta_secs_f64().min(0.1) };
+        let frame = if options.screenshot.is_some() {
+            1.0 / 60.0
+        } else {
+            time.delta_secs_f64().min(0.1)
+        };
         live.accumulator += frame * live.speed as f64;
         steps = (live.accumulator / dt).floor() as usize;
         live.accumulator -= steps as f64 * dt;
@@ -291,7 +335,10 @@ fn push_input(
     let fwd = orbit.forward_flat();
     let right = fwd.cross(Vec3::Y);
     let target = live.heaviest_body();
-    let keyboard_wanted = egui_input.as_ref().map(|e| e.wants_keyboard_input()).unwrap_or(false);
+    let keyboard_wanted = egui_input
+        .as_ref()
+        .map(|e| e.wants_keyboard_input())
+        .unwrap_or(false);
     if !keyboard_wanted {
         for (key, dir) in [
             (KeyCode::ArrowUp, fwd),
@@ -316,7 +363,11 @@ fn push_input(
     for pad in &gamepads {
         let s = pad.left_stick();
         if pad.just_pressed(GamepadButton::South) {
-            let dir = if s.length() > 0.3 { fwd * s.y + right * s.x } else { fwd };
+            let dir = if s.length() > 0.3 {
+                fwd * s.y + right * s.x
+            } else {
+                fwd
+            };
             live.push(target, dir);
         }
         if pad.just_pressed(GamepadButton::Start) {
@@ -327,13 +378,21 @@ fn push_input(
         }
     }
     // Click a body: push it away from the camera.
-    let over_ui = egui_input.map(|e| e.wants_pointer_input() || e.is_pointer_over_area()).unwrap_or(false);
+    let over_ui = egui_input
+        .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
+        .unwrap_or(false);
     if over_ui || !mouse.just_pressed(MouseButton::Left) {
         return;
     }
-    let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else { return };
-    let Some(cursor) = window.cursor_position() else { return };
-    let Ok(ray) = camera.viewport_to_world(cam_t, cursor) else { return };
+    let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {
+        return;
+    };
+    let Some(cursor) = window.cursor_position() else {
+        return;
+    };
+    let Ok(ray) = camera.viewport_to_world(cam_t, cursor) else {
+        return;
+    };
     let mut best: Option<(f32, usize)> = None;
     for (i, b) in live.character.bodies.iter().enumerate() {
         let p = live.sim.body_pose(i);

@@ -1,8 +1,8 @@
 //! Jobs panel: starts background jobs on the job runner's own pool, shows their progress with
 //! pause, resume and cancel, and draws finished robustness sweeps as a polar plot.
 
-use super::character::LiveSim;
 use super::AppOptions;
+use super::character::LiveSim;
 use crate::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
 use crate::jobs::{JobHandle, JobRunner, JobStatus};
 use bevy::prelude::*;
@@ -13,7 +13,8 @@ pub struct JobsPanelPlugin;
 
 impl Plugin for JobsPanelPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup_jobs).add_systems(Update, (poll_jobs, start_sweep_on_launch));
+        app.add_systems(Startup, setup_jobs)
+            .add_systems(Update, (poll_jobs, start_sweep_on_launch));
     }
 }
 
@@ -34,10 +35,19 @@ fn setup_jobs(mut commands: Commands) {
         Ok(r) => (Some(r), None),
         Err(e) => (None, Some(format!("cannot start the job pool: {e}"))),
     };
-    commands.insert_resource(JobsState { runner, entries: Vec::new(), error });
+    commands.insert_resource(JobsState {
+        runner,
+        entries: Vec::new(),
+        error,
+    });
 }
 
-fn start_sweep_on_launch(options: Res<AppOptions>, mut done: Local<bool>, mut jobs: ResMut<JobsState>, live: Res<LiveSim>) {
+fn start_sweep_on_launch(
+    options: Res<AppOptions>,
+    mut done: Local<bool>,
+    mut jobs: ResMut<JobsState>,
+    live: Res<LiveSim>,
+) {
     if options.start_sweep && !*done {
         *done = true;
         start_sweep(&mut jobs, &live);
@@ -46,10 +56,17 @@ fn start_sweep_on_launch(options: Res<AppOptions>, mut done: Local<bool>, mut jo
 
 pub fn start_sweep(jobs: &mut JobsState, live: &LiveSim) {
     let Some(runner) = &jobs.runner else { return };
-    match RobustnessSweep::new(live.character.clone(), live.settings, SweepConfig::default()) {
+    match RobustnessSweep::new(
+        live.character.clone(),
+        live.settings,
+        SweepConfig::default(),
+    ) {
         Ok(job) => {
             let handle = runner.spawn(Box::new(job), None);
-            jobs.entries.push(JobEntry { handle, sweep: None });
+            jobs.entries.push(JobEntry {
+                handle,
+                sweep: None,
+            });
         }
         Err(e) => jobs.error = Some(format!("{e:#}")),
     }
@@ -60,14 +77,21 @@ fn poll_jobs(mut jobs: ResMut<JobsState>) {
         entry.handle.poll();
         if entry.handle.status == JobStatus::Finished && entry.sweep.is_none() {
             if let Some(path) = &entry.handle.result {
-                entry.sweep = std::fs::read_to_string(path).ok().and_then(|t| ron::from_str(&t).ok());
+                entry.sweep = std::fs::read_to_string(path)
+                    .ok()
+                    .and_then(|t| ron::from_str(&t).ok());
             }
         }
     }
 }
 
 /// Largest survived impulse per direction, drawn in the push plane.
-pub fn polar_plot(ui: &mut egui::Ui, id: &str, labels_dirs_values: &[(String, [f32; 3], f32)], planar: bool) {
+pub fn polar_plot(
+    ui: &mut egui::Ui,
+    id: &str,
+    labels_dirs_values: &[(String, [f32; 3], f32)],
+    planar: bool,
+) {
     let pts: Vec<[f64; 2]> = labels_dirs_values
         .iter()
         .map(|(_, d, v)| {
@@ -75,7 +99,10 @@ pub fn polar_plot(ui: &mut egui::Ui, id: &str, labels_dirs_values: &[(String, [f
             [(x * v) as f64, (y * v) as f64]
         })
         .collect();
-    let rmax = labels_dirs_values.iter().map(|x| x.2).fold(1.0f32, f32::max) as f64;
+    let rmax = labels_dirs_values
+        .iter()
+        .map(|x| x.2)
+        .fold(1.0f32, f32::max) as f64;
     Plot::new(id.to_string())
         .data_aspect(1.0)
         .height(260.0)
@@ -84,14 +111,27 @@ pub fn polar_plot(ui: &mut egui::Ui, id: &str, labels_dirs_values: &[(String, [f
         .show(ui, |plot| {
             for k in 1..=4 {
                 let r = rmax * k as f64 / 4.0;
-                let circle: Vec<[f64; 2]> = (0..=64).map(|i| {
-                    let a = std::f64::consts::TAU * i as f64 / 64.0;
-                    [r * a.cos(), r * a.sin()]
-                }).collect();
-                plot.line(Line::new(format!("{r:.0} N·s"), PlotPoints::from(circle)).color(egui::Color32::from_gray(170)).width(0.5));
+                let circle: Vec<[f64; 2]> = (0..=64)
+                    .map(|i| {
+                        let a = std::f64::consts::TAU * i as f64 / 64.0;
+                        [r * a.cos(), r * a.sin()]
+                    })
+                    .collect();
+                plot.line(
+                    Line::new(format!("{r:.0} N·s"), PlotPoints::from(circle))
+                        .color(egui::Color32::from_gray(170))
+                        .width(0.5),
+                );
             }
-            plot.polygon(Polygon::new("max survived impulse", PlotPoints::from(pts.clone())).fill_color(egui::Color32::from_rgba_unmultiplied(60, 140, 220, 60)));
-            plot.points(Points::new("directions", PlotPoints::from(pts)).radius(4.0).color(egui::Color32::from_rgb(30, 90, 200)));
+            plot.polygon(
+                Polygon::new("max survived impulse", PlotPoints::from(pts.clone()))
+                    .fill_color(egui::Color32::from_rgba_unmultiplied(60, 140, 220, 60)),
+            );
+            plot.points(
+                Points::new("directions", PlotPoints::from(pts))
+                    .radius(4.0)
+                    .color(egui::Color32::from_rgb(30, 90, 200)),
+            );
             for (label, d, _) in labels_dirs_values {
                 let (x, y) = if planar { (d[0], d[1]) } else { (d[0], d[2]) };
                 let p = egui_plot::PlotPoint::new(x as f64 * rmax * 1.12, y as f64 * rmax * 1.12);
@@ -106,7 +146,11 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
         ui.colored_label(egui::Color32::RED, e);
     }
     if let Some(r) = &jobs.runner {
-        ui.small(format!("{} worker threads · results in {}", r.threads(), r.results_dir().display()));
+        ui.small(format!(
+            "{} worker threads · results in {}",
+            r.threads(),
+            r.results_dir().display()
+        ));
     }
     if ui.button("Robustness sweep").on_hover_text("Push the standing character in 8 directions; find the largest impulse it survives in each").clicked() {
         start_sweep(jobs, live);
@@ -125,24 +169,41 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
             // Live bounds while running, final result when done.
             let planar = live.character.root.kind == crate::model::RootKind::Planar;
             let values: Vec<(String, [f32; 3], f32)> = match &entry.sweep {
-                Some(s) => s.bounds.iter().map(|b| (b.label.clone(), b.direction, b.survived)).collect(),
+                Some(s) => s
+                    .bounds
+                    .iter()
+                    .map(|b| (b.label.clone(), b.direction, b.survived))
+                    .collect(),
                 None => Vec::new(),
             };
             if !values.is_empty() {
-                let planar = entry.sweep.as_ref().map(|s| s.character.root.kind == crate::model::RootKind::Planar).unwrap_or(planar);
+                let planar = entry
+                    .sweep
+                    .as_ref()
+                    .map(|s| s.character.root.kind == crate::model::RootKind::Planar)
+                    .unwrap_or(planar);
                 polar_plot(ui, &format!("polar{i}"), &values, planar);
-                egui::Grid::new(format!("sweep{i}")).striped(true).show(ui, |ui| {
-                    ui.label("direction");
-                    ui.label("survives (N·s)");
-                    ui.end_row();
-                    for (l, _, v) in &values {
-                        ui.label(l);
-                        ui.label(format!("{v:.0}"));
+                egui::Grid::new(format!("sweep{i}"))
+                    .striped(true)
+                    .show(ui, |ui| {
+                        ui.label("direction");
+                        ui.label("survives (N·s)");
                         ui.end_row();
-                    }
-                });
+                        for (l, _, v) in &values {
+                            ui.label(l);
+                            ui.label(format!("{v:.0}"));
+                            ui.end_row();
+                        }
+                    });
             } else if !h.progress.values.is_empty() {
-                ui.small(h.progress.values.iter().map(|(l, v)| format!("{l}: {v:.0}")).collect::<Vec<_>>().join(" · "));
+                ui.small(
+                    h.progress
+                        .values
+                        .iter()
+                        .map(|(l, v)| format!("{l}: {v:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(" · "),
+                );
             }
             ui.separator();
         }

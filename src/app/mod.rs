@@ -42,7 +42,8 @@ pub struct AppOptions {
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
 pub fn pose_to_transform(p: [f32; 7]) -> Transform {
-    Transform::from_translation(Vec3::new(p[0], p[1], p[2])).with_rotation(Quat::from_xyzw(p[3], p[4], p[5], p[6]))
+    Transform::from_translation(Vec3::new(p[0], p[1], p[2]))
+        .with_rotation(Quat::from_xyzw(p[3], p[4], p[5], p[6]))
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -62,7 +63,10 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 }),
                 ..default()
             })
-            .set(bevy::log::LogPlugin { level: bevy::log::Level::WARN, ..default() }),
+            .set(bevy::log::LogPlugin {
+                level: bevy::log::Level::WARN,
+                ..default()
+            }),
     )
     .add_plugins(bevy_egui::EguiPlugin::default())
     .insert_resource(options)

@@ -39,7 +39,13 @@ pub struct Overlays {
 impl Overlays {
     /// Overlays from names: `skin`, `colliders`, `com`, `contacts`, `torques`.
     pub fn from_names(names: &[String]) -> anyhow::Result<Self> {
-        let mut o = Overlays { colliders: false, com: false, contacts: false, torques: false, skin: false };
+        let mut o = Overlays {
+            colliders: false,
+            com: false,
+            contacts: false,
+            torques: false,
+            skin: false,
+        };
         for n in names {
             match n.trim() {
                 "skin" => o.skin = true,
@@ -48,7 +54,9 @@ impl Overlays {
                 "contacts" => o.contacts = true,
                 "torques" => o.torques = true,
                 "" => {}
-                other => anyhow::bail!("unknown overlay {other:?}: expected skin, colliders, com, contacts or torques"),
+                other => anyhow::bail!(
+                    "unknown overlay {other:?}: expected skin, colliders, com, contacts or torques"
+                ),
             }
         }
         Ok(o)
@@ -57,7 +65,13 @@ impl Overlays {
 
 impl Default for Overlays {
     fn default() -> Self {
-        Overlays { colliders: false, com: true, contacts: true, torques: true, skin: true }
+        Overlays {
+            colliders: false,
+            com: true,
+            contacts: true,
+            torques: true,
+            skin: true,
+        }
     }
 }
 
@@ -73,9 +87,15 @@ pub fn convex_hull_xz(points: &[Vec2]) -> Vec<Vec2> {
     let mut hull: Vec<Vec2> = Vec::with_capacity(2 * p.len());
     for pass in 0..2 {
         let start = hull.len();
-        let iter: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 { Box::new(p.iter()) } else { Box::new(p.iter().rev()) };
+        let iter: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 {
+            Box::new(p.iter())
+        } else {
+            Box::new(p.iter().rev())
+        };
         for &q in iter {
-            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], q) <= 0.0 {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], q) <= 0.0
+            {
                 hull.pop();
             }
             hull.push(q);
@@ -101,24 +121,48 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
             let t = pose(i);
             let col = Color::srgb(0.1, 0.2, 0.9);
             match b.shape {
-                Shape::Capsule { radius, half_length, axis } => {
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                    axis,
+                } => {
                     let extra = match axis {
                         Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
                         Axis::Y => Quat::IDENTITY,
                         Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
                     };
-                    gizmos.primitive_3d(&Capsule3d::new(radius, 2.0 * half_length), Isometry3d::new(t.translation, t.rotation * extra), col);
+                    gizmos.primitive_3d(
+                        &Capsule3d::new(radius, 2.0 * half_length),
+                        Isometry3d::new(t.translation, t.rotation * extra),
+                        col,
+                    );
                 }
                 Shape::Box { half_extents: h } => {
-                    gizmos.primitive_3d(&Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]), Isometry3d::new(t.translation, t.rotation), col);
+                    gizmos.primitive_3d(
+                        &Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]),
+                        Isometry3d::new(t.translation, t.rotation),
+                        col,
+                    );
                 }
                 Shape::Ellipsoid { radii: r } => {
                     let q = t.rotation;
                     let rx = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
                     let ry = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
-                    gizmos.ellipse(Isometry3d::new(t.translation, q), Vec2::new(r[0], r[1]), col);
-                    gizmos.ellipse(Isometry3d::new(t.translation, q * rx), Vec2::new(r[2], r[1]), col);
-                    gizmos.ellipse(Isometry3d::new(t.translation, q * ry), Vec2::new(r[0], r[2]), col);
+                    gizmos.ellipse(
+                        Isometry3d::new(t.translation, q),
+                        Vec2::new(r[0], r[1]),
+                        col,
+                    );
+                    gizmos.ellipse(
+                        Isometry3d::new(t.translation, q * rx),
+                        Vec2::new(r[2], r[1]),
+                        col,
+                    );
+                    gizmos.ellipse(
+                        Isometry3d::new(t.translation, q * ry),
+                        Vec2::new(r[0], r[2]),
+                        col,
+                    );
                 }
             }
         }
@@ -128,21 +172,45 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
         let contacts = sim.contact_points();
         if overlays.contacts {
             for (_, p) in &contacts {
-                gizmos.sphere(Isometry3d::from_translation(Vec3::from(*p)), 0.015, Color::srgb(1.0, 0.9, 0.0));
+                gizmos.sphere(
+                    Isometry3d::from_translation(Vec3::from(*p)),
+                    0.015,
+                    Color::srgb(1.0, 0.9, 0.0),
+                );
             }
         }
         if overlays.com {
             let com = Vec3::from(sim.com());
             let foot = Vec3::new(com.x, ground + 0.004, com.z);
-            let hull = convex_hull_xz(&contacts.iter().map(|(_, p)| Vec2::new(p[0], p[2])).collect::<Vec<_>>());
+            let hull = convex_hull_xz(
+                &contacts
+                    .iter()
+                    .map(|(_, p)| Vec2::new(p[0], p[2]))
+                    .collect::<Vec<_>>(),
+            );
             let inside = hull.len() >= 3
-                && hull.iter().zip(hull.iter().cycle().skip(1)).all(|(a, b)| (*b - *a).perp_dot(Vec2::new(com.x, com.z) - *a) >= 0.0);
-            let com_col = if inside { Color::srgb(0.1, 0.75, 0.2) } else { Color::srgb(0.9, 0.2, 0.1) };
+                && hull
+                    .iter()
+                    .zip(hull.iter().cycle().skip(1))
+                    .all(|(a, b)| (*b - *a).perp_dot(Vec2::new(com.x, com.z) - *a) >= 0.0);
+            let com_col = if inside {
+                Color::srgb(0.1, 0.75, 0.2)
+            } else {
+                Color::srgb(0.9, 0.2, 0.1)
+            };
             gizmos.sphere(Isometry3d::from_translation(com), 0.035, com_col);
             gizmos.line(com, foot, com_col);
-            gizmos.circle(Isometry3d::new(foot, Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)), 0.03, com_col);
+            gizmos.circle(
+                Isometry3d::new(foot, Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+                0.03,
+                com_col,
+            );
             for (a, b) in hull.iter().zip(hull.iter().cycle().skip(1)) {
-                gizmos.line(Vec3::new(a.x, ground + 0.004, a.y), Vec3::new(b.x, ground + 0.004, b.y), Color::srgb(0.05, 0.5, 0.1));
+                gizmos.line(
+                    Vec3::new(a.x, ground + 0.004, a.y),
+                    Vec3::new(b.x, ground + 0.004, b.y),
+                    Color::srgb(0.05, 0.5, 0.1),
+                );
             }
         }
     }
@@ -150,14 +218,30 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
     if overlays.torques {
         let sat = sim.saturation();
         for (ji, j) in c.joints.iter().enumerate() {
-            let Some(ci) = c.body_index(&j.child) else { continue };
-            let s = sim.dofs().iter().zip(&sat).filter(|(d, _)| d.joint == ji).map(|(_, s)| *s).fold(0.0f32, f32::max);
+            let Some(ci) = c.body_index(&j.child) else {
+                continue;
+            };
+            let s = sim
+                .dofs()
+                .iter()
+                .zip(&sat)
+                .filter(|(d, _)| d.joint == ji)
+                .map(|(_, s)| *s)
+                .fold(0.0f32, f32::max);
             let child = &c.bodies[ci];
             let q = child.orientation();
-            let reference = Transform::from_translation(Vec3::from(child.position)).with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
-            let local = reference.to_matrix().inverse().transform_point3(Vec3::from(j.anchor));
+            let reference = Transform::from_translation(Vec3::from(child.position))
+                .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
+            let local = reference
+                .to_matrix()
+                .inverse()
+                .transform_point3(Vec3::from(j.anchor));
             let world = pose(ci).transform_point(local);
-            gizmos.sphere(Isometry3d::from_translation(world), 0.03 + 0.02 * s, saturation_colour(s));
+            gizmos.sphere(
+                Isometry3d::from_translation(world),
+                0.03 + 0.02 * s,
+                saturation_colour(s),
+            );
         }
     }
 

@@ -2,15 +2,15 @@
 //! single step, reset, speed ×0.1–×4, gain multiplier, PD mode), push controls, overlay toggles,
 //! and a status bar with simulated time, FPS and the last message.
 
-use super::character::{characters_dir, CharacterSkin, LiveSim, LoadRequest};
-use super::diversity_panel::{diversity_ui, DiversityState};
-use super::jobs_panel::{jobs_ui, JobsState};
+use super::character::{CharacterSkin, LiveSim, LoadRequest, characters_dir};
+use super::diversity_panel::{DiversityState, diversity_ui};
+use super::jobs_panel::{JobsState, jobs_ui};
 use super::overlays::Overlays;
 use super::viewport::OrbitCamera;
 use crate::sim::PdMode;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
-use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 pub struct PanelsPlugin;
 
@@ -24,7 +24,12 @@ impl Plugin for PanelsPlugin {
 
 fn character_files() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(characters_dir())
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ron")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -45,7 +50,9 @@ fn workbench_ui(
     let mut root = egui::Ui::new(
         ctx.clone(),
         "workbench".into(),
-        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
     );
     let fps = diagnostics
         .get(&FrameTimeDiagnosticsPlugin::FPS)
@@ -59,7 +66,12 @@ fn workbench_ui(
             ui.separator();
             ui.label(format!("{:.0} FPS", fps));
             ui.separator();
-            ui.label(format!("{} · {} DOF · {:.1} kg", live.character.name, live.character.internal_dof(), live.character.total_mass()));
+            ui.label(format!(
+                "{} · {} DOF · {:.1} kg",
+                live.character.name,
+                live.character.internal_dof(),
+                live.character.total_mass()
+            ));
             ui.separator();
             let state = if let Some(f) = live.sim.failure() {
                 egui::RichText::new(format!("failed: {f}")).color(egui::Color32::RED)
@@ -70,7 +82,11 @@ fn workbench_ui(
             };
             ui.label(state);
             ui.separator();
-            ui.label(if live.playing { format!("playing ×{:.1}", live.speed) } else { "paused".into() });
+            ui.label(if live.playing {
+                format!("playing ×{:.1}", live.speed)
+            } else {
+                "paused".into()
+            });
             if !live.message.is_empty() {
                 ui.separator();
                 ui.label(&live.message);
@@ -206,21 +222,34 @@ fn workbench_ui(
     });
 
     if diversity.visible {
-        egui::Panel::right("workbench_diversity").default_size(470.0).resizable(true).show(&mut root, |ui| {
-            diversity_ui(ui, &mut diversity, &jobs);
-        });
+        egui::Panel::right("workbench_diversity")
+            .default_size(470.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                diversity_ui(ui, &mut diversity, &jobs);
+            });
     } else {
-        egui::Panel::right("workbench_jobs").default_size(360.0).resizable(true).show(&mut root, |ui| {
-            jobs_ui(ui, &mut jobs, &live);
-        });
+        egui::Panel::right("workbench_jobs")
+            .default_size(360.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                jobs_ui(ui, &mut jobs, &live);
+            });
     }
     diversity.central = Some(root.available_rect_before_wrap());
     Ok(())
 }
 
-fn skin_visibility(overlays: Res<Overlays>, mut skins: Query<&mut Visibility, With<CharacterSkin>>) {
+fn skin_visibility(
+    overlays: Res<Overlays>,
+    mut skins: Query<&mut Visibility, With<CharacterSkin>>,
+) {
     for mut v in &mut skins {
-        let want = if overlays.skin { Visibility::Inherited } else { Visibility::Hidden };
+        let want = if overlays.skin {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        };
         if *v != want {
             *v = want;
         }

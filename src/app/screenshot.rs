@@ -2,7 +2,7 @@
 
 use super::AppOptions;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{save_to_disk, Screenshot};
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
 pub struct ScreenshotPlugin;
 
@@ -19,15 +19,23 @@ fn take_screenshot(
     mut requested_at: Local<Option<u32>>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    let Some(path) = options.screenshot.clone() else { return };
+    let Some(path) = options.screenshot.clone() else {
+        return;
+    };
     *frame += 1;
     if requested_at.is_none() && *frame >= options.frames.max(1) {
         let _ = std::fs::remove_file(&path);
-        commands.spawn(Screenshot::primary_window()).observe(save_to_disk(path.clone()));
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path.clone()));
         *requested_at = Some(*frame);
     }
     if let Some(at) = *requested_at {
-        if path.exists() && std::fs::metadata(&path).map(|m| m.len() > 0).unwrap_or(false) {
+        if path.exists()
+            && std::fs::metadata(&path)
+                .map(|m| m.len() > 0)
+                .unwrap_or(false)
+        {
             // Give the writer a few frames to finish before exiting.
             if *frame > at + 3 {
                 exit.write(AppExit::Success);

@@ -24,9 +24,18 @@ fn body_colour(name: &str) -> [f32; 4] {
 
 fn shape_mesh(shape: &Shape) -> Mesh {
     match *shape {
-        Shape::Capsule { radius, half_length, axis } => {
+        Shape::Capsule {
+            radius,
+            half_length,
+            axis,
+        } => {
             // Drawn a little longer than the collider so that limbs meet at their joints.
-            let m = Capsule3d::new(radius, 2.0 * half_length + 0.6 * radius).mesh().rings(6).latitudes(14).longitudes(20).build();
+            let m = Capsule3d::new(radius, 2.0 * half_length + 0.6 * radius)
+                .mesh()
+                .rings(6)
+                .latitudes(14)
+                .longitudes(20)
+                .build();
             let rot = match axis {
                 Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
                 Axis::Y => Quat::IDENTITY,
@@ -34,8 +43,13 @@ fn shape_mesh(shape: &Shape) -> Mesh {
             };
             m.rotated_by(rot)
         }
-        Shape::Box { half_extents: h } => Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]).mesh().build(),
-        Shape::Ellipsoid { radii: r } => Sphere::new(1.0).mesh().uv(24, 16).scaled_by(Vec3::new(r[0], r[1], r[2])),
+        Shape::Box { half_extents: h } => Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2])
+            .mesh()
+            .build(),
+        Shape::Ellipsoid { radii: r } => Sphere::new(1.0)
+            .mesh()
+            .uv(24, 16)
+            .scaled_by(Vec3::new(r[0], r[1], r[2])),
     }
 }
 
@@ -51,7 +65,8 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
 
     for (bi, b) in c.bodies.iter().enumerate() {
         let q = b.orientation();
-        let pose = Transform::from_translation(Vec3::from(b.position)).with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
+        let pose = Transform::from_translation(Vec3::from(b.position))
+            .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
         inverse_bind.push(pose.to_matrix().inverse());
         // Joints touching this body, with the body on the other side.
         let neighbours: Vec<(Vec3, usize)> = c
@@ -69,7 +84,10 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
             })
             .collect();
         let m = shape_mesh(&b.shape);
-        let Some(VertexAttributeValues::Float32x3(p)) = m.attribute(Mesh::ATTRIBUTE_POSITION) else { continue };
+        let Some(VertexAttributeValues::Float32x3(p)) = m.attribute(Mesh::ATTRIBUTE_POSITION)
+        else {
+            continue;
+        };
         let n = match m.attribute(Mesh::ATTRIBUTE_NORMAL) {
             Some(VertexAttributeValues::Float32x3(n)) => n.clone(),
             _ => vec![[0.0, 1.0, 0.0]; p.len()],
@@ -79,7 +97,11 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
         for (v, nv) in p.iter().zip(&n) {
             let w = pose.transform_point(Vec3::from(*v));
             positions.push(w.to_array());
-            normals.push((pose.rotation * Vec3::from(*nv)).normalize_or(Vec3::Y).to_array());
+            normals.push(
+                (pose.rotation * Vec3::from(*nv))
+                    .normalize_or(Vec3::Y)
+                    .to_array(),
+            );
             colours.push(colour);
             let mut infl: Vec<(usize, f32)> = neighbours
                 .iter()
@@ -108,11 +130,17 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
             indices.extend(ix.iter().map(|i| base + i as u32));
         }
     }
-    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    let mut mesh = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    );
     mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
     mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
     mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colours);
-    mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(joints));
+    mesh.insert_attribute(
+        Mesh::ATTRIBUTE_JOINT_INDEX,
+        VertexAttributeValues::Uint16x4(joints),
+    );
     mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, weights);
     mesh.insert_indices(Indices::U32(indices));
     (mesh, inverse_bind)

@@ -29,13 +29,23 @@ pub struct OrbitCamera {
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        OrbitCamera { target: Vec3::new(0.0, 0.9, 0.0), yaw: 0.55, pitch: 0.22, distance: 4.2, follow: true }
+        OrbitCamera {
+            target: Vec3::new(0.0, 0.9, 0.0),
+            yaw: 0.55,
+            pitch: 0.22,
+            distance: 4.2,
+            follow: true,
+        }
     }
 }
 
 impl OrbitCamera {
     pub fn eye(&self) -> Vec3 {
-        let dir = Vec3::new(self.yaw.cos() * self.pitch.cos(), self.pitch.sin(), self.yaw.sin() * self.pitch.cos());
+        let dir = Vec3::new(
+            self.yaw.cos() * self.pitch.cos(),
+            self.pitch.sin(),
+            self.yaw.sin() * self.pitch.cos(),
+        );
         self.target + dir * self.distance
     }
     /// Horizontal direction from the camera towards the target.
@@ -48,15 +58,27 @@ impl OrbitCamera {
 #[derive(Component)]
 pub struct MainCamera;
 
-fn setup_scene(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials: ResMut<Assets<StandardMaterial>>) {
+fn setup_scene(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
     commands.spawn((
         Camera3d::default(),
         MainCamera,
         Transform::from_xyz(3.0, 2.0, 3.0).looking_at(Vec3::new(0.0, 0.9, 0.0), Vec3::Y),
-        AmbientLight { color: Color::WHITE, brightness: 400.0, ..default() },
+        AmbientLight {
+            color: Color::WHITE,
+            brightness: 400.0,
+            ..default()
+        },
     ));
     commands.spawn((
-        DirectionalLight { illuminance: 9000.0, shadow_maps_enabled: true, ..default() },
+        DirectionalLight {
+            illuminance: 9000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
         Transform::from_xyz(4.0, 8.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     commands.spawn((
@@ -73,7 +95,10 @@ fn setup_scene(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut mat
 fn draw_grid(mut gizmos: Gizmos, sim: Option<Res<LiveSim>>) {
     let y = sim.map(|s| s.sim.ground_height()).unwrap_or(0.0) + 0.002;
     gizmos.grid(
-        Isometry3d::new(Vec3::new(0.0, y, 0.0), Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+        Isometry3d::new(
+            Vec3::new(0.0, y, 0.0),
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        ),
         UVec2::splat(40),
         Vec2::splat(0.5),
         Color::srgba(0.25, 0.27, 0.3, 0.45),
@@ -90,7 +115,9 @@ fn orbit_input(
     egui_input: Option<Res<EguiWantsInput>>,
     time: Res<Time>,
 ) {
-    let over_ui = egui_input.map(|e| e.wants_pointer_input() || e.is_pointer_over_area()).unwrap_or(false);
+    let over_ui = egui_input
+        .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
+        .unwrap_or(false);
     if !over_ui {
         if buttons.pressed(MouseButton::Right) {
             orbit.yaw += motion.delta.x * 0.006;
@@ -116,7 +143,8 @@ fn orbit_input(
             orbit.yaw += s.x * 2.0 * dt;
             orbit.pitch = (orbit.pitch - s.y * 1.5 * dt).clamp(-0.2, 1.45);
         }
-        let zoom = pad.get(GamepadButton::RightTrigger2).unwrap_or(0.0) - pad.get(GamepadButton::LeftTrigger2).unwrap_or(0.0);
+        let zoom = pad.get(GamepadButton::RightTrigger2).unwrap_or(0.0)
+            - pad.get(GamepadButton::LeftTrigger2).unwrap_or(0.0);
         if zoom.abs() > 0.05 {
             orbit.distance = (orbit.distance * (1.0 - zoom * 1.5 * dt)).clamp(0.8, 40.0);
         }

@@ -15,9 +15,9 @@ pub fn budget(quick: bool) -> u64 {
 /// |h| ≤ 1e-4) or the budget, and prints one line per problem and `solved k/24`.
 #[cfg(feature = "ipopt")]
 pub fn bench_cec2006(quick: bool, seed: u64) -> Result<()> {
-    use motionlab::spacetime::basin_cma::{basin_cma, BasinOptions, Target, VarRole};
-    use motionlab::spacetime::cec2006::{Cec2006, Cec2006Nlp};
     use motionlab::spacetime::AutoDiff;
+    use motionlab::spacetime::basin_cma::{BasinOptions, Target, VarRole, basin_cma};
+    use motionlab::spacetime::cec2006::{Cec2006, Cec2006Nlp};
     use std::io::Write;
     let start = std::time::Instant::now();
     let mut solved = 0;
@@ -26,7 +26,10 @@ pub fn bench_cec2006(quick: bool, seed: u64) -> Result<()> {
         let options = BasinOptions {
             seed,
             max_evaluations: budget(quick),
-            target: Some(Target { value: p.best_known_value(), tolerance: 1e-4 }),
+            target: Some(Target {
+                value: p.best_known_value(),
+                tolerance: 1e-4,
+            }),
             ..Default::default()
         };
         let t = std::time::Instant::now();
@@ -34,7 +37,10 @@ pub fn bench_cec2006(quick: bool, seed: u64) -> Result<()> {
         let success = r.reached_target();
         solved += success as usize;
         let (best, error) = match &r.best {
-            Some(b) => (format!("{:.10}", b.objective), format!("{:.3e}", (b.objective - p.best_known_value()).abs())),
+            Some(b) => (
+                format!("{:.10}", b.objective),
+                format!("{:.3e}", (b.objective - p.best_known_value()).abs()),
+            ),
             None => ("none".to_string(), "inf".to_string()),
         };
         println!(

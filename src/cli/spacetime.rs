@@ -16,19 +16,32 @@ pub struct ParticleArgs {
 /// `frame f q_x q_y Q_x Q_y` line per frame). Fails (non-zero exit) unless the solve succeeded.
 #[cfg(feature = "ipopt")]
 pub fn particle(args: ParticleArgs) -> Result<()> {
-    use motionlab::spacetime::{solve_particle, HessianMode, ParticleSpec, SolverOptions};
+    use motionlab::spacetime::{HessianMode, ParticleSpec, SolverOptions, solve_particle};
     if let Some(b) = args.bound_force {
-        anyhow::ensure!(b.is_finite() && b >= 0.0, "--bound-force expects a force in N, >= 0; found {b}");
+        anyhow::ensure!(
+            b.is_finite() && b >= 0.0,
+            "--bound-force expects a force in N, >= 0; found {b}"
+        );
     }
     let spec = ParticleSpec::table_3_1().with_force_bound(args.bound_force);
     let options = SolverOptions {
-        hessian: if args.lbfgs { HessianMode::LimitedMemory } else { HessianMode::Exact },
+        hessian: if args.lbfgs {
+            HessianMode::LimitedMemory
+        } else {
+            HessianMode::Exact
+        },
         print_level: args.print_level,
         ..Default::default()
     };
     let s = solve_particle(&spec, &options)?;
-    println!("problem spacetime_particle frames {} variables {} force_bound {}", spec.frames, 2 * spec.frames * 2,
-        args.bound_force.map(|b| format!("{b} N")).unwrap_or_else(|| "none".into()));
+    println!(
+        "problem spacetime_particle frames {} variables {} force_bound {}",
+        spec.frames,
+        2 * spec.frames * 2,
+        args.bound_force
+            .map(|b| format!("{b} N"))
+            .unwrap_or_else(|| "none".into())
+    );
     println!("status {}", s.status);
     println!("objective {:.4}", s.objective);
     println!("iterations {}", s.iterations);
@@ -37,10 +50,17 @@ pub fn particle(args: ParticleArgs) -> Result<()> {
     println!("solve_time_ms {:.3}", s.solve_time.as_secs_f64() * 1e3);
     if args.trajectory {
         for (f, (q, force)) in s.positions.iter().zip(&s.forces).enumerate() {
-            println!("frame {f} {:.6} {:.6} {:.4} {:.4}", q[0], q[1], force[0], force[1]);
+            println!(
+                "frame {f} {:.6} {:.6} {:.4} {:.4}",
+                q[0], q[1], force[0], force[1]
+            );
         }
     }
-    anyhow::ensure!(s.status.is_success(), "the spacetime particle was not solved: {}", s.status);
+    anyhow::ensure!(
+        s.status.is_success(),
+        "the spacetime particle was not solved: {}",
+        s.status
+    );
     Ok(())
 }
 
@@ -73,10 +93,16 @@ pub struct GaitArgs {
 #[cfg(feature = "ipopt")]
 pub fn gait(args: GaitArgs) -> Result<()> {
     use anyhow::Context;
-    use motionlab::spacetime::gait::{audit, default_timings, gait_solver_options, parse_timings, solve_gait, GaitProblem, GaitSpec};
-    use motionlab::spacetime::skeleton::Skeleton;
     use motionlab::spacetime::HessianMode;
-    anyhow::ensure!(!args.discover, "--discover (gait discovery by basin-CMA, specs/004.md §1.3) is not yet implemented; give --contacts or use the defaults");
+    use motionlab::spacetime::gait::{
+        GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, parse_timings,
+        solve_gait,
+    };
+    use motionlab::spacetime::skeleton::Skeleton;
+    anyhow::ensure!(
+        !args.discover,
+        "--discover (gait discovery by basin-CMA, specs/004.md §1.3) is not yet implemented; give --contacts or use the defaults"
+    );
     let skeleton = Skeleton::load(&args.creature)?;
     let (default_period, default_contacts) = default_timings(&skeleton);
     let timings = match &args.contacts {
@@ -93,7 +119,9 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     for item in &args.ipopt {
         use motionlab::spacetime::OptionValue;
-        let (name, value) = item.split_once('=').with_context(|| format!("--ipopt expects name=value, found {item:?}"))?;
+        let (name, value) = item
+            .split_once('=')
+            .with_context(|| format!("--ipopt expects name=value, found {item:?}"))?;
         let value = if let Ok(i) = value.parse::<i32>() {
             OptionValue::Int(i)
         } else if let Ok(v) = value.parse::<f64>() {
@@ -106,21 +134,28 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     let variables = GaitProblem::new(spec.clone()).variables();
     let clip = solve_gait(&spec, &options)?;
     let report = audit(&spec.skeleton, &clip, spec.mu, spec.nu);
-    println!("creature {} speed {} period {} frames {} variables {}", spec.skeleton.name, spec.speed, spec.period, spec.frames, variables);
+    println!(
+        "creature {} speed {} period {} frames {} variables {}",
+        spec.skeleton.name, spec.speed, spec.period, spec.frames, variables
+    );
     for t in &spec.timings {
         println!("foot {} start {} duration {}", t.foot, t.start, t.duration);
     }
     println!("flight: {}", spec.has_flight());
     println!("double_support: {}", spec.has_double_support());
     println!("status {}", clip.status);
-    println!("projection_status {}", clip.projection_status.as_deref().unwrap_or("none"));
+    println!(
+        "projection_status {}",
+        clip.projection_status.as_deref().unwrap_or("none")
+    );
     println!("cost {:.6}", clip.cost);
     println!("max_violation {:.3e}", clip.max_violation);
     println!("audit_max_violation {:.3e}", report.max());
     println!("iterations {}", clip.iterations);
     println!("solve_time_s {:.3}", clip.solve_time_s);
     if let Some(out) = &args.out {
-        motionlab::jobs::write_ron(out, &clip).with_context(|| format!("writing {}", out.display()))?;
+        motionlab::jobs::write_ron(out, &clip)
+            .with_context(|| format!("writing {}", out.display()))?;
         println!("wrote {}", out.display());
     }
     anyhow::ensure!(

@@ -2,12 +2,14 @@
 
 use anyhow::{Context, Result};
 use motionlab::scene::load_scene;
-use motionlab::task::{evaluate_recorded, Evaluation, Task};
+use motionlab::task::{Evaluation, Task, evaluate_recorded};
 use std::path::Path;
 
 pub fn load_task(file: &Path, shape: bool) -> Result<Task> {
     let s = load_scene(file)?;
-    s.task(shape).map_err(anyhow::Error::msg).with_context(|| format!("{}: task", file.display()))
+    s.task(shape)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("{}: task", file.display()))
 }
 
 pub fn print_evaluation(e: &Evaluation) {
@@ -20,8 +22,17 @@ pub fn print_evaluation(e: &Evaluation) {
     println!("peak_height: {:.3} m", e.peak_height);
     println!("rotation: {:.1} deg", e.rotation);
     for p in &e.phases {
-        let end = p.end.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into());
-        println!("  phase {:<10} {:.3} .. {}{}", p.name, p.start, end, if p.timed_out { " (timed out)" } else { "" });
+        let end = p
+            .end
+            .map(|t| format!("{t:.3}"))
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "  phase {:<10} {:.3} .. {}{}",
+            p.name,
+            p.start,
+            end,
+            if p.timed_out { " (timed out)" } else { "" }
+        );
     }
     println!("hash: {:032x}", e.hash);
 }
@@ -31,20 +42,49 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
     println!("task: {} ({} parameters)", task.name, task.dimension());
     let run = evaluate_recorded(&task, &task.x0(), task.def.metric);
     if trace {
-        let root = run.character.body_index(&run.character.root.body).unwrap_or(0);
+        let root = run
+            .character
+            .body_index(&run.character.root.body)
+            .unwrap_or(0);
         for f in run.frames.iter().step_by(6) {
-            let phase = run.evaluation.phases.iter().rev().find(|p| p.start <= f.time).map(|p| p.name.as_str()).unwrap_or("");
+            let phase = run
+                .evaluation
+                .phases
+                .iter()
+                .rev()
+                .find(|p| p.start <= f.time)
+                .map(|p| p.name.as_str())
+                .unwrap_or("");
             let q = f.poses[root];
             let pitch = 2.0 * q[5].atan2(q[6]);
             // Heading: the root's x axis projected on the ground, degrees towards −z (left).
             let (x, y, z, w) = (q[3], q[4], q[5], q[6]);
             let (fx, fz) = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * z - w * y));
             let heading = (-fz).atan2(fx).to_degrees();
-            let contacts: Vec<String> = f.contacts.iter().enumerate().filter(|(_, n)| **n > 0).map(|(i, _)| run.character.bodies[i].name.clone()).collect();
-            let feet: Vec<String> = run.character.effectors(motionlab::model::EffectorTag::Foot).filter_map(|e| run.character.body_index(&e.body)).map(|b| format!("{:+.3} {:+.3}", f.poses[b][0], f.poses[b][2])).collect();
+            let contacts: Vec<String> = f
+                .contacts
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, _)| run.character.bodies[i].name.clone())
+                .collect();
+            let feet: Vec<String> = run
+                .character
+                .effectors(motionlab::model::EffectorTag::Foot)
+                .filter_map(|e| run.character.body_index(&e.body))
+                .map(|b| format!("{:+.3} {:+.3}", f.poses[b][0], f.poses[b][2]))
+                .collect();
             println!(
                 "t {:.3} {:<8} com ({:+.3}, {:.3}, {:+.3}) pitch {:+7.1} heading {:+6.1} feet x z [{}] contacts [{}]",
-                f.time, phase, f.com[0], f.com[1], f.com[2], pitch.to_degrees(), heading, feet.join(", "), contacts.join(",")
+                f.time,
+                phase,
+                f.com[0],
+                f.com[1],
+                f.com[2],
+                pitch.to_degrees(),
+                heading,
+                feet.join(", "),
+                contacts.join(",")
             );
         }
     }
@@ -69,7 +109,15 @@ pub fn bake(file: &Path) -> Result<()> {
 /// scene's first obstacle is raised step by step, each stage starting from the previous
 /// solution (continuation as in Yin et al. 2008, specs B4.15).
 #[allow(clippy::too_many_arguments)]
-pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continuation: Option<(f32, f32, usize)>, hold: f32, robust: Option<(usize, f64)>) -> Result<()> {
+pub fn prepare(
+    file: &Path,
+    generations: u64,
+    seed: u64,
+    threads: usize,
+    continuation: Option<(f32, f32, usize)>,
+    hold: f32,
+    robust: Option<(usize, f64)>,
+) -> Result<()> {
     use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
     use rayon::prelude::*;
     let mut task = load_task(file, false)?;
@@ -77,13 +125,21 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
     // standing `hold` seconds longer than the task lasts.
     let task_seconds = task.seconds;
     task.seconds += hold.max(0.0);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let metric = task.def.metric;
     let heights: Vec<Option<f32>> = match continuation {
         None => vec![None],
         Some((a, b, n)) => {
-            anyhow::ensure!(!task.obstacles.is_empty(), "{}: continuation needs an obstacle in the scene", file.display());
-            (0..=n.max(1)).map(|k| Some(a + (b - a) * k as f32 / n.max(1) as f32)).collect()
+            anyhow::ensure!(
+                !task.obstacles.is_empty(),
+                "{}: continuation needs an obstacle in the scene",
+                file.display()
+            );
+            (0..=n.max(1))
+                .map(|k| Some(a + (b - a) * k as f32 / n.max(1) as f32))
+                .collect()
         }
     };
     // Robust seeds: C is averaged over the point and `n` fixed perturbations of scale `s`
@@ -95,13 +151,26 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
             use rand::SeedableRng;
             use rand_distr::{Distribution, StandardNormal};
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-            (0..n).map(|_| (0..task.dimension()).map(|_| { let z: f64 = StandardNormal.sample(&mut rng); scale * z }).collect::<Vec<f64>>()).collect()
+            (0..n)
+                .map(|_| {
+                    (0..task.dimension())
+                        .map(|_| {
+                            let z: f64 = StandardNormal.sample(&mut rng);
+                            scale * z
+                        })
+                        .collect::<Vec<f64>>()
+                })
+                .collect()
         }
     };
     let penalty = |task: &motionlab::task::Task, x: &[f64]| -> f64 {
         let mut c = motionlab::task::evaluate(task, x, metric).penalty;
         for o in &offsets {
-            let y: Vec<f64> = x.iter().zip(o).map(|(a, b)| (a + b).clamp(-1.0, 1.0)).collect();
+            let y: Vec<f64> = x
+                .iter()
+                .zip(o)
+                .map(|(a, b)| (a + b).clamp(-1.0, 1.0))
+                .collect();
             c += motionlab::task::evaluate(task, &y, metric).penalty;
         }
         c / (1 + offsets.len()) as f64
@@ -116,32 +185,57 @@ pub fn prepare(file: &Path, generations: u64, seed: u64, threads: usize, continu
             println!("stage {stage}: obstacle height {h:.3} m");
         }
         let start = penalty(&task, &x);
-        println!("task: {} ({} parameters), start penalty {:.3}", task.name, task.dimension(), start);
+        println!(
+            "task: {} ({} parameters), start penalty {:.3}",
+            task.name,
+            task.dimension(),
+            start
+        );
         let mut best = (x.clone(), start);
-        let mut es = Cmaes::new(&x, task.def.sigma, CmaesOptions { population: Some(16), seed: seed + stage as u64, bounds: Some(task.bounds()), ..Default::default() });
+        let mut es = Cmaes::new(
+            &x,
+            task.def.sigma,
+            CmaesOptions {
+                population: Some(16),
+                seed: seed + stage as u64,
+                bounds: Some(task.bounds()),
+                ..Default::default()
+            },
+        );
         for g in 0..generations {
             if best.1 == 0.0 {
                 break;
             }
             let xs = es.ask();
-            let vals: Vec<f64> = pool.install(|| xs.par_iter().map(|x| penalty(&task, x)).collect());
+            let vals: Vec<f64> =
+                pool.install(|| xs.par_iter().map(|x| penalty(&task, x)).collect());
             for (x, v) in xs.iter().zip(&vals) {
                 if *v < best.1 {
                     best = (x.clone(), *v);
                     let list: Vec<String> = best.0.iter().map(|v| format!("{v}")).collect();
                     let out = file.with_extension("seed.txt");
-                    motionlab::jobs::write_atomic(&out, format!("seed: [{}],\n", list.join(", ")).as_bytes())?;
+                    motionlab::jobs::write_atomic(
+                        &out,
+                        format!("seed: [{}],\n", list.join(", ")).as_bytes(),
+                    )?;
                 }
             }
             es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
             if g % 10 == 0 || best.1 == 0.0 {
-                println!("generation {g} best penalty {:.3} sigma {:.4}", best.1, es.sigma());
+                println!(
+                    "generation {g} best penalty {:.3} sigma {:.4}",
+                    best.1,
+                    es.sigma()
+                );
             }
         }
         if h.is_some() && best.1 > 0.0 {
             // A continuation stops at the first stage it cannot solve and keeps the last
             // feasible solution (rerun from it with more generations or another seed).
-            println!("stage {stage} not solved (best penalty {:.3}); keeping the last feasible stage", best.1);
+            println!(
+                "stage {stage} not solved (best penalty {:.3}); keeping the last feasible stage",
+                best.1
+            );
             if let Some((xo, ho)) = last_ok {
                 x = xo;
                 task.obstacles[0].center[1] = ho / 2.0;
@@ -174,23 +268,42 @@ pub struct ExploreArgs {
 
 /// Runs an exploration as a job with a progress bar; prints one line per variant and D.
 pub fn explore(args: ExploreArgs) -> Result<()> {
-    use motionlab::diversity::explore::{load_result, DiversityJob};
-    let stem = args.config.scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "task".into());
-    let folder = args.out.unwrap_or_else(|| std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed)));
+    use motionlab::diversity::explore::{DiversityJob, load_result};
+    let stem = args
+        .config
+        .scene
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "task".into());
+    let folder = args.out.unwrap_or_else(|| {
+        std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed))
+    });
     let job = if args.resume {
         let cp = folder.join("checkpoint.ron");
-        let text = std::fs::read_to_string(&cp).with_context(|| format!("reading checkpoint {}", cp.display()))?;
-        DiversityJob::from_checkpoint(&text).with_context(|| format!("resuming from {}", cp.display()))?
+        let text = std::fs::read_to_string(&cp)
+            .with_context(|| format!("reading checkpoint {}", cp.display()))?;
+        DiversityJob::from_checkpoint(&text)
+            .with_context(|| format!("resuming from {}", cp.display()))?
     } else {
         DiversityJob::new(args.config)?
     };
-    let path = crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "exploration")?;
+    let path =
+        crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "exploration")?;
     let r = load_result(&path)?;
     for m in r.motions.iter().skip(1) {
-        println!("variant {} penalty {:.4} min_distance {:.4}", m.index, m.penalty, m.min_distance);
+        println!(
+            "variant {} penalty {:.4} min_distance {:.4}",
+            m.index, m.penalty, m.min_distance
+        );
     }
     println!("diversity {:.4}", r.diversity);
-    eprintln!("result: {} ({} generations, {} rollouts, stop: {})", path.display(), r.generations, r.evaluations, r.stop);
+    eprintln!(
+        "result: {} ({} generations, {} rollouts, stop: {})",
+        path.display(),
+        r.generations,
+        r.evaluations,
+        r.stop
+    );
     Ok(())
 }
 
@@ -212,7 +325,13 @@ pub fn replay(result: &Path, variant: usize) -> Result<()> {
 /// Wall time and rollouts per second of a round-robin exploration on all cores.
 pub fn bench_diversity(scene: &Path, variants: usize, generations: u64) -> Result<()> {
     use motionlab::diversity::explore::{DiversityJob, ExploreConfig};
-    let config = ExploreConfig { scene: scene.into(), variants, generations, stall_generations: 0, ..Default::default() };
+    let config = ExploreConfig {
+        scene: scene.into(),
+        variants,
+        generations,
+        stall_generations: 0,
+        ..Default::default()
+    };
     let mut job = DiversityJob::new(config)?;
     let pool = rayon::ThreadPoolBuilder::new().build()?;
     let t0 = std::time::Instant::now();
@@ -221,7 +340,11 @@ pub fn bench_diversity(scene: &Path, variants: usize, generations: u64) -> Resul
     }
     let secs = t0.elapsed().as_secs_f64();
     let evals = job.search().evaluations();
-    println!("diversity_bench task={} variants={variants} generations={generations} threads={}", job.task().name, pool.current_num_threads());
+    println!(
+        "diversity_bench task={} variants={variants} generations={generations} threads={}",
+        job.task().name,
+        pool.current_num_threads()
+    );
     println!("wall_seconds {secs:.1}");
     println!("rollouts {evals}");
     println!("rollouts_per_second {:.1}", evals as f64 / secs);
@@ -264,11 +387,21 @@ pub fn summarize(results: &[std::path::PathBuf]) -> Result<()> {
     let (dm, _) = stats(&ds);
     let dmin = ds.iter().cloned().fold(f64::INFINITY, f64::min);
     let dmax = ds.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    println!("diversity min {dmin:.3} mean {dm:.3} max {dmax:.3} over {} runs", ds.len());
+    println!(
+        "diversity min {dmin:.3} mean {dm:.3} max {dmax:.3} over {} runs",
+        ds.len()
+    );
     let (mm, ms) = stats(&motion);
     let (sm, ss) = stats(&shape);
-    println!("motion_distance_to_input mean {mm:.3} sd {ms:.3} over {} variants", motion.len());
+    println!(
+        "motion_distance_to_input mean {mm:.3} sd {ms:.3} over {} variants",
+        motion.len()
+    );
     println!("shape_distance_to_input mean {sm:.3} sd {ss:.3}");
-    println!("variants_with_zero_penalty {}/{}", penalties.iter().filter(|p| **p == 0.0).count(), penalties.len());
+    println!(
+        "variants_with_zero_penalty {}/{}",
+        penalties.iter().filter(|p| **p == 0.0).count(),
+        penalties.len()
+    );
     Ok(())
 }

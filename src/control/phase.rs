@@ -135,7 +135,13 @@ fn default_kd_y() -> f32 {
 
 impl Default for BalanceDef {
     fn default() -> Self {
-        BalanceDef { kp: 600.0, kd: 120.0, kp_y: 2000.0, kd_y: 400.0, max_offset: 20.0 }
+        BalanceDef {
+            kp: 600.0,
+            kd: 120.0,
+            kp_y: 2000.0,
+            kd_y: 400.0,
+            max_offset: 20.0,
+        }
     }
 }
 
@@ -159,7 +165,11 @@ pub struct FootPlacementDef {
 
 impl Default for FootPlacementDef {
     fn default() -> Self {
-        FootPlacementDef { cd: 0.5, cv: 0.2, lateral: None }
+        FootPlacementDef {
+            cd: 0.5,
+            cv: 0.2,
+            lateral: None,
+        }
     }
 }
 
@@ -193,7 +203,11 @@ pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, Strin
         if axis >= n {
             return None;
         }
-        let full = if n == 1 { jname.to_string() } else { format!("{jname}.{axis}") };
+        let full = if n == 1 {
+            jname.to_string()
+        } else {
+            format!("{jname}.{axis}")
+        };
         names.iter().position(|d| *d == full)
     };
     if c.joints.iter().any(|j| j.name == joint) {
@@ -208,7 +222,11 @@ pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, Strin
             // it becomes −S a, so the right side takes sign(a_z² − a_x² − a_y²).
             let j = c.joints.iter().find(|j| j.name == l).unwrap();
             let ax = j.kind.axes()[axis];
-            let s = if ax[2] * ax[2] >= ax[0] * ax[0] + ax[1] * ax[1] { 1.0 } else { -1.0 };
+            let s = if ax[2] * ax[2] >= ax[0] * ax[0] + ax[1] * ax[1] {
+                1.0
+            } else {
+                -1.0
+            };
             Ok(vec![(a, 1.0), (b, s)])
         }
         _ => Err(format!(
@@ -231,7 +249,10 @@ fn mirror_map(c: &Character) -> Vec<(usize, f32)> {
         };
         if let Some(k) = names.iter().position(|d| *d == other) {
             let base = rest_of(n);
-            let sign = resolve_dofs(c, &base).ok().and_then(|v| v.get(1).map(|x| x.1)).unwrap_or(1.0);
+            let sign = resolve_dofs(c, &base)
+                .ok()
+                .and_then(|v| v.get(1).map(|x| x.1))
+                .unwrap_or(1.0);
             out[i] = (k, sign);
         }
     }
@@ -323,7 +344,11 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 }
 
 fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 
 impl PhaseController {
@@ -333,36 +358,61 @@ impl PhaseController {
         }
         if let Some(l) = def.loop_to {
             if l >= def.phases.len() {
-                return Err(format!("loop_to {l} is past the last phase ({})", def.phases.len() - 1));
+                return Err(format!(
+                    "loop_to {l} is past the last phase ({})",
+                    def.phases.len() - 1
+                ));
             }
         }
         let n = c.internal_dof();
         let mirror = mirror_map(c);
-        let apply = |base: &Vec<f32>, pose: &BTreeMap<String, f32>, swap: bool| -> Result<Vec<f32>, String> {
+        let apply = |base: &Vec<f32>,
+                     pose: &BTreeMap<String, f32>,
+                     swap: bool|
+         -> Result<Vec<f32>, String> {
             let mut t = base.clone();
             for (k, v) in pose {
                 for (i, s) in resolve_dofs(c, k)? {
-                    let (i, s) = if swap { (mirror[i].0, s * mirror[i].1) } else { (i, s) };
+                    let (i, s) = if swap {
+                        (mirror[i].0, s * mirror[i].1)
+                    } else {
+                        (i, s)
+                    };
                     t[i] = (v * s).to_radians();
                 }
             }
             Ok(t)
         };
-        let start_target = apply(&vec![0.0; n], &def.start_pose, false).map_err(|e| format!("start_pose: {e}"))?;
+        let start_target =
+            apply(&vec![0.0; n], &def.start_pose, false).map_err(|e| format!("start_pose: {e}"))?;
         let mut phases = Vec::new();
         let mut prev = start_target.clone();
         for (pi, p) in def.phases.iter().enumerate() {
             let ctx = |e: String| format!("phase {pi} ({:?}): {e}", p.name);
             if !(p.duration > 0.0 && p.duration.is_finite()) {
-                return Err(ctx(format!("expected a positive duration, found {}", p.duration)));
+                return Err(ctx(format!(
+                    "expected a positive duration, found {}",
+                    p.duration
+                )));
             }
             if !(p.timeout > 0.0) {
-                return Err(ctx(format!("expected a positive timeout, found {}", p.timeout)));
+                return Err(ctx(format!(
+                    "expected a positive timeout, found {}",
+                    p.timeout
+                )));
             }
             // A swapped phase mirrors its own pose; it starts from the previous target mirrored.
-            let base = if p.swap_sides { mirror_vec(&prev, &mirror) } else { prev.clone() };
+            let base = if p.swap_sides {
+                mirror_vec(&prev, &mirror)
+            } else {
+                prev.clone()
+            };
             let target = apply(&base, &p.pose, false).map_err(ctx)?;
-            let target = if p.swap_sides { mirror_vec(&target, &mirror) } else { target };
+            let target = if p.swap_sides {
+                mirror_vec(&target, &mirror)
+            } else {
+                target
+            };
             let mut world = Vec::new();
             for (b, deg) in &p.world {
                 // A swapped phase tracks the mirrored body (l_ ↔ r_).
@@ -371,20 +421,28 @@ impl PhaseController {
                     (true, _, Some(rest)) => format!("l_{rest}"),
                     _ => b.clone(),
                 };
-                let bi = c.body_index(&name).ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
+                let bi = c
+                    .body_index(&name)
+                    .ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
                 world.push((bi, deg.to_radians()));
             }
             let (mut kp_mult, mut kd_mult) = (vec![1.0; n], vec![1.0; n]);
             for (k, (mp, md)) in &p.gains {
                 if !(*mp >= 0.0 && *md >= 0.0) {
-                    return Err(ctx(format!("gain multipliers for {k:?} must be non-negative")));
+                    return Err(ctx(format!(
+                        "gain multipliers for {k:?} must be non-negative"
+                    )));
                 }
                 let joints: Vec<&str> = if c.joints.iter().any(|j| j.name == *k) {
                     vec![k.as_str()]
                 } else {
                     vec![]
                 };
-                let sel: Vec<String> = if joints.is_empty() { vec![format!("l_{k}"), format!("r_{k}")] } else { vec![k.clone()] };
+                let sel: Vec<String> = if joints.is_empty() {
+                    vec![format!("l_{k}"), format!("r_{k}")]
+                } else {
+                    vec![k.clone()]
+                };
                 let mut found = false;
                 for jn in sel {
                     for (i, name) in c.dof_names().iter().enumerate() {
@@ -400,15 +458,25 @@ impl PhaseController {
                 }
             }
             prev = target.clone();
-            phases.push(Phase { def: p.clone(), target, world, kp_mult, kd_mult });
+            phases.push(Phase {
+                def: p.clone(),
+                target,
+                world,
+                kp_mult,
+                kd_mult,
+            });
         }
         let root = c.body_index(&c.root.body).ok_or("root body missing")?;
         let mut legs = Vec::new();
         for e in c.effectors(EffectorTag::Foot) {
-            let Some(mut b) = c.body_index(&e.body) else { continue };
+            let Some(mut b) = c.body_index(&e.body) else {
+                continue;
+            };
             let mut chain = Vec::new();
             while b != root {
-                let Some(ji) = c.joints.iter().position(|j| j.child == c.bodies[b].name) else { break };
+                let Some(ji) = c.joints.iter().position(|j| j.child == c.bodies[b].name) else {
+                    break;
+                };
                 chain.push(ji);
                 b = c.body_index(&c.joints[ji].parent).unwrap_or(root);
             }
@@ -434,7 +502,13 @@ impl PhaseController {
             airborne_seen: false,
             entry_pose: None,
             root_pitch: None,
-            log: vec![PhaseRecord { index: 0, name: def.phases[0].name.clone(), start: 0.0, end: None, timed_out: false }],
+            log: vec![PhaseRecord {
+                index: 0,
+                name: def.phases[0].name.clone(),
+                start: 0.0,
+                end: None,
+                timed_out: false,
+            }],
             finished: false,
             legs,
             root,
@@ -479,7 +553,10 @@ impl PhaseController {
             return p.target.clone();
         }
         let s = s.clamp(0.0, 1.0);
-        from.iter().zip(&p.target).map(|(a, b)| a + (b - a) * s).collect()
+        from.iter()
+            .zip(&p.target)
+            .map(|(a, b)| a + (b - a) * s)
+            .collect()
     }
 
     fn predict_duration(&self, sim: &Simulation, phase: usize) -> f32 {
@@ -496,7 +573,11 @@ impl PhaseController {
             Transition::Rotation(deg) => {
                 let w = sim.body_velocity(self.root).1[2];
                 let left = deg.to_radians() - self.root_pitch.map(|r| r.1).unwrap_or(0.0);
-                if w.abs() > 1e-3 && left * w > 0.0 { (left / w).clamp(0.02, p.timeout) } else { p.duration }
+                if w.abs() > 1e-3 && left * w > 0.0 {
+                    (left / w).clamp(0.02, p.timeout)
+                } else {
+                    p.duration
+                }
             }
         }
     }
@@ -508,12 +589,22 @@ impl PhaseController {
         }
         self.current = next;
         self.phase_start = t;
-        self.entry_pose = if self.phases[next].def.from_current { Some(sim.dof_state().0) } else { None };
+        self.entry_pose = if self.phases[next].def.from_current {
+            Some(sim.dof_state().0)
+        } else {
+            None
+        };
         self.predicted = self.predict_duration(sim, next);
         if self.phases[next].def.end == Transition::Touchdown {
             self.airborne_seen = false;
         }
-        self.log.push(PhaseRecord { index: next, name: self.phases[next].def.name.clone(), start: t, end: None, timed_out: false });
+        self.log.push(PhaseRecord {
+            index: next,
+            name: self.phases[next].def.name.clone(),
+            start: t,
+            end: None,
+            timed_out: false,
+        });
     }
 
     /// Accumulates the root's pitch about world z (unwrapped across ±180°).
@@ -547,12 +638,25 @@ impl PhaseController {
             Transition::Touchdown => (self.airborne_seen && !airborne, false),
             Transition::FootContact => {
                 let prefix = swing_side(p.swap_sides);
-                let swing = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(prefix));
-                (elapsed >= 0.05 && swing.is_some_and(|(f, _)| per_body[*f] > 0), false)
+                let swing = self
+                    .legs
+                    .iter()
+                    .find(|(f, _)| sim.character().bodies[*f].name.starts_with(prefix));
+                (
+                    elapsed >= 0.05 && swing.is_some_and(|(f, _)| per_body[*f] > 0),
+                    false,
+                )
             }
             Transition::Rotation(deg) => {
                 let turned = self.root_pitch.map(|r| r.1).unwrap_or(0.0);
-                (if deg >= 0.0 { turned >= deg.to_radians() } else { turned <= deg.to_radians() }, false)
+                (
+                    if deg >= 0.0 {
+                        turned >= deg.to_radians()
+                    } else {
+                        turned <= deg.to_radians()
+                    },
+                    false,
+                )
             }
         };
         let timed_out = timed_out || (!done && p.end != Transition::After && elapsed >= p.timeout);
@@ -611,7 +715,11 @@ impl Controller for PhaseController {
         }
         self.step_count += 1;
         let elapsed = sim.time() as f32 - self.phase_start;
-        let s = if self.predicted > 0.0 { elapsed / self.predicted } else { 1.0 };
+        let s = if self.predicted > 0.0 {
+            elapsed / self.predicted
+        } else {
+            1.0
+        };
         let mut t = self.interpolated_target(s);
         let phase = &self.phases[self.current];
         let (q, qd) = sim.dof_state();
@@ -629,7 +737,11 @@ impl Controller for PhaseController {
                 // Walks (SIMBICON): the stance hip is the one the phase names, whether or not
                 // the swing foot still touches the ground; otherwise the legs in contact.
                 let legs: Vec<&(usize, Vec<usize>)> = match swing_prefix(&phase.def) {
-                    Some(prefix) => self.legs.iter().filter(|(f, _)| !sim.character().bodies[*f].name.starts_with(prefix)).collect(),
+                    Some(prefix) => self
+                        .legs
+                        .iter()
+                        .filter(|(f, _)| !sim.character().bodies[*f].name.starts_with(prefix))
+                        .collect(),
                     None => self.stance_legs(&contacts),
                 };
                 for (_, chain) in legs {
@@ -637,15 +749,28 @@ impl Controller for PhaseController {
                     for &d in &self.joint_dofs[hip] {
                         let a = sim.dof_axis_world(d);
                         let (kp, kd) = sim.effective_gains(d);
-                        let damp = if kp > 0.0 { kd / kp * (dot(w, a) + qd[d]) } else { 0.0 };
+                        let damp = if kp > 0.0 {
+                            kd / kp * (dot(w, a) + qd[d])
+                        } else {
+                            0.0
+                        };
                         t[d] = q[d] - dot(e, a) + damp;
                     }
                 }
-            } else if let Some(ji) = sim.character().joints.iter().position(|j| j.child == sim.character().bodies[body].name) {
+            } else if let Some(ji) = sim
+                .character()
+                .joints
+                .iter()
+                .position(|j| j.child == sim.character().bodies[body].name)
+            {
                 for &d in &self.joint_dofs[ji] {
                     let a = sim.dof_axis_world(d);
                     let (kp, kd) = sim.effective_gains(d);
-                    let damp = if kp > 0.0 { kd / kp * (qd[d] - dot(w, a)) } else { 0.0 };
+                    let damp = if kp > 0.0 {
+                        kd / kp * (qd[d] - dot(w, a))
+                    } else {
+                        0.0
+                    };
                     t[d] = q[d] + dot(e, a) + damp;
                 }
             }
@@ -670,14 +795,24 @@ impl Controller for PhaseController {
                     Some(frac) => {
                         let h = c[1] - sim.ground_height();
                         let m = sim.character().total_mass();
-                        (m * G + b.kp_y * (frac * sim.reference_com_height() - h) - b.kd_y * v[1]).max(0.0)
+                        (m * G + b.kp_y * (frac * sim.reference_com_height() - h) - b.kd_y * v[1])
+                            .max(0.0)
                     }
                     None => 0.0,
                 };
-                let f = [b.kp * (support[0] - c[0]) - b.kd * v[0], fy, b.kp * (support[2] - c[2]) - b.kd * v[2]];
+                let f = [
+                    b.kp * (support[0] - c[0]) - b.kd * v[0],
+                    fy,
+                    b.kp * (support[2] - c[2]) - b.kd * v[2],
+                ];
                 let n = stance.len() as f32;
                 let f = [f[0] / n, f[1] / n, f[2] / n];
-                let max = if phase.def.support.is_some() { 2.0 * b.max_offset } else { b.max_offset }.to_radians();
+                let max = if phase.def.support.is_some() {
+                    2.0 * b.max_offset
+                } else {
+                    b.max_offset
+                }
+                .to_radians();
                 for (_, chain) in &stance {
                     for &ji in chain {
                         let pj = sim.joint_anchor_world(ji);
@@ -733,8 +868,16 @@ impl Controller for PhaseController {
             let c = sim.com();
             let v = sim.com_velocity();
             let fp = self.def.foot_placement;
-            let stance_foot = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(if swing_left { "r_" } else { "l_" }));
-            let swing = self.legs.iter().find(|(f, _)| sim.character().bodies[*f].name.starts_with(if swing_left { "l_" } else { "r_" }));
+            let stance_foot = self.legs.iter().find(|(f, _)| {
+                sim.character().bodies[*f]
+                    .name
+                    .starts_with(if swing_left { "r_" } else { "l_" })
+            });
+            let swing = self.legs.iter().find(|(f, _)| {
+                sim.character().bodies[*f]
+                    .name
+                    .starts_with(if swing_left { "l_" } else { "r_" })
+            });
             if let (Some((sf, _)), Some((_, chain))) = (stance_foot, swing) {
                 let p = sim.body_pose(*sf);
                 if let Some(&hip) = chain.first() {

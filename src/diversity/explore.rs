@@ -7,12 +7,12 @@
 //! task's link-length ratios (B1.5). The metric `shape` makes the objective the shape distance.
 
 use super::search::{
-    objective, DistanceKind, DiversitySearch, Evaluator, GenerationRecord, KPlacement, Outcome, PathPoint, SearchSettings,
-    Strategy,
+    DistanceKind, DiversitySearch, Evaluator, GenerationRecord, KPlacement, Outcome, PathPoint,
+    SearchSettings, Strategy, objective,
 };
 use crate::jobs::{Job, Progress, StepOutcome};
 use crate::optim::Bounds;
-use crate::task::{evaluate, Metric, Task};
+use crate::task::{Metric, Task, evaluate};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -30,7 +30,9 @@ impl std::str::FromStr for ExploreMetric {
         if s.eq_ignore_ascii_case("shape") {
             Ok(ExploreMetric::Shape)
         } else {
-            s.parse::<Metric>().map(ExploreMetric::Motion).map_err(|_| format!("unknown metric {s:?} (expected hf, md, wja or shape)"))
+            s.parse::<Metric>()
+                .map(ExploreMetric::Motion)
+                .map_err(|_| format!("unknown metric {s:?} (expected hf, md, wja or shape)"))
         }
     }
 }
@@ -82,7 +84,9 @@ impl ExploreConfig {
     /// Loads the task this configuration explores.
     pub fn load_task(&self) -> anyhow::Result<Task> {
         let scene = crate::scene::load_scene(&self.scene)?;
-        let mut task = scene.task(self.shape_mode).map_err(|e| anyhow::anyhow!("{}: task: {e}", self.scene.display()))?;
+        let mut task = scene
+            .task(self.shape_mode)
+            .map_err(|e| anyhow::anyhow!("{}: task: {e}", self.scene.display()))?;
         task.strength = self.strength;
         Ok(task)
     }
@@ -95,7 +99,11 @@ impl ExploreConfig {
     }
 
     fn distance_kind(&self) -> DistanceKind {
-        if self.metric == Some(ExploreMetric::Shape) { DistanceKind::Shape } else { DistanceKind::Motion }
+        if self.metric == Some(ExploreMetric::Shape) {
+            DistanceKind::Shape
+        } else {
+            DistanceKind::Motion
+        }
     }
 }
 
@@ -114,7 +122,12 @@ impl Evaluator for TaskEvaluator<'_> {
     }
     fn evaluate(&self, params: &[f64]) -> Outcome {
         let e = evaluate(self.task, params, self.metric);
-        Outcome { penalty: e.penalty, features: e.features, shape: e.shape, hash: e.hash }
+        Outcome {
+            penalty: e.penalty,
+            features: e.features,
+            shape: e.shape,
+            hash: e.hash,
+        }
     }
 }
 
@@ -187,7 +200,14 @@ impl DiversityJob {
             seed: config.seed,
         };
         let x0 = task.x0();
-        let search = DiversitySearch::new(&TaskEvaluator { task: &task, metric }, &x0, settings)?;
+        let search = DiversitySearch::new(
+            &TaskEvaluator {
+                task: &task,
+                metric,
+            },
+            &x0,
+            settings,
+        )?;
         if search.reference().penalty > 0.0 {
             log_warning(&format!(
                 "the seed of {} violates its constraints (C = {:.3}); run `motionlab prepare` first",
@@ -195,13 +215,21 @@ impl DiversityJob {
                 search.reference().penalty
             ));
         }
-        Ok(DiversityJob { config, task, search })
+        Ok(DiversityJob {
+            config,
+            task,
+            search,
+        })
     }
 
     pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
         let cp: Checkpoint = ron::from_str(text)?;
         let task = cp.config.load_task()?;
-        Ok(DiversityJob { config: cp.config, task, search: cp.search })
+        Ok(DiversityJob {
+            config: cp.config,
+            task,
+            search: cp.search,
+        })
     }
 
     pub fn search(&self) -> &DiversitySearch {
@@ -221,7 +249,11 @@ impl DiversityJob {
         let metric = self.config.motion_metric(&self.task);
         let task = &self.task;
         self.search.generation(|xs| {
-            pool.install(|| xs.par_iter().map(|x| TaskEvaluator { task, metric }.evaluate(x)).collect())
+            pool.install(|| {
+                xs.par_iter()
+                    .map(|x| TaskEvaluator { task, metric }.evaluate(x))
+                    .collect()
+            })
         });
     }
 
@@ -245,18 +277,35 @@ impl DiversityJob {
                 params: params[i].clone(),
                 penalty: o.penalty,
                 min_distance: obj.d_min[i],
-                distances: outcomes.iter().map(|p| super::search::distance(kind, o, p)).collect(),
-                motion_distance_to_input: super::search::distance(DistanceKind::Motion, o, &outcomes[0]),
-                shape_distance_to_input: super::search::distance(DistanceKind::Shape, o, &outcomes[0]),
+                distances: outcomes
+                    .iter()
+                    .map(|p| super::search::distance(kind, o, p))
+                    .collect(),
+                motion_distance_to_input: super::search::distance(
+                    DistanceKind::Motion,
+                    o,
+                    &outcomes[0],
+                ),
+                shape_distance_to_input: super::search::distance(
+                    DistanceKind::Shape,
+                    o,
+                    &outcomes[0],
+                ),
                 hash: format!("{:032x}", o.hash),
-                path: if i == 0 { Vec::new() } else { self.search.path(i).map(|p| p.to_vec()).unwrap_or_default() },
+                path: if i == 0 {
+                    Vec::new()
+                } else {
+                    self.search.path(i).map(|p| p.to_vec()).unwrap_or_default()
+                },
             })
             .collect();
         ExploreResult {
             code_version: crate::code_version(),
             config: self.config.clone(),
             task: self.task.name.clone(),
-            parameter_labels: (0..self.task.dimension()).map(|k| self.task.param_label(k)).collect(),
+            parameter_labels: (0..self.task.dimension())
+                .map(|k| self.task.param_label(k))
+                .collect(),
             generations: self.search.generations(),
             evaluations: self.search.evaluations(),
             stop: format!("{:?}", self.search.stop_reason()),
@@ -285,7 +334,11 @@ impl Job for DiversityJob {
             self.config.k,
             self.config.generations,
             self.config.seed,
-            if self.config.shape_mode { ", shape mode" } else { "" }
+            if self.config.shape_mode {
+                ", shape mode"
+            } else {
+                ""
+            }
         )
     }
 
@@ -293,7 +346,11 @@ impl Job for DiversityJob {
         if !self.search.is_finished() {
             self.generation(pool);
         }
-        Ok(if self.search.is_finished() { StepOutcome::Done } else { StepOutcome::Running })
+        Ok(if self.search.is_finished() {
+            StepOutcome::Done
+        } else {
+            StepOutcome::Running
+        })
     }
 
     fn progress(&self) -> Progress {
@@ -311,7 +368,11 @@ impl Job for DiversityJob {
             message: format!(
                 "generation {g}/{}, D = {:.2}",
                 self.config.generations,
-                self.search.history().last().map(|h| h.objective).unwrap_or(0.0)
+                self.search
+                    .history()
+                    .last()
+                    .map(|h| h.objective)
+                    .unwrap_or(0.0)
             ),
             values,
         }
@@ -323,26 +384,36 @@ impl Job for DiversityJob {
             config: &'a ExploreConfig,
             search: &'a DiversitySearch,
         }
-        Ok(ron::ser::to_string(&CheckpointRef { config: &self.config, search: &self.search })?)
+        Ok(ron::ser::to_string(&CheckpointRef {
+            config: &self.config,
+            search: &self.search,
+        })?)
     }
 
     fn result(&self) -> anyhow::Result<String> {
-        Ok(ron::ser::to_string_pretty(&self.build_result(), ron::ser::PrettyConfig::default())?)
+        Ok(ron::ser::to_string_pretty(
+            &self.build_result(),
+            ron::ser::PrettyConfig::default(),
+        )?)
     }
 }
 
 /// Loads a result file written by an exploration.
 pub fn load_result(path: &Path) -> anyhow::Result<ExploreResult> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    ron::from_str(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    ron::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
 }
 
 /// Re-simulates motion `index` of a result (0 = M0) and returns its evaluation.
 pub fn replay(result: &ExploreResult, index: usize) -> anyhow::Result<crate::task::Evaluation> {
-    let m = result
-        .motions
-        .get(index)
-        .ok_or_else(|| anyhow::anyhow!("the result has motions 0..={} (0 is the input), not {index}", result.motions.len() - 1))?;
+    let m = result.motions.get(index).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the result has motions 0..={} (0 is the input), not {index}",
+            result.motions.len() - 1
+        )
+    })?;
     let task = result.config.load_task()?;
     let metric = result.config.motion_metric(&task);
     if m.params.len() != task.dimension() {
@@ -365,6 +436,10 @@ pub fn path_point(result: &ExploreResult, index: usize, fraction: f64) -> Option
     let target = fraction.clamp(0.0, 1.0) * m.path.last()?.distance;
     m.path
         .iter()
-        .min_by(|a, b| (a.distance - target).abs().total_cmp(&(b.distance - target).abs()))
+        .min_by(|a, b| {
+            (a.distance - target)
+                .abs()
+                .total_cmp(&(b.distance - target).abs())
+        })
         .map(|p| p.params.clone())
 }

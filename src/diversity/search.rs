@@ -57,13 +57,21 @@ pub fn distance(kind: DistanceKind, a: &Outcome, b: &Outcome) -> f64 {
             if a.features.len() != b.features.len() {
                 return f64::NAN;
             }
-            a.features.iter().zip(&b.features).map(|(x, y)| (x - y) * (x - y)).sum()
+            a.features
+                .iter()
+                .zip(&b.features)
+                .map(|(x, y)| (x - y) * (x - y))
+                .sum()
         }
         DistanceKind::Shape => {
             if a.shape.len() != b.shape.len() {
                 return f64::NAN;
             }
-            a.shape.iter().zip(&b.shape).map(|(x, y)| (x - y).abs()).sum()
+            a.shape
+                .iter()
+                .zip(&b.shape)
+                .map(|(x, y)| (x - y).abs())
+                .sum()
         }
     }
 }
@@ -135,7 +143,10 @@ pub struct DistanceMatrix {
 impl DistanceMatrix {
     pub fn new(kind: DistanceKind, outcomes: &[Outcome]) -> Self {
         let len = outcomes.len();
-        let mut m = DistanceMatrix { len, d: vec![0.0; len * len] };
+        let mut m = DistanceMatrix {
+            len,
+            d: vec![0.0; len * len],
+        };
         for i in 0..len {
             for j in i + 1..len {
                 let v = distance(kind, &outcomes[i], &outcomes[j]);
@@ -175,11 +186,20 @@ pub struct Objective {
 
 /// NaN-propagating minimum.
 fn nan_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
 }
 
 /// D over motions 0..m, with the distance and penalty of each motion given by closures.
-fn objective_with(m: usize, d: impl Fn(usize, usize) -> f64, penalty: impl Fn(usize) -> f64, k_eff: f64) -> Objective {
+fn objective_with(
+    m: usize,
+    d: impl Fn(usize, usize) -> f64,
+    penalty: impl Fn(usize) -> f64,
+    k_eff: f64,
+) -> Objective {
     let mut value = 0.0;
     let mut d_min = Vec::with_capacity(m);
     for i in 0..m {
@@ -203,7 +223,12 @@ fn objective_with(m: usize, d: impl Fn(usize, usize) -> f64, penalty: impl Fn(us
 }
 
 /// D of eq. (1) over `outcomes` (index 0 = M_0), computing all pairwise distances.
-pub fn objective(outcomes: &[Outcome], kind: DistanceKind, k: f64, placement: KPlacement) -> Objective {
+pub fn objective(
+    outcomes: &[Outcome],
+    kind: DistanceKind,
+    k: f64,
+    placement: KPlacement,
+) -> Objective {
     let matrix = DistanceMatrix::new(kind, outcomes);
     let penalties: Vec<f64> = outcomes.iter().map(|o| o.penalty).collect();
     objective_from_matrix(&matrix, &penalties, placement.k_eff(k, outcomes.len()))
@@ -219,7 +244,14 @@ pub fn objective_from_matrix(matrix: &DistanceMatrix, penalties: &[f64], k_eff: 
 /// D with motion `slot` replaced by a candidate whose distances to motions 0..m are `row` and
 /// whose penalty is `penalty`; the other motions keep their cached distances. Needs only the m
 /// distances in `row` (O(N) distance evaluations), plus O(N²) arithmetic on cached numbers.
-pub fn score_replacement(matrix: &DistanceMatrix, penalties: &[f64], slot: usize, row: &[f64], penalty: f64, k_eff: f64) -> f64 {
+pub fn score_replacement(
+    matrix: &DistanceMatrix,
+    penalties: &[f64],
+    slot: usize,
+    row: &[f64],
+    penalty: f64,
+    k_eff: f64,
+) -> f64 {
     let m = penalties.len().min(matrix.len());
     if slot >= m || row.len() < m {
         return f64::NAN;
@@ -376,9 +408,16 @@ fn instance_seed(seed: u64, index: usize) -> u64 {
 
 impl DiversitySearch {
     /// A search from `x0`, evaluating M_0 with `evaluator`.
-    pub fn new(evaluator: &impl Evaluator, x0: &[f64], settings: SearchSettings) -> Result<Self, SearchError> {
+    pub fn new(
+        evaluator: &impl Evaluator,
+        x0: &[f64],
+        settings: SearchSettings,
+    ) -> Result<Self, SearchError> {
         if evaluator.dimension() != x0.len() {
-            return Err(SearchError::DimensionMismatch { x0: x0.len(), bounds: evaluator.dimension() });
+            return Err(SearchError::DimensionMismatch {
+                x0: x0.len(),
+                bounds: evaluator.dimension(),
+            });
         }
         let bounds = evaluator.bounds();
         Self::check(x0, &bounds, &settings)?;
@@ -394,28 +433,48 @@ impl DiversitySearch {
             return Err(SearchError::EmptyParameters);
         }
         if bounds.lower.len() != x0.len() {
-            return Err(SearchError::DimensionMismatch { x0: x0.len(), bounds: bounds.lower.len() });
+            return Err(SearchError::DimensionMismatch {
+                x0: x0.len(),
+                bounds: bounds.lower.len(),
+            });
         }
         if !bounds.contains(x0) {
             return Err(SearchError::OutsideBounds);
         }
         if !(settings.sigma0 > 0.0 && settings.sigma0.is_finite()) {
-            return Err(SearchError::Setting(format!("sigma0 must be positive, found {}", settings.sigma0)));
+            return Err(SearchError::Setting(format!(
+                "sigma0 must be positive, found {}",
+                settings.sigma0
+            )));
         }
         if settings.population < 2 {
-            return Err(SearchError::Setting(format!("population must be at least 2, found {}", settings.population)));
+            return Err(SearchError::Setting(format!(
+                "population must be at least 2, found {}",
+                settings.population
+            )));
         }
         if !settings.k.is_finite() || settings.k < 0.0 {
-            return Err(SearchError::Setting(format!("K must be finite and non-negative, found {}", settings.k)));
+            return Err(SearchError::Setting(format!(
+                "K must be finite and non-negative, found {}",
+                settings.k
+            )));
         }
         if !(settings.stall_epsilon >= 0.0) {
-            return Err(SearchError::Setting(format!("stall_epsilon must be non-negative, found {}", settings.stall_epsilon)));
+            return Err(SearchError::Setting(format!(
+                "stall_epsilon must be non-negative, found {}",
+                settings.stall_epsilon
+            )));
         }
         Ok(())
     }
 
     /// A search from `x0` whose outcome `reference` (M_0) was computed elsewhere.
-    pub fn from_reference(x0: &[f64], reference: Outcome, bounds: Bounds, settings: SearchSettings) -> Result<Self, SearchError> {
+    pub fn from_reference(
+        x0: &[f64],
+        reference: Outcome,
+        bounds: Bounds,
+        settings: SearchSettings,
+    ) -> Result<Self, SearchError> {
         Self::check(x0, &bounds, &settings)?;
         let self_d = distance(settings.kind, &reference, &reference);
         if !reference.penalty.is_finite() || !self_d.is_finite() {
@@ -433,9 +492,21 @@ impl DiversitySearch {
                 Cmaes::new(x0, settings.sigma0, options)
             })
             .collect();
-        let incumbents = vec![Incumbent { params: x0.to_vec(), outcome: reference.clone() }; n];
+        let incumbents = vec![
+            Incumbent {
+                params: x0.to_vec(),
+                outcome: reference.clone()
+            };
+            n
+        ];
         let matrix = DistanceMatrix::new(settings.kind, &vec![reference.clone(); n + 1]);
-        let paths = vec![vec![PathPoint { params: x0.to_vec(), distance: 0.0 }]; n];
+        let paths = vec![
+            vec![PathPoint {
+                params: x0.to_vec(),
+                distance: 0.0
+            }];
+            n
+        ];
         let mut search = DiversitySearch {
             settings,
             x0: x0.to_vec(),
@@ -490,7 +561,9 @@ impl DiversitySearch {
     }
     /// Path of M_i, i in 1..=N; the first entry is x0 at distance 0.
     pub fn path(&self, i: usize) -> Option<&[PathPoint]> {
-        i.checked_sub(1).and_then(|k| self.paths.get(k)).map(|p| p.as_slice())
+        i.checked_sub(1)
+            .and_then(|k| self.paths.get(k))
+            .map(|p| p.as_slice())
     }
     pub fn is_finished(&self) -> bool {
         self.stop.is_some()
@@ -515,7 +588,11 @@ impl DiversitySearch {
     }
 
     fn outcome(&self, slot: usize) -> &Outcome {
-        if slot == 0 { &self.reference } else { &self.incumbents[slot - 1].outcome }
+        if slot == 0 {
+            &self.reference
+        } else {
+            &self.incumbents[slot - 1].outcome
+        }
     }
 
     fn penalties(&self, m: usize) -> Vec<f64> {
@@ -554,7 +631,12 @@ impl DiversitySearch {
 
     /// One CMA generation of variant `slot` (1-based): ask, evaluate, score by D with the
     /// other active motions at their incumbents, tell −D, replace the incumbent if improved.
-    fn optimize_slot(&mut self, slot: usize, m: usize, evaluate_batch: &impl Fn(&[Vec<f64>]) -> Vec<Outcome>) -> (u32, u32) {
+    fn optimize_slot(
+        &mut self,
+        slot: usize,
+        m: usize,
+        evaluate_batch: &impl Fn(&[Vec<f64>]) -> Vec<Outcome>,
+    ) -> (u32, u32) {
         let samples = self.cmas[slot - 1].ask();
         let outcomes = evaluate_batch(&samples);
         self.evaluations += samples.len() as u64;
@@ -566,8 +648,23 @@ impl DiversitySearch {
         for s in 0..samples.len() {
             match outcomes.get(s) {
                 Some(o) => {
-                    let row: Vec<f64> = (0..m).map(|j| if j == slot { 0.0 } else { distance(kind, o, self.outcome(j)) }).collect();
-                    scores.push(score_replacement(&self.matrix, &penalties, slot, &row, o.penalty, k_eff));
+                    let row: Vec<f64> = (0..m)
+                        .map(|j| {
+                            if j == slot {
+                                0.0
+                            } else {
+                                distance(kind, o, self.outcome(j))
+                            }
+                        })
+                        .collect();
+                    scores.push(score_replacement(
+                        &self.matrix,
+                        &penalties,
+                        slot,
+                        &row,
+                        o.penalty,
+                        k_eff,
+                    ));
                     rows.push(row);
                 }
                 None => {
@@ -577,7 +674,11 @@ impl DiversitySearch {
             }
         }
         let failed = scores.iter().filter(|v| !v.is_finite()).count() as u32;
-        let told: Vec<(Vec<f64>, f64)> = samples.iter().zip(&scores).map(|(x, v)| (x.clone(), -v)).collect();
+        let told: Vec<(Vec<f64>, f64)> = samples
+            .iter()
+            .zip(&scores)
+            .map(|(x, v)| (x.clone(), -v))
+            .collect();
         self.cmas[slot - 1].tell(&told);
         // The incumbent's D against the current others, from the cached matrix (never stale).
         let current = objective_from_matrix(&self.matrix, &penalties, k_eff).value;
@@ -597,8 +698,14 @@ impl DiversitySearch {
                 }
                 self.matrix.set_row(slot, &row);
                 let d0 = row[0];
-                self.incumbents[slot - 1] = Incumbent { params: samples[b].clone(), outcome };
-                self.paths[slot - 1].push(PathPoint { params: samples[b].clone(), distance: d0 });
+                self.incumbents[slot - 1] = Incumbent {
+                    params: samples[b].clone(),
+                    outcome,
+                };
+                self.paths[slot - 1].push(PathPoint {
+                    params: samples[b].clone(),
+                    distance: d0,
+                });
                 (1, failed)
             }
             _ => (0, failed),
@@ -633,7 +740,11 @@ impl DiversitySearch {
         if !done {
             return;
         }
-        let reason = if stalled && stage_generations < self.settings.max_generations { SearchStop::Stalled } else { SearchStop::MaxGenerations };
+        let reason = if stalled && stage_generations < self.settings.max_generations {
+            SearchStop::Stalled
+        } else {
+            SearchStop::MaxGenerations
+        };
         match self.settings.strategy {
             Strategy::RoundRobin => self.stop = Some(reason),
             Strategy::Progressive => {
@@ -659,7 +770,8 @@ impl DiversitySearch {
         if then.active != now.active {
             return false;
         }
-        now.objective - then.objective <= self.settings.stall_epsilon * then.objective.abs().max(now.objective.abs())
+        now.objective - then.objective
+            <= self.settings.stall_epsilon * then.objective.abs().max(now.objective.abs())
     }
 
     /// B1.9 magnitude slider: the stored incumbent of M_i (1-based) whose d(M_0, ·) is nearest
@@ -668,7 +780,11 @@ impl DiversitySearch {
     pub fn path_point(&self, i: usize, fraction: f64) -> Option<&[f64]> {
         let path = self.path(i)?;
         let last = path.last()?;
-        let f = if fraction.is_nan() { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        let f = if fraction.is_nan() {
+            0.0
+        } else {
+            fraction.clamp(0.0, 1.0)
+        };
         if f == 0.0 {
             return Some(&path[0].params);
         }
@@ -687,7 +803,12 @@ impl DiversitySearch {
 }
 
 /// Runs a search to its end, evaluating each batch on the rayon pool (`parallel`) or serially.
-pub fn run(evaluator: &impl Evaluator, x0: &[f64], settings: SearchSettings, parallel: bool) -> Result<DiversitySearch, SearchError> {
+pub fn run(
+    evaluator: &impl Evaluator,
+    x0: &[f64],
+    settings: SearchSettings,
+    parallel: bool,
+) -> Result<DiversitySearch, SearchError> {
     use rayon::prelude::*;
     let mut search = DiversitySearch::new(evaluator, x0, settings)?;
     while !search.is_finished() {

@@ -13,7 +13,12 @@ impl Evaluator for Toy {
         Bounds::new(vec![0.0; 2], vec![1.0; 2]).unwrap()
     }
     fn evaluate(&self, p: &[f64]) -> Outcome {
-        Outcome { penalty: 0.0, features: p.to_vec(), shape: p.to_vec(), hash: 0 }
+        Outcome {
+            penalty: 0.0,
+            features: p.to_vec(),
+            shape: p.to_vec(),
+            hash: 0,
+        }
     }
 }
 
@@ -31,7 +36,14 @@ fn parallel(xs: &[Vec<f64>]) -> Vec<Outcome> {
 }
 
 fn toy_settings(k: f64, placement: KPlacement, seed: u64, generations: u64) -> SearchSettings {
-    SearchSettings { k, placement, seed, max_generations: generations, stall_generations: 0, ..Default::default() }
+    SearchSettings {
+        k,
+        placement,
+        seed,
+        max_generations: generations,
+        stall_generations: 0,
+        ..Default::default()
+    }
 }
 
 /// Final points [M_0, M_1..M_N].
@@ -42,7 +54,11 @@ fn toy_points(s: &DiversitySearch) -> Vec<Vec<f64>> {
 }
 
 fn dist(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// Smallest Euclidean distance between any two of the given points.
@@ -81,7 +97,12 @@ struct Fig2 {
 const SEEDS: u64 = 8;
 
 fn fig2(k: f64, placement: KPlacement) -> Fig2 {
-    let mut f = Fig2 { clustered: 0, all_at_corners: 0, corner: 0.0, min_pair: f64::INFINITY };
+    let mut f = Fig2 {
+        clustered: 0,
+        all_at_corners: 0,
+        corner: 0.0,
+        min_pair: f64::INFINITY,
+    };
     for seed in 1..=SEEDS {
         let s = run(&Toy, &REF, toy_settings(k, placement, seed, 300), false).unwrap();
         let p = toy_points(&s);
@@ -109,7 +130,11 @@ fn fig2(k: f64, placement: KPlacement) -> Fig2 {
 fn fig2_k0_clusters_at_extremal_points() {
     let f = fig2(0.0, KPlacement::default());
     // Without the d_min term nothing separates two variants at the same corner.
-    assert!(f.clustered >= SEEDS as usize / 2, "clustered in {}/{SEEDS} seeds", f.clustered);
+    assert!(
+        f.clustered >= SEEDS as usize / 2,
+        "clustered in {}/{SEEDS} seeds",
+        f.clustered
+    );
     assert!(f.corner < 0.01, "mean corner distance {:.3}", f.corner);
 }
 
@@ -120,7 +145,11 @@ fn fig2_k10_spreads_to_the_extremes() {
     assert_eq!(f.clustered, 0);
     assert!(f.min_pair > 0.14, "min pairwise distance {:.3}", f.min_pair);
     // Most seeds reach the global optimum (all four corners).
-    assert!(f.all_at_corners > SEEDS as usize / 2, "all at corners in {}/{SEEDS} seeds", f.all_at_corners);
+    assert!(
+        f.all_at_corners > SEEDS as usize / 2,
+        "all at corners in {}/{SEEDS} seeds",
+        f.all_at_corners
+    );
     assert!(f.corner < 0.06, "mean corner distance {:.3}", f.corner);
 }
 
@@ -130,8 +159,17 @@ fn fig2_k100_fails_to_reach_the_extremes() {
     let f = fig2(100.0, KPlacement::default());
     assert_eq!(f.clustered, 0);
     // The d_min term of the far variant traps its neighbours part-way along the edges.
-    assert!(f.all_at_corners <= 1, "all at corners in {}/{SEEDS} seeds", f.all_at_corners);
-    assert!(f.corner > 0.08 && f.corner > 2.0 * k10.corner, "mean corner distance {:.3} (K = 10: {:.3})", f.corner, k10.corner);
+    assert!(
+        f.all_at_corners <= 1,
+        "all at corners in {}/{SEEDS} seeds",
+        f.all_at_corners
+    );
+    assert!(
+        f.corner > 0.08 && f.corner > 2.0 * k10.corner,
+        "mean corner distance {:.3} (K = 10: {:.3})",
+        f.corner,
+        k10.corner
+    );
 }
 
 #[test]
@@ -139,17 +177,30 @@ fn fig2_outside_sum_k10_still_clusters() {
     // The reason InsideSum is the default: with K_eff = K = 10 the d_min term is too weak to
     // separate variants that reached the same corner.
     let f = fig2(10.0, KPlacement::OutsideSum);
-    assert!(f.clustered >= SEEDS as usize / 2, "clustered in {}/{SEEDS} seeds", f.clustered);
+    assert!(
+        f.clustered >= SEEDS as usize / 2,
+        "clustered in {}/{SEEDS} seeds",
+        f.clustered
+    );
 }
 
 fn outcome(p: &[f64], penalty: f64) -> Outcome {
-    Outcome { penalty, features: p.to_vec(), shape: p.to_vec(), hash: 0 }
+    Outcome {
+        penalty,
+        features: p.to_vec(),
+        shape: p.to_vec(),
+        hash: 0,
+    }
 }
 
 #[test]
 fn d_min_excludes_self_and_d_matches_hand_computation() {
     // d(a,b) = 1, d(a,c) = 4, d(b,c) = 5 (squared Euclidean).
-    let o = [outcome(&[0.0, 0.0], 0.5), outcome(&[1.0, 0.0], 0.0), outcome(&[0.0, 2.0], 1.0)];
+    let o = [
+        outcome(&[0.0, 0.0], 0.5),
+        outcome(&[1.0, 0.0], 0.0),
+        outcome(&[0.0, 2.0], 1.0),
+    ];
     let out = objective(&o, DistanceKind::Motion, 10.0, KPlacement::OutsideSum);
     assert_eq!(out.d_min, vec![1.0, 1.0, 4.0]);
     // −(0.5 + 0 + 1) + 2·(1 + 4 + 5) + 10·(1 + 1 + 4) = −1.5 + 20 + 60.
@@ -159,23 +210,40 @@ fn d_min_excludes_self_and_d_matches_hand_computation() {
     assert_eq!(inside.value, 198.5);
     assert_eq!(inside.d_min, out.d_min);
     // Identical motions: d_min is 0 only because another motion coincides, not because of self.
-    let twin = [outcome(&[0.0, 0.0], 0.0), outcome(&[0.0, 0.0], 0.0), outcome(&[3.0, 0.0], 0.0)];
-    assert_eq!(objective(&twin, DistanceKind::Motion, 1.0, KPlacement::OutsideSum).d_min, vec![0.0, 0.0, 9.0]);
+    let twin = [
+        outcome(&[0.0, 0.0], 0.0),
+        outcome(&[0.0, 0.0], 0.0),
+        outcome(&[3.0, 0.0], 0.0),
+    ];
+    assert_eq!(
+        objective(&twin, DistanceKind::Motion, 1.0, KPlacement::OutsideSum).d_min,
+        vec![0.0, 0.0, 9.0]
+    );
     // Shape distance is L1.
     assert_eq!(distance(DistanceKind::Shape, &o[1], &o[2]), 3.0);
     // One motion: no pairs, d_min 0; mismatched lengths: NaN.
-    assert_eq!(objective(&o[..1], DistanceKind::Motion, 10.0, KPlacement::InsideSum).value, -0.5);
+    assert_eq!(
+        objective(&o[..1], DistanceKind::Motion, 10.0, KPlacement::InsideSum).value,
+        -0.5
+    );
     assert!(distance(DistanceKind::Motion, &o[0], &outcome(&[1.0], 0.0)).is_nan());
 }
 
 #[test]
 fn replacement_score_equals_the_full_objective() {
     let pts = [[0.1, 0.1], [0.9, 0.2], [0.3, 0.8], [0.5, 0.5]];
-    let o: Vec<Outcome> = pts.iter().enumerate().map(|(i, p)| outcome(p, i as f64 * 0.1)).collect();
+    let o: Vec<Outcome> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| outcome(p, i as f64 * 0.1))
+        .collect();
     let m = DistanceMatrix::new(DistanceKind::Motion, &o);
     let pen: Vec<f64> = o.iter().map(|x| x.penalty).collect();
     let cand = outcome(&[0.0, 1.0], 0.7);
-    let row: Vec<f64> = o.iter().map(|x| distance(DistanceKind::Motion, &cand, x)).collect();
+    let row: Vec<f64> = o
+        .iter()
+        .map(|x| distance(DistanceKind::Motion, &cand, x))
+        .collect();
     for placement in [KPlacement::InsideSum, KPlacement::OutsideSum] {
         let k_eff = placement.k_eff(10.0, 4);
         let fast = score_replacement(&m, &pen, 2, &row, 0.7, k_eff);
@@ -188,10 +256,12 @@ fn replacement_score_equals_the_full_objective() {
 
 #[test]
 fn generation_counters_in_lock_step_and_cma_state_persists() {
-    let mut s = DiversitySearch::new(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 3, 50)).unwrap();
+    let mut s =
+        DiversitySearch::new(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 3, 50)).unwrap();
     for g in 1..=10u64 {
         // The samples each instance will draw next, from a copy of its state before the round.
-        let expected: Vec<Vec<Vec<f64>>> = (0..4).map(|i| s.cma(i).unwrap().clone().ask()).collect();
+        let expected: Vec<Vec<Vec<f64>>> =
+            (0..4).map(|i| s.cma(i).unwrap().clone().ask()).collect();
         let asked = std::sync::Mutex::new(Vec::new());
         s.generation(|xs| {
             asked.lock().unwrap().push(xs.to_vec());
@@ -209,12 +279,21 @@ fn generation_counters_in_lock_step_and_cma_state_persists() {
     assert_eq!(s.history().len(), 11);
     // Every variant moved away from M_0, and D never decreases.
     assert!(s.incumbents().iter().all(|inc| inc.params != REF.to_vec()));
-    assert!(s.history().windows(2).all(|w| w[1].objective >= w[0].objective));
+    assert!(
+        s.history()
+            .windows(2)
+            .all(|w| w[1].objective >= w[0].objective)
+    );
 }
 
 #[test]
 fn checkpoint_to_ron_resumes_identically() {
-    let mut a = DiversitySearch::new(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 5, 100)).unwrap();
+    let mut a = DiversitySearch::new(
+        &Toy,
+        &REF,
+        toy_settings(10.0, KPlacement::InsideSum, 5, 100),
+    )
+    .unwrap();
     for _ in 0..20 {
         a.generation(serial);
     }
@@ -225,23 +304,45 @@ fn checkpoint_to_ron_resumes_identically() {
         b.generation(serial);
     }
     assert_eq!(ron::to_string(&a).unwrap(), ron::to_string(&b).unwrap());
-    assert_eq!(a.history().last().unwrap().objective.to_bits(), b.history().last().unwrap().objective.to_bits());
+    assert_eq!(
+        a.history().last().unwrap().objective.to_bits(),
+        b.history().last().unwrap().objective.to_bits()
+    );
 }
 
 #[test]
 fn path_slider_reproduces_m0_and_the_final_incumbent() {
-    let s = run(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 2, 100), false).unwrap();
+    let s = run(
+        &Toy,
+        &REF,
+        toy_settings(10.0, KPlacement::InsideSum, 2, 100),
+        false,
+    )
+    .unwrap();
     for i in 1..=4 {
         let path = s.path(i).unwrap();
         assert!(path.len() > 2);
-        assert_eq!(path[0], PathPoint { params: REF.to_vec(), distance: 0.0 });
+        assert_eq!(
+            path[0],
+            PathPoint {
+                params: REF.to_vec(),
+                distance: 0.0
+            }
+        );
         assert_eq!(s.path_point(i, 0.0).unwrap(), &REF[..]);
-        assert_eq!(s.path_point(i, 1.0).unwrap(), s.incumbents()[i - 1].params.as_slice());
+        assert_eq!(
+            s.path_point(i, 1.0).unwrap(),
+            s.incumbents()[i - 1].params.as_slice()
+        );
         // Half-way: the stored point nearest half the final distance from M_0.
         let half = s.path_point(i, 0.5).unwrap();
         let target = 0.5 * path.last().unwrap().distance;
-        let d_half = (distance(DistanceKind::Motion, s.reference(), &Toy.evaluate(half)) - target).abs();
-        assert!(path.iter().all(|p| (p.distance - target).abs() >= d_half - 1e-15));
+        let d_half =
+            (distance(DistanceKind::Motion, s.reference(), &Toy.evaluate(half)) - target).abs();
+        assert!(
+            path.iter()
+                .all(|p| (p.distance - target).abs() >= d_half - 1e-15)
+        );
         // Clamped and NaN fractions, out-of-range variants.
         assert_eq!(s.path_point(i, -1.0).unwrap(), &REF[..]);
         assert_eq!(s.path_point(i, f64::NAN).unwrap(), &REF[..]);
@@ -257,7 +358,16 @@ fn round_robin_beats_progressive_addition() {
     for seed in 1..=5 {
         let settings = toy_settings(10.0, KPlacement::InsideSum, seed, 100);
         let a = run(&Toy, &REF, settings.clone(), false).unwrap();
-        let b = run(&Toy, &REF, SearchSettings { strategy: Strategy::Progressive, ..settings }, false).unwrap();
+        let b = run(
+            &Toy,
+            &REF,
+            SearchSettings {
+                strategy: Strategy::Progressive,
+                ..settings
+            },
+            false,
+        )
+        .unwrap();
         assert_eq!(a.evaluations(), b.evaluations());
         assert_eq!(a.evaluations(), 4 * 100 * 16);
         assert_eq!(b.stop_reason(), Some(SearchStop::MaxGenerations));
@@ -265,13 +375,25 @@ fn round_robin_beats_progressive_addition() {
         pa.push(b.final_objective().value);
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    println!("D round-robin {rr:.2?} mean {:.2}; progressive {pa:.2?} mean {:.2}", mean(&rr), mean(&pa));
-    assert!(mean(&rr) > mean(&pa), "round-robin {:.2} vs progressive {:.2}", mean(&rr), mean(&pa));
+    println!(
+        "D round-robin {rr:.2?} mean {:.2}; progressive {pa:.2?} mean {:.2}",
+        mean(&rr),
+        mean(&pa)
+    );
+    assert!(
+        mean(&rr) > mean(&pa),
+        "round-robin {:.2} vs progressive {:.2}",
+        mean(&rr),
+        mean(&pa)
+    );
 }
 
 #[test]
 fn progressive_optimizes_only_the_newest_variant() {
-    let settings = SearchSettings { strategy: Strategy::Progressive, ..toy_settings(10.0, KPlacement::InsideSum, 1, 5) };
+    let settings = SearchSettings {
+        strategy: Strategy::Progressive,
+        ..toy_settings(10.0, KPlacement::InsideSum, 1, 5)
+    };
     let mut s = DiversitySearch::new(&Toy, &REF, settings).unwrap();
     for g in 1..=20u64 {
         let stage = s.current_stage().unwrap();
@@ -279,7 +401,11 @@ fn progressive_optimizes_only_the_newest_variant() {
         s.generation(serial);
         for i in 0..4 {
             let gens = s.cma(i).unwrap().generation();
-            assert_eq!(gens, (g.saturating_sub(5 * i as u64)).min(5), "generation {g}, instance {i}");
+            assert_eq!(
+                gens,
+                (g.saturating_sub(5 * i as u64)).min(5),
+                "generation {g}, instance {i}"
+            );
             if i + 1 != stage {
                 assert_eq!(s.incumbents()[i].params, frozen[i]);
             }
@@ -305,7 +431,12 @@ fn parallel_and_serial_evaluation_give_the_same_search() {
 
 #[test]
 fn stall_stops_before_the_generation_limit() {
-    let settings = SearchSettings { stall_generations: 20, stall_epsilon: 1e-3, max_generations: 1000, ..toy_settings(10.0, KPlacement::InsideSum, 4, 1000) };
+    let settings = SearchSettings {
+        stall_generations: 20,
+        stall_epsilon: 1e-3,
+        max_generations: 1000,
+        ..toy_settings(10.0, KPlacement::InsideSum, 4, 1000)
+    };
     let s = run(&Toy, &REF, settings, false).unwrap();
     assert_eq!(s.stop_reason(), Some(SearchStop::Stalled));
     assert!(s.generations() < 1000, "{}", s.generations());
@@ -316,17 +447,63 @@ fn stall_stops_before_the_generation_limit() {
 
 #[test]
 fn odd_inputs_give_errors_or_work() {
-    let bad = |n: usize| SearchSettings { variants: n, ..Default::default() };
-    assert_eq!(DiversitySearch::new(&Toy, &REF, bad(0)).unwrap_err(), SearchError::NoVariants);
-    assert!(matches!(DiversitySearch::new(&Toy, &[2.0, 0.5], bad(4)), Err(SearchError::OutsideBounds)));
-    assert!(matches!(DiversitySearch::new(&Toy, &[0.5], bad(4)), Err(SearchError::DimensionMismatch { .. })));
-    assert!(matches!(DiversitySearch::new(&Toy, &REF, SearchSettings { sigma0: 0.0, ..Default::default() }), Err(SearchError::Setting(_))));
-    assert!(matches!(DiversitySearch::new(&Toy, &REF, SearchSettings { population: 1, ..Default::default() }), Err(SearchError::Setting(_))));
+    let bad = |n: usize| SearchSettings {
+        variants: n,
+        ..Default::default()
+    };
+    assert_eq!(
+        DiversitySearch::new(&Toy, &REF, bad(0)).unwrap_err(),
+        SearchError::NoVariants
+    );
+    assert!(matches!(
+        DiversitySearch::new(&Toy, &[2.0, 0.5], bad(4)),
+        Err(SearchError::OutsideBounds)
+    ));
+    assert!(matches!(
+        DiversitySearch::new(&Toy, &[0.5], bad(4)),
+        Err(SearchError::DimensionMismatch { .. })
+    ));
+    assert!(matches!(
+        DiversitySearch::new(
+            &Toy,
+            &REF,
+            SearchSettings {
+                sigma0: 0.0,
+                ..Default::default()
+            }
+        ),
+        Err(SearchError::Setting(_))
+    ));
+    assert!(matches!(
+        DiversitySearch::new(
+            &Toy,
+            &REF,
+            SearchSettings {
+                population: 1,
+                ..Default::default()
+            }
+        ),
+        Err(SearchError::Setting(_))
+    ));
     // N = 1: D = d(M_0,M_1)·2 + K_eff·2·d(M_0,M_1); the variant runs to the far corner.
-    let s = run(&Toy, &REF, SearchSettings { variants: 1, ..toy_settings(10.0, KPlacement::InsideSum, 1, 100) }, false).unwrap();
-    assert!(dist(&s.incumbents()[0].params, &[1.0, 1.0]) < 0.01, "{:?}", s.incumbents()[0].params);
+    let s = run(
+        &Toy,
+        &REF,
+        SearchSettings {
+            variants: 1,
+            ..toy_settings(10.0, KPlacement::InsideSum, 1, 100)
+        },
+        false,
+    )
+    .unwrap();
+    assert!(
+        dist(&s.incumbents()[0].params, &[1.0, 1.0]) < 0.01,
+        "{:?}",
+        s.incumbents()[0].params
+    );
     // A batch closure that returns too few or malformed outcomes: failures, no panic.
-    let mut s = DiversitySearch::new(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 1, 3)).unwrap();
+    let mut s =
+        DiversitySearch::new(&Toy, &REF, toy_settings(10.0, KPlacement::InsideSum, 1, 3)).unwrap();
     s.generation(|xs| serial(&xs[..xs.len() / 2]));
     assert_eq!(s.history().last().unwrap().failed, 4 * 8);
     s.generation(|xs| xs.iter().map(|x| outcome(&[x[0]], f64::NAN)).collect());

@@ -10,18 +10,25 @@
 use crossbeam_channel::{Receiver, Sender};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, then
 /// renamed over the destination. Readers see the old file or the new one, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -36,7 +43,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Serializes `value` as pretty RON and writes it atomically.
 pub fn write_ron<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let text = ron::ser::to_string_pretty(value, ron::ser::PrettyConfig::default()).map_err(std::io::Error::other)?;
+    let text = ron::ser::to_string_pretty(value, ron::ser::PrettyConfig::default())
+        .map_err(std::io::Error::other)?;
     write_atomic(path, text.as_bytes())
 }
 
@@ -127,7 +135,10 @@ impl JobHandle {
         self.control.cancelled.store(true, Ordering::SeqCst);
     }
     pub fn is_done(&self) -> bool {
-        matches!(self.status, JobStatus::Finished | JobStatus::Cancelled | JobStatus::Failed)
+        matches!(
+            self.status,
+            JobStatus::Finished | JobStatus::Cancelled | JobStatus::Failed
+        )
     }
 
     /// Applies every pending event to `status`/`progress` and returns them.
@@ -189,7 +200,11 @@ impl JobRunner {
             .num_threads(threads)
             .thread_name(|i| format!("motionlab-job-{i}"))
             .build()?;
-        Ok(JobRunner { pool: Arc::new(pool), results_dir: results_dir.into(), next_id: AtomicU64::new(1) })
+        Ok(JobRunner {
+            pool: Arc::new(pool),
+            results_dir: results_dir.into(),
+            next_id: AtomicU64::new(1),
+        })
     }
 
     pub fn threads(&self) -> usize {
@@ -238,7 +253,13 @@ impl JobRunner {
     }
 }
 
-fn drive(mut job: Box<dyn Job>, pool: &rayon::ThreadPool, ctl: &JobControl, dir: &Path, tx: &Sender<JobEvent>) {
+fn drive(
+    mut job: Box<dyn Job>,
+    pool: &rayon::ThreadPool,
+    ctl: &JobControl,
+    dir: &Path,
+    tx: &Sender<JobEvent>,
+) {
     let checkpoint = dir.join("checkpoint.ron");
     let mut paused = false;
     loop {
@@ -266,24 +287,36 @@ fn drive(mut job: Box<dyn Job>, pool: &rayon::ThreadPool, ctl: &JobControl, dir:
         };
         let _ = tx.send(JobEvent::Progress(job.progress()));
         match outcome {
-            StepOutcome::Running => match job.checkpoint().and_then(|c| Ok(write_atomic(&checkpoint, c.as_bytes())?)) {
+            StepOutcome::Running => match job
+                .checkpoint()
+                .and_then(|c| Ok(write_atomic(&checkpoint, c.as_bytes())?))
+            {
                 Ok(()) => {
                     let _ = tx.send(JobEvent::Checkpointed(checkpoint.clone()));
                 }
                 Err(e) => {
-                    let _ = tx.send(JobEvent::Failed(format!("writing checkpoint {}: {e:#}", checkpoint.display())));
+                    let _ = tx.send(JobEvent::Failed(format!(
+                        "writing checkpoint {}: {e:#}",
+                        checkpoint.display()
+                    )));
                     return;
                 }
             },
             StepOutcome::Done => {
                 let path = dir.join("result.ron");
-                match job.result().and_then(|r| Ok(write_atomic(&path, r.as_bytes())?)) {
+                match job
+                    .result()
+                    .and_then(|r| Ok(write_atomic(&path, r.as_bytes())?))
+                {
                     Ok(()) => {
                         let _ = std::fs::remove_file(&checkpoint);
                         let _ = tx.send(JobEvent::Finished { result: path });
                     }
                     Err(e) => {
-                        let _ = tx.send(JobEvent::Failed(format!("writing result {}: {e:#}", path.display())));
+                        let _ = tx.send(JobEvent::Failed(format!(
+                            "writing result {}: {e:#}",
+                            path.display()
+                        )));
                     }
                 }
                 return;

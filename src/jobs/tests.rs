@@ -6,8 +6,10 @@ use crossbeam_channel::Sender as GateSender;
 use std::time::Duration;
 
 fn dir_names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     names
 }
@@ -50,12 +52,24 @@ struct CountJob {
 
 impl CountJob {
     fn new(n: u32) -> Self {
-        CountJob { n, i: 0, sleep: Duration::from_millis(2), gate: None, fail_at: None }
+        CountJob {
+            n,
+            i: 0,
+            sleep: Duration::from_millis(2),
+            gate: None,
+            fail_at: None,
+        }
     }
 
     fn gated(n: u32) -> (Self, GateSender<()>) {
         let (tx, rx) = crossbeam_channel::unbounded();
-        (CountJob { gate: Some(rx), ..CountJob::new(n) }, tx)
+        (
+            CountJob {
+                gate: Some(rx),
+                ..CountJob::new(n)
+            },
+            tx,
+        )
     }
 }
 
@@ -70,14 +84,19 @@ impl Job for CountJob {
 
     fn step(&mut self, _pool: &rayon::ThreadPool) -> anyhow::Result<StepOutcome> {
         if let Some(g) = &self.gate {
-            g.recv_timeout(Duration::from_secs(30)).map_err(|e| anyhow::anyhow!("gate: {e}"))?;
+            g.recv_timeout(Duration::from_secs(30))
+                .map_err(|e| anyhow::anyhow!("gate: {e}"))?;
         }
         std::thread::sleep(self.sleep);
         self.i += 1;
         if self.fail_at == Some(self.i) {
             anyhow::bail!("boom at step {}", self.i);
         }
-        Ok(if self.i >= self.n { StepOutcome::Done } else { StepOutcome::Running })
+        Ok(if self.i >= self.n {
+            StepOutcome::Done
+        } else {
+            StepOutcome::Running
+        })
     }
 
     fn progress(&self) -> Progress {
@@ -146,12 +165,23 @@ fn job_reports_progress_checkpoints_and_result() {
     assert!(f.windows(2).all(|w| w[0] < w[1]), "{f:?}");
     assert_eq!(f[0], 0.05);
     assert_eq!(*f.last().unwrap(), 1.0);
-    let checkpoints = events.iter().filter(|e| matches!(e, JobEvent::Checkpointed(_))).count();
+    let checkpoints = events
+        .iter()
+        .filter(|e| matches!(e, JobEvent::Checkpointed(_)))
+        .count();
     assert_eq!(checkpoints, 19);
-    assert_eq!(events.last(), Some(&JobEvent::Finished { result: folder.join("result.ron") }));
+    assert_eq!(
+        events.last(),
+        Some(&JobEvent::Finished {
+            result: folder.join("result.ron")
+        })
+    );
     assert_eq!(h.result, Some(folder.join("result.ron")));
     assert_eq!(h.progress.fraction, 1.0);
-    assert_eq!(std::fs::read_to_string(folder.join("result.ron")).unwrap(), "(count: 20)");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("result.ron")).unwrap(),
+        "(count: 20)"
+    );
     assert_eq!(dir_names(&folder), ["result.ron"]);
 }
 
@@ -166,7 +196,13 @@ fn job_without_folder_gets_one_under_results_dir() {
     for h in [&mut a, &mut b] {
         assert_eq!(h.wait(), JobStatus::Finished);
         assert!(h.folder.starts_with(dir.path().join("results")));
-        assert!(h.folder.file_name().unwrap().to_string_lossy().starts_with("count-"));
+        assert!(
+            h.folder
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("count-")
+        );
         assert!(h.folder.join("result.ron").is_file());
     }
 }
@@ -207,7 +243,10 @@ fn checkpoint_exists_mid_run_and_pause_resume_work() {
     std::thread::sleep(Duration::from_millis(150));
     assert_eq!(gate.len(), 1, "a paused job took a step");
     assert!(fractions(&h.poll()).is_empty());
-    assert_eq!(std::fs::read_to_string(&checkpoint).unwrap(), format!("(i: {steps_done})"));
+    assert_eq!(
+        std::fs::read_to_string(&checkpoint).unwrap(),
+        format!("(i: {steps_done})")
+    );
     assert_eq!(h.status, JobStatus::Paused);
 
     h.resume();
@@ -222,7 +261,10 @@ fn checkpoint_exists_mid_run_and_pause_resume_work() {
     assert_eq!(h.wait(), JobStatus::Finished);
     assert_eq!(h.progress.fraction, 1.0);
     assert!(!checkpoint.exists());
-    assert_eq!(std::fs::read_to_string(folder.join("result.ron")).unwrap(), "(count: 5)");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("result.ron")).unwrap(),
+        "(count: 5)"
+    );
 }
 
 #[test]
@@ -243,7 +285,10 @@ fn cancel_ends_without_result() {
     // The job stopped after step 1 or, if it was already inside step 2, after step 2; the last
     // checkpoint stays for a later resume.
     let steps_done = 2 - gate.len();
-    assert_eq!(std::fs::read_to_string(folder.join("checkpoint.ron")).unwrap(), format!("(i: {steps_done})"));
+    assert_eq!(
+        std::fs::read_to_string(folder.join("checkpoint.ron")).unwrap(),
+        format!("(i: {steps_done})")
+    );
     assert!(h.progress.fraction < 1.0);
 }
 
@@ -267,7 +312,10 @@ fn failing_step_ends_failed_with_its_message() {
     let dir = tempfile::tempdir().unwrap();
     let runner = JobRunner::new(1, dir.path()).unwrap();
     let folder = dir.path().join("job");
-    let job = CountJob { fail_at: Some(3), ..CountJob::new(10) };
+    let job = CountJob {
+        fail_at: Some(3),
+        ..CountJob::new(10)
+    };
     let mut h = runner.spawn(Box::new(job), Some(folder.clone()));
     let mut events = Vec::new();
     while let Some(e) = h.next_event() {
@@ -275,7 +323,10 @@ fn failing_step_ends_failed_with_its_message() {
     }
     assert_eq!(h.wait(), JobStatus::Failed);
     assert_eq!(h.error.as_deref(), Some("boom at step 3"));
-    assert_eq!(events.last(), Some(&JobEvent::Failed("boom at step 3".into())));
+    assert_eq!(
+        events.last(),
+        Some(&JobEvent::Failed("boom at step 3".into()))
+    );
     assert_eq!(fractions(&events), [0.1, 0.2]);
     assert!(!folder.join("result.ron").exists());
     assert_eq!(h.result, None);
@@ -285,9 +336,18 @@ fn failing_step_ends_failed_with_its_message() {
 // Robustness sweep as a job
 
 fn small_sweep() -> RobustnessSweep {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"));
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/characters/human2d.ron"
+    ));
     let c = load_character(path).unwrap();
-    let config = SweepConfig { directions: 4, observe: 1.5, tolerance: 0.2, max_impulse: 640.0, ..Default::default() };
+    let config = SweepConfig {
+        directions: 4,
+        observe: 1.5,
+        tolerance: 0.2,
+        max_impulse: 640.0,
+        ..Default::default()
+    };
     RobustnessSweep::new(c, SimSettings::default(), config).unwrap()
 }
 
@@ -327,14 +387,35 @@ fn robustness_sweep_runs_as_a_job_and_resumes_from_its_checkpoint() {
     // two rounds: the impulse doubles from 10 N·s before any bisection).
     wait_for(&mut h, |e| matches!(e, JobEvent::Checkpointed(_)));
     h.pause();
-    let seen = wait_for(&mut h, |e| matches!(e, JobEvent::Paused | JobEvent::Finished { .. } | JobEvent::Failed(_)));
+    let seen = wait_for(&mut h, |e| {
+        matches!(
+            e,
+            JobEvent::Paused | JobEvent::Finished { .. } | JobEvent::Failed(_)
+        )
+    });
     assert_eq!(seen.last(), Some(&JobEvent::Paused), "{seen:?}");
     let mid_text = std::fs::read_to_string(folder.join("checkpoint.ron")).unwrap();
     let mid = RobustnessSweep::from_checkpoint(&mid_text).unwrap();
-    assert!(mid.state.rounds >= 1 && mid.state.bounds.iter().any(|b| !b.done), "{:?}", mid.state);
-    assert!(mid.state.bounds.iter().all(|b| b.trials >= 1 && b.trials <= mid.state.rounds), "{:?}", mid.state.bounds);
+    assert!(
+        mid.state.rounds >= 1 && mid.state.bounds.iter().any(|b| !b.done),
+        "{:?}",
+        mid.state
+    );
+    assert!(
+        mid.state
+            .bounds
+            .iter()
+            .all(|b| b.trials >= 1 && b.trials <= mid.state.rounds),
+        "{:?}",
+        mid.state.bounds
+    );
     // The checkpoint text round-trips.
-    assert_eq!(RobustnessSweep::from_checkpoint(&mid.checkpoint().unwrap()).unwrap().state, mid.state);
+    assert_eq!(
+        RobustnessSweep::from_checkpoint(&mid.checkpoint().unwrap())
+            .unwrap()
+            .state,
+        mid.state
+    );
     h.resume();
 
     let mut fractions_seen = Vec::new();
@@ -346,18 +427,32 @@ fn robustness_sweep_runs_as_a_job_and_resumes_from_its_checkpoint() {
         assert!(!matches!(e, JobEvent::Failed(_)), "{e:?}");
     }
     assert_eq!(h.wait(), JobStatus::Finished);
-    assert!(fractions_seen.windows(2).all(|w| w[0] <= w[1]), "{fractions_seen:?}");
+    assert!(
+        fractions_seen.windows(2).all(|w| w[0] <= w[1]),
+        "{fractions_seen:?}"
+    );
     assert!(!folder.join("checkpoint.ron").exists());
     let text = std::fs::read_to_string(folder.join("result.ron")).unwrap();
     let done = RobustnessSweep::from_checkpoint(&text).unwrap();
     check_bounds(&done.state);
     assert!(done.state.rounds > mid.state.rounds);
-    assert_eq!(RobustnessSweep::from_checkpoint(&done.checkpoint().unwrap()).unwrap().state, done.state);
+    assert_eq!(
+        RobustnessSweep::from_checkpoint(&done.checkpoint().unwrap())
+            .unwrap()
+            .state,
+        done.state
+    );
 
     // Resuming the mid-run checkpoint in a new runner reaches the same result.
     let runner2 = JobRunner::new(2, dir.path()).unwrap();
-    let mut h2 = runner2.spawn(Box::new(RobustnessSweep::from_checkpoint(&mid_text).unwrap()), Some(dir.path().join("resumed")));
+    let mut h2 = runner2.spawn(
+        Box::new(RobustnessSweep::from_checkpoint(&mid_text).unwrap()),
+        Some(dir.path().join("resumed")),
+    );
     assert_eq!(h2.wait(), JobStatus::Finished, "{:?}", h2.error);
-    let resumed = RobustnessSweep::from_checkpoint(&std::fs::read_to_string(dir.path().join("resumed/result.ron")).unwrap()).unwrap();
+    let resumed = RobustnessSweep::from_checkpoint(
+        &std::fs::read_to_string(dir.path().join("resumed/result.ron")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(resumed.state, done.state);
 }

@@ -7,15 +7,29 @@ use std::f32::consts::PI;
 
 pub fn principal_inertia(shape: &Shape, mass: f32) -> [f32; 3] {
     match *shape {
-        Shape::Box { half_extents: [a, b, c] } => {
+        Shape::Box {
+            half_extents: [a, b, c],
+        } => {
             let k = mass / 3.0;
-            [k * (b * b + c * c), k * (a * a + c * c), k * (a * a + b * b)]
+            [
+                k * (b * b + c * c),
+                k * (a * a + c * c),
+                k * (a * a + b * b),
+            ]
         }
         Shape::Ellipsoid { radii: [a, b, c] } => {
             let k = mass / 5.0;
-            [k * (b * b + c * c), k * (a * a + c * c), k * (a * a + b * b)]
+            [
+                k * (b * b + c * c),
+                k * (a * a + c * c),
+                k * (a * a + b * b),
+            ]
         }
-        Shape::Capsule { radius: r, half_length: h, axis } => {
+        Shape::Capsule {
+            radius: r,
+            half_length: h,
+            axis,
+        } => {
             let len = 2.0 * h;
             let v_cyl = PI * r * r * len;
             let v_caps = 4.0 / 3.0 * PI * r * r * r;

@@ -7,11 +7,22 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error("{path}: cannot read: {error}")]
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     #[error("{path}:{line}:{col}: {message}")]
-    Syntax { path: PathBuf, line: usize, col: usize, message: String },
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        col: usize,
+        message: String,
+    },
     #[error("{}", format_invalid(path, problems))]
-    Invalid { path: PathBuf, problems: Vec<(usize, Problem)> },
+    Invalid {
+        path: PathBuf,
+        problems: Vec<(usize, Problem)>,
+    },
 }
 
 fn format_invalid(path: &Path, problems: &[(usize, Problem)]) -> String {
@@ -49,30 +60,44 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
     path: &Path,
     validate: impl Fn(&T) -> Vec<Problem>,
 ) -> Result<T, ModelError> {
-    let value: T = ron::Options::default().from_str(text).map_err(|e| ModelError::Syntax {
-        path: path.into(),
-        line: e.span.start.line,
-        col: e.span.start.col,
-        message: describe_syntax(&e.code),
-    })?;
+    let value: T = ron::Options::default()
+        .from_str(text)
+        .map_err(|e| ModelError::Syntax {
+            path: path.into(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: describe_syntax(&e.code),
+        })?;
     let problems = validate(&value);
     if problems.is_empty() {
         Ok(value)
     } else {
-        let located = problems.into_iter().map(|p| (locate(text, &p), p)).collect();
-        Err(ModelError::Invalid { path: path.into(), problems: located })
+        let located = problems
+            .into_iter()
+            .map(|p| (locate(text, &p), p))
+            .collect();
+        Err(ModelError::Invalid {
+            path: path.into(),
+            problems: located,
+        })
     }
 }
 
 /// Reads a file for [`parse_validated`].
 pub fn read_text(path: &Path) -> Result<String, ModelError> {
-    std::fs::read_to_string(path).map_err(|error| ModelError::Io { path: path.into(), error })
+    std::fs::read_to_string(path).map_err(|error| ModelError::Io {
+        path: path.into(),
+        error,
+    })
 }
 
 fn describe_syntax(e: &ron::Error) -> String {
     match e {
         ron::Error::MissingStructField { field, outer } => {
-            format!("expected field `{field}` in {}", outer.as_deref().unwrap_or("this record"))
+            format!(
+                "expected field `{field}` in {}",
+                outer.as_deref().unwrap_or("this record")
+            )
         }
         other => format!("{other}"),
     }
@@ -101,16 +126,23 @@ fn locate(text: &str, p: &Problem) -> usize {
     let record_line = if let Some(r) = &p.record {
         let named = format!("name: \"{r}\"");
         let quoted = format!("\"{r}\"");
-        (start..lines.len()).find(|&i| lines[i].contains(&named)).or_else(|| (start..lines.len()).find(|&i| lines[i].contains(&quoted)))
+        (start..lines.len())
+            .find(|&i| lines[i].contains(&named))
+            .or_else(|| (start..lines.len()).find(|&i| lines[i].contains(&quoted)))
     } else if let Some(k) = p.index {
-        (start + 1..lines.len()).filter(|&i| starts_record(lines[i])).nth(k)
+        (start + 1..lines.len())
+            .filter(|&i| starts_record(lines[i]))
+            .nth(k)
     } else {
         None
     };
     let Some(rec) = record_line else {
         // No record: the field at top level, else the section line.
         let key = format!("{}:", p.field);
-        return (start..lines.len()).find(|&i| lines[i].trim_start().starts_with(&key)).unwrap_or(start) + 1;
+        return (start..lines.len())
+            .find(|&i| lines[i].trim_start().starts_with(&key))
+            .unwrap_or(start)
+            + 1;
     };
     let key = format!("{}:", p.field);
     for (i, l) in lines.iter().enumerate().skip(rec) {

@@ -13,11 +13,13 @@
 //! their hinges turning about z.
 
 mod inertia;
-pub mod shape;
 mod load;
+pub mod shape;
 
 pub use inertia::principal_inertia;
-pub use load::{load_character, parse_character, parse_validated, read_text, save_character, ModelError};
+pub use load::{
+    ModelError, load_character, parse_character, parse_validated, read_text, save_character,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,9 +77,18 @@ pub struct Body {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub enum Shape {
     /// A capsule along `axis` whose cylinder is `2·half_length` long.
-    Capsule { radius: f32, half_length: f32, #[serde(default)] axis: Axis },
-    Box { half_extents: [f32; 3] },
-    Ellipsoid { radii: [f32; 3] },
+    Capsule {
+        radius: f32,
+        half_length: f32,
+        #[serde(default)]
+        axis: Axis,
+    },
+    Box {
+        half_extents: [f32; 3],
+    },
+    Ellipsoid {
+        radii: [f32; 3],
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -200,7 +211,10 @@ impl Character {
 
     /// Lowest point of the reference pose (the ground is placed here by the simulator).
     pub fn lowest_point(&self) -> f32 {
-        self.bodies.iter().map(|b| b.vertical_extent().0).fold(f32::INFINITY, f32::min)
+        self.bodies
+            .iter()
+            .map(|b| b.vertical_extent().0)
+            .fold(f32::INFINITY, f32::min)
     }
 
     /// Centre of mass of the reference pose.
@@ -231,7 +245,11 @@ impl Character {
         for j in &self.joints {
             let n = j.kind.dof();
             for k in 0..n {
-                names.push(if n == 1 { j.name.clone() } else { format!("{}.{k}", j.name) });
+                names.push(if n == 1 {
+                    j.name.clone()
+                } else {
+                    format!("{}.{k}", j.name)
+                });
             }
         }
         names
@@ -253,14 +271,19 @@ impl Body {
 
     /// Principal inertia: given, or derived from the shape and mass.
     pub fn principal_inertia(&self) -> [f32; 3] {
-        self.inertia.unwrap_or_else(|| principal_inertia(&self.shape, self.mass))
+        self.inertia
+            .unwrap_or_else(|| principal_inertia(&self.shape, self.mass))
     }
 
     /// Lowest and highest y of the shape in the reference pose.
     pub fn vertical_extent(&self) -> (f32, f32) {
         let q = self.orientation();
         let half = match self.shape {
-            Shape::Capsule { radius, half_length, axis } => {
+            Shape::Capsule {
+                radius,
+                half_length,
+                axis,
+            } => {
                 let mut a = [0.0; 3];
                 a[axis.index()] = half_length;
                 let d = rotate(q, a);
@@ -292,7 +315,11 @@ impl Body {
     /// Characteristic length of the shape along its main axis (for shape variation).
     pub fn length(&self) -> f32 {
         match self.shape {
-            Shape::Capsule { radius, half_length, .. } => 2.0 * (half_length + radius),
+            Shape::Capsule {
+                radius,
+                half_length,
+                ..
+            } => 2.0 * (half_length + radius),
             Shape::Box { half_extents: h } => 2.0 * h[0].max(h[1]).max(h[2]),
             Shape::Ellipsoid { radii: r } => 2.0 * r[0].max(r[1]).max(r[2]),
         }
@@ -315,13 +342,31 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(section: Option<&'static str>, field: &str, message: String) -> Self {
-        Problem { section, record: None, index: None, field: field.into(), message }
+        Problem {
+            section,
+            record: None,
+            index: None,
+            field: field.into(),
+            message,
+        }
     }
     pub fn named(section: &'static str, record: &str, field: &str, message: String) -> Self {
-        Problem { section: Some(section), record: Some(record.into()), index: None, field: field.into(), message }
+        Problem {
+            section: Some(section),
+            record: Some(record.into()),
+            index: None,
+            field: field.into(),
+            message,
+        }
     }
     pub fn indexed(section: &'static str, index: usize, field: &str, message: String) -> Self {
-        Problem { section: Some(section), record: None, index: Some(index), field: field.into(), message }
+        Problem {
+            section: Some(section),
+            record: None,
+            index: Some(index),
+            field: field.into(),
+            message,
+        }
     }
 }
 
@@ -343,83 +388,171 @@ impl std::fmt::Display for Problem {
 fn validate(c: &Character) -> Vec<Problem> {
     let mut out = Vec::new();
     if c.bodies.is_empty() {
-        out.push(Problem::new(None, "bodies", "expected at least one body".into()));
+        out.push(Problem::new(
+            None,
+            "bodies",
+            "expected at least one body".into(),
+        ));
         return out;
     }
-    let body = |out: &mut Vec<Problem>, name: &str, field: &str, message: String| out.push(Problem::named("bodies", name, field, message));
+    let body = |out: &mut Vec<Problem>, name: &str, field: &str, message: String| {
+        out.push(Problem::named("bodies", name, field, message))
+    };
     let mut seen = std::collections::HashSet::new();
     for b in &c.bodies {
         if !seen.insert(b.name.as_str()) {
             body(&mut out, &b.name, "name", "body name used twice".into());
         }
         if !(b.mass > 0.0 && b.mass.is_finite()) {
-            body(&mut out, &b.name, "mass", format!("expected a positive mass in kg, found {}", b.mass));
+            body(
+                &mut out,
+                &b.name,
+                "mass",
+                format!("expected a positive mass in kg, found {}", b.mass),
+            );
         }
         let dims: Vec<f32> = match b.shape {
-            Shape::Capsule { radius, half_length, .. } => vec![radius, half_length + radius],
+            Shape::Capsule {
+                radius,
+                half_length,
+                ..
+            } => vec![radius, half_length + radius],
             Shape::Box { half_extents } => half_extents.to_vec(),
             Shape::Ellipsoid { radii } => radii.to_vec(),
         };
         if dims.iter().any(|d| !(*d > 0.0 && d.is_finite())) {
-            body(&mut out, &b.name, "shape", format!("expected positive sizes, found {dims:?}"));
+            body(
+                &mut out,
+                &b.name,
+                "shape",
+                format!("expected positive sizes, found {dims:?}"),
+            );
         }
         if let Shape::Capsule { half_length, .. } = b.shape {
             if half_length < 0.0 {
-                body(&mut out, &b.name, "shape", "expected half_length >= 0".into());
+                body(
+                    &mut out,
+                    &b.name,
+                    "shape",
+                    "expected half_length >= 0".into(),
+                );
             }
         }
         if let Some(i) = b.inertia {
             if i.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
-                body(&mut out, &b.name, "inertia", format!("expected three positive moments, found {i:?}"));
-            } else if i[0] + i[1] < i[2] * 0.999 || i[1] + i[2] < i[0] * 0.999 || i[0] + i[2] < i[1] * 0.999 {
-                body(&mut out, &b.name, "inertia", format!("moments {i:?} violate the triangle inequality"));
+                body(
+                    &mut out,
+                    &b.name,
+                    "inertia",
+                    format!("expected three positive moments, found {i:?}"),
+                );
+            } else if i[0] + i[1] < i[2] * 0.999
+                || i[1] + i[2] < i[0] * 0.999
+                || i[0] + i[2] < i[1] * 0.999
+            {
+                body(
+                    &mut out,
+                    &b.name,
+                    "inertia",
+                    format!("moments {i:?} violate the triangle inequality"),
+                );
             }
         }
-        if b.position.iter().chain(b.rotation.iter()).any(|v| !v.is_finite()) {
-            body(&mut out, &b.name, "position", "expected finite numbers".into());
+        if b.position
+            .iter()
+            .chain(b.rotation.iter())
+            .any(|v| !v.is_finite())
+        {
+            body(
+                &mut out,
+                &b.name,
+                "position",
+                "expected finite numbers".into(),
+            );
         }
     }
     if c.body_index(&c.root.body).is_none() {
-        out.push(Problem::new(Some("root"), "body", format!("no body named {:?}", c.root.body)));
+        out.push(Problem::new(
+            Some("root"),
+            "body",
+            format!("no body named {:?}", c.root.body),
+        ));
     }
     let mut parent_of: Vec<Option<usize>> = vec![None; c.bodies.len()];
     let mut joint_names = std::collections::HashSet::new();
     for j in &c.joints {
         let rec = j.name.as_str();
-        let push = |out: &mut Vec<Problem>, rec: &str, field: &str, message: String| out.push(Problem::named("joints", rec, field, message));
+        let push = |out: &mut Vec<Problem>, rec: &str, field: &str, message: String| {
+            out.push(Problem::named("joints", rec, field, message))
+        };
         if !joint_names.insert(j.name.as_str()) {
             push(&mut out, rec, "name", "joint name used twice".into());
         }
         let p = c.body_index(&j.parent);
         let ch = c.body_index(&j.child);
         if p.is_none() {
-            push(&mut out, rec, "parent", format!("no body named {:?}", j.parent));
+            push(
+                &mut out,
+                rec,
+                "parent",
+                format!("no body named {:?}", j.parent),
+            );
         }
         match ch {
-            None => push(&mut out, rec, "child", format!("no body named {:?}", j.child)),
+            None => push(
+                &mut out,
+                rec,
+                "child",
+                format!("no body named {:?}", j.child),
+            ),
             Some(ci) => {
                 if j.child == c.root.body {
-                    push(&mut out, rec, "child", "the root body cannot be a joint's child".into());
+                    push(
+                        &mut out,
+                        rec,
+                        "child",
+                        "the root body cannot be a joint's child".into(),
+                    );
                 } else if parent_of[ci].is_some() {
-                    push(&mut out, rec, "child", format!("body {:?} already has a parent joint: not a tree", j.child));
+                    push(
+                        &mut out,
+                        rec,
+                        "child",
+                        format!("body {:?} already has a parent joint: not a tree", j.child),
+                    );
                 } else {
                     parent_of[ci] = p;
                 }
             }
         }
         if j.parent == j.child {
-            push(&mut out, rec, "child", "a joint must connect two different bodies".into());
+            push(
+                &mut out,
+                rec,
+                "child",
+                "a joint must connect two different bodies".into(),
+            );
         }
         for (k, a) in j.kind.axes().iter().enumerate() {
             let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
             if (n - 1.0).abs() > 1e-3 {
-                push(&mut out, rec, "kind", format!("axis {k} {a:?} is not a unit vector (length {n:.4})"));
+                push(
+                    &mut out,
+                    rec,
+                    "kind",
+                    format!("axis {k} {a:?} is not a unit vector (length {n:.4})"),
+                );
             }
         }
         if let JointKind::Universal { axes } = &j.kind {
             let d = axes.0[0] * axes.1[0] + axes.0[1] * axes.1[1] + axes.0[2] * axes.1[2];
             if d.abs() > 1e-3 {
-                push(&mut out, rec, "kind", "the two universal-joint axes must be perpendicular".into());
+                push(
+                    &mut out,
+                    rec,
+                    "kind",
+                    "the two universal-joint axes must be perpendicular".into(),
+                );
             }
         }
         if !j.limits.is_empty() && j.limits.len() != j.kind.dof() {
@@ -427,19 +560,42 @@ fn validate(c: &Character) -> Vec<Problem> {
                 &mut out,
                 rec,
                 "limits",
-                format!("expected {} (min, max) pairs for a {} joint, found {}", j.kind.dof(), j.kind.label(), j.limits.len()),
+                format!(
+                    "expected {} (min, max) pairs for a {} joint, found {}",
+                    j.kind.dof(),
+                    j.kind.label(),
+                    j.limits.len()
+                ),
             );
         }
         for (k, (lo, hi)) in j.limits.iter().enumerate() {
             if !(lo < hi) {
-                push(&mut out, rec, "limits", format!("pair {k}: expected min < max, found ({lo}, {hi})"));
+                push(
+                    &mut out,
+                    rec,
+                    "limits",
+                    format!("pair {k}: expected min < max, found ({lo}, {hi})"),
+                );
             }
         }
         if !(j.kp >= 0.0 && j.kd >= 0.0) {
-            push(&mut out, rec, "kp", format!("expected non-negative gains, found kp {} kd {}", j.kp, j.kd));
+            push(
+                &mut out,
+                rec,
+                "kp",
+                format!("expected non-negative gains, found kp {} kd {}", j.kp, j.kd),
+            );
         }
         if !(j.torque_limit >= 0.0) {
-            push(&mut out, rec, "torque_limit", format!("expected a non-negative torque limit, found {}", j.torque_limit));
+            push(
+                &mut out,
+                rec,
+                "torque_limit",
+                format!(
+                    "expected a non-negative torque limit, found {}",
+                    j.torque_limit
+                ),
+            );
         }
     }
     // Every non-root body must be reached from the root, and there must be no cycles.
@@ -457,12 +613,22 @@ fn validate(c: &Character) -> Vec<Problem> {
                         cur = p;
                         steps += 1;
                         if steps > c.bodies.len() {
-                            body(&mut out, &b.name, "name", "joints form a cycle: not a tree".into());
+                            body(
+                                &mut out,
+                                &b.name,
+                                "name",
+                                "joints form a cycle: not a tree".into(),
+                            );
                             break;
                         }
                     }
                     None => {
-                        body(&mut out, &b.name, "name", format!("body is not connected to the root {:?}", c.root.body));
+                        body(
+                            &mut out,
+                            &b.name,
+                            "name",
+                            format!("body is not connected to the root {:?}", c.root.body),
+                        );
                         break;
                     }
                 }
@@ -471,13 +637,23 @@ fn validate(c: &Character) -> Vec<Problem> {
     }
     for (i, e) in c.end_effectors.iter().enumerate() {
         if c.body_index(&e.body).is_none() {
-            out.push(Problem::indexed("end_effectors", i, "body", format!("no body named {:?}", e.body)));
+            out.push(Problem::indexed(
+                "end_effectors",
+                i,
+                "body",
+                format!("no body named {:?}", e.body),
+            ));
         }
     }
     for (i, (l, r)) in c.mirror_pairs.iter().enumerate() {
         for n in [l, r] {
             if c.body_index(n).is_none() {
-                out.push(Problem::indexed("mirror_pairs", i, "body", format!("no body named {n:?}")));
+                out.push(Problem::indexed(
+                    "mirror_pairs",
+                    i,
+                    "body",
+                    format!("no body named {n:?}"),
+                ));
             }
         }
     }
@@ -486,7 +662,11 @@ fn validate(c: &Character) -> Vec<Problem> {
 
 /// Quaternion (x, y, z, w) of rotations about x, then y, then z (extrinsic), angles in degrees.
 pub fn euler_xyz_deg_to_quat(r: [f32; 3]) -> [f32; 4] {
-    let (hx, hy, hz) = (r[0].to_radians() * 0.5, r[1].to_radians() * 0.5, r[2].to_radians() * 0.5);
+    let (hx, hy, hz) = (
+        r[0].to_radians() * 0.5,
+        r[1].to_radians() * 0.5,
+        r[2].to_radians() * 0.5,
+    );
     let qx = [hx.sin(), 0.0, 0.0, hx.cos()];
     let qy = [0.0, hy.sin(), 0.0, hy.cos()];
     let qz = [0.0, 0.0, hz.sin(), hz.cos()];
@@ -506,10 +686,20 @@ pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
 pub fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
     let u = [q[0], q[1], q[2]];
     let s = q[3];
-    let cross = |a: [f32; 3], b: [f32; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let cross = |a: [f32; 3], b: [f32; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
     let t = cross(u, v).map(|x| 2.0 * x);
     let c = cross(u, t);
-    [v[0] + s * t[0] + c[0], v[1] + s * t[1] + c[1], v[2] + s * t[2] + c[2]]
+    [
+        v[0] + s * t[0] + c[0],
+        v[1] + s * t[1] + c[1],
+        v[2] + s * t[2] + c[2],
+    ]
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! (the root about its own centre); everything below it moves with its joints, so the tree and
 //! the joint axes are unchanged.
 
-use super::{rotate, Character, Shape};
+use super::{Character, Shape, rotate};
 
 /// Range of the length ratio r.
 pub const RATIO_RANGE: (f32, f32) = (0.4, 2.5);
@@ -39,7 +39,11 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     let Some(b) = c.bodies.get(i) else { return out };
     let r = r.clamp(RATIO_RANGE.0, RATIO_RANGE.1);
     let l0 = b.length();
-    let r = if l0 * r < MIN_LENGTH { (MIN_LENGTH / l0).min(1.0).max(r) } else { r };
+    let r = if l0 * r < MIN_LENGTH {
+        (MIN_LENGTH / l0).min(1.0).max(r)
+    } else {
+        r
+    };
     if r == 1.0 {
         // Exactly the input shape: recomputing the geometry would change it by rounding, and a
         // seed motion on the edge of its constraints must stay bit-identical in shape mode.
@@ -50,7 +54,12 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     local[ax] = 1.0;
     let u = rotate(b.orientation(), local);
     // Pivot: the joint to the parent, or the body centre for the root.
-    let pivot = c.joints.iter().find(|j| j.child == b.name).map(|j| j.anchor).unwrap_or(b.position);
+    let pivot = c
+        .joints
+        .iter()
+        .find(|j| j.child == b.name)
+        .map(|j| j.anchor)
+        .unwrap_or(b.position);
     let stretch = |p: [f32; 3]| -> [f32; 3] {
         let d = [p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]];
         let along = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
@@ -60,7 +69,11 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     // Scale the shape along its long axis.
     let nb = &mut out.bodies[i];
     match &mut nb.shape {
-        Shape::Capsule { radius, half_length, .. } => {
+        Shape::Capsule {
+            radius,
+            half_length,
+            ..
+        } => {
             // Total length 2(h + ρ) scales by r; the radius is kept unless the link gets shorter
             // than its diameter.
             let total = 2.0 * (*half_length + *radius) * r;
@@ -77,7 +90,11 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     for (ji, j) in c.joints.iter().enumerate() {
         if j.parent == b.name {
             let a2 = stretch(j.anchor);
-            let delta = [a2[0] - j.anchor[0], a2[1] - j.anchor[1], a2[2] - j.anchor[2]];
+            let delta = [
+                a2[0] - j.anchor[0],
+                a2[1] - j.anchor[1],
+                a2[2] - j.anchor[2],
+            ];
             moved.push((ji, delta));
         }
     }

@@ -11,7 +11,10 @@ fn builtin(name: &str) -> Character {
 }
 
 fn joint<'a>(c: &'a Character, name: &str) -> &'a Joint {
-    c.joints.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("{}: no joint {name}", c.name))
+    c.joints
+        .iter()
+        .find(|j| j.name == name)
+        .unwrap_or_else(|| panic!("{}: no joint {name}", c.name))
 }
 
 fn count_kind(c: &Character, label: &str) -> usize {
@@ -23,7 +26,11 @@ fn count_kind(c: &Character, label: &str) -> usize {
 fn independent_joints(c: &Character) -> usize {
     let mut keys = HashSet::new();
     for j in &c.joints {
-        let key = match c.mirror_pairs.iter().position(|(l, r)| *l == j.child || *r == j.child) {
+        let key = match c
+            .mirror_pairs
+            .iter()
+            .position(|(l, r)| *l == j.child || *r == j.child)
+        {
             Some(pair) => format!("pair {pair}"),
             None => format!("joint {}", j.name),
         };
@@ -33,28 +40,63 @@ fn independent_joints(c: &Character) -> usize {
 }
 
 fn assert_common_annotations(c: &Character) {
-    let feet: Vec<&str> = c.effectors(EffectorTag::Foot).map(|e| e.body.as_str()).collect();
+    let feet: Vec<&str> = c
+        .effectors(EffectorTag::Foot)
+        .map(|e| e.body.as_str())
+        .collect();
     assert_eq!(feet, ["l_foot", "r_foot"], "{}: foot effectors", c.name);
-    let heads: Vec<&str> = c.effectors(EffectorTag::Head).map(|e| e.body.as_str()).collect();
+    let heads: Vec<&str> = c
+        .effectors(EffectorTag::Head)
+        .map(|e| e.body.as_str())
+        .collect();
     assert_eq!(heads, ["head"], "{}: head effector", c.name);
     for e in &c.end_effectors {
-        assert!(c.body_index(&e.body).is_some(), "{}: effector on unknown body {}", c.name, e.body);
+        assert!(
+            c.body_index(&e.body).is_some(),
+            "{}: effector on unknown body {}",
+            c.name,
+            e.body
+        );
     }
     assert!(!c.mirror_pairs.is_empty(), "{}: no mirror pairs", c.name);
     for (l, r) in &c.mirror_pairs {
         let (li, ri) = (c.body_index(l), c.body_index(r));
-        assert!(li.is_some() && ri.is_some(), "{}: mirror pair ({l}, {r}) names a missing body", c.name);
-        assert!(l.starts_with("l_") && r.starts_with("r_") && l[2..] == r[2..], "{}: pair ({l}, {r})", c.name);
+        assert!(
+            li.is_some() && ri.is_some(),
+            "{}: mirror pair ({l}, {r}) names a missing body",
+            c.name
+        );
+        assert!(
+            l.starts_with("l_") && r.starts_with("r_") && l[2..] == r[2..],
+            "{}: pair ({l}, {r})",
+            c.name
+        );
         let (bl, br) = (&c.bodies[li.unwrap()], &c.bodies[ri.unwrap()]);
         // Mirror images: same shape and mass, positions reflected through z = 0.
         assert_eq!(bl.shape, br.shape, "{}: pair ({l}, {r}) shapes", c.name);
         assert_eq!(bl.mass, br.mass, "{}: pair ({l}, {r}) masses", c.name);
-        assert_eq!([bl.position[0], bl.position[1], -bl.position[2]], br.position, "{}: pair ({l}, {r})", c.name);
+        assert_eq!(
+            [bl.position[0], bl.position[1], -bl.position[2]],
+            br.position,
+            "{}: pair ({l}, {r})",
+            c.name
+        );
         // Their joints share gains, limits and torque limits (one controller per pair).
         let (jl, jr) = (c.joint_to(l).unwrap(), c.joint_to(r).unwrap());
         assert_eq!(jl.kind, jr.kind, "{}: {} vs {}", c.name, jl.name, jr.name);
-        assert_eq!(jl.limits, jr.limits, "{}: {} vs {}", c.name, jl.name, jr.name);
-        assert_eq!((jl.kp, jl.kd, jl.torque_limit), (jr.kp, jr.kd, jr.torque_limit), "{}: {} vs {}", c.name, jl.name, jr.name);
+        assert_eq!(
+            jl.limits, jr.limits,
+            "{}: {} vs {}",
+            c.name, jl.name, jr.name
+        );
+        assert_eq!(
+            (jl.kp, jl.kd, jl.torque_limit),
+            (jr.kp, jr.kd, jr.torque_limit),
+            "{}: {} vs {}",
+            c.name,
+            jl.name,
+            jr.name
+        );
     }
     assert!(c.validate().is_empty(), "{}: {:?}", c.name, c.validate());
 }
@@ -64,28 +106,58 @@ fn human2d_matches_the_paper() {
     let c = builtin("human2d");
     assert_eq!(c.name, "human2d");
     assert_eq!(c.bodies.len(), 17);
-    assert_eq!(c.root, Root { body: "pelvis".into(), kind: RootKind::Planar });
+    assert_eq!(
+        c.root,
+        Root {
+            body: "pelvis".into(),
+            kind: RootKind::Planar
+        }
+    );
     assert_eq!(c.joints.len(), 16);
     assert_eq!(c.internal_dof(), 16);
     assert_eq!(count_kind(&c, "hinge"), 16);
     assert_eq!(independent_joints(&c), 10);
-    assert!((c.total_mass() - 80.0).abs() <= 0.01, "mass {}", c.total_mass());
+    assert!(
+        (c.total_mass() - 80.0).abs() <= 0.01,
+        "mass {}",
+        c.total_mass()
+    );
     assert!((c.height() - 1.60).abs() <= 0.005, "height {}", c.height());
     for j in &c.joints {
         // Planar: every hinge turns about z.
-        assert_eq!(j.kind, JointKind::Hinge { axis: [0.0, 0.0, 1.0] }, "{}", j.name);
+        assert_eq!(
+            j.kind,
+            JointKind::Hinge {
+                axis: [0.0, 0.0, 1.0]
+            },
+            "{}",
+            j.name
+        );
         let expected = match j.name.as_str() {
             "l_hip" | "r_hip" | "upper_waist" => 300.0,
-            "l_knee" | "r_knee" | "l_ankle" | "r_ankle" | "lower_waist" | "l_shoulder" | "r_shoulder" => 200.0,
+            "l_knee" | "r_knee" | "l_ankle" | "r_ankle" | "lower_waist" | "l_shoulder"
+            | "r_shoulder" => 200.0,
             _ => 50.0,
         };
         assert_eq!(j.torque_limit, expected, "torque limit of {}", j.name);
     }
     // The named 300 and 200 N·m joints all exist (the match above is not vacuous).
-    for n in ["l_hip", "r_hip", "upper_waist", "lower_waist", "l_knee", "r_ankle", "l_shoulder", "r_shoulder"] {
+    for n in [
+        "l_hip",
+        "r_hip",
+        "upper_waist",
+        "lower_waist",
+        "l_knee",
+        "r_ankle",
+        "l_shoulder",
+        "r_shoulder",
+    ] {
         joint(&c, n);
     }
-    assert_eq!(c.joints.iter().filter(|j| j.torque_limit == 50.0).count(), 6);
+    assert_eq!(
+        c.joints.iter().filter(|j| j.torque_limit == 50.0).count(),
+        6
+    );
     assert_common_annotations(&c);
 }
 
@@ -103,7 +175,11 @@ fn human3d_matches_the_paper() {
     for n in ["l_elbow", "r_elbow", "l_knee", "r_knee"] {
         assert_eq!(joint(&c, n).kind.label(), "hinge", "{n}");
     }
-    assert!((c.total_mass() - 80.0).abs() <= 0.01, "mass {}", c.total_mass());
+    assert!(
+        (c.total_mass() - 80.0).abs() <= 0.01,
+        "mass {}",
+        c.total_mass()
+    );
     assert!((c.height() - 1.80).abs() <= 0.005, "height {}", c.height());
     let limits = [
         ("waist", 200.0),
@@ -135,9 +211,18 @@ fn bird_robot_matches_the_paper() {
     assert_eq!(c.bodies.len(), 10);
     assert_eq!(c.root.kind, RootKind::Free);
     assert_eq!(c.internal_dof(), 14);
-    assert!((c.total_mass() - 70.0).abs() <= 0.01, "mass {}", c.total_mass());
+    assert!(
+        (c.total_mass() - 70.0).abs() <= 0.01,
+        "mass {}",
+        c.total_mass()
+    );
     assert!((c.height() - 2.9).abs() <= 0.005, "height {}", c.height());
-    let mut hinges: Vec<&str> = c.joints.iter().filter(|j| j.kind.label() == "hinge").map(|j| j.name.as_str()).collect();
+    let mut hinges: Vec<&str> = c
+        .joints
+        .iter()
+        .filter(|j| j.kind.label() == "hinge")
+        .map(|j| j.name.as_str())
+        .collect();
     hinges.sort();
     assert_eq!(hinges, ["l_ankle", "l_knee", "r_ankle", "r_knee"]);
     assert_eq!(count_kind(&c, "universal"), 5);
@@ -164,7 +249,11 @@ fn close(a: f32, b: f32, rel: f32) -> bool {
 /// Principal moments of a uniform solid of mass `m` given by its indicator function, by midpoint
 /// integration over the box [-e, e] (n³ cells).
 fn numeric_inertia(inside: impl Fn([f64; 3]) -> bool, e: [f64; 3], m: f64, n: usize) -> [f32; 3] {
-    let h = [2.0 * e[0] / n as f64, 2.0 * e[1] / n as f64, 2.0 * e[2] / n as f64];
+    let h = [
+        2.0 * e[0] / n as f64,
+        2.0 * e[1] / n as f64,
+        2.0 * e[2] / n as f64,
+    ];
     let (mut count, mut s) = (0u64, [0.0f64; 3]);
     for i in 0..n {
         let x = -e[0] + (i as f64 + 0.5) * h[0];
@@ -187,17 +276,32 @@ fn numeric_inertia(inside: impl Fn([f64; 3]) -> bool, e: [f64; 3], m: f64, n: us
 #[test]
 fn box_inertia_matches_closed_form() {
     let (m, [a, b, c]) = (3.0f32, [0.1f32, 0.25, 0.4]);
-    let i = principal_inertia(&Shape::Box { half_extents: [a, b, c] }, m);
+    let i = principal_inertia(
+        &Shape::Box {
+            half_extents: [a, b, c],
+        },
+        m,
+    );
     // m/12 (w² + h²) with full widths.
     let full = |p: f32, q: f32| m / 12.0 * ((2.0 * p).powi(2) + (2.0 * q).powi(2));
     let expected = [full(b, c), full(a, c), full(a, b)];
     for k in 0..3 {
-        assert!(close(i[k], expected[k], 1e-5), "axis {k}: {} vs {}", i[k], expected[k]);
+        assert!(
+            close(i[k], expected[k], 1e-5),
+            "axis {k}: {} vs {}",
+            i[k],
+            expected[k]
+        );
     }
     assert!(close(i[0], 3.0 * (0.0625 + 0.16) / 3.0, 1e-5), "{}", i[0]);
     let num = numeric_inertia(|_| true, [0.1, 0.25, 0.4], 3.0, 60);
     for k in 0..3 {
-        assert!(close(i[k], num[k], 2e-3), "axis {k}: {} vs numeric {}", i[k], num[k]);
+        assert!(
+            close(i[k], num[k], 2e-3),
+            "axis {k}: {} vs numeric {}",
+            i[k],
+            num[k]
+        );
     }
 }
 
@@ -207,19 +311,38 @@ fn ellipsoid_inertia_matches_closed_form() {
     let r = 0.3f32;
     let sphere = principal_inertia(&Shape::Ellipsoid { radii: [r, r, r] }, m);
     for k in 0..3 {
-        assert!(close(sphere[k], 0.4 * m * r * r, 1e-6), "axis {k}: {}", sphere[k]);
+        assert!(
+            close(sphere[k], 0.4 * m * r * r, 1e-6),
+            "axis {k}: {}",
+            sphere[k]
+        );
     }
     let (a, b, c) = (0.1f32, 0.2f32, 0.35f32);
     let i = principal_inertia(&Shape::Ellipsoid { radii: [a, b, c] }, m);
-    let expected = [m / 5.0 * (b * b + c * c), m / 5.0 * (a * a + c * c), m / 5.0 * (a * a + b * b)];
+    let expected = [
+        m / 5.0 * (b * b + c * c),
+        m / 5.0 * (a * a + c * c),
+        m / 5.0 * (a * a + b * b),
+    ];
     for k in 0..3 {
-        assert!(close(i[k], expected[k], 1e-6), "axis {k}: {} vs {}", i[k], expected[k]);
+        assert!(
+            close(i[k], expected[k], 1e-6),
+            "axis {k}: {} vs {}",
+            i[k],
+            expected[k]
+        );
     }
     let (ad, bd, cd) = (0.1f64, 0.2f64, 0.35f64);
-    let inside = |p: [f64; 3]| (p[0] / ad).powi(2) + (p[1] / bd).powi(2) + (p[2] / cd).powi(2) <= 1.0;
+    let inside =
+        |p: [f64; 3]| (p[0] / ad).powi(2) + (p[1] / bd).powi(2) + (p[2] / cd).powi(2) <= 1.0;
     let num = numeric_inertia(inside, [ad, bd, cd], 4.0, 120);
     for k in 0..3 {
-        assert!(close(i[k], num[k], 5e-3), "axis {k}: {} vs numeric {}", i[k], num[k]);
+        assert!(
+            close(i[k], num[k], 5e-3),
+            "axis {k}: {} vs numeric {}",
+            i[k],
+            num[k]
+        );
     }
 }
 
@@ -229,24 +352,58 @@ fn capsule_inertia_matches_closed_form() {
     let r = 0.12f32;
     // No cylinder: a sphere, whatever the axis.
     for axis in [Axis::X, Axis::Y, Axis::Z] {
-        let i = principal_inertia(&Shape::Capsule { radius: r, half_length: 0.0, axis }, m);
+        let i = principal_inertia(
+            &Shape::Capsule {
+                radius: r,
+                half_length: 0.0,
+                axis,
+            },
+            m,
+        );
         for k in 0..3 {
-            assert!(close(i[k], 0.4 * m * r * r, 1e-6), "{axis:?} axis {k}: {}", i[k]);
+            assert!(
+                close(i[k], 0.4 * m * r * r, 1e-6),
+                "{axis:?} axis {k}: {}",
+                i[k]
+            );
         }
     }
     let h = 0.3f32;
     for axis in [Axis::X, Axis::Y, Axis::Z] {
-        let i = principal_inertia(&Shape::Capsule { radius: r, half_length: h, axis }, m);
+        let i = principal_inertia(
+            &Shape::Capsule {
+                radius: r,
+                half_length: h,
+                axis,
+            },
+            m,
+        );
         let a = axis.index();
         for k in 0..3 {
             if k != a {
-                assert!(i[a] < i[k], "{axis:?}: long-axis moment {} not below cross moment {}", i[a], i[k]);
-                assert_eq!(i[k], i[(a + 1) % 3].max(i[(a + 2) % 3]), "{axis:?}: cross moments differ");
+                assert!(
+                    i[a] < i[k],
+                    "{axis:?}: long-axis moment {} not below cross moment {}",
+                    i[a],
+                    i[k]
+                );
+                assert_eq!(
+                    i[k],
+                    i[(a + 1) % 3].max(i[(a + 2) % 3]),
+                    "{axis:?}: cross moments differ"
+                );
             }
         }
     }
     // Numerically integrated capsule along y: |y| <= h cylinder plus two half-balls.
-    let i = principal_inertia(&Shape::Capsule { radius: r, half_length: h, axis: Axis::Y }, m);
+    let i = principal_inertia(
+        &Shape::Capsule {
+            radius: r,
+            half_length: h,
+            axis: Axis::Y,
+        },
+        m,
+    );
     let (rd, hd) = (r as f64, h as f64);
     let inside = |p: [f64; 3]| {
         let dy = (p[1].abs() - hd).max(0.0);
@@ -254,19 +411,33 @@ fn capsule_inertia_matches_closed_form() {
     };
     let num = numeric_inertia(inside, [rd, hd + rd, rd], m as f64, 120);
     for k in 0..3 {
-        assert!(close(i[k], num[k], 5e-3), "axis {k}: {} vs numeric {}", i[k], num[k]);
+        assert!(
+            close(i[k], num[k], 5e-3),
+            "axis {k}: {} vs numeric {}",
+            i[k],
+            num[k]
+        );
     }
     // Closed form along the axis: cylinder m r²/2 plus caps 2/5 m r².
-    let (vc, vs) = (std::f32::consts::PI * r * r * 2.0 * h, 4.0 / 3.0 * std::f32::consts::PI * r.powi(3));
+    let (vc, vs) = (
+        std::f32::consts::PI * r * r * 2.0 * h,
+        4.0 / 3.0 * std::f32::consts::PI * r.powi(3),
+    );
     let (mc, ms) = (m * vc / (vc + vs), m * vs / (vc + vs));
-    assert!(close(i[1], mc * r * r / 2.0 + 0.4 * ms * r * r, 1e-5), "{}", i[1]);
+    assert!(
+        close(i[1], mc * r * r / 2.0 + 0.4 * ms * r * r, 1e-5),
+        "{}",
+        i[1]
+    );
 }
 
 #[test]
 fn body_inertia_is_given_or_derived() {
     let mut b = Body {
         name: "b".into(),
-        shape: Shape::Box { half_extents: [0.1, 0.2, 0.3] },
+        shape: Shape::Box {
+            half_extents: [0.1, 0.2, 0.3],
+        },
         mass: 6.0,
         inertia: None,
         position: [0.0; 3],
@@ -282,17 +453,27 @@ fn vertical_extent_follows_rotation() {
     // A 1 m long capsule along y, laid flat by 90° about z, spans only its diameter.
     let mut b = Body {
         name: "b".into(),
-        shape: Shape::Capsule { radius: 0.1, half_length: 0.4, axis: Axis::Y },
+        shape: Shape::Capsule {
+            radius: 0.1,
+            half_length: 0.4,
+            axis: Axis::Y,
+        },
         mass: 1.0,
         inertia: None,
         position: [0.0, 1.0, 0.0],
         rotation: [0.0; 3],
     };
     let (lo, hi) = b.vertical_extent();
-    assert!((lo - 0.5).abs() < 1e-6 && (hi - 1.5).abs() < 1e-6, "{lo} {hi}");
+    assert!(
+        (lo - 0.5).abs() < 1e-6 && (hi - 1.5).abs() < 1e-6,
+        "{lo} {hi}"
+    );
     b.rotation = [0.0, 0.0, 90.0];
     let (lo, hi) = b.vertical_extent();
-    assert!((lo - 0.9).abs() < 1e-5 && (hi - 1.1).abs() < 1e-5, "{lo} {hi}");
+    assert!(
+        (lo - 0.9).abs() < 1e-5 && (hi - 1.1).abs() < 1e-5,
+        "{lo} {hi}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +537,11 @@ const TINY: &str = r#"(
 /// Replaces `old` by `new` on line `line` (1-based) of `text`, which must contain it.
 fn edit(text: &str, line: usize, old: &str, new: &str) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    assert!(lines[line - 1].contains(old), "line {line} is {:?}, expected it to contain {old:?}", lines[line - 1]);
+    assert!(
+        lines[line - 1].contains(old),
+        "line {line} is {:?}, expected it to contain {old:?}",
+        lines[line - 1]
+    );
     lines[line - 1] = lines[line - 1].replacen(old, new, 1);
     lines.join("\n") + "\n"
 }
@@ -386,7 +571,11 @@ fn assert_invalid(e: &ModelError, line: usize, field: &str) {
     match e {
         ModelError::Invalid { path, problems } => {
             assert_eq!(path, Path::new("bad.ron"));
-            assert_eq!(problems[0].0, line, "first problem {:?} in:\n{shown}", problems[0].1);
+            assert_eq!(
+                problems[0].0, line,
+                "first problem {:?} in:\n{shown}",
+                problems[0].1
+            );
             assert_eq!(problems[0].1.field, field, "in:\n{shown}");
         }
         other => panic!("expected ModelError::Invalid, got {other:?}"),
@@ -417,7 +606,9 @@ fn syntax_error_reports_its_line() {
     let bad = edit(TINY, 42, "(-30.0, 30.0), (-20.0", "(-30.0, 30.0) (-20.0");
     let e = parse_bad(&bad);
     match &e {
-        ModelError::Syntax { path, line, col, .. } => {
+        ModelError::Syntax {
+            path, line, col, ..
+        } => {
             assert_eq!(path, Path::new("bad.ron"));
             assert_eq!(*line, 42, "{e}");
             assert!(*col > 1, "{e}");
@@ -467,7 +658,12 @@ fn inverted_limits_name_line_and_field() {
 
 #[test]
 fn wrong_number_of_limit_pairs_names_line_and_field() {
-    let e = parse_bad(&edit(TINY, 42, "[(-30.0, 30.0), (-20.0, 20.0)]", "[(-30.0, 30.0)]"));
+    let e = parse_bad(&edit(
+        TINY,
+        42,
+        "[(-30.0, 30.0), (-20.0, 20.0)]",
+        "[(-30.0, 30.0)]",
+    ));
     assert_invalid(&e, 42, "limits");
     assert!(e.to_string().contains("\"j_lower\""), "{e}");
     assert!(e.to_string().contains("expected 2"), "{e}");
@@ -479,7 +675,11 @@ fn child_with_two_parents_is_not_a_tree() {
     assert_invalid(&e, 39, "child");
     assert!(e.to_string().contains("not a tree"), "{e}");
     // `lower` is then also unreachable, reported on its own line.
-    assert!(e.to_string().contains("bad.ron:18: bodies[\"lower\"], field `name`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("bad.ron:18: bodies[\"lower\"], field `name`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -504,10 +704,18 @@ fn unknown_parent_names_line_and_field() {
 
 #[test]
 fn every_problem_is_reported() {
-    let bad = edit(&edit(TINY, 14, "mass: 1.0", "mass: -1.0"), 31, "(-30.0, 30.0)", "(30.0, -30.0)");
+    let bad = edit(
+        &edit(TINY, 14, "mass: 1.0", "mass: -1.0"),
+        31,
+        "(-30.0, 30.0)",
+        "(30.0, -30.0)",
+    );
     let e = parse_bad(&bad);
     let shown = e.to_string();
-    assert!(shown.contains("bad.ron:14:") && shown.contains("bad.ron:31:"), "{shown}");
+    assert!(
+        shown.contains("bad.ron:14:") && shown.contains("bad.ron:31:"),
+        "{shown}"
+    );
     assert_eq!(shown.lines().count(), 2, "{shown}");
 }
 
@@ -536,12 +744,19 @@ fn save_then_load_round_trips() {
     let mut c = parse_character(TINY, Path::new("tiny.ron")).unwrap();
     c.bodies[1].inertia = Some([0.01, 0.002, 0.0105]);
     c.bodies[1].rotation = [10.0, -20.5, 33.25];
-    c.bodies[1].shape = Shape::Capsule { radius: 0.05, half_length: 0.2, axis: Axis::X };
+    c.bodies[1].shape = Shape::Capsule {
+        radius: 0.05,
+        half_length: 0.2,
+        axis: Axis::X,
+    };
     c.mirror_pairs = vec![("upper".into(), "lower".into())];
     let path = dir.path().join("sub").join("tiny.ron");
     save_character(&c, &path).unwrap();
     assert_eq!(load_character(&path).unwrap(), c);
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("sub"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, [std::ffi::OsString::from("tiny.ron")]);
 }
 
@@ -554,7 +769,12 @@ fn builtin_text(name: &str) -> String {
 
 /// 1-based line of the only line of `text` containing `needle`.
 fn line_of(text: &str, needle: &str) -> usize {
-    let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(needle)).map(|(i, _)| i + 1).collect();
+    let hits: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+        .collect();
     assert_eq!(hits.len(), 1, "{needle:?} found on lines {hits:?}");
     hits[0]
 }
@@ -568,7 +788,12 @@ fn builtin_problems_are_located_on_their_lines() {
     assert_invalid(&parse_bad(&bad), l, "shape");
     // Joint "l_knee" spans two lines; its limits are on the second.
     let l = line_of(&text, "(name: \"l_knee\"");
-    let bad = edit(&text, l + 1, "limits: [(-160.0, 0.0)]", "limits: [(0.0, -160.0)]");
+    let bad = edit(
+        &text,
+        l + 1,
+        "limits: [(-160.0, 0.0)]",
+        "limits: [(0.0, -160.0)]",
+    );
     assert_invalid(&parse_bad(&bad), l + 1, "limits");
     let bad = edit(&text, l, "parent: \"l_thigh\"", "parent: \"thigh\"");
     assert_invalid(&parse_bad(&bad), l, "parent");
@@ -579,7 +804,12 @@ fn joint_problem_is_located_in_the_joint_not_a_body_of_the_same_name() {
     // human2d has a body and a joint both named "neck".
     let text = builtin_text("human2d");
     let l = line_of(&text, "(name: \"neck\", parent") + 1;
-    let bad = edit(&text, l, "limits: [(-30.0, 30.0)]", "limits: [(30.0, -30.0)]");
+    let bad = edit(
+        &text,
+        l,
+        "limits: [(-30.0, 30.0)]",
+        "limits: [(30.0, -30.0)]",
+    );
     assert_invalid(&parse_bad(&bad), l, "limits");
 }
 

@@ -26,7 +26,15 @@ pub struct CmaesOptions {
 
 impl Default for CmaesOptions {
     fn default() -> Self {
-        CmaesOptions { population: None, seed: 1, bounds: None, tol_fun: 1e-12, tol_x: 1e-12, max_evaluations: None, active: true }
+        CmaesOptions {
+            population: None,
+            seed: 1,
+            bounds: None,
+            tol_fun: 1e-12,
+            tol_x: 1e-12,
+            max_evaluations: None,
+            active: true,
+        }
     }
 }
 
@@ -81,12 +89,17 @@ pub struct Cmaes {
 mod pending_serde {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::collections::HashMap;
-    pub fn serialize<S: Serializer>(m: &HashMap<Vec<u64>, Vec<f64>>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(
+        m: &HashMap<Vec<u64>, Vec<f64>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         let mut v: Vec<(&Vec<u64>, &Vec<f64>)> = m.iter().collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
         v.serialize(s)
     }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<HashMap<Vec<u64>, Vec<f64>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<HashMap<Vec<u64>, Vec<f64>>, D::Error> {
         let v: Vec<(Vec<u64>, Vec<f64>)> = Vec::deserialize(d)?;
         Ok(v.into_iter().collect())
     }
@@ -108,23 +121,35 @@ impl Cmaes {
             assert_eq!(b.lower.len(), n, "bounds must have one pair per parameter");
         }
         let nf = n as f64;
-        let lambda = options.population.unwrap_or(4 + (3.0 * nf.ln()).floor() as usize).max(2);
+        let lambda = options
+            .population
+            .unwrap_or(4 + (3.0 * nf.ln()).floor() as usize)
+            .max(2);
         let mu = lambda / 2;
         // Eq. (49): preliminary weights.
-        let raw: Vec<f64> = (1..=lambda).map(|i| ((lambda as f64 + 1.0) / 2.0).ln() - (i as f64).ln()).collect();
+        let raw: Vec<f64> = (1..=lambda)
+            .map(|i| ((lambda as f64 + 1.0) / 2.0).ln() - (i as f64).ln())
+            .collect();
         let pos_sum: f64 = raw[..mu].iter().sum();
         let pos_sq: f64 = raw[..mu].iter().map(|w| w * w).sum();
         let mu_eff = pos_sum * pos_sum / pos_sq;
         let neg_sum: f64 = raw[mu..].iter().filter(|w| **w < 0.0).map(|w| -w).sum();
         let neg_sq: f64 = raw[mu..].iter().map(|w| w * w).sum();
-        let mu_eff_neg = if neg_sq > 0.0 { neg_sum * neg_sum / neg_sq } else { 0.0 };
+        let mu_eff_neg = if neg_sq > 0.0 {
+            neg_sum * neg_sum / neg_sq
+        } else {
+            0.0
+        };
         // Eqs. (54)–(58).
         let c_sigma = (mu_eff + 2.0) / (nf + mu_eff + 5.0);
         let d_sigma = 1.0 + 2.0 * (((mu_eff - 1.0) / (nf + 1.0)).sqrt() - 1.0).max(0.0) + c_sigma;
         let c_c = (4.0 + mu_eff / nf) / (nf + 4.0 + 2.0 * mu_eff / nf);
         let alpha_cov = 2.0;
         let c_1 = alpha_cov / ((nf + 1.3).powi(2) + mu_eff);
-        let c_mu = (1.0 - c_1).min(alpha_cov * (mu_eff - 2.0 + 1.0 / mu_eff) / ((nf + 2.0).powi(2) + alpha_cov * mu_eff / 2.0));
+        let c_mu = (1.0 - c_1).min(
+            alpha_cov * (mu_eff - 2.0 + 1.0 / mu_eff)
+                / ((nf + 2.0).powi(2) + alpha_cov * mu_eff / 2.0),
+        );
         // Eq. (53): scale of the negative weights.
         let alpha_mu_neg = 1.0 + c_1 / c_mu;
         let alpha_mueff_neg = 1.0 + 2.0 * mu_eff_neg / (mu_eff + 2.0);
@@ -226,12 +251,18 @@ impl Cmaes {
         let window = 10 + (30.0 * self.n as f64 / self.lambda as f64).ceil() as usize;
         if self.recent_best.len() >= window {
             let tail = &self.recent_best[self.recent_best.len() - window..];
-            let (lo, hi) = tail.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
+            let (lo, hi) = tail
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                    (l.min(*v), h.max(*v))
+                });
             if hi - lo < self.options.tol_fun {
                 return Some(StopReason::TolFun);
             }
         }
-        let max_sd = (0..self.n).map(|i| self.cov[(i, i)].sqrt()).fold(0.0, f64::max);
+        let max_sd = (0..self.n)
+            .map(|i| self.cov[(i, i)].sqrt())
+            .fold(0.0, f64::max);
         if self.sigma * max_sd.max(self.p_c.amax()) < self.options.tol_x {
             return Some(StopReason::TolX);
         }
@@ -295,13 +326,20 @@ impl Cmaes {
             self.recent_best.drain(..500);
         }
         // Steps y_i = (x_i − m)/σ, with weights for the λ ranks (missing ranks get no weight).
-        let ys: Vec<DVector<f64>> = ranked.iter().map(|(x, _)| (x - &self.mean) / self.sigma).collect();
+        let ys: Vec<DVector<f64>> = ranked
+            .iter()
+            .map(|(x, _)| (x - &self.mean) / self.sigma)
+            .collect();
         let w = |i: usize| -> f64 {
             if i >= self.weights.len() {
                 return 0.0;
             }
             // A failed point never receives a positive weight.
-            if !ranked[i].1.is_finite() && self.weights[i] > 0.0 { 0.0 } else { self.weights[i] }
+            if !ranked[i].1.is_finite() && self.weights[i] > 0.0 {
+                0.0
+            } else {
+                self.weights[i]
+            }
         };
         let mut y_w = DVector::zeros(self.n);
         let mut pos_total = 0.0;
@@ -317,13 +355,16 @@ impl Cmaes {
         self.mean += &y_w * self.sigma;
         // Eq. (43): conjugate evolution path.
         let c_inv_sqrt_yw = self.inv_sqrt_times(&y_w);
-        self.p_sigma = &self.p_sigma * (1.0 - self.c_sigma) + c_inv_sqrt_yw * (self.c_sigma * (2.0 - self.c_sigma) * self.mu_eff).sqrt();
+        self.p_sigma = &self.p_sigma * (1.0 - self.c_sigma)
+            + c_inv_sqrt_yw * (self.c_sigma * (2.0 - self.c_sigma) * self.mu_eff).sqrt();
         let ps_norm = self.p_sigma.norm();
         let g = self.generation as f64;
-        let h_sigma = ps_norm / (1.0 - (1.0 - self.c_sigma).powf(2.0 * g)).sqrt() < (1.4 + 2.0 / (self.n as f64 + 1.0)) * self.chi_n;
+        let h_sigma = ps_norm / (1.0 - (1.0 - self.c_sigma).powf(2.0 * g)).sqrt()
+            < (1.4 + 2.0 / (self.n as f64 + 1.0)) * self.chi_n;
         let hs = if h_sigma { 1.0 } else { 0.0 };
         // Eq. (45): evolution path.
-        self.p_c = &self.p_c * (1.0 - self.c_c) + &y_w * (hs * (self.c_c * (2.0 - self.c_c) * self.mu_eff).sqrt());
+        self.p_c = &self.p_c * (1.0 - self.c_c)
+            + &y_w * (hs * (self.c_c * (2.0 - self.c_c) * self.mu_eff).sqrt());
         // Eqs. (46)–(47): covariance with active weights.
         let mut rank_mu = DMatrix::zeros(self.n, self.n);
         let mut w_sum = 0.0;
@@ -341,9 +382,12 @@ impl Cmaes {
         }
         let delta_h = (1.0 - hs) * self.c_c * (2.0 - self.c_c);
         let decay = 1.0 + self.c_1 * delta_h - self.c_1 - self.c_mu * w_sum;
-        self.cov = &self.cov * decay + (&self.p_c * self.p_c.transpose()) * self.c_1 + rank_mu * self.c_mu;
+        self.cov =
+            &self.cov * decay + (&self.p_c * self.p_c.transpose()) * self.c_1 + rank_mu * self.c_mu;
         // Eq. (44): step size.
-        self.sigma *= ((self.c_sigma / self.d_sigma) * (ps_norm / self.chi_n - 1.0)).min(1.0).exp();
+        self.sigma *= ((self.c_sigma / self.d_sigma) * (ps_norm / self.chi_n - 1.0))
+            .min(1.0)
+            .exp();
         self.update_eigen();
     }
 }

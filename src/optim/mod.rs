@@ -34,10 +34,14 @@ pub trait AskTell {
     where
         Self: Sized,
     {
-        let told: Vec<(Params, Fitness)> = self.ask().into_iter().map(|x| {
-            let v = f(&x);
-            (x, v)
-        }).collect();
+        let told: Vec<(Params, Fitness)> = self
+            .ask()
+            .into_iter()
+            .map(|x| {
+                let v = f(&x);
+                (x, v)
+            })
+            .collect();
         self.tell(&told);
     }
 }
@@ -52,11 +56,17 @@ pub struct Bounds {
 impl Bounds {
     pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, String> {
         if lower.len() != upper.len() {
-            return Err(format!("bounds have {} lower and {} upper values", lower.len(), upper.len()));
+            return Err(format!(
+                "bounds have {} lower and {} upper values",
+                lower.len(),
+                upper.len()
+            ));
         }
         for (i, (l, u)) in lower.iter().zip(&upper).enumerate() {
             if !(l < u) {
-                return Err(format!("bound {i}: expected lower < upper, found ({l}, {u})"));
+                return Err(format!(
+                    "bound {i}: expected lower < upper, found ({l}, {u})"
+                ));
             }
         }
         Ok(Bounds { lower, upper })
@@ -80,7 +90,9 @@ impl Bounds {
     }
 
     pub fn contains(&self, x: &[f64]) -> bool {
-        x.iter().enumerate().all(|(i, v)| *v >= self.lower[i] && *v <= self.upper[i])
+        x.iter()
+            .enumerate()
+            .all(|(i, v)| *v >= self.lower[i] && *v <= self.upper[i])
     }
 }
 

@@ -77,34 +77,58 @@ impl RestartingCmaes {
         }
         self.restarts += 1;
         let start: Vec<f64> = match &self.base.bounds {
-            Some(b) => b.lower.iter().zip(&b.upper).map(|(l, u)| self.rng.random_range(*l..*u)).collect(),
+            Some(b) => b
+                .lower
+                .iter()
+                .zip(&b.upper)
+                .map(|(l, u)| self.rng.random_range(*l..*u))
+                .collect(),
             None => self.x0.clone(),
         };
         let large = match self.policy {
             RestartPolicy::Ipop => true,
             // BIPOP: the regime that has used fewer evaluations runs next (large first).
-            RestartPolicy::Bipop => self.large_restarts == 0 || self.small_evaluations >= self.large_evaluations,
+            RestartPolicy::Bipop => {
+                self.large_restarts == 0 || self.small_evaluations >= self.large_evaluations
+            }
         };
         let seed = self.base.seed.wrapping_add(self.restarts as u64 * 7919);
-        let remaining = self.base.max_evaluations.map(|m| m.saturating_sub(self.finished_evaluations).max(1));
+        let remaining = self
+            .base
+            .max_evaluations
+            .map(|m| m.saturating_sub(self.finished_evaluations).max(1));
         let (lambda, sigma) = if large {
             self.large_restarts += 1;
-            (self.default_lambda << self.large_restarts.min(20), self.sigma0)
+            (
+                self.default_lambda << self.large_restarts.min(20),
+                self.sigma0,
+            )
         } else {
             let large_lambda = (self.default_lambda << self.large_restarts.min(20)) as f64;
             let u: f64 = self.rng.random();
             let v: f64 = self.rng.random();
-            let lambda = (self.default_lambda as f64 * (0.5 * large_lambda / self.default_lambda as f64).powf(u * u)).floor().max(2.0);
+            let lambda = (self.default_lambda as f64
+                * (0.5 * large_lambda / self.default_lambda as f64).powf(u * u))
+            .floor()
+            .max(2.0);
             (lambda as usize, self.sigma0 * 2.0 * 10f64.powf(-2.0 * v))
         };
         self.current_is_large = large;
-        let options = CmaesOptions { population: Some(lambda), seed, max_evaluations: remaining, ..self.base.clone() };
+        let options = CmaesOptions {
+            population: Some(lambda),
+            seed,
+            max_evaluations: remaining,
+            ..self.base.clone()
+        };
         self.current = Cmaes::new(&start, sigma, options);
     }
 
     /// Whether the whole run is over (the evaluation budget is spent).
     pub fn exhausted(&self) -> bool {
-        self.base.max_evaluations.map(|m| self.evaluations() >= m).unwrap_or(false)
+        self.base
+            .max_evaluations
+            .map(|m| self.evaluations() >= m)
+            .unwrap_or(false)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Throughput measurements for `motionlab bench` (DESIGN.md "Performance targets").
 //! Wall-clock timing lives here, never in tests.
 
-use super::{run_rollout, RolloutSpec, SimError, SimSettings, Simulation};
+use super::{RolloutSpec, SimError, SimSettings, Simulation, run_rollout};
 use crate::control::{Controller, HoldPose};
 use crate::model::Character;
 use rayon::prelude::*;
@@ -9,7 +9,11 @@ use std::time::Instant;
 
 /// Physics steps per second of one standing character on one core (median of 3 runs of
 /// `seconds` of simulated time).
-pub fn steps_per_second(c: &Character, settings: SimSettings, seconds: f32) -> Result<f64, SimError> {
+pub fn steps_per_second(
+    c: &Character,
+    settings: SimSettings,
+    seconds: f32,
+) -> Result<f64, SimError> {
     let steps = (seconds / settings.dt) as usize;
     let mut rates = Vec::new();
     for _ in 0..3 {
@@ -29,11 +33,23 @@ pub fn steps_per_second(c: &Character, settings: SimSettings, seconds: f32) -> R
 }
 
 /// Independent rollouts of `seconds` per second of wall time, on every core (rayon).
-pub fn rollouts_per_second(c: &Character, settings: SimSettings, seconds: f32, count: usize) -> Result<f64, SimError> {
+pub fn rollouts_per_second(
+    c: &Character,
+    settings: SimSettings,
+    seconds: f32,
+    count: usize,
+) -> Result<f64, SimError> {
     let t0 = Instant::now();
     let results: Result<Vec<_>, SimError> = (0..count)
         .into_par_iter()
-        .map(|_| run_rollout(c, settings, &mut HoldPose::reference(), &RolloutSpec::seconds(seconds)))
+        .map(|_| {
+            run_rollout(
+                c,
+                settings,
+                &mut HoldPose::reference(),
+                &RolloutSpec::seconds(seconds),
+            )
+        })
         .collect();
     results?;
     Ok(count as f64 / t0.elapsed().as_secs_f64())

@@ -17,11 +17,11 @@
 pub mod bench;
 mod rollout;
 
-pub use rollout::{continue_rollout, run_rollout, Push, Rollout, RolloutSpec, TrajectoryHasher};
+pub use rollout::{Push, Rollout, RolloutSpec, TrajectoryHasher, continue_rollout, run_rollout};
 
 use crate::model::{Character, EffectorTag, RootKind, Shape};
-use rapier3d::prelude::*;
 use rapier3d::math::{Pose, Rotation, Vector};
+use rapier3d::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How PD control is applied.
@@ -44,7 +44,10 @@ pub struct GroundSettings {
 
 impl Default for GroundSettings {
     fn default() -> Self {
-        GroundSettings { friction: 0.8, restitution: 0.0 }
+        GroundSettings {
+            friction: 0.8,
+            restitution: 0.0,
+        }
     }
 }
 
@@ -100,7 +103,11 @@ impl SimSettings {
             PdMode::Implicit => 1.0 / 120.0,
             PdMode::Explicit => 1.0 / 4000.0,
         };
-        SimSettings { dt, pd, ..Default::default() }
+        SimSettings {
+            dt,
+            pd,
+            ..Default::default()
+        }
     }
 }
 
@@ -126,7 +133,9 @@ pub enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::NonFinite { time, body } => write!(f, "state of {body:?} became non-finite at t = {time:.3} s"),
+            Failure::NonFinite { time, body } => {
+                write!(f, "state of {body:?} became non-finite at t = {time:.3} s")
+            }
             Failure::RunawayVelocity { time, body, speed } => {
                 write!(f, "{body:?} ran away at t = {time:.3} s (speed {speed:.1})")
             }
@@ -235,7 +244,10 @@ pub fn to_vec(v: [f32; 3]) -> Vector {
 
 fn body_pose(b: &crate::model::Body) -> Pose {
     let q = b.orientation();
-    Pose::from_parts(to_vec(b.position), Rotation::from_xyzw(q[0], q[1], q[2], q[3]).normalize())
+    Pose::from_parts(
+        to_vec(b.position),
+        Rotation::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
+    )
 }
 
 /// Rotation taking the x axis onto `axis`.
@@ -249,14 +261,23 @@ impl Simulation {
         if !problems.is_empty() {
             return Err(SimError::InvalidCharacter {
                 name: character.name.clone(),
-                problems: problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "),
+                problems: problems
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
             });
         }
         if !(settings.dt > 0.0 && settings.dt <= 0.05) {
-            return Err(SimError::InvalidSettings(format!("time step {} s is outside (0, 0.05]", settings.dt)));
+            return Err(SimError::InvalidSettings(format!(
+                "time step {} s is outside (0, 0.05]",
+                settings.dt
+            )));
         }
         if !(settings.gain_scale >= 0.0 && settings.strength_scale >= 0.0) {
-            return Err(SimError::InvalidSettings("gain and strength scales must be non-negative".into()));
+            return Err(SimError::InvalidSettings(
+                "gain and strength scales must be non-negative".into(),
+            ));
         }
         let mut params = IntegrationParameters::default();
         params.dt = settings.dt;
@@ -276,14 +297,24 @@ impl Simulation {
 
         // Ground: a large box whose top is at the character's lowest point.
         let ground_height = character.lowest_point();
-        let ground_body = st.bodies.insert(RigidBodyBuilder::fixed().translation(Vector::new(0.0, ground_height - 1.0, 0.0)));
+        let ground_body = st
+            .bodies
+            .insert(RigidBodyBuilder::fixed().translation(Vector::new(
+                0.0,
+                ground_height - 1.0,
+                0.0,
+            )));
         let ground = st.colliders.insert_with_parent(
             ColliderBuilder::cuboid(200.0, 1.0, 200.0)
                 .friction(settings.ground.friction)
                 .friction_combine_rule(CoefficientCombineRule::Min)
                 .restitution(settings.ground.restitution)
                 .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(GROUND_GROUP, Group::ALL, InteractionTestMode::And)),
+                .collision_groups(InteractionGroups::new(
+                    GROUND_GROUP,
+                    Group::ALL,
+                    InteractionTestMode::And,
+                )),
             ground_body,
             &mut st.bodies,
         );
@@ -294,18 +325,29 @@ impl Simulation {
             let i = b.principal_inertia();
             let rb = RigidBodyBuilder::dynamic()
                 .pose(body_pose(b))
-                .additional_mass_properties(MassProperties::new(Vector::ZERO, b.mass, Vector::new(i[0], i[1], i[2])))
+                .additional_mass_properties(MassProperties::new(
+                    Vector::ZERO,
+                    b.mass,
+                    Vector::new(i[0], i[1], i[2]),
+                ))
                 .can_sleep(false);
             let h = st.bodies.insert(rb);
             let shape = match b.shape {
-                Shape::Capsule { radius, half_length, axis } => match axis {
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                    axis,
+                } => match axis {
                     crate::model::Axis::X => ColliderBuilder::capsule_x(half_length, radius),
                     crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
                     crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
                 },
                 Shape::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
-                Shape::Ellipsoid { radii } => ColliderBuilder::convex_hull(&ellipsoid_points(radii))
-                    .unwrap_or_else(|| ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))),
+                Shape::Ellipsoid { radii } => {
+                    ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
+                        ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
+                    })
+                }
             };
             // Effective friction and restitution come from the ground (combine rule Min).
             let c = shape
@@ -314,25 +356,35 @@ impl Simulation {
                 .friction_combine_rule(CoefficientCombineRule::Min)
                 .restitution(1.0)
                 .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(CHARACTER_GROUP, GROUND_GROUP, InteractionTestMode::And));
+                .collision_groups(InteractionGroups::new(
+                    CHARACTER_GROUP,
+                    GROUND_GROUP,
+                    InteractionTestMode::And,
+                ));
             colliders.push(st.colliders.insert_with_parent(c, h, &mut st.bodies));
             bodies.push(h);
         }
 
-        let root = character.body_index(&character.root.body).expect("validated");
+        let root = character
+            .body_index(&character.root.body)
+            .expect("validated");
         if character.root.kind == RootKind::Planar {
             // Fixed base at the root's reference position; planar joint x, y, rot z. It is an
             // impulse joint, not a multibody joint: with the multibody rooted at a fixed base
             // through a generic planar joint, Rapier 0.35 applied no contact friction (a pushed
             // character slid across the ground at constant speed, even with μ = 2). As an
             // impulse joint the pelvis stays in the plane to 1e-5 m and the feet hold.
-            let base = st.bodies.insert(RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)));
+            let base = st.bodies.insert(
+                RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)),
+            );
             let rot = body_pose(&character.bodies[root]).rotation;
-            let joint = GenericJointBuilder::new(JointAxesMask::LIN_Z | JointAxesMask::ANG_X | JointAxesMask::ANG_Y)
-                .local_frame1(Pose::from_rotation(rot))
-                .local_frame2(Pose::identity())
-                .contacts_enabled(false)
-                .build();
+            let joint = GenericJointBuilder::new(
+                JointAxesMask::LIN_Z | JointAxesMask::ANG_X | JointAxesMask::ANG_Y,
+            )
+            .local_frame1(Pose::from_rotation(rot))
+            .local_frame2(Pose::identity())
+            .contacts_enabled(false)
+            .build();
             st.impulse_joints.insert(base, bodies[root], joint, true);
         }
 
@@ -410,7 +462,11 @@ impl Simulation {
                     .ok_or_else(|| SimError::JointRejected(j.name.clone()))?;
                 let n = axes.len();
                 dofs.push(Dof {
-                    name: if n == 1 { j.name.clone() } else { format!("{}.{k}", j.name) },
+                    name: if n == 1 {
+                        j.name.clone()
+                    } else {
+                        format!("{}.{k}", j.name)
+                    },
                     joint: ji,
                     link_body,
                     parent_body: prev_body,
@@ -418,7 +474,10 @@ impl Simulation {
                     kp: j.kp,
                     kd: j.kd,
                     torque_limit: j.torque_limit,
-                    limits: j.limits.get(k).map(|&(a, b)| (a.to_radians(), b.to_radians())),
+                    limits: j
+                        .limits
+                        .get(k)
+                        .map(|&(a, b)| (a.to_radians(), b.to_radians())),
                 });
                 prev_body = link_body;
                 prev_pose = link_pose;
@@ -430,7 +489,11 @@ impl Simulation {
         let foot_body = character
             .bodies
             .iter()
-            .map(|b| character.effectors(EffectorTag::Foot).any(|e| e.body == b.name))
+            .map(|b| {
+                character
+                    .effectors(EffectorTag::Foot)
+                    .any(|e| e.body == b.name)
+            })
             .collect();
         let n = dofs.len();
         let joint_anchors = character
@@ -438,7 +501,10 @@ impl Simulation {
             .iter()
             .map(|j| {
                 let c = character.body_index(&j.child).unwrap();
-                (c, body_pose(&character.bodies[c]).inverse_transform_point(to_vec(j.anchor)))
+                (
+                    c,
+                    body_pose(&character.bodies[c]).inverse_transform_point(to_vec(j.anchor)),
+                )
             })
             .collect();
         let mut sim = Simulation {
@@ -523,7 +589,10 @@ impl Simulation {
     /// entries are 1. Takes effect at the next step.
     pub fn set_gain_multipliers(&mut self, kp: &[f32], kd: &[f32]) {
         for (i, m) in self.gain_multipliers.iter_mut().enumerate() {
-            *m = (kp.get(i).copied().unwrap_or(1.0).max(0.0), kd.get(i).copied().unwrap_or(1.0).max(0.0));
+            *m = (
+                kp.get(i).copied().unwrap_or(1.0).max(0.0),
+                kd.get(i).copied().unwrap_or(1.0).max(0.0),
+            );
         }
     }
 
@@ -544,7 +613,10 @@ impl Simulation {
     /// World position of model joint `j`'s anchor.
     pub fn joint_anchor_world(&self, j: usize) -> [f32; 3] {
         let (c, local) = self.joint_anchors[j];
-        self.state.bodies[self.bodies[c]].position().transform_point(local).to_array()
+        self.state.bodies[self.bodies[c]]
+            .position()
+            .transform_point(local)
+            .to_array()
     }
 
     /// Velocity of the whole-body centre of mass.
@@ -571,7 +643,11 @@ impl Simulation {
             .zip(&self.torques)
             .map(|(d, t)| {
                 let lim = d.torque_limit * self.settings.strength_scale;
-                if lim > 0.0 { (t.abs() / lim).min(1.0) } else { 0.0 }
+                if lim > 0.0 {
+                    (t.abs() / lim).min(1.0)
+                } else {
+                    0.0
+                }
             })
             .collect()
     }
@@ -605,10 +681,26 @@ impl Simulation {
         let implicit = self.settings.pd == PdMode::Implicit;
         let gs = self.settings.gain_scale;
         let ss = self.settings.strength_scale;
-        for ((d, &target), &(mp, md)) in self.dofs.iter().zip(&self.targets).zip(&self.gain_multipliers) {
-            let Some(id) = self.state.multibody_joints.rigid_body_link(d.link_body).copied() else { continue };
-            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else { continue };
-            let Some(link) = mb.link_mut(id.id) else { continue };
+        for ((d, &target), &(mp, md)) in self
+            .dofs
+            .iter()
+            .zip(&self.targets)
+            .zip(&self.gain_multipliers)
+        {
+            let Some(id) = self
+                .state
+                .multibody_joints
+                .rigid_body_link(d.link_body)
+                .copied()
+            else {
+                continue;
+            };
+            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
+                continue;
+            };
+            let Some(link) = mb.link_mut(id.id) else {
+                continue;
+            };
             let data = &mut link.joint.data;
             let (kp, kd) = (d.kp * gs * mp, d.kd * gs * md);
             if implicit && (kp > 0.0 || kd > 0.0) {
@@ -641,7 +733,10 @@ impl Simulation {
             return;
         }
         if let Some(i) = self.targets.iter().position(|t| !t.is_finite()) {
-            self.failure = Some(Failure::NonFinite { time: self.time as f32, body: format!("target of {}", self.dofs[i].name) });
+            self.failure = Some(Failure::NonFinite {
+                time: self.time as f32,
+                body: format!("target of {}", self.dofs[i].name),
+            });
             return;
         }
         let explicit = self.settings.pd == PdMode::Explicit;
@@ -657,7 +752,8 @@ impl Simulation {
             for (i, d) in self.dofs.iter().enumerate() {
                 let lim = d.torque_limit * ss;
                 let (mp, md) = self.gain_multipliers[i];
-                let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]).clamp(-lim, lim);
+                let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i])
+                    .clamp(-lim, lim);
                 self.torques[i] = tau;
                 let axis = self.state.bodies[d.link_body].rotation() * d.local_axis;
                 self.state.bodies[d.link_body].add_torque(axis * tau, false);
@@ -699,7 +795,9 @@ impl Simulation {
             for (i, d) in self.dofs.iter().enumerate() {
                 let lim = d.torque_limit * ss;
                 let (mp, md) = self.gain_multipliers[i];
-                self.torques[i] = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]).clamp(-lim, lim);
+                self.torques[i] = (d.kp * gs * mp * (self.targets[i] - q[i])
+                    - d.kd * gs * md * qd[i])
+                    .clamp(-lim, lim);
             }
         }
         self.failure = self.check_health();
@@ -711,13 +809,24 @@ impl Simulation {
             let rb = &self.state.bodies[*h];
             let (p, v, w) = (rb.translation(), rb.linvel(), rb.angvel());
             if !(p.is_finite() && v.is_finite() && w.is_finite() && rb.rotation().is_finite()) {
-                return Some(Failure::NonFinite { time: t, body: b.name.clone() });
+                return Some(Failure::NonFinite {
+                    time: t,
+                    body: b.name.clone(),
+                });
             }
             if v.length() > self.settings.max_linear_speed {
-                return Some(Failure::RunawayVelocity { time: t, body: b.name.clone(), speed: v.length() });
+                return Some(Failure::RunawayVelocity {
+                    time: t,
+                    body: b.name.clone(),
+                    speed: v.length(),
+                });
             }
             if w.length() > self.settings.max_angular_speed {
-                return Some(Failure::RunawayVelocity { time: t, body: b.name.clone(), speed: w.length() });
+                return Some(Failure::RunawayVelocity {
+                    time: t,
+                    body: b.name.clone(),
+                    speed: w.length(),
+                });
             }
         }
         None
@@ -750,18 +859,24 @@ impl Simulation {
     /// the ground's friction and restitution. Contacts with it count as ground contacts.
     pub fn add_obstacle(&mut self, center: [f32; 3], half_extents: [f32; 3]) {
         let st = &mut self.state;
-        let body = st.bodies.insert(RigidBodyBuilder::fixed().translation(Vector::new(
-            center[0],
-            center[1] + self.ground_height,
-            center[2],
-        )));
+        let body = st
+            .bodies
+            .insert(RigidBodyBuilder::fixed().translation(Vector::new(
+                center[0],
+                center[1] + self.ground_height,
+                center[2],
+            )));
         let h = st.colliders.insert_with_parent(
             ColliderBuilder::cuboid(half_extents[0], half_extents[1], half_extents[2])
                 .friction(self.settings.ground.friction)
                 .friction_combine_rule(CoefficientCombineRule::Min)
                 .restitution(self.settings.ground.restitution)
                 .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(GROUND_GROUP, Group::ALL, InteractionTestMode::And)),
+                .collision_groups(InteractionGroups::new(
+                    GROUND_GROUP,
+                    Group::ALL,
+                    InteractionTestMode::And,
+                )),
             body,
             &mut st.bodies,
         );
@@ -775,9 +890,14 @@ impl Simulation {
     /// Whether any model body touches one of the obstacles (not the ground plane).
     pub fn touches_obstacle(&self) -> bool {
         self.colliders.iter().any(|c| {
-            self.obstacles.iter().filter_map(|g| self.state.narrow_phase.contact_pair(*g, *c)).any(|pair| {
-                pair.manifolds.iter().any(|m| m.points.iter().any(|p| p.dist <= 1e-3))
-            })
+            self.obstacles
+                .iter()
+                .filter_map(|g| self.state.narrow_phase.contact_pair(*g, *c))
+                .any(|pair| {
+                    pair.manifolds
+                        .iter()
+                        .any(|m| m.points.iter().any(|p| p.dist <= 1e-3))
+                })
         })
     }
 
@@ -789,7 +909,10 @@ impl Simulation {
                 self.ground_colliders()
                     .filter_map(|g| self.state.narrow_phase.contact_pair(g, *c))
                     .map(|pair| {
-                        pair.manifolds.iter().map(|m| m.points.iter().filter(|p| p.dist <= 1e-3).count()).sum::<usize>() as u16
+                        pair.manifolds
+                            .iter()
+                            .map(|m| m.points.iter().filter(|p| p.dist <= 1e-3).count())
+                            .sum::<usize>() as u16
                     })
                     .sum()
             })
@@ -829,7 +952,10 @@ impl Simulation {
         if com_h < fraction * self.reference_com_height {
             return true;
         }
-        self.contacts().iter().zip(&self.foot_body).any(|(n, foot)| *n > 0 && !foot)
+        self.contacts()
+            .iter()
+            .zip(&self.foot_body)
+            .any(|(n, foot)| *n > 0 && !foot)
     }
 
     pub fn frame(&self) -> Frame {
@@ -879,7 +1005,11 @@ fn ellipsoid_points(r: [f32; 3]) -> Vec<Vector> {
         let v = std::f32::consts::PI * i as f32 / nv as f32;
         for j in 0..nu {
             let u = 2.0 * std::f32::consts::PI * j as f32 / nu as f32;
-            pts.push(Vector::new(r[0] * v.sin() * u.cos(), r[1] * v.cos(), r[2] * v.sin() * u.sin()));
+            pts.push(Vector::new(
+                r[0] * v.sin() * u.cos(),
+                r[1] * v.cos(),
+                r[2] * v.sin() * u.sin(),
+            ));
         }
     }
     pts

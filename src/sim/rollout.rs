@@ -32,7 +32,12 @@ pub struct RolloutSpec {
 
 impl RolloutSpec {
     pub fn seconds(seconds: f32) -> Self {
-        RolloutSpec { seconds, pushes: Vec::new(), record: false, stop_on_fall: false }
+        RolloutSpec {
+            seconds,
+            pushes: Vec::new(),
+            record: false,
+            stop_on_fall: false,
+        }
     }
 }
 
@@ -87,7 +92,11 @@ pub fn run_rollout(
 }
 
 /// Runs `spec.seconds` more on an existing simulation.
-pub fn continue_rollout(sim: &mut Simulation, controller: &mut dyn Controller, spec: &RolloutSpec) -> Rollout {
+pub fn continue_rollout(
+    sim: &mut Simulation,
+    controller: &mut dyn Controller,
+    spec: &RolloutSpec,
+) -> Rollout {
     let steps = (spec.seconds / sim.settings().dt).round() as u64;
     let start = sim.time() as f32;
     let start_steps = sim.steps();

@@ -7,12 +7,16 @@ use std::path::Path;
 const BUILTINS: [&str; 3] = ["human2d", "human3d", "bird_robot"];
 
 fn builtin(name: &str) -> Character {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/characters")).join(format!("{name}.ron"));
+    let path =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/characters")).join(format!("{name}.ron"));
     load_character(&path).unwrap_or_else(|e| panic!("loading {name}: {e}"))
 }
 
 fn dof_index(sim: &Simulation, name: &str) -> usize {
-    sim.dofs().iter().position(|d| d.name == name).unwrap_or_else(|| panic!("no DOF {name}"))
+    sim.dofs()
+        .iter()
+        .position(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no DOF {name}"))
 }
 
 /// Runs `seconds` of hold-pose control on `sim`, hashing every step with [`TrajectoryHasher`].
@@ -37,9 +41,17 @@ fn stand_10s(name: &str) -> Simulation {
     let settings = SimSettings::default();
     assert_eq!(settings.dt, 1.0 / 120.0);
     let mut sim = Simulation::new(&c, settings).unwrap();
-    let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &RolloutSpec::seconds(10.0));
+    let r = continue_rollout(
+        &mut sim,
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(10.0),
+    );
     assert_eq!(r.steps, 1200, "{name}");
-    assert!((r.seconds - 10.0).abs() < 1e-3, "{name}: simulated {} s", r.seconds);
+    assert!(
+        (r.seconds - 10.0).abs() < 1e-3,
+        "{name}: simulated {} s",
+        r.seconds
+    );
     assert!(r.failure.is_none(), "{name}: {:?}", r.failure);
     assert!(!r.fell, "{name} fell at {:?}", r.fell_at);
     assert_eq!(r.fell_at, None);
@@ -61,7 +73,12 @@ fn assert_on_feet(sim: &Simulation) {
     assert_eq!(contacts.len(), c.bodies.len());
     for (b, n) in c.bodies.iter().zip(&contacts) {
         if b.name.ends_with("_foot") {
-            assert!(*n > 0, "{}: foot {} does not touch the ground", c.name, b.name);
+            assert!(
+                *n > 0,
+                "{}: foot {} does not touch the ground",
+                c.name,
+                b.name
+            );
         } else {
             assert_eq!(*n, 0, "{}: {} touches the ground", c.name, b.name);
         }
@@ -69,8 +86,17 @@ fn assert_on_feet(sim: &Simulation) {
     let points = sim.contact_points();
     assert!(!points.is_empty());
     for (i, p) in points {
-        assert!(c.bodies[i].name.ends_with("_foot"), "{}: contact on {}", c.name, c.bodies[i].name);
-        assert!((p[1] - sim.ground_height()).abs() < 0.02, "{}: contact point {p:?} not on the ground", c.name);
+        assert!(
+            c.bodies[i].name.ends_with("_foot"),
+            "{}: contact on {}",
+            c.name,
+            c.bodies[i].name
+        );
+        assert!(
+            (p[1] - sim.ground_height()).abs() < 0.02,
+            "{}: contact point {p:?} not on the ground",
+            c.name
+        );
     }
 }
 
@@ -97,11 +123,26 @@ fn assert_in_plane(sim: &Simulation) {
     let c = sim.character();
     for (i, b) in c.bodies.iter().enumerate() {
         let p = sim.body_pose(i);
-        assert!((p[2] - b.position[2]).abs() <= 1e-4, "{}: z {} vs reference {}", b.name, p[2], b.position[2]);
+        assert!(
+            (p[2] - b.position[2]).abs() <= 1e-4,
+            "{}: z {} vs reference {}",
+            b.name,
+            p[2],
+            b.position[2]
+        );
         // Rotation about z only: no x or y quaternion component.
-        assert!(p[3].abs() <= 1e-4 && p[4].abs() <= 1e-4, "{}: rotation {:?} is not about z", b.name, &p[3..]);
+        assert!(
+            p[3].abs() <= 1e-4 && p[4].abs() <= 1e-4,
+            "{}: rotation {:?} is not about z",
+            b.name,
+            &p[3..]
+        );
         let (v, w) = sim.body_velocity(i);
-        assert!(v[2].abs() <= 1e-3 && w[0].abs() <= 1e-3 && w[1].abs() <= 1e-3, "{}: v {v:?} w {w:?}", b.name);
+        assert!(
+            v[2].abs() <= 1e-3 && w[0].abs() <= 1e-3 && w[1].abs() <= 1e-3,
+            "{}: v {v:?} w {w:?}",
+            b.name
+        );
     }
 }
 
@@ -109,15 +150,26 @@ fn assert_in_plane(sim: &Simulation) {
 fn human2d_stays_in_its_plane_while_falling() {
     // Unactuated and pushed, the planar character tumbles; it must still move in its plane.
     let c = builtin("human2d");
-    let settings = SimSettings { gain_scale: 0.0, ..Default::default() };
+    let settings = SimSettings {
+        gain_scale: 0.0,
+        ..Default::default()
+    };
     let mut sim = Simulation::new(&c, settings).unwrap();
     let chest = c.body_index("chest").unwrap();
     sim.push(chest, [40.0, 0.0, 30.0], 0.1); // the z part must have no effect
-    let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &RolloutSpec::seconds(3.0));
+    let r = continue_rollout(
+        &mut sim,
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(3.0),
+    );
     assert!(r.fell && r.failure.is_none(), "{r:?}");
     // It really moved: the chest turned by more than 30 degrees.
     let q = sim.body_pose(chest);
-    assert!(2.0 * q[5].abs().asin() > 30f32.to_radians(), "chest rotation {:?}", &q[3..]);
+    assert!(
+        2.0 * q[5].abs().asin() > 30f32.to_radians(),
+        "chest rotation {:?}",
+        &q[3..]
+    );
     assert_in_plane(&sim);
 }
 
@@ -125,8 +177,17 @@ fn human2d_stays_in_its_plane_while_falling() {
 fn builtins_fall_without_actuation() {
     for name in BUILTINS {
         let c = builtin(name);
-        let settings = SimSettings { gain_scale: 0.0, ..Default::default() };
-        let r = run_rollout(&c, settings, &mut HoldPose::reference(), &RolloutSpec::seconds(3.0)).unwrap();
+        let settings = SimSettings {
+            gain_scale: 0.0,
+            ..Default::default()
+        };
+        let r = run_rollout(
+            &c,
+            settings,
+            &mut HoldPose::reference(),
+            &RolloutSpec::seconds(3.0),
+        )
+        .unwrap();
         assert!(r.failure.is_none(), "{name}: {:?}", r.failure);
         assert!(r.fell, "{name} did not fall with gain_scale 0");
         let t = r.fell_at.unwrap();
@@ -141,7 +202,11 @@ fn explicit_pd_keeps_human2d_standing() {
     assert_eq!(settings.dt, 1.0 / 4000.0);
     assert_eq!(settings.pd, PdMode::Explicit);
     let mut sim = Simulation::new(&c, settings).unwrap();
-    let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &RolloutSpec::seconds(2.0));
+    let r = continue_rollout(
+        &mut sim,
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(2.0),
+    );
     assert_eq!(r.steps, 8000);
     assert!(r.failure.is_none(), "{:?}", r.failure);
     assert!(!r.fell, "fell at {:?}", r.fell_at);
@@ -152,16 +217,34 @@ fn explicit_pd_keeps_human2d_standing() {
     // (Legs and trunk: since the planar root became an impulse joint, the light wrists can
     // touch their 50 N·m limit at an instant under explicit PD; they carry no weight.)
     let names: Vec<&str> = sim.dofs().iter().map(|d| d.name.as_str()).collect();
-    let bearing = |n: &str| ["waist", "hip", "knee", "ankle"].iter().any(|k| n.contains(k));
-    assert!(sat.iter().zip(&names).filter(|(_, n)| bearing(n)).all(|(s, _)| *s < 1.0), "{sat:?} {names:?} {:?}", sim.torques());
-    assert!(sim.torques().iter().any(|t| t.abs() > 1.0), "{:?}", sim.torques());
+    let bearing = |n: &str| {
+        ["waist", "hip", "knee", "ankle"]
+            .iter()
+            .any(|k| n.contains(k))
+    };
+    assert!(
+        sat.iter()
+            .zip(&names)
+            .filter(|(_, n)| bearing(n))
+            .all(|(s, _)| *s < 1.0),
+        "{sat:?} {names:?} {:?}",
+        sim.torques()
+    );
+    assert!(
+        sim.torques().iter().any(|t| t.abs() > 1.0),
+        "{:?}",
+        sim.torques()
+    );
 }
 
 #[test]
 fn explicit_torque_saturates_at_the_limit() {
     let c = builtin("human3d");
     for strength in [1.0f32, 2.0] {
-        let settings = SimSettings { strength_scale: strength, ..SimSettings::for_mode(PdMode::Explicit) };
+        let settings = SimSettings {
+            strength_scale: strength,
+            ..SimSettings::for_mode(PdMode::Explicit)
+        };
         let mut sim = Simulation::new(&c, settings).unwrap();
         let knee = dof_index(&sim, "l_knee");
         let limit = sim.dofs()[knee].torque_limit;
@@ -170,7 +253,11 @@ fn explicit_torque_saturates_at_the_limit() {
         targets[knee] = -2.5;
         sim.set_targets(&targets);
         sim.step();
-        assert_eq!(sim.torques()[knee], -limit * strength, "strength {strength}");
+        assert_eq!(
+            sim.torques()[knee],
+            -limit * strength,
+            "strength {strength}"
+        );
         assert_eq!(sim.saturation()[knee], 1.0);
         // From rest in the reference pose every other DOF has zero error: zero torque.
         for (i, t) in sim.torques().iter().enumerate() {
@@ -180,7 +267,12 @@ fn explicit_torque_saturates_at_the_limit() {
         }
         // The saturated torque bends the knee towards the target.
         let (q, qd) = sim.dof_state();
-        assert!(qd[knee] < 0.0 && q[knee] < 0.0, "q {} qd {}", q[knee], qd[knee]);
+        assert!(
+            qd[knee] < 0.0 && q[knee] < 0.0,
+            "q {} qd {}",
+            q[knee],
+            qd[knee]
+        );
     }
 }
 
@@ -202,14 +294,28 @@ fn implicit_torque_estimate_is_clamped() {
 fn same_rollout_same_hash() {
     let c = builtin("human3d");
     let spec = RolloutSpec::seconds(1.0);
-    let a = run_rollout(&c, SimSettings::default(), &mut HoldPose::reference(), &spec).unwrap();
-    let b = run_rollout(&c, SimSettings::default(), &mut HoldPose::reference(), &spec).unwrap();
+    let a = run_rollout(
+        &c,
+        SimSettings::default(),
+        &mut HoldPose::reference(),
+        &spec,
+    )
+    .unwrap();
+    let b = run_rollout(
+        &c,
+        SimSettings::default(),
+        &mut HoldPose::reference(),
+        &spec,
+    )
+    .unwrap();
     assert_eq!(a.hash, b.hash);
     assert_eq!(a.final_com, b.final_com);
     assert_eq!(a.hash_hex().len(), 32);
     assert!(a.hash_hex().chars().all(|ch| ch.is_ascii_hexdigit()));
     // A different controller changes the hash.
-    let mut bent = HoldPose { pose: vec![0.0; c.internal_dof()] };
+    let mut bent = HoldPose {
+        pose: vec![0.0; c.internal_dof()],
+    };
     bent.pose[0] = 0.2;
     let d = run_rollout(&c, SimSettings::default(), &mut bent, &spec).unwrap();
     assert_ne!(a.hash, d.hash);
@@ -221,17 +327,32 @@ fn rollouts_are_identical_serially_and_in_parallel() {
     let torso = c.body_index("torso").unwrap();
     let specs: Vec<RolloutSpec> = (0..8)
         .map(|k| RolloutSpec {
-            pushes: vec![Push { time: 0.25, body: torso, impulse: [10.0 * k as f32, 0.0, 5.0 * (k % 3) as f32], duration: 0.1 }],
+            pushes: vec![Push {
+                time: 0.25,
+                body: torso,
+                impulse: [10.0 * k as f32, 0.0, 5.0 * (k % 3) as f32],
+                duration: 0.1,
+            }],
             ..RolloutSpec::seconds(1.0)
         })
         .collect();
-    let run = |spec: &RolloutSpec| run_rollout(&c, SimSettings::default(), &mut HoldPose::reference(), spec).unwrap().hash;
+    let run = |spec: &RolloutSpec| {
+        run_rollout(&c, SimSettings::default(), &mut HoldPose::reference(), spec)
+            .unwrap()
+            .hash
+    };
     let serial: Vec<u128> = specs.iter().map(run).collect();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     let parallel: Vec<u128> = pool.install(|| specs.par_iter().map(run).collect());
     assert_eq!(serial, parallel);
     let distinct: std::collections::HashSet<u128> = serial.iter().copied().collect();
-    assert!(distinct.len() >= 2, "pushes did not change the trajectory: {serial:x?}");
+    assert!(
+        distinct.len() >= 2,
+        "pushes did not change the trajectory: {serial:x?}"
+    );
     assert_eq!(distinct.len(), 8, "{serial:x?}");
 }
 
@@ -292,9 +413,19 @@ fn nan_target_implicit_stops_with_a_failure() {
     let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
     step_with_nan_target(&mut sim);
     let f = sim.failure().cloned();
-    assert!(f.is_some(), "no failure after a NaN target; torque {:?}", sim.torques()[0]);
+    assert!(
+        f.is_some(),
+        "no failure after a NaN target; torque {:?}",
+        sim.torques()[0]
+    );
 
-    let r = run_rollout(&c, SimSettings::default(), &mut NanTarget, &RolloutSpec::seconds(1.0)).unwrap();
+    let r = run_rollout(
+        &c,
+        SimSettings::default(),
+        &mut NanTarget,
+        &RolloutSpec::seconds(1.0),
+    )
+    .unwrap();
     assert!(r.fell);
     assert!(r.failure.is_some(), "{r:?}");
 }
@@ -315,15 +446,28 @@ fn nan_target_explicit_stops_with_a_failure() {
 
     let r = run_rollout(&c, settings, &mut NanTarget, &RolloutSpec::seconds(0.02)).unwrap();
     assert!(r.fell);
-    assert!(matches!(r.failure, Some(Failure::NonFinite { .. })), "{:?}", r.failure);
+    assert!(
+        matches!(r.failure, Some(Failure::NonFinite { .. })),
+        "{:?}",
+        r.failure
+    );
     assert!(r.steps < 80, "{}", r.steps);
 }
 
 #[test]
 fn runaway_speed_stops_with_a_failure() {
     let c = builtin("human2d");
-    let settings = SimSettings { max_linear_speed: 1e-3, ..Default::default() };
-    let r = run_rollout(&c, settings, &mut HoldPose::reference(), &RolloutSpec::seconds(1.0)).unwrap();
+    let settings = SimSettings {
+        max_linear_speed: 1e-3,
+        ..Default::default()
+    };
+    let r = run_rollout(
+        &c,
+        settings,
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(1.0),
+    )
+    .unwrap();
     assert!(r.fell);
     match &r.failure {
         Some(Failure::RunawayVelocity { speed, time, .. }) => {
@@ -339,10 +483,21 @@ fn runaway_speed_stops_with_a_failure() {
 fn push_human3d_torso(impulse: f32) -> Rollout {
     let c = builtin("human3d");
     let spec = RolloutSpec {
-        pushes: vec![Push { time: 0.5, body: c.body_index("torso").unwrap(), impulse: [impulse, 0.0, 0.0], duration: 0.1 }],
+        pushes: vec![Push {
+            time: 0.5,
+            body: c.body_index("torso").unwrap(),
+            impulse: [impulse, 0.0, 0.0],
+            duration: 0.1,
+        }],
         ..RolloutSpec::seconds(3.5)
     };
-    run_rollout(&c, SimSettings::default(), &mut HoldPose::reference(), &spec).unwrap()
+    run_rollout(
+        &c,
+        SimSettings::default(),
+        &mut HoldPose::reference(),
+        &spec,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -367,14 +522,29 @@ fn weak_push_does_not_topple_human3d() {
 fn invalid_settings_are_rejected() {
     let c = builtin("human2d");
     for dt in [0.0, -0.01, 0.1, f32::NAN] {
-        let r = Simulation::new(&c, SimSettings { dt, ..Default::default() });
+        let r = Simulation::new(
+            &c,
+            SimSettings {
+                dt,
+                ..Default::default()
+            },
+        );
         assert!(matches!(r, Err(SimError::InvalidSettings(_))), "dt {dt}");
     }
-    let r = Simulation::new(&c, SimSettings { gain_scale: -1.0, ..Default::default() });
+    let r = Simulation::new(
+        &c,
+        SimSettings {
+            gain_scale: -1.0,
+            ..Default::default()
+        },
+    );
     assert!(matches!(r, Err(SimError::InvalidSettings(_))));
     let mut bad = c.clone();
     bad.bodies[3].mass = -1.0;
-    assert!(matches!(Simulation::new(&bad, SimSettings::default()), Err(SimError::InvalidCharacter { .. })));
+    assert!(matches!(
+        Simulation::new(&bad, SimSettings::default()),
+        Err(SimError::InvalidCharacter { .. })
+    ));
 }
 
 #[test]
@@ -391,10 +561,12 @@ fn simulation_has_one_dof_per_joint_axis() {
             assert!((sc[k] - com[k]).abs() < 1e-5, "{name}: {sc:?} vs {com:?}");
         }
         let (q, qd) = sim.dof_state();
-        assert!(q.iter().chain(&qd).all(|v| v.abs() < 1e-6), "{name}: {q:?} {qd:?}");
+        assert!(
+            q.iter().chain(&qd).all(|v| v.abs() < 1e-6),
+            "{name}: {q:?} {qd:?}"
+        );
     }
 }
-
 
 #[test]
 fn ball_and_fixed_joints_simulate() {
@@ -410,18 +582,35 @@ fn ball_and_fixed_joints_simulate() {
     let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
     let names: Vec<&str> = sim.dofs().iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names.len(), 23);
-    assert_eq!(&names[..4], ["waist.0", "waist.1", "waist.2", "l_shoulder.0"]);
-    let r = continue_rollout(&mut sim, &mut HoldPose::reference(), &RolloutSpec::seconds(1.0));
+    assert_eq!(
+        &names[..4],
+        ["waist.0", "waist.1", "waist.2", "l_shoulder.0"]
+    );
+    let r = continue_rollout(
+        &mut sim,
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(1.0),
+    );
     assert!(!r.fell && r.failure.is_none(), "{r:?}");
     // The welded head keeps its reference offset from the torso.
-    let (torso, head) = (c.body_index("torso").unwrap(), c.body_index("head").unwrap());
+    let (torso, head) = (
+        c.body_index("torso").unwrap(),
+        c.body_index("head").unwrap(),
+    );
     let (pt, ph) = (sim.body_pose(torso), sim.body_pose(head));
     let qt = Rotation::from_xyzw(pt[3], pt[4], pt[5], pt[6]);
     let qh = Rotation::from_xyzw(ph[3], ph[4], ph[5], ph[6]);
-    let offset = qt.inverse() * (Vector::new(ph[0], ph[1], ph[2]) - Vector::new(pt[0], pt[1], pt[2]));
+    let offset =
+        qt.inverse() * (Vector::new(ph[0], ph[1], ph[2]) - Vector::new(pt[0], pt[1], pt[2]));
     let reference = to_vec(c.bodies[head].position) - to_vec(c.bodies[torso].position);
-    assert!((offset - reference).length() < 1e-3, "{offset:?} vs {reference:?}");
-    assert!(qt.angle_between(qh) < 1e-3, "head turned relative to the torso");
+    assert!(
+        (offset - reference).length() < 1e-3,
+        "{offset:?} vs {reference:?}"
+    );
+    assert!(
+        qt.angle_between(qh) < 1e-3,
+        "head turned relative to the torso"
+    );
 }
 
 /// Ground friction holds the planar human's feet. Regression: with the 2D root as a multibody
@@ -433,7 +622,11 @@ fn friction_holds_the_planar_humans_feet_when_pushed() {
         let c = builtin(name);
         let foot = c.body_index("l_foot").unwrap();
         let pelvis = c.body_index("pelvis").unwrap();
-        let mut settings = SimSettings { solver_iterations: 1, pgs_iterations: 12, ..Default::default() };
+        let mut settings = SimSettings {
+            solver_iterations: 1,
+            pgs_iterations: 12,
+            ..Default::default()
+        };
         settings.ground.friction = friction;
         let mut sim = Simulation::new(&c, settings).unwrap();
         let mut ctl = HoldPose::reference();
@@ -452,6 +645,9 @@ fn friction_holds_the_planar_humans_feet_when_pushed() {
                 max_slide = max_slide.max((sim.body_pose(foot)[0] - x_at_push).abs());
             }
         }
-        assert!(max_slide < 0.01, "{name}: the planted foot slid {max_slide} m");
+        assert!(
+            max_slide < 0.01,
+            "{name}: the planted foot slid {max_slide} m"
+        );
     }
 }

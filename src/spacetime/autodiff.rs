@@ -40,7 +40,12 @@ pub struct BlockSpec {
 impl BlockSpec {
     /// Equalities c(x) = `values`.
     pub fn equal(variables: Vec<usize>, values: Vec<f64>) -> Self {
-        Self { variables, lower: values.clone(), upper: values, linear: false }
+        Self {
+            variables,
+            lower: values.clone(),
+            upper: values,
+            linear: false,
+        }
     }
 
     /// Marks the block linear in its variables (its Hessian is zero).
@@ -93,10 +98,21 @@ fn check_variables(what: &'static str, vars: &[usize], n: usize) -> Result<(), N
     let mut seen = std::collections::HashSet::new();
     for &v in vars {
         if v >= n {
-            return Err(NlpError::StructureOutOfRange { what, index: v, row: 0, col: v, rows: 1, cols: n });
+            return Err(NlpError::StructureOutOfRange {
+                what,
+                index: v,
+                row: 0,
+                col: v,
+                rows: 1,
+                cols: n,
+            });
         }
         if !seen.insert(v) {
-            return Err(NlpError::DuplicateEntry { what, row: 0, col: v });
+            return Err(NlpError::DuplicateEntry {
+                what,
+                row: 0,
+                col: v,
+            });
         }
     }
     Ok(())
@@ -132,7 +148,8 @@ impl<P: BlockProblem> AutoDiff<P> {
             term_hessian.push(local_pairs(&t.variables, &mut hessian));
         }
         let mut block_hessian = Vec::with_capacity(blocks.len());
-        let (mut first_row, mut first_jacobian_value, mut jacobian) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut first_row, mut first_jacobian_value, mut jacobian) =
+            (Vec::new(), Vec::new(), Vec::new());
         let mut m = 0;
         for (k, b) in blocks.iter().enumerate() {
             check_variables("constraint block", &b.variables, n)?;
@@ -152,7 +169,11 @@ impl<P: BlockProblem> AutoDiff<P> {
                 jacobian.extend(b.variables.iter().map(|&v| (m + r, v)));
             }
             m += b.rows();
-            block_hessian.push(if b.linear { Vec::new() } else { local_pairs(&b.variables, &mut hessian) });
+            block_hessian.push(if b.linear {
+                Vec::new()
+            } else {
+                local_pairs(&b.variables, &mut hessian)
+            });
         }
         Ok(Self {
             problem,
@@ -191,7 +212,9 @@ impl<P: BlockProblem> AutoDiff<P> {
         if got == want {
             Ok(())
         } else {
-            Err(EvalError(format!("constraint block {k} returned {got} rows, its spec has {want}")))
+            Err(EvalError(format!(
+                "constraint block {k} returned {got} rows, its spec has {want}"
+            )))
         }
     }
 }
@@ -229,7 +252,10 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
             .terms
             .iter()
             .enumerate()
-            .map(|(k, t)| self.problem.objective_term::<f64>(k, &Self::gather(&t.variables, x)))
+            .map(|(k, t)| {
+                self.problem
+                    .objective_term::<f64>(k, &Self::gather(&t.variables, x))
+            })
             .sum())
     }
 
@@ -237,7 +263,10 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         grad.fill(0.0);
         for (k, t) in self.terms.iter().enumerate() {
             let local = DVector::from_vec(Self::gather(&t.variables, x));
-            let (_, g) = num_dual::gradient(|v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()), &local);
+            let (_, g) = num_dual::gradient(
+                |v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()),
+                &local,
+            );
             for (a, &var) in t.variables.iter().enumerate() {
                 grad[var] += g[a];
             }
@@ -247,7 +276,9 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 
     fn constraints(&self, x: &[f64], g: &mut [f64]) -> EvalResult {
         for (k, b) in self.blocks.iter().enumerate() {
-            let c = self.problem.constraint_block::<f64>(k, &Self::gather(&b.variables, x));
+            let c = self
+                .problem
+                .constraint_block::<f64>(k, &Self::gather(&b.variables, x));
             self.block_len_check(k, c.len())?;
             g[self.block_rows(k)].copy_from_slice(&c);
         }
@@ -286,7 +317,13 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         Some(self.hessian.clone())
     }
 
-    fn hessian_values(&self, x: &[f64], objective_factor: f64, lambda: &[f64], values: &mut [f64]) -> EvalResult {
+    fn hessian_values(
+        &self,
+        x: &[f64],
+        objective_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> EvalResult {
         values.fill(0.0);
         let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {
             let mut p = 0;
@@ -300,8 +337,10 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         if objective_factor != 0.0 {
             for (k, t) in self.terms.iter().enumerate() {
                 let local = DVector::from_vec(Self::gather(&t.variables, x));
-                let (_, _, h) =
-                    num_dual::hessian(|v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()), &local);
+                let (_, _, h) = num_dual::hessian(
+                    |v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()),
+                    &local,
+                );
                 add(&t.variables, &self.term_hessian[k], &h, objective_factor);
             }
         }
@@ -317,7 +356,9 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 |v: DVector<Dual2DVec64>| {
                     let c = self.problem.constraint_block(k, v.as_slice());
                     count.set(c.len());
-                    c.into_iter().zip(weights).fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
+                    c.into_iter()
+                        .zip(weights)
+                        .fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
                 },
                 &local,
             );
@@ -365,7 +406,11 @@ mod tests {
                 &x,
                 c,
             );
-            assert!((jac[k] - fd).abs() < 1e-5, "∂c{r}/∂x{c}: {} vs {fd}", jac[k]);
+            assert!(
+                (jac[k] - fd).abs() < 1e-5,
+                "∂c{r}/∂x{c}: {} vs {fd}",
+                jac[k]
+            );
         }
         // Hessian of the Lagrangian σf + λ·c against differences of its gradient.
         let (sigma, lambda) = (0.7, [0.3, -1.1]);
@@ -390,7 +435,11 @@ mod tests {
             let fd = finite_difference(|x| lagrangian_gradient(x)[r], &x, c);
             assert!((h[k] - fd).abs() < 1e-5, "H[{r},{c}]: {} vs {fd}", h[k]);
         }
-        assert_eq!(hs.len(), 10, "dense lower triangle of 4 variables, shared by all pieces");
+        assert_eq!(
+            hs.len(),
+            10,
+            "dense lower triangle of 4 variables, shared by all pieces"
+        );
     }
 
     #[test]
@@ -415,6 +464,9 @@ mod tests {
                 vec![x[0].clone()]
             }
         }
-        assert!(matches!(AutoDiff::new(Bad), Err(NlpError::DuplicateEntry { .. })));
+        assert!(matches!(
+            AutoDiff::new(Bad),
+            Err(NlpError::DuplicateEntry { .. })
+        ));
     }
 }

@@ -81,7 +81,10 @@ impl Default for BasinOptions {
             max_evaluations: 500_000,
             target: None,
             feasibility_tolerance: 1e-4,
-            solver: SolverOptions { max_iterations: 500, ..Default::default() },
+            solver: SolverOptions {
+                max_iterations: 500,
+                ..Default::default()
+            },
         }
     }
 }
@@ -201,21 +204,35 @@ impl NlpProblem for Projection<'_> {
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
         self.inner.hessian_structure()
     }
-    fn hessian_values(&self, x: &[f64], objective_factor: f64, lambda: &[f64], values: &mut [f64]) -> EvalResult {
+    fn hessian_values(
+        &self,
+        x: &[f64],
+        objective_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> EvalResult {
         let mut c = self.counts.get();
         c.hessians += 1;
         self.counts.set(c);
-        self.inner.hessian_values(x, objective_factor, lambda, values)
+        self.inner
+            .hessian_values(x, objective_factor, lambda, values)
     }
 }
 
 /// Runs basin-CMA on `problem` with one role per variable. Panics if `roles` does not have one
 /// entry per variable or no variable is sampled by CMA.
-pub fn basin_cma(problem: &dyn NlpProblem, roles: &[VarRole], options: &BasinOptions) -> BasinResult {
+pub fn basin_cma(
+    problem: &dyn NlpProblem,
+    roles: &[VarRole],
+    options: &BasinOptions,
+) -> BasinResult {
     let n = problem.num_variables();
     assert_eq!(roles.len(), n, "basin-CMA needs one role per variable");
     let cma_vars: Vec<usize> = (0..n).filter(|&i| roles[i] != VarRole::LocalOnly).collect();
-    assert!(!cma_vars.is_empty(), "basin-CMA needs at least one CMA variable");
+    assert!(
+        !cma_vars.is_empty(),
+        "basin-CMA needs at least one CMA variable"
+    );
     let fixed: Vec<bool> = roles.iter().map(|r| *r == VarRole::CmaOnly).collect();
     let (mut lower, mut upper) = (vec![f64::NEG_INFINITY; n], vec![f64::INFINITY; n]);
     problem.variable_bounds(&mut lower, &mut upper);
@@ -252,12 +269,24 @@ pub fn basin_cma(problem: &dyn NlpProblem, roles: &[VarRole], options: &BasinOpt
         max_evaluations: None,
         active: true,
     };
-    let mut cma = RestartingCmaes::new(&vec![0.0; cma_vars.len()], options.sigma0, cma_options, RestartPolicy::Bipop);
+    let mut cma = RestartingCmaes::new(
+        &vec![0.0; cma_vars.len()],
+        options.sigma0,
+        cma_options,
+        RestartPolicy::Bipop,
+    );
 
     let mut solver = options.solver.clone();
-    if !solver.extra.iter().any(|(name, _)| name == "bound_relax_factor") {
+    if !solver
+        .extra
+        .iter()
+        .any(|(name, _)| name == "bound_relax_factor")
+    {
         // Keep every iterate inside the box (some CEC functions take logarithms at the bounds).
-        solver.extra.push(("bound_relax_factor".into(), super::nlp::OptionValue::Num(0.0)));
+        solver.extra.push((
+            "bound_relax_factor".into(),
+            super::nlp::OptionValue::Num(0.0),
+        ));
     }
     let mut result = BasinResult {
         best: None,
@@ -295,13 +324,28 @@ pub fn basin_cma(problem: &dyn NlpProblem, roles: &[VarRole], options: &BasinOpt
             result.evaluations.hessians += used.hessians;
             result.projections += 1;
             let (value, point) = match solution {
-                Ok(s) if s.max_violation <= options.feasibility_tolerance && s.objective.is_finite() => {
+                Ok(s)
+                    if s.max_violation <= options.feasibility_tolerance
+                        && s.objective.is_finite() =>
+                {
                     result.feasible_projections += 1;
-                    let p = BasinPoint { x: s.x, objective: s.objective, violation: s.max_violation, status: s.status };
+                    let p = BasinPoint {
+                        x: s.x,
+                        objective: s.objective,
+                        violation: s.max_violation,
+                        status: s.status,
+                    };
                     let value = p.objective;
-                    let projected: Vec<f64> =
-                        cma_vars.iter().enumerate().map(|(k, &i)| (p.x[i] - centre[k]) / scale[k]).collect();
-                    if result.best.as_ref().is_none_or(|b| p.objective < b.objective) {
+                    let projected: Vec<f64> = cma_vars
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &i)| (p.x[i] - centre[k]) / scale[k])
+                        .collect();
+                    if result
+                        .best
+                        .as_ref()
+                        .is_none_or(|b| p.objective < b.objective)
+                    {
                         result.best = Some(p);
                     }
                     (value, projected)
@@ -331,8 +375,8 @@ pub fn basin_cma(problem: &dyn NlpProblem, roles: &[VarRole], options: &BasinOpt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spacetime::cec2006::{Cec2006, Cec2006Nlp};
     use crate::spacetime::AutoDiff;
+    use crate::spacetime::cec2006::{Cec2006, Cec2006Nlp};
 
     fn run(number: usize, seed: u64) -> (BasinResult, f64) {
         let p = Cec2006::new(number).unwrap();
@@ -341,7 +385,10 @@ mod tests {
         let options = BasinOptions {
             seed,
             max_evaluations: 200_000,
-            target: Some(Target { value: p.best_known_value(), tolerance: 1e-4 }),
+            target: Some(Target {
+                value: p.best_known_value(),
+                tolerance: 1e-4,
+            }),
             ..Default::default()
         };
         (basin_cma(&nlp, &roles, &options), p.best_known_value())
@@ -352,10 +399,22 @@ mod tests {
         for number in [6, 8] {
             let (r, target) = run(number, 7);
             let best = r.best.as_ref().expect("a feasible projection");
-            assert!(r.reached_target(), "g{number:02}: best {} (target {target}) after {:?}", best.objective, r.evaluations);
-            assert!((best.objective - target).abs() <= 1e-4 && best.violation <= 1e-4, "g{number:02}: {best:?}");
+            assert!(
+                r.reached_target(),
+                "g{number:02}: best {} (target {target}) after {:?}",
+                best.objective,
+                r.evaluations
+            );
+            assert!(
+                (best.objective - target).abs() <= 1e-4 && best.violation <= 1e-4,
+                "g{number:02}: {best:?}"
+            );
             let p = Cec2006::new(number).unwrap();
-            assert!(p.violation(&best.x) <= 1e-6, "g{number:02}: CEC violation {}", p.violation(&best.x));
+            assert!(
+                p.violation(&best.x) <= 1e-6,
+                "g{number:02}: CEC violation {}",
+                p.violation(&best.x)
+            );
             assert!(r.evaluations.values > 0 && r.evaluations.derivatives > 0);
             assert_eq!(r.evaluations_to_target, Some(r.evaluations.total()));
         }
@@ -391,7 +450,9 @@ mod tests {
                 x[1] = -5.0;
             }
             fn objective_terms(&self) -> Vec<TermSpec> {
-                vec![TermSpec { variables: vec![0, 1] }]
+                vec![TermSpec {
+                    variables: vec![0, 1],
+                }]
             }
             fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
                 (x[0].clone() - 2.0).powi(2) + (x[1].clone() - 3.0).powi(2)
@@ -404,7 +465,10 @@ mod tests {
             }
         }
         let nlp = AutoDiff::new(Quad).unwrap();
-        let options = BasinOptions { max_evaluations: 3000, ..Default::default() };
+        let options = BasinOptions {
+            max_evaluations: 3000,
+            ..Default::default()
+        };
         let r = basin_cma(&nlp, &[VarRole::CmaOnly, VarRole::LocalOnly], &options);
         let best = r.best.unwrap();
         assert!((best.x[1] - 3.0).abs() < 1e-6, "{best:?}");

@@ -63,18 +63,29 @@ impl<D: Scalar> Kinematics<D> {
     /// Vertical extent of the limb end points (m): the creature's height when its lowest point
     /// is on the ground.
     pub fn height(&self) -> f64 {
-        let ys = self.limbs.iter().flat_map(|l| [l.origin.y.re(), l.end.y.re()]);
-        let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let ys = self
+            .limbs
+            .iter()
+            .flat_map(|l| [l.origin.y.re(), l.end.y.re()]);
+        let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
         hi - lo
     }
 }
 
 /// Where limb `i` attaches, in its parent's frame: `at`·(parent length)·(parent direction) plus
 /// the constant offset.
-fn attachment<D: Scalar>(skeleton: &Skeleton, morphology: &Morphology<D>, i: usize, parent: usize) -> Vec3<D> {
+fn attachment<D: Scalar>(
+    skeleton: &Skeleton,
+    morphology: &Morphology<D>,
+    i: usize,
+    parent: usize,
+) -> Vec3<D> {
     let limb = &skeleton.limbs[i];
     let along = morphology.length[parent].clone() * limb.at;
-    Vec3::<D>::from_f64(skeleton.limbs[parent].direction).scale(&along) + Vec3::from_f64(limb.offset)
+    Vec3::<D>::from_f64(skeleton.limbs[parent].direction).scale(&along)
+        + Vec3::from_f64(limb.offset)
 }
 
 fn root_position<D: Scalar>(q: &[D]) -> Vec3<D> {
@@ -83,16 +94,27 @@ fn root_position<D: Scalar>(q: &[D]) -> Vec3<D> {
 
 fn check_root(skeleton: &Skeleton) {
     assert!(
-        skeleton.limbs.first().is_some_and(|l| l.joint == JointKind::Free && l.dofs.start == 0),
+        skeleton
+            .limbs
+            .first()
+            .is_some_and(|l| l.joint == JointKind::Free && l.dofs.start == 0),
         "skeleton `{}`: the first limb must be the free root",
         skeleton.name
     );
 }
 
 /// Limb frames, end points and centre of mass for coordinates `q` (length `skeleton.dof()`).
-pub fn forward_kinematics<D: Scalar>(skeleton: &Skeleton, morphology: &Morphology<D>, q: &[D]) -> Kinematics<D> {
+pub fn forward_kinematics<D: Scalar>(
+    skeleton: &Skeleton,
+    morphology: &Morphology<D>,
+    q: &[D],
+) -> Kinematics<D> {
     check_root(skeleton);
-    assert_eq!(q.len(), skeleton.dof(), "forward_kinematics: q has the wrong length");
+    assert_eq!(
+        q.len(),
+        skeleton.dof(),
+        "forward_kinematics: q has the wrong length"
+    );
     let mut limbs: Vec<LimbFrame<D>> = Vec::with_capacity(skeleton.limbs.len());
     for (i, limb) in skeleton.limbs.iter().enumerate() {
         let relative = limb.joint.rotation(&q[limb.dofs.clone()]);
@@ -100,17 +122,28 @@ pub fn forward_kinematics<D: Scalar>(skeleton: &Skeleton, morphology: &Morpholog
             None => (relative, root_position(q)),
             Some(p) => {
                 let parent = &limbs[p];
-                let origin = &parent.origin + parent.rotation.mul_vec(&attachment(skeleton, morphology, i, p));
+                let origin = &parent.origin
+                    + parent
+                        .rotation
+                        .mul_vec(&attachment(skeleton, morphology, i, p));
                 (parent.rotation.mul(&relative), origin)
             }
         };
         let axis = rotation.mul_vec_f(&limb.direction);
         let end = &origin + axis.scale(&morphology.length[i]);
         let com = &origin + axis.scale(&(morphology.length[i].clone() * 0.5));
-        limbs.push(LimbFrame { rotation, origin, end, com });
+        limbs.push(LimbFrame {
+            rotation,
+            origin,
+            end,
+            com,
+        });
     }
     let mass = morphology.total_mass();
-    let weighted = limbs.iter().zip(&morphology.mass).fold(Vec3::zero(), |acc, (l, m)| acc + l.com.scale(m));
+    let weighted = limbs
+        .iter()
+        .zip(&morphology.mass)
+        .fold(Vec3::zero(), |acc, (l, m)| acc + l.com.scale(m));
     let com = weighted.scale(&(D::one() / &mass));
     Kinematics { limbs, com, mass }
 }
@@ -127,7 +160,11 @@ pub struct FootLoad<D> {
 
 impl<D: Scalar> FootLoad<D> {
     pub fn force(foot: usize, force: Vec3<D>) -> Self {
-        Self { foot, force, torque: Vec3::zero() }
+        Self {
+            foot,
+            force,
+            torque: Vec3::zero(),
+        }
     }
 }
 
@@ -189,7 +226,10 @@ pub fn inverse_dynamics<D: Scalar>(
 ) -> InverseDynamics<D> {
     check_root(skeleton);
     let n_dof = skeleton.dof();
-    assert!(q.len() == n_dof && qd.len() == n_dof && qdd.len() == n_dof, "inverse_dynamics: q, q̇, q̈ need {n_dof} values each");
+    assert!(
+        q.len() == n_dof && qd.len() == n_dof && qdd.len() == n_dof,
+        "inverse_dynamics: q, q̇, q̈ need {n_dof} values each"
+    );
     let n = skeleton.limbs.len();
     let mut frames: Vec<LimbFrame<D>> = Vec::with_capacity(n);
     let mut omega: Vec<Vec3<D>> = Vec::with_capacity(n);
@@ -202,7 +242,9 @@ pub fn inverse_dynamics<D: Scalar>(
     // Outward pass: kinematics, then each limb's own inertial force and moment (about its joint).
     for (i, limb) in skeleton.limbs.iter().enumerate() {
         let dofs = limb.dofs.clone();
-        let motion = limb.joint.motion(&q[dofs.clone()], &qd[dofs.clone()], &qdd[dofs]);
+        let motion = limb
+            .joint
+            .motion(&q[dofs.clone()], &qd[dofs.clone()], &qdd[dofs]);
         let (rotation, origin, w, a, acc) = match limb.parent {
             None => {
                 let r = motion.rotation;
@@ -212,13 +254,17 @@ pub fn inverse_dynamics<D: Scalar>(
                 (r, root_position(q), w, a, acc)
             }
             Some(p) => {
-                let lever = frames[p].rotation.mul_vec(&attachment(skeleton, morphology, i, p));
+                let lever = frames[p]
+                    .rotation
+                    .mul_vec(&attachment(skeleton, morphology, i, p));
                 let origin = &frames[p].origin + &lever;
                 let r = frames[p].rotation.mul(&motion.rotation);
                 let w_rel = r.mul_vec(&motion.angular_velocity);
                 let w = &omega[p] + &w_rel;
-                let a = &alpha[p] + r.mul_vec(&motion.angular_acceleration) + omega[p].cross(&w_rel);
-                let acc = &accel[p] + alpha[p].cross(&lever) + omega[p].cross(&omega[p].cross(&lever));
+                let a =
+                    &alpha[p] + r.mul_vec(&motion.angular_acceleration) + omega[p].cross(&w_rel);
+                let acc =
+                    &accel[p] + alpha[p].cross(&lever) + omega[p].cross(&omega[p].cross(&lever));
                 (r, origin, w, a, acc)
             }
         };
@@ -235,7 +281,12 @@ pub fn inverse_dynamics<D: Scalar>(
         let moment = inertia(&a) + w.cross(&inertia(&w)) + half.cross(&force);
         forces.push(force);
         moments.push(moment);
-        frames.push(LimbFrame { rotation, origin, end, com });
+        frames.push(LimbFrame {
+            rotation,
+            origin,
+            end,
+            com,
+        });
         omega.push(w);
         alpha.push(a);
         accel.push(acc);
@@ -251,7 +302,9 @@ pub fn inverse_dynamics<D: Scalar>(
 
     // Inward pass: each joint carries its subtree.
     for i in (1..n).rev() {
-        let p = skeleton.limbs[i].parent.expect("non-root limbs have parents");
+        let p = skeleton.limbs[i]
+            .parent
+            .expect("non-root limbs have parents");
         let arm = &frames[i].origin - &frames[p].origin;
         let carried = moments[i].clone() + arm.cross(&forces[i]);
         moments[p] = &moments[p] + carried;
@@ -265,18 +318,29 @@ pub fn inverse_dynamics<D: Scalar>(
         let local = frames[i].rotation.tr_mul_vec(&moments[i]);
         generalized_forces.extend(limb.joint.subspace(&q[dofs]).iter().map(|s| s.dot(&local)));
         if limb.parent.is_none() {
-            generalized_forces.extend([forces[i].x.clone(), forces[i].y.clone(), forces[i].z.clone()]);
+            generalized_forces.extend([
+                forces[i].x.clone(),
+                forces[i].y.clone(),
+                forces[i].z.clone(),
+            ]);
         }
     }
 
     let mass = morphology.total_mass();
-    let weighted = frames.iter().zip(&morphology.mass).fold(Vec3::zero(), |acc, (l, m)| acc + l.com.scale(m));
+    let weighted = frames
+        .iter()
+        .zip(&morphology.mass)
+        .fold(Vec3::zero(), |acc, (l, m)| acc + l.com.scale(m));
     let com = weighted.scale(&(D::one() / &mass));
     InverseDynamics {
         generalized_forces,
         joint_forces: forces,
         joint_moments: moments,
-        kinematics: Kinematics { limbs: frames, com, mass },
+        kinematics: Kinematics {
+            limbs: frames,
+            com,
+            mass,
+        },
     }
 }
 
@@ -289,10 +353,21 @@ mod tests {
     use std::path::Path;
 
     const G: f64 = 9.81;
-    const CREATURES: [&str; 5] = ["monoped", "simple_biped", "velociraptor", "horse", "pentaped"];
+    const CREATURES: [&str; 5] = [
+        "monoped",
+        "simple_biped",
+        "velociraptor",
+        "horse",
+        "pentaped",
+    ];
 
     fn creature(name: &str) -> Skeleton {
-        Skeleton::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("characters").join(format!("{name}.ron"))).unwrap()
+        Skeleton::load(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("characters")
+                .join(format!("{name}.ron")),
+        )
+        .unwrap()
     }
 
     /// A deterministic, irregular number in [−1, 1].
@@ -325,18 +400,43 @@ mod tests {
         for name in CREATURES {
             let sk = creature(name);
             let n = sk.dof();
-            let id = inverse_dynamics(&sk, &sk.morphology(), &sk.rest_pose(), &zeros(n), &zeros(n), GRAVITY, &[]);
+            let id = inverse_dynamics(
+                &sk,
+                &sk.morphology(),
+                &sk.rest_pose(),
+                &zeros(n),
+                &zeros(n),
+                GRAVITY,
+                &[],
+            );
             let weight = sk.total_mass() * G;
             let tol = 1e-9 * weight;
-            assert!(close(id.root_force(), &Vec3::new(0.0, weight, 0.0), tol), "{name}: {:?}", id.root_force());
+            assert!(
+                close(id.root_force(), &Vec3::new(0.0, weight, 0.0), tol),
+                "{name}: {:?}",
+                id.root_force()
+            );
             // The weight acts at the centre of mass: no moment about it; about the root origin
             // the moment is (CM − o) × (m·g up).
             let com = &id.kinematics.com;
-            assert!(close(&id.root_moment_about(com), &Vec3::zero(), tol), "{name}");
+            assert!(
+                close(&id.root_moment_about(com), &Vec3::zero(), tol),
+                "{name}"
+            );
             let arm = com - &id.kinematics.limbs[0].origin;
-            assert!(close(id.root_moment(), &arm.cross(&Vec3::new(0.0, weight, 0.0)), tol), "{name}");
+            assert!(
+                close(
+                    id.root_moment(),
+                    &arm.cross(&Vec3::new(0.0, weight, 0.0)),
+                    tol
+                ),
+                "{name}"
+            );
             // The root's translational generalized forces are the residual force.
-            assert_eq!(id.generalized_forces[3..6], [id.root_force().x, id.root_force().y, id.root_force().z]);
+            assert_eq!(
+                id.generalized_forces[3..6],
+                [id.root_force().x, id.root_force().y, id.root_force().z]
+            );
         }
     }
 
@@ -350,14 +450,37 @@ mod tests {
             let weight = sk.total_mass() * G;
             let share = Vec3::new(0.0, weight / sk.feet.len() as f64, 0.0);
             // Equal vertical forces; the first foot's free torque cancels their moment about CM.
-            let moment: Vec3<f64> = (0..sk.feet.len()).fold(Vec3::zero(), |acc, f| acc + (k.foot(&sk, f) - &k.com).cross(&share));
-            let mut loads: Vec<FootLoad<f64>> = (0..sk.feet.len()).map(|f| FootLoad::force(f, share.clone())).collect();
+            let moment: Vec3<f64> = (0..sk.feet.len()).fold(Vec3::zero(), |acc, f| {
+                acc + (k.foot(&sk, f) - &k.com).cross(&share)
+            });
+            let mut loads: Vec<FootLoad<f64>> = (0..sk.feet.len())
+                .map(|f| FootLoad::force(f, share.clone()))
+                .collect();
             loads[0].torque = -moment;
-            let id = inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &zeros(n), GRAVITY, &loads);
+            let id = inverse_dynamics(
+                &sk,
+                &sk.morphology(),
+                &q,
+                &zeros(n),
+                &zeros(n),
+                GRAVITY,
+                &loads,
+            );
             let tol = 1e-9 * weight;
-            assert!(close(id.root_force(), &Vec3::zero(), tol), "{name}: {:?}", id.root_force());
-            assert!(close(id.root_moment(), &Vec3::zero(), tol), "{name}: {:?}", id.root_moment());
-            assert!(id.generalized_forces[..6].iter().all(|v| v.abs() < tol), "{name}");
+            assert!(
+                close(id.root_force(), &Vec3::zero(), tol),
+                "{name}: {:?}",
+                id.root_force()
+            );
+            assert!(
+                close(id.root_moment(), &Vec3::zero(), tol),
+                "{name}: {:?}",
+                id.root_moment()
+            );
+            assert!(
+                id.generalized_forces[..6].iter().all(|v| v.abs() < tol),
+                "{name}"
+            );
         }
         // The horse on three hooves with pure forces: fᵢ from Σfᵢ = m·g and zero moment about CM,
         // on the first triple of hooves whose triangle holds the CM (all fᵢ > 0).
@@ -367,7 +490,8 @@ mod tests {
         let k = forward_kinematics(&sk, &sk.morphology(), &q);
         let weight = sk.total_mass() * G;
         let det = |m: &[[f64; 3]; 3]| {
-            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                 + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
         };
         let triples = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]];
@@ -376,7 +500,11 @@ mod tests {
             .map(|t| {
                 let p: Vec<[f64; 3]> = t.iter().map(|&f| (k.foot(&sk, f) - &k.com).re()).collect();
                 // Rows: Σf = W; Σ(−z·f) = 0 (x moment); Σ(x·f) = 0 (z moment). Cramer's rule.
-                let a = [[1.0, 1.0, 1.0], [-p[0][2], -p[1][2], -p[2][2]], [p[0][0], p[1][0], p[2][0]]];
+                let a = [
+                    [1.0, 1.0, 1.0],
+                    [-p[0][2], -p[1][2], -p[2][2]],
+                    [p[0][0], p[1][0], p[2][0]],
+                ];
                 let f: Vec<f64> = (0..3)
                     .map(|c| {
                         let mut m = a;
@@ -391,9 +519,22 @@ mod tests {
             .find(|(_, f)| f.iter().all(|v| *v > 0.0))
             .expect("the CM lies over some three hooves");
         assert!((f.iter().sum::<f64>() - weight).abs() < 1e-9 * weight);
-        let loads: Vec<FootLoad<f64>> = (0..3).map(|i| FootLoad::force(feet[i], Vec3::new(0.0, f[i], 0.0))).collect();
-        let id = inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &zeros(n), GRAVITY, &loads);
-        assert!(close(id.root_force(), &Vec3::zero(), 1e-9 * weight) && close(id.root_moment(), &Vec3::zero(), 1e-9 * weight));
+        let loads: Vec<FootLoad<f64>> = (0..3)
+            .map(|i| FootLoad::force(feet[i], Vec3::new(0.0, f[i], 0.0)))
+            .collect();
+        let id = inverse_dynamics(
+            &sk,
+            &sk.morphology(),
+            &q,
+            &zeros(n),
+            &zeros(n),
+            GRAVITY,
+            &loads,
+        );
+        assert!(
+            close(id.root_force(), &Vec3::zero(), 1e-9 * weight)
+                && close(id.root_moment(), &Vec3::zero(), 1e-9 * weight)
+        );
     }
 
     const PENDULUM: &str = r#"(
@@ -430,9 +571,16 @@ mod tests {
                     );
                     // The pivot carries m·(a_c − g), a_c = (L/2)[θ̈(cos θ, sin θ) + θ̇²(−sin θ, cos θ)].
                     let (s, c) = theta.sin_cos();
-                    let ac = [l / 2.0 * (theta_dd * c - theta_d * theta_d * s), l / 2.0 * (theta_dd * s + theta_d * theta_d * c)];
+                    let ac = [
+                        l / 2.0 * (theta_dd * c - theta_d * theta_d * s),
+                        l / 2.0 * (theta_dd * s + theta_d * theta_d * c),
+                    ];
                     let expected = Vec3::new(m * ac[0], m * (ac[1] + G), 0.0);
-                    assert!(close(id.root_force(), &expected, 1e-12), "{:?} vs {expected:?}", id.root_force());
+                    assert!(
+                        close(id.root_force(), &expected, 1e-12),
+                        "{:?} vs {expected:?}",
+                        id.root_force()
+                    );
                 }
             }
         }
@@ -447,7 +595,10 @@ mod tests {
             let mut qdd = zeros(n);
             qdd[3..6].copy_from_slice(&GRAVITY);
             let id = inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &qdd, GRAVITY, &[]);
-            let worst = id.generalized_forces.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            let worst = id
+                .generalized_forces
+                .iter()
+                .fold(0.0f64, |a, v| a.max(v.abs()));
             assert!(worst < 1e-9 * sk.total_mass(), "{name}: {worst}");
         }
     }
@@ -461,14 +612,35 @@ mod tests {
             let n = sk.dof();
             let (q, _, _) = state(&sk);
             let forces: Vec<Vec3<f64>> = (0..sk.feet.len())
-                .map(|f| Vec3::new(30.0 * wiggle(f, 4.0), 100.0 + 50.0 * wiggle(f, 5.0), 20.0 * wiggle(f, 6.0)))
+                .map(|f| {
+                    Vec3::new(
+                        30.0 * wiggle(f, 4.0),
+                        100.0 + 50.0 * wiggle(f, 5.0),
+                        20.0 * wiggle(f, 6.0),
+                    )
+                })
                 .collect();
-            let loads: Vec<FootLoad<f64>> = forces.iter().enumerate().map(|(f, v)| FootLoad::force(f, v.clone())).collect();
-            let id = inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &zeros(n), GRAVITY, &loads);
+            let loads: Vec<FootLoad<f64>> = forces
+                .iter()
+                .enumerate()
+                .map(|(f, v)| FootLoad::force(f, v.clone()))
+                .collect();
+            let id = inverse_dynamics(
+                &sk,
+                &sk.morphology(),
+                &q,
+                &zeros(n),
+                &zeros(n),
+                GRAVITY,
+                &loads,
+            );
             let morph = sk.morphology::<num_dual::Dual64>();
             for k in 0..n {
-                let qk: Vec<num_dual::Dual64> =
-                    q.iter().enumerate().map(|(i, v)| num_dual::Dual64::new(*v, if i == k { 1.0 } else { 0.0 })).collect();
+                let qk: Vec<num_dual::Dual64> = q
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| num_dual::Dual64::new(*v, if i == k { 1.0 } else { 0.0 }))
+                    .collect();
                 let kin = forward_kinematics(&sk, &morph, &qk);
                 let mut expected = sk.total_mass() * G * kin.com.y.eps;
                 for (f, force) in forces.iter().enumerate() {
@@ -501,7 +673,9 @@ mod tests {
                 })
                 .collect();
             let id = inverse_dynamics(&sk, &sk.morphology(), &q, &qd, &qdd, GRAVITY, &loads);
-            let qt: Vec<Dual2_64> = (0..q.len()).map(|k| Dual2_64::new(q[k], qd[k], qdd[k])).collect();
+            let qt: Vec<Dual2_64> = (0..q.len())
+                .map(|k| Dual2_64::new(q[k], qd[k], qdd[k]))
+                .collect();
             let kin = forward_kinematics(&sk, &sk.morphology::<Dual2_64>(), &qt);
             let part = |v: &Vec3<Dual2_64>, which: usize| -> Vec3<f64> {
                 let p = |d: &Dual2_64| [d.re, d.v1, d.v2][which];
@@ -515,7 +689,11 @@ mod tests {
                 let (c, ac) = (part(&frame.com, 0), part(&frame.com, 2));
                 let mat = |which: usize| {
                     Mat3::<f64>::from_fn(|a, b| {
-                        [frame.rotation.m[a][b].re, frame.rotation.m[a][b].v1, frame.rotation.m[a][b].v2][which]
+                        [
+                            frame.rotation.m[a][b].re,
+                            frame.rotation.m[a][b].v1,
+                            frame.rotation.m[a][b].v2,
+                        ][which]
                     })
                 };
                 let (r, rd, rdd) = (mat(0), mat(1), mat(2));
@@ -525,7 +703,10 @@ mod tests {
                 let (it, ia) = cylinder_inertia(&limb.mass, &limb.radius, &limb.length);
                 let inertia = |v: &Vec3<f64>| v.scale_f(it) + u.scale_f(u.dot(v) * (ia - it));
                 force = force + ac.scale_f(limb.mass);
-                moment = moment + (&c - &com).cross(&ac.scale_f(limb.mass)) + inertia(&a) + w.cross(&inertia(&w));
+                moment = moment
+                    + (&c - &com).cross(&ac.scale_f(limb.mass))
+                    + inertia(&a)
+                    + w.cross(&inertia(&w));
             }
             for load in &loads {
                 let p = part(kin.foot(&sk, load.foot), 0);
@@ -533,8 +714,16 @@ mod tests {
                 moment = moment - (&p - &com).cross(&load.force) - &load.torque;
             }
             let scale = 1e-9 * (1.0 + sk.total_mass());
-            assert!(close(id.root_force(), &force, scale), "{name}: {:?} vs {force:?}", id.root_force());
-            assert!(close(&id.root_moment_about(&com), &moment, scale), "{name}: {:?} vs {moment:?}", id.root_moment_about(&com));
+            assert!(
+                close(id.root_force(), &force, scale),
+                "{name}: {:?} vs {force:?}",
+                id.root_force()
+            );
+            assert!(
+                close(&id.root_moment_about(&com), &moment, scale),
+                "{name}: {:?} vs {moment:?}",
+                id.root_moment_about(&com)
+            );
         }
     }
 
@@ -550,18 +739,25 @@ mod tests {
                 .map(|k| {
                     let mut e = zeros(n);
                     e[k] = 1.0;
-                    inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &e, [0.0; 3], &[]).generalized_forces
+                    inverse_dynamics(&sk, &sk.morphology(), &q, &zeros(n), &e, [0.0; 3], &[])
+                        .generalized_forces
                 })
                 .collect();
             let largest = columns.iter().flatten().fold(0.0f64, |a, v| a.max(v.abs()));
             for (i, column) in columns.iter().enumerate() {
                 for (j, other) in columns.iter().enumerate().take(i) {
-                    assert!((column[j] - other[i]).abs() < 1e-10 * largest, "{name}: M[{i}][{j}]");
+                    assert!(
+                        (column[j] - other[i]).abs() < 1e-10 * largest,
+                        "{name}: M[{i}][{j}]"
+                    );
                 }
                 assert!(column[i] > 0.0, "{name}: M[{i}][{i}]");
             }
-            let qmq: f64 = (0..n).map(|i| (0..n).map(|j| qd[i] * columns[j][i] * qd[j]).sum::<f64>()).sum();
-            let qt: Vec<num_dual::Dual64> = (0..n).map(|k| num_dual::Dual64::new(q[k], qd[k])).collect();
+            let qmq: f64 = (0..n)
+                .map(|i| (0..n).map(|j| qd[i] * columns[j][i] * qd[j]).sum::<f64>())
+                .sum();
+            let qt: Vec<num_dual::Dual64> =
+                (0..n).map(|k| num_dual::Dual64::new(q[k], qd[k])).collect();
             let kin = forward_kinematics(&sk, &sk.morphology::<num_dual::Dual64>(), &qt);
             let mut energy = 0.0;
             for (i, limb) in sk.limbs.iter().enumerate() {
@@ -575,7 +771,11 @@ mod tests {
                 let iw = w.scale_f(it) + u.scale_f(u.dot(&w) * (ia - it));
                 energy += 0.5 * limb.mass * v.dot(&v) + 0.5 * w.dot(&iw);
             }
-            assert!((0.5 * qmq - energy).abs() < 1e-10 * energy, "{name}: ½q̇ᵀMq̇ = {} vs T = {energy}", 0.5 * qmq);
+            assert!(
+                (0.5 * qmq - energy).abs() < 1e-10 * energy,
+                "{name}: ½q̇ᵀMq̇ = {} vs T = {energy}",
+                0.5 * qmq
+            );
         }
     }
 
@@ -587,15 +787,24 @@ mod tests {
         let (qd, rest) = rest.split_at(n);
         let (qdd, rest) = rest.split_at(n);
         let v = |s: &[D]| Vec3::new(s[0].clone(), s[1].clone(), s[2].clone());
-        let loads: Vec<FootLoad<D>> =
-            (0..sk.feet.len()).map(|f| FootLoad { foot: f, force: v(&rest[6 * f..]), torque: v(&rest[6 * f + 3..]) }).collect();
+        let loads: Vec<FootLoad<D>> = (0..sk.feet.len())
+            .map(|f| FootLoad {
+                foot: f,
+                force: v(&rest[6 * f..]),
+                torque: v(&rest[6 * f + 3..]),
+            })
+            .collect();
         let id = inverse_dynamics(sk, &sk.morphology(), q, qd, qdd, GRAVITY, &loads);
         let mut out = id.generalized_forces.clone();
         for f in 0..sk.feet.len() {
             out.extend(id.kinematics.foot(sk, f).components().map(|c| c.clone()));
         }
         out.extend(id.kinematics.com.components().map(|c| c.clone()));
-        out.extend(id.root_moment_about(&id.kinematics.com).components().map(|c| c.clone()));
+        out.extend(
+            id.root_moment_about(&id.kinematics.com)
+                .components()
+                .map(|c| c.clone()),
+        );
         out
     }
 
@@ -622,7 +831,12 @@ mod tests {
                     &DVector::from_vec(x0.clone()),
                 );
                 let plain = outputs(&sk, &x0);
-                assert!(values.iter().zip(&plain).all(|(a, b)| (a - b).abs() <= 1e-12 * (1.0 + b.abs())));
+                assert!(
+                    values
+                        .iter()
+                        .zip(&plain)
+                        .all(|(a, b)| (a - b).abs() <= 1e-12 * (1.0 + b.abs()))
+                );
                 let h = 1e-6;
                 for k in 0..x0.len() {
                     let (mut xp, mut xm) = (x0.clone(), x0.clone());
@@ -655,18 +869,25 @@ mod tests {
             for (i, &k) in chosen.iter().enumerate() {
                 x[k] = sub[i].clone();
             }
-            outputs(&sk, &x)[..sk.dof()].iter().map(|t| t.clone() * t).sum()
+            outputs(&sk, &x)[..sk.dof()]
+                .iter()
+                .map(|t| t.clone() * t)
+                .sum()
         };
         let sub0 = DVector::from_iterator(chosen.len(), chosen.iter().map(|&k| x0[k]));
         let (_, _, hess) = num_dual::hessian(|v: DVector<Dual2DVec64>| effort(v.as_slice()), &sub0);
         let gradient = |sub: &DVector<f64>| {
             num_dual::gradient(
                 |v: DVector<DualDVec64>| {
-                    let mut x: Vec<DualDVec64> = x0.iter().map(|c| DualDVec64::from_re(*c)).collect();
+                    let mut x: Vec<DualDVec64> =
+                        x0.iter().map(|c| DualDVec64::from_re(*c)).collect();
                     for (i, &k) in chosen.iter().enumerate() {
                         x[k] = v[i].clone();
                     }
-                    outputs(&sk, &x)[..sk.dof()].iter().map(|t| t.clone() * t).sum::<DualDVec64>()
+                    outputs(&sk, &x)[..sk.dof()]
+                        .iter()
+                        .map(|t| t.clone() * t)
+                        .sum::<DualDVec64>()
                 },
                 sub,
             )
@@ -680,7 +901,11 @@ mod tests {
             let (gp, gm) = (gradient(&p), gradient(&m));
             for i in 0..chosen.len() {
                 let fd = (gp[i] - gm[i]) / (2.0 * h);
-                assert!((fd - hess[(i, j)]).abs() <= 1e-6 * (1.0 + hess[(i, j)].abs()), "H[{i}][{j}] = {} vs {fd}", hess[(i, j)]);
+                assert!(
+                    (fd - hess[(i, j)]).abs() <= 1e-6 * (1.0 + hess[(i, j)].abs()),
+                    "H[{i}][{j}] = {} vs {fd}",
+                    hess[(i, j)]
+                );
             }
         }
     }

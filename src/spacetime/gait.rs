@@ -94,7 +94,12 @@ pub struct GaitWeights {
 
 impl GaitWeights {
     /// C₁..C₄ = 25, 0.1, 25, 100, "the same for all animals and gaits".
-    pub const THESIS: GaitWeights = GaitWeights { effort: 25.0, joint_velocity: 0.1, head_velocity: 25.0, head_orientation: 100.0 };
+    pub const THESIS: GaitWeights = GaitWeights {
+        effort: 25.0,
+        joint_velocity: 0.1,
+        head_velocity: 25.0,
+        head_orientation: 100.0,
+    };
 }
 
 /// One foot's contact window: it touches the ground from `start` for `duration`, both fractions of
@@ -116,15 +121,25 @@ pub enum GaitError {
     Period(f64),
     #[error("`{0}` is not a foot of this creature (feet: {1})")]
     UnknownFoot(String, String),
-    #[error("foot `{0}` has two contact windows; each foot touches the ground in exactly one interval per cycle")]
+    #[error(
+        "foot `{0}` has two contact windows; each foot touches the ground in exactly one interval per cycle"
+    )]
     DuplicateFoot(String),
     #[error("foot `{0}` has no contact window")]
     MissingFoot(String),
-    #[error("foot `{foot}`: expected start in [0, 1) and duration in (0, 1], found start {start}, duration {duration}")]
-    Window { foot: String, start: f64, duration: f64 },
+    #[error(
+        "foot `{foot}`: expected start in [0, 1) and duration in (0, 1], found start {start}, duration {duration}"
+    )]
+    Window {
+        foot: String,
+        start: f64,
+        duration: f64,
+    },
     #[error("foot `{0}`: its window covers no frame of the {1}-frame cycle")]
     EmptyWindow(String, usize),
-    #[error("foot `{0}` is in contact all cycle long, which a treadmill moving at {1} m/s cannot allow")]
+    #[error(
+        "foot `{0}` is in contact all cycle long, which a treadmill moving at {1} m/s cannot allow"
+    )]
     FullContact(String, f64),
     #[error("contacts: expected `foot:start:duration` items separated by commas, found {0:?}")]
     Syntax(String),
@@ -159,9 +174,25 @@ pub fn default_timings(skeleton: &Skeleton) -> (f64, Vec<FootTiming>) {
     let n = skeleton.feet.len();
     let name = |k: usize| skeleton.limbs[skeleton.feet[k]].name.clone();
     if n == 1 {
-        return (0.5, vec![FootTiming { foot: name(0), start: 0.0, duration: 0.5 }]);
+        return (
+            0.5,
+            vec![FootTiming {
+                foot: name(0),
+                start: 0.0,
+                duration: 0.5,
+            }],
+        );
     }
-    (1.0, (0..n).map(|k| FootTiming { foot: name(k), start: k as f64 / n as f64, duration: 0.6 }).collect())
+    (
+        1.0,
+        (0..n)
+            .map(|k| FootTiming {
+                foot: name(k),
+                start: k as f64 / n as f64,
+                duration: 0.6,
+            })
+            .collect(),
+    )
 }
 
 /// A fixed-timing gait request: the inputs of §1.2.
@@ -186,27 +217,46 @@ pub struct GaitSpec {
 
 impl GaitSpec {
     /// Validates the timings (every foot exactly once, in any order) and derives the contact flags.
-    pub fn new(skeleton: Skeleton, speed: f64, period: f64, timings: &[FootTiming]) -> Result<Self, GaitError> {
+    pub fn new(
+        skeleton: Skeleton,
+        speed: f64,
+        period: f64,
+        timings: &[FootTiming],
+    ) -> Result<Self, GaitError> {
         if !speed.is_finite() {
             return Err(GaitError::Speed(speed));
         }
         if !(period > 0.0 && period.is_finite()) {
             return Err(GaitError::Period(period));
         }
-        let names: Vec<String> = skeleton.feet.iter().map(|&l| skeleton.limbs[l].name.clone()).collect();
+        let names: Vec<String> = skeleton
+            .feet
+            .iter()
+            .map(|&l| skeleton.limbs[l].name.clone())
+            .collect();
         let mut ordered: Vec<Option<FootTiming>> = vec![None; names.len()];
         for t in timings {
-            let k = names.iter().position(|n| *n == t.foot).ok_or_else(|| GaitError::UnknownFoot(t.foot.clone(), names.join(", ")))?;
+            let k = names
+                .iter()
+                .position(|n| *n == t.foot)
+                .ok_or_else(|| GaitError::UnknownFoot(t.foot.clone(), names.join(", ")))?;
             if ordered[k].is_some() {
                 return Err(GaitError::DuplicateFoot(t.foot.clone()));
             }
             if !((0.0..1.0).contains(&t.start) && t.duration > 0.0 && t.duration <= 1.0) {
-                return Err(GaitError::Window { foot: t.foot.clone(), start: t.start, duration: t.duration });
+                return Err(GaitError::Window {
+                    foot: t.foot.clone(),
+                    start: t.start,
+                    duration: t.duration,
+                });
             }
             ordered[k] = Some(t.clone());
         }
-        let timings: Vec<FootTiming> =
-            ordered.into_iter().zip(&names).map(|(t, n)| t.ok_or_else(|| GaitError::MissingFoot(n.clone()))).collect::<Result<_, _>>()?;
+        let timings: Vec<FootTiming> = ordered
+            .into_iter()
+            .zip(&names)
+            .map(|(t, n)| t.ok_or_else(|| GaitError::MissingFoot(n.clone())))
+            .collect::<Result<_, _>>()?;
         let mut spec = Self {
             skeleton,
             speed,
@@ -258,7 +308,9 @@ impl GaitSpec {
 
     /// Some frame has two or more feet on the ground.
     pub fn has_double_support(&self) -> bool {
-        self.contact.iter().any(|c| c.iter().filter(|&&b| b).count() >= 2)
+        self.contact
+            .iter()
+            .any(|c| c.iter().filter(|&&b| b).count() >= 2)
     }
 }
 
@@ -311,7 +363,14 @@ impl Layout {
                     .collect()
             })
             .collect();
-        Self { dof, frames, passive_dofs, passive_start, force_start, n: next }
+        Self {
+            dof,
+            frames,
+            passive_dofs,
+            passive_start,
+            force_start,
+            n: next,
+        }
     }
 
     fn q(&self, frame: usize, d: usize) -> usize {
@@ -338,7 +397,11 @@ impl Layout {
 
     /// Feet in contact at frame i, with their first load variable.
     fn loads(&self, i: usize) -> Vec<(usize, usize)> {
-        self.force_start[i].iter().enumerate().filter_map(|(k, s)| s.map(|s| (k, s))).collect()
+        self.force_start[i]
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| s.map(|s| (k, s)))
+            .collect()
     }
 }
 
@@ -411,7 +474,11 @@ impl GaitProblem {
             let (mut lower, mut upper) = (Vec::new(), Vec::new());
             for &node in &nodes {
                 let contact_foot = match node {
-                    Node::End(l) => sk.feet.iter().position(|&f| f == l).filter(|&k| spec.in_contact(i, k)),
+                    Node::End(l) => sk
+                        .feet
+                        .iter()
+                        .position(|&f| f == l)
+                        .filter(|&k| spec.in_contact(i, k)),
                     Node::Origin(_) => None,
                 };
                 if contact_foot.is_none() {
@@ -433,7 +500,15 @@ impl GaitProblem {
                 upper.push(f64::INFINITY);
             }
             let variables = layout.q_vars(i).collect();
-            blocks.push((Block::Kinematic { rows }, BlockSpec { variables, lower, upper, linear: false }));
+            blocks.push((
+                Block::Kinematic { rows },
+                BlockSpec {
+                    variables,
+                    lower,
+                    upper,
+                    linear: false,
+                },
+            ));
         }
         let dx = -spec.speed * spec.dt();
         for i in 0..spec.frames {
@@ -441,46 +516,84 @@ impl GaitProblem {
             for k in 0..feet {
                 if spec.in_contact(i, k) && spec.in_contact(j, k) && i != j {
                     let variables = layout.q_vars(i).chain(layout.q_vars(j)).collect();
-                    blocks.push((Block::Slip { foot: k }, BlockSpec::equal(variables, vec![dx, 0.0])));
+                    blocks.push((
+                        Block::Slip { foot: k },
+                        BlockSpec::equal(variables, vec![dx, 0.0]),
+                    ));
                 }
             }
         }
         for i in 0..spec.frames {
             let loads = layout.loads(i);
-            let mut variables: Vec<usize> =
-                layout.q_vars(layout.prev(i)).chain(layout.q_vars(i)).chain(layout.q_vars(layout.next(i))).collect();
+            let mut variables: Vec<usize> = layout
+                .q_vars(layout.prev(i))
+                .chain(layout.q_vars(i))
+                .chain(layout.q_vars(layout.next(i)))
+                .collect();
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
             }
             let feet = loads.iter().map(|l| l.0).collect();
-            blocks.push((Block::Momentum { feet }, BlockSpec::equal(variables, vec![0.0; 6])));
+            blocks.push((
+                Block::Momentum { feet },
+                BlockSpec::equal(variables, vec![0.0; 6]),
+            ));
         }
         for i in 0..spec.frames {
             for (_, s) in layout.loads(i) {
-                let spec_ = BlockSpec { variables: (s..s + 6).collect(), lower: vec![0.0; 2], upper: vec![f64::INFINITY; 2], linear: false };
+                let spec_ = BlockSpec {
+                    variables: (s..s + 6).collect(),
+                    lower: vec![0.0; 2],
+                    upper: vec![f64::INFINITY; 2],
+                    linear: false,
+                };
                 blocks.push((Block::Cones, spec_));
             }
         }
-        let centring: Vec<usize> = (0..spec.frames).map(|i| layout.q(i, 3)).chain((0..spec.frames).map(|i| layout.q(i, 5))).collect();
-        blocks.push((Block::Centring, BlockSpec::equal(centring, vec![0.0, 0.0]).linear()));
+        let centring: Vec<usize> = (0..spec.frames)
+            .map(|i| layout.q(i, 3))
+            .chain((0..spec.frames).map(|i| layout.q(i, 5)))
+            .collect();
+        blocks.push((
+            Block::Centring,
+            BlockSpec::equal(centring, vec![0.0, 0.0]).linear(),
+        ));
 
         let mut terms = Vec::new();
         for i in 0..spec.frames {
             let loads = layout.loads(i);
-            let mut variables: Vec<usize> =
-                layout.q_vars(layout.prev(i)).chain(layout.q_vars(i)).chain(layout.q_vars(layout.next(i))).collect();
-            variables.extend(layout.passive_start..layout.passive_start + 3 * layout.passive_dofs.len());
+            let mut variables: Vec<usize> = layout
+                .q_vars(layout.prev(i))
+                .chain(layout.q_vars(i))
+                .chain(layout.q_vars(layout.next(i)))
+                .collect();
+            variables
+                .extend(layout.passive_start..layout.passive_start + 3 * layout.passive_dofs.len());
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
             }
-            terms.push((Term::Effort { feet: loads.iter().map(|l| l.0).collect() }, TermSpec { variables }));
+            terms.push((
+                Term::Effort {
+                    feet: loads.iter().map(|l| l.0).collect(),
+                },
+                TermSpec { variables },
+            ));
         }
         for i in 0..spec.frames {
-            let variables = layout.q_vars(i).chain(layout.q_vars(layout.next(i))).collect();
+            let variables = layout
+                .q_vars(i)
+                .chain(layout.q_vars(layout.next(i)))
+                .collect();
             terms.push((Term::Smooth, TermSpec { variables }));
         }
         let mass = sk.total_mass();
-        Self { spec, layout, blocks, terms, mass }
+        Self {
+            spec,
+            layout,
+            blocks,
+            terms,
+            mass,
+        }
     }
 
     pub fn spec(&self) -> &GaitSpec {
@@ -494,7 +607,9 @@ impl GaitProblem {
 
     /// q of every frame.
     pub fn poses(&self, x: &[f64]) -> Vec<Vec<f64>> {
-        (0..self.spec.frames).map(|i| self.layout.q_vars(i).map(|v| x[v]).collect()).collect()
+        (0..self.spec.frames)
+            .map(|i| self.layout.q_vars(i).map(|v| x[v]).collect())
+            .collect()
     }
 
     /// SI loads (force N, torque N·m) per frame and foot, `None` out of contact.
@@ -507,7 +622,9 @@ impl GaitProblem {
                     .map(|s| {
                         s.map(|s| ContactLoad {
                             force: std::array::from_fn(|c| x[s + c] * self.mass),
-                            torque: std::array::from_fn(|c| x[s + 3 + c] * self.mass * self.torque_scale(c)),
+                            torque: std::array::from_fn(|c| {
+                                x[s + 3 + c] * self.mass * self.torque_scale(c)
+                            }),
                         })
                     })
                     .collect()
@@ -524,7 +641,12 @@ impl GaitProblem {
             .enumerate()
             .map(|(p, &d)| {
                 let [ks, rest, kd] = self.layout.passive(p);
-                PassiveElement { coordinate: names[d].clone(), stiffness: x[ks], rest: x[rest], damping: x[kd] }
+                PassiveElement {
+                    coordinate: names[d].clone(),
+                    stiffness: x[ks],
+                    rest: x[rest],
+                    damping: x[kd],
+                }
             })
             .collect()
     }
@@ -536,7 +658,11 @@ impl GaitProblem {
 
     /// A foot's torque t/m from its three stored variables.
     fn torque<D: Scalar>(&self, x: &[D]) -> Vec3<D> {
-        Vec3::new(x[0].clone() * self.torque_scale(0), x[1].clone() * self.torque_scale(1), x[2].clone() * self.torque_scale(2))
+        Vec3::new(
+            x[0].clone() * self.torque_scale(0),
+            x[1].clone() * self.torque_scale(1),
+            x[2].clone() * self.torque_scale(2),
+        )
     }
 
     fn vec3<D: Scalar>(x: &[D]) -> Vec3<D> {
@@ -588,7 +714,11 @@ impl BlockProblem for GaitProblem {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.spec.seed);
         for i in 0..self.spec.frames {
             for d in 0..self.layout.dof {
-                let noise = if self.spec.seed != 0 && d >= 6 { rng.random_range(-0.02..0.02) } else { 0.0 };
+                let noise = if self.spec.seed != 0 && d >= 6 {
+                    rng.random_range(-0.02..0.02)
+                } else {
+                    0.0
+                };
                 x[self.layout.q(i, d)] = (rest[d] + noise).clamp(lo[d], hi[d]);
             }
         }
@@ -621,8 +751,12 @@ impl BlockProblem for GaitProblem {
                 let (qp, rest) = rest.split_at(dof);
                 let np = self.layout.passive_dofs.len();
                 let (passive, loads) = rest.split_at(3 * np);
-                let qd: Vec<D> = (0..dof).map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt)).collect();
-                let qdd: Vec<D> = (0..dof).map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt))).collect();
+                let qd: Vec<D> = (0..dof)
+                    .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
+                    .collect();
+                let qdd: Vec<D> = (0..dof)
+                    .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
+                    .collect();
                 let loads: Vec<FootLoad<D>> = feet
                     .iter()
                     .enumerate()
@@ -635,9 +769,12 @@ impl BlockProblem for GaitProblem {
                 let id = inverse_dynamics(sk, &sk.morphology(), q, &qd, &qdd, GRAVITY, &loads);
                 let mut sum = D::zero();
                 for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
-                    let (ks, rest, kd) = (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
+                    let (ks, rest, kd) =
+                        (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
                     // t_a = t − t_p, t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13).
-                    let active = id.generalized_forces[d].clone() + ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d];
+                    let active = id.generalized_forces[d].clone()
+                        + ks.clone() * (q[d].clone() - rest)
+                        + kd.clone() * &qd[d];
                     sum += active.clone() * active;
                 }
                 sum * (w.effort / self.mass / n)
@@ -652,10 +789,14 @@ impl BlockProblem for GaitProblem {
                 let mut total = velocity * w.joint_velocity;
                 if let Some(h) = sk.head {
                     let morph = sk.morphology();
-                    let (k0, k1) = (forward_kinematics(sk, &morph, q), forward_kinematics(sk, &morph, qn));
+                    let (k0, k1) = (
+                        forward_kinematics(sk, &morph, q),
+                        forward_kinematics(sk, &morph, qn),
+                    );
                     let v = (&k1.limbs[h].end - &k0.limbs[h].end).scale_f(1.0 / dt);
                     total += (v.y.clone() * &v.y + v.z.clone() * &v.z) * w.head_velocity;
-                    total += k0.limbs[h].rotation.distance_squared_from_identity() * w.head_orientation;
+                    total +=
+                        k0.limbs[h].rotation.distance_squared_from_identity() * w.head_orientation;
                 }
                 total * (1.0 / n)
             }
@@ -690,7 +831,10 @@ impl BlockProblem for GaitProblem {
             Block::Slip { foot } => {
                 let morph = sk.morphology();
                 let (a, b) = x.split_at(dof);
-                let (ka, kb) = (forward_kinematics(sk, &morph, a), forward_kinematics(sk, &morph, b));
+                let (ka, kb) = (
+                    forward_kinematics(sk, &morph, a),
+                    forward_kinematics(sk, &morph, b),
+                );
                 let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
                 vec![d.x, d.z]
             }
@@ -699,12 +843,17 @@ impl BlockProblem for GaitProblem {
                 let (qm, rest) = x.split_at(dof);
                 let (q, rest) = rest.split_at(dof);
                 let (qp, loads) = rest.split_at(dof);
-                let (km, k, kp) = (forward_kinematics(sk, &morph, qm), forward_kinematics(sk, &morph, q), forward_kinematics(sk, &morph, qp));
+                let (km, k, kp) = (
+                    forward_kinematics(sk, &morph, qm),
+                    forward_kinematics(sk, &morph, q),
+                    forward_kinematics(sk, &morph, qp),
+                );
                 let dt = self.spec.dt();
                 let mut linear = Vec3::<D>::from_f64(GRAVITY).scale_f(-self.mass);
                 let mut angular = Vec3::<D>::zero();
                 for (l, limb) in sk.limbs.iter().enumerate() {
-                    let a = (&kp.limbs[l].com - k.limbs[l].com.scale_f(2.0) + &km.limbs[l].com).scale_f(limb.mass / (dt * dt));
+                    let a = (&kp.limbs[l].com - k.limbs[l].com.scale_f(2.0) + &km.limbs[l].com)
+                        .scale_f(limb.mass / (dt * dt));
                     angular = angular + (&k.limbs[l].com - &k.com).cross(&a);
                     linear = linear + a;
                 }
@@ -722,8 +871,13 @@ impl BlockProblem for GaitProblem {
                 let (fx, fy, fz) = (&x[0], &x[1], &x[2]);
                 let (tx, ty, tz) = (&x[3], &x[4], &x[5]);
                 let normal = fy.clone() * fy;
-                let friction = normal.clone() * (self.spec.mu * self.spec.mu) - fx.clone() * fx - fz.clone() * fz;
-                vec![friction, normal - tx.clone() * tx - ty.clone() * ty - tz.clone() * tz]
+                let friction = normal.clone() * (self.spec.mu * self.spec.mu)
+                    - fx.clone() * fx
+                    - fz.clone() * fz;
+                vec![
+                    friction,
+                    normal - tx.clone() * tx - ty.clone() * ty - tz.clone() * tz,
+                ]
             }
             Block::Centring => {
                 let n = self.spec.frames;
@@ -837,7 +991,11 @@ impl super::NlpProblem for Projection<'_> {
         x.copy_from_slice(&self.target)
     }
     fn objective(&self, x: &[f64]) -> Result<f64, super::EvalError> {
-        Ok(0.5 * x.iter().zip(&self.target).map(|(a, b)| (a - b) * (a - b)).sum::<f64>())
+        Ok(0.5
+            * x.iter()
+                .zip(&self.target)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>())
     }
     fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> super::nlp::EvalResult {
         for ((g, a), b) in grad.iter_mut().zip(x).zip(&self.target) {
@@ -866,10 +1024,16 @@ pub fn solve_gait(spec: &GaitSpec, options: &super::SolverOptions) -> Result<Gai
     let problem = GaitProblem::new(spec.clone());
     let nlp = super::AutoDiff::new(problem)?;
     let s = super::solve(&nlp, options)?;
-    let (mut x, mut violation, mut iterations, mut time) = (s.x.clone(), s.max_violation, s.iterations, s.solve_time);
+    let (mut x, mut violation, mut iterations, mut time) =
+        (s.x.clone(), s.max_violation, s.iterations, s.solve_time);
     let mut projection_status = None;
-    if !(s.status == super::SolveStatus::Solved && s.max_violation <= 1e-9) && s.x.iter().all(|v| v.is_finite()) {
-        let projection = Projection { inner: &nlp, target: s.x.clone() };
+    if !(s.status == super::SolveStatus::Solved && s.max_violation <= 1e-9)
+        && s.x.iter().all(|v| v.is_finite())
+    {
+        let projection = Projection {
+            inner: &nlp,
+            target: s.x.clone(),
+        };
         let mut popts = options.clone();
         popts.max_iterations = 1000;
         let p = super::solve(&projection, &popts)?;
@@ -926,12 +1090,18 @@ pub struct GaitAudit {
 impl GaitAudit {
     /// The largest mass-normalised dynamic violation (momentum, friction, ellipsoid).
     pub fn max_dynamics(&self) -> f64 {
-        self.linear_momentum.max(self.angular_momentum).max(self.friction).max(self.torque_ellipsoid)
+        self.linear_momentum
+            .max(self.angular_momentum)
+            .max(self.friction)
+            .max(self.torque_ellipsoid)
     }
 
     /// The largest violation of any kind.
     pub fn max(&self) -> f64 {
-        self.max_dynamics().max(self.ground).max(self.slip).max(self.twist)
+        self.max_dynamics()
+            .max(self.ground)
+            .max(self.slip)
+            .max(self.twist)
     }
 }
 
@@ -941,21 +1111,36 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
     let dt = clip.period / n as f64;
     let m = skeleton.total_mass();
     let morph = skeleton.morphology::<f64>();
-    let kin: Vec<_> = clip.frames.iter().map(|q| forward_kinematics(skeleton, &morph, q)).collect();
+    let kin: Vec<_> = clip
+        .frames
+        .iter()
+        .map(|q| forward_kinematics(skeleton, &morph, q))
+        .collect();
     let com = |i: usize, l: usize| kin[i].limbs[l].com.re();
     let cm = |i: usize| kin[i].com.re();
     let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
     let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
     // Momenta between frame i and i+1 (cyclic): P = Σ m_k Δc_k/dt, L = Σ m_k (c̄_k − C̄M) × Δc_k/dt.
     let half: Vec<([f64; 3], [f64; 3])> = (0..n)
         .map(|i| {
             let j = (i + 1) % n;
-            let mid_cm = cm(i).iter().zip(cm(j)).map(|(a, b)| 0.5 * (a + b)).collect::<Vec<_>>();
+            let mid_cm = cm(i)
+                .iter()
+                .zip(cm(j))
+                .map(|(a, b)| 0.5 * (a + b))
+                .collect::<Vec<_>>();
             let (mut p, mut l) = ([0.0; 3], [0.0; 3]);
             for (k, limb) in skeleton.limbs.iter().enumerate() {
                 let v: [f64; 3] = std::array::from_fn(|c| (com(j, k)[c] - com(i, k)[c]) / dt);
-                let r: [f64; 3] = std::array::from_fn(|c| 0.5 * (com(i, k)[c] + com(j, k)[c]) - mid_cm[c]);
+                let r: [f64; 3] =
+                    std::array::from_fn(|c| 0.5 * (com(i, k)[c] + com(j, k)[c]) - mid_cm[c]);
                 let rv = cross(r, v);
                 for c in 0..3 {
                     p[c] += limb.mass * v[c];
@@ -965,7 +1150,15 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             (p, l)
         })
         .collect();
-    let mut out = GaitAudit { linear_momentum: 0.0, angular_momentum: 0.0, friction: 0.0, torque_ellipsoid: 0.0, ground: 0.0, slip: 0.0, twist: 0.0 };
+    let mut out = GaitAudit {
+        linear_momentum: 0.0,
+        angular_momentum: 0.0,
+        friction: 0.0,
+        torque_ellipsoid: 0.0,
+        ground: 0.0,
+        slip: 0.0,
+        twist: 0.0,
+    };
     for i in 0..n {
         let before = (i + n - 1) % n;
         let mut force = [0.0; 3];
@@ -980,8 +1173,12 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             }
             let [fx, fy, fz] = load.force;
             let [tx, ty, tz] = load.torque;
-            out.friction = out.friction.max(((fx * fx + fz * fz).sqrt() - mu * fy).max(0.0) / m);
-            out.torque_ellipsoid = out.torque_ellipsoid.max((((tx * tx + tz * tz) + ty * ty).sqrt() / nu - fy).max(0.0) / m);
+            out.friction = out
+                .friction
+                .max(((fx * fx + fz * fz).sqrt() - mu * fy).max(0.0) / m);
+            out.torque_ellipsoid = out
+                .torque_ellipsoid
+                .max((((tx * tx + tz * tz) + ty * ty).sqrt() / nu - fy).max(0.0) / m);
         }
         let pdot: [f64; 3] = std::array::from_fn(|c| (half[i].0[c] - half[before].0[c]) / dt);
         let ldot: [f64; 3] = std::array::from_fn(|c| (half[i].1[c] - half[before].1[c]) / dt);
@@ -1004,7 +1201,9 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             let j = (i + 1) % n;
             if clip.contacts[j][k].is_some() && j != i {
                 let v = sub(kin[j].foot(skeleton, k).re(), p);
-                out.slip = out.slip.max(norm([v[0] / dt + clip.speed, v[1] / dt, v[2] / dt]));
+                out.slip = out
+                    .slip
+                    .max(norm([v[0] / dt + clip.speed, v[1] / dt, v[2] / dt]));
             }
         }
     }
@@ -1018,34 +1217,76 @@ mod tests {
     use std::path::Path;
 
     fn creature(name: &str) -> Skeleton {
-        Skeleton::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("characters").join(format!("{name}.ron"))).unwrap()
+        Skeleton::load(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("characters")
+                .join(format!("{name}.ron")),
+        )
+        .unwrap()
     }
 
     fn timing(foot: &str, start: f64, duration: f64) -> FootTiming {
-        FootTiming { foot: foot.into(), start, duration }
+        FootTiming {
+            foot: foot.into(),
+            start,
+            duration,
+        }
     }
 
     #[test]
     fn contact_windows_wrap_around_the_cycle_end() {
         let sk = creature("simple_biped");
-        let spec = GaitSpec::new(sk, 0.7, 1.0, &[timing("r_foot", 0.5, 0.6), timing("l_foot", 0.0, 0.6)]).unwrap();
+        let spec = GaitSpec::new(
+            sk,
+            0.7,
+            1.0,
+            &[timing("r_foot", 0.5, 0.6), timing("l_foot", 0.0, 0.6)],
+        )
+        .unwrap();
         // l_foot: frames 0..=17; r_foot: 15..=29 and 0..=2 (18 frames each).
         let left: Vec<usize> = (0..30).filter(|&i| spec.in_contact(i, 0)).collect();
         let right: Vec<usize> = (0..30).filter(|&i| spec.in_contact(i, 1)).collect();
         assert_eq!(left, (0..18).collect::<Vec<_>>());
-        assert_eq!(right, [0, 1, 2].into_iter().chain(15..30).collect::<Vec<_>>());
+        assert_eq!(
+            right,
+            [0, 1, 2].into_iter().chain(15..30).collect::<Vec<_>>()
+        );
         assert!(spec.has_double_support() && !spec.has_flight());
-        let hop = GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 0.5)]).unwrap();
+        let hop =
+            GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 0.5)]).unwrap();
         assert!(hop.has_flight() && !hop.has_double_support());
-        assert_eq!(parse_timings("l_foot:0:0.6, r_foot:0.5:0.6").unwrap()[1], timing("r_foot", 0.5, 0.6));
-        assert!(matches!(parse_timings("l_foot:0"), Err(GaitError::Syntax(_))));
-        assert!(matches!(GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 1.0)]), Err(GaitError::FullContact(..))));
-        assert!(GaitSpec::new(creature("monoped"), 0.0, 0.5, &[timing("shin", 0.0, 1.0)]).is_ok(), "standing still");
-        let sk = creature("simple_biped");
-        assert!(matches!(GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("l_foot", 0.0, 0.6)]), Err(GaitError::MissingFoot(_))));
-        assert!(matches!(GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("toe", 0.0, 0.6)]), Err(GaitError::UnknownFoot(..))));
+        assert_eq!(
+            parse_timings("l_foot:0:0.6, r_foot:0.5:0.6").unwrap()[1],
+            timing("r_foot", 0.5, 0.6)
+        );
         assert!(matches!(
-            GaitSpec::new(sk, 0.7, 1.0, &[timing("l_foot", 1.2, 0.6), timing("r_foot", 0.0, 0.5)]),
+            parse_timings("l_foot:0"),
+            Err(GaitError::Syntax(_))
+        ));
+        assert!(matches!(
+            GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 1.0)]),
+            Err(GaitError::FullContact(..))
+        ));
+        assert!(
+            GaitSpec::new(creature("monoped"), 0.0, 0.5, &[timing("shin", 0.0, 1.0)]).is_ok(),
+            "standing still"
+        );
+        let sk = creature("simple_biped");
+        assert!(matches!(
+            GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("l_foot", 0.0, 0.6)]),
+            Err(GaitError::MissingFoot(_))
+        ));
+        assert!(matches!(
+            GaitSpec::new(sk.clone(), 0.7, 1.0, &[timing("toe", 0.0, 0.6)]),
+            Err(GaitError::UnknownFoot(..))
+        ));
+        assert!(matches!(
+            GaitSpec::new(
+                sk,
+                0.7,
+                1.0,
+                &[timing("l_foot", 1.2, 0.6), timing("r_foot", 0.0, 0.5)]
+            ),
             Err(GaitError::Window { .. })
         ));
     }
@@ -1063,7 +1304,8 @@ mod tests {
     #[test]
     fn derivative_blocks_match_central_differences() {
         // Monoped hop with a window crossing the cycle end (frames 24..=29 and 0..=8).
-        let spec = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
+        let spec =
+            GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
         let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
         let x = disturbed_point(&nlp);
         let (n, m) = (nlp.num_variables(), nlp.num_constraints());
@@ -1086,25 +1328,49 @@ mod tests {
             let fd = (fp - fm) / (2.0 * h);
             // Central differences carry a rounding error of about ε·|f|/h besides O(h²).
             let rounding = 1e-15 * fp.abs().max(fm.abs()) / h;
-            assert!((fd - grad[c]).abs() <= 1e-5 * (1.0 + fd.abs()) + rounding, "∂f/∂x{c}: {} vs {fd}", grad[c]);
+            assert!(
+                (fd - grad[c]).abs() <= 1e-5 * (1.0 + fd.abs()) + rounding,
+                "∂f/∂x{c}: {} vs {fd}",
+                grad[c]
+            );
             nlp.constraints(&xp, &mut gp).unwrap();
             nlp.constraints(&xm, &mut gm).unwrap();
-            let mut dense: Vec<f64> = gp.iter().zip(&gm).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+            let mut dense: Vec<f64> = gp
+                .iter()
+                .zip(&gm)
+                .map(|(a, b)| (a - b) / (2.0 * h))
+                .collect();
             for &(r, v) in &by_column[c] {
                 let rounding = 1e-15 * gp[r].abs().max(gm[r].abs()) / h;
-                assert!((dense[r] - v).abs() <= 1e-5 * (1.0 + v.abs()) + rounding, "∂c{r}/∂x{c}: {v} vs {}", dense[r]);
+                assert!(
+                    (dense[r] - v).abs() <= 1e-5 * (1.0 + v.abs()) + rounding,
+                    "∂c{r}/∂x{c}: {v} vs {}",
+                    dense[r]
+                );
                 dense[r] = 0.0;
             }
             // Nothing outside the declared structure depends on x_c.
             let stray = dense.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            assert!(stray < 1e-6, "x{c} changes a constraint outside the Jacobian structure ({stray})");
+            assert!(
+                stray < 1e-6,
+                "x{c} changes a constraint outside the Jacobian structure ({stray})"
+            );
         }
     }
 
     #[cfg(feature = "ipopt")]
     fn check_solution(spec: &GaitSpec, clip: &GaitClip) {
-        assert!(clip.converged(), "status {} projection {:?}", clip.status, clip.projection_status);
-        assert!(clip.max_violation <= 1e-6, "max violation {}", clip.max_violation);
+        assert!(
+            clip.converged(),
+            "status {} projection {:?}",
+            clip.status,
+            clip.projection_status
+        );
+        assert!(
+            clip.max_violation <= 1e-6,
+            "max violation {}",
+            clip.max_violation
+        );
         let a = audit(&spec.skeleton, clip, spec.mu, spec.nu);
         assert!(a.max() <= 1e-6, "audit {a:?}");
         assert!(clip.cost.is_finite() && clip.cost > 0.0);
@@ -1120,17 +1386,33 @@ mod tests {
     #[test]
     fn monoped_hop_converges_with_a_clean_audit() {
         // The contact window crosses the cycle end: frames 24..=29 and 0..=8.
-        let spec = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
+        let spec =
+            GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
         assert!(spec.in_contact(29, 0) && spec.in_contact(0, 0) && spec.has_flight());
         let mut options = gait_solver_options();
         options.max_iterations = 300;
         let clip = solve_gait(&spec, &options).unwrap();
-        eprintln!("monoped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s", clip.status, clip.projection_status, clip.cost, clip.iterations, clip.max_violation, clip.solve_time_s);
+        eprintln!(
+            "monoped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
+            clip.status,
+            clip.projection_status,
+            clip.cost,
+            clip.iterations,
+            clip.max_violation,
+            clip.solve_time_s
+        );
         check_solution(&spec, &clip);
         // The foot slides back across the wrap at −V: frame 29 → 0.
-        let k = |q: &Vec<f64>| forward_kinematics(&spec.skeleton, &spec.skeleton.morphology::<f64>(), q).foot(&spec.skeleton, 0).re();
+        let k = |q: &Vec<f64>| {
+            forward_kinematics(&spec.skeleton, &spec.skeleton.morphology::<f64>(), q)
+                .foot(&spec.skeleton, 0)
+                .re()
+        };
         let (a, b) = (k(&clip.frames[29]), k(&clip.frames[0]));
-        assert!(((b[0] - a[0]) / spec.dt() + 0.7).abs() < 1e-6, "{a:?} → {b:?}");
+        assert!(
+            ((b[0] - a[0]) / spec.dt() + 0.7).abs() < 1e-6,
+            "{a:?} → {b:?}"
+        );
         // In flight (frame 15) no force acts: the centre of mass falls freely.
         assert!(clip.contacts[15][0].is_none());
     }
@@ -1143,13 +1425,24 @@ mod tests {
         // then the feasibility projection) keeps the test fast; `motionlab gait` runs it fully.
         let sk = creature("simple_biped");
         let (period, timings) = default_timings(&sk);
-        assert_eq!(timings, vec![timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)]);
+        assert_eq!(
+            timings,
+            vec![timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)]
+        );
         let spec = GaitSpec::new(sk, 0.7, period, &timings).unwrap();
         assert!(spec.has_double_support() && !spec.has_flight());
         let mut options = gait_solver_options();
         options.max_iterations = 100;
         let clip = solve_gait(&spec, &options).unwrap();
-        eprintln!("biped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s", clip.status, clip.projection_status, clip.cost, clip.iterations, clip.max_violation, clip.solve_time_s);
+        eprintln!(
+            "biped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
+            clip.status,
+            clip.projection_status,
+            clip.cost,
+            clip.iterations,
+            clip.max_violation,
+            clip.solve_time_s
+        );
         check_solution(&spec, &clip);
         // The clip round-trips through RON.
         let text = ron::ser::to_string(&clip).unwrap();

@@ -10,12 +10,14 @@
 //! advice; parallel batches of solves need separate processes until a thread-safe linear solver
 //! is available).
 
-use super::nlp::{Bounds, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions};
+use super::nlp::{
+    Bounds, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions,
+};
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_char, c_int, c_void, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 type Number = f64;
@@ -30,10 +32,28 @@ struct IpoptProblemInfo {
 }
 type IpoptProblem = *mut IpoptProblemInfo;
 
-type EvalFCb = unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, obj_value: *mut Number, user_data: UserDataPtr) -> Bool;
-type EvalGradFCb = unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, grad_f: *mut Number, user_data: UserDataPtr) -> Bool;
-type EvalGCb =
-    unsafe extern "C" fn(n: Index, x: *mut Number, new_x: Bool, m: Index, g: *mut Number, user_data: UserDataPtr) -> Bool;
+type EvalFCb = unsafe extern "C" fn(
+    n: Index,
+    x: *mut Number,
+    new_x: Bool,
+    obj_value: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool;
+type EvalGradFCb = unsafe extern "C" fn(
+    n: Index,
+    x: *mut Number,
+    new_x: Bool,
+    grad_f: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool;
+type EvalGCb = unsafe extern "C" fn(
+    n: Index,
+    x: *mut Number,
+    new_x: Bool,
+    m: Index,
+    g: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool;
 type EvalJacGCb = unsafe extern "C" fn(
     n: Index,
     x: *mut Number,
@@ -92,10 +112,17 @@ unsafe extern "C" {
         eval_h: Option<EvalHCb>,
     ) -> IpoptProblem;
     fn FreeIpoptProblem(ipopt_problem: IpoptProblem);
-    fn AddIpoptStrOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: *mut c_char) -> Bool;
+    fn AddIpoptStrOption(
+        ipopt_problem: IpoptProblem,
+        keyword: *mut c_char,
+        val: *mut c_char,
+    ) -> Bool;
     fn AddIpoptNumOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Number) -> Bool;
     fn AddIpoptIntOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Int) -> Bool;
-    fn SetIntermediateCallback(ipopt_problem: IpoptProblem, intermediate_cb: Option<IntermediateCb>) -> Bool;
+    fn SetIntermediateCallback(
+        ipopt_problem: IpoptProblem,
+        intermediate_cb: Option<IntermediateCb>,
+    ) -> Bool;
     /// Returns `enum ApplicationReturnStatus` (an int-sized C enum).
     fn IpoptSolve(
         ipopt_problem: IpoptProblem,
@@ -158,16 +185,30 @@ unsafe fn state<'a>(user_data: UserDataPtr) -> &'a CallbackState<'a> {
 /// # Safety
 /// `p` points to `len` valid values (or `len` is 0).
 unsafe fn slice<'a>(p: *const Number, len: usize) -> &'a [Number] {
-    if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(p, len) } }
+    if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(p, len) }
+    }
 }
 
 /// # Safety
 /// As [`slice`], writable.
 unsafe fn slice_mut<'a>(p: *mut Number, len: usize) -> &'a mut [Number] {
-    if len == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(p, len) } }
+    if len == 0 {
+        &mut []
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(p, len) }
+    }
 }
 
-unsafe extern "C" fn eval_f(_n: Index, x: *mut Number, _new_x: Bool, obj: *mut Number, user_data: UserDataPtr) -> Bool {
+unsafe extern "C" fn eval_f(
+    _n: Index,
+    x: *mut Number,
+    _new_x: Bool,
+    obj: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool {
     let s = unsafe { state(user_data) };
     let x = unsafe { slice(x, s.n) };
     s.guard(|| match s.problem.objective(x) {
@@ -179,13 +220,26 @@ unsafe extern "C" fn eval_f(_n: Index, x: *mut Number, _new_x: Bool, obj: *mut N
     })
 }
 
-unsafe extern "C" fn eval_grad_f(_n: Index, x: *mut Number, _new_x: Bool, grad: *mut Number, user_data: UserDataPtr) -> Bool {
+unsafe extern "C" fn eval_grad_f(
+    _n: Index,
+    x: *mut Number,
+    _new_x: Bool,
+    grad: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool {
     let s = unsafe { state(user_data) };
     let (x, grad) = unsafe { (slice(x, s.n), slice_mut(grad, s.n)) };
     s.guard(|| s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
 }
 
-unsafe extern "C" fn eval_g(_n: Index, x: *mut Number, _new_x: Bool, _m: Index, g: *mut Number, user_data: UserDataPtr) -> Bool {
+unsafe extern "C" fn eval_g(
+    _n: Index,
+    x: *mut Number,
+    _new_x: Bool,
+    _m: Index,
+    g: *mut Number,
+    user_data: UserDataPtr,
+) -> Bool {
     let s = unsafe { state(user_data) };
     let (x, g) = unsafe { (slice(x, s.n), slice_mut(g, s.m)) };
     s.guard(|| s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()))
@@ -216,7 +270,12 @@ unsafe extern "C" fn eval_jac_g(
 ///
 /// # Safety
 /// `i_row` and `j_col`, when not null, must point to `nnz` writable entries (IPOPT's contract).
-unsafe fn write_structure(pattern: &[(Index, Index)], nnz: usize, i_row: *mut Index, j_col: *mut Index) -> Bool {
+unsafe fn write_structure(
+    pattern: &[(Index, Index)],
+    nnz: usize,
+    i_row: *mut Index,
+    j_col: *mut Index,
+) -> Bool {
     if nnz != pattern.len() || i_row.is_null() || j_col.is_null() {
         return 0;
     }
@@ -249,8 +308,14 @@ unsafe extern "C" fn eval_h(
         // Structure request.
         return unsafe { write_structure(&s.hessian, nnz, i_row, j_col) };
     }
-    let (x, lambda, values) = unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
-    s.guard(|| s.problem.hessian_values(x, obj_factor, lambda, values).is_ok() && values.iter().all(|v| v.is_finite()))
+    let (x, lambda, values) =
+        unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
+    s.guard(|| {
+        s.problem
+            .hessian_values(x, obj_factor, lambda, values)
+            .is_ok()
+            && values.iter().all(|v| v.is_finite())
+    })
 }
 
 unsafe extern "C" fn intermediate(
@@ -268,8 +333,13 @@ unsafe extern "C" fn intermediate(
     user_data: UserDataPtr,
 ) -> Bool {
     let s = unsafe { state(user_data) };
-    s.iterations.set(s.iterations.get().max(iter_count.max(0) as usize));
-    let cancelled = s.options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    s.iterations
+        .set(s.iterations.get().max(iter_count.max(0) as usize));
+    let cancelled = s
+        .options
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::Relaxed));
     (s.panic.borrow().is_none() && !cancelled) as Bool
 }
 
@@ -284,16 +354,29 @@ impl Drop for Handle {
 
 impl Handle {
     fn set(&self, name: &str, value: &OptionValue) -> Result<(), NlpError> {
-        let rejected = || NlpError::RejectedOption { name: name.to_string(), value: format!("{value:?}") };
+        let rejected = || NlpError::RejectedOption {
+            name: name.to_string(),
+            value: format!("{value:?}"),
+        };
         let key = CString::new(name).map_err(|_| rejected())?;
         let ok = match value {
             OptionValue::Str(v) => {
                 let v = CString::new(v.as_str()).map_err(|_| rejected())?;
                 // IPOPT copies both strings; it takes `char*` but does not write through them.
-                unsafe { AddIpoptStrOption(self.0, key.as_ptr() as *mut c_char, v.as_ptr() as *mut c_char) }
+                unsafe {
+                    AddIpoptStrOption(
+                        self.0,
+                        key.as_ptr() as *mut c_char,
+                        v.as_ptr() as *mut c_char,
+                    )
+                }
             }
-            OptionValue::Num(v) => unsafe { AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v) },
-            OptionValue::Int(v) => unsafe { AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v) },
+            OptionValue::Num(v) => unsafe {
+                AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v)
+            },
+            OptionValue::Int(v) => unsafe {
+                AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v)
+            },
         };
         if ok != 0 { Ok(()) } else { Err(rejected()) }
     }
@@ -317,16 +400,27 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     let hessian = match options.hessian {
         HessianMode::LimitedMemory => None,
         HessianMode::Auto => problem.hessian_structure(),
-        HessianMode::Exact => Some(problem.hessian_structure().ok_or(NlpError::NoExactHessian)?),
+        HessianMode::Exact => Some(
+            problem
+                .hessian_structure()
+                .ok_or(NlpError::NoExactHessian)?,
+        ),
     };
     if let Some(h) = &hessian {
         super::nlp::check_structure("Hessian", h, n, n, true)?;
     }
-    let to_pairs = |entries: &[(usize, usize)], what, lower_triangle: bool| -> Result<Vec<(Index, Index)>, NlpError> {
+    let to_pairs = |entries: &[(usize, usize)],
+                    what,
+                    lower_triangle: bool|
+     -> Result<Vec<(Index, Index)>, NlpError> {
         entries
             .iter()
             .map(|&(r, c)| {
-                let (r, c) = if lower_triangle { (r.max(c), r.min(c)) } else { (r, c) };
+                let (r, c) = if lower_triangle {
+                    (r.max(c), r.min(c))
+                } else {
+                    (r, c)
+                };
                 Ok((index(r, what)?, index(c, what)?))
             })
             .collect()
@@ -344,13 +438,23 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         panic: RefCell::new(None),
         options,
     };
-    let clamp = |v: &[f64]| -> Vec<f64> { v.iter().map(|b| b.clamp(-INFINITE_BOUND, INFINITE_BOUND)).collect() };
-    let (mut x_l, mut x_u, mut g_l, mut g_u) =
-        (clamp(&bounds.x_lower), clamp(&bounds.x_upper), clamp(&bounds.g_lower), clamp(&bounds.g_upper));
+    let clamp = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .map(|b| b.clamp(-INFINITE_BOUND, INFINITE_BOUND))
+            .collect()
+    };
+    let (mut x_l, mut x_u, mut g_l, mut g_u) = (
+        clamp(&bounds.x_lower),
+        clamp(&bounds.x_upper),
+        clamp(&bounds.g_lower),
+        clamp(&bounds.g_upper),
+    );
     let mut x = vec![0.0; n];
     problem.initial_point(&mut x);
 
-    let _lock = SOLVER_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _lock = SOLVER_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let start = Instant::now();
     let raw = unsafe {
         CreateIpoptProblem(
@@ -374,14 +478,27 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         return Err(NlpError::CreateFailed);
     }
     let handle = Handle(raw);
-    let hessian_approximation = if hessian.is_some() { "exact" } else { "limited-memory" };
+    let hessian_approximation = if hessian.is_some() {
+        "exact"
+    } else {
+        "limited-memory"
+    };
     // "sb" (suppress banner) silences IPOPT's copyright banner, which ignores print_level.
     let mut all = vec![
         ("sb".to_string(), OptionValue::Str("yes".into())),
-        ("print_level".to_string(), OptionValue::Int(options.print_level)),
+        (
+            "print_level".to_string(),
+            OptionValue::Int(options.print_level),
+        ),
         ("tol".to_string(), OptionValue::Num(options.tolerance)),
-        ("max_iter".to_string(), OptionValue::Int(options.max_iterations.min(i32::MAX as usize) as i32)),
-        ("hessian_approximation".to_string(), OptionValue::Str(hessian_approximation.into())),
+        (
+            "max_iter".to_string(),
+            OptionValue::Int(options.max_iterations.min(i32::MAX as usize) as i32),
+        ),
+        (
+            "hessian_approximation".to_string(),
+            OptionValue::Str(hessian_approximation.into()),
+        ),
     ];
     all.extend(options.extra.iter().cloned());
     for (name, value) in &all {
@@ -411,7 +528,11 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     drop(_lock);
 
     let callback_error = state.panic.borrow().clone();
-    let status = if callback_error.is_some() { SolveStatus::CallbackPanicked } else { SolveStatus::from_ipopt_code(code) };
+    let status = if callback_error.is_some() {
+        SolveStatus::CallbackPanicked
+    } else {
+        SolveStatus::from_ipopt_code(code)
+    };
     let (constraints, max_violation) = super::nlp::evaluate_violation(problem, &bounds, &x);
     Ok(NlpSolution {
         status,

@@ -36,7 +36,10 @@ mod tests;
 pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Scalar, TermSpec};
 #[cfg(feature = "ipopt")]
 pub use ipopt::solve;
-pub use nlp::{EvalError, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions};
-#[cfg(feature = "ipopt")]
-pub use particle::{solve_particle, ParticleSolution};
+pub use nlp::{
+    EvalError, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
+    SolverOptions,
+};
 pub use particle::ParticleSpec;
+#[cfg(feature = "ipopt")]
+pub use particle::{ParticleSolution, solve_particle};

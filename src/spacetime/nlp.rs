@@ -11,8 +11,8 @@
 //! from blocks of constraints and objective terms and derives every derivative exactly.
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// An evaluation of f, c or a derivative could not be carried out at this point (e.g. a value is
@@ -65,7 +65,13 @@ pub trait NlpProblem {
         None
     }
     /// Values of σ∇²f(x) + Σᵢ λᵢ∇²cᵢ(x), in the order of [`NlpProblem::hessian_structure`].
-    fn hessian_values(&self, _x: &[f64], _objective_factor: f64, _lambda: &[f64], _values: &mut [f64]) -> EvalResult {
+    fn hessian_values(
+        &self,
+        _x: &[f64],
+        _objective_factor: f64,
+        _lambda: &[f64],
+        _values: &mut [f64],
+    ) -> EvalResult {
         Err(EvalError("this problem has no exact Hessian".into()))
     }
 }
@@ -108,7 +114,14 @@ pub struct SolverOptions {
 
 impl Default for SolverOptions {
     fn default() -> Self {
-        Self { hessian: HessianMode::Auto, print_level: 0, tolerance: 1e-8, max_iterations: 3000, extra: Vec::new(), cancel: None }
+        Self {
+            hessian: HessianMode::Auto,
+            print_level: 0,
+            tolerance: 1e-8,
+            max_iterations: 3000,
+            extra: Vec::new(),
+            cancel: None,
+        }
     }
 }
 
@@ -173,7 +186,10 @@ impl SolveStatus {
 
     /// A (locally) optimal point was found: `Solved` or `SolvedToAcceptableLevel`.
     pub fn is_success(self) -> bool {
-        matches!(self, SolveStatus::Solved | SolveStatus::SolvedToAcceptableLevel)
+        matches!(
+            self,
+            SolveStatus::Solved | SolveStatus::SolvedToAcceptableLevel
+        )
     }
 
     /// Short lower-case name, as printed by the CLI (`solved`, `infeasible`, …).
@@ -247,11 +263,27 @@ pub enum NlpError {
     #[error("the problem is too large for the solver's 32-bit indices ({0})")]
     TooLarge(&'static str),
     #[error("{what} entry {index} is ({row}, {col}), outside the {rows}×{cols} matrix")]
-    StructureOutOfRange { what: &'static str, index: usize, row: usize, col: usize, rows: usize, cols: usize },
+    StructureOutOfRange {
+        what: &'static str,
+        index: usize,
+        row: usize,
+        col: usize,
+        rows: usize,
+        cols: usize,
+    },
     #[error("{what} lists position ({row}, {col}) twice")]
-    DuplicateEntry { what: &'static str, row: usize, col: usize },
+    DuplicateEntry {
+        what: &'static str,
+        row: usize,
+        col: usize,
+    },
     #[error("{what} bound {index} is inverted: lower {lower} > upper {upper}")]
-    InvertedBound { what: &'static str, index: usize, lower: f64, upper: f64 },
+    InvertedBound {
+        what: &'static str,
+        index: usize,
+        lower: f64,
+        upper: f64,
+    },
     #[error("an exact Hessian was requested but the problem provides none")]
     NoExactHessian,
     #[error("the solver rejected option {name} = {value}")]
@@ -272,9 +304,20 @@ pub fn check_structure(
     let mut seen = std::collections::HashSet::with_capacity(entries.len());
     for (index, &(row, col)) in entries.iter().enumerate() {
         if row >= rows || col >= cols {
-            return Err(NlpError::StructureOutOfRange { what, index, row, col, rows, cols });
+            return Err(NlpError::StructureOutOfRange {
+                what,
+                index,
+                row,
+                col,
+                rows,
+                cols,
+            });
         }
-        let key = if symmetric { (row.max(col), row.min(col)) } else { (row, col) };
+        let key = if symmetric {
+            (row.max(col), row.min(col))
+        } else {
+            (row, col)
+        };
         if !seen.insert(key) {
             return Err(NlpError::DuplicateEntry { what, row, col });
         }
@@ -302,10 +345,18 @@ impl Bounds {
         };
         problem.variable_bounds(&mut b.x_lower, &mut b.x_upper);
         problem.constraint_bounds(&mut b.g_lower, &mut b.g_upper);
-        for (what, lo, up) in [("variable", &b.x_lower, &b.x_upper), ("constraint", &b.g_lower, &b.g_upper)] {
+        for (what, lo, up) in [
+            ("variable", &b.x_lower, &b.x_upper),
+            ("constraint", &b.g_lower, &b.g_upper),
+        ] {
             for (index, (&lower, &upper)) in lo.iter().zip(up.iter()).enumerate() {
                 if lower.is_nan() || upper.is_nan() || lower > upper {
-                    return Err(NlpError::InvertedBound { what, index, lower, upper });
+                    return Err(NlpError::InvertedBound {
+                        what,
+                        index,
+                        lower,
+                        upper,
+                    });
                 }
             }
         }
@@ -321,8 +372,14 @@ impl Bounds {
                 (lo - v).max(v - up).max(0.0)
             }
         };
-        let xv = x.iter().zip(self.x_lower.iter().zip(&self.x_upper)).map(|(&v, (&l, &u))| over(v, l, u));
-        let gv = g.iter().zip(self.g_lower.iter().zip(&self.g_upper)).map(|(&v, (&l, &u))| over(v, l, u));
+        let xv = x
+            .iter()
+            .zip(self.x_lower.iter().zip(&self.x_upper))
+            .map(|(&v, (&l, &u))| over(v, l, u));
+        let gv = g
+            .iter()
+            .zip(self.g_lower.iter().zip(&self.g_upper))
+            .map(|(&v, (&l, &u))| over(v, l, u));
         xv.chain(gv).fold(0.0, f64::max)
     }
 }
@@ -330,7 +387,9 @@ impl Bounds {
 /// Evaluates c at `x` and returns it with the largest bound violation (∞ when c fails).
 pub fn evaluate_violation(problem: &dyn NlpProblem, bounds: &Bounds, x: &[f64]) -> (Vec<f64>, f64) {
     let mut g = vec![0.0; problem.num_constraints()];
-    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| problem.constraints(x, &mut g)));
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        problem.constraints(x, &mut g)
+    }));
     match ok {
         Ok(Ok(())) => {
             let v = bounds.max_violation(x, &g);
@@ -348,9 +407,14 @@ mod tests {
     fn status_codes_round_trip_the_ipopt_enum() {
         assert_eq!(SolveStatus::from_ipopt_code(0), SolveStatus::Solved);
         assert_eq!(SolveStatus::from_ipopt_code(2), SolveStatus::Infeasible);
-        assert_eq!(SolveStatus::from_ipopt_code(-13), SolveStatus::InvalidNumberDetected);
+        assert_eq!(
+            SolveStatus::from_ipopt_code(-13),
+            SolveStatus::InvalidNumberDetected
+        );
         assert_eq!(SolveStatus::from_ipopt_code(42), SolveStatus::Unknown(42));
-        assert!(SolveStatus::Solved.is_success() && SolveStatus::SolvedToAcceptableLevel.is_success());
+        assert!(
+            SolveStatus::Solved.is_success() && SolveStatus::SolvedToAcceptableLevel.is_success()
+        );
         assert!(!SolveStatus::Infeasible.is_success());
         assert_eq!(SolveStatus::Infeasible.to_string(), "infeasible");
     }

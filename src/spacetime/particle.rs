@@ -49,7 +49,12 @@ impl ParticleSpec {
             frames: 21,
             mass: 2.0,
             gravity: [0.0, -9.81],
-            boundary: vec![(0, [0.0, 0.0]), (1, [0.0, 0.5]), (19, [4.0, 3.5]), (20, [4.0, 4.0])],
+            boundary: vec![
+                (0, [0.0, 0.0]),
+                (1, [0.0, 0.5]),
+                (19, [4.0, 3.5]),
+                (20, [4.0, 4.0]),
+            ],
             force_bound: None,
         }
     }
@@ -75,15 +80,26 @@ impl ParticleSpec {
     /// The residual of Eq. 3.7 at frame f, dimension d:
     /// Q + m·g − m·(q_{f+1} − 2q_f + q_{f−1})/h² (zero when the dynamics hold).
     pub fn dynamics<D: Scalar>(&self, d: usize, q_prev: D, q: D, q_next: D, force: D) -> D {
-        force + self.mass * self.gravity[d] - (q_next - q * 2.0 + q_prev) * (self.mass / (self.h * self.h))
+        force + self.mass * self.gravity[d]
+            - (q_next - q * 2.0 + q_prev) * (self.mass / (self.h * self.h))
     }
 
     /// The largest |residual| of Eq. 3.7 over all interior frames and dimensions.
-    pub fn max_dynamics_residual(&self, positions: &[[f64; DIMENSIONS]], forces: &[[f64; DIMENSIONS]]) -> f64 {
+    pub fn max_dynamics_residual(
+        &self,
+        positions: &[[f64; DIMENSIONS]],
+        forces: &[[f64; DIMENSIONS]],
+    ) -> f64 {
         let mut worst: f64 = 0.0;
         for f in 1..self.frames - 1 {
             for d in 0..DIMENSIONS {
-                let r = self.dynamics(d, positions[f - 1][d], positions[f][d], positions[f + 1][d], forces[f][d]);
+                let r = self.dynamics(
+                    d,
+                    positions[f - 1][d],
+                    positions[f][d],
+                    positions[f + 1][d],
+                    forces[f][d],
+                );
                 worst = worst.max(r.abs());
             }
         }
@@ -92,7 +108,9 @@ impl ParticleSpec {
 
     /// Splits a variable vector into positions q_f and forces Q_f per frame.
     pub fn unpack(&self, x: &[f64]) -> (Vec<[f64; DIMENSIONS]>, Vec<[f64; DIMENSIONS]>) {
-        let frame = |base: fn(&Self, usize, usize) -> usize, f| std::array::from_fn(|d| x[base(self, f, d)]);
+        let frame = |base: fn(&Self, usize, usize) -> usize, f| {
+            std::array::from_fn(|d| x[base(self, f, d)])
+        };
         let positions = (0..self.frames).map(|f| frame(Self::q, f)).collect();
         let forces = (0..self.frames).map(|f| frame(Self::force, f)).collect();
         (positions, forces)
@@ -123,7 +141,9 @@ impl BlockProblem for ParticleSpec {
 
     /// Positions on the straight line from the first to the last boundary position, no force.
     fn initial_point(&self, x: &mut [f64]) {
-        let (Some(first), Some(last)) = (self.boundary.first(), self.boundary.last()) else { return };
+        let (Some(first), Some(last)) = (self.boundary.first(), self.boundary.last()) else {
+            return;
+        };
         for f in 0..self.frames {
             let s = f as f64 / (self.frames - 1).max(1) as f64;
             for d in 0..DIMENSIONS {
@@ -136,7 +156,9 @@ impl BlockProblem for ParticleSpec {
     fn objective_terms(&self) -> Vec<TermSpec> {
         (0..self.frames)
             .flat_map(|f| (0..DIMENSIONS).map(move |d| (f, d)))
-            .map(|(f, d)| TermSpec { variables: vec![self.force(f, d)] })
+            .map(|(f, d)| TermSpec {
+                variables: vec![self.force(f, d)],
+            })
             .collect()
     }
 
@@ -150,7 +172,12 @@ impl BlockProblem for ParticleSpec {
         (1..self.frames - 1)
             .flat_map(|f| (0..DIMENSIONS).map(move |d| (f, d)))
             .map(|(f, d)| {
-                let vars = vec![self.q(f - 1, d), self.q(f, d), self.q(f + 1, d), self.force(f, d)];
+                let vars = vec![
+                    self.q(f - 1, d),
+                    self.q(f, d),
+                    self.q(f + 1, d),
+                    self.force(f, d),
+                ];
                 BlockSpec::equal(vars, vec![0.0]).linear()
             })
             .collect()
@@ -183,7 +210,10 @@ pub struct ParticleSolution {
 
 /// Builds the particle NLP of `spec` and solves it with IPOPT.
 #[cfg(feature = "ipopt")]
-pub fn solve_particle(spec: &ParticleSpec, options: &super::SolverOptions) -> Result<ParticleSolution, super::NlpError> {
+pub fn solve_particle(
+    spec: &ParticleSpec,
+    options: &super::SolverOptions,
+) -> Result<ParticleSolution, super::NlpError> {
     let nlp = super::AutoDiff::new(spec.clone())?;
     let s = super::solve(&nlp, options)?;
     let (positions, forces) = spec.unpack(&s.x);
@@ -209,7 +239,14 @@ mod tests {
     const OBJECTIVE: f64 = 65_699.9;
 
     fn solve(spec: &ParticleSpec, hessian: HessianMode) -> ParticleSolution {
-        solve_particle(spec, &SolverOptions { hessian, ..Default::default() }).expect("a well-formed problem")
+        solve_particle(
+            spec,
+            &SolverOptions {
+                hessian,
+                ..Default::default()
+            },
+        )
+        .expect("a well-formed problem")
     }
 
     #[test]
@@ -217,10 +254,18 @@ mod tests {
         let spec = ParticleSpec::table_3_1();
         let s = solve(&spec, HessianMode::Exact);
         assert!(s.status.is_success(), "{:?}", s.status);
-        assert!((s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE, "objective {}", s.objective);
+        assert!(
+            (s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE,
+            "objective {}",
+            s.objective
+        );
         // Σ Q² recomputed from the returned forces agrees with the solver's objective.
         let sum: f64 = s.forces.iter().flatten().map(|v| v * v).sum();
-        assert!((sum - s.objective).abs() <= 1e-6 * OBJECTIVE, "{sum} vs {}", s.objective);
+        assert!(
+            (sum - s.objective).abs() <= 1e-6 * OBJECTIVE,
+            "{sum} vs {}",
+            s.objective
+        );
         assert!(s.max_violation < 1e-6, "violation {}", s.max_violation);
     }
 
@@ -228,16 +273,26 @@ mod tests {
     fn particle_endpoints_are_exact_and_dynamics_hold() {
         let s = solve(&ParticleSpec::table_3_1(), HessianMode::Exact);
         assert_eq!(s.positions.len(), 21);
-        for (f, want) in [(0, [0.0, 0.0]), (1, [0.0, 0.5]), (19, [4.0, 3.5]), (20, [4.0, 4.0])] {
+        for (f, want) in [
+            (0, [0.0, 0.0]),
+            (1, [0.0, 0.5]),
+            (19, [4.0, 3.5]),
+            (20, [4.0, 4.0]),
+        ] {
             for d in 0..2 {
-                assert!((s.positions[f][d] - want[d]).abs() <= 1e-9, "q{f}[{d}] = {}", s.positions[f][d]);
+                assert!(
+                    (s.positions[f][d] - want[d]).abs() <= 1e-9,
+                    "q{f}[{d}] = {}",
+                    s.positions[f][d]
+                );
             }
         }
         // Eq. 3.7 written out here, independently of the problem's own residual.
         let (h, m, g) = (0.05, 2.0, [0.0, -9.81]);
         for f in 1..20 {
             for d in 0..2 {
-                let acc = (s.positions[f + 1][d] - 2.0 * s.positions[f][d] + s.positions[f - 1][d]) / (h * h);
+                let acc = (s.positions[f + 1][d] - 2.0 * s.positions[f][d] + s.positions[f - 1][d])
+                    / (h * h);
                 let r = s.forces[f][d] + m * g[d] - m * acc;
                 assert!(r.abs() < 1e-6, "frame {f} dim {d}: residual {r}");
             }
@@ -252,14 +307,31 @@ mod tests {
         for d in 0..2 {
             for f in 2..19 {
                 let second = q[f + 1][d] - 2.0 * q[f][d] + q[f - 1][d];
-                assert!(second.abs() < 1e-5, "Q[{d}] not linear at frame {f}: second difference {second}");
+                assert!(
+                    second.abs() < 1e-5,
+                    "Q[{d}] not linear at frame {f}: second difference {second}"
+                );
             }
         }
         let near = |a: f64, b: f64| (a - b).abs() < 0.01;
-        assert!(near(q[1][0], 50.53) && near(q[19][0], -50.53), "Q_x from {} to {}", q[1][0], q[19][0]);
-        assert!(near(q[1][1], -56.17) && near(q[19][1], 95.41), "Q_y from {} to {}", q[1][1], q[19][1]);
+        assert!(
+            near(q[1][0], 50.53) && near(q[19][0], -50.53),
+            "Q_x from {} to {}",
+            q[1][0],
+            q[19][0]
+        );
+        assert!(
+            near(q[1][1], -56.17) && near(q[19][1], 95.41),
+            "Q_y from {} to {}",
+            q[1][1],
+            q[19][1]
+        );
         for f in [0, 20] {
-            assert!(q[f][0].abs() < 1e-6 && q[f][1].abs() < 1e-6, "Q{f} = {:?}", q[f]);
+            assert!(
+                q[f][0].abs() < 1e-6 && q[f][1].abs() < 1e-6,
+                "Q{f} = {:?}",
+                q[f]
+            );
         }
         let peak = q.iter().map(|v| v[0].hypot(v[1])).fold(0.0, f64::max);
         assert!(near(peak, 107.96), "peak |Q| = {peak}");
@@ -269,7 +341,11 @@ mod tests {
     fn particle_with_l_bfgs_reaches_the_same_optimum() {
         let s = solve(&ParticleSpec::table_3_1(), HessianMode::LimitedMemory);
         assert!(s.status.is_success(), "{:?}", s.status);
-        assert!((s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE, "objective {}", s.objective);
+        assert!(
+            (s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE,
+            "objective {}",
+            s.objective
+        );
     }
 
     #[test]
@@ -278,14 +354,25 @@ mod tests {
         let s = solve(&spec, HessianMode::Exact);
         assert_eq!(s.status, crate::spacetime::SolveStatus::Infeasible);
         assert!(!s.status.is_success());
-        assert!(s.max_violation > 1e-3, "an infeasible end point violates something: {}", s.max_violation);
+        assert!(
+            s.max_violation > 1e-3,
+            "an infeasible end point violates something: {}",
+            s.max_violation
+        );
     }
 
     #[test]
     fn a_loose_force_limit_changes_nothing() {
         // |Q| ≤ 120 N is above the unconstrained peak of ≈108 N.
-        let s = solve(&ParticleSpec::table_3_1().with_force_bound(Some(120.0)), HessianMode::Exact);
+        let s = solve(
+            &ParticleSpec::table_3_1().with_force_bound(Some(120.0)),
+            HessianMode::Exact,
+        );
         assert!(s.status.is_success(), "{:?}", s.status);
-        assert!((s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE, "objective {}", s.objective);
+        assert!(
+            (s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE,
+            "objective {}",
+            s.objective
+        );
     }
 }

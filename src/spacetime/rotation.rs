@@ -152,7 +152,9 @@ impl<D: Scalar> Mat3<D> {
     }
 
     pub fn from_fn(mut f: impl FnMut(usize, usize) -> D) -> Self {
-        Self { m: std::array::from_fn(|i| std::array::from_fn(|j| f(i, j))) }
+        Self {
+            m: std::array::from_fn(|i| std::array::from_fn(|j| f(i, j))),
+        }
     }
 
     /// A constant matrix (rows).
@@ -176,38 +178,52 @@ impl<D: Scalar> Mat3<D> {
 
     /// Column `j`.
     pub fn column(&self, j: usize) -> Vec3<D> {
-        Vec3::new(self.m[0][j].clone(), self.m[1][j].clone(), self.m[2][j].clone())
+        Vec3::new(
+            self.m[0][j].clone(),
+            self.m[1][j].clone(),
+            self.m[2][j].clone(),
+        )
     }
 
     /// M·v.
     pub fn mul_vec(&self, v: &Vec3<D>) -> Vec3<D> {
-        let row = |i: usize| self.m[i][0].clone() * &v.x + self.m[i][1].clone() * &v.y + self.m[i][2].clone() * &v.z;
+        let row = |i: usize| {
+            self.m[i][0].clone() * &v.x + self.m[i][1].clone() * &v.y + self.m[i][2].clone() * &v.z
+        };
         Vec3::new(row(0), row(1), row(2))
     }
 
     /// Mᵀ·v.
     pub fn tr_mul_vec(&self, v: &Vec3<D>) -> Vec3<D> {
-        let col = |j: usize| self.m[0][j].clone() * &v.x + self.m[1][j].clone() * &v.y + self.m[2][j].clone() * &v.z;
+        let col = |j: usize| {
+            self.m[0][j].clone() * &v.x + self.m[1][j].clone() * &v.y + self.m[2][j].clone() * &v.z
+        };
         Vec3::new(col(0), col(1), col(2))
     }
 
     /// M·v for a constant v.
     pub fn mul_vec_f(&self, v: &[f64; 3]) -> Vec3<D> {
-        let row = |i: usize| self.m[i][0].clone() * v[0] + self.m[i][1].clone() * v[1] + self.m[i][2].clone() * v[2];
+        let row = |i: usize| {
+            self.m[i][0].clone() * v[0] + self.m[i][1].clone() * v[1] + self.m[i][2].clone() * v[2]
+        };
         Vec3::new(row(0), row(1), row(2))
     }
 
     /// M·N.
     pub fn mul(&self, n: &Self) -> Self {
         Self::from_fn(|i, j| {
-            self.m[i][0].clone() * &n.m[0][j] + self.m[i][1].clone() * &n.m[1][j] + self.m[i][2].clone() * &n.m[2][j]
+            self.m[i][0].clone() * &n.m[0][j]
+                + self.m[i][1].clone() * &n.m[1][j]
+                + self.m[i][2].clone() * &n.m[2][j]
         })
     }
 
     /// Mᵀ·N.
     pub fn tr_mul(&self, n: &Self) -> Self {
         Self::from_fn(|i, j| {
-            self.m[0][i].clone() * &n.m[0][j] + self.m[1][i].clone() * &n.m[1][j] + self.m[2][i].clone() * &n.m[2][j]
+            self.m[0][i].clone() * &n.m[0][j]
+                + self.m[1][i].clone() * &n.m[1][j]
+                + self.m[2][i].clone() * &n.m[2][j]
         })
     }
 
@@ -219,7 +235,11 @@ impl<D: Scalar> Mat3<D> {
     /// product matrix, averaged over both triangles.
     pub fn vee(&self) -> Vec3<D> {
         let m = &self.m;
-        Vec3::new((m[2][1].clone() - &m[1][2]) * 0.5, (m[0][2].clone() - &m[2][0]) * 0.5, (m[1][0].clone() - &m[0][1]) * 0.5)
+        Vec3::new(
+            (m[2][1].clone() - &m[1][2]) * 0.5,
+            (m[0][2].clone() - &m[2][0]) * 0.5,
+            (m[1][0].clone() - &m[0][1]) * 0.5,
+        )
     }
 
     /// Frobenius norm squared of M − I (the head term, Eq. 3.17).
@@ -227,7 +247,11 @@ impl<D: Scalar> Mat3<D> {
         let mut s = D::zero();
         for i in 0..3 {
             for j in 0..3 {
-                let d = if i == j { self.m[i][j].clone() - 1.0 } else { self.m[i][j].clone() };
+                let d = if i == j {
+                    self.m[i][j].clone() - 1.0
+                } else {
+                    self.m[i][j].clone()
+                };
                 s += d.clone() * d;
             }
         }
@@ -238,7 +262,11 @@ impl<D: Scalar> Mat3<D> {
 /// sinc θ = sin θ / θ with sinc 0 = 1 (A.3 corrected), by the series 1 − θ²/6 for
 /// |θ| ≤ 10⁻³ (A.7).
 pub fn sinc<D: Scalar>(theta: &D) -> D {
-    if theta.re().abs() <= SINC_SERIES_BELOW { D::one() - theta.clone() * theta / 6.0 } else { theta.sin() / theta }
+    if theta.re().abs() <= SINC_SERIES_BELOW {
+        D::one() - theta.clone() * theta / 6.0
+    } else {
+        theta.sin() / theta
+    }
 }
 
 /// cosc θ = (1 − cos θ)/θ² with cosc 0 = ½ (A.4), by the series ½ − θ²/24 for
@@ -274,8 +302,16 @@ pub fn d_cosc<D: Scalar>(theta: &D) -> D {
 pub fn sinc_cosc_of_squared<D: Scalar>(theta_sq: &D) -> (D, D) {
     let t2 = theta_sq.re();
     let needs_root = t2 > SINC_SERIES_BELOW * SINC_SERIES_BELOW;
-    let theta = if needs_root { theta_sq.sqrt() } else { D::zero() };
-    let s = if needs_root { theta.sin() / &theta } else { D::one() - theta_sq.clone() / 6.0 };
+    let theta = if needs_root {
+        theta_sq.sqrt()
+    } else {
+        D::zero()
+    };
+    let s = if needs_root {
+        theta.sin() / &theta
+    } else {
+        D::one() - theta_sq.clone() / 6.0
+    };
     let c = if t2 > COSC_SERIES_BELOW * COSC_SERIES_BELOW {
         (D::one() - theta.cos()) / theta_sq
     } else {
@@ -291,9 +327,21 @@ pub fn hinge<D: Scalar>(axis: &[f64; 3], theta: &D) -> Mat3<D> {
     let k = D::one() - &c;
     Mat3 {
         m: [
-            [k.clone() * (x * x) + &c, k.clone() * (x * y) - s.clone() * z, k.clone() * (x * z) + s.clone() * y],
-            [k.clone() * (x * y) + s.clone() * z, k.clone() * (y * y) + &c, k.clone() * (y * z) - s.clone() * x],
-            [k.clone() * (x * z) - s.clone() * y, k.clone() * (y * z) + s.clone() * x, k * (z * z) + c],
+            [
+                k.clone() * (x * x) + &c,
+                k.clone() * (x * y) - s.clone() * z,
+                k.clone() * (x * z) + s.clone() * y,
+            ],
+            [
+                k.clone() * (x * y) + s.clone() * z,
+                k.clone() * (y * y) + &c,
+                k.clone() * (y * z) - s.clone() * x,
+            ],
+            [
+                k.clone() * (x * z) - s.clone() * y,
+                k.clone() * (y * z) + s.clone() * x,
+                k * (z * z) + c,
+            ],
         ],
     }
 }
@@ -310,7 +358,11 @@ pub fn exp_map<D: Scalar>(r: &Vec3<D>) -> Mat3<D> {
     let (xs, ys, zs) = (x.clone() * &s, y.clone() * &s, z.clone() * &s);
     Mat3 {
         m: [
-            [x.clone() * x * &c + &diag, xy.clone() - &zs, xz.clone() + &ys],
+            [
+                x.clone() * x * &c + &diag,
+                xy.clone() - &zs,
+                xz.clone() + &ys,
+            ],
             [xy + zs, y.clone() * y * &c + &diag, yz.clone() - &xs],
             [xz - ys, yz + xs, z.clone() * z * &c + diag],
         ],
@@ -323,7 +375,9 @@ mod tests {
     use num_dual::Dual64;
 
     fn max_abs_diff(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> f64 {
-        (0..9).map(|k| (a[k / 3][k % 3] - b[k / 3][k % 3]).abs()).fold(0.0, f64::max)
+        (0..9)
+            .map(|k| (a[k / 3][k % 3] - b[k / 3][k % 3]).abs())
+            .fold(0.0, f64::max)
     }
 
     fn orthonormality_error(r: &[[f64; 3]; 3]) -> f64 {
@@ -332,7 +386,8 @@ mod tests {
     }
 
     fn det(r: &[[f64; 3]; 3]) -> f64 {
-        r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
+        r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
+            - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
             + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0])
     }
 
@@ -351,16 +406,45 @@ mod tests {
         // Just above each threshold the closed form is used; the series there must agree to
         // (nearly) its truncation error: θ⁴/120, θ⁴/720, θ³/30, θ³/180 respectively.
         for (t, series, closed, tol) in [
-            (SINC_SERIES_BELOW, 1.0 - SINC_SERIES_BELOW.powi(2) / 6.0, sinc(&(SINC_SERIES_BELOW * (1.0 + 1e-12))), 1e-13),
-            (COSC_SERIES_BELOW, 0.5 - COSC_SERIES_BELOW.powi(2) / 24.0, cosc(&(COSC_SERIES_BELOW * (1.0 + 1e-12))), 2e-11),
-            (D_SINC_SERIES_BELOW, -D_SINC_SERIES_BELOW / 3.0, d_sinc(&(D_SINC_SERIES_BELOW * (1.0 + 1e-12))), 1e-10),
-            (D_COSC_SERIES_BELOW, -D_COSC_SERIES_BELOW / 12.0, d_cosc(&(D_COSC_SERIES_BELOW * (1.0 + 1e-12))), 1e-8),
+            (
+                SINC_SERIES_BELOW,
+                1.0 - SINC_SERIES_BELOW.powi(2) / 6.0,
+                sinc(&(SINC_SERIES_BELOW * (1.0 + 1e-12))),
+                1e-13,
+            ),
+            (
+                COSC_SERIES_BELOW,
+                0.5 - COSC_SERIES_BELOW.powi(2) / 24.0,
+                cosc(&(COSC_SERIES_BELOW * (1.0 + 1e-12))),
+                2e-11,
+            ),
+            (
+                D_SINC_SERIES_BELOW,
+                -D_SINC_SERIES_BELOW / 3.0,
+                d_sinc(&(D_SINC_SERIES_BELOW * (1.0 + 1e-12))),
+                1e-10,
+            ),
+            (
+                D_COSC_SERIES_BELOW,
+                -D_COSC_SERIES_BELOW / 12.0,
+                d_cosc(&(D_COSC_SERIES_BELOW * (1.0 + 1e-12))),
+                1e-8,
+            ),
         ] {
-            assert!((series - closed).abs() < tol, "θ = {t}: series {series} vs closed form {closed}");
+            assert!(
+                (series - closed).abs() < tol,
+                "θ = {t}: series {series} vs closed form {closed}"
+            );
         }
         // The branches used at the thresholds themselves are the series.
-        assert_eq!(sinc(&SINC_SERIES_BELOW), 1.0 - SINC_SERIES_BELOW.powi(2) / 6.0);
-        assert_eq!(cosc(&COSC_SERIES_BELOW), 0.5 - COSC_SERIES_BELOW.powi(2) / 24.0);
+        assert_eq!(
+            sinc(&SINC_SERIES_BELOW),
+            1.0 - SINC_SERIES_BELOW.powi(2) / 6.0
+        );
+        assert_eq!(
+            cosc(&COSC_SERIES_BELOW),
+            0.5 - COSC_SERIES_BELOW.powi(2) / 24.0
+        );
         // Far from 0 the closed forms are exact.
         assert!((sinc(&1.0) - 1f64.sin()).abs() < 1e-15);
         assert!((cosc(&2.0) - (1.0 - 2f64.cos()) / 4.0).abs() < 1e-15);
@@ -385,22 +469,37 @@ mod tests {
 
     #[test]
     fn exp_map_about_one_axis_equals_the_hinge_matrix() {
-        for axis in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.48, -0.6, 0.64]] {
+        for axis in [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.48, -0.6, 0.64],
+        ] {
             for theta in [-2.7, -0.4, 1e-4, 3e-3, 0.9, 3.0] {
                 let r = Vec3::new(axis[0] * theta, axis[1] * theta, axis[2] * theta);
                 let e = exp_map(&r).re();
                 let h = hinge(&axis, &theta).re();
-                assert!(max_abs_diff(&e, &h) < 1e-14, "axis {axis:?} θ {theta}: {e:?} vs {h:?}");
+                assert!(
+                    max_abs_diff(&e, &h) < 1e-14,
+                    "axis {axis:?} θ {theta}: {e:?} vs {h:?}"
+                );
             }
         }
         // Rotating (1, 0, 0) by 90° about z gives (0, 1, 0) (right-handed).
-        let v = hinge(&[0.0, 0.0, 1.0], &std::f64::consts::FRAC_PI_2).mul_vec(&Vec3::new(1.0, 0.0, 0.0));
+        let v = hinge(&[0.0, 0.0, 1.0], &std::f64::consts::FRAC_PI_2)
+            .mul_vec(&Vec3::new(1.0, 0.0, 0.0));
         assert!((v.re()[0]).abs() < 1e-15 && (v.re()[1] - 1.0).abs() < 1e-15);
     }
 
     #[test]
     fn exp_map_is_orthonormal_with_unit_determinant() {
-        for r in [[0.0, 0.0, 0.0], [1e-4, -2e-4, 3e-4], [2e-3, 1e-3, -2e-3], [0.3, -1.2, 0.8], [2.0, 1.0, -2.5]] {
+        for r in [
+            [0.0, 0.0, 0.0],
+            [1e-4, -2e-4, 3e-4],
+            [2e-3, 1e-3, -2e-3],
+            [0.3, -1.2, 0.8],
+            [2.0, 1.0, -2.5],
+        ] {
             let m = exp_map(&Vec3::new(r[0], r[1], r[2])).re();
             assert!(orthonormality_error(&m) < 1e-14, "RᵀR ≠ I at {r:?}");
             assert!((det(&m) - 1.0).abs() < 1e-14, "det ≠ 1 at {r:?}");

@@ -112,7 +112,9 @@ impl JointKind {
                 }
                 r
             }
-            JointKind::ExpMap | JointKind::Free => exp_map(&Vec3::new(q[0].clone(), q[1].clone(), q[2].clone())),
+            JointKind::ExpMap | JointKind::Free => {
+                exp_map(&Vec3::new(q[0].clone(), q[1].clone(), q[2].clone()))
+            }
         }
     }
 
@@ -138,14 +140,20 @@ impl JointKind {
             }
             _ => {
                 let n = self.rotational_dof();
-                let qt: Vec<Dual2<D>> = (0..n).map(|k| Dual2::new(q[k].clone(), qd[k].clone(), qdd[k].clone())).collect();
+                let qt: Vec<Dual2<D>> = (0..n)
+                    .map(|k| Dual2::new(q[k].clone(), qd[k].clone(), qdd[k].clone()))
+                    .collect();
                 let rt = self.rotation(&qt);
                 let r = Mat3::from_fn(|i, j| rt.m[i][j].re.clone());
                 let rd = Mat3::from_fn(|i, j| rt.m[i][j].v1.clone());
                 let rdd = Mat3::from_fn(|i, j| rt.m[i][j].v2.clone());
                 let angular_velocity = r.tr_mul(&rd).vee();
                 let angular_acceleration = rd.tr_mul(&rd).add(&r.tr_mul(&rdd)).vee();
-                JointMotion { rotation: r, angular_velocity, angular_acceleration }
+                JointMotion {
+                    rotation: r,
+                    angular_velocity,
+                    angular_acceleration,
+                }
             }
         }
     }
@@ -161,8 +169,11 @@ impl JointKind {
                 let n = self.rotational_dof();
                 (0..n)
                     .map(|k| {
-                        let qk: Vec<Dual<D>> =
-                            (0..n).map(|i| Dual::new(q[i].clone(), if i == k { D::one() } else { D::zero() })).collect();
+                        let qk: Vec<Dual<D>> = (0..n)
+                            .map(|i| {
+                                Dual::new(q[i].clone(), if i == k { D::one() } else { D::zero() })
+                            })
+                            .collect();
                         let rk = self.rotation(&qk);
                         let r = Mat3::from_fn(|i, j| rk.m[i][j].re.clone());
                         let dr = Mat3::from_fn(|i, j| rk.m[i][j].eps.clone());
@@ -306,7 +317,11 @@ impl<D: Scalar> Morphology<D> {
                 }
             })
             .collect();
-        Self { length, radius, mass }
+        Self {
+            length,
+            radius,
+            mass,
+        }
     }
 
     pub fn total_mass(&self) -> D {
@@ -339,12 +354,21 @@ impl Skeleton {
     /// Builds a skeleton from a spec, or returns what is wrong with it.
     pub fn from_spec(spec: &CreatureSpec) -> Result<Skeleton, Vec<Problem>> {
         let problems = validate(spec);
-        if problems.is_empty() { Ok(Self::build(spec)) } else { Err(problems) }
+        if problems.is_empty() {
+            Ok(Self::build(spec))
+        } else {
+            Err(problems)
+        }
     }
 
     /// Assumes `validate(spec)` found nothing.
     fn build(spec: &CreatureSpec) -> Skeleton {
-        let index: HashMap<&str, usize> = spec.limbs.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+        let index: HashMap<&str, usize> = spec
+            .limbs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.name.as_str(), i))
+            .collect();
         let mut next = 0;
         let limbs = spec
             .limbs
@@ -355,12 +379,18 @@ impl Skeleton {
                 next += n;
                 let joint = match &l.joint {
                     JointKind::Hinge { axis } => JointKind::Hinge { axis: unit(axis) },
-                    JointKind::Euler { axes } => JointKind::Euler { axes: axes.iter().map(unit).collect() },
+                    JointKind::Euler { axes } => JointKind::Euler {
+                        axes: axes.iter().map(unit).collect(),
+                    },
                     other => other.clone(),
                 };
                 Limb {
                     name: l.name.clone(),
-                    parent: if l.parent.is_empty() { None } else { Some(index[l.parent.as_str()]) },
+                    parent: if l.parent.is_empty() {
+                        None
+                    } else {
+                        Some(index[l.parent.as_str()])
+                    },
                     joint,
                     at: l.at,
                     offset: l.offset,
@@ -369,9 +399,21 @@ impl Skeleton {
                     radius: l.radius,
                     mass: l.mass,
                     dofs,
-                    rest: if l.rest.is_empty() { vec![0.0; n] } else { l.rest.clone() },
-                    lower: if l.limits.is_empty() { vec![f64::NEG_INFINITY; n] } else { l.limits.iter().map(|b| b.0).collect() },
-                    upper: if l.limits.is_empty() { vec![f64::INFINITY; n] } else { l.limits.iter().map(|b| b.1).collect() },
+                    rest: if l.rest.is_empty() {
+                        vec![0.0; n]
+                    } else {
+                        l.rest.clone()
+                    },
+                    lower: if l.limits.is_empty() {
+                        vec![f64::NEG_INFINITY; n]
+                    } else {
+                        l.limits.iter().map(|b| b.0).collect()
+                    },
+                    upper: if l.limits.is_empty() {
+                        vec![f64::INFINITY; n]
+                    } else {
+                        l.limits.iter().map(|b| b.1).collect()
+                    },
                 }
             })
             .collect();
@@ -383,7 +425,11 @@ impl Skeleton {
             separations: spec
                 .separations
                 .iter()
-                .map(|s| Separation { a: index[s.a.as_str()], b: index[s.b.as_str()], min_distance: s.min_distance })
+                .map(|s| Separation {
+                    a: index[s.a.as_str()],
+                    b: index[s.b.as_str()],
+                    min_distance: s.min_distance,
+                })
                 .collect(),
             dof: next,
         }
@@ -404,25 +450,47 @@ impl Skeleton {
 
     /// The rest pose, as a full coordinate vector.
     pub fn rest_pose(&self) -> Vec<f64> {
-        self.limbs.iter().flat_map(|l| l.rest.iter().copied()).collect()
+        self.limbs
+            .iter()
+            .flat_map(|l| l.rest.iter().copied())
+            .collect()
     }
 
     /// (lower, upper) bounds of every coordinate (±∞ where unbounded).
     pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
-        let lower = self.limbs.iter().flat_map(|l| l.lower.iter().copied()).collect();
-        let upper = self.limbs.iter().flat_map(|l| l.upper.iter().copied()).collect();
+        let lower = self
+            .limbs
+            .iter()
+            .flat_map(|l| l.lower.iter().copied())
+            .collect();
+        let upper = self
+            .limbs
+            .iter()
+            .flat_map(|l| l.upper.iter().copied())
+            .collect();
         (lower, upper)
     }
 
     /// `limb.coordinate` names of every coordinate, e.g. `l_knee.angle`, `pelvis.y`.
     pub fn dof_names(&self) -> Vec<String> {
-        self.limbs.iter().flat_map(|l| l.joint.coordinate_names().into_iter().map(move |c| format!("{}.{c}", l.name))).collect()
+        self.limbs
+            .iter()
+            .flat_map(|l| {
+                l.joint
+                    .coordinate_names()
+                    .into_iter()
+                    .map(move |c| format!("{}.{c}", l.name))
+            })
+            .collect()
     }
 
     /// Whether each coordinate is rotational (every one but the root's translation): the
     /// coordinates that carry passive elements (Eq. 3.13).
     pub fn rotational_dofs(&self) -> Vec<bool> {
-        self.limbs.iter().flat_map(|l| (0..l.joint.dof()).map(move |k| k < l.joint.rotational_dof())).collect()
+        self.limbs
+            .iter()
+            .flat_map(|l| (0..l.joint.dof()).map(move |k| k < l.joint.rotational_dof()))
+            .collect()
     }
 
     /// Indices of the limbs from `limb` up to the root (the limb first).
@@ -457,57 +525,100 @@ fn is_nonzero_vector(v: &[f64; 3]) -> bool {
 fn validate(spec: &CreatureSpec) -> Vec<Problem> {
     let mut out = Vec::new();
     if spec.limbs.is_empty() {
-        out.push(Problem::new(None, "limbs", "expected at least one limb (the root, with `joint: Free`)".into()));
+        out.push(Problem::new(
+            None,
+            "limbs",
+            "expected at least one limb (the root, with `joint: Free`)".into(),
+        ));
         return out;
     }
     let mut seen: HashSet<&str> = HashSet::new();
     for (k, l) in spec.limbs.iter().enumerate() {
-        let mut problem = |field: &str, message: String| out.push(Problem::named("limbs", &l.name, field, message));
+        let mut problem = |field: &str, message: String| {
+            out.push(Problem::named("limbs", &l.name, field, message))
+        };
         if l.name.is_empty() {
             problem("name", "expected a non-empty limb name".into());
         }
         if k == 0 {
             if !l.parent.is_empty() {
-                problem("parent", "the first limb is the root: expected no `parent`".into());
+                problem(
+                    "parent",
+                    "the first limb is the root: expected no `parent`".into(),
+                );
             }
             if l.joint != JointKind::Free {
-                problem("joint", "the first limb is the root: expected `joint: Free`".into());
+                problem(
+                    "joint",
+                    "the first limb is the root: expected `joint: Free`".into(),
+                );
             }
         } else {
             if l.parent.is_empty() {
-                problem("parent", "expected the name of a parent limb (only the first limb is the root)".into());
+                problem(
+                    "parent",
+                    "expected the name of a parent limb (only the first limb is the root)".into(),
+                );
             } else if !seen.contains(l.parent.as_str()) {
-                problem("parent", format!("expected a limb listed before this one, found `{}`", l.parent));
+                problem(
+                    "parent",
+                    format!(
+                        "expected a limb listed before this one, found `{}`",
+                        l.parent
+                    ),
+                );
             }
             if l.joint == JointKind::Free {
-                problem("joint", "a `Free` joint is only allowed on the root (the first limb)".into());
+                problem(
+                    "joint",
+                    "a `Free` joint is only allowed on the root (the first limb)".into(),
+                );
             }
         }
         if !seen.insert(l.name.as_str()) {
             problem("name", "limb name used twice".into());
         }
         if !(l.length > 0.0 && l.length.is_finite()) {
-            problem("length", format!("expected a positive length in metres, found {}", l.length));
+            problem(
+                "length",
+                format!("expected a positive length in metres, found {}", l.length),
+            );
         }
         if !(l.radius >= 0.0 && l.radius.is_finite()) {
-            problem("radius", format!("expected a radius ≥ 0 in metres, found {}", l.radius));
+            problem(
+                "radius",
+                format!("expected a radius ≥ 0 in metres, found {}", l.radius),
+            );
         }
         if !(l.mass >= 0.0 && l.mass.is_finite()) {
-            problem("mass", format!("expected a mass ≥ 0 in kg, found {}", l.mass));
+            problem(
+                "mass",
+                format!("expected a mass ≥ 0 in kg, found {}", l.mass),
+            );
         }
         if !l.at.is_finite() || !l.offset.iter().all(|c| c.is_finite()) {
             problem("at", "expected finite attachment values".into());
         }
         if !is_nonzero_vector(&l.direction) {
-            problem("direction", format!("expected a non-zero finite direction, found {:?}", l.direction));
+            problem(
+                "direction",
+                format!(
+                    "expected a non-zero finite direction, found {:?}",
+                    l.direction
+                ),
+            );
         }
         match &l.joint {
-            JointKind::Hinge { axis } if !is_nonzero_vector(axis) => {
-                problem("joint", format!("expected a non-zero hinge axis, found {axis:?}"))
-            }
+            JointKind::Hinge { axis } if !is_nonzero_vector(axis) => problem(
+                "joint",
+                format!("expected a non-zero hinge axis, found {axis:?}"),
+            ),
             JointKind::Euler { axes } => {
                 if !(2..=3).contains(&axes.len()) {
-                    problem("joint", format!("expected 2 or 3 Euler axes, found {}", axes.len()));
+                    problem(
+                        "joint",
+                        format!("expected 2 or 3 Euler axes, found {}", axes.len()),
+                    );
                 }
                 if !axes.iter().all(is_nonzero_vector) {
                     problem("joint", "expected non-zero Euler axes".into());
@@ -520,10 +631,15 @@ fn validate(spec: &CreatureSpec) -> Vec<Problem> {
                     .re()
                     .iter()
                     .enumerate()
-                    .flat_map(|(i, row)| row.iter().enumerate().map(move |(j, v)| (v - if i == j { 1.0 } else { 0.0 }).abs()))
+                    .flat_map(|(i, row)| {
+                        row.iter()
+                            .enumerate()
+                            .map(move |(j, v)| (v - if i == j { 1.0 } else { 0.0 }).abs())
+                    })
                     .fold(0.0, f64::max);
                 let r = rotation;
-                let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
+                let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
+                    - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
                     + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
                 if !(err < 1e-6 && (det - 1.0).abs() < 1e-6) {
                     problem("joint", "expected a rotation matrix (orthonormal rows, determinant 1) for the fixed joint".into());
@@ -533,59 +649,110 @@ fn validate(spec: &CreatureSpec) -> Vec<Problem> {
         }
         let n = l.joint.dof();
         if !l.rest.is_empty() && l.rest.len() != n {
-            problem("rest", format!("expected {n} values (one per joint coordinate), found {}", l.rest.len()));
+            problem(
+                "rest",
+                format!(
+                    "expected {n} values (one per joint coordinate), found {}",
+                    l.rest.len()
+                ),
+            );
         }
         if !l.rest.iter().all(|v| v.is_finite()) {
             problem("rest", "expected finite values".into());
         }
         if !l.limits.is_empty() && l.limits.len() != n {
-            problem("limits", format!("expected {n} (lower, upper) pairs (one per joint coordinate), found {}", l.limits.len()));
+            problem(
+                "limits",
+                format!(
+                    "expected {n} (lower, upper) pairs (one per joint coordinate), found {}",
+                    l.limits.len()
+                ),
+            );
         }
         for (i, (lo, hi)) in l.limits.iter().enumerate() {
             if lo.is_nan() || hi.is_nan() || lo > hi {
-                problem("limits", format!("expected lower ≤ upper for coordinate {i}, found ({lo}, {hi})"));
+                problem(
+                    "limits",
+                    format!("expected lower ≤ upper for coordinate {i}, found ({lo}, {hi})"),
+                );
             }
         }
         if l.rest.len() == n && l.limits.len() == n {
             for (i, (v, (lo, hi))) in l.rest.iter().zip(&l.limits).enumerate() {
                 if v < lo || v > hi {
-                    problem("rest", format!("coordinate {i}: expected a rest value within ({lo}, {hi}), found {v}"));
+                    problem(
+                        "rest",
+                        format!(
+                            "coordinate {i}: expected a rest value within ({lo}, {hi}), found {v}"
+                        ),
+                    );
                 }
             }
         }
     }
     let names: HashSet<&str> = spec.limbs.iter().map(|l| l.name.as_str()).collect();
     if spec.feet.is_empty() {
-        out.push(Problem::new(None, "feet", "expected at least one foot (a limb name)".into()));
+        out.push(Problem::new(
+            None,
+            "feet",
+            "expected at least one foot (a limb name)".into(),
+        ));
     }
     let mut feet_seen = HashSet::new();
     for f in &spec.feet {
         if !names.contains(f.as_str()) {
-            out.push(Problem::named("feet", f, "feet", format!("expected limb names, `{f}` is not a limb")));
+            out.push(Problem::named(
+                "feet",
+                f,
+                "feet",
+                format!("expected limb names, `{f}` is not a limb"),
+            ));
         } else if !feet_seen.insert(f.as_str()) {
-            out.push(Problem::named("feet", f, "feet", format!("foot `{f}` listed twice")));
+            out.push(Problem::named(
+                "feet",
+                f,
+                "feet",
+                format!("foot `{f}` listed twice"),
+            ));
         }
     }
     if let Some(h) = &spec.head
         && !names.contains(h.as_str())
     {
-        out.push(Problem::new(None, "head", format!("expected a limb name, `{h}` is not a limb")));
+        out.push(Problem::new(
+            None,
+            "head",
+            format!("expected a limb name, `{h}` is not a limb"),
+        ));
     }
     for (k, s) in spec.separations.iter().enumerate() {
         for (field, limb) in [("a", &s.a), ("b", &s.b)] {
             if !names.contains(limb.as_str()) {
-                out.push(Problem::indexed("separations", k, field, format!("expected a limb name, `{limb}` is not a limb")));
+                out.push(Problem::indexed(
+                    "separations",
+                    k,
+                    field,
+                    format!("expected a limb name, `{limb}` is not a limb"),
+                ));
             }
         }
         if s.a == s.b {
-            out.push(Problem::indexed("separations", k, "b", "expected two different limbs".into()));
+            out.push(Problem::indexed(
+                "separations",
+                k,
+                "b",
+                "expected two different limbs".into(),
+            ));
         }
         if !(s.min_distance > 0.0 && s.min_distance.is_finite()) {
             out.push(Problem::indexed(
                 "separations",
                 k,
                 "min_distance",
-                format!("expected a positive distance in metres, found {}", s.min_distance),
+                format!(
+                    "expected a positive distance in metres, found {}",
+                    s.min_distance
+                ),
             ));
         }
     }
@@ -599,7 +766,9 @@ mod tests {
     use std::path::PathBuf;
 
     fn creature_path(file: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("characters").join(file)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("characters")
+            .join(file)
     }
 
     /// specs/004.md §1.2, creature table (§3.2.5): name, DOFs, mass (kg), height (m).
@@ -616,26 +785,44 @@ mod tests {
         for (file, dof, mass, height) in TABLE {
             let sk = Skeleton::load(creature_path(file)).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(sk.dof(), dof, "{file}: DOFs");
-            assert!((sk.total_mass() - mass).abs() < 0.1, "{file}: mass {} vs {mass}", sk.total_mass());
+            assert!(
+                (sk.total_mass() - mass).abs() < 0.1,
+                "{file}: mass {} vs {mass}",
+                sk.total_mass()
+            );
             let rest = sk.rest_pose();
             assert_eq!(rest.len(), dof);
             let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &rest);
             let h = k.height();
-            assert!((h - height).abs() < 0.02 * height, "{file}: height {h} vs {height}");
+            assert!(
+                (h - height).abs() < 0.02 * height,
+                "{file}: height {h} vs {height}"
+            );
             // The rest pose stands: its lowest point and every foot are on the ground.
             for (f, _) in sk.feet.iter().enumerate() {
                 let y = k.foot(&sk, f).y;
                 assert!(y.abs() < 1e-4, "{file}: foot {f} at y = {y}");
             }
             for l in &k.limbs {
-                assert!(l.origin.y > -1e-4 && l.end.y > -1e-4, "{file}: a limb end is below the ground");
+                assert!(
+                    l.origin.y > -1e-4 && l.end.y > -1e-4,
+                    "{file}: a limb end is below the ground"
+                );
             }
             // The rest pose is within the joint bounds, and every foot is a limb's end.
             let (lo, hi) = sk.bounds();
-            assert!(rest.iter().zip(lo.iter().zip(&hi)).all(|(v, (l, u))| l <= v && v <= u), "{file}: rest outside bounds");
+            assert!(
+                rest.iter()
+                    .zip(lo.iter().zip(&hi))
+                    .all(|(v, (l, u))| l <= v && v <= u),
+                "{file}: rest outside bounds"
+            );
             assert_eq!(sk.dof_names().len(), dof);
             assert!(sk.head.is_some(), "{file}: head");
-            assert!(!sk.separations.is_empty() || sk.feet.len() == 1, "{file}: separations");
+            assert!(
+                !sk.separations.is_empty() || sk.feet.len() == 1,
+                "{file}: separations"
+            );
         }
     }
 
@@ -643,11 +830,26 @@ mod tests {
     fn coordinates_follow_file_order_with_the_root_first() {
         let sk = Skeleton::load(creature_path("simple_biped.ron")).unwrap();
         let names = sk.dof_names();
-        assert_eq!(&names[..7], ["torso.rx", "torso.ry", "torso.rz", "torso.x", "torso.y", "torso.z", "l_thigh.rx"]);
+        assert_eq!(
+            &names[..7],
+            [
+                "torso.rx",
+                "torso.ry",
+                "torso.rz",
+                "torso.x",
+                "torso.y",
+                "torso.z",
+                "l_thigh.rx"
+            ]
+        );
         assert_eq!(names[9], "l_shin.angle");
         assert_eq!(names[15], "r_foot.angle");
         let rot = sk.rotational_dofs();
-        assert_eq!(rot.iter().filter(|r| !**r).count(), 3, "only the root translation is not rotational");
+        assert_eq!(
+            rot.iter().filter(|r| !**r).count(),
+            3,
+            "only the root translation is not rotational"
+        );
         assert_eq!(sk.limbs[sk.feet[1]].name, "r_foot");
         assert_eq!(sk.path_to_root(sk.feet[0]), vec![3, 2, 1, 0]);
     }
@@ -676,7 +878,9 @@ mod tests {
         // ω from `motion` against vee(Rᵀ·dR/dt) by central differences, α against dω/dt, and the
         // subspace against ω for unit rates; for Euler and exp-map joints, near and away from 0.
         let joints = [
-            JointKind::Euler { axes: vec![[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] },
+            JointKind::Euler {
+                axes: vec![[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            },
             JointKind::ExpMap,
             JointKind::Free,
         ];
@@ -687,7 +891,9 @@ mod tests {
                 ([0.0, 0.0, 0.0], [0.9, 0.4, -1.3], [2.0, -0.5, 0.7]),
                 ([2e-4, -1e-4, 3e-4], [-0.2, 1.0, 0.5], [0.1, 0.3, -1.0]),
             ] {
-                let at = |t: f64| -> [f64; 3] { std::array::from_fn(|k| q[k] + qd[k] * t + 0.5 * qdd[k] * t * t) };
+                let at = |t: f64| -> [f64; 3] {
+                    std::array::from_fn(|k| q[k] + qd[k] * t + 0.5 * qdd[k] * t * t)
+                };
                 let rate = |t: f64| -> [f64; 3] { std::array::from_fn(|k| qd[k] + qdd[k] * t) };
                 let m = joint.motion(&q, &qd, &qdd);
                 let (rp, rm) = (joint.rotation(&at(h)), joint.rotation(&at(-h)));
@@ -697,11 +903,23 @@ mod tests {
                 let wm = joint.motion(&at(-h), &rate(-h), &qdd).angular_velocity;
                 let a_fd = (&wp - &wm).scale_f(0.5 / h);
                 let s = joint.subspace(&q);
-                let w_s = s.iter().zip(qd).fold(Vec3::zero(), |acc, (c, r)| acc + c.scale_f(r));
+                let w_s = s
+                    .iter()
+                    .zip(qd)
+                    .fold(Vec3::zero(), |acc, (c, r)| acc + c.scale_f(r));
                 for k in 0..3 {
-                    assert!((m.angular_velocity.re()[k] - w_fd.re()[k]).abs() < 1e-8, "{joint:?} ω at {q:?}");
-                    assert!((m.angular_acceleration.re()[k] - a_fd.re()[k]).abs() < 1e-7, "{joint:?} α at {q:?}");
-                    assert!((m.angular_velocity.re()[k] - w_s.re()[k]).abs() < 1e-12, "{joint:?} S at {q:?}");
+                    assert!(
+                        (m.angular_velocity.re()[k] - w_fd.re()[k]).abs() < 1e-8,
+                        "{joint:?} ω at {q:?}"
+                    );
+                    assert!(
+                        (m.angular_acceleration.re()[k] - a_fd.re()[k]).abs() < 1e-7,
+                        "{joint:?} α at {q:?}"
+                    );
+                    assert!(
+                        (m.angular_velocity.re()[k] - w_s.re()[k]).abs() < 1e-12,
+                        "{joint:?} S at {q:?}"
+                    );
                 }
             }
         }
@@ -715,23 +933,32 @@ mod tests {
         let with_tip = |rotation: &str| {
             GOOD.replace(tip, &format!("        (name: \"tip\", parent: \"leg\", joint: Fixed(rotation: {rotation}), direction: (0.0, -1.0, 0.0), length: 0.2, radius: 0.01, mass: 0.1),\n{tip}"))
         };
-        let sk =
-            Skeleton::parse(&with_tip("((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))"), Path::new("tip.ron")).unwrap();
+        let sk = Skeleton::parse(
+            &with_tip("((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))"),
+            Path::new("tip.ron"),
+        )
+        .unwrap();
         assert_eq!(sk.dof(), 7, "a fixed joint adds no coordinates");
         let q = vec![0.0; 7];
         let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
         let tip_vector = (&k.limbs[2].end - &k.limbs[2].origin).re();
         assert!(
-            (tip_vector[0] - 0.2).abs() < 1e-15 && tip_vector[1].abs() < 1e-15 && tip_vector[2].abs() < 1e-15,
+            (tip_vector[0] - 0.2).abs() < 1e-15
+                && tip_vector[1].abs() < 1e-15
+                && tip_vector[2].abs() < 1e-15,
             "{tip_vector:?}"
         );
         assert_eq!(k.limbs[2].origin.re(), [0.0, -0.5, 0.0]);
-        let e = parse_err(&with_tip("((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 2.0))"));
+        let e = parse_err(&with_tip(
+            "((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 2.0))",
+        ));
         assert!(e.contains("expected a rotation matrix"), "{e}");
     }
 
     fn parse_err(text: &str) -> String {
-        Skeleton::parse(text, Path::new("characters/bad.ron")).unwrap_err().to_string()
+        Skeleton::parse(text, Path::new("characters/bad.ron"))
+            .unwrap_err()
+            .to_string()
     }
 
     const GOOD: &str = r#"(
@@ -765,18 +992,37 @@ mod tests {
     fn file_errors_name_the_file_the_line_and_what_was_expected() {
         let sk = Skeleton::parse(GOOD, Path::new("good.ron")).unwrap();
         assert_eq!(sk.dof(), 7);
-        assert_eq!(sk.limbs[1].joint, JointKind::Hinge { axis: [0.0, 0.0, 1.0] }, "axes are normalised");
-        assert_eq!(sk.bounds().0[0], f64::NEG_INFINITY, "omitted limits are unbounded");
+        assert_eq!(
+            sk.limbs[1].joint,
+            JointKind::Hinge {
+                axis: [0.0, 0.0, 1.0]
+            },
+            "axes are normalised"
+        );
+        assert_eq!(
+            sk.bounds().0[0],
+            f64::NEG_INFINITY,
+            "omitted limits are unbounded"
+        );
 
         let e = parse_err(&GOOD.replace("parent: \"base\"", "parent: \"bsae\""));
         assert!(e.starts_with("characters/bad.ron:14:"), "{e}");
-        assert!(e.contains("expected a limb listed before this one, found `bsae`"), "{e}");
+        assert!(
+            e.contains("expected a limb listed before this one, found `bsae`"),
+            "{e}"
+        );
 
         let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [0.1, 0.2]"));
-        assert!(e.starts_with("characters/bad.ron:21:") && e.contains("expected 1 values"), "{e}");
+        assert!(
+            e.starts_with("characters/bad.ron:21:") && e.contains("expected 1 values"),
+            "{e}"
+        );
 
         let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [1.5]"));
-        assert!(e.contains("expected a rest value within (-1, 1), found 1.5"), "{e}");
+        assert!(
+            e.contains("expected a rest value within (-1, 1), found 1.5"),
+            "{e}"
+        );
 
         let e = parse_err(&GOOD.replace("Hinge(axis: (0.0, 0.0, 2.0))", "Free"));
         assert!(e.contains("only allowed on the root"), "{e}");
@@ -788,18 +1034,32 @@ mod tests {
             "length: 0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
             "length: -0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
         ));
-        assert!(e.contains("expected a positive length in metres, found -0.5"), "{e}");
+        assert!(
+            e.contains("expected a positive length in metres, found -0.5"),
+            "{e}"
+        );
 
         // Syntax: a missing field and an unknown field, located by line.
-        let e = parse_err(&GOOD.replace("            mass: 1.0,\n        ),\n        (", "        ),\n        ("));
-        assert!(e.starts_with("characters/bad.ron:") && e.contains("expected field `mass`"), "{e}");
+        let e = parse_err(&GOOD.replace(
+            "            mass: 1.0,\n        ),\n        (",
+            "        ),\n        (",
+        ));
+        assert!(
+            e.starts_with("characters/bad.ron:") && e.contains("expected field `mass`"),
+            "{e}"
+        );
         let e = parse_err(&GOOD.replace(
             "radius: 0.05,\n            mass: 1.0,\n        ),",
             "radius: 0.05,\n            mass: 1.0,\n            colour: 3,\n        ),",
         ));
         assert!(e.starts_with("characters/bad.ron:11:"), "{e}");
 
-        let e = Skeleton::load("characters/no_such_creature.ron").unwrap_err().to_string();
-        assert!(e.starts_with("characters/no_such_creature.ron: cannot read"), "{e}");
+        let e = Skeleton::load("characters/no_such_creature.ron")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("characters/no_such_creature.ron: cannot read"),
+            "{e}"
+        );
     }
 }

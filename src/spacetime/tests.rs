@@ -19,14 +19,21 @@ impl BlockProblem for Hs071 {
         x.copy_from_slice(&[1.0, 5.0, 5.0, 1.0]);
     }
     fn objective_terms(&self) -> Vec<TermSpec> {
-        vec![TermSpec { variables: vec![0, 1, 2, 3] }]
+        vec![TermSpec {
+            variables: vec![0, 1, 2, 3],
+        }]
     }
     fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
         x[0].clone() * x[3].clone() * (x[0].clone() + x[1].clone() + x[2].clone()) + x[2].clone()
     }
     fn constraint_blocks(&self) -> Vec<BlockSpec> {
         vec![
-            BlockSpec { variables: vec![0, 1, 2, 3], lower: vec![25.0], upper: vec![f64::INFINITY], linear: false },
+            BlockSpec {
+                variables: vec![0, 1, 2, 3],
+                lower: vec![25.0],
+                upper: vec![f64::INFINITY],
+                linear: false,
+            },
             BlockSpec::equal(vec![0, 1, 2, 3], vec![40.0]),
         ]
     }
@@ -42,24 +49,45 @@ impl BlockProblem for Hs071 {
 mod solver {
     use super::Hs071;
     use crate::spacetime::nlp::{EvalError, EvalResult, NlpProblem};
-    use crate::spacetime::{solve, AutoDiff, HessianMode, NlpError, OptionValue, SolveStatus, SolverOptions};
-    use std::sync::atomic::AtomicBool;
+    use crate::spacetime::{
+        AutoDiff, HessianMode, NlpError, OptionValue, SolveStatus, SolverOptions, solve,
+    };
     use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
 
     const HS071_OPTIMUM: f64 = 17.014017145179164;
     const HS071_X: [f64; 4] = [1.0, 4.742999643, 3.821149978, 1.379408293];
 
     fn check_hs071(hessian: HessianMode) -> usize {
         let p = AutoDiff::new(Hs071).unwrap();
-        let s = solve(&p, &SolverOptions { hessian, ..Default::default() }).unwrap();
+        let s = solve(
+            &p,
+            &SolverOptions {
+                hessian,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert!(s.status.is_success(), "{hessian:?}: {:?}", s.status);
-        assert!((s.objective - HS071_OPTIMUM).abs() < 1e-6, "{hessian:?}: f = {}", s.objective);
+        assert!(
+            (s.objective - HS071_OPTIMUM).abs() < 1e-6,
+            "{hessian:?}: f = {}",
+            s.objective
+        );
         for (got, want) in s.x.iter().zip(HS071_X) {
             assert!((got - want).abs() < 1e-5, "{hessian:?}: x = {:?}", s.x);
         }
-        assert!(s.max_violation < 1e-7, "{hessian:?}: violation {}", s.max_violation);
+        assert!(
+            s.max_violation < 1e-7,
+            "{hessian:?}: violation {}",
+            s.max_violation
+        );
         // The inequality x₁x₂x₃x₄ ≥ 25 is active: its multiplier is non-zero.
-        assert!(s.constraint_multipliers[0].abs() > 1e-3, "{:?}", s.constraint_multipliers);
+        assert!(
+            s.constraint_multipliers[0].abs() > 1e-3,
+            "{:?}",
+            s.constraint_multipliers
+        );
         assert!(s.iterations > 0);
         s.iterations
     }
@@ -68,7 +96,10 @@ mod solver {
     fn hs071_exact_and_l_bfgs_reach_the_known_optimum() {
         let exact = check_hs071(HessianMode::Exact);
         let lbfgs = check_hs071(HessianMode::LimitedMemory);
-        assert!(exact <= lbfgs, "exact Hessian {exact} iterations, L-BFGS {lbfgs}");
+        assert!(
+            exact <= lbfgs,
+            "exact Hessian {exact} iterations, L-BFGS {lbfgs}"
+        );
     }
 
     /// HS071 without its Hessian, whose objective panics after `panic_after` evaluations.
@@ -80,7 +111,11 @@ mod solver {
 
     impl Panicking {
         fn new(panic_after: usize) -> Self {
-            Self { inner: AutoDiff::new(Hs071).unwrap(), calls: Default::default(), panic_after }
+            Self {
+                inner: AutoDiff::new(Hs071).unwrap(),
+                calls: Default::default(),
+                panic_after,
+            }
         }
     }
 
@@ -133,18 +168,35 @@ mod solver {
     #[test]
     fn exact_hessian_without_one_is_an_error_and_auto_falls_back_to_l_bfgs() {
         let p = Panicking::new(usize::MAX);
-        let r = solve(&p, &SolverOptions { hessian: HessianMode::Exact, ..Default::default() });
+        let r = solve(
+            &p,
+            &SolverOptions {
+                hessian: HessianMode::Exact,
+                ..Default::default()
+            },
+        );
         assert!(matches!(r, Err(NlpError::NoExactHessian)), "{r:?}");
         let s = solve(&p, &SolverOptions::default()).unwrap();
         assert!(s.status.is_success(), "{:?}", s.status);
-        assert!((s.objective - HS071_OPTIMUM).abs() < 1e-6, "f = {}", s.objective);
+        assert!(
+            (s.objective - HS071_OPTIMUM).abs() < 1e-6,
+            "f = {}",
+            s.objective
+        );
     }
 
     #[test]
     fn cancel_flag_stops_the_solve() {
         let p = AutoDiff::new(Hs071).unwrap();
         let cancel = Arc::new(AtomicBool::new(true));
-        let s = solve(&p, &SolverOptions { cancel: Some(cancel), ..Default::default() }).unwrap();
+        let s = solve(
+            &p,
+            &SolverOptions {
+                cancel: Some(cancel),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(s.status, SolveStatus::UserRequestedStop);
         assert_eq!(s.iterations, 0);
     }
@@ -152,14 +204,27 @@ mod solver {
     #[test]
     fn unknown_option_is_rejected() {
         let p = AutoDiff::new(Hs071).unwrap();
-        let options = SolverOptions { extra: vec![("no_such_option".into(), OptionValue::Int(1))], ..Default::default() };
-        assert!(matches!(solve(&p, &options), Err(NlpError::RejectedOption { .. })));
+        let options = SolverOptions {
+            extra: vec![("no_such_option".into(), OptionValue::Int(1))],
+            ..Default::default()
+        };
+        assert!(matches!(
+            solve(&p, &options),
+            Err(NlpError::RejectedOption { .. })
+        ));
     }
 
     #[test]
     fn iteration_limit_is_reported() {
         let p = AutoDiff::new(Hs071).unwrap();
-        let s = solve(&p, &SolverOptions { max_iterations: 2, ..Default::default() }).unwrap();
+        let s = solve(
+            &p,
+            &SolverOptions {
+                max_iterations: 2,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(s.status, SolveStatus::MaximumIterationsExceeded);
         assert_eq!(s.iterations, 2);
     }

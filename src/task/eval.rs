@@ -26,10 +26,10 @@
 //! (specs B1.8). The papers do not state their normalization; rank-based CMA-ES is unaffected
 //! by it, but the balance between D's terms is not.
 
-use super::{Constraint, Task, FAIL_PENALTY, VIOLATION_OFFSET, VIOLATION_WEIGHT};
-use crate::control::phase::{PhaseController, PhaseRecord};
+use super::{Constraint, FAIL_PENALTY, Task, VIOLATION_OFFSET, VIOLATION_WEIGHT};
 use crate::control::Controller;
-use crate::model::{shape, EffectorTag};
+use crate::control::phase::{PhaseController, PhaseRecord};
+use crate::model::{EffectorTag, shape};
 use crate::sim::{Frame, Simulation, TrajectoryHasher};
 use serde::{Deserialize, Serialize};
 
@@ -107,7 +107,11 @@ pub fn evaluate_recorded(task: &Task, x: &[f64], metric: Metric) -> TaskRun {
 }
 
 fn rotvec(q: [f32; 4]) -> [f32; 3] {
-    let q = if q[3] < 0.0 { [-q[0], -q[1], -q[2], -q[3]] } else { q };
+    let q = if q[3] < 0.0 {
+        [-q[0], -q[1], -q[2], -q[3]]
+    } else {
+        q
+    };
     let s = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
     if s < 1e-9 {
         return [0.0; 3];
@@ -123,7 +127,10 @@ fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Char
             penalty,
             terms,
             features: Vec::new(),
-            shape: shape::link_lengths(character).into_iter().map(f64::from).collect(),
+            shape: shape::link_lengths(character)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
             hash: 0,
             fell: true,
             phases: Vec::new(),
@@ -143,14 +150,26 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     settings.strength_scale *= task.strength;
     let mut sim = match Simulation::new(&character, settings) {
         Ok(s) => s,
-        Err(e) => return failed(task, vec![(format!("invalid character: {e}"), 2.0 * FAIL_PENALTY)], &character),
+        Err(e) => {
+            return failed(
+                task,
+                vec![(format!("invalid character: {e}"), 2.0 * FAIL_PENALTY)],
+                &character,
+            );
+        }
     };
     for o in &task.obstacles {
         sim.add_obstacle(o.center, o.half_extents);
     }
     let mut ctrl = match PhaseController::new(&character, &def) {
         Ok(c) => c,
-        Err(e) => return failed(task, vec![(format!("invalid controller: {e}"), 2.0 * FAIL_PENALTY)], &character),
+        Err(e) => {
+            return failed(
+                task,
+                vec![(format!("invalid controller: {e}"), 2.0 * FAIL_PENALTY)],
+                &character,
+            );
+        }
     };
     let steps = (task.seconds / settings.dt).round() as usize;
     // With `stand`, run on until the last phase has been held that long (bounded).
@@ -178,13 +197,21 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let ground = sim.ground_height();
     // Walks: footfalls (alternating feet), the evaluated step vectors and the posture.
     let walk = task.def.walk;
-    let foot_bodies: Vec<usize> = character.effectors(EffectorTag::Foot).filter_map(|e| character.body_index(&e.body)).collect();
+    let foot_bodies: Vec<usize> = character
+        .effectors(EffectorTag::Foot)
+        .filter_map(|e| character.body_index(&e.body))
+        .collect();
     let upright_bodies: Vec<usize> = task
         .def
         .constraints
         .iter()
         .filter_map(|c| match c {
-            Constraint::Upright { bodies, .. } => Some(bodies.iter().filter_map(|b| character.body_index(b)).collect::<Vec<_>>()),
+            Constraint::Upright { bodies, .. } => Some(
+                bodies
+                    .iter()
+                    .filter_map(|b| character.body_index(b))
+                    .collect::<Vec<_>>(),
+            ),
             _ => None,
         })
         .flatten()
@@ -194,13 +221,21 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let mut footfall_times: Vec<f32> = Vec::new();
     let mut walk_steps: Vec<[f32; 2]> = Vec::new();
     let mut max_tilt = 0.0f32;
-    let fall_fraction = if walk.is_some() { 0.5 } else { FALL_COM_FRACTION };
+    let fall_fraction = if walk.is_some() {
+        0.5
+    } else {
+        FALL_COM_FRACTION
+    };
 
     for step in 0..max_steps {
         if step >= steps {
             let done = match stand {
                 None => true,
-                Some(s) => ctrl.log.iter().find(|r| r.index == last_phase).is_some_and(|r| sim.time() as f32 - r.start >= s),
+                Some(s) => ctrl
+                    .log
+                    .iter()
+                    .find(|r| r.index == last_phase)
+                    .is_some_and(|r| sim.time() as f32 - r.start >= s),
             };
             if done {
                 break;
@@ -257,10 +292,12 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         let rv = rotvec([p[3], p[4], p[5], p[6]]);
         records.push(Record {
             time: sim.time() as f32,
-            positions: (0..character.bodies.len()).map(|i| {
-                let q = sim.body_pose(i);
-                [q[0], q[1], q[2]]
-            }).collect(),
+            positions: (0..character.bodies.len())
+                .map(|i| {
+                    let q = sim.body_pose(i);
+                    [q[0], q[1], q[2]]
+                })
+                .collect(),
             com,
             angles: sim.dof_state().0,
             root: [pitch0 + unwrapped, rv[0], rv[1]],
@@ -284,9 +321,16 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         let completed = footfalls.len().saturating_sub(1) as u32;
         if fell || completed < w.steps {
             let t_end = records.last().map(|r| r.time).unwrap_or(0.0);
-            let what = if fell { format!("fell at {t_end:.2} s") } else { format!("only {completed} steps in {t_end:.1} s") };
+            let what = if fell {
+                format!("fell at {t_end:.2} s")
+            } else {
+                format!("only {completed} steps in {t_end:.1} s")
+            };
             let since = t_end - footfall_times.last().copied().unwrap_or(0.0);
-            terms.push((format!("{what} after {completed} of {} steps", w.steps), super::walk_fall_penalty(completed, w.steps, since)));
+            terms.push((
+                format!("{what} after {completed} of {} steps", w.steps),
+                super::walk_fall_penalty(completed, w.steps, since),
+            ));
         }
     } else if fell {
         // A large constant that shrinks with the progress made before the fall (as the walk
@@ -299,12 +343,22 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
             None => t_fall / task.seconds.max(1e-3),
             Some(s) => match ctrl.log.iter().find(|r| r.index == last_phase) {
                 Some(r) => 0.5 + 0.5 * (t_fall - r.start) / s,
-                None => 0.5 * ctrl.log.last().map(|r| r.index).unwrap_or(0) as f32 / last_phase.max(1) as f32,
+                None => {
+                    0.5 * ctrl.log.last().map(|r| r.index).unwrap_or(0) as f32
+                        / last_phase.max(1) as f32
+                }
             },
         };
-        terms.push((format!("fell at {t_fall:.2} s"), FAIL_PENALTY * (1.0 - 0.5 * progress.clamp(0.0, 1.0) as f64)));
+        terms.push((
+            format!("fell at {t_fall:.2} s"),
+            FAIL_PENALTY * (1.0 - 0.5 * progress.clamp(0.0, 1.0) as f64),
+        ));
     }
-    if stand.is_some() && !fell && sim.failure().is_none() && !ctrl.log.iter().any(|r| r.index == last_phase) {
+    if stand.is_some()
+        && !fell
+        && sim.failure().is_none()
+        && !ctrl.log.iter().any(|r| r.index == last_phase)
+    {
         let name = def.phases.last().map(|p| p.name.as_str()).unwrap_or("");
         terms.push((format!("last phase {name:?} never started"), FAIL_PENALTY));
     }
@@ -323,15 +377,38 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         _ => [0.0, 0.0],
     };
     let rotation = unwrapped.to_degrees();
-    let end_offset = records.last().map(|r| (r.com[0] - landing[0]).hypot(r.com[2] - landing[1])).unwrap_or(f32::INFINITY);
+    let end_offset = records
+        .last()
+        .map(|r| (r.com[0] - landing[0]).hypot(r.com[2] - landing[1]))
+        .unwrap_or(f32::INFINITY);
     let touchdown = ctrl
         .log
         .iter()
-        .find(|r| def.phases.get(r.index).is_some_and(|p| p.end == crate::control::phase::Transition::Touchdown) && r.end.is_some() && !r.timed_out)
-        .and_then(|r| records.iter().find(|rec| rec.time >= r.end.unwrap_or(f32::MAX)))
+        .find(|r| {
+            def.phases
+                .get(r.index)
+                .is_some_and(|p| p.end == crate::control::phase::Transition::Touchdown)
+                && r.end.is_some()
+                && !r.timed_out
+        })
+        .and_then(|r| {
+            records
+                .iter()
+                .find(|rec| rec.time >= r.end.unwrap_or(f32::MAX))
+        })
         .filter(|_| !feet.is_empty())
         .map(feet_centre);
-    let summary = Summary { landing, touchdown, rotation, max_pitch_deviation: max_pitch_dev.to_degrees(), peak_height: peak, end_offset, obstacle_contact, steps: walk_steps, max_tilt: max_tilt.to_degrees() };
+    let summary = Summary {
+        landing,
+        touchdown,
+        rotation,
+        max_pitch_deviation: max_pitch_dev.to_degrees(),
+        peak_height: peak,
+        end_offset,
+        obstacle_contact,
+        steps: walk_steps,
+        max_tilt: max_tilt.to_degrees(),
+    };
     for c in &task.def.constraints {
         if let Some(t) = constraint_penalty(c, &summary) {
             terms.push(t);
@@ -345,7 +422,11 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
         // Jumps: the phase's (only) occurrence; walks: its last complete occurrence, one
         // representative stride of the evaluated steps (specs B1.3 leaves this open).
         let complete = |r: &&PhaseRecord| r.name == *name && r.end.is_some() && !r.timed_out;
-        let found = if walk.is_some() { log.iter().rev().find(complete) } else { log.iter().find(complete) };
+        let found = if walk.is_some() {
+            log.iter().rev().find(complete)
+        } else {
+            log.iter().find(complete)
+        };
         match found {
             Some(r) => {
                 let (s, e) = (r.start, r.end.unwrap());
@@ -368,7 +449,10 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
             penalty,
             terms,
             features,
-            shape: shape::link_lengths(&character).into_iter().map(f64::from).collect(),
+            shape: shape::link_lengths(&character)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
             hash: hasher.finish(),
             fell,
             phases: log,
@@ -422,32 +506,48 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
             };
             landing_term("box", s, |p| d2(p).sqrt())
         }
-        Constraint::LandingCircle { center, radius } => {
-            landing_term("circle", s, |p| ((p[0] - center[0]).hypot(p[1] - center[1]) - radius).max(0.0) as f64)
-        }
+        Constraint::LandingCircle { center, radius } => landing_term("circle", s, |p| {
+            ((p[0] - center[0]).hypot(p[1] - center[1]) - radius).max(0.0) as f64
+        }),
         Constraint::Rotation { min_degrees } => {
             let deficit = (min_degrees - s.rotation).max(0.0) as f64;
             // A large constant (specs B1.8) plus a quadratic term, so preparing a seed has a
             // gradient towards the full turn.
             (deficit > 0.0).then(|| {
                 let r = deficit.to_radians();
-                (format!("rotation {:.0}° short of {min_degrees}°", deficit), FAIL_PENALTY + VIOLATION_WEIGHT * r * r)
+                (
+                    format!("rotation {:.0}° short of {min_degrees}°", deficit),
+                    FAIL_PENALTY + VIOLATION_WEIGHT * r * r,
+                )
             })
         }
         Constraint::PitchLimit { max_degrees } => {
             let excess = (s.max_pitch_deviation - max_degrees).max(0.0) as f64;
             (excess > 0.0).then(|| {
                 let r = excess.to_radians();
-                (format!("pitch {excess:.0}° over the limit"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
+                (
+                    format!("pitch {excess:.0}° over the limit"),
+                    VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r,
+                )
             })
         }
         Constraint::PeakHeight { min } => {
             let d = (min - s.peak_height).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("peak {d:.3} m too low"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
+            (d > 0.0).then(|| {
+                (
+                    format!("peak {d:.3} m too low"),
+                    VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d,
+                )
+            })
         }
         Constraint::EndBalanced { max_offset } => {
             let d = (s.end_offset - max_offset).max(0.0) as f64;
-            (d > 0.0).then(|| (format!("centre of mass {d:.3} m too far from the feet at the end"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d))
+            (d > 0.0).then(|| {
+                (
+                    format!("centre of mass {d:.3} m too far from the feet at the end"),
+                    VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d,
+                )
+            })
         }
         Constraint::StepWindow { center, half_size } => {
             let mut total = 0.0;
@@ -463,36 +563,61 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
                     count += 1;
                 }
             }
-            (count > 0).then(|| (format!("{count} steps outside the step window (worst by {worst:.3} m)"), total))
+            (count > 0).then(|| {
+                (
+                    format!("{count} steps outside the step window (worst by {worst:.3} m)"),
+                    total,
+                )
+            })
         }
         Constraint::Upright { max_degrees, .. } => {
             let excess = (s.max_tilt - max_degrees).max(0.0) as f64;
             (excess > 0.0).then(|| {
                 let r = excess.to_radians();
-                (format!("tilted {excess:.1}° past upright"), VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r)
+                (
+                    format!("tilted {excess:.1}° past upright"),
+                    VIOLATION_OFFSET + VIOLATION_WEIGHT * r * r,
+                )
             })
         }
         Constraint::ClearObstacles => {
             let t = s.obstacle_contact as f64;
-            (t > 0.0).then(|| (format!("touched an obstacle for {t:.3} s"), VIOLATION_OFFSET + VIOLATION_WEIGHT * t * t))
+            (t > 0.0).then(|| {
+                (
+                    format!("touched an obstacle for {t:.3} s"),
+                    VIOLATION_OFFSET + VIOLATION_WEIGHT * t * t,
+                )
+            })
         }
     }
 }
 
 /// The landing penalty: the larger of the end's and the touchdown's distance d outside the
 /// region, 1 + 5000·d² (specs B1.8).
-fn landing_term(region: &str, s: &Summary, outside: impl Fn([f32; 2]) -> f64) -> Option<(String, f64)> {
+fn landing_term(
+    region: &str,
+    s: &Summary,
+    outside: impl Fn([f32; 2]) -> f64,
+) -> Option<(String, f64)> {
     let end = outside(s.landing);
     let first = s.touchdown.map(&outside).unwrap_or(0.0);
     let d = end.max(first);
     (d > 0.0).then(|| {
         let when = if first > end { "touchdown" } else { "landing" };
-        (format!("{when} {d:.3} m outside the {region}"), VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d)
+        (
+            format!("{when} {d:.3} m outside the {region}"),
+            VIOLATION_OFFSET + VIOLATION_WEIGHT * d * d,
+        )
     })
 }
 
 /// Per-step pose data for the motion features (public for tests and tools).
-pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[Record], times: &[f32]) -> Vec<f64> {
+pub(crate) fn features(
+    c: &crate::model::Character,
+    metric: Metric,
+    records: &[Record],
+    times: &[f32],
+) -> Vec<f64> {
     let mut out = Vec::new();
     if records.is_empty() {
         return out;
@@ -507,16 +632,26 @@ pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[R
     let per_sample = 1.0 / (times.len().max(1) as f64).sqrt();
     for &t in times {
         // Linear interpolation between the recorded steps around t.
-        let k = records.partition_point(|r| r.time < t).min(records.len() - 1);
+        let k = records
+            .partition_point(|r| r.time < t)
+            .min(records.len() - 1);
         let (a, b, w) = if k == 0 {
             (&records[0], &records[0], 0.0)
         } else {
             let (a, b) = (&records[k - 1], &records[k]);
-            let w = if b.time > a.time { ((t - a.time) / (b.time - a.time)).clamp(0.0, 1.0) } else { 0.0 };
+            let w = if b.time > a.time {
+                ((t - a.time) / (b.time - a.time)).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
             (a, b, w)
         };
         let lerp = |x: f32, y: f32| (x + (y - x) * w) as f64 * per_sample;
-        let com = [lerp(a.com[0], b.com[0]), lerp(a.com[1], b.com[1]), lerp(a.com[2], b.com[2])];
+        let com = [
+            lerp(a.com[0], b.com[0]),
+            lerp(a.com[1], b.com[1]),
+            lerp(a.com[2], b.com[2]),
+        ];
         match metric {
             Metric::Md => {
                 for (i, body) in c.bodies.iter().enumerate() {
@@ -545,4 +680,3 @@ pub(crate) fn features(c: &crate::model::Character, metric: Metric, records: &[R
     }
     out
 }
-

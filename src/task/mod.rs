@@ -10,10 +10,13 @@
 
 mod eval;
 
-pub use eval::{constraint_penalty, evaluate, evaluate_recorded, Evaluation, Metric, Summary, TaskRun, FALL_COM_FRACTION};
+pub use eval::{
+    Evaluation, FALL_COM_FRACTION, Metric, Summary, TaskRun, constraint_penalty, evaluate,
+    evaluate_recorded,
+};
 
-use crate::control::phase::{resolve_dofs, PhaseController, PhaseControllerDef};
-use crate::model::{shape, Character};
+use crate::control::phase::{PhaseController, PhaseControllerDef, resolve_dofs};
+use crate::model::{Character, shape};
 use serde::{Deserialize, Serialize};
 
 /// Penalty weight outside a constraint region: C = K‖d‖² (specs B1.8, K = 5000).
@@ -147,7 +150,10 @@ fn default_factor() -> f32 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Constraint {
     /// The feet's centre at the end lies within an axis-aligned box (x, z) of the given half size.
-    LandingBox { center: [f32; 2], half_size: [f32; 2] },
+    LandingBox {
+        center: [f32; 2],
+        half_size: [f32; 2],
+    },
     /// The feet's centre at the end lies within `radius` of `center` (x, z).
     LandingCircle { center: [f32; 2], radius: f32 },
     /// The root turns at least this much about z (backflip: near 360°, positive = backwards).
@@ -161,10 +167,16 @@ pub enum Constraint {
     EndBalanced { max_offset: f32 },
     /// Walks: every evaluated step (footfall minus the previous footfall of the other foot,
     /// forward x and lateral z) lies within `center ± half_size` (human: (1.0 ± 0.5, 0 ± 0.5) m).
-    StepWindow { center: [f32; 2], half_size: [f32; 2] },
+    StepWindow {
+        center: [f32; 2],
+        half_size: [f32; 2],
+    },
     /// Walks: these bodies' up axes stay within this many degrees of vertical over the
     /// evaluated steps (pelvis and torso within 15°).
-    Upright { max_degrees: f32, bodies: Vec<String> },
+    Upright {
+        max_degrees: f32,
+        bodies: Vec<String>,
+    },
     /// No body touches an obstacle (jump over: the feet must not step on the wall). Violation:
     /// the time in contact, s.
     ClearObstacles,
@@ -173,12 +185,25 @@ pub enum Constraint {
 /// What one parameter coordinate controls.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ParamKind {
-    Pose { phase: usize, key: String, seed_degrees: f32 },
-    Duration { phase: usize, seed: f32 },
-    Gain { phase: usize, joint: String, kd: bool },
+    Pose {
+        phase: usize,
+        key: String,
+        seed_degrees: f32,
+    },
+    Duration {
+        phase: usize,
+        seed: f32,
+    },
+    Gain {
+        phase: usize,
+        joint: String,
+        kd: bool,
+    },
     LandingOffset,
     LandingGain,
-    ShapeRatio { group: usize },
+    ShapeRatio {
+        group: usize,
+    },
 }
 
 /// A task resolved against its character: the parameter layout and how to build a controller.
@@ -211,7 +236,11 @@ impl Task {
     ) -> Result<Self, String> {
         let seed_ctrl = PhaseController::new(&character, &def.controller)?;
         let phase_index = |n: &str| -> Result<usize, String> {
-            def.controller.phases.iter().position(|p| p.name == n).ok_or_else(|| format!("free parameters name unknown phase {n:?}"))
+            def.controller
+                .phases
+                .iter()
+                .position(|p| p.name == n)
+                .ok_or_else(|| format!("free parameters name unknown phase {n:?}"))
         };
         let mut params = Vec::new();
         for pn in &def.free.pose_phases {
@@ -223,21 +252,40 @@ impl Task {
                     Some(v) => *v,
                     None => target[dofs[0].0].to_degrees() * dofs[0].1,
                 };
-                params.push(ParamKind::Pose { phase: pi, key: k.clone(), seed_degrees: seed });
+                params.push(ParamKind::Pose {
+                    phase: pi,
+                    key: k.clone(),
+                    seed_degrees: seed,
+                });
             }
         }
         for pn in &def.free.durations {
             let pi = phase_index(pn)?;
-            params.push(ParamKind::Duration { phase: pi, seed: def.controller.phases[pi].duration });
+            params.push(ParamKind::Duration {
+                phase: pi,
+                seed: def.controller.phases[pi].duration,
+            });
         }
         for pn in &def.free.gain_phases {
             let pi = phase_index(pn)?;
             for j in &def.free.gain_joints {
-                if !character.joints.iter().any(|x| x.name == *j || x.name == format!("l_{j}")) {
+                if !character
+                    .joints
+                    .iter()
+                    .any(|x| x.name == *j || x.name == format!("l_{j}"))
+                {
                     return Err(format!("free gains name unknown joint {j:?}"));
                 }
-                params.push(ParamKind::Gain { phase: pi, joint: j.clone(), kd: false });
-                params.push(ParamKind::Gain { phase: pi, joint: j.clone(), kd: true });
+                params.push(ParamKind::Gain {
+                    phase: pi,
+                    joint: j.clone(),
+                    kd: false,
+                });
+                params.push(ParamKind::Gain {
+                    phase: pi,
+                    joint: j.clone(),
+                    kd: true,
+                });
             }
         }
         if def.free.landing.is_some() {
@@ -259,7 +307,10 @@ impl Task {
             }
         }
         if !def.seed.is_empty() && def.seed.len() != control_dim {
-            return Err(format!("seed has {} values but the task has {control_dim} control parameters", def.seed.len()));
+            return Err(format!(
+                "seed has {} values but the task has {control_dim} control parameters",
+                def.seed.len()
+            ));
         }
         if def.samples_per_phase == 0 {
             return Err("samples_per_phase must be at least 1".into());
@@ -267,7 +318,18 @@ impl Task {
         for p in &def.sampled_phases {
             phase_index(p)?;
         }
-        Ok(Task { name: name.into(), def, character, params, control_dim, shape_mode, strength: 1.0, settings, seconds, obstacles: Vec::new() })
+        Ok(Task {
+            name: name.into(),
+            def,
+            character,
+            params,
+            control_dim,
+            shape_mode,
+            strength: 1.0,
+            settings,
+            seconds,
+            obstacles: Vec::new(),
+        })
     }
 
     pub fn dimension(&self) -> usize {
@@ -276,7 +338,11 @@ impl Task {
 
     /// The seed point x₀ in normalized coordinates (shape ratios at 1).
     pub fn x0(&self) -> Vec<f64> {
-        let mut x = if self.def.seed.is_empty() { vec![0.0; self.control_dim] } else { self.def.seed.clone() };
+        let mut x = if self.def.seed.is_empty() {
+            vec![0.0; self.control_dim]
+        } else {
+            self.def.seed.clone()
+        };
         x.resize(self.dimension(), 0.0);
         x
     }
@@ -289,14 +355,23 @@ impl Task {
         for (k, p) in self.params.iter().enumerate() {
             let v = x.get(k).copied().unwrap_or(0.0).clamp(-1.0, 1.0) as f32;
             match p {
-                ParamKind::Pose { phase, key, seed_degrees } => {
-                    def.phases[*phase].pose.insert(key.clone(), seed_degrees + v * f.range);
+                ParamKind::Pose {
+                    phase,
+                    key,
+                    seed_degrees,
+                } => {
+                    def.phases[*phase]
+                        .pose
+                        .insert(key.clone(), seed_degrees + v * f.range);
                 }
                 ParamKind::Duration { phase, seed } => {
                     def.phases[*phase].duration = seed * f.duration_factor.powf(v);
                 }
                 ParamKind::Gain { phase, joint, kd } => {
-                    let e = def.phases[*phase].gains.entry(joint.clone()).or_insert((1.0, 1.0));
+                    let e = def.phases[*phase]
+                        .gains
+                        .entry(joint.clone())
+                        .or_insert((1.0, 1.0));
                     let m = f.gain_factor.powf(v);
                     if *kd {
                         e.1 *= m;
@@ -304,14 +379,22 @@ impl Task {
                         e.0 *= m;
                     }
                 }
-                ParamKind::LandingOffset => def.landing.offset += v * f.landing.map(|l| l.0).unwrap_or(0.0),
-                ParamKind::LandingGain => def.landing.velocity_gain += v * f.landing.map(|l| l.1).unwrap_or(0.0),
+                ParamKind::LandingOffset => {
+                    def.landing.offset += v * f.landing.map(|l| l.0).unwrap_or(0.0)
+                }
+                ParamKind::LandingGain => {
+                    def.landing.velocity_gain += v * f.landing.map(|l| l.1).unwrap_or(0.0)
+                }
                 ParamKind::ShapeRatio { group } => {
                     ratios[*group] = ratio_from_normalized(v);
                 }
             }
         }
-        let character = if self.shape_mode { shape::scale_links(&self.character, &self.def.shape_groups, &ratios) } else { self.character.clone() };
+        let character = if self.shape_mode {
+            shape::scale_links(&self.character, &self.def.shape_groups, &ratios)
+        } else {
+            self.character.clone()
+        };
         (def, character)
     }
 
@@ -327,10 +410,16 @@ impl Task {
         match &self.params[k] {
             ParamKind::Pose { phase: p, key, .. } => format!("{}.{key}", phase(*p)),
             ParamKind::Duration { phase: p, .. } => format!("{}.duration", phase(*p)),
-            ParamKind::Gain { phase: p, joint, kd } => format!("{}.{joint}.{}", phase(*p), if *kd { "kd" } else { "kp" }),
+            ParamKind::Gain {
+                phase: p,
+                joint,
+                kd,
+            } => format!("{}.{joint}.{}", phase(*p), if *kd { "kd" } else { "kp" }),
             ParamKind::LandingOffset => "landing.offset".into(),
             ParamKind::LandingGain => "landing.velocity_gain".into(),
-            ParamKind::ShapeRatio { group } => format!("shape.{}", self.def.shape_groups[*group].join("+")),
+            ParamKind::ShapeRatio { group } => {
+                format!("shape.{}", self.def.shape_groups[*group].join("+"))
+            }
         }
     }
 }

@@ -21,5 +21,11 @@ pub fn stderr(o: &Output) -> String {
 }
 
 pub fn assert_success(o: &Output, what: &str) {
-    assert!(o.status.success(), "{what}: {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+    assert!(
+        o.status.success(),
+        "{what}: {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    );
 }
