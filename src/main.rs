@@ -175,9 +175,23 @@ enum Command {
         /// Write the gait clip (RON) here, atomically.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Discover the timings by basin-CMA (specs/004.md §1.3): not yet implemented.
+        /// Discover the timings by basin-CMA (specs/004.md §1.3): CMA-ES over the period and
+        /// each foot's start and duration, every sample projected by a capped gait solve (run
+        /// as parallel processes); the best timing is then solved with --max-iterations.
         #[arg(long)]
         discover: bool,
+        /// Discovery: CMA-ES generations.
+        #[arg(long, default_value_t = 8)]
+        generations: usize,
+        /// Discovery: samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
+        #[arg(long)]
+        population: Option<usize>,
+        /// Discovery: IPOPT iteration limit of each sample's projection.
+        #[arg(long, default_value_t = 200)]
+        sample_iterations: usize,
+        /// Discovery: parallel solver processes (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
         /// IPOPT's print level (0 silent, 5 the iteration log).
         #[arg(long, default_value_t = 0)]
         print_level: i32,
@@ -185,9 +199,12 @@ enum Command {
         /// the constraints).
         #[arg(long, default_value_t = 1000)]
         max_iterations: usize,
-        /// Exact Hessian (second-order dual numbers) instead of L-BFGS.
-        #[arg(long)]
-        exact_hessian: bool,
+        /// Second derivatives given to IPOPT: `lbfgs` (IPOPT's limited-memory approximation),
+        /// `gauss-newton` (the least-squares objective's Gauss–Newton part plus the exact
+        /// constraint curvature), `gauss-newton-objective` (without the constraint curvature)
+        /// or `exact` (second-order dual numbers).
+        #[arg(long, value_enum, default_value_t = spacetime_cli::GaitHessian::Lbfgs)]
+        hessian: spacetime_cli::GaitHessian,
         /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
         #[arg(long)]
         ipopt: Vec<String>,
@@ -428,9 +445,13 @@ fn main() {
             seed,
             out,
             discover,
+            generations,
+            population,
+            sample_iterations,
+            threads,
             print_level,
             max_iterations,
-            exact_hessian,
+            hessian,
             ipopt,
         }) => spacetime_cli::gait(spacetime_cli::GaitArgs {
             creature,
@@ -440,9 +461,13 @@ fn main() {
             seed,
             out,
             discover,
+            generations,
+            population,
+            sample_iterations,
+            threads,
             print_level,
             max_iterations,
-            exact_hessian,
+            hessian,
             ipopt,
         }),
         Some(Command::Bench {

@@ -69,6 +69,15 @@ pub fn particle(_args: ParticleArgs) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }
 
+/// Second derivatives of a gait solve (`--hessian`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GaitHessian {
+    GaussNewton,
+    GaussNewtonObjective,
+    Exact,
+    Lbfgs,
+}
+
 /// Options of `gait`.
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 pub struct GaitArgs {
@@ -79,9 +88,13 @@ pub struct GaitArgs {
     pub seed: u64,
     pub out: Option<std::path::PathBuf>,
     pub discover: bool,
+    pub generations: usize,
+    pub population: Option<usize>,
+    pub sample_iterations: usize,
+    pub threads: usize,
     pub print_level: i32,
     pub max_iterations: usize,
-    pub exact_hessian: bool,
+    pub hessian: GaitHessian,
     /// Extra IPOPT options `name=value` (numbers, integers or strings).
     pub ipopt: Vec<String>,
 }
@@ -93,30 +106,46 @@ pub struct GaitArgs {
 #[cfg(feature = "ipopt")]
 pub fn gait(args: GaitArgs) -> Result<()> {
     use anyhow::Context;
-    use motionlab::spacetime::HessianMode;
     use motionlab::spacetime::gait::{
         GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, parse_timings,
         solve_gait,
     };
     use motionlab::spacetime::skeleton::Skeleton;
-    anyhow::ensure!(
-        !args.discover,
-        "--discover (gait discovery by basin-CMA, specs/004.md §1.3) is not yet implemented; give --contacts or use the defaults"
-    );
+    use motionlab::spacetime::{Curvature, HessianMode};
     let skeleton = Skeleton::load(&args.creature)?;
     let (default_period, default_contacts) = default_timings(&skeleton);
-    let timings = match &args.contacts {
-        Some(text) => parse_timings(text)?,
-        None => default_contacts,
+    let (period, timings) = if args.discover {
+        anyhow::ensure!(
+            args.contacts.is_none() && args.period.is_none(),
+            "--discover searches the period and contacts itself; drop --contacts and --period"
+        );
+        discover_timings(&args, &skeleton)?
+    } else {
+        let timings = match &args.contacts {
+            Some(text) => parse_timings(text)?,
+            None => default_contacts,
+        };
+        (args.period.unwrap_or(default_period), timings)
     };
-    let period = args.period.unwrap_or(default_period);
     let spec = GaitSpec::new(skeleton, args.speed, period, &timings)?.with_seed(args.seed);
     let mut options = gait_solver_options();
     options.print_level = args.print_level;
     options.max_iterations = args.max_iterations;
-    if args.exact_hessian {
-        options.hessian = HessianMode::Exact;
-    }
+    let curvature = match args.hessian {
+        GaitHessian::Lbfgs => Curvature::Exact,
+        GaitHessian::Exact => {
+            options.hessian = HessianMode::Exact;
+            Curvature::Exact
+        }
+        GaitHessian::GaussNewton => {
+            options.hessian = HessianMode::Exact;
+            Curvature::GaussNewton
+        }
+        GaitHessian::GaussNewtonObjective => {
+            options.hessian = HessianMode::Exact;
+            Curvature::GaussNewtonObjective
+        }
+    };
     for item in &args.ipopt {
         use motionlab::spacetime::OptionValue;
         let (name, value) = item
@@ -132,7 +161,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         options.extra.push((name.to_string(), value));
     }
     let variables = GaitProblem::new(spec.clone()).variables();
-    let clip = solve_gait(&spec, &options)?;
+    let clip = solve_gait(&spec, &options, curvature)?;
     let report = audit(&spec.skeleton, &clip, spec.mu, spec.nu);
     println!(
         "creature {} speed {} period {} frames {} variables {}",
@@ -166,6 +195,158 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         clip.max_violation
     );
     Ok(())
+}
+
+/// `foot:start:duration,...` with every number in its shortest exact form.
+#[cfg(feature = "ipopt")]
+fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
+    timings
+        .iter()
+        .map(|t| format!("{}:{}:{}", t.foot, t.start, t.duration))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Basin-CMA over the timings (specs/004.md §1.3). Each sample is projected by this program's
+/// own `gait` command in a child process (IPOPT's linear solver is not thread-safe, so parallel
+/// solves need processes), capped at --sample-iterations, its clip read back from a scratch
+/// directory. Prints one line per generation and returns the best feasible timing.
+#[cfg(feature = "ipopt")]
+fn discover_timings(
+    args: &GaitArgs,
+    skeleton: &motionlab::spacetime::skeleton::Skeleton,
+) -> Result<(f64, Vec<motionlab::spacetime::gait::FootTiming>)> {
+    use anyhow::Context;
+    use motionlab::spacetime::discovery::{DiscoveryOptions, Projected, TimingSpace, discover};
+    use motionlab::spacetime::gait::{FootTiming, GaitClip};
+    let feet: Vec<String> = skeleton
+        .feet
+        .iter()
+        .map(|&l| skeleton.limbs[l].name.clone())
+        .collect();
+    let space = TimingSpace::new(feet);
+    let exe = std::env::current_exe()
+        .context("locating the motionlab executable for the projection processes")?;
+    let scratch = std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        args.threads
+    };
+    let options = DiscoveryOptions {
+        seed: args.seed.max(1),
+        generations: args.generations,
+        population: args.population,
+        ..Default::default()
+    };
+    let hessian = match args.hessian {
+        GaitHessian::GaussNewton => "gauss-newton",
+        GaitHessian::GaussNewtonObjective => "gauss-newton-objective",
+        GaitHessian::Exact => "exact",
+        GaitHessian::Lbfgs => "lbfgs",
+    };
+    let mut batch_index = 0;
+    let mut spawn_error: Option<anyhow::Error> = None;
+    let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
+        batch_index += 1;
+        let paths: Vec<std::path::PathBuf> = (0..batch.len())
+            .map(|i| scratch.join(format!("g{batch_index}_{i}.ron")))
+            .collect();
+        let mut running: std::collections::VecDeque<std::process::Child> = Default::default();
+        for ((period, timings), path) in batch.iter().zip(&paths) {
+            if running.len() >= threads {
+                if let Some(mut c) = running.pop_front() {
+                    let _ = c.wait();
+                }
+            }
+            let child = std::process::Command::new(&exe)
+                .arg("gait")
+                .arg(&args.creature)
+                .args([
+                    "--speed",
+                    &args.speed.to_string(),
+                    "--period",
+                    &period.to_string(),
+                    "--contacts",
+                    &contacts_text(timings),
+                ])
+                .args([
+                    "--max-iterations",
+                    &args.sample_iterations.to_string(),
+                    "--hessian",
+                    hessian,
+                ])
+                .arg("--out")
+                .arg(path)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            match child {
+                Ok(c) => running.push_back(c),
+                Err(e) => {
+                    spawn_error.get_or_insert_with(|| {
+                        anyhow::anyhow!("starting a projection process {}: {e}", exe.display())
+                    });
+                }
+            }
+        }
+        for mut c in running {
+            let _ = c.wait();
+        }
+        paths
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).ok()?;
+                let _ = std::fs::remove_file(p);
+                let clip: GaitClip = ron::from_str(&text).ok()?;
+                let violation = if clip.converged() {
+                    clip.max_violation
+                } else {
+                    clip.max_violation.max(1.0)
+                };
+                Some(Projected {
+                    cost: clip.cost,
+                    max_violation: violation,
+                })
+            })
+            .collect()
+    };
+    let mut progress = |g: &motionlab::spacetime::discovery::GenerationReport| {
+        let feasible = g
+            .samples
+            .iter()
+            .filter(|c| c.feasible(options.feasibility_tolerance))
+            .count();
+        match &g.best {
+            Some(b) => println!(
+                "generation {} feasible {}/{} best_cost {:.6} period {:.4} contacts {}",
+                g.generation,
+                feasible,
+                g.samples.len(),
+                b.projected.as_ref().map_or(f64::NAN, |p| p.cost),
+                b.period,
+                contacts_text(&b.timings)
+            ),
+            None => println!(
+                "generation {} feasible 0/{} best_cost none",
+                g.generation,
+                g.samples.len()
+            ),
+        }
+        true
+    };
+    let result = discover(&space, &options, &mut evaluate, &mut progress);
+    let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(e) = spawn_error {
+        return Err(e);
+    }
+    let best = result
+        .best
+        .with_context(|| format!("no feasible gait in {} projections", result.projections))?;
+    Ok((best.period, best.timings))
 }
 
 #[cfg(not(feature = "ipopt"))]

@@ -72,14 +72,36 @@ pub trait BlockProblem {
     fn initial_point(&self, x: &mut [f64]);
     fn objective_terms(&self) -> Vec<TermSpec>;
     fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D;
+    /// The term as a sum of squares, fᵢ = Σⱼ rⱼ², when it is one (`None`: it is not). Used by
+    /// [`Curvature::GaussNewton`]; must agree with [`Self::objective_term`].
+    fn objective_residuals<D: Scalar>(&self, _term: usize, _x: &[D]) -> Option<Vec<D>> {
+        None
+    }
     fn constraint_blocks(&self) -> Vec<BlockSpec>;
     /// The block's rows, as many as its spec has bounds.
     fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D>;
 }
 
+/// What [`AutoDiff`] reports as the Hessian of the Lagrangian σ∇²f + Σλᵢ∇²cᵢ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Curvature {
+    /// Exact second derivatives of every term and block.
+    #[default]
+    Exact,
+    /// Generalised Gauss–Newton: a least-squares term fᵢ = ‖rᵢ‖² contributes 2JᵣᵀJᵣ (positive
+    /// semi-definite; the residuals' own curvature, which makes effort terms with Coriolis and
+    /// 1/dt² factors strongly indefinite, is dropped); other terms and the constraint blocks
+    /// stay exact.
+    GaussNewton,
+    /// Gauss–Newton objective curvature only; the constraints' curvature is left out (a
+    /// positive semi-definite Hessian: sequential least squares in the constraints' tangent space).
+    GaussNewtonObjective,
+}
+
 /// A [`BlockProblem`] with exact derivatives: an [`NlpProblem`] for any solver.
 pub struct AutoDiff<P> {
     problem: P,
+    curvature: Curvature,
     terms: Vec<TermSpec>,
     blocks: Vec<BlockSpec>,
     /// First constraint row of each block.
@@ -177,6 +199,7 @@ impl<P: BlockProblem> AutoDiff<P> {
         }
         Ok(Self {
             problem,
+            curvature: Curvature::Exact,
             terms,
             blocks,
             first_row,
@@ -191,6 +214,12 @@ impl<P: BlockProblem> AutoDiff<P> {
 
     pub fn problem(&self) -> &P {
         &self.problem
+    }
+
+    /// Chooses the Hessian the solver is given (exact by default).
+    pub fn with_curvature(mut self, curvature: Curvature) -> Self {
+        self.curvature = curvature;
+        self
     }
 
     /// Number of constraint rows.
@@ -337,6 +366,31 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         if objective_factor != 0.0 {
             for (k, t) in self.terms.iter().enumerate() {
                 let local = DVector::from_vec(Self::gather(&t.variables, x));
+                if self.curvature != Curvature::Exact
+                    && self
+                        .problem
+                        .objective_residuals::<f64>(k, local.as_slice())
+                        .is_some()
+                {
+                    let (_, j) = num_dual::jacobian(
+                        |v: DVector<DualDVec64>| {
+                            DVector::from_vec(
+                                self.problem
+                                    .objective_residuals(k, v.as_slice())
+                                    .unwrap_or_default(),
+                            )
+                        },
+                        &local,
+                    );
+                    let h = j.transpose() * &j;
+                    add(
+                        &t.variables,
+                        &self.term_hessian[k],
+                        &h,
+                        2.0 * objective_factor,
+                    );
+                    continue;
+                }
                 let (_, _, h) = num_dual::hessian(
                     |v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()),
                     &local,
@@ -347,7 +401,10 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         for (k, b) in self.blocks.iter().enumerate() {
             let rows = self.block_rows(k);
             let weights = &lambda[rows];
-            if b.linear || weights.iter().all(|&w| w == 0.0) {
+            if b.linear
+                || self.curvature == Curvature::GaussNewtonObjective
+                || weights.iter().all(|&w| w == 0.0)
+            {
                 continue;
             }
             let local = DVector::from_vec(Self::gather(&b.variables, x));
@@ -440,6 +497,75 @@ mod tests {
             10,
             "dense lower triangle of 4 variables, shared by all pieces"
         );
+    }
+
+    /// f = r₀² + r₁² with r = (x₀² − x₁, 3x₁ − 1), one equality c = x₀x₁ − 2.
+    struct LeastSquares;
+    impl BlockProblem for LeastSquares {
+        fn num_variables(&self) -> usize {
+            2
+        }
+        fn variable_bounds(&self, _: &mut [f64], _: &mut [f64]) {}
+        fn initial_point(&self, _: &mut [f64]) {}
+        fn objective_terms(&self) -> Vec<TermSpec> {
+            vec![TermSpec {
+                variables: vec![0, 1],
+            }]
+        }
+        fn objective_term<D: Scalar>(&self, k: usize, x: &[D]) -> D {
+            self.objective_residuals(k, x)
+                .unwrap()
+                .into_iter()
+                .fold(D::zero(), |a, r| a + r.clone() * r)
+        }
+        fn objective_residuals<D: Scalar>(&self, _: usize, x: &[D]) -> Option<Vec<D>> {
+            Some(vec![
+                x[0].clone() * x[0].clone() - &x[1],
+                x[1].clone() * 3.0 - 1.0,
+            ])
+        }
+        fn constraint_blocks(&self) -> Vec<BlockSpec> {
+            vec![BlockSpec::equal(vec![0, 1], vec![2.0])]
+        }
+        fn constraint_block<D: Scalar>(&self, _: usize, x: &[D]) -> Vec<D> {
+            vec![x[0].clone() * x[1].clone()]
+        }
+    }
+
+    #[test]
+    fn gauss_newton_curvature_is_two_jt_j_plus_the_exact_constraint_curvature() {
+        let x = [1.5, -0.5];
+        let (sigma, lambda) = (0.5, [2.0]);
+        // J = [[2x₀, −1], [0, 3]]; 2JᵀJ = 2·[[4x₀², −2x₀], [−2x₀, 10]]; λ∇²(x₀x₁) = [[0, λ], [λ, 0]].
+        let jtj = [
+            [2.0 * 4.0 * x[0] * x[0], 2.0 * -2.0 * x[0]],
+            [2.0 * -2.0 * x[0], 2.0 * 10.0],
+        ];
+        let exact_objective = [
+            [2.0 * (6.0 * x[0] * x[0] - 2.0 * x[1]), -4.0 * x[0]],
+            [-4.0 * x[0], 20.0],
+        ];
+        let check = |curvature: Curvature, objective: [[f64; 2]; 2], constraint: f64| {
+            let p = AutoDiff::new(LeastSquares)
+                .unwrap()
+                .with_curvature(curvature);
+            let hs = p.hessian_structure().unwrap();
+            let mut h = vec![0.0; hs.len()];
+            p.hessian_values(&x, sigma, &lambda, &mut h).unwrap();
+            for (k, &(r, c)) in hs.iter().enumerate() {
+                let want = sigma * objective[r][c] + if r != c { constraint } else { 0.0 };
+                assert!(
+                    (h[k] - want).abs() < 1e-12,
+                    "{curvature:?} H[{r},{c}] = {} want {want}",
+                    h[k]
+                );
+            }
+        };
+        check(Curvature::Exact, exact_objective, lambda[0]);
+        check(Curvature::GaussNewton, jtj, lambda[0]);
+        check(Curvature::GaussNewtonObjective, jtj, 0.0);
+        // The exact and Gauss–Newton objective curvatures differ (r₀ ≠ 0 here), so the check bites.
+        assert!((exact_objective[0][0] - jtj[0][0]).abs() > 1.0);
     }
 
     #[test]

@@ -675,6 +675,81 @@ impl GaitProblem {
             Node::End(l) => k.limbs[l].end.clone(),
         }
     }
+    /// Objective term `term` as weighted residuals r (the term is Σ r²): every cost of
+    /// (3.14)–(3.17) is a sum of squares, so the Gauss–Newton Hessian applies
+    /// ([`super::autodiff::Curvature`]).
+    fn residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Vec<D> {
+        let sk = &self.spec.skeleton;
+        let (dof, dt, n) = (self.layout.dof, self.spec.dt(), self.spec.frames as f64);
+        let w = &self.spec.weights;
+        match &self.terms[term].0 {
+            Term::Effort { feet } => {
+                let (qm, rest) = x.split_at(dof);
+                let (q, rest) = rest.split_at(dof);
+                let (qp, rest) = rest.split_at(dof);
+                let np = self.layout.passive_dofs.len();
+                let (passive, loads) = rest.split_at(3 * np);
+                let qd: Vec<D> = (0..dof)
+                    .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
+                    .collect();
+                let qdd: Vec<D> = (0..dof)
+                    .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
+                    .collect();
+                let loads: Vec<FootLoad<D>> = feet
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| FootLoad {
+                        foot: k,
+                        force: Self::vec3(&loads[6 * j..]).scale_f(self.mass),
+                        torque: self.torque(&loads[6 * j + 3..]).scale_f(self.mass),
+                    })
+                    .collect();
+                let id = inverse_dynamics(sk, &sk.morphology(), q, &qd, &qdd, GRAVITY, &loads);
+                let scale = (w.effort / self.mass / n).sqrt();
+                self.layout
+                    .passive_dofs
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &d)| {
+                        let (ks, rest, kd) =
+                            (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
+                        // t_a = t − t_p, t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13).
+                        (id.generalized_forces[d].clone()
+                            + ks.clone() * (q[d].clone() - rest)
+                            + kd.clone() * &qd[d])
+                            * scale
+                    })
+                    .collect()
+            }
+            Term::Smooth => {
+                let (q, qn) = x.split_at(dof);
+                let jv = (w.joint_velocity / n).sqrt() / dt;
+                let mut r: Vec<D> = (0..dof).map(|d| (qn[d].clone() - &q[d]) * jv).collect();
+                if let Some(h) = sk.head {
+                    let morph = sk.morphology();
+                    let (k0, k1) = (
+                        forward_kinematics(sk, &morph, q),
+                        forward_kinematics(sk, &morph, qn),
+                    );
+                    let v = (&k1.limbs[h].end - &k0.limbs[h].end)
+                        .scale_f((w.head_velocity / n).sqrt() / dt);
+                    r.extend([v.y, v.z]);
+                    let ho = (w.head_orientation / n).sqrt();
+                    let m = &k0.limbs[h].rotation.m;
+                    for (i, row) in m.iter().enumerate() {
+                        for (j, e) in row.iter().enumerate() {
+                            r.push(if i == j {
+                                (e.clone() - 1.0) * ho
+                            } else {
+                                e.clone() * ho
+                            });
+                        }
+                    }
+                }
+                r
+            }
+        }
+    }
 }
 
 impl BlockProblem for GaitProblem {
@@ -741,66 +816,12 @@ impl BlockProblem for GaitProblem {
     }
 
     fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
-        let sk = &self.spec.skeleton;
-        let (dof, dt, n) = (self.layout.dof, self.spec.dt(), self.spec.frames as f64);
-        let w = &self.spec.weights;
-        match &self.terms[term].0 {
-            Term::Effort { feet } => {
-                let (qm, rest) = x.split_at(dof);
-                let (q, rest) = rest.split_at(dof);
-                let (qp, rest) = rest.split_at(dof);
-                let np = self.layout.passive_dofs.len();
-                let (passive, loads) = rest.split_at(3 * np);
-                let qd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
-                    .collect();
-                let qdd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
-                    .collect();
-                let loads: Vec<FootLoad<D>> = feet
-                    .iter()
-                    .enumerate()
-                    .map(|(j, &k)| FootLoad {
-                        foot: k,
-                        force: Self::vec3(&loads[6 * j..]).scale_f(self.mass),
-                        torque: self.torque(&loads[6 * j + 3..]).scale_f(self.mass),
-                    })
-                    .collect();
-                let id = inverse_dynamics(sk, &sk.morphology(), q, &qd, &qdd, GRAVITY, &loads);
-                let mut sum = D::zero();
-                for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
-                    let (ks, rest, kd) =
-                        (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
-                    // t_a = t − t_p, t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13).
-                    let active = id.generalized_forces[d].clone()
-                        + ks.clone() * (q[d].clone() - rest)
-                        + kd.clone() * &qd[d];
-                    sum += active.clone() * active;
-                }
-                sum * (w.effort / self.mass / n)
-            }
-            Term::Smooth => {
-                let (q, qn) = x.split_at(dof);
-                let mut velocity = D::zero();
-                for d in 0..dof {
-                    let v = (qn[d].clone() - &q[d]) * (1.0 / dt);
-                    velocity += v.clone() * v;
-                }
-                let mut total = velocity * w.joint_velocity;
-                if let Some(h) = sk.head {
-                    let morph = sk.morphology();
-                    let (k0, k1) = (
-                        forward_kinematics(sk, &morph, q),
-                        forward_kinematics(sk, &morph, qn),
-                    );
-                    let v = (&k1.limbs[h].end - &k0.limbs[h].end).scale_f(1.0 / dt);
-                    total += (v.y.clone() * &v.y + v.z.clone() * &v.z) * w.head_velocity;
-                    total +=
-                        k0.limbs[h].rotation.distance_squared_from_identity() * w.head_orientation;
-                }
-                total * (1.0 / n)
-            }
-        }
+        let r = self.residuals(term, x);
+        r.into_iter().fold(D::zero(), |acc, v| acc + v.clone() * v)
+    }
+
+    fn objective_residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Option<Vec<D>> {
+        Some(self.residuals(term, x))
     }
 
     fn constraint_blocks(&self) -> Vec<BlockSpec> {
@@ -1019,10 +1040,14 @@ impl super::NlpProblem for Projection<'_> {
 /// to more than 1e-9), the point reached is projected onto the constraints (nearest feasible
 /// point, [`GaitClip::projection_status`]).
 #[cfg(feature = "ipopt")]
-pub fn solve_gait(spec: &GaitSpec, options: &super::SolverOptions) -> Result<GaitClip, GaitError> {
+pub fn solve_gait(
+    spec: &GaitSpec,
+    options: &super::SolverOptions,
+    curvature: super::Curvature,
+) -> Result<GaitClip, GaitError> {
     use super::NlpProblem;
     let problem = GaitProblem::new(spec.clone());
-    let nlp = super::AutoDiff::new(problem)?;
+    let nlp = super::AutoDiff::new(problem)?.with_curvature(curvature);
     let s = super::solve(&nlp, options)?;
     let (mut x, mut violation, mut iterations, mut time) =
         (s.x.clone(), s.max_violation, s.iterations, s.solve_time);
@@ -1036,6 +1061,7 @@ pub fn solve_gait(spec: &GaitSpec, options: &super::SolverOptions) -> Result<Gai
         };
         let mut popts = options.clone();
         popts.max_iterations = 1000;
+        popts.hessian = super::HessianMode::LimitedMemory;
         let p = super::solve(&projection, &popts)?;
         iterations += p.iterations;
         time += p.solve_time;
@@ -1391,7 +1417,7 @@ mod tests {
         assert!(spec.in_contact(29, 0) && spec.in_contact(0, 0) && spec.has_flight());
         let mut options = gait_solver_options();
         options.max_iterations = 300;
-        let clip = solve_gait(&spec, &options).unwrap();
+        let clip = solve_gait(&spec, &options, crate::spacetime::Curvature::Exact).unwrap();
         eprintln!(
             "monoped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
             clip.status,
@@ -1433,7 +1459,7 @@ mod tests {
         assert!(spec.has_double_support() && !spec.has_flight());
         let mut options = gait_solver_options();
         options.max_iterations = 100;
-        let clip = solve_gait(&spec, &options).unwrap();
+        let clip = solve_gait(&spec, &options, crate::spacetime::Curvature::Exact).unwrap();
         eprintln!(
             "biped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
             clip.status,

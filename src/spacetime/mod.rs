@@ -13,6 +13,7 @@
 //! - `basin_cma` (feature `ipopt`): basin-CMA, CMA-ES over samples projected by local solves
 //!   (specs/004.md §1.3), with per-variable roles (CMA-only, both, local-only).
 //! - [`cec2006`]: the 24 CEC 2006 constrained benchmark problems (specs/004.md §1.4).
+//! - [`discovery`]: gait discovery, basin-CMA over the contact timings (specs/004.md §1.3).
 //! - [`gait`]: cyclic "treadmill" gaits with fixed contact timings (specs/004.md §1.2, Eqs
 //!   3.2–3.17), their NLP, solve and independent physics audit.
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
@@ -21,6 +22,7 @@ pub mod autodiff;
 #[cfg(feature = "ipopt")]
 pub mod basin_cma;
 pub mod cec2006;
+pub mod discovery;
 pub mod dynamics;
 pub mod gait;
 #[cfg(feature = "ipopt")]
@@ -33,7 +35,7 @@ pub mod skeleton;
 #[cfg(test)]
 mod tests;
 
-pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Scalar, TermSpec};
+pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Curvature, Scalar, TermSpec};
 #[cfg(feature = "ipopt")]
 pub use ipopt::solve;
 pub use nlp::{

@@ -137,6 +137,20 @@ pub struct FreeParams {
     /// Landing placement offset and velocity gain (± metres and ± seconds).
     #[serde(default)]
     pub landing: Option<(f32, f32)>,
+    /// Bodies whose world pitch targets are free in the pose phases (walks: pelvis and torso
+    /// lean, the main speed control of SIMBICON) …
+    #[serde(default)]
+    pub world: Vec<String>,
+    /// … within ± this many degrees of the seed.
+    #[serde(default = "default_world_range")]
+    pub world_range: f32,
+    /// Foot-placement gains c_d and c_v free within ± these amounts (rad/m, rad/(m/s)).
+    #[serde(default)]
+    pub foot_placement: Option<(f32, f32)>,
+}
+
+fn default_world_range() -> f32 {
+    10.0
 }
 
 fn default_range() -> f32 {
@@ -201,6 +215,13 @@ pub enum ParamKind {
     },
     LandingOffset,
     LandingGain,
+    WorldPitch {
+        phase: usize,
+        body: String,
+        seed_degrees: f32,
+    },
+    FootPlacementCd,
+    FootPlacementCv,
     ShapeRatio {
         group: usize,
     },
@@ -291,6 +312,27 @@ impl Task {
         if def.free.landing.is_some() {
             params.push(ParamKind::LandingOffset);
             params.push(ParamKind::LandingGain);
+        }
+        for pn in &def.free.pose_phases {
+            let pi = phase_index(pn)?;
+            for b in &def.free.world {
+                let seed = def.controller.phases[pi]
+                    .world
+                    .get(b)
+                    .copied()
+                    .ok_or_else(|| {
+                        format!("free world pitch {b:?}: phase {pn:?} has no world target for it")
+                    })?;
+                params.push(ParamKind::WorldPitch {
+                    phase: pi,
+                    body: b.clone(),
+                    seed_degrees: seed,
+                });
+            }
+        }
+        if def.free.foot_placement.is_some() {
+            params.push(ParamKind::FootPlacementCd);
+            params.push(ParamKind::FootPlacementCv);
         }
         let control_dim = params.len();
         if shape_mode {
@@ -385,6 +427,21 @@ impl Task {
                 ParamKind::LandingGain => {
                     def.landing.velocity_gain += v * f.landing.map(|l| l.1).unwrap_or(0.0)
                 }
+                ParamKind::WorldPitch {
+                    phase,
+                    body,
+                    seed_degrees,
+                } => {
+                    def.phases[*phase]
+                        .world
+                        .insert(body.clone(), seed_degrees + v * f.world_range);
+                }
+                ParamKind::FootPlacementCd => {
+                    def.foot_placement.cd += v * f.foot_placement.map(|g| g.0).unwrap_or(0.0)
+                }
+                ParamKind::FootPlacementCv => {
+                    def.foot_placement.cv += v * f.foot_placement.map(|g| g.1).unwrap_or(0.0)
+                }
                 ParamKind::ShapeRatio { group } => {
                     ratios[*group] = ratio_from_normalized(v);
                 }
@@ -417,6 +474,9 @@ impl Task {
             } => format!("{}.{joint}.{}", phase(*p), if *kd { "kd" } else { "kp" }),
             ParamKind::LandingOffset => "landing.offset".into(),
             ParamKind::LandingGain => "landing.velocity_gain".into(),
+            ParamKind::WorldPitch { phase: p, body, .. } => format!("{}.world.{body}", phase(*p)),
+            ParamKind::FootPlacementCd => "foot_placement.cd".into(),
+            ParamKind::FootPlacementCv => "foot_placement.cv".into(),
             ParamKind::ShapeRatio { group } => {
                 format!("shape.{}", self.def.shape_groups[*group].join("+"))
             }

@@ -851,3 +851,67 @@ fn a_walk_counts_alternating_footfalls_and_charges_the_fall_ramp_for_missing_ste
         "{ramp:?}"
     );
 }
+
+#[test]
+fn free_world_pitch_and_foot_placement_gains_move_within_their_ranges() {
+    let mut task = scene_task("silly_walk_human");
+    let mut def = task.def.clone();
+    def.free.world = vec!["pelvis".into(), "torso".into()];
+    def.free.world_range = 8.0;
+    def.free.foot_placement = Some((0.4, 0.3));
+    def.seed.clear();
+    task = Task::new(
+        &task.name,
+        def,
+        task.character.clone(),
+        task.settings.clone(),
+        task.seconds,
+        false,
+    )
+    .unwrap();
+    let labels: Vec<String> = (0..task.dimension()).map(|k| task.param_label(k)).collect();
+    let base = labels
+        .iter()
+        .position(|l| l == "r_swing.world.pelvis")
+        .expect("world pitch parameters");
+    assert_eq!(labels[base + 1], "r_swing.world.torso");
+    assert_eq!(
+        labels[labels.len() - 2..],
+        [
+            "foot_placement.cd".to_string(),
+            "foot_placement.cv".to_string()
+        ]
+    );
+    assert_eq!(task.dimension(), 26 + 4 * 2 + 2);
+    let mut x = vec![0.0; task.dimension()];
+    x[base] = 1.0; // r_swing pelvis: seed 0° + 8°
+    x[base + 1] = -0.5; // r_swing torso: 0° − 4°
+    let n = x.len();
+    x[n - 2] = 1.0; // cd 0.5 + 0.4
+    x[n - 1] = -1.0; // cv 0.2 − 0.3
+    let (c, _) = task.instantiate(&x);
+    assert_eq!(c.phases[0].world["pelvis"], 8.0);
+    assert_eq!(c.phases[0].world["torso"], -4.0);
+    assert_eq!(
+        c.phases[1].world["pelvis"], 0.0,
+        "other phases keep their seed"
+    );
+    assert!(
+        (c.foot_placement.cd - 0.9).abs() < 1e-6 && (c.foot_placement.cv + 0.1).abs() < 1e-6,
+        "{:?}",
+        c.foot_placement
+    );
+    // A body without a world target in a free phase is an error that names it.
+    let mut bad = task.def.clone();
+    bad.free.world = vec!["head".into()];
+    let e = Task::new(
+        "bad",
+        bad,
+        task.character.clone(),
+        task.settings.clone(),
+        task.seconds,
+        false,
+    )
+    .unwrap_err();
+    assert!(e.contains("\"head\""), "{e}");
+}

@@ -1,0 +1,437 @@
+//! Gait discovery: basin-CMA over the contact timings (specs/004.md §1.3, thesis §3.3).
+//!
+//! - The CMA-only variables are the timings: the period T and, per foot, the start and duration
+//!   of its single contact window (fractions of T). The first foot's start is fixed at 0: shifting
+//!   every start by the same amount only relabels the frames, so that direction would be flat.
+//!   Everything else (pose, passive elements, ground forces) is local-only: each sample is
+//!   projected by one fixed-timing gait solve ([`super::gait`]) started from the rest pose.
+//! - Timings change which variables exist (forces live only at contact frames), so a sample is
+//!   projected by building its own gait NLP; the timing variables themselves are not moved by
+//!   the local solve, so "replacing an elite by its projection" leaves the CMA coordinates as
+//!   they are and CMA-ES is told the projected cost.
+//! - Failed projections (not feasible to the tolerance) rank last: [`FAILED_OFFSET`] + violation.
+//! - Initialisation (§1.3): feet evenly spaced within a 1 s cycle, each down half of it; a wide
+//!   diagonal covariance (σ₀ = 0.3 of every range).
+//! - The evaluation of a generation's λ samples is the caller's: the CLI runs them as separate
+//!   processes in parallel (IPOPT's linear solver is not thread-safe), tests use closures. Each
+//!   solve is deterministic, so the run is deterministic for a seed however it is evaluated.
+//!
+//! Search box: T ∈ [0.25, 1.5] s, durations ∈ [0.1, 0.9], starts ∈ [−0.5, 1.5] read modulo 1
+//! (so a window can move across the cycle's end without meeting a bound).
+
+use super::gait::FootTiming;
+use crate::optim::{AskTell, Bounds, CmaesOptions, RestartPolicy, RestartingCmaes};
+use serde::{Deserialize, Serialize};
+
+/// Fitness of a failed projection, plus its violation (as in basin-CMA): above every gait cost.
+pub const FAILED_OFFSET: f64 = 1e12;
+
+/// Range of the period (s).
+pub const PERIOD_RANGE: (f64, f64) = (0.25, 1.5);
+/// Range of a contact duration (fraction of the period).
+pub const DURATION_RANGE: (f64, f64) = (0.1, 0.9);
+/// Range of a start before it is read modulo 1.
+pub const START_RANGE: (f64, f64) = (-0.5, 1.5);
+
+/// The timing variables of a creature with the given feet: x = [T, d₀, s₁, d₁, …] in SI and
+/// fractions; CMA works on the unit box u ∈ [0, 1]ⁿ mapped linearly onto the ranges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimingSpace {
+    pub feet: Vec<String>,
+}
+
+impl TimingSpace {
+    pub fn new(feet: Vec<String>) -> Self {
+        assert!(!feet.is_empty(), "a gait needs at least one foot");
+        Self { feet }
+    }
+
+    pub fn dimension(&self) -> usize {
+        2 * self.feet.len()
+    }
+
+    fn ranges(&self) -> Vec<(f64, f64)> {
+        let mut r = vec![PERIOD_RANGE, DURATION_RANGE];
+        for _ in 1..self.feet.len() {
+            r.push(START_RANGE);
+            r.push(DURATION_RANGE);
+        }
+        r
+    }
+
+    /// Period and timings of unit-box coordinates `u`.
+    pub fn decode(&self, u: &[f64]) -> (f64, Vec<FootTiming>) {
+        let x: Vec<f64> = self
+            .ranges()
+            .iter()
+            .zip(u)
+            .map(|(&(lo, hi), &v)| lo + (hi - lo) * v.clamp(0.0, 1.0))
+            .collect();
+        let mut timings = vec![FootTiming {
+            foot: self.feet[0].clone(),
+            start: 0.0,
+            duration: x[1],
+        }];
+        for k in 1..self.feet.len() {
+            let start = x[2 * k].rem_euclid(1.0);
+            // rem_euclid may round up to exactly 1.0 for tiny negative inputs.
+            let start = if start >= 1.0 { 0.0 } else { start };
+            timings.push(FootTiming {
+                foot: self.feet[k].clone(),
+                start,
+                duration: x[2 * k + 1],
+            });
+        }
+        (x[0], timings)
+    }
+
+    /// Unit-box coordinates of a period and timings (starts relative to the first foot's).
+    pub fn encode(&self, period: f64, timings: &[FootTiming]) -> Vec<f64> {
+        let unit = |(lo, hi): (f64, f64), v: f64| ((v - lo) / (hi - lo)).clamp(0.0, 1.0);
+        let find = |name: &str| {
+            timings
+                .iter()
+                .find(|t| t.foot == name)
+                .expect("a timing per foot")
+        };
+        let first = find(&self.feet[0]);
+        let mut u = vec![
+            unit(PERIOD_RANGE, period),
+            unit(DURATION_RANGE, first.duration),
+        ];
+        for f in &self.feet[1..] {
+            let t = find(f);
+            u.push(unit(START_RANGE, (t.start - first.start).rem_euclid(1.0)));
+            u.push(unit(DURATION_RANGE, t.duration));
+        }
+        u
+    }
+
+    /// The thesis's starting point: feet evenly spaced in a 1 s cycle, each down half of it.
+    pub fn initial(&self) -> Vec<f64> {
+        let n = self.feet.len();
+        let timings: Vec<FootTiming> = self
+            .feet
+            .iter()
+            .enumerate()
+            .map(|(k, f)| FootTiming {
+                foot: f.clone(),
+                start: k as f64 / n as f64,
+                duration: 0.5,
+            })
+            .collect();
+        self.encode(1.0, &timings)
+    }
+}
+
+/// A sample's projection, as reported by the evaluator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Projected {
+    /// The gait objective at the projected point.
+    pub cost: f64,
+    /// Largest constraint violation (mass-normalised).
+    pub max_violation: f64,
+}
+
+/// One evaluated sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub period: f64,
+    pub timings: Vec<FootTiming>,
+    /// `None`: the projection failed outright.
+    pub projected: Option<Projected>,
+}
+
+impl Candidate {
+    pub fn feasible(&self, tolerance: f64) -> bool {
+        self.projected
+            .as_ref()
+            .is_some_and(|p| p.cost.is_finite() && p.max_violation <= tolerance)
+    }
+
+    /// What CMA-ES is told: the cost, or failures ranked last by violation.
+    fn fitness(&self, tolerance: f64) -> f64 {
+        match &self.projected {
+            Some(p) if self.feasible(tolerance) => p.cost,
+            Some(p) if p.max_violation.is_finite() => FAILED_OFFSET + p.max_violation,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DiscoveryOptions {
+    pub seed: u64,
+    pub generations: usize,
+    /// λ (default 4 + ⌊3 ln n⌋).
+    pub population: Option<usize>,
+    /// σ₀ in the unit box.
+    pub sigma0: f64,
+    /// Largest violation of a feasible projection (mass-normalised).
+    pub feasibility_tolerance: f64,
+}
+
+impl Default for DiscoveryOptions {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            generations: 8,
+            population: None,
+            sigma0: 0.3,
+            feasibility_tolerance: 1e-6,
+        }
+    }
+}
+
+/// Progress after one generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerationReport {
+    pub generation: usize,
+    /// This generation's samples and their projections.
+    pub samples: Vec<Candidate>,
+    /// The best feasible sample so far.
+    pub best: Option<Candidate>,
+}
+
+/// The outcome of a discovery run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoveryResult {
+    pub best: Option<Candidate>,
+    pub history: Vec<GenerationReport>,
+    pub projections: usize,
+}
+
+/// Runs basin-CMA over the timings. `evaluate` projects a batch of (period, timings) samples and
+/// returns one result per sample, in order (`None`: the solve failed). `progress` sees every
+/// generation; returning `false` from it stops the run (cancellation).
+pub fn discover(
+    space: &TimingSpace,
+    options: &DiscoveryOptions,
+    evaluate: &mut dyn FnMut(&[(f64, Vec<FootTiming>)]) -> Vec<Option<Projected>>,
+    progress: &mut dyn FnMut(&GenerationReport) -> bool,
+) -> DiscoveryResult {
+    let n = space.dimension();
+    let cma_options = CmaesOptions {
+        population: options.population,
+        seed: options.seed,
+        bounds: Some(Bounds::new(vec![0.0; n], vec![1.0; n]).expect("unit box")),
+        tol_fun: 1e-9,
+        tol_x: 1e-6,
+        max_evaluations: None,
+        active: true,
+    };
+    let mut cma = RestartingCmaes::new(
+        &space.initial(),
+        options.sigma0,
+        cma_options,
+        RestartPolicy::Ipop,
+    );
+    let tol = options.feasibility_tolerance;
+    let mut result = DiscoveryResult {
+        best: None,
+        history: Vec::new(),
+        projections: 0,
+    };
+    for generation in 0..options.generations {
+        let samples = cma.ask();
+        let decoded: Vec<(f64, Vec<FootTiming>)> =
+            samples.iter().map(|u| space.decode(u)).collect();
+        let mut projected = evaluate(&decoded);
+        projected.resize(samples.len(), None);
+        result.projections += samples.len();
+        let candidates: Vec<Candidate> = decoded
+            .into_iter()
+            .zip(projected)
+            .map(|((period, timings), projected)| Candidate {
+                period,
+                timings,
+                projected,
+            })
+            .collect();
+        let told: Vec<(Vec<f64>, f64)> = samples
+            .into_iter()
+            .zip(&candidates)
+            .map(|(u, c)| (u, c.fitness(tol)))
+            .collect();
+        cma.tell(&told);
+        for c in &candidates {
+            if c.feasible(tol)
+                && result
+                    .best
+                    .as_ref()
+                    .is_none_or(|b| c.fitness(tol) < b.fitness(tol))
+            {
+                result.best = Some(c.clone());
+            }
+        }
+        let report = GenerationReport {
+            generation,
+            samples: candidates,
+            best: result.best.clone(),
+        };
+        let go_on = progress(&report);
+        result.history.push(report);
+        if !go_on {
+            break;
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn biped() -> TimingSpace {
+        TimingSpace::new(vec!["l_foot".into(), "r_foot".into()])
+    }
+
+    #[test]
+    fn encode_and_decode_round_trip_with_starts_relative_to_the_first_foot() {
+        let s = biped();
+        let t = vec![
+            FootTiming {
+                foot: "r_foot".into(),
+                start: 0.8,
+                duration: 0.35,
+            },
+            FootTiming {
+                foot: "l_foot".into(),
+                start: 0.3,
+                duration: 0.6,
+            },
+        ];
+        let (period, back) = s.decode(&s.encode(0.7, &t));
+        assert!((period - 0.7).abs() < 1e-12);
+        assert_eq!(back[0].foot, "l_foot");
+        assert_eq!(back[0].start, 0.0);
+        assert!((back[0].duration - 0.6).abs() < 1e-12);
+        assert_eq!(back[1].foot, "r_foot");
+        assert!(
+            (back[1].start - 0.5).abs() < 1e-12,
+            "r starts half a cycle after l: {}",
+            back[1].start
+        );
+        assert!((back[1].duration - 0.35).abs() < 1e-12);
+        // The thesis's start: 1 s, evenly spaced, half the cycle down.
+        let (p0, t0) = s.decode(&s.initial());
+        assert!(
+            (p0 - 1.0).abs() < 1e-12
+                && (t0[1].start - 0.5).abs() < 1e-12
+                && (t0[1].duration - 0.5).abs() < 1e-12
+        );
+        // Starts past the range's ends wrap into [0, 1).
+        let (_, w) = s.decode(&[0.5, 0.5, 1.0, 0.5]);
+        assert!(
+            (w[1].start - 0.5).abs() < 1e-12,
+            "1.5 reads as 0.5: {}",
+            w[1].start
+        );
+        let (_, w) = s.decode(&[0.5, 0.5, 0.0, 0.5]);
+        assert!(
+            (w[1].start - 0.5).abs() < 1e-12,
+            "−0.5 reads as 0.5: {}",
+            w[1].start
+        );
+    }
+
+    /// A synthetic landscape over the timings with its optimum at T = 0.6 s, duty factors 0.7
+    /// and 0.4, feet 0.3 of a cycle apart; samples with a duty factor above 0.85 "fail". The
+    /// search must end within 0.02 of the optimum in every variable, and never report a failed
+    /// sample as the best.
+    #[test]
+    fn discovery_finds_the_optimum_of_a_synthetic_timing_landscape_and_ranks_failures_last() {
+        let s = biped();
+        let cost = |p: f64, t: &[FootTiming]| {
+            let phase = (t[1].start - 0.3 + 0.5).rem_euclid(1.0) - 0.5;
+            10.0 + (p - 0.6).powi(2) * 50.0
+                + (t[0].duration - 0.7).powi(2) * 30.0
+                + (t[1].duration - 0.4).powi(2) * 30.0
+                + phase * phase * 40.0
+        };
+        let mut failures = 0;
+        let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
+            batch
+                .iter()
+                .map(|(p, t)| {
+                    if t.iter().any(|w| w.duration > 0.85) {
+                        failures += 1;
+                        Some(Projected {
+                            cost: 1.0,
+                            max_violation: 0.5,
+                        })
+                    } else {
+                        Some(Projected {
+                            cost: cost(*p, t),
+                            max_violation: 1e-9,
+                        })
+                    }
+                })
+                .collect()
+        };
+        let options = DiscoveryOptions {
+            generations: 120,
+            seed: 3,
+            ..Default::default()
+        };
+        let r = discover(&s, &options, &mut evaluate, &mut |_| true);
+        let best = r.best.expect("feasible samples exist");
+        assert!((best.period - 0.6).abs() < 0.02, "period {}", best.period);
+        assert!(
+            (best.timings[0].duration - 0.7).abs() < 0.02,
+            "left duty {}",
+            best.timings[0].duration
+        );
+        assert!(
+            (best.timings[1].duration - 0.4).abs() < 0.02,
+            "right duty {}",
+            best.timings[1].duration
+        );
+        assert!(
+            (best.timings[1].start - 0.3).abs() < 0.02,
+            "offset {}",
+            best.timings[1].start
+        );
+        assert!(best.projected.unwrap().cost < 10.05);
+        assert!(
+            failures > 0,
+            "the wide initial distribution reaches the failing region"
+        );
+        assert_eq!(r.history.len(), 120);
+    }
+
+    #[test]
+    fn progress_can_stop_the_run() {
+        let s = TimingSpace::new(vec!["foot".into()]);
+        let mut calls = 0;
+        let r = discover(
+            &s,
+            &DiscoveryOptions {
+                generations: 50,
+                ..Default::default()
+            },
+            &mut |b| {
+                b.iter()
+                    .map(|(p, _)| {
+                        Some(Projected {
+                            cost: *p,
+                            max_violation: 0.0,
+                        })
+                    })
+                    .collect()
+            },
+            &mut |g| {
+                calls += 1;
+                g.generation < 2
+            },
+        );
+        assert_eq!(calls, 3);
+        assert_eq!(r.history.len(), 3);
+        let best = r.best.unwrap();
+        assert!(
+            best.period >= PERIOD_RANGE.0 && best.period < 1.0,
+            "cost = period pulls it down: {}",
+            best.period
+        );
+    }
+}
