@@ -209,11 +209,13 @@ enum Command {
         #[arg(long)]
         ipopt: Vec<String>,
     },
-    /// Measure simulation speed for each built-in character, or `bench cma` for the optimizer.
+    /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
+    /// `cec2006` or `gait`.
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
         /// of backflip2d on all cores; `--quick`: 5 generations) or `cec2006` (basin-CMA on the
-        /// 24 CEC 2006 constrained problems; `--quick`: a smaller budget).
+        /// 24 CEC 2006 constrained problems; `--quick`: a smaller budget) or `gait` (single
+        /// fixed-contact solves of the simple biped and the horse; `--quick`: 100 iterations).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -486,8 +488,9 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
+            "gait" => spacetime_cli::bench_gait(quick, &characters),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma or diversity, or cec2006"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006 or gait"
             )),
         },
     };

@@ -197,6 +197,63 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     Ok(())
 }
 
+/// `motionlab bench gait`: single fixed-contact solves (specs/004.md §1.2 "one spacetime solve
+/// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
+/// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
+/// pairs down 0.6 of the cycle), each from the rest pose with the gait command's solver options
+/// (L-BFGS, capped at 1000 iterations, or 100 with `--quick`, then projected). One line per solve:
+/// wall time, iterations, time per iteration, status, cost and violation.
+#[cfg(feature = "ipopt")]
+pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
+    use motionlab::spacetime::gait::{
+        GaitSpec, audit, default_timings, gait_solver_options, parse_timings, solve_gait,
+    };
+    use motionlab::spacetime::skeleton::Skeleton;
+    let cases = [
+        ("simple_biped.ron", 0.7, None),
+        (
+            "horse.ron",
+            1.0,
+            Some((
+                0.8,
+                "lh_pastern:0:0.6,rf_pastern:0:0.6,rh_pastern:0.5:0.6,lf_pastern:0.5:0.6",
+            )),
+        ),
+    ];
+    let mut options = gait_solver_options();
+    options.max_iterations = if quick { 100 } else { 1000 };
+    for (file, speed, timing) in cases {
+        let skeleton = Skeleton::load(&characters.join(file))?;
+        let (period, timings) = match timing {
+            Some((p, t)) => (p, parse_timings(t)?),
+            None => default_timings(&skeleton),
+        };
+        let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
+        let start = std::time::Instant::now();
+        let clip = solve_gait(&spec, &options, motionlab::spacetime::Curvature::Exact)?;
+        let wall = start.elapsed().as_secs_f64();
+        let report = audit(&spec.skeleton, &clip, spec.mu, spec.nu);
+        println!(
+            "gait {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
+            spec.skeleton.name.replace(' ', "_"),
+            motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
+            clip.iterations,
+            1000.0 * wall / clip.iterations.max(1) as f64,
+            clip.status,
+            clip.projection_status.as_deref().unwrap_or("none"),
+            clip.cost,
+            clip.max_violation,
+            report.max()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "ipopt"))]
+pub fn bench_gait(_quick: bool, _characters: &std::path::Path) -> Result<()> {
+    anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
+}
+
 /// `foot:start:duration,...` with every number in its shortest exact form.
 #[cfg(feature = "ipopt")]
 fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
