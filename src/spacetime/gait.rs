@@ -52,7 +52,11 @@
 //! term (one frame's effort, one frame pair's smoothness) reads a few frames only, and
 //! [`super::AutoDiff`] differentiates it exactly by forward-mode dual numbers. The solve uses
 //! IPOPT's L-BFGS Hessian ([`gait_solver_options`]; the exact Hessian through second-order duals
-//! is available but slower and, on the monoped hop, no better). L-BFGS approaches the optimum
+//! is available but slower and, on the monoped hop, no better; every objective term is a sum of
+//! squares ([`GaitProblem`] gives its residuals), so [`super::Curvature::GaussNewton`] offers
+//! 2JᵀJ plus the exact constraint curvature: on the monoped hop it reaches cost 17.2 in 500
+//! iterations against L-BFGS's 24.6, on the simple-biped walk it is slower per iteration and
+//! no better at 600). L-BFGS approaches the optimum
 //! slowly here (the 1/dt² of the dynamics spreads the curvature over many orders of magnitude),
 //! so [`solve_gait`] caps its iterations and then projects the point reached onto the
 //! constraints (the nearest feasible point, a second IPOPT solve that converges in a few
