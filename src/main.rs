@@ -274,6 +274,9 @@ struct GuiArgs {
     /// Show this exploration result set in the Diversity panel's gallery at launch.
     #[arg(long)]
     explore_result: Option<PathBuf>,
+    /// Show this gait clip (`motionlab gait --out`) playing in the Gait panel at launch.
+    #[arg(long)]
+    gait: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -510,6 +513,7 @@ fn gui(args: GuiArgs) -> Result<()> {
         overlays: args.overlays,
         explore: args.explore,
         explore_result: args.explore_result,
+        gait: args.gait,
     })
 }
 

@@ -126,3 +126,39 @@ fn explore_flag_shows_the_diversity_panel() {
         "the right panel is not drawn ({panel_like} pixels differ from the sky)"
     );
 }
+
+#[test]
+fn gait_flag_shows_the_gait_panel_with_a_playing_clip() {
+    // A demo clip shipped in assets/gaits/ (a monoped hop at 0.5 m/s, solved by `motionlab gait`).
+    let clip = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/gaits/monoped_hop_0.5ms.ron");
+    let clip = clip.to_str().unwrap();
+    let (w, h, pixels, colour) =
+        screenshot(&["--frames", "60", "--gait", clip], "gait.png");
+    assert_eq!((w, h), (1600, 900));
+    let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
+    let mut counts = std::collections::HashMap::<[u8; 3], usize>::new();
+    for i in (0..(w * h) as usize).map(|i| i * channels) {
+        *counts
+            .entry([pixels[i], pixels[i + 1], pixels[i + 2]])
+            .or_default() += 1;
+    }
+    let count = |c: [u8; 3]| counts.get(&c).copied().unwrap_or(0);
+    // The side and front views of the creature have their own light backdrop (tens of
+    // thousands of pixels), with the creature drawn over it.
+    let backdrop = count([235, 240, 246]);
+    assert!(
+        backdrop > 40_000,
+        "no side view drawn ({backdrop} backdrop pixels)"
+    );
+    // The hopper's foot colour fills its footfall bars (editor and diagram) and its leg.
+    let foot = count([66, 133, 244]);
+    assert!(foot > 1_500, "footfall bars not drawn ({foot} pixels)");
+    // A hop has a flight phase: the diagram's phase band marks it.
+    let flight = count([120, 190, 255]);
+    assert!(flight > 200, "flight span not marked ({flight} pixels)");
+    assert!(
+        counts.len() > 300,
+        "only {} distinct colours: the window looks blank",
+        counts.len()
+    );
+}

@@ -11,10 +11,14 @@
 //! - [`jobs_panel::JobsPanelPlugin`]: background jobs with progress, cancel and the polar plot;
 //! - [`diversity_panel::DiversityPanelPlugin`]: exploration jobs, live plots, the gallery of
 //!   motions side by side, filmstrip, save and load sets;
+//! - [`gait_panel::GaitPanelPlugin`]: spacetime gaits (specs/004.md §1.2–1.3): creature, speed,
+//!   footfall bars or discovery, background solve with live plots, footfall diagram, audit, the
+//!   gait playing in side and front views, save and load clips;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
 pub mod diversity_panel;
+pub mod gait_panel;
 pub mod jobs_panel;
 pub mod overlays;
 pub mod panels;
@@ -38,6 +42,8 @@ pub struct AppOptions {
     pub explore: Option<PathBuf>,
     /// Result set shown in the Diversity panel at launch.
     pub explore_result: Option<PathBuf>,
+    /// Gait clip shown (playing) in the Gait panel at launch.
+    pub gait: Option<PathBuf>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -79,6 +85,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         panels::PanelsPlugin,
         jobs_panel::JobsPanelPlugin,
         diversity_panel::DiversityPanelPlugin,
+        gait_panel::GaitPanelPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);
