@@ -156,59 +156,7 @@ enum Command {
     },
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
     /// spacetime creature file; prints the timings, cost and violations, writes the clip as RON.
-    Gait {
-        /// Creature file (characters/monoped.ron, simple_biped.ron, …).
-        creature: PathBuf,
-        /// Gait speed V (m/s, along +x).
-        #[arg(long)]
-        speed: f64,
-        /// Period T (s); default 0.5 for one foot, 1.0 otherwise.
-        #[arg(long)]
-        period: Option<f64>,
-        /// Contact windows `foot:start:duration,...` (fractions of the period); default: one foot
-        /// hops half the cycle, otherwise foot k lands at k/n and stays down 0.6 of the cycle.
-        #[arg(long)]
-        contacts: Option<String>,
-        /// Perturbs the rest-pose initialisation (0: none).
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Write the gait clip (RON) here, atomically.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Discover the timings by basin-CMA (specs/004.md §1.3): CMA-ES over the period and
-        /// each foot's start and duration, every sample projected by a capped gait solve (run
-        /// as parallel processes); the best timing is then solved with --max-iterations.
-        #[arg(long)]
-        discover: bool,
-        /// Discovery: CMA-ES generations.
-        #[arg(long, default_value_t = 8)]
-        generations: usize,
-        /// Discovery: samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
-        #[arg(long)]
-        population: Option<usize>,
-        /// Discovery: IPOPT iteration limit of each sample's projection.
-        #[arg(long, default_value_t = 200)]
-        sample_iterations: usize,
-        /// Discovery: parallel solver processes (0: one per core).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// IPOPT's print level (0 silent, 5 the iteration log).
-        #[arg(long, default_value_t = 0)]
-        print_level: i32,
-        /// IPOPT iteration limit of the gait solve (then the point reached is projected onto
-        /// the constraints).
-        #[arg(long, default_value_t = 1000)]
-        max_iterations: usize,
-        /// Second derivatives given to IPOPT: `lbfgs` (IPOPT's limited-memory approximation),
-        /// `gauss-newton` (the least-squares objective's Gauss–Newton part plus the exact
-        /// constraint curvature), `gauss-newton-objective` (without the constraint curvature)
-        /// or `exact` (second-order dual numbers).
-        #[arg(long, value_enum, default_value_t = spacetime_cli::GaitHessian::Lbfgs)]
-        hessian: spacetime_cli::GaitHessian,
-        /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
-        #[arg(long)]
-        ipopt: Vec<String>,
-    },
+    Gait(spacetime_cli::GaitArgs),
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
     /// `cec2006` or `gait`.
     Bench {
@@ -442,39 +390,7 @@ fn main() {
             print_level,
             trajectory,
         }),
-        Some(Command::Gait {
-            creature,
-            speed,
-            period,
-            contacts,
-            seed,
-            out,
-            discover,
-            generations,
-            population,
-            sample_iterations,
-            threads,
-            print_level,
-            max_iterations,
-            hessian,
-            ipopt,
-        }) => spacetime_cli::gait(spacetime_cli::GaitArgs {
-            creature,
-            speed,
-            period,
-            contacts,
-            seed,
-            out,
-            discover,
-            generations,
-            population,
-            sample_iterations,
-            threads,
-            print_level,
-            max_iterations,
-            hessian,
-            ipopt,
-        }),
+        Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::Bench {
             what,
             quick,

@@ -55,16 +55,7 @@ impl Creature {
 
 /// The spacetime creatures of `characters/` (the Rapier character files do not parse as one).
 fn spacetime_creatures() -> Vec<Creature> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(characters_dir())
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    super::panels::character_files()
         .into_iter()
         .filter(|p| {
             std::fs::read_to_string(p)

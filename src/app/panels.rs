@@ -22,7 +22,8 @@ impl Plugin for PanelsPlugin {
     }
 }
 
-fn character_files() -> Vec<std::path::PathBuf> {
+/// The `.ron` files of `characters/`, sorted.
+pub(crate) fn character_files() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(characters_dir())
         .map(|rd| {
             rd.filter_map(|e| e.ok())

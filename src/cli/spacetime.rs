@@ -1,6 +1,7 @@
 //! `motionlab spacetime …`: spacetime problems solved as sparse NLPs (specs/001.md §1.2–1.3).
 
 use anyhow::Result;
+use std::path::PathBuf;
 
 /// Options of `spacetime particle`.
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
@@ -79,23 +80,59 @@ pub enum GaitHessian {
 }
 
 /// Options of `gait`.
+#[derive(clap::Args)]
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 pub struct GaitArgs {
-    pub creature: std::path::PathBuf,
+    /// Creature file (characters/monoped.ron, simple_biped.ron, …).
+    pub creature: PathBuf,
+    /// Gait speed V (m/s, along +x).
+    #[arg(long)]
     pub speed: f64,
+    /// Period T (s); default 0.5 for one foot, 1.0 otherwise.
+    #[arg(long)]
     pub period: Option<f64>,
+    /// Contact windows `foot:start:duration,...` (fractions of the period); default: one foot
+    /// hops half the cycle, otherwise foot k lands at k/n and stays down 0.6 of the cycle.
+    #[arg(long)]
     pub contacts: Option<String>,
+    /// Perturbs the rest-pose initialisation (0: none).
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    pub out: Option<std::path::PathBuf>,
+    /// Write the gait clip (RON) here, atomically.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Discover the timings by basin-CMA (specs/004.md §1.3): CMA-ES over the period and
+    /// each foot's start and duration, every sample projected by a capped gait solve (run
+    /// as parallel processes); the best timing is then solved with --max-iterations.
+    #[arg(long)]
     pub discover: bool,
+    /// Discovery: CMA-ES generations.
+    #[arg(long, default_value_t = 8)]
     pub generations: usize,
+    /// Discovery: samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
+    #[arg(long)]
     pub population: Option<usize>,
+    /// Discovery: IPOPT iteration limit of each sample's projection.
+    #[arg(long, default_value_t = 200)]
     pub sample_iterations: usize,
+    /// Discovery: parallel solver processes (0: one per core).
+    #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// IPOPT's print level (0 silent, 5 the iteration log).
+    #[arg(long, default_value_t = 0)]
     pub print_level: i32,
+    /// IPOPT iteration limit of the gait solve (then the point reached is projected onto
+    /// the constraints).
+    #[arg(long, default_value_t = 1000)]
     pub max_iterations: usize,
+    /// Second derivatives given to IPOPT: `lbfgs` (IPOPT's limited-memory approximation),
+    /// `gauss-newton` (the least-squares objective's Gauss–Newton part plus the exact
+    /// constraint curvature), `gauss-newton-objective` (without the constraint curvature)
+    /// or `exact` (second-order dual numbers).
+    #[arg(long, value_enum, default_value_t = GaitHessian::Lbfgs)]
     pub hessian: GaitHessian,
-    /// Extra IPOPT options `name=value` (numbers, integers or strings).
+    /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
+    #[arg(long)]
     pub ipopt: Vec<String>,
 }
 
