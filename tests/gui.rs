@@ -130,10 +130,10 @@ fn explore_flag_shows_the_diversity_panel() {
 #[test]
 fn gait_flag_shows_the_gait_panel_with_a_playing_clip() {
     // A demo clip shipped in assets/gaits/ (a monoped hop at 0.5 m/s, solved by `motionlab gait`).
-    let clip = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/gaits/monoped_hop_0.5ms.ron");
+    let clip =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/gaits/monoped_hop_0.5ms.ron");
     let clip = clip.to_str().unwrap();
-    let (w, h, pixels, colour) =
-        screenshot(&["--frames", "60", "--gait", clip], "gait.png");
+    let (w, h, pixels, colour) = screenshot(&["--frames", "60", "--gait", clip], "gait.png");
     assert_eq!((w, h), (1600, 900));
     let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
     let mut counts = std::collections::HashMap::<[u8; 3], usize>::new();
