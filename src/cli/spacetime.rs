@@ -79,6 +79,36 @@ pub enum GaitHessian {
     Lbfgs,
 }
 
+#[cfg(feature = "ipopt")]
+impl GaitHessian {
+    /// IPOPT's Hessian mode and the curvature the problem then reports.
+    fn solver(
+        self,
+    ) -> (
+        motionlab::spacetime::HessianMode,
+        motionlab::spacetime::Curvature,
+    ) {
+        use motionlab::spacetime::{Curvature, HessianMode};
+        match self {
+            GaitHessian::Lbfgs => (HessianMode::LimitedMemory, Curvature::Exact),
+            GaitHessian::Exact => (HessianMode::Exact, Curvature::Exact),
+            GaitHessian::GaussNewton => (HessianMode::Exact, Curvature::GaussNewton),
+            GaitHessian::GaussNewtonObjective => {
+                (HessianMode::Exact, Curvature::GaussNewtonObjective)
+            }
+        }
+    }
+
+    /// The `--hessian` value that selects this mode.
+    fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value()
+            .expect("every mode has a name")
+            .get_name()
+            .to_string()
+    }
+}
+
 /// Options of `gait`.
 #[derive(clap::Args)]
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
@@ -148,7 +178,6 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         solve_gait,
     };
     use motionlab::spacetime::skeleton::Skeleton;
-    use motionlab::spacetime::{Curvature, HessianMode};
     let skeleton = Skeleton::load(&args.creature)?;
     let (default_period, default_contacts) = default_timings(&skeleton);
     let (period, timings) = if args.discover {
@@ -168,21 +197,8 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     let mut options = gait_solver_options();
     options.print_level = args.print_level;
     options.max_iterations = args.max_iterations;
-    let curvature = match args.hessian {
-        GaitHessian::Lbfgs => Curvature::Exact,
-        GaitHessian::Exact => {
-            options.hessian = HessianMode::Exact;
-            Curvature::Exact
-        }
-        GaitHessian::GaussNewton => {
-            options.hessian = HessianMode::Exact;
-            Curvature::GaussNewton
-        }
-        GaitHessian::GaussNewtonObjective => {
-            options.hessian = HessianMode::Exact;
-            Curvature::GaussNewtonObjective
-        }
-    };
+    let (hessian_mode, curvature) = args.hessian.solver();
+    options.hessian = hessian_mode;
     for item in &args.ipopt {
         use motionlab::spacetime::OptionValue;
         let (name, value) = item
@@ -336,12 +352,7 @@ fn discover_timings(
         population: args.population,
         ..Default::default()
     };
-    let hessian = match args.hessian {
-        GaitHessian::GaussNewton => "gauss-newton",
-        GaitHessian::GaussNewtonObjective => "gauss-newton-objective",
-        GaitHessian::Exact => "exact",
-        GaitHessian::Lbfgs => "lbfgs",
-    };
+    let hessian = args.hessian.name();
     let mut batch_index = 0;
     let mut spawn_error: Option<anyhow::Error> = None;
     let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
@@ -371,7 +382,7 @@ fn discover_timings(
                     "--max-iterations",
                     &args.sample_iterations.to_string(),
                     "--hessian",
-                    hessian,
+                    &hessian,
                 ])
                 .arg("--out")
                 .arg(path)

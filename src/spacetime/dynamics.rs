@@ -348,6 +348,7 @@ pub fn inverse_dynamics<D: Scalar>(
 mod tests {
     use super::*;
     use crate::spacetime::skeleton::GRAVITY;
+    use crate::spacetime::tests::creature;
     use nalgebra::DVector;
     use num_dual::{Dual2_64, Dual2DVec64, DualDVec64};
     use std::path::Path;
@@ -360,15 +361,6 @@ mod tests {
         "horse",
         "pentaped",
     ];
-
-    fn creature(name: &str) -> Skeleton {
-        Skeleton::load(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("characters")
-                .join(format!("{name}.ron")),
-        )
-        .unwrap()
-    }
 
     /// A deterministic, irregular number in [−1, 1].
     fn wiggle(k: usize, salt: f64) -> f64 {

@@ -1243,16 +1243,26 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spacetime::tests::creature;
     use crate::spacetime::{AutoDiff, NlpProblem};
-    use std::path::Path;
 
-    fn creature(name: &str) -> Skeleton {
-        Skeleton::load(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("characters")
-                .join(format!("{name}.ron")),
-        )
-        .unwrap()
+    /// Solves `spec` (L-BFGS capped at `iterations`, then projected) and logs how it ended.
+    #[cfg(feature = "ipopt")]
+    fn solve_logged(spec: &GaitSpec, iterations: usize) -> GaitClip {
+        let mut options = gait_solver_options();
+        options.max_iterations = iterations;
+        let clip = solve_gait(spec, &options, crate::spacetime::Curvature::Exact).unwrap();
+        eprintln!(
+            "{}: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
+            spec.skeleton.name,
+            clip.status,
+            clip.projection_status,
+            clip.cost,
+            clip.iterations,
+            clip.max_violation,
+            clip.solve_time_s
+        );
+        clip
     }
 
     fn timing(foot: &str, start: f64, duration: f64) -> FootTiming {
@@ -1419,18 +1429,7 @@ mod tests {
         let spec =
             GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
         assert!(spec.in_contact(29, 0) && spec.in_contact(0, 0) && spec.has_flight());
-        let mut options = gait_solver_options();
-        options.max_iterations = 300;
-        let clip = solve_gait(&spec, &options, crate::spacetime::Curvature::Exact).unwrap();
-        eprintln!(
-            "monoped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
-            clip.status,
-            clip.projection_status,
-            clip.cost,
-            clip.iterations,
-            clip.max_violation,
-            clip.solve_time_s
-        );
+        let clip = solve_logged(&spec, 300);
         check_solution(&spec, &clip);
         // The foot slides back across the wrap at −V: frame 29 → 0.
         let k = |q: &Vec<f64>| {
@@ -1461,18 +1460,7 @@ mod tests {
         );
         let spec = GaitSpec::new(sk, 0.7, period, &timings).unwrap();
         assert!(spec.has_double_support() && !spec.has_flight());
-        let mut options = gait_solver_options();
-        options.max_iterations = 100;
-        let clip = solve_gait(&spec, &options, crate::spacetime::Curvature::Exact).unwrap();
-        eprintln!(
-            "biped: {} {:?} cost {} iterations {} violation {:e} time {:.2}s",
-            clip.status,
-            clip.projection_status,
-            clip.cost,
-            clip.iterations,
-            clip.max_violation,
-            clip.solve_time_s
-        );
+        let clip = solve_logged(&spec, 100);
         check_solution(&spec, &clip);
         // The clip round-trips through RON.
         let text = ron::ser::to_string(&clip).unwrap();

@@ -2,6 +2,17 @@
 //! example of IPOPT's own C interface) and of the wrapper's failure handling.
 
 use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
+use super::skeleton::Skeleton;
+
+/// A creature of `characters/` by name (monoped, simple_biped, velociraptor, horse, pentaped).
+pub(crate) fn creature(name: &str) -> Skeleton {
+    Skeleton::load(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("characters")
+            .join(format!("{name}.ron")),
+    )
+    .unwrap()
+}
 
 /// Hock–Schittkowski problem 71: min x₁x₄(x₁+x₂+x₃) + x₃ s.t. x₁x₂x₃x₄ ≥ 25, Σxᵢ² = 40,
 /// 1 ≤ x ≤ 5, from (1, 5, 5, 1). Optimum f* = 17.0140173 at (1, 4.7430, 3.8211, 1.3794).
