@@ -148,3 +148,73 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
     );
     assert!(clip.exists(), "the clip is written");
 }
+
+/// Per changed limb: (name, length scale, radius scale) from the `limb …` lines.
+fn limb_scales(out: &str) -> Vec<(String, f64, f64)> {
+    out.lines()
+        .filter(|l| l.starts_with("limb "))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = |key: &str| -> f64 {
+                let k = w.iter().position(|&t| t == key).expect(key) + 1;
+                w[k].parse().unwrap()
+            };
+            (w[1].to_string(), at("length_scale"), at("radius_scale"))
+        })
+        .collect()
+}
+
+#[test]
+fn morphology_without_muscles_grows_long_slender_legs_and_with_them_does_not() {
+    // specs/004.md §1.5: with limb lengths and radii free, the plain torque effort (3.14) makes
+    // "impossibly long and slender" legs; the muscle-aware effort (3.26)–(3.33) does not.
+    let creature = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let dir = tempfile::tempdir().unwrap();
+    let mut slenderness = Vec::new();
+    for muscle in [false, true] {
+        let clip = dir.path().join(format!("hop_{muscle}.ron"));
+        let mut args = vec![
+            "gait",
+            creature,
+            "--speed",
+            "0.5",
+            "--morphology",
+            "--max-iterations",
+            "150",
+            "--out",
+            clip.to_str().unwrap(),
+        ];
+        if !muscle {
+            args.push("--no-muscle");
+        }
+        let o = motionlab(&args);
+        assert_success(&o, "gait --morphology");
+        let out = stdout(&o);
+        let violation: f64 = value(&out, "max_violation").parse().unwrap();
+        let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
+        assert!(violation <= 1e-6 && audit <= 1e-6, "{out}");
+        let limbs = limb_scales(&out);
+        let names: Vec<&str> = limbs.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(names, ["thigh", "shin"], "only the leg changes: {out}");
+        // Slenderness (length/radius) relative to the file's, per leg limb.
+        let ratios: Vec<f64> = limbs.iter().map(|l| l.1 / l.2).collect();
+        let mass: f64 = value(&out, "mass").parse().unwrap();
+        assert!(
+            mass > 2.0,
+            "the body keeps its 2 kg, the legs add to it: {out}"
+        );
+        let saved = std::fs::read_to_string(&clip).unwrap();
+        assert!(saved.contains("morphology:"), "the clip keeps the body");
+        slenderness.push((muscle, ratios, out));
+    }
+    let (_, plain, out) = &slenderness[0];
+    assert!(
+        plain.iter().all(|&r| r > 5.0),
+        "without muscles every leg limb is over 5× as slender as in the file: {out}"
+    );
+    let (_, muscled, out) = &slenderness[1];
+    assert!(
+        muscled.iter().all(|&r| r < 1.5),
+        "with muscles no leg limb gets much more slender: {out}"
+    );
+}

@@ -297,7 +297,9 @@ impl GaitState {
                     characters_dir().display()
                 )
             })?;
-        let skeleton = self.creatures[index].skeleton.clone();
+        let skeleton = clip
+            .body(&self.creatures[index].skeleton)
+            .map_err(|e| e.to_string())?;
         check_clip(&clip, &skeleton)?;
         // The checks above keep the kinematics' assertions true; a panic in them is still
         // reported rather than fatal.
@@ -1588,6 +1590,7 @@ mod tests {
             max_violation: 0.0,
             seed: 0,
             solve_time_s: 0.0,
+            morphology: None,
         };
         assert!(check_clip(&clip, &sk).unwrap_err().contains("coordinates"));
     }

@@ -164,6 +164,46 @@ pub struct GaitArgs {
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
     #[arg(long)]
     pub ipopt: Vec<String>,
+    /// Co-optimise the body (specs/004.md §1.5): a length and a radius scale per left–right
+    /// pair of leg limbs (torso, neck and head fixed; mass at constant density), with the
+    /// muscle-aware effort (3.26)–(3.33), σ_max = 50 N/cm².
+    #[arg(long)]
+    pub morphology: bool,
+    /// Morphology without the muscle terms (plain torque effort 3.14): shows why they are
+    /// needed (the legs grow long and slender).
+    #[arg(long, requires = "morphology")]
+    pub no_muscle: bool,
+    /// Morphology: keep the head point at least this high (m) in every frame; the neck becomes
+    /// variable too.
+    #[arg(long, requires = "morphology")]
+    pub min_head_height: Option<f64>,
+}
+
+#[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
+impl GaitArgs {
+    /// The morphology options asked for, if any.
+    fn morphology(&self) -> Option<motionlab::spacetime::morphology::MorphologyOptions> {
+        self.morphology
+            .then_some(motionlab::spacetime::morphology::MorphologyOptions {
+                muscle: !self.no_muscle,
+                min_head_height: self.min_head_height,
+            })
+    }
+
+    /// The morphology flags, as passed on to the discovery's projection processes.
+    fn morphology_flags(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.morphology {
+            out.push("--morphology".to_string());
+        }
+        if self.no_muscle {
+            out.push("--no-muscle".to_string());
+        }
+        if let Some(h) = self.min_head_height {
+            out.extend(["--min-head-height".to_string(), h.to_string()]);
+        }
+        out
+    }
 }
 
 /// Solves the fixed-timing cyclic gait of specs/004.md §1.2 and prints `foot <name> start <s>
@@ -193,7 +233,21 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         };
         (args.period.unwrap_or(default_period), timings)
     };
-    let spec = GaitSpec::new(skeleton, args.speed, period, &timings)?.with_seed(args.seed);
+    if let Some(h) = args.min_head_height {
+        anyhow::ensure!(
+            h.is_finite() && skeleton.head.is_some(),
+            "--min-head-height needs a finite height and a creature with a head ({} has {})",
+            args.creature.display(),
+            if skeleton.head.is_some() {
+                "one"
+            } else {
+                "none"
+            }
+        );
+    }
+    let spec = GaitSpec::new(skeleton, args.speed, period, &timings)?
+        .with_seed(args.seed)
+        .with_morphology(args.morphology());
     let mut options = gait_solver_options();
     options.print_level = args.print_level;
     options.max_iterations = args.max_iterations;
@@ -215,7 +269,8 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     let variables = GaitProblem::new(spec.clone()).variables();
     let clip = solve_gait(&spec, &options, curvature)?;
-    let report = audit(&spec.skeleton, &clip, spec.mu, spec.nu);
+    let body = clip.body(&spec.skeleton)?;
+    let report = audit(&body, &clip, spec.mu, spec.nu);
     println!(
         "creature {} speed {} period {} frames {} variables {}",
         spec.skeleton.name, spec.speed, spec.period, spec.frames, variables
@@ -235,6 +290,22 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     println!("audit_max_violation {:.3e}", report.max());
     println!("iterations {}", clip.iterations);
     println!("solve_time_s {:.3}", clip.solve_time_s);
+    if let Some(shapes) = &clip.morphology {
+        for (shape, limb) in shapes.iter().zip(&spec.skeleton.limbs) {
+            if shape.length != limb.length || shape.radius != limb.radius {
+                println!(
+                    "limb {} length {:.4} radius {:.4} mass {:.3} length_scale {:.3} radius_scale {:.3}",
+                    shape.name,
+                    shape.length,
+                    shape.radius,
+                    shape.mass,
+                    shape.length / limb.length,
+                    shape.radius / limb.radius
+                );
+            }
+        }
+        println!("mass {:.3}", body.total_mass());
+    }
     if let Some(out) = &args.out {
         motionlab::jobs::write_ron(out, &clip)
             .with_context(|| format!("writing {}", out.display()))?;
@@ -285,7 +356,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         let start = std::time::Instant::now();
         let clip = solve_gait(&spec, &options, motionlab::spacetime::Curvature::Exact)?;
         let wall = start.elapsed().as_secs_f64();
-        let report = audit(&spec.skeleton, &clip, spec.mu, spec.nu);
+        let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(
             "gait {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
             spec.skeleton.name.replace(' ', "_"),
@@ -384,6 +455,7 @@ fn discover_timings(
                     "--hessian",
                     &hessian,
                 ])
+                .args(args.morphology_flags())
                 .arg("--out")
                 .arg(path)
                 .stdout(std::process::Stdio::null())

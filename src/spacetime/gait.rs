@@ -69,9 +69,13 @@
 
 use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
 use super::dynamics::{FootLoad, forward_kinematics, inverse_dynamics};
+use super::morphology::{
+    LENGTH_SCALE, LimbShape, MorphologyOptions, RADIUS_SCALE, ShapeGroups, limb_shapes, moment_arm,
+    muscle_area, muscle_residuals, reshaped,
+};
 use super::nlp::NlpError;
 use super::rotation::Vec3;
-use super::skeleton::{GRAVITY, Skeleton};
+use super::skeleton::{GRAVITY, Morphology, Skeleton};
 use serde::{Deserialize, Serialize};
 
 /// Frames per gait cycle (specs/004.md §0.3, §1.2).
@@ -147,6 +151,8 @@ pub enum GaitError {
     FullContact(String, f64),
     #[error("contacts: expected `foot:start:duration` items separated by commas, found {0:?}")]
     Syntax(String),
+    #[error("the clip sizes limb `{0}`, which creature `{1}` does not have")]
+    UnknownLimb(String, String),
     #[error(transparent)]
     Nlp(#[from] NlpError),
 }
@@ -215,6 +221,8 @@ pub struct GaitSpec {
     pub nu: f64,
     /// Seeds a small perturbation of the rest-pose initialisation (0: none).
     pub seed: u64,
+    /// Co-optimise the limbs' lengths and radii (specs/004.md §1.5, [`super::morphology`]).
+    pub morphology: Option<MorphologyOptions>,
     /// contact[frame][foot].
     contact: Vec<Vec<bool>>,
 }
@@ -271,6 +279,7 @@ impl GaitSpec {
             mu: MU,
             nu: NU,
             seed: 0,
+            morphology: None,
             contact: Vec::new(),
         };
         spec.contact = contact_flags(&spec.timings, spec.frames);
@@ -287,6 +296,12 @@ impl GaitSpec {
 
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Makes the limbs' lengths and radii variables of the solve (specs/004.md §1.5).
+    pub fn with_morphology(mut self, morphology: Option<MorphologyOptions>) -> Self {
+        self.morphology = morphology;
         self
     }
 
@@ -344,6 +359,9 @@ struct Layout {
     passive_start: usize,
     /// force_start[frame][foot]: the first of the 6 load variables (f/m then t/m).
     force_start: Vec<Vec<Option<usize>>>,
+    /// The shape variables (length scale, radius scale per limb group), last; empty without
+    /// morphology.
+    shape: std::ops::Range<usize>,
     n: usize,
 }
 
@@ -367,13 +385,17 @@ impl Layout {
                     .collect()
             })
             .collect();
+        let shape_vars = spec.morphology.map_or(0, |m| {
+            2 * ShapeGroups::new(&spec.skeleton, m.min_head_height.is_some()).len()
+        });
         Self {
             dof,
             frames,
             passive_dofs,
             passive_start,
             force_start,
-            n: next,
+            shape: next..next + shape_vars,
+            n: next + shape_vars,
         }
     }
 
@@ -422,6 +444,8 @@ enum KinematicRow {
     FootHeight(usize),
     Twist(usize),
     Separation(usize),
+    /// The head point's height (bounded below by the minimum head height).
+    HeadHeight,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -451,6 +475,8 @@ enum Term {
 pub struct GaitProblem {
     spec: GaitSpec,
     layout: Layout,
+    /// The variable limb groups, with morphology.
+    shapes: Option<ShapeGroups>,
     blocks: Vec<(Block, BlockSpec)>,
     terms: Vec<(Term, TermSpec)>,
     mass: f64,
@@ -503,7 +529,12 @@ impl GaitProblem {
                 lower.push(sep.min_distance * sep.min_distance);
                 upper.push(f64::INFINITY);
             }
-            let variables = layout.q_vars(i).collect();
+            if let (Some(h), Some(_)) = (spec.morphology.and_then(|m| m.min_head_height), sk.head) {
+                rows.push(KinematicRow::HeadHeight);
+                lower.push(h);
+                upper.push(f64::INFINITY);
+            }
+            let variables = layout.q_vars(i).chain(layout.shape.clone()).collect();
             blocks.push((
                 Block::Kinematic { rows },
                 BlockSpec {
@@ -519,7 +550,11 @@ impl GaitProblem {
             let j = layout.next(i);
             for k in 0..feet {
                 if spec.in_contact(i, k) && spec.in_contact(j, k) && i != j {
-                    let variables = layout.q_vars(i).chain(layout.q_vars(j)).collect();
+                    let variables = layout
+                        .q_vars(i)
+                        .chain(layout.q_vars(j))
+                        .chain(layout.shape.clone())
+                        .collect();
                     blocks.push((
                         Block::Slip { foot: k },
                         BlockSpec::equal(variables, vec![dx, 0.0]),
@@ -537,6 +572,7 @@ impl GaitProblem {
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
             }
+            variables.extend(layout.shape.clone());
             let feet = loads.iter().map(|l| l.0).collect();
             blocks.push((
                 Block::Momentum { feet },
@@ -576,6 +612,7 @@ impl GaitProblem {
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
             }
+            variables.extend(layout.shape.clone());
             terms.push((
                 Term::Effort {
                     feet: loads.iter().map(|l| l.0).collect(),
@@ -587,13 +624,18 @@ impl GaitProblem {
             let variables = layout
                 .q_vars(i)
                 .chain(layout.q_vars(layout.next(i)))
+                .chain(layout.shape.clone())
                 .collect();
             terms.push((Term::Smooth, TermSpec { variables }));
         }
         let mass = sk.total_mass();
+        let shapes = spec
+            .morphology
+            .map(|m| ShapeGroups::new(sk, m.min_head_height.is_some()));
         Self {
             spec,
             layout,
+            shapes,
             blocks,
             terms,
             mass,
@@ -616,8 +658,29 @@ impl GaitProblem {
             .collect()
     }
 
+    /// The limbs' sizes at x, with morphology.
+    pub fn limb_shapes(&self, x: &[f64]) -> Option<Vec<LimbShape>> {
+        let groups = self.shapes.as_ref()?;
+        let sk = &self.spec.skeleton;
+        let morph = groups.morphology(sk, &x[self.layout.shape.clone()]);
+        Some(limb_shapes(sk, &morph))
+    }
+
+    /// Splits a block's variables into the others and the trailing shape variables, and returns
+    /// the morphology those give (the file's, without morphology).
+    fn shaped<'a, D: Scalar>(&self, x: &'a [D]) -> (&'a [D], Morphology<D>) {
+        let (x, scales) = x.split_at(x.len() - self.layout.shape.len());
+        let sk = &self.spec.skeleton;
+        let morph = match &self.shapes {
+            Some(groups) => groups.morphology(sk, scales),
+            None => sk.morphology(),
+        };
+        (x, morph)
+    }
+
     /// SI loads (force N, torque N·m) per frame and foot, `None` out of contact.
     pub fn loads(&self, x: &[f64]) -> Vec<Vec<Option<ContactLoad>>> {
+        let mass = self.shaped(&x[self.layout.shape.clone()]).1.total_mass();
         self.layout
             .force_start
             .iter()
@@ -625,9 +688,9 @@ impl GaitProblem {
                 row.iter()
                     .map(|s| {
                         s.map(|s| ContactLoad {
-                            force: std::array::from_fn(|c| x[s + c] * self.mass),
+                            force: std::array::from_fn(|c| x[s + c] * mass),
                             torque: std::array::from_fn(|c| {
-                                x[s + 3 + c] * self.mass * self.torque_scale(c)
+                                x[s + 3 + c] * mass * self.torque_scale(c)
                             }),
                         })
                     })
@@ -686,6 +749,7 @@ impl GaitProblem {
         let sk = &self.spec.skeleton;
         let (dof, dt, n) = (self.layout.dof, self.spec.dt(), self.spec.frames as f64);
         let w = &self.spec.weights;
+        let (x, morph) = self.shaped(x);
         match &self.terms[term].0 {
             Term::Effort { feet } => {
                 let (qm, rest) = x.split_at(dof);
@@ -699,38 +763,69 @@ impl GaitProblem {
                 let qdd: Vec<D> = (0..dof)
                     .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
                     .collect();
+                let total = morph.total_mass();
                 let loads: Vec<FootLoad<D>> = feet
                     .iter()
                     .enumerate()
                     .map(|(j, &k)| FootLoad {
                         foot: k,
-                        force: Self::vec3(&loads[6 * j..]).scale_f(self.mass),
-                        torque: self.torque(&loads[6 * j + 3..]).scale_f(self.mass),
+                        force: Self::vec3(&loads[6 * j..]).scale(&total),
+                        torque: self.torque(&loads[6 * j + 3..]).scale(&total),
                     })
                     .collect();
-                let id = inverse_dynamics(sk, &sk.morphology(), q, &qd, &qdd, GRAVITY, &loads);
+                let id = inverse_dynamics(sk, &morph, q, &qd, &qdd, GRAVITY, &loads);
                 let scale = (w.effort / self.mass / n).sqrt();
-                self.layout
+                // Per passive coordinate: (t_a, t_p), with t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13)
+                // and t_a = t − t_p.
+                let torques: Vec<(D, D)> = self
+                    .layout
                     .passive_dofs
                     .iter()
                     .enumerate()
                     .map(|(p, &d)| {
                         let (ks, rest, kd) =
                             (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
-                        // t_a = t − t_p, t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13).
-                        (id.generalized_forces[d].clone()
-                            + ks.clone() * (q[d].clone() - rest)
-                            + kd.clone() * &qd[d])
-                            * scale
+                        let tp = -(ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d]);
+                        (id.generalized_forces[d].clone() - &tp, tp)
                     })
-                    .collect()
+                    .collect();
+                if !self.spec.morphology.is_some_and(|m| m.muscle) {
+                    return torques.into_iter().map(|(ta, _)| ta * scale).collect();
+                }
+                // The muscle-aware effort (3.26)–(3.33), joint by joint.
+                let mut r = Vec::new();
+                for (i, limb) in sk.limbs.iter().enumerate() {
+                    let Some(parent) = limb.parent else { continue };
+                    let coords: Vec<usize> = limb
+                        .dofs
+                        .clone()
+                        .filter_map(|d| self.layout.passive_dofs.iter().position(|&e| e == d))
+                        .collect();
+                    if coords.is_empty() {
+                        continue;
+                    }
+                    let active: Vec<D> = coords.iter().map(|&p| torques[p].0.clone()).collect();
+                    let passive: Vec<D> = coords.iter().map(|&p| torques[p].1.clone()).collect();
+                    let frame = &id.kinematics.limbs[i];
+                    let axial = id.joint_forces[i].dot(&(&frame.end - &frame.origin));
+                    let arm = moment_arm(
+                        &morph.length[parent],
+                        &morph.radius[parent],
+                        &morph.length[i],
+                        &morph.radius[i],
+                    );
+                    let area = muscle_area(&morph.radius[parent], &morph.radius[i]);
+                    r.extend(muscle_residuals(
+                        &active, &passive, &axial, &arm, &area, scale,
+                    ));
+                }
+                r
             }
             Term::Smooth => {
                 let (q, qn) = x.split_at(dof);
                 let jv = (w.joint_velocity / n).sqrt() / dt;
                 let mut r: Vec<D> = (0..dof).map(|d| (qn[d].clone() - &q[d]) * jv).collect();
                 if let Some(h) = sk.head {
-                    let morph = sk.morphology();
                     let (k0, k1) = (
                         forward_kinematics(sk, &morph, q),
                         forward_kinematics(sk, &morph, qn),
@@ -762,6 +857,10 @@ impl BlockProblem for GaitProblem {
     }
 
     fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        for v in self.layout.shape.clone().step_by(2) {
+            (lower[v], upper[v]) = LENGTH_SCALE;
+            (lower[v + 1], upper[v + 1]) = RADIUS_SCALE;
+        }
         let (lo, hi) = self.spec.skeleton.bounds();
         for i in 0..self.spec.frames {
             for d in 0..self.layout.dof {
@@ -813,6 +912,9 @@ impl BlockProblem for GaitProblem {
                 x[s + 1] = -GRAVITY[1] / loads.len() as f64;
             }
         }
+        for v in self.layout.shape.clone() {
+            x[v] = 1.0;
+        }
     }
 
     fn objective_terms(&self) -> Vec<TermSpec> {
@@ -835,9 +937,19 @@ impl BlockProblem for GaitProblem {
     fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D> {
         let sk = &self.spec.skeleton;
         let dof = self.layout.dof;
-        match &self.blocks[block].0 {
+        let block = &self.blocks[block].0;
+        // Only the blocks with kinematics read the shape variables.
+        let (x, morph) = match block {
+            Block::Cones | Block::Centring => (x, None),
+            _ => {
+                let (x, morph) = self.shaped(x);
+                (x, Some(morph))
+            }
+        };
+        let morph = || morph.as_ref().expect("kinematic blocks have a morphology");
+        match block {
             Block::Kinematic { rows } => {
-                let k = forward_kinematics(sk, &sk.morphology(), x);
+                let k = forward_kinematics(sk, morph(), x);
                 rows.iter()
                     .map(|row| match row {
                         KinematicRow::Clearance(node) => Self::node(&k, *node).y,
@@ -850,40 +962,45 @@ impl BlockProblem for GaitProblem {
                             let sep = &sk.separations[*s];
                             (&k.limbs[sep.a].end - &k.limbs[sep.b].end).norm_squared()
                         }
+                        KinematicRow::HeadHeight => k.limbs
+                            [sk.head.expect("a head-height row needs a head")]
+                        .end
+                        .y
+                        .clone(),
                     })
                     .collect()
             }
             Block::Slip { foot } => {
-                let morph = sk.morphology();
                 let (a, b) = x.split_at(dof);
                 let (ka, kb) = (
-                    forward_kinematics(sk, &morph, a),
-                    forward_kinematics(sk, &morph, b),
+                    forward_kinematics(sk, morph(), a),
+                    forward_kinematics(sk, morph(), b),
                 );
                 let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
                 vec![d.x, d.z]
             }
             Block::Momentum { feet } => {
-                let morph = sk.morphology();
                 let (qm, rest) = x.split_at(dof);
                 let (q, rest) = rest.split_at(dof);
                 let (qp, loads) = rest.split_at(dof);
                 let (km, k, kp) = (
-                    forward_kinematics(sk, &morph, qm),
-                    forward_kinematics(sk, &morph, q),
-                    forward_kinematics(sk, &morph, qp),
+                    forward_kinematics(sk, morph(), qm),
+                    forward_kinematics(sk, morph(), q),
+                    forward_kinematics(sk, morph(), qp),
                 );
                 let dt = self.spec.dt();
-                let mut linear = Vec3::<D>::from_f64(GRAVITY).scale_f(-self.mass);
+                let total = morph().total_mass();
+                let mut linear = Vec3::<D>::from_f64(GRAVITY).scale(&-total.clone());
                 let mut angular = Vec3::<D>::zero();
-                for (l, limb) in sk.limbs.iter().enumerate() {
+                for (l, mass) in morph().mass.iter().enumerate() {
                     let a = (&kp.limbs[l].com - k.limbs[l].com.scale_f(2.0) + &km.limbs[l].com)
-                        .scale_f(limb.mass / (dt * dt));
+                        .scale(&(mass.clone() * (1.0 / (dt * dt))));
                     angular = angular + (&k.limbs[l].com - &k.com).cross(&a);
                     linear = linear + a;
                 }
-                let mut out_l = linear.scale_f(1.0 / self.mass);
-                let mut out_a = angular.scale_f(1.0 / self.mass);
+                let inv = total.recip();
+                let mut out_l = linear.scale(&inv);
+                let mut out_a = angular.scale(&inv);
                 for (j, &f) in feet.iter().enumerate() {
                     let force = Self::vec3(&loads[6 * j..]);
                     let torque = self.torque(&loads[6 * j + 3..]);
@@ -961,9 +1078,23 @@ pub struct GaitClip {
     pub max_violation: f64,
     pub seed: u64,
     pub solve_time_s: f64,
+    /// Every limb's size, when the morphology was optimised with the gait (specs/004.md §1.5);
+    /// absent: the creature file's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub morphology: Option<Vec<LimbShape>>,
 }
 
 impl GaitClip {
+    /// The creature `base` (its file) with this clip's limb sizes: the body the clip's motion
+    /// belongs to. Fails when the clip names a limb the creature lacks.
+    pub fn body(&self, base: &Skeleton) -> Result<Skeleton, GaitError> {
+        match &self.morphology {
+            None => Ok(base.clone()),
+            Some(shapes) => reshaped(base, shapes)
+                .map_err(|limb| GaitError::UnknownLimb(limb, base.name.clone())),
+        }
+    }
+
     /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped.
     pub fn converged(&self) -> bool {
         let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
@@ -1093,6 +1224,7 @@ pub fn solve_gait(
         max_violation: violation,
         seed: spec.seed,
         solve_time_s: time.as_secs_f64(),
+        morphology: p.limb_shapes(&x),
     })
 }
 
@@ -1136,6 +1268,8 @@ impl GaitAudit {
 }
 
 /// Audits `clip` for `skeleton` with friction μ and ellipsoid radius ν (see [`GaitAudit`]).
+/// `skeleton` is the clip's body ([`GaitClip::body`]): the creature file with the clip's limb
+/// sizes, when it has some.
 pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudit {
     let n = clip.frames.len();
     let dt = clip.period / n as f64;
@@ -1346,6 +1480,20 @@ mod tests {
         // Monoped hop with a window crossing the cycle end (frames 24..=29 and 0..=8).
         let spec =
             GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)]).unwrap();
+        check_derivatives(spec.clone());
+        // With the body's shape as variables and the muscle-aware effort (3.26)–(3.33).
+        let shaped = spec
+            .clone()
+            .with_morphology(Some(MorphologyOptions::default()));
+        assert_eq!(
+            GaitProblem::new(shaped.clone()).variables(),
+            GaitProblem::new(spec).variables() + 4,
+            "thigh and shin: a length and a radius scale each"
+        );
+        check_derivatives(shaped);
+    }
+
+    fn check_derivatives(spec: GaitSpec) {
         let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
         let x = disturbed_point(&nlp);
         let (n, m) = (nlp.num_variables(), nlp.num_constraints());
@@ -1411,7 +1559,7 @@ mod tests {
             "max violation {}",
             clip.max_violation
         );
-        let a = audit(&spec.skeleton, clip, spec.mu, spec.nu);
+        let a = audit(&clip.body(&spec.skeleton).unwrap(), clip, spec.mu, spec.nu);
         assert!(a.max() <= 1e-6, "audit {a:?}");
         assert!(clip.cost.is_finite() && clip.cost > 0.0);
         // The clip's contacts follow the timings; feet in the air carry nothing.

@@ -16,6 +16,8 @@
 //! - [`discovery`]: gait discovery, basin-CMA over the contact timings (specs/004.md §1.3).
 //! - [`gait`]: cyclic "treadmill" gaits with fixed contact timings (specs/004.md §1.2, Eqs
 //!   3.2–3.17), their NLP, solve and independent physics audit.
+//! - [`morphology`]: limb lengths and radii as gait variables, and the muscle-aware effort
+//!   (specs/004.md §1.5, Eqs 3.26–3.33).
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
 
 pub mod autodiff;
@@ -27,6 +29,7 @@ pub mod dynamics;
 pub mod gait;
 #[cfg(feature = "ipopt")]
 mod ipopt;
+pub mod morphology;
 pub mod nlp;
 pub mod particle;
 pub mod rotation;
