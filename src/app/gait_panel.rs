@@ -131,6 +131,9 @@ pub struct ShownGait {
     pub contact: Vec<Vec<bool>>,
     /// Per frame, per limb: proximal and distal end (treadmill frame).
     pub segments: Vec<Vec<([f64; 3], [f64; 3])>>,
+    /// With an optimised body: the creature file's skeleton, and its limbs in the same poses
+    /// (drawn as a ghost, so the body change shows).
+    pub file_body: Option<(Skeleton, Vec<Vec<([f64; 3], [f64; 3])>>)>,
     /// Colour index per limb: the foot whose leg it belongs to, if any.
     pub leg: Vec<Option<usize>>,
     /// Treadmill-frame bounding box over the cycle: x min, x max, y max, z min, z max.
@@ -151,6 +154,10 @@ pub struct GaitState {
     /// λ (0: the default 4 + ⌊3 ln n⌋).
     pub population: usize,
     pub max_iterations: usize,
+    /// Co-optimise the legs' lengths and radii (specs/004.md §1.5).
+    pub morphology: bool,
+    /// With morphology: the muscle-aware effort (3.26)–(3.33); off shows why it is needed.
+    pub muscle: bool,
     pub job: Option<GaitJob>,
     pub shown: Option<ShownGait>,
     pub load_path: String,
@@ -183,6 +190,8 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         generations: 8,
         population: 0,
         max_iterations: 1000,
+        morphology: false,
+        muscle: true,
         job: None,
         shown: None,
         load_path: options
@@ -303,24 +312,34 @@ impl GaitState {
         check_clip(&clip, &skeleton)?;
         // The checks above keep the kinematics' assertions true; a panic in them is still
         // reported rather than fatal.
+        let file = &self.creatures[index].skeleton;
         let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let morphology = skeleton.morphology::<f64>();
-            let segments: Vec<Vec<([f64; 3], [f64; 3])>> = clip
-                .frames
-                .iter()
-                .map(|q| {
-                    forward_kinematics(&skeleton, &morphology, q)
-                        .limbs
-                        .iter()
-                        .map(|l| (l.origin.re(), l.end.re()))
-                        .collect()
-                })
-                .collect();
+            let segments_of = |body: &Skeleton| -> Vec<Vec<([f64; 3], [f64; 3])>> {
+                let morphology = body.morphology::<f64>();
+                clip.frames
+                    .iter()
+                    .map(|q| {
+                        forward_kinematics(body, &morphology, q)
+                            .limbs
+                            .iter()
+                            .map(|l| (l.origin.re(), l.end.re()))
+                            .collect()
+                    })
+                    .collect()
+            };
+            let file_body = clip
+                .morphology
+                .is_some()
+                .then(|| (file.clone(), segments_of(file)));
             // μ and ν as in every gait spec.
-            (segments, audit(&skeleton, &clip, MU, NU))
+            (
+                segments_of(&skeleton),
+                file_body,
+                audit(&skeleton, &clip, MU, NU),
+            )
         }))
         .map_err(|_| "the clip's kinematics failed".to_string())?;
-        let (segments, audit) = computed;
+        let (segments, file_body, audit) = computed;
         let mut leg = vec![None; skeleton.limbs.len()];
         for (k, &foot) in skeleton.feet.iter().enumerate() {
             // The foot's chain up to (not including) the limb where it meets another chain.
@@ -354,6 +373,7 @@ impl GaitState {
         // The request fields follow the clip, so Solve re-solves what is on show.
         self.creature = index;
         self.speed = clip.speed;
+        self.morphology = clip.morphology.is_some();
         self.period = clip.period;
         let mut timings = Vec::new();
         for name in self.creatures[index].feet() {
@@ -377,6 +397,7 @@ impl GaitState {
             audit,
             contact,
             segments,
+            file_body,
             leg,
             extent,
         });
@@ -451,6 +472,12 @@ impl GaitState {
                 "--contacts",
                 &contacts,
             ]);
+        }
+        if self.morphology {
+            cmd.arg("--morphology");
+            if !self.muscle {
+                cmd.arg("--no-muscle");
+            }
         }
         cmd.args([
             "--max-iterations",
@@ -892,17 +919,26 @@ fn footfall_editor(ui: &mut egui::Ui, timings: &mut [FootTiming]) {
 /// The creature at playback time `time` (s): limb segments interpolated between frames,
 /// treadmill frame (the ground moves at −V) or world frame (the creature advances at V).
 fn pose_at(shown: &ShownGait, time: f64) -> (Vec<([f64; 3], [f64; 3])>, usize, f64) {
-    let n = shown.segments.len();
-    let u = (time / shown.clip.period).rem_euclid(1.0) * n as f64;
+    pose_of(&shown.segments, shown.clip.period, time)
+}
+
+/// [`pose_at`] for any per-frame limb segments of a cycle of `period` seconds.
+fn pose_of(
+    segments: &[Vec<([f64; 3], [f64; 3])>],
+    period: f64,
+    time: f64,
+) -> (Vec<([f64; 3], [f64; 3])>, usize, f64) {
+    let n = segments.len();
+    let u = (time / period).rem_euclid(1.0) * n as f64;
     let i = (u.floor() as usize).min(n - 1);
     let j = (i + 1) % n;
     let f = u - i as f64;
     let lerp = |a: [f64; 3], b: [f64; 3]| -> [f64; 3] {
         std::array::from_fn(|c| a[c] + (b[c] - a[c]) * f)
     };
-    let segs = shown.segments[i]
+    let segs = segments[i]
         .iter()
-        .zip(&shown.segments[j])
+        .zip(&segments[j])
         .map(|(a, b)| (lerp(a.0, b.0), lerp(a.1, b.1)))
         .collect();
     (segs, if f < 0.5 { i } else { j }, u / n as f64)
@@ -977,6 +1013,15 @@ fn side_view(ui: &mut egui::Ui, shown: &ShownGait, time: f64, world: bool, width
             egui::Stroke::new(1.0, ink),
         );
     }
+    // The creature file's body in the same pose, as a ghost behind the optimised one.
+    if let Some((file, ghost)) = &shown.file_body {
+        let (segs, _, _) = pose_of(ghost, clip.period, time);
+        let colour = egui::Color32::from_rgba_unmultiplied(80, 80, 80, 110);
+        for (l, (a, b)) in segs.iter().enumerate() {
+            let w = ((2.0 * file.limbs[l].radius * scale) as f32).clamp(2.0, 14.0);
+            painter.line_segment([to(*a), to(*b)], egui::Stroke::new(w, colour));
+        }
+    }
     let (segs, frame, _) = pose_at(shown, time);
     // Far limbs (small z) first and paler; the viewer looks from +z.
     let mut order: Vec<usize> = (0..segs.len()).collect();
@@ -1028,11 +1073,19 @@ fn side_view(ui: &mut egui::Ui, shown: &ShownGait, time: f64, world: bool, width
     painter.text(
         rect.left_top() + egui::vec2(6.0, 4.0),
         egui::Align2::LEFT_TOP,
-        if world {
-            format!("side view · world frame · {:.2} m/s", clip.speed)
-        } else {
-            format!("side view · treadmill (belt at {:.2} m/s)", -clip.speed)
-        },
+        format!(
+            "{}{}",
+            if world {
+                format!("side view · world frame · {:.2} m/s", clip.speed)
+            } else {
+                format!("side view · treadmill (belt at {:.2} m/s)", -clip.speed)
+            },
+            if shown.file_body.is_some() {
+                " · grey: the file's body"
+            } else {
+                ""
+            }
+        ),
         egui::FontId::proportional(11.0),
         ink,
     );
@@ -1139,12 +1192,16 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
         ui.horizontal(|ui| {
             ui.checkbox(&mut state.discover, "Discover timings")
                 .on_hover_text("basin-CMA over the period and the footfalls (specs/004.md §1.3)");
-            let mut morphology = false;
-            ui.add_enabled(false, egui::Checkbox::new(&mut morphology, "Morphology"))
-                .on_disabled_hover_text(
-                    "Morphology optimisation (limb lengths and radii) is not implemented in the \
-                     spacetime gait engine yet",
+            ui.checkbox(&mut state.morphology, "Morphology").on_hover_text(
+                "Co-optimise the body (specs/004.md §1.5): a length and a radius per left–right \
+                 pair of leg limbs, mass at constant density; torso, neck and head fixed",
+            );
+            if state.morphology {
+                ui.checkbox(&mut state.muscle, "muscles").on_hover_text(
+                    "The muscle-aware effort (3.26)–(3.33), σ_max = 50 N/cm². Without it the \
+                     legs grow long and slender",
                 );
+            }
         });
         if state.discover {
             ui.horizontal(|ui| {
@@ -1399,6 +1456,9 @@ fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
         side_view(ui, shown, state.time, state.world, side_width);
         front_view(ui, shown, state.time);
     });
+    if let (Some(shapes), Some((file, _))) = (&clip.morphology, &shown.file_body) {
+        body_table(ui, shapes, file);
+    }
     // Audit.
     egui::CollapsingHeader::new(format!(
         "Audit (largest residual {:.1e})",
@@ -1463,6 +1523,52 @@ fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 plot.vline(
                     VLine::new("", phase * clip.frames.len() as f64).color(egui::Color32::RED),
                 );
+            });
+    });
+}
+
+/// The optimised body against the creature file: the limbs that changed, and the total mass.
+fn body_table(
+    ui: &mut egui::Ui,
+    shapes: &[crate::spacetime::morphology::LimbShape],
+    file: &Skeleton,
+) {
+    let total: f64 = shapes.iter().map(|s| s.mass).sum();
+    egui::CollapsingHeader::new(format!(
+        "Body: {:.2} kg (file {:.2} kg)",
+        total,
+        file.total_mass()
+    ))
+    .default_open(true)
+    .show(ui, |ui| {
+        egui::Grid::new("gait_body")
+            .num_columns(4)
+            .striped(true)
+            .show(ui, |ui| {
+                for h in ["limb", "length (m)", "radius (m)", "mass (kg)"] {
+                    ui.label(egui::RichText::new(h).small().strong());
+                }
+                ui.end_row();
+                for (shape, limb) in shapes.iter().zip(&file.limbs) {
+                    if shape.length == limb.length && shape.radius == limb.radius {
+                        continue;
+                    }
+                    ui.label(&shape.name);
+                    ui.label(format!(
+                        "{:.3} (file {:.3}, ×{:.2})",
+                        shape.length,
+                        limb.length,
+                        shape.length / limb.length
+                    ));
+                    ui.label(format!(
+                        "{:.3} (file {:.3}, ×{:.2})",
+                        shape.radius,
+                        limb.radius,
+                        shape.radius / limb.radius
+                    ));
+                    ui.label(format!("{:.2} (file {:.2})", shape.mass, limb.mass));
+                    ui.end_row();
+                }
             });
     });
 }
