@@ -1493,6 +1493,63 @@ mod tests {
         check_derivatives(shaped);
     }
 
+    #[test]
+    fn a_minimum_head_height_bounds_every_frame_and_frees_the_neck() {
+        let horse = creature("horse");
+        let (period, timings) = default_timings(&horse);
+        let spec = GaitSpec::new(horse.clone(), 1.0, period, &timings).unwrap();
+        let plain = GaitProblem::new(spec.clone());
+        let morph = |h: Option<f64>| {
+            GaitProblem::new(spec.clone().with_morphology(Some(MorphologyOptions {
+                muscle: true,
+                min_head_height: h,
+            })))
+        };
+        // 8 leg pairs, then the neck too: two scales each.
+        assert_eq!(morph(None).variables(), plain.variables() + 16);
+        let raised = morph(Some(1.6));
+        assert_eq!(raised.variables(), plain.variables() + 18);
+        let rows: Vec<(f64, f64)> = raised
+            .constraint_blocks()
+            .iter()
+            .flat_map(|b| b.lower.iter().copied().zip(b.upper.iter().copied()))
+            .collect();
+        let plain_rows = plain
+            .constraint_blocks()
+            .iter()
+            .map(|b| b.lower.len())
+            .sum::<usize>();
+        assert_eq!(rows.len(), plain_rows + FRAMES, "one head row per frame");
+        assert_eq!(
+            rows.iter().filter(|r| **r == (1.6, f64::INFINITY)).count(),
+            FRAMES
+        );
+        // At the start (rest pose, file body) the head row reads the muzzle's height.
+        let nlp = AutoDiff::new(raised).unwrap();
+        let mut x = vec![0.0; nlp.num_variables()];
+        nlp.initial_point(&mut x);
+        let mut g = vec![0.0; nlp.num_constraints()];
+        nlp.constraints(&x, &mut g).unwrap();
+        let head = forward_kinematics(&horse, &horse.morphology::<f64>(), &horse.rest_pose()).limbs
+            [horse.head.unwrap()]
+        .end
+        .y;
+        assert!(head > 0.5 && head < 1.6, "rest muzzle height {head}");
+        let bounds = nlp.problem().constraint_blocks();
+        let mut k = 0;
+        let mut found = 0;
+        for b in &bounds {
+            for lower in &b.lower {
+                if *lower == 1.6 {
+                    assert!((g[k] - head).abs() < 1e-12, "{} vs {head}", g[k]);
+                    found += 1;
+                }
+                k += 1;
+            }
+        }
+        assert_eq!(found, FRAMES);
+    }
+
     fn check_derivatives(spec: GaitSpec) {
         let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
         let x = disturbed_point(&nlp);
