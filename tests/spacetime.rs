@@ -137,6 +137,14 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         (0.1..=0.9).contains(&printed[1]),
         "duration within the search box: {out}"
     );
+    // The final solve starts from the best sample's clip and goes on from it.
+    assert_eq!(value(&out, "start"), "the best sample", "{out}");
+    let cost: f64 = value(&out, "cost").parse().unwrap();
+    assert!(
+        cost <= best[1],
+        "the final solve ({cost}) does not end above its start ({})",
+        best[1]
+    );
     let violation: f64 = value(&out, "max_violation").parse().unwrap();
     assert!(violation <= 1e-6, "{out}");
     let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
@@ -217,4 +225,58 @@ fn morphology_without_muscles_grows_long_slender_legs_and_with_them_does_not() {
         muscled.iter().all(|&r| r < 1.5),
         "with muscles no leg limb gets much more slender: {out}"
     );
+}
+
+#[test]
+fn gait_init_refines_a_clip_and_refuses_a_wrong_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("hop.ron");
+    let monoped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let solve = |extra: &[&str]| {
+        let mut args = vec!["gait", monoped, "--speed", "0.5", "--max-iterations", "60"];
+        args.extend_from_slice(extra);
+        motionlab(&args)
+    };
+    let o = solve(&["--out", first.to_str().unwrap()]);
+    assert_success(&o, "gait");
+    let cost0: f64 = value(&stdout(&o), "cost").parse().unwrap();
+    // 60 more iterations from the clip: same timing (the clip's), a lower cost, still valid.
+    let o = solve(&["--init", first.to_str().unwrap()]);
+    assert_success(&o, "gait --init");
+    let out = stdout(&o);
+    assert_eq!(value(&out, "start"), first.display().to_string());
+    assert_eq!(value(&out, "foot shin start"), "0 duration 0.5", "{out}");
+    let cost1: f64 = value(&out, "cost").parse().unwrap();
+    assert!(
+        cost1 < cost0,
+        "refining lowers the cost: {cost0} then {cost1}"
+    );
+    let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
+    assert!(audit <= 1e-6, "{out}");
+
+    // Another creature's clip, a file that is not a clip, a missing file: clear errors.
+    let biped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/simple_biped.ron");
+    let o = motionlab(&[
+        "gait",
+        biped,
+        "--speed",
+        "0.5",
+        "--init",
+        first.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("the clip is of creature `monoped`, not `simple biped`"),
+        "{}",
+        stderr(&o)
+    );
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(&bad, "(\n  creature: 3,\n)").unwrap();
+    let o = solve(&["--init", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}:2:", bad.display())), "{err}");
+    let o = solve(&["--init", dir.path().join("none.ron").to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("none.ron"), "{}", stderr(&o));
 }

@@ -177,6 +177,11 @@ pub struct GaitArgs {
     /// variable too.
     #[arg(long, requires = "morphology")]
     pub min_head_height: Option<f64>,
+    /// Start from this clip (of the same creature) instead of the rest pose: refines a capped
+    /// solve, or re-solves it with another timing. A discovery's final solve starts from its
+    /// best sample's clip by itself.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
 }
 
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
@@ -214,24 +219,48 @@ impl GaitArgs {
 pub fn gait(args: GaitArgs) -> Result<()> {
     use anyhow::Context;
     use motionlab::spacetime::gait::{
-        GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, parse_timings,
-        solve_gait,
+        GaitClip, GaitProblem, GaitSpec, audit, default_timings, gait_solver_options,
+        parse_timings, solve_gait,
     };
     use motionlab::spacetime::skeleton::Skeleton;
     let skeleton = Skeleton::load(&args.creature)?;
     let (default_period, default_contacts) = default_timings(&skeleton);
+    let mut start = match &args.init {
+        Some(path) => {
+            let clip = motionlab::jobs::read_ron::<motionlab::spacetime::gait::GaitClip>(path)
+                .context("--init expects a gait clip, as written by `gait --out`")?;
+            anyhow::ensure!(
+                clip.creature == skeleton.name,
+                "--init {}: the clip is of creature `{}`, not `{}` ({})",
+                path.display(),
+                clip.creature,
+                skeleton.name,
+                args.creature.display()
+            );
+            Some(clip)
+        }
+        None => None,
+    };
     let (period, timings) = if args.discover {
         anyhow::ensure!(
             args.contacts.is_none() && args.period.is_none(),
             "--discover searches the period and contacts itself; drop --contacts and --period"
         );
-        discover_timings(&args, &skeleton)?
+        let (period, timings, best) = discover_timings(&args, &skeleton)?;
+        start = start.or(best);
+        (period, timings)
     } else {
-        let timings = match &args.contacts {
-            Some(text) => parse_timings(text)?,
-            None => default_contacts,
-        };
-        (args.period.unwrap_or(default_period), timings)
+        match (&args.contacts, args.period, &start) {
+            // A clip to refine keeps its own timing unless told otherwise.
+            (None, None, Some(clip)) => (clip.period, clip.timings.clone()),
+            (contacts, period, _) => (
+                period.unwrap_or(default_period),
+                match contacts {
+                    Some(text) => parse_timings(text)?,
+                    None => default_contacts,
+                },
+            ),
+        }
     };
     if let Some(h) = args.min_head_height {
         anyhow::ensure!(
@@ -245,14 +274,29 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             }
         );
     }
-    let spec = GaitSpec::new(skeleton, args.speed, period, &timings)?
+    let mut spec = GaitSpec::new(skeleton, args.speed, period, &timings)?
         .with_seed(args.seed)
         .with_morphology(args.morphology());
+    if let Some(clip) = &start {
+        let from = args
+            .init
+            .as_ref()
+            .map_or("the best sample".to_string(), |p| p.display().to_string());
+        spec = spec
+            .with_warm_start(clip.clone())
+            .with_context(|| format!("starting from {from}"))?;
+        println!("start {from}");
+    }
     let mut options = gait_solver_options();
     options.print_level = args.print_level;
     options.max_iterations = args.max_iterations;
     let (hessian_mode, curvature) = args.hessian.solver();
     options.hessian = hessian_mode;
+    if spec.is_warm_started() {
+        options
+            .extra
+            .extend(motionlab::spacetime::gait::warm_start_options());
+    }
     for item in &args.ipopt {
         use motionlab::spacetime::OptionValue;
         let (name, value) = item
@@ -268,7 +312,29 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         options.extra.push((name.to_string(), value));
     }
     let variables = GaitProblem::new(spec.clone()).variables();
-    let clip = solve_gait(&spec, &options, curvature)?;
+    let mut clip = solve_gait(&spec, &options, curvature)?;
+    // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
+    // the start.
+    if let Some(start) = start.filter(|s| {
+        s.converged()
+            && s.max_violation <= 1e-6
+            && s.cost.is_finite()
+            && s.period == spec.period
+            && s.timings == spec.timings
+            && s.speed == spec.speed
+            && s.morphology.is_some() == spec.morphology.is_some()
+            && !(clip.converged() && clip.max_violation <= 1e-6 && clip.cost <= s.cost)
+    }) {
+        println!(
+            "kept_start true (the solve ended at cost {:.6}, violation {:.1e}: no better than the start)",
+            clip.cost, clip.max_violation
+        );
+        clip = GaitClip {
+            iterations: start.iterations + clip.iterations,
+            solve_time_s: start.solve_time_s + clip.solve_time_s,
+            ..start
+        };
+    }
     let body = clip.body(&spec.skeleton)?;
     let report = audit(&body, &clip, spec.mu, spec.nu);
     println!(
@@ -396,7 +462,11 @@ fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
 fn discover_timings(
     args: &GaitArgs,
     skeleton: &motionlab::spacetime::skeleton::Skeleton,
-) -> Result<(f64, Vec<motionlab::spacetime::gait::FootTiming>)> {
+) -> Result<(
+    f64,
+    Vec<motionlab::spacetime::gait::FootTiming>,
+    Option<motionlab::spacetime::gait::GaitClip>,
+)> {
     use anyhow::Context;
     use motionlab::spacetime::discovery::{DiscoveryOptions, Projected, TimingSpace, discover};
     use motionlab::spacetime::gait::{FootTiming, GaitClip};
@@ -425,6 +495,10 @@ fn discover_timings(
     };
     let hessian = args.hessian.name();
     let mut batch_index = 0;
+    // The best feasible sample's clip (discovery's ranking: lowest cost), to start the final
+    // solve from.
+    let mut best_clip: Option<GaitClip> = None;
+    let tolerance = options.feasibility_tolerance;
     let mut spawn_error: Option<anyhow::Error> = None;
     let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
         batch_index += 1;
@@ -484,10 +558,17 @@ fn discover_timings(
                 } else {
                     clip.max_violation.max(1.0)
                 };
-                Some(Projected {
+                let projected = Projected {
                     cost: clip.cost,
                     max_violation: violation,
-                })
+                };
+                if projected.max_violation <= tolerance
+                    && clip.cost.is_finite()
+                    && best_clip.as_ref().is_none_or(|b| clip.cost < b.cost)
+                {
+                    best_clip = Some(clip);
+                }
+                Some(projected)
             })
             .collect()
     };
@@ -523,7 +604,10 @@ fn discover_timings(
     let best = result
         .best
         .with_context(|| format!("no feasible gait in {} projections", result.projections))?;
-    Ok((best.period, best.timings))
+    // The clip kept is the best sample's when its timing is the result's (it always is, unless
+    // two samples tie).
+    let best_clip = best_clip.filter(|c| c.period == best.period && c.timings == best.timings);
+    Ok((best.period, best.timings, best_clip))
 }
 
 #[cfg(not(feature = "ipopt"))]

@@ -400,10 +400,7 @@ impl Job for DiversityJob {
 
 /// Loads a result file written by an exploration.
 pub fn load_result(path: &Path) -> anyhow::Result<ExploreResult> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    ron::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
+    crate::jobs::read_ron(path)
 }
 
 /// Re-simulates motion `index` of a result (0 = M0) and returns its evaluation.

@@ -48,6 +48,14 @@ pub fn write_ron<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     write_atomic(path, text.as_bytes())
 }
 
+/// Reads a RON file written by [`write_ron`]; errors name the file, and the line of bad RON.
+pub fn read_ron<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    ron::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
+}
+
 /// Where a job stands, for progress bars and live plots.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Progress {

@@ -374,8 +374,15 @@ impl Handle {
             OptionValue::Num(v) => unsafe {
                 AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v)
             },
+            // An integer written for a real-valued option (`limited_memory_init_val=100`) is
+            // that real number.
             OptionValue::Int(v) => unsafe {
-                AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v)
+                let as_int = AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v);
+                if as_int != 0 {
+                    as_int
+                } else {
+                    AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v as Number)
+                }
             },
         };
         if ok != 0 { Ok(()) } else { Err(rejected()) }
