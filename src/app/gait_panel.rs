@@ -422,8 +422,9 @@ impl GaitState {
         };
     }
 
-    /// Starts `motionlab gait …` for the request in its own process group.
-    fn start(&mut self) {
+    /// Starts `motionlab gait …` for the request in its own process group; `refine`: from the
+    /// gait on show (`--init`), with the request's timing.
+    fn start(&mut self, refine: bool) {
         self.cancel();
         let Some((creature_path, creature_name)) = self
             .creature()
@@ -454,7 +455,22 @@ impl GaitState {
         cmd.arg("gait")
             .arg(&creature_path)
             .args(["--speed", &self.speed.to_string()]);
-        if self.discover {
+        if refine {
+            let Some(shown) = &self.shown else {
+                self.message = "no gait on show to refine".into();
+                return;
+            };
+            let start = std::env::temp_dir().join(format!(
+                "motionlab-gait-{}-{id}-start.ron",
+                std::process::id()
+            ));
+            if let Err(e) = crate::jobs::write_ron(&start, &shown.clip) {
+                self.message = format!("cannot write {}: {e}", start.display());
+                return;
+            }
+            cmd.arg("--init").arg(&start);
+        }
+        if self.discover && !refine {
             cmd.args(["--discover", "--generations", &self.generations.to_string()]);
             if self.population > 0 {
                 cmd.args(["--population", &self.population.to_string()]);
@@ -566,7 +582,7 @@ impl GaitState {
             id,
             pid,
             started: Instant::now(),
-            discover: self.discover,
+            discover: self.discover && !refine,
             creature: self.creature,
             speed: self.speed,
             best_costs: Vec::new(),
@@ -1242,7 +1258,25 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
             .on_hover_text("Solve the gait in a background process")
             .clicked()
         {
-            state.start();
+            state.start(false);
+        }
+        let refinable = state
+            .shown
+            .as_ref()
+            .zip(state.creature())
+            .is_some_and(|(s, c)| s.clip.creature == c.skeleton.name);
+        if ui
+            .add_enabled(
+                !running && refinable && !state.discover,
+                egui::Button::new("Refine"),
+            )
+            .on_hover_text(
+                "Go on from the gait on show: another `iterations` IPOPT iterations from it, with \
+                 the timing above (kept if the solve ends no better)",
+            )
+            .clicked()
+        {
+            state.start(true);
         }
         if running && ui.button("Cancel").clicked() {
             state.cancel();
