@@ -227,16 +227,11 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     let (default_period, default_contacts) = default_timings(&skeleton);
     let mut start = match &args.init {
         Some(path) => {
-            let clip = motionlab::jobs::read_ron::<motionlab::spacetime::gait::GaitClip>(path)
+            let clip = motionlab::jobs::read_ron::<GaitClip>(path)
                 .context("--init expects a gait clip, as written by `gait --out`")?;
-            anyhow::ensure!(
-                clip.creature == skeleton.name,
-                "--init {}: the clip is of creature `{}`, not `{}` ({})",
-                path.display(),
-                clip.creature,
-                skeleton.name,
-                args.creature.display()
-            );
+            // Before its timing is used.
+            clip.check_creature(&skeleton)
+                .with_context(|| format!("--init {}", path.display()))?;
             Some(clip)
         }
         None => None,
@@ -264,14 +259,13 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     };
     if let Some(h) = args.min_head_height {
         anyhow::ensure!(
-            h.is_finite() && skeleton.head.is_some(),
-            "--min-head-height needs a finite height and a creature with a head ({} has {})",
-            args.creature.display(),
-            if skeleton.head.is_some() {
-                "one"
-            } else {
-                "none"
-            }
+            h.is_finite(),
+            "--min-head-height: expected metres, found {h}"
+        );
+        anyhow::ensure!(
+            skeleton.head.is_some(),
+            "--min-head-height: {} names no head",
+            args.creature.display()
         );
     }
     let mut spec = GaitSpec::new(skeleton, args.speed, period, &timings)?

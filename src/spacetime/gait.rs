@@ -317,12 +317,7 @@ impl GaitSpec {
     /// The clip must be of this creature with this many frames; its timing may differ.
     pub fn with_warm_start(mut self, clip: GaitClip) -> Result<Self, GaitError> {
         let dof = self.skeleton.dof();
-        if clip.creature != self.skeleton.name {
-            return Err(GaitError::WarmStart(format!(
-                "the clip is of creature `{}`, not `{}`",
-                clip.creature, self.skeleton.name
-            )));
-        }
+        clip.check_creature(&self.skeleton)?;
         if clip.frames.len() != self.frames
             || clip.frames.iter().any(|q| q.len() != dof)
             || clip.contacts.len() != self.frames
@@ -408,7 +403,8 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(spec: &GaitSpec) -> Self {
+    /// `shape_vars`: the number of shape variables (twice the limb groups), 0 without morphology.
+    fn new(spec: &GaitSpec, shape_vars: usize) -> Self {
         let dof = spec.skeleton.dof();
         let frames = spec.frames;
         let rotational = spec.skeleton.rotational_dofs();
@@ -427,9 +423,6 @@ impl Layout {
                     .collect()
             })
             .collect();
-        let shape_vars = spec.morphology.map_or(0, |m| {
-            2 * ShapeGroups::new(&spec.skeleton, m.min_head_height.is_some()).len()
-        });
         Self {
             dof,
             frames,
@@ -526,8 +519,11 @@ pub struct GaitProblem {
 
 impl GaitProblem {
     pub fn new(spec: GaitSpec) -> Self {
-        let layout = Layout::new(&spec);
         let sk = &spec.skeleton;
+        let shapes = spec
+            .morphology
+            .map(|m| ShapeGroups::new(sk, m.min_head_height.is_some()));
+        let layout = Layout::new(&spec, shapes.as_ref().map_or(0, |g| 2 * g.len()));
         // Nodes: the root's origin and every limb end, plus any limb origin that is neither its
         // parent's origin (at = 0) nor its parent's end (at = 1) without offset.
         let mut nodes = vec![Node::Origin(0)];
@@ -671,9 +667,6 @@ impl GaitProblem {
             terms.push((Term::Smooth, TermSpec { variables }));
         }
         let mass = sk.total_mass();
-        let shapes = spec
-            .morphology
-            .map(|m| ShapeGroups::new(sk, m.min_head_height.is_some()));
         Self {
             spec,
             layout,
@@ -1173,6 +1166,18 @@ pub struct GaitClip {
 }
 
 impl GaitClip {
+    /// Fails unless the clip is of creature `skeleton` (by name).
+    pub fn check_creature(&self, skeleton: &Skeleton) -> Result<(), GaitError> {
+        if self.creature == skeleton.name {
+            Ok(())
+        } else {
+            Err(GaitError::WarmStart(format!(
+                "the clip is of creature `{}`, not `{}`",
+                self.creature, skeleton.name
+            )))
+        }
+    }
+
     /// The creature `base` (its file) with this clip's limb sizes: the body the clip's motion
     /// belongs to. Fails when the clip names a limb the creature lacks.
     pub fn body(&self, base: &Skeleton) -> Result<Skeleton, GaitError> {

@@ -179,7 +179,7 @@ pub fn mirror_limbs(skeleton: &Skeleton) -> Vec<usize> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShapeGroups {
     groups: Vec<Vec<usize>>,
-    /// The file's lengths and radii, the scales' reference.
+    /// Number of limbs of the creature the groups were made for (checked in debug builds).
     limbs: usize,
 }
 
