@@ -240,6 +240,17 @@ fn gait_init_refines_a_clip_and_refuses_a_wrong_one() {
     let o = solve(&["--out", first.to_str().unwrap()]);
     assert_success(&o, "gait");
     let cost0: f64 = value(&stdout(&o), "cost").parse().unwrap();
+    // 60 iterations do not converge: the clip is the projection of one of the solve's iterates
+    // (the last, or a cheaper earlier one), named in the output and in the clip.
+    let from: usize = value(&stdout(&o), "projected_from_iteration")
+        .parse()
+        .unwrap();
+    assert!(from <= 60, "{}", stdout(&o));
+    let clip = std::fs::read_to_string(&first).unwrap();
+    assert!(
+        clip.contains(&format!("projected_from: Some({from})")),
+        "{clip}"
+    );
     // 60 more iterations from the clip: same timing (the clip's), a lower cost, still valid.
     let o = solve(&["--init", first.to_str().unwrap()]);
     assert_success(&o, "gait --init");

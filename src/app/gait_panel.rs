@@ -1731,6 +1731,7 @@ mod tests {
             seed: 0,
             solve_time_s: 0.0,
             morphology: None,
+            projected_from: None,
         };
         assert!(check_clip(&clip, &sk).unwrap_err().contains("coordinates"));
     }

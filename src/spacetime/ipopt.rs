@@ -11,7 +11,8 @@
 //! is available).
 
 use super::nlp::{
-    Bounds, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions,
+    Bounds, HessianMode, Iterate, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
+    SolverOptions,
 };
 use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char, c_int, c_void};
@@ -153,9 +154,41 @@ struct CallbackState<'a> {
     iterations: Cell<usize>,
     panic: RefCell<Option<String>>,
     options: &'a SolverOptions,
+    bounds: &'a Bounds,
+    /// The x of the last gradient evaluation: IPOPT evaluates ∇f only at accepted iterates, so at
+    /// the per-iteration callback this is the current iterate.
+    gradient_x: RefCell<Vec<f64>>,
+    /// The best iterate within each level of `options.keep_best`.
+    best: RefCell<Vec<Option<Iterate>>>,
 }
 
 impl CallbackState<'_> {
+    /// Keeps the current iterate (objective `objective`) for every `keep_best` level it is
+    /// within and improves on.
+    fn keep_if_best(&self, iteration: usize, objective: f64) {
+        let levels = &self.options.keep_best;
+        let mut best = self.best.borrow_mut();
+        if !levels
+            .iter()
+            .zip(best.iter())
+            .any(|(_, b)| b.as_ref().is_none_or(|b| objective < b.objective))
+        {
+            return;
+        }
+        let x = self.gradient_x.borrow().clone();
+        let (_, violation) = super::nlp::evaluate_violation(self.problem, self.bounds, &x);
+        for (&level, b) in levels.iter().zip(best.iter_mut()) {
+            if violation <= level && b.as_ref().is_none_or(|b| objective < b.objective) {
+                *b = Some(Iterate {
+                    iteration,
+                    objective,
+                    max_violation: violation,
+                    x: x.clone(),
+                });
+            }
+        }
+    }
+
     /// Runs one callback body: false if it fails or panics, and after any earlier panic.
     fn guard(&self, body: impl FnOnce() -> bool) -> Bool {
         if self.panic.borrow().is_some() {
@@ -229,6 +262,9 @@ unsafe extern "C" fn eval_grad_f(
 ) -> Bool {
     let s = unsafe { state(user_data) };
     let (x, grad) = unsafe { (slice(x, s.n), slice_mut(grad, s.n)) };
+    if !s.options.keep_best.is_empty() {
+        s.gradient_x.borrow_mut().copy_from_slice(x);
+    }
     s.guard(|| s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
 }
 
@@ -319,9 +355,9 @@ unsafe extern "C" fn eval_h(
 }
 
 unsafe extern "C" fn intermediate(
-    _alg_mod: Index,
+    alg_mod: Index,
     iter_count: Index,
-    _obj_value: Number,
+    obj_value: Number,
     _inf_pr: Number,
     _inf_du: Number,
     _mu: Number,
@@ -335,6 +371,11 @@ unsafe extern "C" fn intermediate(
     let s = unsafe { state(user_data) };
     s.iterations
         .set(s.iterations.get().max(iter_count.max(0) as usize));
+    // alg_mod 0: the regular algorithm (1 is the restoration phase, whose iterates minimise the
+    // violation, not f).
+    if alg_mod == 0 && obj_value.is_finite() {
+        s.keep_if_best(iter_count.max(0) as usize, obj_value);
+    }
     let cancelled = s
         .options
         .cancel
@@ -444,6 +485,9 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         iterations: Cell::new(0),
         panic: RefCell::new(None),
         options,
+        bounds: &bounds,
+        gradient_x: RefCell::new(vec![0.0; n]),
+        best: RefCell::new(vec![None; options.keep_best.len()]),
     };
     let clamp = |v: &[f64]| -> Vec<f64> {
         v.iter()
@@ -553,5 +597,6 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         max_violation,
         solve_time,
         callback_error,
+        best_iterates: state.best.into_inner(),
     })
 }

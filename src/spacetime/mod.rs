@@ -42,7 +42,7 @@ pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Curvature, Scalar, TermSpe
 #[cfg(feature = "ipopt")]
 pub use ipopt::solve;
 pub use nlp::{
-    EvalError, HessianMode, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
+    EvalError, HessianMode, Iterate, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
     SolverOptions,
 };
 pub use particle::ParticleSpec;

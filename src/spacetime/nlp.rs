@@ -110,6 +110,12 @@ pub struct SolverOptions {
     /// Set to true (from any thread) to stop the solve at its next iteration; it then ends
     /// with [`SolveStatus::UserRequestedStop`].
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Violation levels at which to keep the best iterate: for each level v, the iterate with
+    /// the lowest objective among those whose largest bound or constraint violation is at most
+    /// v ([`NlpSolution::best_iterates`]). An interior-point method does not descend
+    /// monotonically, so a solve stopped at its iteration limit may have passed better points
+    /// than its last one. Empty: none kept.
+    pub keep_best: Vec<f64>,
 }
 
 impl Default for SolverOptions {
@@ -121,6 +127,7 @@ impl Default for SolverOptions {
             max_iterations: 3000,
             extra: Vec::new(),
             cancel: None,
+            keep_best: Vec::new(),
         }
     }
 }
@@ -253,6 +260,19 @@ pub struct NlpSolution {
     pub solve_time: Duration,
     /// The message of a panic raised by a problem callback, if any.
     pub callback_error: Option<String>,
+    /// One entry per level of [`SolverOptions::keep_best`]: the best iterate within it, if any
+    /// iterate was (restoration-phase iterates are not considered).
+    pub best_iterates: Vec<Option<Iterate>>,
+}
+
+/// An iterate of the solver, as kept by [`SolverOptions::keep_best`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Iterate {
+    pub iteration: usize,
+    pub objective: f64,
+    /// Its largest bound or constraint violation, computed as for [`NlpSolution::max_violation`].
+    pub max_violation: f64,
+    pub x: Vec<f64>,
 }
 
 /// The problem itself is inconsistent, or the solver refused an option: nothing was solved.

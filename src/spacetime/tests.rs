@@ -69,6 +69,51 @@ mod solver {
     const HS071_OPTIMUM: f64 = 17.014017145179164;
     const HS071_X: [f64; 4] = [1.0, 4.742999643, 3.821149978, 1.379408293];
 
+    /// `keep_best`: per violation level, the lowest-objective iterate within it, with its own x
+    /// (f(x) is the objective IPOPT reported for that iteration, so the x is the iterate's).
+    #[test]
+    fn the_best_iterate_within_each_violation_level_is_kept() {
+        let p = AutoDiff::new(Hs071).unwrap();
+        let s = solve(
+            &p,
+            &SolverOptions {
+                hessian: HessianMode::LimitedMemory,
+                keep_best: vec![f64::INFINITY, 1e-6],
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(s.status.is_success(), "{:?}", s.status);
+        assert_eq!(s.best_iterates.len(), 2);
+        let (any, feasible) = (
+            s.best_iterates[0].as_ref().unwrap(),
+            s.best_iterates[1].as_ref().unwrap(),
+        );
+        for b in [any, feasible] {
+            let f = p.objective(&b.x).unwrap();
+            assert!(
+                (f - b.objective).abs() <= 1e-9 * f.abs(),
+                "{f} vs {}",
+                b.objective
+            );
+            assert!(b.iteration <= s.iterations);
+        }
+        // Without a level the best iterate is at or below the final one; the start (f = 16,
+        // infeasible: Σx² = 52, not 40) is below the optimum.
+        assert!(any.objective <= s.objective + 1e-12, "{any:?}");
+        assert!(any.objective < HS071_OPTIMUM - 0.5, "{any:?}");
+        assert!(any.max_violation > 1.0, "{any:?}");
+        // Within 1e-6 no iterate can undercut the optimum by more than the violation allows.
+        assert!(feasible.max_violation <= 1e-6, "{feasible:?}");
+        assert!(
+            (feasible.objective - HS071_OPTIMUM).abs() < 1e-4,
+            "{feasible:?}"
+        );
+        // Not asked for: none kept.
+        let plain = solve(&p, &SolverOptions::default()).unwrap();
+        assert!(plain.best_iterates.is_empty());
+    }
+
     fn check_hs071(hessian: HessianMode) -> usize {
         let p = AutoDiff::new(Hs071).unwrap();
         let s = solve(
