@@ -125,7 +125,8 @@ pub struct GaitArgs {
     /// hops half the cycle, otherwise foot k lands at k/n and stays down 0.6 of the cycle.
     #[arg(long)]
     pub contacts: Option<String>,
-    /// Perturbs the rest-pose initialisation (0: none).
+    /// Perturbs the rest-pose initialisation (0: none); with --discover it is also CMA-ES's
+    /// seed (0 counts as 1, so seeds 0 and 1 discover the same gait).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Write the gait clip (RON) here, atomically.
@@ -345,6 +346,9 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         "projection_status {}",
         clip.projection_status.as_deref().unwrap_or("none")
     );
+    if let Some(k) = clip.projected_from {
+        println!("projected_from_iteration {k}");
+    }
     println!("cost {:.6}", clip.cost);
     println!("max_violation {:.3e}", clip.max_violation);
     println!("audit_max_violation {:.3e}", report.max());

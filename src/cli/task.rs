@@ -335,9 +335,16 @@ pub fn bench_diversity(scene: &Path, variants: usize, generations: u64) -> Resul
     let mut job = DiversityJob::new(config)?;
     let pool = rayon::ThreadPoolBuilder::new().build()?;
     let t0 = std::time::Instant::now();
+    // Progress on stderr (hidden when it is not a terminal); the figures go to stdout.
+    let bar = indicatif::ProgressBar::new(generations);
+    bar.set_style(indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:40} generation {pos}/{len} eta {eta}",
+    )?);
     while !job.search().is_finished() {
         job.generation(&pool);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
     let evals = job.search().evaluations();
     println!(
