@@ -1821,6 +1821,35 @@ mod tests {
         check_hessian(spec);
     }
 
+    /// Every demo clip shipped in assets/gaits/ loads, names a creature of characters/, and is
+    /// physically valid by the independent audit (with its own body, for morphology clips).
+    #[test]
+    fn every_shipped_gait_clip_passes_the_audit() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/gaits");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("ron") {
+                continue;
+            }
+            let clip: GaitClip = crate::jobs::read_ron(&path).unwrap();
+            let sk = creature(&clip.creature.replace(' ', "_"));
+            clip.check_creature(&sk).unwrap();
+            let body = clip.body(&sk).unwrap();
+            let report = audit(&body, &clip, MU, NU);
+            assert!(
+                clip.max_violation <= 1e-6 && report.max() <= 1e-6,
+                "{}: violation {:e}, audit {:e}",
+                path.display(),
+                clip.max_violation,
+                report.max()
+            );
+            assert_eq!(clip.frames.len(), FRAMES, "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} clips in {}", dir.display());
+    }
+
     #[cfg(feature = "ipopt")]
     fn check_solution(spec: &GaitSpec, clip: &GaitClip) {
         assert!(
