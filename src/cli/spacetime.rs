@@ -341,6 +341,17 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     println!("flight: {}", spec.has_flight());
     println!("double_support: {}", spec.has_double_support());
+    let feet = &spec.skeleton.feet;
+    for a in 0..feet.len() {
+        for b in a + 1..feet.len() {
+            println!(
+                "overlap {} {} {:.3}",
+                spec.skeleton.limbs[feet[a]].name,
+                spec.skeleton.limbs[feet[b]].name,
+                spec.contact_overlap(a, b)
+            );
+        }
+    }
     println!("status {}", clip.status);
     println!(
         "projection_status {}",

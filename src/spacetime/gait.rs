@@ -371,6 +371,16 @@ impl GaitSpec {
             .iter()
             .any(|c| c.iter().filter(|&&b| b).count() >= 2)
     }
+
+    /// How much feet `a` and `b` (indices into `skeleton.feet`) are down together: the frames
+    /// with both down over the frames of the shorter contact. 1: they land and lift together (a
+    /// hop's feet, a trot's diagonal pair); 0: never down at the same time (a run's feet).
+    pub fn contact_overlap(&self, a: usize, b: usize) -> f64 {
+        let count = |f: &dyn Fn(&Vec<bool>) -> bool| self.contact.iter().filter(|c| f(c)).count();
+        let both = count(&|c| c[a] && c[b]);
+        let shorter = count(&|c| c[a]).min(count(&|c| c[b]));
+        both as f64 / shorter.max(1) as f64
+    }
 }
 
 /// Frame i is in foot k's window when ((i − start·N) mod N) < duration·N.
@@ -1566,6 +1576,30 @@ mod tests {
             start,
             duration,
         }
+    }
+
+    #[test]
+    fn contact_overlap_tells_a_hop_from_a_run() {
+        let sk = creature("simple_biped");
+        let feet: Vec<String> = sk.feet.iter().map(|&l| sk.limbs[l].name.clone()).collect();
+        let overlap = |a: (f64, f64), b: (f64, f64)| {
+            let spec = GaitSpec::new(
+                sk.clone(),
+                2.5,
+                1.0,
+                &[timing(&feet[0], a.0, a.1), timing(&feet[1], b.0, b.1)],
+            )
+            .unwrap();
+            (spec.contact_overlap(0, 1), spec.contact_overlap(1, 0))
+        };
+        // Hop: both down over the same 9 frames.
+        assert_eq!(overlap((0.0, 0.3), (0.0, 0.3)), (1.0, 1.0));
+        // Run: alternating windows, never together.
+        assert_eq!(overlap((0.0, 0.3), (0.5, 0.3)), (0.0, 0.0));
+        // Walk: each foot down 0.6, half a cycle apart: frames 0–17 and 15–29 plus 0–2 share
+        // frames 0–2 and 15–17, 6 of 18.
+        let (ab, ba) = overlap((0.0, 0.6), (0.5, 0.6));
+        assert!((ab - 6.0 / 18.0).abs() < 1e-12 && ab == ba, "{ab} {ba}");
     }
 
     #[test]
