@@ -1461,6 +1461,18 @@ fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
         ui.colored_label(egui::Color32::RED, "|");
         ui.small("now");
     });
+    // Each foot's most synchronous partner: a hop's feet or a trot's diagonal pairs near 1.
+    let in_step: Vec<String> = crate::spacetime::gait::feet_in_step(&shown.contact)
+        .iter()
+        .map(|&(a, b, o)| format!("{}–{} {:.2}", names[a], names[b], o))
+        .collect();
+    if !in_step.is_empty() {
+        ui.small(format!("in step: {}", in_step.join(" · ")))
+            .on_hover_text(
+                "Each foot's most synchronous partner: the share of the shorter contact during \
+                 which both feet are down (1: they land and lift together, 0: never down together)",
+            );
+    }
     // Playback.
     ui.horizontal(|ui| {
         if ui

@@ -376,11 +376,39 @@ impl GaitSpec {
     /// with both down over the frames of the shorter contact. 1: they land and lift together (a
     /// hop's feet, a trot's diagonal pair); 0: never down at the same time (a run's feet).
     pub fn contact_overlap(&self, a: usize, b: usize) -> f64 {
-        let count = |f: &dyn Fn(&Vec<bool>) -> bool| self.contact.iter().filter(|c| f(c)).count();
-        let both = count(&|c| c[a] && c[b]);
-        let shorter = count(&|c| c[a]).min(count(&|c| c[b]));
-        both as f64 / shorter.max(1) as f64
+        contact_overlap(&self.contact, a, b)
     }
+}
+
+/// [`GaitSpec::contact_overlap`] of a contact table (`contact[frame][foot]`).
+pub fn contact_overlap(contact: &[Vec<bool>], a: usize, b: usize) -> f64 {
+    let count = |f: &dyn Fn(&Vec<bool>) -> bool| contact.iter().filter(|c| f(c)).count();
+    let both = count(&|c| c[a] && c[b]);
+    let shorter = count(&|c| c[a]).min(count(&|c| c[b]));
+    both as f64 / shorter.max(1) as f64
+}
+
+/// Each foot's most synchronous partner (highest [`contact_overlap`], the lower index on ties),
+/// as pairs (a < b) with their overlap, each pair once: a trot gives its two diagonal pairs.
+pub fn feet_in_step(contact: &[Vec<bool>]) -> Vec<(usize, usize, f64)> {
+    let feet = contact.first().map_or(0, |c| c.len());
+    let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+    for a in 0..feet {
+        let best = (0..feet)
+            .filter(|&b| b != a)
+            .map(|b| (b, contact_overlap(contact, a, b)))
+            .fold(None, |m: Option<(usize, f64)>, (b, o)| match m {
+                Some((_, mo)) if mo >= o => m,
+                _ => Some((b, o)),
+            });
+        if let Some((b, o)) = best {
+            let pair = (a.min(b), a.max(b), o);
+            if !pairs.iter().any(|p| (p.0, p.1) == (pair.0, pair.1)) {
+                pairs.push(pair);
+            }
+        }
+    }
+    pairs
 }
 
 /// Frame i is in foot k's window when ((i − start·N) mod N) < duration·N.
@@ -1600,6 +1628,20 @@ mod tests {
         // frames 0–2 and 15–17, 6 of 18.
         let (ab, ba) = overlap((0.0, 0.6), (0.5, 0.6));
         assert!((ab - 6.0 / 18.0).abs() < 1e-12 && ab == ba, "{ab} {ba}");
+    }
+
+    #[test]
+    fn a_trot_has_its_diagonal_pairs_in_step() {
+        // Horse feet lh, rh, lf, rf: lh + rf down 0–0.5, rh + lf down 0.5–1.
+        let sk = creature("horse");
+        let feet: Vec<String> = sk.feet.iter().map(|&l| sk.limbs[l].name.clone()).collect();
+        let t = |k: usize, start: f64| timing(&feet[k], start, 0.5);
+        let spec =
+            GaitSpec::new(sk, 2.0, 0.6, &[t(0, 0.0), t(1, 0.5), t(2, 0.5), t(3, 0.0)]).unwrap();
+        assert_eq!(
+            feet_in_step(spec.contacts()),
+            vec![(0, 3, 1.0), (1, 2, 1.0)]
+        );
     }
 
     #[test]
