@@ -1373,7 +1373,8 @@ pub fn solve_gait(
         popts.max_iterations = 1000;
         popts.hessian = super::HessianMode::LimitedMemory;
         popts.keep_best.clear();
-        let mut best: Option<(f64, Vec<f64>, f64, String, usize)> = None;
+        // The cheapest acceptable projection: (cost, the iteration it started from, its solve).
+        let mut best: Option<(f64, usize, super::NlpSolution)> = None;
         let mut last_status = None;
         for (from, start) in starts {
             let projection = Projection {
@@ -1391,17 +1392,17 @@ pub fn solve_gait(
             }
             let cost = nlp.objective(&p.x).unwrap_or(f64::INFINITY);
             if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, p.x, p.max_violation, p.status.label(), from));
+                best = Some((cost, from, p));
             }
         }
         match best {
-            Some((_, px, pv, status, from)) => {
-                x = px;
-                violation = pv;
-                projection_status = Some(status);
+            Some((_, from, p)) => {
+                projection_status = Some(p.status.label());
                 projected_from = Some(from);
+                violation = p.max_violation;
+                x = p.x;
             }
-            _ => projection_status = last_status,
+            None => projection_status = last_status,
         }
     }
     let cost = nlp.objective(&x).unwrap_or(f64::NAN);

@@ -168,10 +168,9 @@ impl CallbackState<'_> {
     fn keep_if_best(&self, iteration: usize, objective: f64) {
         let levels = &self.options.keep_best;
         let mut best = self.best.borrow_mut();
-        if !levels
+        if !best
             .iter()
-            .zip(best.iter())
-            .any(|(_, b)| b.as_ref().is_none_or(|b| objective < b.objective))
+            .any(|b| b.as_ref().is_none_or(|b| objective < b.objective))
         {
             return;
         }
