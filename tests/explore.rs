@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Output;
 
 /// Task scenes whose seed controllers satisfy their constraints (C = 0).
-const SOLVED: [&str; 7] = [
+const SOLVED: [&str; 9] = [
     "scenes/backflip2d.ron",
     "scenes/backwards_jump3d.ron",
     "scenes/jump_forward2d.ron",
@@ -16,6 +16,8 @@ const SOLVED: [&str; 7] = [
     "scenes/jump_onto2d.ron",
     "scenes/jump_over2d.ron",
     "scenes/robot_jump.ron",
+    "scenes/silly_walk_human.ron",
+    "scenes/silly_walk_robot.ron",
 ];
 
 /// Every scene in scenes/ that defines a task.
@@ -53,6 +55,14 @@ fn task_scenes_check_and_solved_seeds_satisfy_their_constraints() {
             "{scene}: the seed must have C = 0:\n{out}"
         );
         assert!(out.lines().any(|l| l == "fell: false"), "{scene}:\n{out}");
+        if scene.contains("walk") {
+            // 30 steps, the last 20 evaluated (specs B1.8), every one inside the window.
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("steps: 20 evaluated, forward")),
+                "{scene}:\n{out}"
+            );
+        }
     }
 }
 

@@ -21,6 +21,23 @@ pub fn print_evaluation(e: &Evaluation) {
     println!("landing: ({:.3}, {:.3}) m", e.landing[0], e.landing[1]);
     println!("peak_height: {:.3} m", e.peak_height);
     println!("rotation: {:.1} deg", e.rotation);
+    if !e.steps.is_empty() {
+        let range = |k: usize| {
+            let v = e.steps.iter().map(|s| s[k]);
+            let (lo, hi) = v
+                .clone()
+                .fold((f32::MAX, f32::MIN), |(a, b), x| (a.min(x), b.max(x)));
+            let mean = v.sum::<f32>() / e.steps.len() as f32;
+            format!("{lo:.3} .. {hi:.3} (mean {mean:.3})")
+        };
+        println!(
+            "steps: {} evaluated, forward {} m, lateral {} m, max tilt {:.1} deg",
+            e.steps.len(),
+            range(0),
+            range(1),
+            e.max_tilt
+        );
+    }
     for p in &e.phases {
         let end = p
             .end

@@ -235,6 +235,16 @@ pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, Strin
     }
 }
 
+/// Whether a pose key names a pair of joints (`hip` for `l_hip` and `r_hip`) rather than one
+/// joint or axis; a pose applies pair names before single ones.
+pub fn is_pair_name(c: &Character, key: &str) -> bool {
+    let joint = match key.rsplit_once('.') {
+        Some((j, a)) if a.parse::<usize>().is_ok() => j,
+        _ => key,
+    };
+    !c.joints.iter().any(|j| j.name == joint)
+}
+
 /// Maps a DOF index to the mirrored DOF (l_ ↔ r_) with its sign; itself for centre joints.
 fn mirror_map(c: &Character) -> Vec<(usize, f32)> {
     let names = c.dof_names();
@@ -371,8 +381,15 @@ impl PhaseController {
                      swap: bool|
          -> Result<Vec<f32>, String> {
             let mut t = base.clone();
+            // Pair names (`hip`: both `l_hip` and `r_hip`) first, so that a side's own name
+            // always wins, whatever the keys' alphabetical order.
+            let mut keys: Vec<(&String, &f32, Vec<(usize, f32)>)> = Vec::new();
             for (k, v) in pose {
-                for (i, s) in resolve_dofs(c, k)? {
+                keys.push((k, v, resolve_dofs(c, k)?));
+            }
+            keys.sort_by_key(|(k, _, _)| !is_pair_name(c, k));
+            for (_, v, dofs) in keys {
+                for (i, s) in dofs {
                     let (i, s) = if swap {
                         (mirror[i].0, s * mirror[i].1)
                     } else {

@@ -75,6 +75,13 @@ pub struct Evaluation {
     pub peak_height: f32,
     /// Total root rotation about z, degrees.
     pub rotation: f32,
+    /// Walks: the evaluated steps, footfall to footfall (forward x, lateral z), m.
+    #[serde(default)]
+    pub steps: Vec<[f32; 2]>,
+    /// Walks: the largest tilt from vertical of the `Upright` bodies over the evaluated steps,
+    /// degrees.
+    #[serde(default)]
+    pub max_tilt: f32,
 }
 
 /// An evaluation with its frames, for playback.
@@ -137,6 +144,8 @@ fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Char
             landing: [0.0; 2],
             peak_height: 0.0,
             rotation: 0.0,
+            steps: Vec::new(),
+            max_tilt: 0.0,
         },
         frames: Vec::new(),
         character: task.character.clone(),
@@ -459,6 +468,8 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
             landing,
             peak_height: if peak.is_finite() { peak } else { 0.0 },
             rotation,
+            steps: summary.steps,
+            max_tilt: summary.max_tilt,
         },
         frames,
         character,

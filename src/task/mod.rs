@@ -269,6 +269,32 @@ impl Task {
             let target = seed_ctrl.phase_target(pi);
             for k in &def.free.joints {
                 let dofs = resolve_dofs(&character, k)?;
+                // A pair name is overridden by a side's own name in the same pose: freeing it
+                // would give the search a parameter that changes nothing.
+                if crate::control::phase::is_pair_name(&character, k) {
+                    let shadows: Vec<&String> = def.controller.phases[pi]
+                        .pose
+                        .keys()
+                        .filter(|o| {
+                            *o != k
+                                && !crate::control::phase::is_pair_name(&character, o)
+                                && resolve_dofs(&character, o).is_ok_and(|od| {
+                                    od.iter().any(|(i, _)| dofs.iter().any(|(j, _)| i == j))
+                                })
+                        })
+                        .collect();
+                    if !shadows.is_empty() {
+                        return Err(format!(
+                            "free joint {k:?} has no effect in phase {pn:?}: its pose sets {} \
+                             there, which override {k:?} (free the side names instead)",
+                            shadows
+                                .iter()
+                                .map(|o| format!("{o:?}"))
+                                .collect::<Vec<_>>()
+                                .join(" and ")
+                        ));
+                    }
+                }
                 let seed = match def.controller.phases[pi].pose.get(k) {
                     Some(v) => *v,
                     None => target[dofs[0].0].to_degrees() * dofs[0].1,

@@ -526,6 +526,114 @@ fn controller_and_task_errors_name_the_problem() {
     assert!(PhaseController::new(&c, &def).is_err());
 }
 
+#[test]
+fn a_sides_own_name_wins_over_the_pair_name_and_a_shadowed_free_pair_name_is_an_error() {
+    let c = human3d();
+    // "r_shoulder" sorts before "shoulder": the side's own name must still win.
+    let def = PhaseControllerDef {
+        start_pose: Default::default(),
+        phases: vec![phase(
+            "a",
+            Transition::After,
+            0.4,
+            &[("shoulder", 10.0), ("r_shoulder", 30.0)],
+        )],
+        loop_to: None,
+        balance: Default::default(),
+        landing: Default::default(),
+        foot_placement: Default::default(),
+    };
+    let ctrl = PhaseController::new(&c, &def).unwrap();
+    let pair = resolve_dofs(&c, "shoulder").unwrap();
+    let (l, r) = (pair[0], pair[1]);
+    let target = ctrl.phase_target(0);
+    assert!((target[l.0] - (10.0 * l.1).to_radians()).abs() < 1e-6);
+    assert!(
+        (target[r.0] - 30f32.to_radians()).abs() < 1e-6,
+        "{}",
+        target[r.0]
+    );
+
+    // Freeing "hip" where the pose names "l_hip" and "r_hip" would add a parameter that changes
+    // nothing (the silly walks had 12 such): the task refuses it and names the keys.
+    let mut task_def = scene_task("silly_walk_human").def;
+    task_def.free.joints = vec!["hip".into()];
+    task_def.seed.clear();
+    let e = Task::new(
+        "walk",
+        task_def.clone(),
+        c.clone(),
+        Default::default(),
+        1.0,
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("\"hip\"") && e.contains("\"r_hip\"") && e.contains("r_swing"),
+        "{e}"
+    );
+    // The side names are live: each changes its phase's target.
+    task_def.free.joints = vec!["r_hip".into(), "l_knee".into()];
+    let task = Task::new("walk", task_def, c.clone(), Default::default(), 1.0, false).unwrap();
+    let x0 = vec![0.0; task.dimension()];
+    for k in 0..task.dimension() {
+        if let ParamKind::Pose { phase, .. } = &task.params[k] {
+            let mut x = x0.clone();
+            x[k] = 0.5;
+            let a = PhaseController::new(&c, &task.instantiate(&x0).0).unwrap();
+            let b = PhaseController::new(&c, &task.instantiate(&x).0).unwrap();
+            assert_ne!(
+                a.phase_target(*phase),
+                b.phase_target(*phase),
+                "{} changes nothing",
+                task.param_label(k)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_free_pose_parameter_of_every_shipped_task_moves_its_phase_target() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ron")
+            || !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("task: Some(")
+        {
+            continue;
+        }
+        let task = crate::scene::load_scene(&path)
+            .unwrap()
+            .task(false)
+            .unwrap();
+        let x0 = task.x0();
+        let base = PhaseController::new(&task.character, &task.instantiate(&x0).0).unwrap();
+        for k in 0..task.dimension() {
+            if let ParamKind::Pose { phase, .. } = &task.params[k] {
+                let mut x = x0.clone();
+                x[k] = if x0[k] > 0.0 {
+                    x0[k] - 0.5
+                } else {
+                    x0[k] + 0.5
+                };
+                let moved = PhaseController::new(&task.character, &task.instantiate(&x).0).unwrap();
+                assert_ne!(
+                    base.phase_target(*phase),
+                    moved.phase_target(*phase),
+                    "{}: {} changes nothing",
+                    path.display(),
+                    task.param_label(k)
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "only {checked} pose parameters checked");
+}
+
 fn scene_task(name: &str) -> Task {
     let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
     crate::scene::load_scene(Path::new(&path))
@@ -882,22 +990,28 @@ fn free_world_pitch_and_foot_placement_gains_move_within_their_ranges() {
             "foot_placement.cv".to_string()
         ]
     );
-    assert_eq!(task.dimension(), 26 + 4 * 2 + 2);
+    // 9 joints in 4 phases, 2 durations, 2 world pitches in 4 phases, 2 gains.
+    assert_eq!(task.dimension(), 9 * 4 + 2 + 4 * 2 + 2);
+    let seed_world = |phase: usize, body: &str| task.def.controller.phases[phase].world[body];
+    let seed_cd = task.def.controller.foot_placement.cd;
+    let seed_cv = task.def.controller.foot_placement.cv;
     let mut x = vec![0.0; task.dimension()];
-    x[base] = 1.0; // r_swing pelvis: seed 0° + 8°
-    x[base + 1] = -0.5; // r_swing torso: 0° − 4°
+    x[base] = 1.0; // r_swing pelvis: seed + 8°
+    x[base + 1] = -0.5; // r_swing torso: seed − 4°
     let n = x.len();
-    x[n - 2] = 1.0; // cd 0.5 + 0.4
-    x[n - 1] = -1.0; // cv 0.2 − 0.3
+    x[n - 2] = 1.0; // cd + 0.4
+    x[n - 1] = -1.0; // cv − 0.3
     let (c, _) = task.instantiate(&x);
-    assert_eq!(c.phases[0].world["pelvis"], 8.0);
-    assert_eq!(c.phases[0].world["torso"], -4.0);
+    assert_eq!(c.phases[0].world["pelvis"], seed_world(0, "pelvis") + 8.0);
+    assert_eq!(c.phases[0].world["torso"], seed_world(0, "torso") - 4.0);
     assert_eq!(
-        c.phases[1].world["pelvis"], 0.0,
+        c.phases[1].world["pelvis"],
+        seed_world(1, "pelvis"),
         "other phases keep their seed"
     );
     assert!(
-        (c.foot_placement.cd - 0.9).abs() < 1e-6 && (c.foot_placement.cv + 0.1).abs() < 1e-6,
+        (c.foot_placement.cd - (seed_cd + 0.4)).abs() < 1e-6
+            && (c.foot_placement.cv - (seed_cv - 0.3)).abs() < 1e-6,
         "{:?}",
         c.foot_placement
     );
