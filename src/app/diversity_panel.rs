@@ -39,6 +39,7 @@ impl Plugin for DiversityPanelPlugin {
                     request_runs,
                     advance_clock,
                     apply_gallery_view,
+                    follow_gallery,
                     draw_gallery,
                 )
                     .chain(),
@@ -127,6 +128,9 @@ pub struct DiversityState {
     // Gallery.
     pub gallery: bool,
     pub half_speed: bool,
+    /// The camera follows the row along x (the mean centre of mass of the motions on show), so
+    /// walks and long jumps stay in view.
+    pub follow: bool,
     pub strength_x2: bool,
     pub ghost: bool,
     pub ghost_a: usize,
@@ -206,6 +210,7 @@ fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
         live_loading: false,
         gallery: true,
         half_speed: false,
+        follow: true,
         strength_x2: false,
         ghost: false,
         ghost_a: 1,
@@ -635,6 +640,23 @@ fn apply_gallery_view(
     orbit.distance = 4.0 + n as f32 * 1.6;
 }
 
+/// Keeps the orbit target on the mean x of the motions' centres of mass at the gallery clock
+/// (the lanes' z and the user's zoom and angle are left alone).
+fn follow_gallery(state: Res<DiversityState>, mut orbit: ResMut<OrbitCamera>) {
+    if !state.follow || !state.visible || !state.gallery || state.entries.is_empty() {
+        return;
+    }
+    let xs: Vec<f32> = state
+        .entries
+        .iter()
+        .filter_map(|e| state.frame(e.index, state.clock).map(|(_, f)| f.com[0]))
+        .collect();
+    if xs.is_empty() {
+        return;
+    }
+    orbit.target.x = xs.iter().sum::<f32>() / xs.len() as f32 - 0.3;
+}
+
 fn motion_colour(i: usize) -> [f32; 3] {
     const PALETTE: [[f32; 3]; 8] = [
         [0.20, 0.55, 0.95],
@@ -747,10 +769,11 @@ fn draw_gallery(mut gizmos: Gizmos, state: Res<DiversityState>) {
         let [r, g, b] = motion_colour(e.index);
         let offset = Vec3::new(0.0, 0.0, e.index as f32 * GALLERY_SPACING);
         draw_figure(&mut gizmos, character, frame, offset, Color::srgb(r, g, b));
-        // Ground marker under each lane.
+        // Ground marker under each lane, under the figure as it travels.
+        let x = frame.com[0];
         gizmos.line(
-            offset + Vec3::new(-1.5, 0.003, 0.0),
-            offset + Vec3::new(1.5, 0.003, 0.0),
+            offset + Vec3::new(x - 1.5, 0.003, 0.0),
+            offset + Vec3::new(x + 1.5, 0.003, 0.0),
             Color::srgba(r, g, b, 0.6),
         );
     }
@@ -1115,6 +1138,8 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                 ui.horizontal(|ui| {
                     ui.checkbox(&mut state.gallery, "show in viewport");
                     ui.checkbox(&mut state.half_speed, "½ speed");
+                    ui.checkbox(&mut state.follow, "follow")
+                        .on_hover_text("Keep the camera on the row's mean centre of mass along x");
                     if ui.button("Frame view").clicked() {
                         state.view_request = true;
                     }

@@ -12,7 +12,7 @@ impl Plugin for ViewportPlugin {
         app.init_resource::<OrbitCamera>()
             .add_systems(Startup, setup_scene)
             .add_systems(Update, (orbit_input, follow_character, apply_orbit).chain())
-            .add_systems(Update, draw_grid);
+            .add_systems(Update, (follow_ground, draw_grid));
     }
 }
 
@@ -89,14 +89,35 @@ fn setup_scene(
             ..default()
         })),
         Transform::IDENTITY,
+        GroundPlane,
     ));
 }
 
-fn draw_grid(mut gizmos: Gizmos, sim: Option<Res<LiveSim>>) {
+/// The visible ground; it moves with the camera (in whole grid cells) so that walks and gaits
+/// never leave it.
+#[derive(Component)]
+struct GroundPlane;
+
+/// The ground's and grid's centre: the orbit target on the ground, snapped to 1 m (twice the
+/// grid's cell) so the grid lines stay put in the world while it follows.
+fn ground_centre(orbit: &OrbitCamera) -> Vec3 {
+    Vec3::new(orbit.target.x.round(), 0.0, orbit.target.z.round())
+}
+
+fn follow_ground(orbit: Res<OrbitCamera>, mut ground: Query<&mut Transform, With<GroundPlane>>) {
+    let c = ground_centre(&orbit);
+    for mut t in &mut ground {
+        t.translation.x = c.x;
+        t.translation.z = c.z;
+    }
+}
+
+fn draw_grid(mut gizmos: Gizmos, sim: Option<Res<LiveSim>>, orbit: Res<OrbitCamera>) {
     let y = sim.map(|s| s.sim.ground_height()).unwrap_or(0.0) + 0.002;
+    let c = ground_centre(&orbit);
     gizmos.grid(
         Isometry3d::new(
-            Vec3::new(0.0, y, 0.0),
+            Vec3::new(c.x, y, c.z),
             Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
         ),
         UVec2::splat(40),
