@@ -9,8 +9,10 @@
 //! * [`DiversitySearch`] with [`Strategy::RoundRobin`]: B1.2, N independent CMA-ES instances,
 //!   one generation of each in turn, every sample scored by the full D with the other motions at
 //!   their incumbents (best so far, B1.2 [AMBIG] default); stale fitness is recomputed from cached
-//!   outcomes whenever an incumbent changes (B5 "round-robin coupling"). Stops at
-//!   `max_generations` or on an ε-stall of D.
+//!   outcomes whenever an incumbent changes (B5 "round-robin coupling"). Samples rank
+//!   feasibility first, then D ([`feasibility_rank`]: B1.8's penalty that "rapidly dominates"),
+//!   so a variant never trades a small violation for distance. Stops at `max_generations` or on
+//!   an ε-stall of D.
 //! * [`Strategy::Progressive`]: the progressive-addition baseline of B1.2 / B4.13.
 //! * Path recording and [`DiversitySearch::path_point`]: B1.9 item 1 (magnitude slider, B4.12),
 //!   with the B1.9 [AMBIG] default: the stored incumbent nearest a requested distance fraction.
@@ -267,6 +269,25 @@ pub fn score_replacement(
     };
     let p = |i: usize| if i == slot { penalty } else { penalties[i] };
     objective_with(m, d, p, k_eff).value
+}
+
+/// What an infeasible candidate (C > 0) loses in rank, far beyond any D: CMA-ES ranks every
+/// feasible sample above every infeasible one, and an infeasible sample never replaces a
+/// feasible incumbent. D itself keeps −C (eq. 1), but with K·d_min weighted K·(N+1) = 50 a small
+/// violation (C ≈ 1.7 on backflip2d) can buy more distance than it costs, so that alone let a
+/// variant end infeasible; specs B1.8 asks for a penalty that "rapidly dominates" diversity.
+/// Infeasible samples still rank among themselves by D (which includes −C), so a search that
+/// starts infeasible is pulled towards C = 0.
+pub const INFEASIBLE_RANK_OFFSET: f64 = 1e12;
+
+/// The rank of a candidate: its D, less [`INFEASIBLE_RANK_OFFSET`] when it violates a
+/// constraint (NaN stays NaN: a failed rollout ranks last).
+pub fn feasibility_rank(d: f64, penalty: f64) -> f64 {
+    if penalty > 0.0 || penalty.is_nan() {
+        d - INFEASIBLE_RANK_OFFSET
+    } else {
+        d
+    }
 }
 
 /// How the N variants are optimized (B1.2).
@@ -674,22 +695,33 @@ impl DiversitySearch {
             }
         }
         let failed = scores.iter().filter(|v| !v.is_finite()).count() as u32;
+        // CMA-ES and the incumbent rank feasibility first, then D.
+        let ranks: Vec<f64> = scores
+            .iter()
+            .zip(&outcomes)
+            .map(|(v, o)| feasibility_rank(*v, o.penalty))
+            .chain(std::iter::repeat(f64::NAN))
+            .take(samples.len())
+            .collect();
         let told: Vec<(Vec<f64>, f64)> = samples
             .iter()
-            .zip(&scores)
+            .zip(&ranks)
             .map(|(x, v)| (x.clone(), -v))
             .collect();
         self.cmas[slot - 1].tell(&told);
         // The incumbent's D against the current others, from the cached matrix (never stale).
-        let current = objective_from_matrix(&self.matrix, &penalties, k_eff).value;
+        let current = feasibility_rank(
+            objective_from_matrix(&self.matrix, &penalties, k_eff).value,
+            penalties[slot],
+        );
         let mut best: Option<usize> = None;
-        for (s, v) in scores.iter().enumerate() {
-            if v.is_finite() && best.map(|b| *v > scores[b]).unwrap_or(true) {
+        for (s, v) in ranks.iter().enumerate() {
+            if v.is_finite() && best.map(|b| *v > ranks[b]).unwrap_or(true) {
                 best = Some(s);
             }
         }
         match best {
-            Some(b) if scores[b] > current => {
+            Some(b) if ranks[b] > current => {
                 let outcome = outcomes[b].clone();
                 let mut row = rows[b].clone();
                 // Distances to the not-yet-active variants (progressive) sit at M_0's values.

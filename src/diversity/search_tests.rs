@@ -388,6 +388,86 @@ fn round_robin_beats_progressive_addition() {
     );
 }
 
+/// The toy with a feasible square [0.3, 0.7]² inside the search box [0, 1]²: outside it the
+/// penalty is 1 + 0.01·(distance outside)², far less than the distance a variant gains there.
+struct SmallPenaltyToy;
+
+impl Evaluator for SmallPenaltyToy {
+    fn dimension(&self) -> usize {
+        2
+    }
+    fn bounds(&self) -> Bounds {
+        Bounds::new(vec![0.0; 2], vec![1.0; 2]).unwrap()
+    }
+    fn evaluate(&self, p: &[f64]) -> Outcome {
+        let out: f64 = p
+            .iter()
+            .map(|x| ((x - 0.5).abs() - 0.2).max(0.0).powi(2))
+            .sum();
+        Outcome {
+            penalty: if out > 0.0 { 1.0 + 0.01 * out } else { 0.0 },
+            features: p.to_vec(),
+            shape: p.to_vec(),
+            hash: 0,
+        }
+    }
+}
+
+#[test]
+fn a_small_violation_never_buys_distance_every_variant_ends_feasible() {
+    for strategy in [Strategy::RoundRobin, Strategy::Progressive] {
+        for seed in 1..=3 {
+            let settings = SearchSettings {
+                strategy,
+                ..toy_settings(10.0, KPlacement::InsideSum, seed, 60)
+            };
+            let s = run(&SmallPenaltyToy, &[0.5, 0.5], settings, false).unwrap();
+            let points = toy_points(&s);
+            // Every variant at C = 0 …
+            for (i, inc) in s.incumbents().iter().enumerate() {
+                assert_eq!(
+                    inc.outcome.penalty,
+                    0.0,
+                    "{strategy:?} seed {seed}: M{} at {:?}",
+                    i + 1,
+                    inc.params
+                );
+            }
+            // … although the square's edge holds them back: the variants press against it (a
+            // corner of the square is 0.28 from the centre; outside it lie corners 0.71 away).
+            let far = points[1..]
+                .iter()
+                .map(|p| dist(p, &[0.5, 0.5]))
+                .fold(0.0, f64::max);
+            assert!(far > 0.25, "{strategy:?} seed {seed}: {points:?}");
+            // A point just outside the square scores a higher D than the incumbents' (the
+            // trade the ranking refuses): move the farthest variant 0.05 further out.
+            let k = (1..points.len())
+                .max_by(|a, b| {
+                    dist(&points[*a], &[0.5, 0.5]).total_cmp(&dist(&points[*b], &[0.5, 0.5]))
+                })
+                .unwrap();
+            let mut outside = points.clone();
+            for c in 0..2 {
+                outside[k][c] =
+                    (outside[k][c] + 0.05 * (outside[k][c] - 0.5).signum()).clamp(0.0, 1.0);
+            }
+            let d_of = |pts: &[Vec<f64>]| {
+                let outs: Vec<Outcome> = pts.iter().map(|p| SmallPenaltyToy.evaluate(p)).collect();
+                let m = DistanceMatrix::new(DistanceKind::Motion, &outs);
+                let pens: Vec<f64> = outs.iter().map(|o| o.penalty).collect();
+                objective_from_matrix(&m, &pens, 10.0 * 5.0).value
+            };
+            assert!(
+                d_of(&outside) > d_of(&points),
+                "{strategy:?} seed {seed}: D outside {} vs inside {}",
+                d_of(&outside),
+                d_of(&points)
+            );
+        }
+    }
+}
+
 #[test]
 fn progressive_optimizes_only_the_newest_variant() {
     let settings = SearchSettings {
