@@ -5,7 +5,6 @@ mod common;
 
 use common::{assert_success, motionlab, stderr, stdout};
 use std::path::Path;
-use std::process::Output;
 
 /// Task scenes whose seed controllers satisfy their constraints (C = 0).
 const SOLVED: [&str; 9] = [
