@@ -489,13 +489,13 @@ fn discover_timings(
         .context("locating the motionlab executable for the projection processes")?;
     let scratch = std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if args.threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+        cores
     } else {
         args.threads
     };
+    let child_threads = (cores / threads).max(1);
     let options = DiscoveryOptions {
         seed: args.seed.max(1),
         generations: args.generations,
@@ -541,6 +541,8 @@ fn discover_timings(
                 .args(args.morphology_flags())
                 .arg("--out")
                 .arg(path)
+                // Each process evaluates its derivatives on its share of the cores.
+                .env("RAYON_NUM_THREADS", child_threads.to_string())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn();

@@ -13,6 +13,7 @@
 use super::nlp::{EvalError, EvalResult, NlpError, NlpProblem};
 use nalgebra::DVector;
 use num_dual::{Dual2DVec64, DualDVec64, DualNum};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// The number type a block is evaluated with: `f64` for values, dual numbers for derivatives.
@@ -64,7 +65,7 @@ impl BlockSpec {
 /// `objective_term` and `constraint_block` receive the block's variables in the order of its
 /// spec (`x[k]` is variable `spec.variables[k]`) and must compute the same function for every
 /// [`Scalar`] type.
-pub trait BlockProblem {
+pub trait BlockProblem: Sync {
     fn num_variables(&self) -> usize;
     /// Fills `lower` and `upper` (length n); both start at ±∞.
     fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]);
@@ -290,12 +291,21 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 
     fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
         grad.fill(0.0);
-        for (k, t) in self.terms.iter().enumerate() {
-            let local = DVector::from_vec(Self::gather(&t.variables, x));
-            let (_, g) = num_dual::gradient(
-                |v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()),
-                &local,
-            );
+        let parts: Vec<DVector<f64>> = self
+            .terms
+            .par_iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let local = DVector::from_vec(Self::gather(&t.variables, x));
+                num_dual::gradient(
+                    |v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()),
+                    &local,
+                )
+                .1
+            })
+            .collect();
+        // Summed in term order whatever the thread count: bit-identical results.
+        for (t, g) in self.terms.iter().zip(&parts) {
             for (a, &var) in t.variables.iter().enumerate() {
                 grad[var] += g[a];
             }
@@ -319,17 +329,25 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
     }
 
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
-        for (k, b) in self.blocks.iter().enumerate() {
-            let local = DVector::from_vec(Self::gather(&b.variables, x));
-            let mut rows = 0;
-            let (_, jac) = num_dual::jacobian(
-                |v: DVector<DualDVec64>| {
-                    let c = self.problem.constraint_block(k, v.as_slice());
-                    rows = c.len();
-                    DVector::from_vec(c)
-                },
-                &local,
-            );
+        let parts: Vec<(usize, nalgebra::DMatrix<f64>)> = self
+            .blocks
+            .par_iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let local = DVector::from_vec(Self::gather(&b.variables, x));
+                let mut rows = 0;
+                let (_, jac) = num_dual::jacobian(
+                    |v: DVector<DualDVec64>| {
+                        let c = self.problem.constraint_block(k, v.as_slice());
+                        rows = c.len();
+                        DVector::from_vec(c)
+                    },
+                    &local,
+                );
+                (rows, jac)
+            })
+            .collect();
+        for (k, (b, (rows, jac))) in self.blocks.iter().zip(parts).enumerate() {
             self.block_len_check(k, rows)?;
             let nv = b.variables.len();
             let start = self.first_jacobian_value[k];
@@ -354,17 +372,16 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         values: &mut [f64],
     ) -> EvalResult {
         values.fill(0.0);
-        let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {
-            let mut p = 0;
-            for a in 0..vars.len() {
-                for b in 0..=a {
-                    values[index[p]] += scale * h[(a, b)];
-                    p += 1;
+        // Every term's and block's local Hessian is computed in parallel, then added in a fixed
+        // order, so the result does not depend on the thread count.
+        let terms: Vec<Option<(nalgebra::DMatrix<f64>, f64)>> = self
+            .terms
+            .par_iter()
+            .enumerate()
+            .map(|(k, t)| {
+                if objective_factor == 0.0 {
+                    return None;
                 }
-            }
-        };
-        if objective_factor != 0.0 {
-            for (k, t) in self.terms.iter().enumerate() {
                 let local = DVector::from_vec(Self::gather(&t.variables, x));
                 if self.curvature != Curvature::Exact
                     && self
@@ -382,45 +399,61 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                         },
                         &local,
                     );
-                    let h = j.transpose() * &j;
-                    add(
-                        &t.variables,
-                        &self.term_hessian[k],
-                        &h,
-                        2.0 * objective_factor,
-                    );
-                    continue;
+                    return Some((j.transpose() * &j, 2.0 * objective_factor));
                 }
                 let (_, _, h) = num_dual::hessian(
                     |v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()),
                     &local,
                 );
-                add(&t.variables, &self.term_hessian[k], &h, objective_factor);
+                Some((h, objective_factor))
+            })
+            .collect();
+        let blocks: Vec<Option<(usize, nalgebra::DMatrix<f64>)>> = self
+            .blocks
+            .par_iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let weights = &lambda[self.block_rows(k)];
+                if b.linear
+                    || self.curvature == Curvature::GaussNewtonObjective
+                    || weights.iter().all(|&w| w == 0.0)
+                {
+                    return None;
+                }
+                let local = DVector::from_vec(Self::gather(&b.variables, x));
+                let count = std::cell::Cell::new(0);
+                let (_, _, h) = num_dual::hessian(
+                    |v: DVector<Dual2DVec64>| {
+                        let c = self.problem.constraint_block(k, v.as_slice());
+                        count.set(c.len());
+                        c.into_iter()
+                            .zip(weights)
+                            .fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
+                    },
+                    &local,
+                );
+                Some((count.get(), h))
+            })
+            .collect();
+        let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {
+            let mut p = 0;
+            for a in 0..vars.len() {
+                for b in 0..=a {
+                    values[index[p]] += scale * h[(a, b)];
+                    p += 1;
+                }
+            }
+        };
+        for (k, part) in terms.iter().enumerate() {
+            if let Some((h, scale)) = part {
+                add(&self.terms[k].variables, &self.term_hessian[k], h, *scale);
             }
         }
-        for (k, b) in self.blocks.iter().enumerate() {
-            let rows = self.block_rows(k);
-            let weights = &lambda[rows];
-            if b.linear
-                || self.curvature == Curvature::GaussNewtonObjective
-                || weights.iter().all(|&w| w == 0.0)
-            {
-                continue;
+        for (k, part) in blocks.iter().enumerate() {
+            if let Some((rows, h)) = part {
+                self.block_len_check(k, *rows)?;
+                add(&self.blocks[k].variables, &self.block_hessian[k], h, 1.0);
             }
-            let local = DVector::from_vec(Self::gather(&b.variables, x));
-            let count = std::cell::Cell::new(0);
-            let (_, _, h) = num_dual::hessian(
-                |v: DVector<Dual2DVec64>| {
-                    let c = self.problem.constraint_block(k, v.as_slice());
-                    count.set(c.len());
-                    c.into_iter()
-                        .zip(weights)
-                        .fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
-                },
-                &local,
-            );
-            self.block_len_check(k, count.get())?;
-            add(&b.variables, &self.block_hessian[k], &h, 1.0);
         }
         Ok(())
     }

@@ -50,20 +50,25 @@
 //! Derivatives: the problem is a [`BlockProblem`]; every constraint block (one frame's kinematic
 //! rows, one contact pair's slip, one frame's momentum balance, one contact's cones) and objective
 //! term (one frame's effort, one frame pair's smoothness) reads a few frames only, and
-//! [`super::AutoDiff`] differentiates it exactly by forward-mode dual numbers. The solve uses
-//! IPOPT's L-BFGS Hessian ([`gait_solver_options`]; the exact Hessian through second-order duals
-//! is available but slower and, on the monoped hop, no better; every objective term is a sum of
-//! squares ([`GaitProblem`] gives its residuals), so [`super::Curvature::GaussNewton`] offers
-//! 2JᵀJ plus the exact constraint curvature: on the monoped hop it reaches cost 17.2 in 500
-//! iterations against L-BFGS's 24.6, on the simple-biped walk it is slower per iteration and
-//! no better at 600). L-BFGS approaches the optimum
-//! slowly here (the 1/dt² of the dynamics spreads the curvature over many orders of magnitude),
-//! so [`solve_gait`] caps its iterations and then projects the point reached onto the
+//! [`super::AutoDiff`] differentiates it exactly by forward-mode dual numbers, the blocks in
+//! parallel and summed in a fixed order (the same bits on any number of threads). The solve uses
+//! IPOPT's L-BFGS Hessian ([`gait_solver_options`]). Every objective term is a sum of squares
+//! ([`GaitProblem`] gives its residuals), so [`super::Curvature::GaussNewton`] offers 2JᵀJ plus
+//! the exact constraint curvature (monoped hop: cost 17.2 in 500 iterations against L-BFGS's
+//! 24.6; simple-biped walk: slower per iteration and no better at 600). L-BFGS approaches the
+//! optimum slowly here (the 1/dt² of the dynamics spreads the curvature over many orders of
+//! magnitude). The exact Hessian (second-order duals) shows how far off it stops: on the
+//! simple-biped walk (0.7 m/s, default timing) it reaches cost 1.24–1.25 in 300 iterations
+//! (either barrier strategy), where L-BFGS is at 33.6 after 400 and 28.8 after 600; but each
+//! exact Hessian costs about 2 s there (dense second-order duals over the ≈90 variables of an
+//! effort term), and on the monoped hop it does worse than L-BFGS (cost 181–375 against 28.6
+//! after 300 iterations: the curvature is strongly indefinite and IPOPT regularises it heavily). So
+//! [`solve_gait`] caps its iterations and then projects the point reached onto the
 //! constraints (the nearest feasible point, a second IPOPT solve that converges in a few
-//! iterations): the clip is feasible to ≈1e-9 and its cost is that of the capped solve. The
-//! cheapest nearly feasible iterates the solve passed are projected too, and the cheapest
-//! projection wins. (The exact Hessian is checked against differences of the Lagrangian's
-//! gradient; IPOPT's trouble with it is the problem's indefiniteness, not a wrong Hessian.)
+//! iterations): the clip is feasible to ≈1e-9, its cost is that of the capped solve and is
+//! **not** an optimum. The cheapest nearly feasible iterates the solve passed are projected
+//! too, and the cheapest projection wins. (The exact Hessian is checked against differences of
+//! the Lagrangian's gradient.)
 //!
 //! [`audit`] re-checks a finished [`GaitClip`] physically, without the constraint code: momentum
 //! from finite differences of the limb centres (linear momentum and angular momentum about the
@@ -1896,6 +1901,47 @@ mod tests {
         let spec =
             GaitSpec::new(creature("monoped"), 0.5, 0.5, &[timing("shin", 0.0, 0.5)]).unwrap();
         check_hessian(spec);
+    }
+
+    /// Gradient, Jacobian and Hessian are evaluated block by block in parallel and summed in a
+    /// fixed order: one thread and four give the same bits, so solves stay reproducible.
+    #[test]
+    fn derivatives_do_not_depend_on_the_thread_count() {
+        let spec = GaitSpec::new(
+            creature("simple_biped"),
+            0.7,
+            1.0,
+            &[timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)],
+        )
+        .unwrap();
+        let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
+        let x = disturbed_point(&nlp);
+        let lambda: Vec<f64> = (0..nlp.num_constraints())
+            .map(|k| ((k as f64 * 3.71).sin() * 100.0).fract())
+            .collect();
+        let evaluate = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut g = vec![0.0; nlp.num_variables()];
+                nlp.objective_gradient(&x, &mut g).unwrap();
+                let mut j = vec![0.0; nlp.jacobian_structure().len()];
+                nlp.jacobian_values(&x, &mut j).unwrap();
+                let mut h = vec![0.0; nlp.hessian_structure().unwrap().len()];
+                nlp.hessian_values(&x, 0.7, &lambda, &mut h).unwrap();
+                [g, j, h].map(|v| v.iter().map(|e| e.to_bits()).collect::<Vec<u64>>())
+            })
+        };
+        let (one, four) = (evaluate(1), evaluate(4));
+        for (what, (a, b)) in ["gradient", "jacobian", "hessian"]
+            .iter()
+            .zip(one.iter().zip(&four))
+        {
+            assert!(a.iter().any(|&v| v != 0), "{what} is all zeros");
+            assert_eq!(a, b, "{what} differs between 1 and 4 threads");
+        }
     }
 
     /// Every demo clip shipped in assets/gaits/ loads, names a creature of characters/, and is
