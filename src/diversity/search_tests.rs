@@ -392,12 +392,13 @@ fn round_robin_beats_progressive_addition() {
 /// penalty is 1 + 0.01·(distance outside)², far less than the distance a variant gains there.
 struct SmallPenaltyToy;
 
+/// The plain toy's box and features, with the penalty outside the square.
 impl Evaluator for SmallPenaltyToy {
     fn dimension(&self) -> usize {
-        2
+        Toy.dimension()
     }
     fn bounds(&self) -> Bounds {
-        Bounds::new(vec![0.0; 2], vec![1.0; 2]).unwrap()
+        Toy.bounds()
     }
     fn evaluate(&self, p: &[f64]) -> Outcome {
         let out: f64 = p
@@ -406,9 +407,7 @@ impl Evaluator for SmallPenaltyToy {
             .sum();
         Outcome {
             penalty: if out > 0.0 { 1.0 + 0.01 * out } else { 0.0 },
-            features: p.to_vec(),
-            shape: p.to_vec(),
-            hash: 0,
+            ..Toy.evaluate(p)
         }
     }
 }
