@@ -1,4 +1,4 @@
-//! Exact derivatives of block-structured NLPs by forward-mode automatic differentiation.
+//! Exact derivatives of block-structured NLPs by automatic differentiation.
 //!
 //! Spacetime problems (specs/001.md §1.2–1.4, specs/004.md §3 "sparse m×n Jacobian (3.22)") are
 //! sums of many small pieces: each dynamics equation, boundary condition or objective term reads
@@ -6,17 +6,20 @@
 //! that way, once, generically over the number type; [`AutoDiff`] turns it into an
 //! [`NlpProblem`] whose sparsity is the union of the blocks' variable lists and whose first
 //! derivatives (gradient, Jacobian) and second derivatives (Hessian of the Lagrangian
-//! σ∇²f + Σλᵢ∇²cᵢ) are exact, computed per block with `num-dual`'s dual numbers (first order:
-//! `DualVec`, second order: `Dual2Vec`, seeded over the block's own variables only). The solver
-//! may still be told to use L-BFGS instead of the exact Hessian ([`super::nlp::HessianMode`]).
+//! σ∇²f + Σλᵢ∇²cᵢ) are exact, computed per block by reverse-mode differentiation on a tape
+//! ([`super::tape`]: one adjoint sweep per gradient or Jacobian row, second-order adjoints for the
+//! Hessian), over the block's own variables only. The solver may still be told to use L-BFGS
+//! instead of the exact Hessian ([`super::nlp::HessianMode`]).
 
 use super::nlp::{EvalError, EvalResult, NlpError, NlpProblem};
+use super::tape;
 use nalgebra::DVector;
-use num_dual::{Dual2DVec64, DualDVec64, DualNum};
+use num_dual::DualNum;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// The number type a block is evaluated with: `f64` for values, dual numbers for derivatives.
+/// The number type a block is evaluated with: `f64` for values, [`tape::TapeVar`] for
+/// derivatives (and `num-dual`'s dual numbers, which tests compare against).
 /// Write blocks with `+ - * /` between these and `f64` on the right (`x[0].clone() * 2.0`), and
 /// `DualNum` methods (`powi`, `sin`, `sqrt`, …) for functions.
 pub trait Scalar: DualNum<Primitive = f64> {}
@@ -291,16 +294,14 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 
     fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
         grad.fill(0.0);
-        let parts: Vec<DVector<f64>> = self
+        let parts: Vec<Vec<f64>> = self
             .terms
             .par_iter()
             .enumerate()
             .map(|(k, t)| {
-                let local = DVector::from_vec(Self::gather(&t.variables, x));
-                num_dual::gradient(
-                    |v: DVector<DualDVec64>| self.problem.objective_term(k, v.as_slice()),
-                    &local,
-                )
+                tape::gradient(&Self::gather(&t.variables, x), |v| {
+                    self.problem.objective_term(k, v)
+                })
                 .1
             })
             .collect();
@@ -329,31 +330,24 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
     }
 
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
-        let parts: Vec<(usize, nalgebra::DMatrix<f64>)> = self
+        let parts: Vec<Vec<Vec<f64>>> = self
             .blocks
             .par_iter()
             .enumerate()
             .map(|(k, b)| {
-                let local = DVector::from_vec(Self::gather(&b.variables, x));
-                let mut rows = 0;
-                let (_, jac) = num_dual::jacobian(
-                    |v: DVector<DualDVec64>| {
-                        let c = self.problem.constraint_block(k, v.as_slice());
-                        rows = c.len();
-                        DVector::from_vec(c)
-                    },
-                    &local,
-                );
-                (rows, jac)
+                tape::jacobian(&Self::gather(&b.variables, x), |v| {
+                    self.problem.constraint_block(k, v)
+                })
+                .1
             })
             .collect();
-        for (k, (b, (rows, jac))) in self.blocks.iter().zip(parts).enumerate() {
-            self.block_len_check(k, rows)?;
+        for (k, (b, jac)) in self.blocks.iter().zip(parts).enumerate() {
+            self.block_len_check(k, jac.len())?;
             let nv = b.variables.len();
             let start = self.first_jacobian_value[k];
             for r in 0..b.rows() {
                 for a in 0..nv {
-                    values[start + r * nv + a] = jac[(r, a)];
+                    values[start + r * nv + a] = jac[r][a];
                 }
             }
         }
@@ -389,22 +383,15 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                         .objective_residuals::<f64>(k, local.as_slice())
                         .is_some()
                 {
-                    let (_, j) = num_dual::jacobian(
-                        |v: DVector<DualDVec64>| {
-                            DVector::from_vec(
-                                self.problem
-                                    .objective_residuals(k, v.as_slice())
-                                    .unwrap_or_default(),
-                            )
-                        },
-                        &local,
-                    );
+                    let (_, rows) = tape::jacobian(local.as_slice(), |v| {
+                        self.problem.objective_residuals(k, v).unwrap_or_default()
+                    });
+                    let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
                     return Some((j.transpose() * &j, 2.0 * objective_factor));
                 }
-                let (_, _, h) = num_dual::hessian(
-                    |v: DVector<Dual2DVec64>| self.problem.objective_term(k, v.as_slice()),
-                    &local,
-                );
+                let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
+                    vec![self.problem.objective_term(k, v)]
+                });
                 Some((h, objective_factor))
             })
             .collect();
@@ -420,19 +407,11 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 {
                     return None;
                 }
-                let local = DVector::from_vec(Self::gather(&b.variables, x));
-                let count = std::cell::Cell::new(0);
-                let (_, _, h) = num_dual::hessian(
-                    |v: DVector<Dual2DVec64>| {
-                        let c = self.problem.constraint_block(k, v.as_slice());
-                        count.set(c.len());
-                        c.into_iter()
-                            .zip(weights)
-                            .fold(Dual2DVec64::from(0.0), |acc, (ci, &w)| acc + ci * w)
-                    },
-                    &local,
-                );
-                Some((count.get(), h))
+                Some(tape::weighted_hessian(
+                    &Self::gather(&b.variables, x),
+                    weights,
+                    |v| self.problem.constraint_block(k, v),
+                ))
             })
             .collect();
         let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {

@@ -34,6 +34,7 @@ pub mod nlp;
 pub mod particle;
 pub mod rotation;
 pub mod skeleton;
+pub mod tape;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,769 @@
+//! Reverse-mode automatic differentiation on a tape, with second-order adjoints for Hessians.
+//!
+//! [`super::autodiff`] differentiates each block of a spacetime NLP (specs/004.md §3, the
+//! sparse Jacobian (3.22) and the Hessian of the Lagrangian IPOPT asks for). Forward-mode dense
+//! second-order dual numbers cost O(n²) work per arithmetic operation over a block's n
+//! variables, and an effort term (Eq. 3.2, C₁‖τ‖²) reads about 90 variables on the simple
+//! biped and 192 on the velociraptor (three frames, every passive spring and damper, the loads),
+//! so its Hessian dominated a solve. Here a block is evaluated once with [`TapeVar`] numbers,
+//! which record every operation with its local first and second partial derivatives on a
+//! per-thread tape; then
+//! - the gradient is one reverse (adjoint) sweep, a Jacobian one sweep per row;
+//! - the Hessian of a weighted sum of outputs Σ wᵢ yᵢ is the second-order adjoint
+//!   ("tangent-over-adjoint") model: per input direction e_j a forward tangent sweep ẋ and a
+//!   reverse sweep of the adjoints' tangents give column j, ∇²(Σ wᵢ yᵢ) e_j. That is O(n)
+//!   sweeps of O(ops) each, against O(n²·ops) for the duals; the directions are swept
+//!   [`LANES`] at a time.
+//!
+//! For a node v = φ(a, b) with adjoint v̄ and adjoint tangent v̄̇ the sweeps are
+//! v̇ = φₐȧ + φ_b ḃ; ā += v̄ φₐ; ā̇ += v̄̇ φₐ + v̄ (φₐₐ ȧ + φₐ_b ḃ), and the same for b.
+//!
+//! Results are deterministic: the sweeps visit the nodes in a fixed order.
+
+use num_dual::{DualNum, DualStruct, Mappable};
+use num_traits::{FromPrimitive, Inv, Num, One, Signed, Zero};
+use std::cell::RefCell;
+use std::fmt;
+use std::iter::{Product, Sum};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
+
+/// Input directions swept together in the Hessian (the tangents are `[f64; LANES]`).
+pub const LANES: usize = 8;
+
+/// One recorded operation v = φ(a, b): parents and local partial derivatives. Node 0 is the
+/// constant sink: constants and unary operations point at it with zero partials, its tangent
+/// is always zero and what flows back into it is ignored.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    a: u32,
+    b: u32,
+    da: f64,
+    db: f64,
+    daa: f64,
+    dab: f64,
+    dbb: f64,
+}
+
+const SINK: u32 = 0;
+
+thread_local! {
+    static TAPE: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
+}
+
+fn push(node: Node) -> u32 {
+    TAPE.with_borrow_mut(|t| {
+        t.push(node);
+        (t.len() - 1) as u32
+    })
+}
+
+/// A number being recorded: its value and its node on this thread's tape (0: a constant).
+#[derive(Clone, Copy)]
+pub struct TapeVar {
+    value: f64,
+    node: u32,
+}
+
+impl TapeVar {
+    pub fn constant(value: f64) -> Self {
+        Self { value, node: SINK }
+    }
+
+    /// v = φ(self) with φ' = `d`, φ'' = `dd`.
+    fn unary(self, value: f64, d: f64, dd: f64) -> Self {
+        if self.node == SINK {
+            return Self::constant(value);
+        }
+        let node = push(Node {
+            a: self.node,
+            b: SINK,
+            da: d,
+            db: 0.0,
+            daa: dd,
+            dab: 0.0,
+            dbb: 0.0,
+        });
+        Self { value, node }
+    }
+
+    /// v = φ(self, other) with its first and second partials.
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        self,
+        other: Self,
+        value: f64,
+        da: f64,
+        db: f64,
+        daa: f64,
+        dab: f64,
+        dbb: f64,
+    ) -> Self {
+        match (self.node, other.node) {
+            (SINK, SINK) => Self::constant(value),
+            (_, SINK) => self.unary(value, da, daa),
+            (SINK, _) => other.unary(value, db, dbb),
+            (a, b) => Self {
+                value,
+                node: push(Node {
+                    a,
+                    b,
+                    da,
+                    db,
+                    daa,
+                    dab,
+                    dbb,
+                }),
+            },
+        }
+    }
+
+    fn mul_var(self, o: Self) -> Self {
+        self.binary(o, self.value * o.value, o.value, self.value, 0.0, 1.0, 0.0)
+    }
+
+    fn div_var(self, o: Self) -> Self {
+        let r = 1.0 / o.value;
+        let q = self.value * r;
+        self.binary(o, q, r, -q * r, 0.0, -r * r, 2.0 * q * r * r)
+    }
+}
+
+/// A recorded evaluation: the tape and the outputs' nodes.
+pub struct Recording {
+    nodes: Vec<Node>,
+    inputs: usize,
+}
+
+/// Evaluates `f` at `x` on a fresh tape of this thread. Inputs are nodes 1..=n.
+pub fn record<R>(x: &[f64], f: impl FnOnce(&[TapeVar]) -> R) -> (R, Recording) {
+    // A recording left unfinished by a panic is discarded; recordings are never nested.
+    TAPE.with_borrow_mut(|t| {
+        t.clear();
+        t.push(Node {
+            a: SINK,
+            b: SINK,
+            da: 0.0,
+            db: 0.0,
+            daa: 0.0,
+            dab: 0.0,
+            dbb: 0.0,
+        });
+    });
+    let vars: Vec<TapeVar> = x
+        .iter()
+        .map(|&value| TapeVar {
+            value,
+            node: push(Node {
+                a: SINK,
+                b: SINK,
+                da: 0.0,
+                db: 0.0,
+                daa: 0.0,
+                dab: 0.0,
+                dbb: 0.0,
+            }),
+        })
+        .collect();
+    let out = f(&vars);
+    // Hand the tape over, leaving an empty one with the same capacity for the next recording.
+    let nodes = TAPE.with_borrow_mut(|t| {
+        let capacity = t.capacity();
+        std::mem::replace(t, Vec::with_capacity(capacity))
+    });
+    (
+        out,
+        Recording {
+            nodes,
+            inputs: x.len(),
+        },
+    )
+}
+
+impl Recording {
+    /// Adjoints of every node for the seeds Σ wᵢ yᵢ.
+    fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
+        let mut bar = vec![0.0; self.nodes.len()];
+        for &(y, w) in seeds {
+            bar[y.node as usize] += w;
+        }
+        for v in (self.inputs + 1..self.nodes.len()).rev() {
+            let w = bar[v];
+            if w != 0.0 {
+                let n = &self.nodes[v];
+                bar[n.a as usize] += w * n.da;
+                bar[n.b as usize] += w * n.db;
+            }
+        }
+        bar
+    }
+
+    /// ∇(Σ wᵢ yᵢ) with respect to the inputs.
+    pub fn gradient(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
+        self.adjoints(seeds)[1..=self.inputs].to_vec()
+    }
+
+    /// ∇²(Σ wᵢ yᵢ) with respect to the inputs (n × n, column-major as nalgebra's).
+    pub fn hessian(&self, seeds: &[(TapeVar, f64)]) -> nalgebra::DMatrix<f64> {
+        let n = self.inputs;
+        let len = self.nodes.len();
+        let bar = self.adjoints(seeds);
+        let mut h = nalgebra::DMatrix::zeros(n, n);
+        let mut dot = vec![[0.0; LANES]; len];
+        let mut bar_dot = vec![[0.0; LANES]; len];
+        for first in (0..n).step_by(LANES) {
+            let lanes = LANES.min(n - first);
+            for d in dot.iter_mut().take(n + 1) {
+                *d = [0.0; LANES];
+            }
+            for l in 0..lanes {
+                dot[1 + first + l][l] = 1.0;
+            }
+            for v in n + 1..len {
+                let node = &self.nodes[v];
+                let (ta, tb) = (dot[node.a as usize], dot[node.b as usize]);
+                let mut t = [0.0; LANES];
+                for l in 0..LANES {
+                    t[l] = node.da * ta[l] + node.db * tb[l];
+                }
+                dot[v] = t;
+            }
+            bar_dot.fill([0.0; LANES]);
+            for v in (n + 1..len).rev() {
+                let node = &self.nodes[v];
+                let (w, wd) = (bar[v], bar_dot[v]);
+                let (ta, tb) = (dot[node.a as usize], dot[node.b as usize]);
+                let (mut ga, mut gb) = ([0.0; LANES], [0.0; LANES]);
+                for l in 0..LANES {
+                    ga[l] = wd[l] * node.da + w * (node.daa * ta[l] + node.dab * tb[l]);
+                    gb[l] = wd[l] * node.db + w * (node.dab * ta[l] + node.dbb * tb[l]);
+                }
+                let pa = &mut bar_dot[node.a as usize];
+                for l in 0..LANES {
+                    pa[l] += ga[l];
+                }
+                let pb = &mut bar_dot[node.b as usize];
+                for l in 0..LANES {
+                    pb[l] += gb[l];
+                }
+            }
+            for l in 0..lanes {
+                for i in 0..n {
+                    h[(i, first + l)] = bar_dot[1 + i][l];
+                }
+            }
+        }
+        h
+    }
+}
+
+/// Gradient of a scalar function: (value, ∇f).
+pub fn gradient(x: &[f64], f: impl FnOnce(&[TapeVar]) -> TapeVar) -> (f64, Vec<f64>) {
+    let (y, tape) = record(x, f);
+    (y.value, tape.gradient(&[(y, 1.0)]))
+}
+
+/// Jacobian of a vector function, row-major: (values, J) with J[r][a] = ∂yᵣ/∂xₐ.
+pub fn jacobian(
+    x: &[f64],
+    f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let (y, tape) = record(x, f);
+    let rows = y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect();
+    (y.iter().map(|r| r.value).collect(), rows)
+}
+
+/// Hessian of Σ wᵢ fᵢ(x) for a vector function f and weights w (as many as f's outputs).
+pub fn weighted_hessian(
+    x: &[f64],
+    weights: &[f64],
+    f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
+) -> (usize, nalgebra::DMatrix<f64>) {
+    let (y, tape) = record(x, f);
+    let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights.iter().copied()).collect();
+    (y.len(), tape.hessian(&seeds))
+}
+
+// ---- arithmetic -------------------------------------------------------------------------
+
+impl Neg for TapeVar {
+    type Output = Self;
+    fn neg(self) -> Self {
+        self.unary(-self.value, -1.0, 0.0)
+    }
+}
+
+macro_rules! binary_ops {
+    ($rhs:ty, $to_var:expr) => {
+        impl Add<$rhs> for TapeVar {
+            type Output = Self;
+            fn add(self, o: $rhs) -> Self {
+                let o: TapeVar = $to_var(o);
+                self.binary(o, self.value + o.value, 1.0, 1.0, 0.0, 0.0, 0.0)
+            }
+        }
+        impl Sub<$rhs> for TapeVar {
+            type Output = Self;
+            fn sub(self, o: $rhs) -> Self {
+                let o: TapeVar = $to_var(o);
+                self.binary(o, self.value - o.value, 1.0, -1.0, 0.0, 0.0, 0.0)
+            }
+        }
+        impl Mul<$rhs> for TapeVar {
+            type Output = Self;
+            fn mul(self, o: $rhs) -> Self {
+                self.mul_var($to_var(o))
+            }
+        }
+        impl Div<$rhs> for TapeVar {
+            type Output = Self;
+            fn div(self, o: $rhs) -> Self {
+                self.div_var($to_var(o))
+            }
+        }
+        impl Rem<$rhs> for TapeVar {
+            type Output = Self;
+            fn rem(self, o: $rhs) -> Self {
+                let o: TapeVar = $to_var(o);
+                let q = (self.value / o.value).trunc();
+                self.binary(o, self.value % o.value, 1.0, -q, 0.0, 0.0, 0.0)
+            }
+        }
+        impl AddAssign<$rhs> for TapeVar {
+            fn add_assign(&mut self, o: $rhs) {
+                *self = *self + o;
+            }
+        }
+        impl SubAssign<$rhs> for TapeVar {
+            fn sub_assign(&mut self, o: $rhs) {
+                *self = *self - o;
+            }
+        }
+        impl MulAssign<$rhs> for TapeVar {
+            fn mul_assign(&mut self, o: $rhs) {
+                *self = *self * o;
+            }
+        }
+        impl DivAssign<$rhs> for TapeVar {
+            fn div_assign(&mut self, o: $rhs) {
+                *self = *self / o;
+            }
+        }
+        impl RemAssign<$rhs> for TapeVar {
+            fn rem_assign(&mut self, o: $rhs) {
+                *self = *self % o;
+            }
+        }
+    };
+}
+
+binary_ops!(TapeVar, |o: TapeVar| o);
+binary_ops!(&TapeVar, |o: &TapeVar| *o);
+binary_ops!(f64, TapeVar::constant);
+
+impl Inv for TapeVar {
+    type Output = Self;
+    fn inv(self) -> Self {
+        self.recip()
+    }
+}
+
+impl Sum for TapeVar {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::zero(), |a, b| a + b)
+    }
+}
+
+impl Product for TapeVar {
+    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::one(), |a, b| a * b)
+    }
+}
+
+impl Zero for TapeVar {
+    fn zero() -> Self {
+        Self::constant(0.0)
+    }
+    fn is_zero(&self) -> bool {
+        self.value == 0.0
+    }
+}
+
+impl One for TapeVar {
+    fn one() -> Self {
+        Self::constant(1.0)
+    }
+}
+
+impl Num for TapeVar {
+    type FromStrRadixErr = <f64 as Num>::FromStrRadixErr;
+    fn from_str_radix(s: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
+        f64::from_str_radix(s, radix).map(Self::constant)
+    }
+}
+
+impl Signed for TapeVar {
+    fn abs(&self) -> Self {
+        if self.value < 0.0 { -*self } else { *self }
+    }
+    fn abs_sub(&self, other: &Self) -> Self {
+        if self.value > other.value {
+            *self - *other
+        } else {
+            Self::zero()
+        }
+    }
+    fn signum(&self) -> Self {
+        Self::constant(self.value.signum())
+    }
+    fn is_positive(&self) -> bool {
+        self.value.is_sign_positive()
+    }
+    fn is_negative(&self) -> bool {
+        self.value.is_sign_negative()
+    }
+}
+
+impl FromPrimitive for TapeVar {
+    fn from_i64(n: i64) -> Option<Self> {
+        Some(Self::constant(n as f64))
+    }
+    fn from_u64(n: u64) -> Option<Self> {
+        Some(Self::constant(n as f64))
+    }
+    fn from_f64(n: f64) -> Option<Self> {
+        Some(Self::constant(n))
+    }
+}
+
+impl From<f64> for TapeVar {
+    fn from(value: f64) -> Self {
+        Self::constant(value)
+    }
+}
+
+impl PartialEq for TapeVar {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl PartialOrd for TapeVar {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl PartialEq<f64> for TapeVar {
+    fn eq(&self, other: &f64) -> bool {
+        self.value == *other
+    }
+}
+
+impl PartialOrd<f64> for TapeVar {
+    fn partial_cmp(&self, other: &f64) -> Option<std::cmp::Ordering> {
+        self.value.partial_cmp(other)
+    }
+}
+
+impl fmt::Display for TapeVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.value)
+    }
+}
+
+impl fmt::Debug for TapeVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TapeVar({} @{})", self.value, self.node)
+    }
+}
+
+impl DualStruct for TapeVar {
+    type Real = f64;
+    type Inner = f64;
+    fn re(&self) -> f64 {
+        self.value
+    }
+    fn from_inner(inner: &f64) -> Self {
+        Self::constant(*inner)
+    }
+}
+
+impl Mappable<TapeVar> for TapeVar {
+    type Output<O> = O;
+    fn map_dual<M: Fn(TapeVar) -> O, O>(self, f: M) -> O {
+        f(self)
+    }
+}
+
+impl DualNum for TapeVar {
+    type Primitive = f64;
+    const NDERIV: usize = 2;
+    type InnerDual = f64;
+
+    fn from_re(re: f64) -> Self {
+        Self::constant(re)
+    }
+    fn scale(self, factor: &f64) -> Self {
+        self * *factor
+    }
+    fn recip(&self) -> Self {
+        let r = 1.0 / self.value;
+        self.unary(r, -r * r, 2.0 * r * r * r)
+    }
+    fn powi(&self, n: i32) -> Self {
+        match n {
+            0 => Self::one(),
+            1 => *self,
+            2 => self.mul_var(*self),
+            _ => {
+                let x = self.value;
+                let nf = n as f64;
+                let p2 = x.powi(n - 2);
+                self.unary(p2 * x * x, nf * p2 * x, nf * (nf - 1.0) * p2)
+            }
+        }
+    }
+    fn powf(&self, n: f64) -> Self {
+        if n == 0.0 {
+            return Self::one();
+        }
+        let x = self.value;
+        let p2 = x.powf(n - 2.0);
+        self.unary(x.powf(n), n * x.powf(n - 1.0), n * (n - 1.0) * p2)
+    }
+    fn sqrt(&self) -> Self {
+        let s = self.value.sqrt();
+        self.unary(s, 0.5 / s, -0.25 / (s * self.value))
+    }
+    fn cbrt(&self) -> Self {
+        let c = self.value.cbrt();
+        let d = c / (3.0 * self.value);
+        self.unary(c, d, -2.0 * d / (3.0 * self.value))
+    }
+    fn exp(&self) -> Self {
+        let e = self.value.exp();
+        self.unary(e, e, e)
+    }
+    fn exp2(&self) -> Self {
+        let e = self.value.exp2();
+        let l = std::f64::consts::LN_2;
+        self.unary(e, e * l, e * l * l)
+    }
+    fn exp_m1(&self) -> Self {
+        let e = self.value.exp();
+        self.unary(self.value.exp_m1(), e, e)
+    }
+    fn ln(&self) -> Self {
+        let r = 1.0 / self.value;
+        self.unary(self.value.ln(), r, -r * r)
+    }
+    fn log(&self, base: f64) -> Self {
+        let r = 1.0 / (self.value * base.ln());
+        self.unary(self.value.log(base), r, -r / self.value)
+    }
+    fn log2(&self) -> Self {
+        self.log(2.0)
+    }
+    fn log10(&self) -> Self {
+        self.log(10.0)
+    }
+    fn ln_1p(&self) -> Self {
+        let r = 1.0 / (1.0 + self.value);
+        self.unary(self.value.ln_1p(), r, -r * r)
+    }
+    fn sin(&self) -> Self {
+        let (s, c) = self.value.sin_cos();
+        self.unary(s, c, -s)
+    }
+    fn cos(&self) -> Self {
+        let (s, c) = self.value.sin_cos();
+        self.unary(c, -s, -c)
+    }
+    fn tan(&self) -> Self {
+        let t = self.value.tan();
+        let d = 1.0 + t * t;
+        self.unary(t, d, 2.0 * t * d)
+    }
+    fn sin_cos(&self) -> (Self, Self) {
+        (self.sin(), self.cos())
+    }
+    fn asin(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (1.0 - x * x).sqrt();
+        self.unary(x.asin(), r, x * r * r * r)
+    }
+    fn acos(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (1.0 - x * x).sqrt();
+        self.unary(x.acos(), -r, -x * r * r * r)
+    }
+    fn atan(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (1.0 + x * x);
+        self.unary(x.atan(), r, -2.0 * x * r * r)
+    }
+    fn atan2(&self, other: Self) -> Self {
+        // self = y, other = x.
+        let (y, x) = (self.value, other.value);
+        let r2 = x * x + y * y;
+        let q = 1.0 / (r2 * r2);
+        self.binary(
+            other,
+            y.atan2(x),
+            x / r2,
+            -y / r2,
+            -2.0 * x * y * q,
+            (y * y - x * x) * q,
+            2.0 * x * y * q,
+        )
+    }
+    fn sinh(&self) -> Self {
+        let (s, c) = (self.value.sinh(), self.value.cosh());
+        self.unary(s, c, s)
+    }
+    fn cosh(&self) -> Self {
+        let (s, c) = (self.value.sinh(), self.value.cosh());
+        self.unary(c, s, c)
+    }
+    fn tanh(&self) -> Self {
+        let t = self.value.tanh();
+        let d = 1.0 - t * t;
+        self.unary(t, d, -2.0 * t * d)
+    }
+    fn asinh(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (x * x + 1.0).sqrt();
+        self.unary(x.asinh(), r, -x * r * r * r)
+    }
+    fn acosh(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (x * x - 1.0).sqrt();
+        self.unary(x.acosh(), r, -x * r * r * r)
+    }
+    fn atanh(&self) -> Self {
+        let x = self.value;
+        let r = 1.0 / (1.0 - x * x);
+        self.unary(x.atanh(), r, 2.0 * x * r * r)
+    }
+    fn sph_j0(&self) -> Self {
+        if self.value.abs() < 1e-4 {
+            Self::one() - self.powi(2) / 6.0
+        } else {
+            self.sin() / *self
+        }
+    }
+    fn sph_j1(&self) -> Self {
+        if self.value.abs() < 1e-4 {
+            *self / 3.0
+        } else {
+            let (s, c) = self.sin_cos();
+            (s - *self * c) / self.powi(2)
+        }
+    }
+    fn sph_j2(&self) -> Self {
+        if self.value.abs() < 1e-4 {
+            self.powi(2) / 15.0
+        } else {
+            let (s, c) = self.sin_cos();
+            let x2 = self.powi(2);
+            ((Self::constant(3.0) - x2) * s - *self * c * 3.0) / (x2 * *self)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_dual::{Dual2DVec64, DualDVec64};
+
+    /// A function exercising every kind of node: products of a variable with itself, quotients,
+    /// unary functions, atan2, constants mixed in and a branch on a value.
+    fn f<D: DualNum<Primitive = f64>>(x: &[D]) -> Vec<D> {
+        let a = x[0].clone() * x[1].clone() / (x[2].clone() * x[2].clone() + 1.0);
+        let b = x[3].sin() * x[0].exp() - x[1].clone().powi(3) * 0.5 + x[2].sqrt();
+        let c = x[1].atan2(x[3].clone()) * x[0].tanh() + x[2].ln() * x[3].cos();
+        let d = if x[0].re() > 0.0 {
+            x[0].clone() * x[0].clone() * x[3].clone()
+        } else {
+            x[3].clone()
+        };
+        let e = (x[1].clone() - x[2].clone()).powf(2.5) / x[0].recip() + D::from(2.0).sqrt();
+        vec![a, b, c, d, e, D::from(3.0)]
+    }
+
+    #[test]
+    fn tape_derivatives_equal_forward_dual_derivatives() {
+        let x = [0.7, 1.9, 0.4, -1.3];
+        let w = [0.3, -1.2, 2.0, 0.5, -0.7, 4.0];
+        let xv = nalgebra::DVector::from_row_slice(&x);
+        // Jacobian.
+        let (values, jac) = jacobian(&x, |v| f(v));
+        let (want_values, want_jac) = num_dual::jacobian(
+            |v: nalgebra::DVector<DualDVec64>| nalgebra::DVector::from_vec(f(v.as_slice())),
+            &xv,
+        );
+        for r in 0..6 {
+            assert!((values[r] - want_values[r]).abs() <= 1e-14 * want_values[r].abs().max(1.0));
+            for a in 0..4 {
+                let (got, want) = (jac[r][a], want_jac[(r, a)]);
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "J[{r},{a}] {got} vs {want}"
+                );
+            }
+        }
+        // Hessian of the weighted sum.
+        let (rows, h) = weighted_hessian(&x, &w, |v| f(v));
+        assert_eq!(rows, 6);
+        let (_, _, want_h) = num_dual::hessian(
+            |v: nalgebra::DVector<Dual2DVec64>| {
+                f(v.as_slice())
+                    .into_iter()
+                    .zip(w)
+                    .fold(Dual2DVec64::from(0.0), |acc, (y, wi)| acc + y * wi)
+            },
+            &xv,
+        );
+        let mut largest: f64 = 0.0;
+        for i in 0..4 {
+            for j in 0..4 {
+                let (got, want) = (h[(i, j)], want_h[(i, j)]);
+                largest = largest.max(want.abs());
+                assert!(
+                    (got - want).abs() <= 1e-11 * want.abs().max(1.0),
+                    "H[{i},{j}] {got} vs {want}"
+                );
+            }
+        }
+        assert!(largest > 1.0, "the test function has real curvature");
+    }
+
+    #[test]
+    fn more_inputs_than_lanes_and_repeated_recordings() {
+        // f = Σᵢ<ⱼ (i + 1)(j + 2) xᵢ xⱼ over 19 inputs (three lane groups, the last partial):
+        // H[i][j] = H[j][i] = (i + 1)(j + 2) for i < j, a zero diagonal, exact in floating point.
+        let n = 19;
+        let x: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 - 0.5).collect();
+        for _ in 0..2 {
+            let (_, h) = weighted_hessian(&x, &[1.0], |v| {
+                let mut s = TapeVar::zero();
+                for i in 0..n {
+                    for j in i + 1..n {
+                        s += v[i] * v[j] * ((i + 1) * (j + 2)) as f64;
+                    }
+                }
+                vec![s]
+            });
+            for i in 0..n {
+                assert_eq!(h[(i, i)], 0.0);
+                for j in i + 1..n {
+                    let want = ((i + 1) * (j + 2)) as f64;
+                    assert_eq!(h[(i, j)], want, "H[{i},{j}]");
+                    assert_eq!(h[(j, i)], want, "H[{j},{i}]");
+                }
+            }
+        }
+    }
+}
