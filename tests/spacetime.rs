@@ -157,6 +157,35 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
     assert!(clip.exists(), "the clip is written");
 }
 
+/// The default solve (`--hessian lbfgs-then-exact`): 300 L-BFGS iterations, then the exact
+/// Hessian (reverse-mode second-order adjoints) from the clip reached. On the monoped hop at
+/// 0.5 m/s it meets IPOPT's tolerance (status `solved`, nothing projected) at a cost far below
+/// what L-BFGS alone reaches in its 300 iterations (measured: 8.07 against 27.7).
+#[test]
+fn the_default_solve_converges_where_lbfgs_alone_stalls() {
+    let monoped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let solve = |extra: &[&str]| {
+        let mut args = vec!["gait", monoped, "--speed", "0.5"];
+        args.extend_from_slice(extra);
+        let o = motionlab(&args);
+        assert_success(&o, "gait");
+        let out = stdout(&o);
+        let violation: f64 = value(&out, "max_violation").parse().unwrap();
+        let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
+        assert!(violation <= 1e-6 && audit <= 1e-6, "{out}");
+        let cost: f64 = value(&out, "cost").parse().unwrap();
+        (cost, out)
+    };
+    let (staged, out) = solve(&["--max-iterations", "3000"]);
+    assert_eq!(value(&out, "status"), "solved", "{out}");
+    assert_eq!(value(&out, "projection_status"), "none", "{out}");
+    let (lbfgs, lbfgs_out) = solve(&["--hessian", "lbfgs", "--max-iterations", "300"]);
+    assert!(
+        staged < 10.0 && lbfgs > 2.0 * staged,
+        "converged {staged} against L-BFGS {lbfgs}:\n{out}\n{lbfgs_out}"
+    );
+}
+
 /// Per changed limb: (name, length scale, radius scale) from the `limb …` lines.
 fn limb_scales(out: &str) -> Vec<(String, f64, f64)> {
     out.lines()

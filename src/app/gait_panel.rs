@@ -189,7 +189,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         discover: false,
         generations: 8,
         population: 0,
-        max_iterations: 1000,
+        max_iterations: 3000,
         morphology: false,
         muscle: true,
         job: None,
@@ -1202,7 +1202,7 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 ui.end_row();
                 ui.label("iterations");
                 ui.add(egui::DragValue::new(&mut state.max_iterations).range(10..=5000))
-                    .on_hover_text("IPOPT iteration limit of the gait solve (then projected onto the constraints)");
+                    .on_hover_text("IPOPT iteration limit of the gait solve: 300 with L-BFGS, the rest with the exact Hessian (a solve stopped by it is projected onto the constraints)");
                 ui.end_row();
             });
         ui.horizontal(|ui| {

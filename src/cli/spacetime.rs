@@ -73,6 +73,8 @@ pub fn particle(_args: ParticleArgs) -> Result<()> {
 /// Second derivatives of a gait solve (`--hessian`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GaitHessian {
+    /// L-BFGS for `--lbfgs-iterations`, then the exact Hessian from there.
+    LbfgsThenExact,
     GaussNewton,
     GaussNewtonObjective,
     Exact,
@@ -91,6 +93,8 @@ impl GaitHessian {
         use motionlab::spacetime::{Curvature, HessianMode};
         match self {
             GaitHessian::Lbfgs => (HessianMode::LimitedMemory, Curvature::Exact),
+            // The first stage's; solve_gait_staged switches to the exact Hessian itself.
+            GaitHessian::LbfgsThenExact => (HessianMode::LimitedMemory, Curvature::Exact),
             GaitHessian::Exact => (HessianMode::Exact, Curvature::Exact),
             GaitHessian::GaussNewton => (HessianMode::Exact, Curvature::GaussNewton),
             GaitHessian::GaussNewtonObjective => {
@@ -152,16 +156,21 @@ pub struct GaitArgs {
     /// IPOPT's print level (0 silent, 5 the iteration log).
     #[arg(long, default_value_t = 0)]
     pub print_level: i32,
-    /// IPOPT iteration limit of the gait solve (then the point reached is projected onto
-    /// the constraints).
-    #[arg(long, default_value_t = 1000)]
+    /// IPOPT iteration limit of the gait solve, both stages together (a solve stopped by it is
+    /// projected onto the constraints).
+    #[arg(long, default_value_t = 3000)]
     pub max_iterations: usize,
-    /// Second derivatives given to IPOPT: `lbfgs` (IPOPT's limited-memory approximation),
-    /// `gauss-newton` (the least-squares objective's Gauss–Newton part plus the exact
-    /// constraint curvature), `gauss-newton-objective` (without the constraint curvature)
-    /// or `exact` (second-order dual numbers).
-    #[arg(long, value_enum, default_value_t = GaitHessian::Lbfgs)]
+    /// Second derivatives given to IPOPT: `lbfgs-then-exact` (L-BFGS for
+    /// --lbfgs-iterations, then the exact Hessian from the clip reached, to the tolerance or
+    /// the iteration limit), `lbfgs` (IPOPT's limited-memory approximation throughout), `exact`
+    /// (reverse-mode second-order adjoints from the rest pose on), `gauss-newton` (the
+    /// least-squares objective's Gauss–Newton part plus the exact constraint curvature) or
+    /// `gauss-newton-objective` (without the constraint curvature).
+    #[arg(long, value_enum, default_value_t = GaitHessian::LbfgsThenExact)]
     pub hessian: GaitHessian,
+    /// `--hessian lbfgs-then-exact`: the L-BFGS iterations before the exact Hessian takes over.
+    #[arg(long, default_value_t = motionlab::spacetime::gait::STAGED_LBFGS_ITERATIONS)]
+    pub lbfgs_iterations: usize,
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
     #[arg(long)]
     pub ipopt: Vec<String>,
@@ -307,7 +316,11 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         options.extra.push((name.to_string(), value));
     }
     let variables = GaitProblem::new(spec.clone()).variables();
-    let mut clip = solve_gait(&spec, &options, curvature)?;
+    let mut clip = if args.hessian == GaitHessian::LbfgsThenExact {
+        motionlab::spacetime::gait::solve_gait_staged(&spec, &options, args.lbfgs_iterations)?
+    } else {
+        solve_gait(&spec, &options, curvature)?
+    };
     // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
     // the start.
     if let Some(start) = start.filter(|s| {
@@ -399,13 +412,15 @@ pub fn gait(args: GaitArgs) -> Result<()> {
 /// `motionlab bench gait`: single fixed-contact solves (specs/004.md §1.2 "one spacetime solve
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
-/// pairs down 0.6 of the cycle), each from the rest pose with the gait command's solver options
-/// (L-BFGS, capped at 1000 iterations, or 100 with `--quick`, then projected). One line per solve:
+/// pairs down 0.6 of the cycle), each from the rest pose with the gait command's default solve
+/// (300 L-BFGS iterations, then the exact Hessian, at most 3000 in all; `--quick`: 100 L-BFGS
+/// iterations only), projected if stopped by the limit. One line per solve:
 /// wall time, iterations, time per iteration, status, cost and violation.
 #[cfg(feature = "ipopt")]
 pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
     use motionlab::spacetime::gait::{
-        GaitSpec, audit, default_timings, gait_solver_options, parse_timings, solve_gait,
+        GaitSpec, STAGED_LBFGS_ITERATIONS, audit, default_timings, gait_solver_options,
+        parse_timings, solve_gait_staged,
     };
     use motionlab::spacetime::skeleton::Skeleton;
     let cases = [
@@ -420,7 +435,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         ),
     ];
     let mut options = gait_solver_options();
-    options.max_iterations = if quick { 100 } else { 1000 };
+    options.max_iterations = if quick { 100 } else { 3000 };
     for (file, speed, timing) in cases {
         let skeleton = Skeleton::load(&characters.join(file))?;
         let (period, timings) = match timing {
@@ -429,7 +444,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         };
         let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
         let start = std::time::Instant::now();
-        let clip = solve_gait(&spec, &options, motionlab::spacetime::Curvature::Exact)?;
+        let clip = solve_gait_staged(&spec, &options, STAGED_LBFGS_ITERATIONS)?;
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(
@@ -537,6 +552,8 @@ fn discover_timings(
                     &args.sample_iterations.to_string(),
                     "--hessian",
                     &hessian,
+                    "--lbfgs-iterations",
+                    &args.lbfgs_iterations.to_string(),
                 ])
                 .args(args.morphology_flags())
                 .arg("--out")

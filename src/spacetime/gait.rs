@@ -50,25 +50,26 @@
 //! Derivatives: the problem is a [`BlockProblem`]; every constraint block (one frame's kinematic
 //! rows, one contact pair's slip, one frame's momentum balance, one contact's cones) and objective
 //! term (one frame's effort, one frame pair's smoothness) reads a few frames only, and
-//! [`super::AutoDiff`] differentiates it exactly by forward-mode dual numbers, the blocks in
-//! parallel and summed in a fixed order (the same bits on any number of threads). The solve uses
-//! IPOPT's L-BFGS Hessian ([`gait_solver_options`]). Every objective term is a sum of squares
-//! ([`GaitProblem`] gives its residuals), so [`super::Curvature::GaussNewton`] offers 2JᵀJ plus
-//! the exact constraint curvature (monoped hop: cost 17.2 in 500 iterations against L-BFGS's
-//! 24.6; simple-biped walk: slower per iteration and no better at 600). L-BFGS approaches the
-//! optimum slowly here (the 1/dt² of the dynamics spreads the curvature over many orders of
-//! magnitude). The exact Hessian (second-order duals) shows how far off it stops: on the
-//! simple-biped walk (0.7 m/s, default timing) it reaches cost 1.24–1.25 in 300 iterations
-//! (either barrier strategy), where L-BFGS is at 33.6 after 400 and 28.8 after 600; but each
-//! exact Hessian costs about 2 s there (dense second-order duals over the ≈90 variables of an
-//! effort term), and on the monoped hop it does worse than L-BFGS (cost 181–375 against 28.6
-//! after 300 iterations: the curvature is strongly indefinite and IPOPT regularises it heavily). So
-//! [`solve_gait`] caps its iterations and then projects the point reached onto the
-//! constraints (the nearest feasible point, a second IPOPT solve that converges in a few
-//! iterations): the clip is feasible to ≈1e-9, its cost is that of the capped solve and is
-//! **not** an optimum. The cheapest nearly feasible iterates the solve passed are projected
-//! too, and the cheapest projection wins. (The exact Hessian is checked against differences of
-//! the Lagrangian's gradient.)
+//! [`super::AutoDiff`] differentiates it exactly by reverse-mode differentiation on a tape
+//! ([`super::tape`]; second-order adjoints for the Hessian), the blocks in parallel and summed in
+//! a fixed order (the same bits on any number of threads).
+//!
+//! Solving: L-BFGS alone approaches the optimum slowly here (the 1/dt² of the dynamics spreads
+//! the curvature over many orders of magnitude): on the simple-biped walk (0.7 m/s, default
+//! timing) it is at cost 33.6 after 400 iterations and 28.8 after 600. The exact Hessian alone,
+//! from the rest pose, converges there (1.300, IPOPT's tolerance met at iteration 405, 22 s) but
+//! can go astray where the curvature is strongly indefinite (monoped hop, 0.7 m/s: 43.7 after
+//! 3,000 heavily regularised iterations, against L-BFGS's 28.8 after 300). So the default solve
+//! ([`solve_gait_staged`]) runs 300 L-BFGS iterations and then the exact Hessian from the clip
+//! reached: the biped walk converges at 1.090 (714 iterations, 25 s), the monoped hop at 8.22
+//! (1,883 + 300, 30 s). Every objective term is a sum of squares ([`GaitProblem`] gives its
+//! residuals), so [`super::Curvature::GaussNewton`] offers 2JᵀJ plus the exact constraint
+//! curvature as a further choice. A solve stopped by its iteration limit is projected onto the
+//! constraints by [`solve_gait`] (the nearest feasible point, a second IPOPT solve that converges
+//! in a few iterations): the clip is feasible to ≈1e-9, but its cost is then **not** an optimum.
+//! The cheapest nearly feasible iterates the solve passed are projected too, and the cheapest
+//! projection wins. (The exact Hessian is checked against differences of the Lagrangian's
+//! gradient and against forward-mode dual numbers.)
 //!
 //! [`audit`] re-checks a finished [`GaitClip`] physically, without the constraint code: momentum
 //! from finite differences of the limb centres (linear momentum and angular momentum about the
@@ -1433,6 +1434,58 @@ pub fn solve_gait(
     })
 }
 
+/// L-BFGS iterations of the first stage of [`solve_gait_staged`] (the CLI's `--lbfgs-iterations`).
+pub const STAGED_LBFGS_ITERATIONS: usize = 300;
+
+/// The gait solve the CLI runs by default: IPOPT with L-BFGS for at most `lbfgs_iterations`
+/// (projected as in [`solve_gait`]), then IPOPT with the exact Hessian started from that clip
+/// ([`GaitSpec::with_warm_start`], [`warm_start_options`]) for the rest of
+/// `options.max_iterations`. From the rest pose the exact Hessian alone can go astray where the
+/// curvature is indefinite (monoped hop, 0.7 m/s: cost 43.7 after 3,000 iterations, heavily
+/// regularised steps), while L-BFGS first brings the gait near a valid one (28.8 after 300) and
+/// the exact stage then converges (8.22, IPOPT's tolerance met after 1,883 more, 30 s). The
+/// result is the second stage's clip unless that ended invalid or above the first's; its
+/// iteration count and time are the two stages' sums. A first stage that already met the
+/// tolerance, or a budget of no more than `lbfgs_iterations`, is the L-BFGS solve alone.
+#[cfg(feature = "ipopt")]
+pub fn solve_gait_staged(
+    spec: &GaitSpec,
+    options: &super::SolverOptions,
+    lbfgs_iterations: usize,
+) -> Result<GaitClip, GaitError> {
+    let mut first_options = options.clone();
+    first_options.hessian = super::HessianMode::LimitedMemory;
+    first_options.max_iterations = lbfgs_iterations.min(options.max_iterations);
+    let first = solve_gait(spec, &first_options, super::Curvature::Exact)?;
+    let valid = |c: &GaitClip| c.converged() && c.max_violation <= 1e-6 && c.cost.is_finite();
+    if first.status == "solved"
+        || options.max_iterations <= first_options.max_iterations
+        || first.frames.iter().flatten().any(|v| !v.is_finite())
+    {
+        return Ok(first);
+    }
+    let second_spec = spec.clone().with_warm_start(first.clone())?;
+    let mut second_options = options.clone();
+    second_options.hessian = super::HessianMode::Exact;
+    second_options.max_iterations = options.max_iterations - first_options.max_iterations;
+    second_options.extra.extend(warm_start_options());
+    let second = solve_gait(&second_spec, &second_options, super::Curvature::Exact)?;
+    let (iterations, time) = (
+        first.iterations + second.iterations,
+        first.solve_time_s + second.solve_time_s,
+    );
+    let best = if valid(&second) && (!valid(&first) || second.cost <= first.cost) {
+        second
+    } else {
+        first
+    };
+    Ok(GaitClip {
+        iterations,
+        solve_time_s: time,
+        ..best
+    })
+}
+
 /// An independent physical check of a [`GaitClip`] (see the module docs): the largest residual of
 /// each kind over all frames, the wrap from the last frame to the first included.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1846,7 +1899,7 @@ mod tests {
         }
     }
 
-    /// The exact Hessian of the Lagrangian σ∇²f + Σλᵢ∇²cᵢ (second-order dual numbers) against
+    /// The exact Hessian of the Lagrangian σ∇²f + Σλᵢ∇²cᵢ (the tape's second-order adjoints) against
     /// central differences of the exact Lagrangian gradient ∇f + Jᵀλ, at a disturbed point with
     /// λ of both signs: the curvature `--hessian exact` hands to IPOPT is the true one.
     fn check_hessian(spec: GaitSpec) {
@@ -1941,6 +1994,113 @@ mod tests {
         {
             assert!(a.iter().any(|&v| v != 0), "{what} is all zeros");
             assert_eq!(a, b, "{what} differs between 1 and 4 threads");
+        }
+    }
+
+    /// The tape's reverse-mode derivatives (autodiff's engine) equal forward-mode dual numbers
+    /// on the real problem: every objective term of the simple biped (effort terms with their
+    /// inverse dynamics included) and every third constraint block, gradient, Jacobian and the
+    /// weighted Hessian, at a disturbed point.
+    #[test]
+    fn tape_derivatives_equal_dual_number_derivatives_on_the_biped() {
+        use crate::spacetime::autodiff::BlockProblem;
+        use crate::spacetime::tape;
+        use nalgebra::DVector;
+        use num_dual::{Dual2DVec64, DualDVec64};
+        let spec = GaitSpec::new(
+            creature("simple_biped"),
+            0.7,
+            1.0,
+            &[timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)],
+        )
+        .unwrap();
+        let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
+        let x = disturbed_point(&nlp);
+        let p = nlp.problem();
+        let close = |got: f64, want: f64, scale: f64, what: &str| {
+            assert!(
+                (got - want).abs() <= 1e-9 * scale.max(1.0),
+                "{what}: tape {got} vs duals {want} (scale {scale})"
+            );
+        };
+        let max_abs = |m: &nalgebra::DMatrix<f64>| m.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let (mut largest_term, mut largest_variables) = (0.0f64, 0);
+        for (k, t) in p.objective_terms().iter().enumerate() {
+            let local: Vec<f64> = t.variables.iter().map(|&i| x[i]).collect();
+            let (_, g) = tape::gradient(&local, |v| p.objective_term(k, v));
+            let (_, want_g) = num_dual::gradient(
+                |v: DVector<DualDVec64>| p.objective_term(k, v.as_slice()),
+                &DVector::from_vec(local.clone()),
+            );
+            let g_scale = want_g.amax();
+            for a in 0..local.len() {
+                close(g[a], want_g[a], g_scale, &format!("term {k} gradient {a}"));
+            }
+            let (_, h) = tape::weighted_hessian(&local, &[1.0], |v| vec![p.objective_term(k, v)]);
+            let (_, _, want_h) = num_dual::hessian(
+                |v: DVector<Dual2DVec64>| p.objective_term(k, v.as_slice()),
+                &DVector::from_vec(local.clone()),
+            );
+            let h_scale = max_abs(&want_h);
+            for a in 0..local.len() {
+                for b in 0..=a {
+                    close(
+                        h[(a, b)],
+                        want_h[(a, b)],
+                        h_scale,
+                        &format!("term {k} H[{a},{b}]"),
+                    );
+                }
+            }
+            if h_scale > largest_term {
+                (largest_term, largest_variables) = (h_scale, local.len());
+            }
+        }
+        assert!(
+            largest_term > 1.0 && largest_variables > 50,
+            "an effort term with real curvature was compared ({largest_term}, {largest_variables} variables)"
+        );
+        let blocks = p.constraint_blocks();
+        for (k, b) in blocks.iter().enumerate().step_by(3) {
+            let local: Vec<f64> = b.variables.iter().map(|&i| x[i]).collect();
+            let weights: Vec<f64> = (0..b.rows()).map(|r| 1.0 - 0.37 * r as f64).collect();
+            let (_, jac) = tape::jacobian(&local, |v| p.constraint_block(k, v));
+            let (_, want_jac) = num_dual::jacobian(
+                |v: DVector<DualDVec64>| DVector::from_vec(p.constraint_block(k, v.as_slice())),
+                &DVector::from_vec(local.clone()),
+            );
+            let j_scale = max_abs(&want_jac);
+            for r in 0..b.rows() {
+                for a in 0..local.len() {
+                    close(
+                        jac[r][a],
+                        want_jac[(r, a)],
+                        j_scale,
+                        &format!("block {k} J[{r},{a}]"),
+                    );
+                }
+            }
+            let (_, h) = tape::weighted_hessian(&local, &weights, |v| p.constraint_block(k, v));
+            let (_, _, want_h) = num_dual::hessian(
+                |v: DVector<Dual2DVec64>| {
+                    p.constraint_block(k, v.as_slice())
+                        .into_iter()
+                        .zip(&weights)
+                        .fold(Dual2DVec64::from(0.0), |acc, (c, &w)| acc + c * w)
+                },
+                &DVector::from_vec(local.clone()),
+            );
+            let h_scale = max_abs(&want_h);
+            for a in 0..local.len() {
+                for b in 0..=a {
+                    close(
+                        h[(a, b)],
+                        want_h[(a, b)],
+                        h_scale,
+                        &format!("block {k} H[{a},{b}]"),
+                    );
+                }
+            }
         }
     }
 

@@ -8,14 +8,17 @@
 //! - [`nlp`]: the solver-independent problem ([`NlpProblem`]), options (exact Hessian or L-BFGS,
 //!   print level), statuses and solutions.
 //! - [`autodiff`]: problems written as small blocks ([`BlockProblem`]) get exact, sparse first
-//!   and second derivatives by forward-mode automatic differentiation (`num-dual`).
+//!   and second derivatives by automatic differentiation.
+//! - [`tape`]: reverse-mode differentiation on a per-thread tape: gradients and Jacobian rows by
+//!   adjoint sweeps, Hessians by second-order adjoints (the engine of [`autodiff`]).
 //! - `ipopt` (feature `ipopt`): the IPOPT back end ([`solve`]), through its C interface.
 //! - `basin_cma` (feature `ipopt`): basin-CMA, CMA-ES over samples projected by local solves
 //!   (specs/004.md §1.3), with per-variable roles (CMA-only, both, local-only).
 //! - [`cec2006`]: the 24 CEC 2006 constrained benchmark problems (specs/004.md §1.4).
 //! - [`discovery`]: gait discovery, basin-CMA over the contact timings (specs/004.md §1.3).
 //! - [`gait`]: cyclic "treadmill" gaits with fixed contact timings (specs/004.md §1.2, Eqs
-//!   3.2–3.17), their NLP, solve and independent physics audit.
+//!   3.2–3.17), their NLP, the staged solve (L-BFGS, then the exact Hessian) and the
+//!   independent physics audit.
 //! - [`morphology`]: limb lengths and radii as gait variables, and the muscle-aware effort
 //!   (specs/004.md §1.5, Eqs 3.26–3.33).
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
