@@ -216,8 +216,9 @@ fn morphology_without_muscles_grows_long_slender_legs_and_with_them_does_not() {
             "--speed",
             "0.5",
             "--morphology",
+            // 300 L-BFGS iterations and 700 with the exact Hessian (the default solve).
             "--max-iterations",
-            "150",
+            "1000",
             "--out",
             clip.to_str().unwrap(),
         ];

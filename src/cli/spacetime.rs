@@ -147,8 +147,9 @@ pub struct GaitArgs {
     /// Discovery: samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
     #[arg(long)]
     pub population: Option<usize>,
-    /// Discovery: IPOPT iteration limit of each sample's projection.
-    #[arg(long, default_value_t = 200)]
+    /// Discovery: IPOPT iteration limit of each sample's projection (the default solve: the
+    /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian).
+    #[arg(long, default_value_t = 600)]
     pub sample_iterations: usize,
     /// Discovery: parallel solver processes (0: one per core).
     #[arg(long, default_value_t = 0)]
