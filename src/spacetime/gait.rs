@@ -1956,10 +1956,8 @@ mod tests {
         check_hessian(spec);
     }
 
-    /// Gradient, Jacobian and Hessian are evaluated block by block in parallel and summed in a
-    /// fixed order: one thread and four give the same bits, so solves stay reproducible.
-    #[test]
-    fn derivatives_do_not_depend_on_the_thread_count() {
+    /// The simple biped's walk NLP (0.7 m/s, default timing) and a disturbed point of it.
+    fn disturbed_biped_walk() -> (AutoDiff<GaitProblem>, Vec<f64>) {
         let spec = GaitSpec::new(
             creature("simple_biped"),
             0.7,
@@ -1969,6 +1967,14 @@ mod tests {
         .unwrap();
         let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
         let x = disturbed_point(&nlp);
+        (nlp, x)
+    }
+
+    /// Gradient, Jacobian and Hessian are evaluated block by block in parallel and summed in a
+    /// fixed order: one thread and four give the same bits, so solves stay reproducible.
+    #[test]
+    fn derivatives_do_not_depend_on_the_thread_count() {
+        let (nlp, x) = disturbed_biped_walk();
         let lambda: Vec<f64> = (0..nlp.num_constraints())
             .map(|k| ((k as f64 * 3.71).sin() * 100.0).fract())
             .collect();
@@ -2007,15 +2013,7 @@ mod tests {
         use crate::spacetime::tape;
         use nalgebra::DVector;
         use num_dual::{Dual2DVec64, DualDVec64};
-        let spec = GaitSpec::new(
-            creature("simple_biped"),
-            0.7,
-            1.0,
-            &[timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)],
-        )
-        .unwrap();
-        let nlp = AutoDiff::new(GaitProblem::new(spec)).unwrap();
-        let x = disturbed_point(&nlp);
+        let (nlp, x) = disturbed_biped_walk();
         let p = nlp.problem();
         let close = |got: f64, want: f64, scale: f64, what: &str| {
             assert!(

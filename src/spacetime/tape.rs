@@ -48,6 +48,19 @@ struct Node {
 
 const SINK: u32 = 0;
 
+impl Node {
+    /// A node without parents: the sink, or an input.
+    const LEAF: Node = Node {
+        a: SINK,
+        b: SINK,
+        da: 0.0,
+        db: 0.0,
+        daa: 0.0,
+        dab: 0.0,
+        dbb: 0.0,
+    };
+}
+
 thread_local! {
     static TAPE: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
 }
@@ -141,29 +154,13 @@ pub fn record<R>(x: &[f64], f: impl FnOnce(&[TapeVar]) -> R) -> (R, Recording) {
     // A recording left unfinished by a panic is discarded; recordings are never nested.
     TAPE.with_borrow_mut(|t| {
         t.clear();
-        t.push(Node {
-            a: SINK,
-            b: SINK,
-            da: 0.0,
-            db: 0.0,
-            daa: 0.0,
-            dab: 0.0,
-            dbb: 0.0,
-        });
+        t.push(Node::LEAF);
     });
     let vars: Vec<TapeVar> = x
         .iter()
         .map(|&value| TapeVar {
             value,
-            node: push(Node {
-                a: SINK,
-                b: SINK,
-                da: 0.0,
-                db: 0.0,
-                daa: 0.0,
-                dab: 0.0,
-                dbb: 0.0,
-            }),
+            node: push(Node::LEAF),
         })
         .collect();
     let out = f(&vars);
