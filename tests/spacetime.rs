@@ -179,6 +179,14 @@ fn the_default_solve_converges_where_lbfgs_alone_stalls() {
     let (staged, out) = solve(&["--max-iterations", "3000"]);
     assert_eq!(value(&out, "status"), "solved", "{out}");
     assert_eq!(value(&out, "projection_status"), "none", "{out}");
+    // One line per stage: L-BFGS stopped by its 300 iterations, the exact stage converged.
+    let stages: Vec<&str> = out.lines().filter(|l| l.starts_with("stage ")).collect();
+    assert_eq!(stages.len(), 2, "{out}");
+    assert!(
+        stages[0].starts_with("stage lbfgs status maximum_iterations_exceeded"),
+        "{out}"
+    );
+    assert!(stages[1].starts_with("stage exact status solved"), "{out}");
     let (lbfgs, lbfgs_out) = solve(&["--hessian", "lbfgs", "--max-iterations", "300"]);
     assert!(
         staged < 10.0 && lbfgs > 2.0 * staged,

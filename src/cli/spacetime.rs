@@ -318,7 +318,10 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     let variables = GaitProblem::new(spec.clone()).variables();
     let mut clip = if args.hessian == GaitHessian::LbfgsThenExact {
-        motionlab::spacetime::gait::solve_gait_staged(&spec, &options, args.lbfgs_iterations)?
+        let (clip, stages) =
+            motionlab::spacetime::gait::solve_gait_staged(&spec, &options, args.lbfgs_iterations)?;
+        print_stages(&stages);
+        clip
     } else {
         solve_gait(&spec, &options, curvature)?
     };
@@ -410,6 +413,23 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     Ok(())
 }
 
+/// One `stage <hessian> status <s> projection <p> cost <c> max_violation <v> iterations <k>`
+/// line per stage of the default solve.
+#[cfg(feature = "ipopt")]
+fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
+    for s in stages {
+        println!(
+            "stage {} status {} projection {} cost {:.6} max_violation {:.3e} iterations {}",
+            s.hessian,
+            s.status,
+            s.projection_status.as_deref().unwrap_or("none"),
+            s.cost,
+            s.max_violation,
+            s.iterations
+        );
+    }
+}
+
 /// `motionlab bench gait`: single fixed-contact solves (specs/004.md §1.2 "one spacetime solve
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
@@ -445,7 +465,8 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         };
         let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
         let start = std::time::Instant::now();
-        let clip = solve_gait_staged(&spec, &options, STAGED_LBFGS_ITERATIONS)?;
+        let (clip, stages) = solve_gait_staged(&spec, &options, STAGED_LBFGS_ITERATIONS)?;
+        print_stages(&stages);
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(

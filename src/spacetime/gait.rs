@@ -1452,17 +1452,18 @@ pub fn solve_gait_staged(
     spec: &GaitSpec,
     options: &super::SolverOptions,
     lbfgs_iterations: usize,
-) -> Result<GaitClip, GaitError> {
+) -> Result<(GaitClip, Vec<StageSummary>), GaitError> {
     let mut first_options = options.clone();
     first_options.hessian = super::HessianMode::LimitedMemory;
     first_options.max_iterations = lbfgs_iterations.min(options.max_iterations);
     let first = solve_gait(spec, &first_options, super::Curvature::Exact)?;
+    let mut stages = vec![StageSummary::of("lbfgs", &first)];
     let valid = |c: &GaitClip| c.converged() && c.max_violation <= 1e-6 && c.cost.is_finite();
     if first.status == "solved"
         || options.max_iterations <= first_options.max_iterations
         || first.frames.iter().flatten().any(|v| !v.is_finite())
     {
-        return Ok(first);
+        return Ok((first, stages));
     }
     let second_spec = spec.clone().with_warm_start(first.clone())?;
     let mut second_options = options.clone();
@@ -1470,6 +1471,7 @@ pub fn solve_gait_staged(
     second_options.max_iterations = options.max_iterations - first_options.max_iterations;
     second_options.extra.extend(warm_start_options());
     let second = solve_gait(&second_spec, &second_options, super::Curvature::Exact)?;
+    stages.push(StageSummary::of("exact", &second));
     let (iterations, time) = (
         first.iterations + second.iterations,
         first.solve_time_s + second.solve_time_s,
@@ -1479,11 +1481,39 @@ pub fn solve_gait_staged(
     } else {
         first
     };
-    Ok(GaitClip {
-        iterations,
-        solve_time_s: time,
-        ..best
-    })
+    Ok((
+        GaitClip {
+            iterations,
+            solve_time_s: time,
+            ..best
+        },
+        stages,
+    ))
+}
+
+/// How one stage of [`solve_gait_staged`] ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageSummary {
+    /// `lbfgs` or `exact`.
+    pub hessian: &'static str,
+    pub status: String,
+    pub projection_status: Option<String>,
+    pub cost: f64,
+    pub max_violation: f64,
+    pub iterations: usize,
+}
+
+impl StageSummary {
+    fn of(hessian: &'static str, clip: &GaitClip) -> Self {
+        Self {
+            hessian,
+            status: clip.status.clone(),
+            projection_status: clip.projection_status.clone(),
+            cost: clip.cost,
+            max_violation: clip.max_violation,
+            iterations: clip.iterations,
+        }
+    }
 }
 
 /// An independent physical check of a [`GaitClip`] (see the module docs): the largest residual of
