@@ -2052,6 +2052,22 @@ mod tests {
             );
         };
         let max_abs = |m: &nalgebra::DMatrix<f64>| m.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        // Compares the lower triangles; returns the largest |entry| of `want`.
+        let lower_triangles_agree =
+            |h: &nalgebra::DMatrix<f64>, want: &nalgebra::DMatrix<f64>, what: &str| -> f64 {
+                let scale = max_abs(want);
+                for a in 0..want.nrows() {
+                    for b in 0..=a {
+                        close(
+                            h[(a, b)],
+                            want[(a, b)],
+                            scale,
+                            &format!("{what} H[{a},{b}]"),
+                        );
+                    }
+                }
+                scale
+            };
         let (mut largest_term, mut largest_variables) = (0.0f64, 0);
         for (k, t) in p.objective_terms().iter().enumerate() {
             let local: Vec<f64> = t.variables.iter().map(|&i| x[i]).collect();
@@ -2069,17 +2085,7 @@ mod tests {
                 |v: DVector<Dual2DVec64>| p.objective_term(k, v.as_slice()),
                 &DVector::from_vec(local.clone()),
             );
-            let h_scale = max_abs(&want_h);
-            for a in 0..local.len() {
-                for b in 0..=a {
-                    close(
-                        h[(a, b)],
-                        want_h[(a, b)],
-                        h_scale,
-                        &format!("term {k} H[{a},{b}]"),
-                    );
-                }
-            }
+            let h_scale = lower_triangles_agree(&h, &want_h, &format!("term {k}"));
             if h_scale > largest_term {
                 (largest_term, largest_variables) = (h_scale, local.len());
             }
@@ -2118,17 +2124,7 @@ mod tests {
                 },
                 &DVector::from_vec(local.clone()),
             );
-            let h_scale = max_abs(&want_h);
-            for a in 0..local.len() {
-                for b in 0..=a {
-                    close(
-                        h[(a, b)],
-                        want_h[(a, b)],
-                        h_scale,
-                        &format!("block {k} H[{a},{b}]"),
-                    );
-                }
-            }
+            lower_triangles_agree(&h, &want_h, &format!("block {k}"));
         }
     }
 
