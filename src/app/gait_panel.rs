@@ -1202,7 +1202,10 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 ui.end_row();
                 ui.label("iterations");
                 ui.add(egui::DragValue::new(&mut state.max_iterations).range(10..=5000))
-                    .on_hover_text("IPOPT iteration limit of the gait solve: 300 with L-BFGS, the rest with the exact Hessian (a solve stopped by it is projected onto the constraints)");
+                    .on_hover_text(format!(
+                        "IPOPT iteration limit of the gait solve: {} with L-BFGS, the rest with the exact Hessian (a solve stopped by it is projected onto the constraints)",
+                        crate::spacetime::gait::STAGED_LBFGS_ITERATIONS
+                    ));
                 ui.end_row();
             });
         ui.horizontal(|ui| {

@@ -328,14 +328,12 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
     // the start.
     if let Some(start) = start.filter(|s| {
-        s.converged()
-            && s.max_violation <= 1e-6
-            && s.cost.is_finite()
+        s.is_valid()
             && s.period == spec.period
             && s.timings == spec.timings
             && s.speed == spec.speed
             && s.morphology.is_some() == spec.morphology.is_some()
-            && !(clip.converged() && clip.max_violation <= 1e-6 && clip.cost <= s.cost)
+            && !(clip.is_valid() && clip.cost <= s.cost)
     }) {
         println!(
             "kept_start true (the solve ended at cost {:.6}, violation {:.1e}: no better than the start)",
@@ -404,7 +402,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         println!("wrote {}", out.display());
     }
     anyhow::ensure!(
-        clip.converged() && clip.max_violation <= 1e-6,
+        clip.is_valid(),
         "the gait was not solved: {} (projection {:?}, max violation {:.3e})",
         clip.status,
         clip.projection_status,

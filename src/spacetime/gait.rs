@@ -1244,6 +1244,12 @@ impl GaitClip {
         let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
         ok(&self.status) || self.projection_status.as_deref().is_some_and(ok)
     }
+
+    /// A usable gait: [`Self::converged`], feasible to 1e-6 (mass-normalised, issue 4's bar) and
+    /// of finite cost.
+    pub fn is_valid(&self) -> bool {
+        self.converged() && self.max_violation <= 1e-6 && self.cost.is_finite()
+    }
 }
 
 /// IPOPT options for gait solves: L-BFGS Hessian, and feasibility required to 1e-8 (mass-normalised
@@ -1458,7 +1464,6 @@ pub fn solve_gait_staged(
     first_options.max_iterations = lbfgs_iterations.min(options.max_iterations);
     let first = solve_gait(spec, &first_options, super::Curvature::Exact)?;
     let mut stages = vec![StageSummary::of("lbfgs", &first)];
-    let valid = |c: &GaitClip| c.converged() && c.max_violation <= 1e-6 && c.cost.is_finite();
     if first.status == "solved"
         || options.max_iterations <= first_options.max_iterations
         || first.frames.iter().flatten().any(|v| !v.is_finite())
@@ -1476,7 +1481,7 @@ pub fn solve_gait_staged(
         first.iterations + second.iterations,
         first.solve_time_s + second.solve_time_s,
     );
-    let best = if valid(&second) && (!valid(&first) || second.cost <= first.cost) {
+    let best = if second.is_valid() && (!first.is_valid() || second.cost <= first.cost) {
         second
     } else {
         first
