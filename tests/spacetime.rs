@@ -96,6 +96,8 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         "2",
         "--seed",
         "3",
+        "--period-range",
+        "0.4:0.8",
         "--out",
         clip.to_str().unwrap(),
     ]);
@@ -116,6 +118,13 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         })
         .collect();
     assert!(best[1] <= best[0], "the best cost never rises: {best:?}");
+    // The period stays in the range asked for (the default box reaches down to 0.25 s).
+    for l in &generations {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let k = w.iter().position(|&t| t == "period").expect("period") + 1;
+        let period: f64 = w[k].parse().unwrap();
+        assert!((0.4..=0.8).contains(&period), "{l}");
+    }
     // The final solve uses the best timing found: its foot window is the one of the last line.
     let last = generations[1];
     let contacts = &last[last.find("contacts ").unwrap() + 9..];
@@ -328,4 +337,19 @@ fn gait_init_refines_a_clip_and_refuses_a_wrong_one() {
     let o = solve(&["--init", dir.path().join("none.ron").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("none.ron"), "{}", stderr(&o));
+    // A discovery's period range must be SHORTEST:LONGEST, shortest first.
+    let o = solve(&["--discover", "--period-range", "0.9:0.4"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--period-range: a period range needs 0 < shortest < longest"),
+        "{}",
+        stderr(&o)
+    );
+    let o = solve(&["--discover", "--period-range", "0.9"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("expected SHORTEST:LONGEST in seconds"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -153,6 +153,8 @@ pub struct GaitState {
     pub generations: usize,
     /// λ (0: the default 4 + ⌊3 ln n⌋).
     pub population: usize,
+    /// Discovery: shortest and longest period searched (s).
+    pub period_range: (f64, f64),
     pub max_iterations: usize,
     /// Co-optimise the legs' lengths and radii (specs/004.md §1.5).
     pub morphology: bool,
@@ -189,6 +191,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         discover: false,
         generations: 8,
         population: 0,
+        period_range: crate::spacetime::discovery::PERIOD_RANGE,
         max_iterations: 3000,
         morphology: false,
         muscle: true,
@@ -475,6 +478,8 @@ impl GaitState {
             if self.population > 0 {
                 cmd.args(["--population", &self.population.to_string()]);
             }
+            let (lo, hi) = self.period_range;
+            cmd.args(["--period-range", &format!("{lo}:{hi}")]);
         } else {
             let contacts = self
                 .timings
@@ -1229,6 +1234,27 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 ui.label("population");
                 ui.add(egui::DragValue::new(&mut state.population).range(0..=64))
                     .on_hover_text("samples per generation (0: 4 + ⌊3 ln n⌋)");
+            });
+            ui.horizontal(|ui| {
+                ui.label("period");
+                let (lo, hi) = &mut state.period_range;
+                ui.add(
+                    egui::DragValue::new(lo)
+                        .range(0.1..=*hi - 0.05)
+                        .speed(0.01)
+                        .suffix(" s"),
+                );
+                ui.label("to");
+                ui.add(
+                    egui::DragValue::new(hi)
+                        .range(*lo + 0.05..=3.0)
+                        .speed(0.01)
+                        .suffix(" s"),
+                )
+                .on_hover_text(
+                    "the periods the discovery searches; narrow it to restrict the search \
+                     (specs/004.md §1.3)",
+                );
             });
         } else {
             ui.horizontal(|ui| {

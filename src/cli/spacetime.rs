@@ -154,6 +154,10 @@ pub struct GaitArgs {
     /// Discovery: parallel solver processes (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Discovery: the periods searched, `SHORTEST:LONGEST` in seconds (default 0.25:1.5).
+    /// Narrowing it restricts the search to a subspace of timings (specs/004.md §1.3).
+    #[arg(long, value_parser = parse_period_range, requires = "discover")]
+    pub period_range: Option<(f64, f64)>,
     /// IPOPT's print level (0 silent, 5 the iteration log).
     #[arg(long, default_value_t = 0)]
     pub print_level: i32,
@@ -193,6 +197,15 @@ pub struct GaitArgs {
     /// best sample's clip by itself.
     #[arg(long)]
     pub init: Option<PathBuf>,
+}
+
+/// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
+fn parse_period_range(text: &str) -> Result<(f64, f64), String> {
+    let expected = || format!("expected SHORTEST:LONGEST in seconds, e.g. 0.4:1.2, got `{text}`");
+    let (lo, hi) = text.split_once(':').ok_or_else(expected)?;
+    let lo: f64 = lo.trim().parse().map_err(|_| expected())?;
+    let hi: f64 = hi.trim().parse().map_err(|_| expected())?;
+    Ok((lo, hi))
 }
 
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
@@ -519,7 +532,12 @@ fn discover_timings(
         .iter()
         .map(|&l| skeleton.limbs[l].name.clone())
         .collect();
-    let space = TimingSpace::new(feet);
+    let mut space = TimingSpace::new(feet);
+    if let Some((lo, hi)) = args.period_range {
+        space = space
+            .with_period_range(lo, hi)
+            .map_err(|e| anyhow::anyhow!("--period-range: {e}"))?;
+    }
     let exe = std::env::current_exe()
         .context("locating the motionlab executable for the projection processes")?;
     let scratch = std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id()));

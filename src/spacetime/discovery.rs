@@ -16,8 +16,11 @@
 //!   processes in parallel (IPOPT's linear solver is not thread-safe), tests use closures. Each
 //!   solve is deterministic, so the run is deterministic for a seed however it is evaluated.
 //!
-//! Search box: T ∈ [0.25, 1.5] s, durations ∈ [0.1, 0.9], starts ∈ [−0.5, 1.5] read modulo 1
-//! (so a window can move across the cycle's end without meeting a bound).
+//! Search box: T ∈ [0.25, 1.5] s by default, durations ∈ [0.1, 0.9], starts ∈ [−0.5, 1.5] read
+//! modulo 1 (so a window can move across the cycle's end without meeting a bound). The period's
+//! range is the user's to narrow or widen ([`TimingSpace::with_period_range`]): the thesis lets
+//! an artist restrict the search to a subspace of timings (§1.3, "an artist may restrict the
+//! search …"), and it gives no range of its own.
 
 use super::gait::FootTiming;
 use crate::optim::{AskTell, Bounds, CmaesOptions, RestartPolicy, RestartingCmaes};
@@ -26,7 +29,7 @@ use serde::{Deserialize, Serialize};
 /// Fitness of a failed projection, plus its violation (as in basin-CMA): above every gait cost.
 pub const FAILED_OFFSET: f64 = 1e12;
 
-/// Range of the period (s).
+/// Default range of the period (s).
 pub const PERIOD_RANGE: (f64, f64) = (0.25, 1.5);
 /// Range of a contact duration (fraction of the period).
 pub const DURATION_RANGE: (f64, f64) = (0.1, 0.9);
@@ -38,12 +41,29 @@ pub const START_RANGE: (f64, f64) = (-0.5, 1.5);
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimingSpace {
     pub feet: Vec<String>,
+    /// Smallest and largest period searched (s); [`PERIOD_RANGE`] unless narrowed.
+    pub period_range: (f64, f64),
 }
 
 impl TimingSpace {
     pub fn new(feet: Vec<String>) -> Self {
         assert!(!feet.is_empty(), "a gait needs at least one foot");
-        Self { feet }
+        Self {
+            feet,
+            period_range: PERIOD_RANGE,
+        }
+    }
+
+    /// The same space with the period searched in [lo, hi] (s). Fails unless 0 < lo < hi and
+    /// both are finite.
+    pub fn with_period_range(mut self, lo: f64, hi: f64) -> Result<Self, String> {
+        if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
+            return Err(format!(
+                "a period range needs 0 < shortest < longest (s), got {lo} to {hi}"
+            ));
+        }
+        self.period_range = (lo, hi);
+        Ok(self)
     }
 
     pub fn dimension(&self) -> usize {
@@ -51,7 +71,7 @@ impl TimingSpace {
     }
 
     fn ranges(&self) -> Vec<(f64, f64)> {
-        let mut r = vec![PERIOD_RANGE, DURATION_RANGE];
+        let mut r = vec![self.period_range, DURATION_RANGE];
         for _ in 1..self.feet.len() {
             r.push(START_RANGE);
             r.push(DURATION_RANGE);
@@ -96,7 +116,7 @@ impl TimingSpace {
         };
         let first = find(&self.feet[0]);
         let mut u = vec![
-            unit(PERIOD_RANGE, period),
+            unit(self.period_range, period),
             unit(DURATION_RANGE, first.duration),
         ];
         for f in &self.feet[1..] {
@@ -107,7 +127,8 @@ impl TimingSpace {
         u
     }
 
-    /// The thesis's starting point: feet evenly spaced in a 1 s cycle, each down half of it.
+    /// The thesis's starting point: feet evenly spaced in a 1 s cycle, each down half of it (the
+    /// period clamped into the range searched).
     pub fn initial(&self) -> Vec<f64> {
         let n = self.feet.len();
         let timings: Vec<FootTiming> = self
@@ -120,7 +141,8 @@ impl TimingSpace {
                 duration: 0.5,
             })
             .collect();
-        self.encode(1.0, &timings)
+        let (lo, hi) = self.period_range;
+        self.encode(1.0_f64.clamp(lo, hi), &timings)
     }
 }
 
@@ -398,6 +420,42 @@ mod tests {
             "the wide initial distribution reaches the failing region"
         );
         assert_eq!(r.history.len(), 120);
+    }
+
+    /// A narrowed period range bounds every sample and moves the thesis's 1 s start inside it;
+    /// a cost that falls with the period drives the search to the range's short end, not the
+    /// default box's 0.25 s.
+    #[test]
+    fn a_narrowed_period_range_bounds_every_sample() {
+        assert!(biped().with_period_range(0.6, 0.4).is_err());
+        assert!(biped().with_period_range(0.0, 1.0).is_err());
+        assert!(biped().with_period_range(0.5, f64::INFINITY).is_err());
+        let s = biped().with_period_range(0.45, 0.9).unwrap();
+        let (p0, _) = s.decode(&s.initial());
+        assert!((p0 - 0.9).abs() < 1e-12, "1 s clamps to 0.9: {p0}");
+        let mut periods = Vec::new();
+        let r = discover(
+            &s,
+            &DiscoveryOptions {
+                generations: 40,
+                ..Default::default()
+            },
+            &mut |b| {
+                b.iter()
+                    .map(|(p, _)| {
+                        periods.push(*p);
+                        Some(Projected {
+                            cost: *p,
+                            max_violation: 0.0,
+                        })
+                    })
+                    .collect()
+            },
+            &mut |_| true,
+        );
+        assert!(periods.iter().all(|p| (0.45..=0.9).contains(p)));
+        let best = r.best.unwrap().period;
+        assert!((best - 0.45).abs() < 0.01, "the short end: {best}");
     }
 
     #[test]
