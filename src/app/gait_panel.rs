@@ -1236,7 +1236,7 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     .on_hover_text("samples per generation (0: 4 + ⌊3 ln n⌋)");
             });
             ui.horizontal(|ui| {
-                ui.label("period");
+                ui.label("periods searched");
                 let (lo, hi) = &mut state.period_range;
                 ui.add(
                     egui::DragValue::new(lo)
