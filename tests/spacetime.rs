@@ -118,8 +118,17 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         })
         .collect();
     assert!(best[1] <= best[0], "the best cost never rises: {best:?}");
+    // A line per sample, 4 per generation, each with its period and outcome.
+    let samples: Vec<&str> = out.lines().filter(|l| l.starts_with("sample ")).collect();
+    assert_eq!(samples.len(), 8, "{out}");
+    assert!(
+        samples
+            .iter()
+            .all(|l| l.contains(" period ") && (l.contains(" cost ") || l.contains(" failed"))),
+        "{out}"
+    );
     // The period stays in the range asked for (the default box reaches down to 0.25 s).
-    for l in &generations {
+    for l in generations.iter().chain(&samples) {
         let w: Vec<&str> = l.split_whitespace().collect();
         let k = w.iter().position(|&t| t == "period").expect("period") + 1;
         let period: f64 = w[k].parse().unwrap();

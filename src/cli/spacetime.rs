@@ -514,7 +514,7 @@ fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
 /// Basin-CMA over the timings (specs/004.md §1.3). Each sample is projected by this program's
 /// own `gait` command in a child process (IPOPT's linear solver is not thread-safe, so parallel
 /// solves need processes), capped at --sample-iterations, its clip read back from a scratch
-/// directory. Prints one line per generation and returns the best feasible timing.
+/// directory. Prints a line per sample and per generation and returns the best feasible timing.
 #[cfg(feature = "ipopt")]
 fn discover_timings(
     args: &GaitArgs,
@@ -639,6 +639,20 @@ fn discover_timings(
             .collect()
     };
     let mut progress = |g: &motionlab::spacetime::discovery::GenerationReport| {
+        for (i, c) in g.samples.iter().enumerate() {
+            let outcome = match &c.projected {
+                Some(p) => format!("cost {:.6} max_violation {:.3e}", p.cost, p.max_violation),
+                None => "failed".to_string(),
+            };
+            println!(
+                "sample {} {} period {:.4} {} contacts {}",
+                g.generation,
+                i,
+                c.period,
+                outcome,
+                contacts_text(&c.timings)
+            );
+        }
         let feasible = g
             .samples
             .iter()
