@@ -175,6 +175,62 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
     assert!(clip.exists(), "the clip is written");
 }
 
+/// `--samples-dir` keeps the sample clips: a rerun with the same options reuses every one of
+/// them and reports the same generations and gait; a changed option (here the speed) solves
+/// afresh.
+#[test]
+fn a_discovery_resumes_from_its_samples_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples");
+    let creature = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let run = |speed: &str| {
+        let o = motionlab(&[
+            "gait",
+            creature,
+            "--speed",
+            speed,
+            "--discover",
+            "--generations",
+            "2",
+            "--population",
+            "4",
+            "--sample-iterations",
+            "40",
+            "--max-iterations",
+            "60",
+            "--threads",
+            "2",
+            "--samples-dir",
+            samples.to_str().unwrap(),
+        ]);
+        assert_success(&o, "gait --discover --samples-dir");
+        stdout(&o)
+    };
+    let reused = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("reused "))
+            .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+            .collect()
+    };
+    let results = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| {
+                l.starts_with("sample ") || l.starts_with("generation ") || l.starts_with("cost ")
+            })
+            .map(String::from)
+            .collect()
+    };
+    let first = run("0.7");
+    assert_eq!(reused(&first), ["0/4", "0/4"], "{first}");
+    let kept = std::fs::read_dir(&samples).unwrap().count();
+    assert_eq!(kept, 8, "a clip per sample stays");
+    let again = run("0.7");
+    assert_eq!(reused(&again), ["4/4", "4/4"], "{again}");
+    assert_eq!(results(&first), results(&again));
+    let other = run("0.6");
+    assert_eq!(reused(&other), ["0/4", "0/4"], "{other}");
+}
+
 /// The default solve (`--hessian lbfgs-then-exact`): 300 L-BFGS iterations, then the exact
 /// Hessian (reverse-mode second-order adjoints) from the clip reached. On the monoped hop at
 /// 0.5 m/s it meets IPOPT's tolerance (status `solved`, nothing projected) at a cost far below

@@ -154,6 +154,11 @@ pub struct GaitArgs {
     /// Discovery: parallel solver processes (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Discovery: keep every sample's clip in this directory. A rerun with the same directory
+    /// reuses the clips of the samples it has already solved (same creature file, speed,
+    /// timing and solver options), so an interrupted discovery resumes where it stopped.
+    #[arg(long, requires = "discover")]
+    pub samples_dir: Option<PathBuf>,
     /// Discovery: the periods searched, `SHORTEST:LONGEST` in seconds (default 0.25:1.5).
     /// Narrowing it restricts the search to a subspace of timings (specs/004.md §1.3).
     #[arg(long, value_parser = parse_period_range, requires = "discover")]
@@ -540,8 +545,17 @@ fn discover_timings(
     }
     let exe = std::env::current_exe()
         .context("locating the motionlab executable for the projection processes")?;
-    let scratch = std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id()));
+    // Sample clips go to a scratch directory, or to --samples-dir, where they stay: a clip is
+    // named by a hash of the creature file and the sample's solve arguments, so a rerun reuses
+    // the clips of the samples it has already solved (an interrupted discovery resumes).
+    let keep = args.samples_dir.is_some();
+    let scratch = match &args.samples_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id())),
+    };
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let creature_bytes = std::fs::read(&args.creature)
+        .with_context(|| format!("reading {}", args.creature.display()))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if args.threads == 0 {
         cores
@@ -556,44 +570,65 @@ fn discover_timings(
         ..Default::default()
     };
     let hessian = args.hessian.name();
-    let mut batch_index = 0;
     // The best feasible sample's clip (discovery's ranking: lowest cost), to start the final
     // solve from.
     let mut best_clip: Option<GaitClip> = None;
     let tolerance = options.feasibility_tolerance;
     let mut spawn_error: Option<anyhow::Error> = None;
+    let read_clip = |p: &std::path::Path| -> Option<GaitClip> {
+        ron::from_str(&std::fs::read_to_string(p).ok()?).ok()
+    };
     let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
-        batch_index += 1;
-        let paths: Vec<std::path::PathBuf> = (0..batch.len())
-            .map(|i| scratch.join(format!("g{batch_index}_{i}.ron")))
+        let solves: Vec<Vec<String>> = batch
+            .iter()
+            .map(|(period, timings)| {
+                let mut a = vec![
+                    "gait".to_string(),
+                    args.creature.display().to_string(),
+                    "--speed".into(),
+                    args.speed.to_string(),
+                    "--period".into(),
+                    period.to_string(),
+                    "--contacts".into(),
+                    contacts_text(timings),
+                    "--max-iterations".into(),
+                    args.sample_iterations.to_string(),
+                    "--hessian".into(),
+                    hessian.clone(),
+                    "--lbfgs-iterations".into(),
+                    args.lbfgs_iterations.to_string(),
+                ];
+                a.extend(args.morphology_flags());
+                a
+            })
+            .collect();
+        let paths: Vec<std::path::PathBuf> = solves
+            .iter()
+            .map(|a| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                // The creature's contents, not its path, and the solve's arguments.
+                h.update(&creature_bytes);
+                for w in &a[2..] {
+                    h.update(w.as_bytes());
+                    h.update(&[0]);
+                }
+                scratch.join(format!("sample-{:032x}.ron", h.digest128()))
+            })
             .collect();
         let mut running: std::collections::VecDeque<std::process::Child> = Default::default();
-        for ((period, timings), path) in batch.iter().zip(&paths) {
+        let mut reused = 0;
+        for (solve, path) in solves.iter().zip(&paths) {
+            if keep && read_clip(path).is_some() {
+                reused += 1;
+                continue;
+            }
             if running.len() >= threads {
                 if let Some(mut c) = running.pop_front() {
                     let _ = c.wait();
                 }
             }
             let child = std::process::Command::new(&exe)
-                .arg("gait")
-                .arg(&args.creature)
-                .args([
-                    "--speed",
-                    &args.speed.to_string(),
-                    "--period",
-                    &period.to_string(),
-                    "--contacts",
-                    &contacts_text(timings),
-                ])
-                .args([
-                    "--max-iterations",
-                    &args.sample_iterations.to_string(),
-                    "--hessian",
-                    &hessian,
-                    "--lbfgs-iterations",
-                    &args.lbfgs_iterations.to_string(),
-                ])
-                .args(args.morphology_flags())
+                .args(solve)
                 .arg("--out")
                 .arg(path)
                 // Each process evaluates its derivatives on its share of the cores.
@@ -613,12 +648,21 @@ fn discover_timings(
         for mut c in running {
             let _ = c.wait();
         }
+        if keep {
+            println!(
+                "reused {reused}/{} sample clips from {}",
+                batch.len(),
+                scratch.display()
+            );
+        }
         paths
             .iter()
             .map(|p| {
-                let text = std::fs::read_to_string(p).ok()?;
-                let _ = std::fs::remove_file(p);
-                let clip: GaitClip = ron::from_str(&text).ok()?;
+                let clip = read_clip(p);
+                if !keep {
+                    let _ = std::fs::remove_file(p);
+                }
+                let clip = clip?;
                 let violation = if clip.converged() {
                     clip.max_violation
                 } else {
@@ -677,7 +721,9 @@ fn discover_timings(
         true
     };
     let result = discover(&space, &options, &mut evaluate, &mut progress);
-    let _ = std::fs::remove_dir_all(&scratch);
+    if !keep {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     if let Some(e) = spawn_error {
         return Err(e);
     }
