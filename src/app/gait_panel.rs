@@ -140,6 +140,9 @@ pub struct ShownGait {
     pub extent: [f64; 5],
 }
 
+/// Where the panel's discoveries keep their sample clips (`gait --samples-dir`).
+const DISCOVERY_SAMPLES_DIR: &str = "results/gaits/discovery-samples";
+
 #[derive(Resource)]
 pub struct GaitState {
     pub visible: bool,
@@ -480,6 +483,9 @@ impl GaitState {
             }
             let (lo, hi) = self.period_range;
             cmd.args(["--period-range", &format!("{lo}:{hi}")]);
+            // Sample clips are kept, so the same discovery started again (after closing the
+            // app, say) reuses the samples already solved.
+            cmd.args(["--samples-dir", DISCOVERY_SAMPLES_DIR]);
         } else {
             let contacts = self
                 .timings
@@ -1215,7 +1221,11 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
             });
         ui.horizontal(|ui| {
             ui.checkbox(&mut state.discover, "Discover timings")
-                .on_hover_text("basin-CMA over the period and the footfalls (specs/004.md §1.3)");
+                .on_hover_text(format!(
+                    "basin-CMA over the period and the footfalls (specs/004.md §1.3); sample \
+                     clips are kept in {DISCOVERY_SAMPLES_DIR}, so the same discovery started \
+                     again resumes"
+                ));
             ui.checkbox(&mut state.morphology, "Morphology").on_hover_text(
                 "Co-optimise the body (specs/004.md §1.5): a length and a radius per left–right \
                  pair of leg limbs, mass at constant density; torso, neck and head fixed",
