@@ -73,16 +73,15 @@ fn particle_with_table_force_limit_reports_infeasible() {
 /// `gait --discover` (specs/004.md §1.3): basin-CMA over the monoped's period and contact window,
 /// each sample projected by a capped solve in a child process; the best timing is solved again
 /// and reported like a fixed-timing gait.
-#[test]
-fn gait_discovery_reports_generations_and_solves_the_best_timing() {
-    let dir = tempfile::tempdir().unwrap();
-    let clip = dir.path().join("hop.ron");
+/// A small discovery of the monoped's hop: 2 generations of 4 samples, each capped at 40
+/// iterations, on 2 processes.
+fn monoped_discovery(speed: &str, extra: &[&str]) -> std::process::Output {
     let creature = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
-    let o = motionlab(&[
+    let mut args = vec![
         "gait",
         creature,
         "--speed",
-        "0.7",
+        speed,
         "--discover",
         "--generations",
         "2",
@@ -90,17 +89,30 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         "4",
         "--sample-iterations",
         "40",
-        "--max-iterations",
-        "150",
         "--threads",
         "2",
-        "--seed",
-        "3",
-        "--period-range",
-        "0.4:0.8",
-        "--out",
-        clip.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    motionlab(&args)
+}
+
+#[test]
+fn gait_discovery_reports_generations_and_solves_the_best_timing() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("hop.ron");
+    let o = monoped_discovery(
+        "0.7",
+        &[
+            "--max-iterations",
+            "150",
+            "--seed",
+            "3",
+            "--period-range",
+            "0.4:0.8",
+            "--out",
+            clip.to_str().unwrap(),
+        ],
+    );
     assert_success(&o, "gait --discover");
     let out = stdout(&o);
     let generations: Vec<&str> = out
@@ -182,27 +194,16 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
 fn a_discovery_resumes_from_its_samples_dir() {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples");
-    let creature = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
     let run = |speed: &str| {
-        let o = motionlab(&[
-            "gait",
-            creature,
-            "--speed",
+        let o = monoped_discovery(
             speed,
-            "--discover",
-            "--generations",
-            "2",
-            "--population",
-            "4",
-            "--sample-iterations",
-            "40",
-            "--max-iterations",
-            "60",
-            "--threads",
-            "2",
-            "--samples-dir",
-            samples.to_str().unwrap(),
-        ]);
+            &[
+                "--max-iterations",
+                "60",
+                "--samples-dir",
+                samples.to_str().unwrap(),
+            ],
+        );
         assert_success(&o, "gait --discover --samples-dir");
         stdout(&o)
     };

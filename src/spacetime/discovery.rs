@@ -422,6 +422,19 @@ mod tests {
         assert_eq!(r.history.len(), 120);
     }
 
+    /// A feasible projection costing the sample's period.
+    fn cost_is_the_period(batch: &[(f64, Vec<FootTiming>)]) -> Vec<Option<Projected>> {
+        batch
+            .iter()
+            .map(|(p, _)| {
+                Some(Projected {
+                    cost: *p,
+                    max_violation: 0.0,
+                })
+            })
+            .collect()
+    }
+
     /// A narrowed period range bounds every sample and moves the thesis's 1 s start inside it;
     /// a cost that falls with the period drives the search to the range's short end, not the
     /// default box's 0.25 s.
@@ -441,15 +454,8 @@ mod tests {
                 ..Default::default()
             },
             &mut |b| {
-                b.iter()
-                    .map(|(p, _)| {
-                        periods.push(*p);
-                        Some(Projected {
-                            cost: *p,
-                            max_violation: 0.0,
-                        })
-                    })
-                    .collect()
+                periods.extend(b.iter().map(|s| s.0));
+                cost_is_the_period(b)
             },
             &mut |_| true,
         );
@@ -468,16 +474,7 @@ mod tests {
                 generations: 50,
                 ..Default::default()
             },
-            &mut |b| {
-                b.iter()
-                    .map(|(p, _)| {
-                        Some(Projected {
-                            cost: *p,
-                            max_violation: 0.0,
-                        })
-                    })
-                    .collect()
-            },
+            &mut cost_is_the_period,
             &mut |g| {
                 calls += 1;
                 g.generation < 2
