@@ -155,8 +155,9 @@ pub struct GaitArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Discovery: keep every sample's clip in this directory. A rerun with the same directory
-    /// reuses the clips of the samples it has already solved (same creature file, speed,
-    /// timing and solver options), so an interrupted discovery resumes where it stopped.
+    /// reuses the clips of the samples it has already solved (same build of this program,
+    /// creature file, speed, timing and solver options), so an interrupted discovery resumes
+    /// where it stopped.
     #[arg(long, requires = "discover")]
     pub samples_dir: Option<PathBuf>,
     /// Discovery: the periods searched, `SHORTEST:LONGEST` in seconds (default 0.25:1.5).
@@ -546,16 +547,22 @@ fn discover_timings(
     let exe = std::env::current_exe()
         .context("locating the motionlab executable for the projection processes")?;
     // Sample clips go to a scratch directory, or to --samples-dir, where they stay: a clip is
-    // named by a hash of the creature file and the sample's solve arguments, so a rerun reuses
-    // the clips of the samples it has already solved (an interrupted discovery resumes).
+    // named by a hash of this executable, the creature file and the sample's solve arguments,
+    // so a rerun of the same program reuses the clips of the samples it has already solved (an
+    // interrupted discovery resumes), and another build of it solves afresh.
     let keep = args.samples_dir.is_some();
     let scratch = match &args.samples_dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id())),
     };
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let creature_bytes = std::fs::read(&args.creature)
-        .with_context(|| format!("reading {}", args.creature.display()))?;
+    let inputs = {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for file in [&exe, &args.creature] {
+            h.update(&std::fs::read(file).with_context(|| format!("reading {}", file.display()))?);
+        }
+        h.digest128().to_le_bytes()
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if args.threads == 0 {
         cores
@@ -606,8 +613,9 @@ fn discover_timings(
             .iter()
             .map(|a| {
                 let mut h = xxhash_rust::xxh3::Xxh3::new();
-                // The creature's contents, not its path, and the solve's arguments.
-                h.update(&creature_bytes);
+                // The program's and the creature's contents (not the creature's path), and
+                // the solve's arguments.
+                h.update(&inputs);
                 for w in &a[2..] {
                     h.update(w.as_bytes());
                     h.update(&[0]);
