@@ -225,6 +225,13 @@ struct GuiArgs {
     /// Show this gait clip (`motionlab gait --out`) playing in the Gait panel at launch.
     #[arg(long)]
     gait: Option<PathBuf>,
+    /// Start a gait discovery for this creature file at launch (shows the Gait panel at work:
+    /// the samples' scatter and the best cost per generation fill in as it runs).
+    #[arg(long, value_name = "CREATURE")]
+    discover_gait: Option<PathBuf>,
+    /// Speed (m/s) of the `--discover-gait` discovery.
+    #[arg(long, default_value_t = 0.7)]
+    gait_speed: f64,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -430,6 +437,8 @@ fn gui(args: GuiArgs) -> Result<()> {
         explore: args.explore,
         explore_result: args.explore_result,
         gait: args.gait,
+        discover_gait: args.discover_gait,
+        gait_speed: args.gait_speed,
     })
 }
 

@@ -80,9 +80,82 @@ enum JobMsg {
         best: Option<(f64, f64, Vec<FootTiming>)>,
         feasible: String,
     },
+    /// A discovery sample's projection: its timing and its cost if the projection is feasible.
+    Sample {
+        job: u64,
+        period: f64,
+        cost: Option<f64>,
+        timings: Vec<FootTiming>,
+    },
     /// The process ended: its clip (read back) or what went wrong.
     Done(u64, Result<GaitClip, String>),
 }
+
+/// A discovery sample as the panel plots it: period against cost, marked by its footfall kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleDot {
+    pub period: f64,
+    pub cost: f64,
+    /// Some frame has no foot down.
+    pub flight: bool,
+    /// Mean over the feet of the best partner's overlap
+    /// ([`crate::spacetime::gait::contact_overlap`]): 0 for feet that alternate (a run's), 1 for
+    /// feet that land in pairs (a hop's, a trot's diagonals).
+    pub pairing: f64,
+}
+
+impl SampleDot {
+    fn new(spec: &GaitSpec, cost: f64) -> Self {
+        let contact = spec.contacts();
+        let feet = contact.first().map_or(0, |c| c.len());
+        let best_partner = |a: usize| {
+            (0..feet)
+                .filter(|&b| b != a)
+                .map(|b| crate::spacetime::gait::contact_overlap(contact, a, b))
+                .fold(0.0, f64::max)
+        };
+        let pairing = if feet < 2 {
+            0.0
+        } else {
+            (0..feet).map(best_partner).sum::<f64>() / feet as f64
+        };
+        Self {
+            period: spec.period,
+            cost,
+            flight: spec.has_flight(),
+            pairing,
+        }
+    }
+
+    /// The footfall kind shown in the legend: "paired" when the feet land in pairs
+    /// (pairing ≥ [`PAIRED`]: a hop, a trot) or "unpaired" (a walk, a run), and "flight" when
+    /// some frame has no foot down.
+    fn kind(&self) -> &'static str {
+        match (self.pairing >= PAIRED, self.flight) {
+            (true, true) => "paired, flight",
+            (true, false) => "paired",
+            (false, true) => "unpaired, flight",
+            (false, false) => "unpaired",
+        }
+    }
+}
+
+/// What a finished discovery leaves on show beside its gait: its progress plots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiscoveryRecord {
+    /// Best feasible cost per generation.
+    pub best_costs: Vec<[f64; 2]>,
+    /// Every feasible sample.
+    pub samples: Vec<SampleDot>,
+    /// Samples whose projection failed.
+    pub failed_samples: usize,
+}
+
+/// Smallest [`SampleDot::pairing`] plotted as "paired" feet.
+const PAIRED: f64 = 0.8;
+
+/// A sample line's projection counts as feasible up to this violation (discovery's own default).
+const SAMPLE_TOLERANCE: f64 = crate::spacetime::discovery::FEASIBILITY_TOLERANCE;
 
 /// A solve in progress.
 pub struct GaitJob {
@@ -94,6 +167,10 @@ pub struct GaitJob {
     speed: f64,
     /// Best feasible cost per generation (discovery).
     pub best_costs: Vec<[f64; 2]>,
+    /// Every feasible sample projected so far (discovery).
+    pub samples: Vec<SampleDot>,
+    /// Samples whose projection failed (not feasible) so far.
+    pub failed_samples: usize,
     /// Best timing so far (discovery): period, timings.
     pub best: Option<(f64, Vec<FootTiming>)>,
     pub feasible: String,
@@ -176,13 +253,15 @@ pub struct GaitState {
     next_job: u64,
     tx: Sender<JobMsg>,
     rx: Receiver<JobMsg>,
+    /// The plots of the discovery whose gait is on show.
+    pub last_discovery: Option<DiscoveryRecord>,
 }
 
 fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
     let (tx, rx) = crossbeam_channel::unbounded();
     let creatures = spacetime_creatures();
     let mut state = GaitState {
-        visible: options.gait.is_some(),
+        visible: options.gait.is_some() || options.discover_gait.is_some(),
         creature: creatures
             .iter()
             .position(|c| c.skeleton.name == "simple biped")
@@ -214,6 +293,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         next_job: 1,
         tx,
         rx,
+        last_discovery: None,
     };
     state.reset_timings();
     if state.creatures.is_empty() {
@@ -224,6 +304,30 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
     }
     if let Some(path) = &options.gait {
         state.load(path);
+    }
+    if let Some(path) = &options.discover_gait {
+        // The creature of that file among the panel's (same file name in characters/).
+        let name = path.file_name();
+        match state
+            .creatures
+            .iter()
+            .position(|c| c.path.file_name() == name)
+        {
+            Some(index) => {
+                state.creature = index;
+                state.reset_timings();
+                state.speed = options.gait_speed;
+                state.discover = true;
+                state.start(false);
+            }
+            None => {
+                state.message = format!(
+                    "--discover-gait {}: not a spacetime creature of {}",
+                    path.display(),
+                    characters_dir().display()
+                )
+            }
+        }
     }
     commands.insert_resource(state);
 }
@@ -286,6 +390,7 @@ impl GaitState {
 
     /// Loads a clip file and shows it; errors name the file.
     pub fn load(&mut self, path: &Path) {
+        self.last_discovery = None;
         let result = std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|t| ron::from_str::<GaitClip>(&t).map_err(|e| e.to_string()))
@@ -597,6 +702,8 @@ impl GaitState {
             creature: self.creature,
             speed: self.speed,
             best_costs: Vec::new(),
+            samples: Vec::new(),
+            failed_samples: 0,
             best: None,
             feasible: String::new(),
             generations: 0,
@@ -611,19 +718,117 @@ impl GaitState {
     }
 }
 
+/// Every feasible discovery sample so far: log₁₀ cost against period, coloured by whether the
+/// feet land in pairs and filled when the gait has a flight phase, so a split between kinds of
+/// gait (a run's alternating feet against a hop's paired ones) shows as it forms.
+fn samples_plot(ui: &mut egui::Ui, id: &str, samples: &[SampleDot], failed: usize) {
+    if samples.is_empty() && failed == 0 {
+        return;
+    }
+    ui.label(
+        egui::RichText::new("Samples: log₁₀ cost against period (s)")
+            .small()
+            .strong(),
+    )
+    .on_hover_text(
+        "Every sample projection that reached a feasible gait. Orange: the feet land in pairs \
+         (a hop's, a trot's diagonals: on average each foot shares at least 80% of its contact \
+         with its most synchronous partner); blue: they do not (a walk, a run). Filled: the \
+         gait has a flight phase; ring: none. Failed projections are counted below.",
+    );
+    let best = samples.iter().map(|d| d.cost).fold(f64::INFINITY, f64::min);
+    Plot::new(id)
+        .height(140.0)
+        .allow_drag(false)
+        .allow_scroll(false)
+        .legend(Legend::default().position(egui_plot::Corner::RightTop))
+        .show(ui, |plot| {
+            for (kind, colour) in [
+                ("unpaired", egui::Color32::from_rgb(70, 130, 220)),
+                ("paired", egui::Color32::from_rgb(230, 140, 40)),
+            ] {
+                for flight in [true, false] {
+                    let name = if flight {
+                        format!("{kind}, flight")
+                    } else {
+                        kind.to_string()
+                    };
+                    let points: Vec<[f64; 2]> = samples
+                        .iter()
+                        .filter(|d| d.kind() == name)
+                        .map(|d| [d.period, d.cost.max(1e-12).log10()])
+                        .collect();
+                    if points.is_empty() {
+                        continue;
+                    }
+                    plot.points(
+                        Points::new(name, PlotPoints::from(points))
+                            .color(colour)
+                            .filled(flight)
+                            .radius(3.5),
+                    );
+                }
+            }
+            if let Some(d) = samples.iter().find(|d| d.cost == best) {
+                plot.points(
+                    Points::new("best", PlotPoints::from(vec![[d.period, d.cost.log10()]]))
+                        .color(egui::Color32::RED)
+                        .shape(egui_plot::MarkerShape::Diamond)
+                        .filled(false)
+                        .radius(6.0),
+                );
+            }
+        });
+    ui.small(format!(
+        "{} feasible samples · {failed} failed · best {best:.3}",
+        samples.len()
+    ));
+}
+
+/// The best feasible cost of each discovery generation so far.
+fn best_cost_plot(ui: &mut egui::Ui, id: &str, best_costs: &[[f64; 2]]) {
+    Plot::new(id)
+        .height(110.0)
+        .allow_drag(false)
+        .allow_scroll(false)
+        .show(ui, |plot| {
+            plot.line(Line::new("best cost", PlotPoints::from(best_costs.to_vec())).width(1.5));
+            plot.points(
+                Points::new("best cost", PlotPoints::from(best_costs.to_vec())).radius(3.0),
+            );
+        });
+}
+
 /// One line of `motionlab gait` output: an IPOPT iteration row or a discovery generation.
 fn parse_solver_line(job: u64, line: &str) -> Option<JobMsg> {
     let words: Vec<&str> = line.split_whitespace().collect();
+    let value = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+    };
+    if words.first() == Some(&"sample") {
+        // sample G I period T cost C max_violation V contacts foot:s:d,...
+        // sample G I period T failed contacts foot:s:d,...
+        let period: f64 = value("period")?.parse().ok()?;
+        let timings = parse_timings(value("contacts")?).ok()?;
+        let cost = (|| {
+            let cost: f64 = value("cost")?.parse().ok()?;
+            let violation: f64 = value("max_violation")?.parse().ok()?;
+            (violation <= SAMPLE_TOLERANCE && cost.is_finite()).then_some(cost)
+        })();
+        return Some(JobMsg::Sample {
+            job,
+            period,
+            cost,
+            timings,
+        });
+    }
     if words.first() == Some(&"generation") {
         // generation G feasible k/λ best_cost C period T contacts foot:s:d,...
         let generation = words.get(1)?.parse().ok()?;
         let feasible = words.get(3).unwrap_or(&"").to_string();
-        let value = |key: &str| {
-            words
-                .iter()
-                .position(|w| *w == key)
-                .and_then(|i| words.get(i + 1))
-        };
         let best = (|| {
             let cost: f64 = value("best_cost")?.parse().ok()?;
             let period: f64 = value("period")?.parse().ok()?;
@@ -659,6 +864,26 @@ fn poll_gait_job(mut state: ResMut<GaitState>) {
                     job.iterations.push((objective, inf_pr));
                 }
             }
+            JobMsg::Sample {
+                job: id,
+                period,
+                cost,
+                timings,
+            } if Some(id) == current => {
+                let creature = state.job.as_ref().map(|j| (j.creature, j.speed));
+                let skeleton = creature
+                    .and_then(|(c, v)| Some((state.creatures.get(c)?.skeleton.clone(), v)));
+                if let Some(job) = &mut state.job {
+                    match (cost, skeleton) {
+                        (Some(cost), Some((skeleton, speed))) => {
+                            if let Ok(spec) = GaitSpec::new(skeleton, speed, period, &timings) {
+                                job.samples.push(SampleDot::new(&spec, cost));
+                            }
+                        }
+                        _ => job.failed_samples += 1,
+                    }
+                }
+            }
             JobMsg::Generation {
                 job: id,
                 generation,
@@ -692,7 +917,15 @@ fn poll_gait_job(mut state: ResMut<GaitState>) {
                         };
                         let source = format!("{note} in the panel, {took:.0} s");
                         match state.show(clip, source) {
-                            Ok(()) => state.message = format!("gait {note} in {took:.0} s"),
+                            Ok(()) => {
+                                state.message = format!("gait {note} in {took:.0} s");
+                                state.last_discovery =
+                                    job.filter(|j| j.discover).map(|j| DiscoveryRecord {
+                                        best_costs: j.best_costs.clone(),
+                                        samples: j.samples.clone(),
+                                        failed_samples: j.failed_samples,
+                                    });
+                            }
                             Err(e) => state.message = format!("solver clip: {e}"),
                         }
                     }
@@ -1341,22 +1574,11 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     .small()
                     .strong(),
             );
-            Plot::new("gait_discovery_cost")
-                .height(110.0)
-                .allow_drag(false)
-                .allow_scroll(false)
-                .show(ui, |plot| {
-                    plot.line(
-                        Line::new("best cost", PlotPoints::from(job.best_costs.clone())).width(1.5),
-                    );
-                    plot.points(
-                        Points::new("best cost", PlotPoints::from(job.best_costs.clone()))
-                            .radius(3.0),
-                    );
-                });
+            best_cost_plot(ui, "gait_discovery_cost", &job.best_costs);
             if !job.feasible.is_empty() {
                 ui.small(format!("last generation: {} feasible", job.feasible));
             }
+            samples_plot(ui, "gait_discovery_samples", &job.samples, job.failed_samples);
             if let (Some((period, timings)), Some(c)) =
                 (&job.best, state.creatures.get(job.creature))
             {
@@ -1610,6 +1832,19 @@ fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 );
             });
     });
+    if let Some(record) = &state.last_discovery {
+        egui::CollapsingHeader::new("Discovery: best cost per generation and every sample")
+            .default_open(true)
+            .show(ui, |ui| {
+                best_cost_plot(ui, "gait_last_discovery_cost", &record.best_costs);
+                samples_plot(
+                    ui,
+                    "gait_last_discovery_samples",
+                    &record.samples,
+                    record.failed_samples,
+                );
+            });
+    }
 }
 
 /// The optimised body against the creature file: the limbs that changed, and the total mass.
@@ -1760,6 +1995,52 @@ mod tests {
             Some(JobMsg::Iteration(1, _, _))
         ));
         assert!(parse_solver_line(1, "status solved").is_none());
+    }
+
+    #[test]
+    fn sample_lines_become_dots_with_their_footfall_kind() {
+        let sample = |line: &str| match parse_solver_line(7, line) {
+            Some(JobMsg::Sample {
+                job: 7,
+                period,
+                cost,
+                timings,
+            }) => (period, cost, timings),
+            _ => panic!("sample line not parsed: {line}"),
+        };
+        let (period, cost, run) = sample(
+            "sample 1 7 period 0.3470 cost 7.900000 max_violation 6.000e-9 contacts l_foot:0:0.44,r_foot:0.5:0.36",
+        );
+        assert_eq!((period, cost), (0.347, Some(7.9)));
+        // Not converged (the CLI reports violation ≥ 1) or failed: no cost to plot.
+        let (_, cost, _) = sample(
+            "sample 0 2 period 0.5000 cost 312.000000 max_violation 1.000e0 contacts l_foot:0:0.5,r_foot:0.5:0.5",
+        );
+        assert_eq!(cost, None);
+        let (_, cost, hop) =
+            sample("sample 0 3 period 0.6000 failed contacts l_foot:0:0.4,r_foot:0.02:0.4");
+        assert_eq!(cost, None);
+        let biped = Skeleton::load(characters_dir().join("simple_biped.ron")).unwrap();
+        let dot = |period: f64, timings: &[FootTiming]| {
+            SampleDot::new(
+                &GaitSpec::new(biped.clone(), 2.5, period, timings).unwrap(),
+                1.0,
+            )
+        };
+        // A run: the feet alternate with flight between.
+        let run = dot(0.347, &run);
+        assert_eq!((run.kind(), run.pairing), ("unpaired, flight", 0.0));
+        // A hop: the feet land nearly together (11 of 12 frames shared).
+        let hop = dot(0.6, &hop);
+        assert_eq!(hop.kind(), "paired, flight");
+        assert!((hop.pairing - 11.0 / 12.0).abs() < 1e-12, "{}", hop.pairing);
+        // A walk: double support, no flight, the feet alternate.
+        let walk = dot(
+            1.0,
+            &parse_timings("l_foot:0:0.6,r_foot:0.5:0.6").unwrap(),
+        );
+        assert_eq!(walk.kind(), "unpaired");
+        assert!((walk.pairing - 6.0 / 18.0).abs() < 1e-12, "{}", walk.pairing);
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub struct AppOptions {
     pub explore_result: Option<PathBuf>,
     /// Gait clip shown (playing) in the Gait panel at launch.
     pub gait: Option<PathBuf>,
+    /// Creature file whose gait discovery starts in the Gait panel at launch, at `gait_speed`.
+    pub discover_gait: Option<PathBuf>,
+    pub gait_speed: f64,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.

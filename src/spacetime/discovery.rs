@@ -29,6 +29,9 @@ use serde::{Deserialize, Serialize};
 /// Fitness of a failed projection, plus its violation (as in basin-CMA): above every gait cost.
 pub const FAILED_OFFSET: f64 = 1e12;
 
+/// Default largest violation (mass-normalised) of a projection counted as feasible.
+pub const FEASIBILITY_TOLERANCE: f64 = 1e-6;
+
 /// Default range of the period (s).
 pub const PERIOD_RANGE: (f64, f64) = (0.25, 1.5);
 /// Range of a contact duration (fraction of the period).
@@ -200,7 +203,7 @@ impl Default for DiscoveryOptions {
             generations: 8,
             population: None,
             sigma0: 0.3,
-            feasibility_tolerance: 1e-6,
+            feasibility_tolerance: FEASIBILITY_TOLERANCE,
         }
     }
 }
