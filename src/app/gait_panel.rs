@@ -235,7 +235,11 @@ pub struct GaitState {
     pub population: usize,
     /// Discovery: shortest and longest period searched (s).
     pub period_range: (f64, f64),
+    /// Discovery: IPOPT iteration limit of each sample's projection (`--sample-iterations`).
+    pub sample_iterations: usize,
     pub max_iterations: usize,
+    /// L-BFGS iterations before the exact Hessian takes over (`--lbfgs-iterations`).
+    pub lbfgs_iterations: usize,
     /// Co-optimise the legs' lengths and radii (specs/004.md §1.5).
     pub morphology: bool,
     /// With morphology: the muscle-aware effort (3.26)–(3.33); off shows why it is needed.
@@ -274,7 +278,9 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         generations: 8,
         population: 0,
         period_range: crate::spacetime::discovery::PERIOD_RANGE,
+        sample_iterations: crate::spacetime::discovery::SAMPLE_ITERATIONS,
         max_iterations: 3000,
+        lbfgs_iterations: crate::spacetime::gait::STAGED_LBFGS_ITERATIONS,
         morphology: false,
         muscle: true,
         job: None,
@@ -588,6 +594,7 @@ impl GaitState {
             }
             let (lo, hi) = self.period_range;
             cmd.args(["--period-range", &format!("{lo}:{hi}")]);
+            cmd.args(["--sample-iterations", &self.sample_iterations.to_string()]);
             // Sample clips are kept, so the same discovery started again (after closing the
             // app, say) reuses the samples already solved.
             cmd.args(["--samples-dir", DISCOVERY_SAMPLES_DIR]);
@@ -614,6 +621,8 @@ impl GaitState {
         cmd.args([
             "--max-iterations",
             &self.max_iterations.to_string(),
+            "--lbfgs-iterations",
+            &self.lbfgs_iterations.to_string(),
             "--print-level",
             "5",
         ])
@@ -1445,11 +1454,19 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 );
                 ui.end_row();
                 ui.label("iterations");
-                ui.add(egui::DragValue::new(&mut state.max_iterations).range(10..=5000))
-                    .on_hover_text(format!(
-                        "IPOPT iteration limit of the gait solve: {} with L-BFGS, the rest with the exact Hessian (a solve stopped by it is projected onto the constraints)",
-                        crate::spacetime::gait::STAGED_LBFGS_ITERATIONS
-                    ));
+                ui.horizontal(|ui| {
+                    ui.add(egui::DragValue::new(&mut state.max_iterations).range(10..=5000))
+                        .on_hover_text(
+                            "IPOPT iteration limit of the gait solve, both stages together (a \
+                             solve stopped by it is projected onto the constraints)",
+                        );
+                    ui.label("L-BFGS");
+                    ui.add(egui::DragValue::new(&mut state.lbfgs_iterations).range(0..=5000))
+                        .on_hover_text(
+                            "iterations with IPOPT's L-BFGS Hessian before the exact Hessian \
+                             takes over (the horse needs about 1,500; the other creatures 300)",
+                        );
+                });
                 ui.end_row();
             });
         ui.horizontal(|ui| {
@@ -1477,6 +1494,12 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 ui.label("population");
                 ui.add(egui::DragValue::new(&mut state.population).range(0..=64))
                     .on_hover_text("samples per generation (0: 4 + ⌊3 ln n⌋)");
+                ui.label("sample iterations");
+                ui.add(egui::DragValue::new(&mut state.sample_iterations).range(10..=5000))
+                    .on_hover_text(
+                        "IPOPT iteration limit of each sample's projection (with the L-BFGS \
+                         stage above); converged samples rank gaits reliably, capped ones do not",
+                    );
             });
             ui.horizontal(|ui| {
                 ui.label("periods searched");

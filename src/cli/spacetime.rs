@@ -149,7 +149,7 @@ pub struct GaitArgs {
     pub population: Option<usize>,
     /// Discovery: IPOPT iteration limit of each sample's projection (the default solve: the
     /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian).
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = motionlab::spacetime::discovery::SAMPLE_ITERATIONS)]
     pub sample_iterations: usize,
     /// Discovery: parallel solver processes (0: one per core).
     #[arg(long, default_value_t = 0)]

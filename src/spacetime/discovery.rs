@@ -32,6 +32,10 @@ pub const FAILED_OFFSET: f64 = 1e12;
 /// Default largest violation (mass-normalised) of a projection counted as feasible.
 pub const FEASIBILITY_TOLERANCE: f64 = 1e-6;
 
+/// Default IPOPT iteration limit of a sample's projection (the staged solve: L-BFGS, then the
+/// exact Hessian).
+pub const SAMPLE_ITERATIONS: usize = 600;
+
 /// Default range of the period (s).
 pub const PERIOD_RANGE: (f64, f64) = (0.25, 1.5);
 /// Range of a contact duration (fraction of the period).
