@@ -301,7 +301,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         rx,
         last_discovery: None,
     };
-    state.reset_timings();
+    state.creature_defaults();
     if state.creatures.is_empty() {
         state.message = format!(
             "no spacetime creature files in {}",
@@ -321,7 +321,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         {
             Some(index) => {
                 state.creature = index;
-                state.reset_timings();
+                state.creature_defaults();
                 state.speed = options.gait_speed;
                 state.discover = true;
                 state.start(false);
@@ -384,6 +384,27 @@ impl GaitState {
             let (period, timings) = default_timings(&c.skeleton);
             self.period = period;
             self.timings = timings;
+        }
+    }
+
+    /// The chosen creature's defaults: its timings and period, and its file's solver settings
+    /// (`solve: (lbfgs_iterations: …, sample_iterations: …)`, e.g. the horse's longer L-BFGS
+    /// stage), else the CLI's.
+    fn creature_defaults(&mut self) {
+        self.reset_timings();
+        self.apply_solve_hints();
+    }
+
+    /// The chosen creature file's solver settings, else the CLI's defaults.
+    fn apply_solve_hints(&mut self) {
+        if let Some(c) = self.creature() {
+            let hints = c.skeleton.solve;
+            self.lbfgs_iterations = hints
+                .lbfgs_iterations
+                .unwrap_or(crate::spacetime::gait::STAGED_LBFGS_ITERATIONS);
+            self.sample_iterations = hints
+                .sample_iterations
+                .unwrap_or(crate::spacetime::discovery::SAMPLE_ITERATIONS);
         }
     }
 
@@ -488,7 +509,10 @@ impl GaitState {
             .map(|c| c.iter().map(|l| l.is_some()).collect())
             .collect();
         // The request fields follow the clip, so Solve re-solves what is on show.
-        self.creature = index;
+        if self.creature != index {
+            self.creature = index;
+            self.apply_solve_hints();
+        }
         self.speed = clip.speed;
         self.morphology = clip.morphology.is_some();
         self.period = clip.period;
@@ -880,8 +904,8 @@ fn poll_gait_job(mut state: ResMut<GaitState>) {
                 timings,
             } if Some(id) == current => {
                 let creature = state.job.as_ref().map(|j| (j.creature, j.speed));
-                let skeleton = creature
-                    .and_then(|(c, v)| Some((state.creatures.get(c)?.skeleton.clone(), v)));
+                let skeleton =
+                    creature.and_then(|(c, v)| Some((state.creatures.get(c)?.skeleton.clone(), v)));
                 if let Some(job) = &mut state.job {
                     match (cost, skeleton) {
                         (Some(cost), Some((skeleton, speed))) => {
@@ -1433,7 +1457,7 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                         }
                     });
                 if state.creature != before {
-                    state.reset_timings();
+                    state.creature_defaults();
                 }
                 ui.end_row();
                 ui.label("speed");
@@ -1464,7 +1488,8 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     ui.add(egui::DragValue::new(&mut state.lbfgs_iterations).range(0..=5000))
                         .on_hover_text(
                             "iterations with IPOPT's L-BFGS Hessian before the exact Hessian \
-                             takes over (the horse needs about 1,500; the other creatures 300)",
+                             takes over (the creature file's `solve` setting when picked: the \
+                             horse needs about 1,500; the other creatures 300)",
                         );
                 });
                 ui.end_row();
@@ -1601,7 +1626,12 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
             if !job.feasible.is_empty() {
                 ui.small(format!("last generation: {} feasible", job.feasible));
             }
-            samples_plot(ui, "gait_discovery_samples", &job.samples, job.failed_samples);
+            samples_plot(
+                ui,
+                "gait_discovery_samples",
+                &job.samples,
+                job.failed_samples,
+            );
             if let (Some((period, timings)), Some(c)) =
                 (&job.best, state.creatures.get(job.creature))
             {
@@ -2058,12 +2088,13 @@ mod tests {
         assert_eq!(hop.kind(), "paired, flight");
         assert!((hop.pairing - 11.0 / 12.0).abs() < 1e-12, "{}", hop.pairing);
         // A walk: double support, no flight, the feet alternate.
-        let walk = dot(
-            1.0,
-            &parse_timings("l_foot:0:0.6,r_foot:0.5:0.6").unwrap(),
-        );
+        let walk = dot(1.0, &parse_timings("l_foot:0:0.6,r_foot:0.5:0.6").unwrap());
         assert_eq!(walk.kind(), "unpaired");
-        assert!((walk.pairing - 6.0 / 18.0).abs() < 1e-12, "{}", walk.pairing);
+        assert!(
+            (walk.pairing - 6.0 / 18.0).abs() < 1e-12,
+            "{}",
+            walk.pairing
+        );
     }
 
     #[test]

@@ -248,6 +248,25 @@ pub struct CreatureSpec {
     pub head: Option<String>,
     #[serde(default)]
     pub separations: Vec<SeparationSpec>,
+    /// Solver settings this creature needs (defaults of `gait` and the Gait panel).
+    #[serde(default)]
+    pub solve: SolveHints,
+}
+
+/// Gait-solver settings a creature file may give for itself: the defaults of `motionlab gait`'s
+/// `--lbfgs-iterations` and `--sample-iterations` (and the Gait panel's fields) for this
+/// creature. An explicit flag wins. The horse needs them: its exact-Hessian stage fails in
+/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (README, "The
+/// horse needs a longer L-BFGS stage").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolveHints {
+    /// L-BFGS iterations before the exact Hessian takes over.
+    #[serde(default)]
+    pub lbfgs_iterations: Option<usize>,
+    /// IPOPT iteration limit of each discovery sample's projection.
+    #[serde(default)]
+    pub sample_iterations: Option<usize>,
 }
 
 /// A limb of a loaded skeleton.
@@ -290,6 +309,8 @@ pub struct Skeleton {
     pub feet: Vec<usize>,
     pub head: Option<usize>,
     pub separations: Vec<Separation>,
+    /// The file's solver settings ([`SolveHints`]).
+    pub solve: SolveHints,
     dof: usize,
 }
 
@@ -431,6 +452,7 @@ impl Skeleton {
                     min_distance: s.min_distance,
                 })
                 .collect(),
+            solve: spec.solve,
             dof: next,
         }
     }
@@ -755,6 +777,13 @@ fn validate(spec: &CreatureSpec) -> Vec<Problem> {
                 ),
             ));
         }
+    }
+    if spec.solve.sample_iterations == Some(0) {
+        out.push(Problem::new(
+            None,
+            "solve",
+            "sample_iterations: expected at least 1 IPOPT iteration per discovery sample".into(),
+        ));
     }
     out
 }

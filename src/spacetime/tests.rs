@@ -285,3 +285,72 @@ mod solver {
         assert_eq!(s.iterations, 2);
     }
 }
+
+/// A creature file's own solver settings (`solve:`), the defaults of `gait` for that creature.
+mod solve_hints {
+    use crate::spacetime::skeleton::{Skeleton, SolveHints};
+    use std::path::Path;
+
+    const STICK: &str = r#"(
+    name: "stick",
+    limbs: [
+        (name: "base", joint: Free, direction: (0.0, 1.0, 0.0), length: 0.5, radius: 0.05, mass: 1.0),
+        (name: "leg", parent: "base", at: 0.0, joint: Hinge(axis: (0.0, 0.0, 1.0)),
+         direction: (0.0, -1.0, 0.0), length: 0.5, radius: 0.05, mass: 1.0),
+    ],
+    feet: ["leg"],
+    solve: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),
+)"#;
+
+    fn parse(text: &str) -> Result<Skeleton, String> {
+        Skeleton::parse(text, Path::new("characters/stick.ron")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn hints_are_read_checked_and_optional() {
+        assert_eq!(
+            parse(STICK).unwrap().solve,
+            SolveHints {
+                lbfgs_iterations: Some(1500),
+                sample_iterations: Some(3000)
+            }
+        );
+        let without = STICK.replace(
+            "    solve: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),\n",
+            "",
+        );
+        assert_eq!(parse(&without).unwrap().solve, SolveHints::default());
+        let partial = STICK.replace(", sample_iterations: Some(3000)", "");
+        assert_eq!(
+            parse(&partial).unwrap().solve,
+            SolveHints {
+                lbfgs_iterations: Some(1500),
+                sample_iterations: None
+            }
+        );
+
+        let e = parse(&STICK.replace("Some(3000)", "Some(0)")).unwrap_err();
+        assert!(
+            e.starts_with("characters/stick.ron") && e.contains("at least 1 IPOPT iteration"),
+            "{e}"
+        );
+        // An unknown key is named with its line (the `solve` line is the file's 9th).
+        let e = parse(&STICK.replace("sample_iterations", "samples")).unwrap_err();
+        assert!(
+            e.starts_with("characters/stick.ron:9:") && e.contains("samples"),
+            "{e}"
+        );
+    }
+
+    /// The horse's longer L-BFGS stage and the sample budgets that converge (README).
+    #[test]
+    fn the_horse_and_the_velociraptor_carry_their_solver_settings() {
+        let horse = super::creature("horse").solve;
+        assert_eq!(horse.lbfgs_iterations, Some(1500));
+        assert_eq!(horse.sample_iterations, Some(3000));
+        let raptor = super::creature("velociraptor").solve;
+        assert_eq!(raptor.lbfgs_iterations, None);
+        assert_eq!(raptor.sample_iterations, Some(1500));
+        assert_eq!(super::creature("simple_biped").solve, SolveHints::default());
+    }
+}
