@@ -6,11 +6,58 @@
 //! libraries IPOPT was built with (LAPACK, BLAS, MUMPS, gfortran), which a static link needs but
 //! whose development symlinks (`liblapack.so`, `libblas.so`) Debian does not install with
 //! `coinor-libipopt-dev`. The shared `libipopt.so` records those dependencies itself.
+//!
+//! It also sets `MOTIONLAB_SOLVER_HASH` (see [`solver_hash`]).
+
+/// The sources a gait solve's result depends on (the NLP, its derivatives, the creature model,
+/// the IPOPT back end and the `gait` command that sets the solver's options).
+const SOLVER_SOURCES: &[&str] = &[
+    "Cargo.lock",
+    "src/spacetime/mod.rs",
+    "src/spacetime/gait.rs",
+    "src/spacetime/dynamics.rs",
+    "src/spacetime/skeleton.rs",
+    "src/spacetime/rotation.rs",
+    "src/spacetime/morphology.rs",
+    "src/spacetime/autodiff.rs",
+    "src/spacetime/tape.rs",
+    "src/spacetime/nlp.rs",
+    "src/spacetime/ipopt.rs",
+    "src/cli/spacetime.rs",
+];
+
+/// `MOTIONLAB_SOLVER_HASH`: an xxh3-128 of [`SOLVER_SOURCES`], the compiler's version and the
+/// IPOPT version. Discovery sample clips are named by it (with the creature file and the solve's
+/// arguments), so a build of the same solver source, on this machine or a fresh one, reuses
+/// them, and any change to the solver solves afresh.
+fn solver_hash(ipopt_version: &str) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for file in SOLVER_SOURCES {
+        println!("cargo:rerun-if-changed={file}");
+        let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("reading {file}: {e}"));
+        h.update(file.as_bytes());
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = std::process::Command::new(rustc)
+        .arg("-V")
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    h.update(&version);
+    h.update(ipopt_version.as_bytes());
+    format!("{:032x}", h.digest128())
+}
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
     if std::env::var_os("CARGO_FEATURE_IPOPT").is_none() {
+        println!(
+            "cargo:rustc-env=MOTIONLAB_SOLVER_HASH={}",
+            solver_hash("none")
+        );
         return;
     }
     let lib = pkg_config::Config::new().cargo_metadata(false).probe("ipopt").unwrap_or_else(|e| {
@@ -30,4 +77,8 @@ fn main() {
         .map(String::as_str)
         .unwrap_or("ipopt");
     println!("cargo:rustc-link-lib=dylib={name}");
+    println!(
+        "cargo:rustc-env=MOTIONLAB_SOLVER_HASH={}",
+        solver_hash(&lib.version)
+    );
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "cli/cec2006.rs"]
 mod cec2006_cli;
+#[path = "cli/discover.rs"]
+mod discover_cli;
 #[path = "cli/jobs.rs"]
 mod job_cli;
 #[path = "cli/spacetime.rs"]

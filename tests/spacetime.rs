@@ -223,11 +223,31 @@ fn a_discovery_resumes_from_its_samples_dir() {
     };
     let first = run("0.7");
     assert_eq!(reused(&first), ["0/4", "0/4"], "{first}");
-    let kept = std::fs::read_dir(&samples).unwrap().count();
-    assert_eq!(kept, 8, "a clip per sample stays");
+    let kept: Vec<std::path::PathBuf> = std::fs::read_dir(&samples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let is_summary = |p: &std::path::Path| p.to_string_lossy().ends_with(".summary.ron");
+    let clips: Vec<&std::path::PathBuf> = kept.iter().filter(|p| !is_summary(p)).collect();
+    assert_eq!(clips.len(), 8, "a clip per sample stays: {kept:?}");
+    assert_eq!(kept.len(), 16, "and a summary beside each: {kept:?}");
     let again = run("0.7");
     assert_eq!(reused(&again), ["4/4", "4/4"], "{again}");
     assert_eq!(results(&first), results(&again));
+    assert!(!again.contains("solving the best sample again"), "{again}");
+    // The summaries alone resume it (what a repository keeps of a long discovery): the same
+    // samples, the same ranking, and the best sample solved again to start the final solve
+    // from, so the final gait is the same too.
+    for clip in clips {
+        std::fs::remove_file(clip).unwrap();
+    }
+    let from_summaries = run("0.7");
+    assert_eq!(reused(&from_summaries), ["4/4", "4/4"], "{from_summaries}");
+    assert_eq!(results(&first), results(&from_summaries));
+    assert!(
+        from_summaries.contains("solving the best sample again"),
+        "{from_summaries}"
+    );
     let other = run("0.6");
     assert_eq!(reused(&other), ["0/4", "0/4"], "{other}");
 }

@@ -104,7 +104,7 @@ impl GaitHessian {
     }
 
     /// The `--hessian` value that selects this mode.
-    fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         use clap::ValueEnum;
         self.to_possible_value()
             .expect("every mode has a name")
@@ -148,9 +148,10 @@ pub struct GaitArgs {
     #[arg(long)]
     pub population: Option<usize>,
     /// Discovery: IPOPT iteration limit of each sample's projection (the default solve: the
-    /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian).
-    #[arg(long, default_value_t = motionlab::spacetime::discovery::SAMPLE_ITERATIONS)]
-    pub sample_iterations: usize,
+    /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian). Default: the
+    /// creature file's `solve: (sample_iterations: …)`, else 600.
+    #[arg(long)]
+    pub sample_iterations: Option<usize>,
     /// Discovery: parallel solver processes (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -180,8 +181,9 @@ pub struct GaitArgs {
     #[arg(long, value_enum, default_value_t = GaitHessian::LbfgsThenExact)]
     pub hessian: GaitHessian,
     /// `--hessian lbfgs-then-exact`: the L-BFGS iterations before the exact Hessian takes over.
-    #[arg(long, default_value_t = motionlab::spacetime::gait::STAGED_LBFGS_ITERATIONS)]
-    pub lbfgs_iterations: usize,
+    /// Default: the creature file's `solve: (lbfgs_iterations: …)`, else 300.
+    #[arg(long)]
+    pub lbfgs_iterations: Option<usize>,
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
     #[arg(long)]
     pub ipopt: Vec<String>,
@@ -225,8 +227,28 @@ impl GaitArgs {
             })
     }
 
+    /// `--lbfgs-iterations`, or the creature's own setting, or the default stage.
+    pub(crate) fn lbfgs_iterations(
+        &self,
+        skeleton: &motionlab::spacetime::skeleton::Skeleton,
+    ) -> usize {
+        self.lbfgs_iterations
+            .or(skeleton.solve.lbfgs_iterations)
+            .unwrap_or(motionlab::spacetime::gait::STAGED_LBFGS_ITERATIONS)
+    }
+
+    /// `--sample-iterations`, or the creature's own setting, or the default.
+    pub(crate) fn sample_iterations(
+        &self,
+        skeleton: &motionlab::spacetime::skeleton::Skeleton,
+    ) -> usize {
+        self.sample_iterations
+            .or(skeleton.solve.sample_iterations)
+            .unwrap_or(motionlab::spacetime::discovery::SAMPLE_ITERATIONS)
+    }
+
     /// The morphology flags, as passed on to the discovery's projection processes.
-    fn morphology_flags(&self) -> Vec<String> {
+    pub(crate) fn morphology_flags(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.morphology {
             out.push("--morphology".to_string());
@@ -271,7 +293,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             args.contacts.is_none() && args.period.is_none(),
             "--discover searches the period and contacts itself; drop --contacts and --period"
         );
-        let (period, timings, best) = discover_timings(&args, &skeleton)?;
+        let (period, timings, best) = crate::discover_cli::discover_timings(&args, &skeleton)?;
         start = start.or(best);
         (period, timings)
     } else {
@@ -337,8 +359,11 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     let variables = GaitProblem::new(spec.clone()).variables();
     let mut clip = if args.hessian == GaitHessian::LbfgsThenExact {
-        let (clip, stages) =
-            motionlab::spacetime::gait::solve_gait_staged(&spec, &options, args.lbfgs_iterations)?;
+        let (clip, stages) = motionlab::spacetime::gait::solve_gait_staged(
+            &spec,
+            &options,
+            args.lbfgs_iterations(&spec.skeleton),
+        )?;
         print_stages(&stages);
         clip
     } else {
@@ -451,28 +476,22 @@ fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
 /// pairs down 0.6 of the cycle), each from the rest pose with the gait command's default solve
-/// (300 L-BFGS iterations, then the exact Hessian, at most 3000 in all; `--quick`: 100 L-BFGS
-/// iterations only), projected if stopped by the limit. One line per solve:
+/// (the creature's L-BFGS stage, 300 unless its file says otherwise, then the exact Hessian, at
+/// most 3000 in all; `--quick`: 100 L-BFGS iterations only), projected if stopped by the limit. One line per solve:
 /// wall time, iterations, time per iteration, status, cost and violation.
 #[cfg(feature = "ipopt")]
 pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
-    /// L-BFGS iterations before the exact Hessian for the horse's bench solve.
-    const HORSE_LBFGS_ITERATIONS: usize = 1500;
     use motionlab::spacetime::gait::{
         GaitSpec, STAGED_LBFGS_ITERATIONS, audit, default_timings, gait_solver_options,
         parse_timings, solve_gait_staged,
     };
     use motionlab::spacetime::skeleton::Skeleton;
-    // (creature, speed, timing, L-BFGS stage). The horse's exact stage fails in restoration
-    // from 300 L-BFGS iterations and converges from 1,500 (README, "The horse needs a longer
-    // L-BFGS stage"), so its bench times the solve that reaches IPOPT's tolerance.
+    // (creature, speed, timing). Each solve's L-BFGS stage is the creature file's own
+    // (`solve: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
+    // L-BFGS iterations and converges from 1,500 (README, "The horse needs a longer L-BFGS
+    // stage"), so its bench times the solve that reaches IPOPT's tolerance.
     let cases = [
-        (
-            "simple_biped.ron",
-            0.7,
-            None,
-            STAGED_LBFGS_ITERATIONS,
-        ),
+        ("simple_biped.ron", 0.7, None),
         (
             "horse.ron",
             1.0,
@@ -480,13 +499,16 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
                 0.8,
                 "lh_pastern:0:0.6,rf_pastern:0:0.6,rh_pastern:0.5:0.6,lf_pastern:0.5:0.6",
             )),
-            HORSE_LBFGS_ITERATIONS,
         ),
     ];
     let mut options = gait_solver_options();
     options.max_iterations = if quick { 100 } else { 3000 };
-    for (file, speed, timing, lbfgs_iterations) in cases {
+    for (file, speed, timing) in cases {
         let skeleton = Skeleton::load(&characters.join(file))?;
+        let lbfgs_iterations = skeleton
+            .solve
+            .lbfgs_iterations
+            .unwrap_or(STAGED_LBFGS_ITERATIONS);
         let (period, timings) = match timing {
             Some((p, t)) => (p, parse_timings(t)?),
             None => default_timings(&skeleton),
@@ -520,239 +542,12 @@ pub fn bench_gait(_quick: bool, _characters: &std::path::Path) -> Result<()> {
 
 /// `foot:start:duration,...` with every number in its shortest exact form.
 #[cfg(feature = "ipopt")]
-fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
+pub(crate) fn contacts_text(timings: &[motionlab::spacetime::gait::FootTiming]) -> String {
     timings
         .iter()
         .map(|t| format!("{}:{}:{}", t.foot, t.start, t.duration))
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// Basin-CMA over the timings (specs/004.md §1.3). Each sample is projected by this program's
-/// own `gait` command in a child process (IPOPT's linear solver is not thread-safe, so parallel
-/// solves need processes), capped at --sample-iterations, its clip read back from a scratch
-/// directory. Prints a line per sample and per generation and returns the best feasible timing.
-#[cfg(feature = "ipopt")]
-fn discover_timings(
-    args: &GaitArgs,
-    skeleton: &motionlab::spacetime::skeleton::Skeleton,
-) -> Result<(
-    f64,
-    Vec<motionlab::spacetime::gait::FootTiming>,
-    Option<motionlab::spacetime::gait::GaitClip>,
-)> {
-    use anyhow::Context;
-    use motionlab::spacetime::discovery::{DiscoveryOptions, Projected, TimingSpace, discover};
-    use motionlab::spacetime::gait::{FootTiming, GaitClip};
-    let feet: Vec<String> = skeleton
-        .feet
-        .iter()
-        .map(|&l| skeleton.limbs[l].name.clone())
-        .collect();
-    let mut space = TimingSpace::new(feet);
-    if let Some((lo, hi)) = args.period_range {
-        space = space
-            .with_period_range(lo, hi)
-            .map_err(|e| anyhow::anyhow!("--period-range: {e}"))?;
-    }
-    let exe = std::env::current_exe()
-        .context("locating the motionlab executable for the projection processes")?;
-    // Sample clips go to a scratch directory, or to --samples-dir, where they stay: a clip is
-    // named by a hash of this executable, the creature file and the sample's solve arguments,
-    // so a rerun of the same program reuses the clips of the samples it has already solved (an
-    // interrupted discovery resumes), and another build of it solves afresh.
-    let keep = args.samples_dir.is_some();
-    let scratch = match &args.samples_dir {
-        Some(dir) => dir.clone(),
-        None => std::env::temp_dir().join(format!("motionlab-discover-{}", std::process::id())),
-    };
-    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let inputs = {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        for file in [&exe, &args.creature] {
-            h.update(&std::fs::read(file).with_context(|| format!("reading {}", file.display()))?);
-        }
-        h.digest128().to_le_bytes()
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if args.threads == 0 {
-        cores
-    } else {
-        args.threads
-    };
-    let child_threads = (cores / threads).max(1);
-    let options = DiscoveryOptions {
-        seed: args.seed.max(1),
-        generations: args.generations,
-        population: args.population,
-        ..Default::default()
-    };
-    let hessian = args.hessian.name();
-    // The best feasible sample's clip (discovery's ranking: lowest cost), to start the final
-    // solve from.
-    let mut best_clip: Option<GaitClip> = None;
-    let tolerance = options.feasibility_tolerance;
-    let mut spawn_error: Option<anyhow::Error> = None;
-    let read_clip = |p: &std::path::Path| -> Option<GaitClip> {
-        ron::from_str(&std::fs::read_to_string(p).ok()?).ok()
-    };
-    let mut evaluate = |batch: &[(f64, Vec<FootTiming>)]| -> Vec<Option<Projected>> {
-        let solves: Vec<Vec<String>> = batch
-            .iter()
-            .map(|(period, timings)| {
-                let mut a = vec![
-                    "gait".to_string(),
-                    args.creature.display().to_string(),
-                    "--speed".into(),
-                    args.speed.to_string(),
-                    "--period".into(),
-                    period.to_string(),
-                    "--contacts".into(),
-                    contacts_text(timings),
-                    "--max-iterations".into(),
-                    args.sample_iterations.to_string(),
-                    "--hessian".into(),
-                    hessian.clone(),
-                    "--lbfgs-iterations".into(),
-                    args.lbfgs_iterations.to_string(),
-                ];
-                a.extend(args.morphology_flags());
-                a
-            })
-            .collect();
-        let paths: Vec<std::path::PathBuf> = solves
-            .iter()
-            .map(|a| {
-                let mut h = xxhash_rust::xxh3::Xxh3::new();
-                // The program's and the creature's contents (not the creature's path), and
-                // the solve's arguments.
-                h.update(&inputs);
-                for w in &a[2..] {
-                    h.update(w.as_bytes());
-                    h.update(&[0]);
-                }
-                scratch.join(format!("sample-{:032x}.ron", h.digest128()))
-            })
-            .collect();
-        let mut running: std::collections::VecDeque<std::process::Child> = Default::default();
-        let mut reused = 0;
-        for (solve, path) in solves.iter().zip(&paths) {
-            if keep && read_clip(path).is_some() {
-                reused += 1;
-                continue;
-            }
-            if running.len() >= threads {
-                if let Some(mut c) = running.pop_front() {
-                    let _ = c.wait();
-                }
-            }
-            let child = std::process::Command::new(&exe)
-                .args(solve)
-                .arg("--out")
-                .arg(path)
-                // Each process evaluates its derivatives on its share of the cores.
-                .env("RAYON_NUM_THREADS", child_threads.to_string())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn();
-            match child {
-                Ok(c) => running.push_back(c),
-                Err(e) => {
-                    spawn_error.get_or_insert_with(|| {
-                        anyhow::anyhow!("starting a projection process {}: {e}", exe.display())
-                    });
-                }
-            }
-        }
-        for mut c in running {
-            let _ = c.wait();
-        }
-        if keep {
-            println!(
-                "reused {reused}/{} sample clips from {}",
-                batch.len(),
-                scratch.display()
-            );
-        }
-        paths
-            .iter()
-            .map(|p| {
-                let clip = read_clip(p);
-                if !keep {
-                    let _ = std::fs::remove_file(p);
-                }
-                let clip = clip?;
-                let violation = if clip.converged() {
-                    clip.max_violation
-                } else {
-                    clip.max_violation.max(1.0)
-                };
-                let projected = Projected {
-                    cost: clip.cost,
-                    max_violation: violation,
-                };
-                if projected.max_violation <= tolerance
-                    && clip.cost.is_finite()
-                    && best_clip.as_ref().is_none_or(|b| clip.cost < b.cost)
-                {
-                    best_clip = Some(clip);
-                }
-                Some(projected)
-            })
-            .collect()
-    };
-    let mut progress = |g: &motionlab::spacetime::discovery::GenerationReport| {
-        for (i, c) in g.samples.iter().enumerate() {
-            let outcome = match &c.projected {
-                Some(p) => format!("cost {:.6} max_violation {:.3e}", p.cost, p.max_violation),
-                None => "failed".to_string(),
-            };
-            println!(
-                "sample {} {} period {:.4} {} contacts {}",
-                g.generation,
-                i,
-                c.period,
-                outcome,
-                contacts_text(&c.timings)
-            );
-        }
-        let feasible = g
-            .samples
-            .iter()
-            .filter(|c| c.feasible(options.feasibility_tolerance))
-            .count();
-        match &g.best {
-            Some(b) => println!(
-                "generation {} feasible {}/{} best_cost {:.6} period {:.4} contacts {}",
-                g.generation,
-                feasible,
-                g.samples.len(),
-                b.projected.as_ref().map_or(f64::NAN, |p| p.cost),
-                b.period,
-                contacts_text(&b.timings)
-            ),
-            None => println!(
-                "generation {} feasible 0/{} best_cost none",
-                g.generation,
-                g.samples.len()
-            ),
-        }
-        true
-    };
-    let result = discover(&space, &options, &mut evaluate, &mut progress);
-    if !keep {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
-    if let Some(e) = spawn_error {
-        return Err(e);
-    }
-    let best = result
-        .best
-        .with_context(|| format!("no feasible gait in {} projections", result.projections))?;
-    // The clip kept is the best sample's when its timing is the result's (it always is, unless
-    // two samples tie).
-    let best_clip = best_clip.filter(|c| c.period == best.period && c.timings == best.timings);
-    Ok((best.period, best.timings, best_clip))
 }
 
 #[cfg(not(feature = "ipopt"))]
