@@ -264,11 +264,16 @@ pub(crate) fn discover_timings(
         true
     };
     let result = discover(&space, &options, &mut evaluate, &mut progress);
+    // The scratch directory goes whatever the outcome (without --samples-dir every clip was
+    // read as it came, so nothing below needs it).
+    if !keep {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     if let Some(e) = spawn_error {
         return Err(e);
     }
-    // Only the best sample's summary was kept: solve it again (the same solve, so the same
-    // clip) for the final solve to start from.
+    // Only the best sample's summary was kept (--samples-dir): solve it again (the same solve,
+    // so the same clip) for the final solve to start from.
     if let Some((solve, path)) = best_unsolved {
         println!(
             "solving the best sample again for its clip ({})",
@@ -276,9 +281,6 @@ pub(crate) fn discover_timings(
         );
         let _ = spawn(&solve, &path)?.wait();
         best_clip = read_clip(&path);
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&scratch);
     }
     let best = result
         .best
