@@ -129,10 +129,28 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
                 .unwrap_or_else(|_| panic!("a feasible sample in generation 0: {l}"))
         })
         .collect();
-    assert!(best[1] <= best[0], "the best cost never rises: {best:?}");
     // A line per sample, 4 per generation, each with its period and outcome.
     let samples: Vec<&str> = out.lines().filter(|l| l.starts_with("sample ")).collect();
     assert_eq!(samples.len(), 8, "{out}");
+    // Each generation reports the cheapest feasible sample (violation ≤ 1e-6) of it and the
+    // generations before it.
+    let feasible_cost = |l: &str| -> Option<f64> {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let at = |key: &str| w.iter().position(|&t| t == key).map(|k| w[k + 1]);
+        let violation: f64 = at("max_violation")?.parse().unwrap();
+        (violation <= 1e-6).then(|| at("cost").unwrap().parse().unwrap())
+    };
+    for (g, reported) in best.iter().enumerate() {
+        let cheapest = samples[..4 * (g + 1)]
+            .iter()
+            .filter_map(|l| feasible_cost(l))
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (reported - cheapest).abs() <= 1e-6 * cheapest.abs(),
+            "generation {g} reports {reported}, its cheapest feasible sample so far is \
+             {cheapest}:\n{out}"
+        );
+    }
     assert!(
         samples
             .iter()
@@ -254,8 +272,13 @@ fn a_discovery_resumes_from_its_samples_dir() {
 
 /// The default solve (`--hessian lbfgs-then-exact`): 300 L-BFGS iterations, then the exact
 /// Hessian (reverse-mode second-order adjoints) from the clip reached. On the monoped hop at
-/// 0.5 m/s it meets IPOPT's tolerance (status `solved`, nothing projected) at a cost far below
-/// what L-BFGS alone reaches in its 300 iterations (measured: 8.07 against 27.7).
+/// 0.5 m/s it ends feasible at a cost far below what L-BFGS alone reaches in its 300 iterations.
+///
+/// Only what holds on every machine is asserted: IPOPT's path (iteration counts, whether the
+/// last iterate needed a projection, a stage's status) follows the BLAS kernels OpenBLAS picks
+/// for the CPU. Measured with `OPENBLAS_CORETYPE` set to each kernel family on one machine:
+/// cost 7.906 (Haswell, projected), 8.073 (SkylakeX, Sandybridge), 8.085 (Nehalem, projected);
+/// L-BFGS alone 26.8–27.7. The reference is 8.0 within 10 %.
 #[test]
 fn the_default_solve_converges_where_lbfgs_alone_stalls() {
     let monoped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
@@ -272,19 +295,20 @@ fn the_default_solve_converges_where_lbfgs_alone_stalls() {
         (cost, out)
     };
     let (staged, out) = solve(&["--max-iterations", "3000"]);
-    assert_eq!(value(&out, "status"), "solved", "{out}");
-    assert_eq!(value(&out, "projection_status"), "none", "{out}");
-    // One line per stage: L-BFGS stopped by its 300 iterations, the exact stage converged.
+    // One line per stage, L-BFGS first, then the exact Hessian from where it stopped.
     let stages: Vec<&str> = out.lines().filter(|l| l.starts_with("stage ")).collect();
     assert_eq!(stages.len(), 2, "{out}");
+    assert!(stages[0].starts_with("stage lbfgs "), "{out}");
+    assert!(stages[1].starts_with("stage exact "), "{out}");
     assert!(
-        stages[0].starts_with("stage lbfgs status maximum_iterations_exceeded"),
-        "{out}"
+        (staged - 8.0).abs() <= 0.1 * 8.0,
+        "the default solve reaches the hop's reference cost 8.0 within 10 %: {staged}\n{out}"
     );
-    assert!(stages[1].starts_with("stage exact status solved"), "{out}");
+    // The gait's family: the monoped hops (a flight phase in every cycle).
+    assert_eq!(value(&out, "flight:"), "true", "{out}");
     let (lbfgs, lbfgs_out) = solve(&["--hessian", "lbfgs", "--max-iterations", "300"]);
     assert!(
-        staged < 10.0 && lbfgs > 2.0 * staged,
+        lbfgs > 2.0 * staged,
         "converged {staged} against L-BFGS {lbfgs}:\n{out}\n{lbfgs_out}"
     );
 }
