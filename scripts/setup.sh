@@ -25,15 +25,26 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "motionlab setup: installing ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "motionlab setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# IPOPT loads whichever BLAS and LAPACK Debian's alternatives name. Another provider installed
+# later (the reference BLAS, OpenBLAS's threaded build, ATLAS) can outrank the serial OpenBLAS
+# and change solve times and results, so the serial one is selected explicitly.
+serial=/usr/lib/x86_64-linux-gnu/openblas-serial
+for lib in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
+  name="$lib-x86_64-linux-gnu"
+  if [ -e "$serial/$lib" ] && [ "$(readlink -f "/etc/alternatives/$name")" != "$(readlink -f "$serial/$lib")" ]; then
+    echo "motionlab setup: selecting $serial/$lib for $name" >&2
+    $SUDO update-alternatives --quiet --set "$name" "$serial/$lib"
+  fi
+done

@@ -4,6 +4,8 @@
 //! [`analysis`] → `app` (Bevy, behind the `gui` feature). The science modules never depend on Bevy.
 
 pub mod analysis;
+#[cfg(feature = "ipopt")]
+pub mod blas;
 pub mod control;
 pub mod diversity;
 pub mod jobs;

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 mod cec2006_cli;
 #[path = "cli/discover.rs"]
 mod discover_cli;
+#[path = "cli/flags.rs"]
+mod flags;
 #[path = "cli/jobs.rs"]
 mod job_cli;
 #[path = "cli/spacetime.rs"]
@@ -39,23 +41,23 @@ enum Command {
     Simulate {
         /// A character file, or a scene file (its ground, PD mode, pushes and duration apply).
         file: PathBuf,
-        /// Simulated seconds (default: 10, or the scene's duration).
-        #[arg(long)]
+        /// Simulated seconds, at most 600 (default: 10, or the scene's duration).
+        #[arg(long, value_parser = flags::seconds)]
         seconds: Option<f32>,
-        /// Multiplies every PD gain (0 switches actuation off).
-        #[arg(long, default_value_t = 1.0)]
+        /// Multiplies every PD gain, 0 to 100 (0 switches actuation off).
+        #[arg(long, default_value_t = 1.0, value_parser = flags::gain_scale)]
         gain_scale: f32,
         /// PD mode: implicit motors at 120 Hz, or explicit torques at 4 kHz.
         #[arg(long, value_enum)]
         pd: Option<PdArg>,
-        /// Time step in seconds (default: 1/120 implicit, 1/4000 explicit).
-        #[arg(long)]
+        /// Time step in seconds, at most 0.05 (default: 1/120 implicit, 1/4000 explicit).
+        #[arg(long, value_parser = flags::time_step)]
         dt: Option<f32>,
-        /// Ground friction (default 0.8, or the scene's).
-        #[arg(long)]
+        /// Ground friction, 0 to 10 (default 0.8, or the scene's).
+        #[arg(long, value_parser = flags::friction)]
         friction: Option<f32>,
-        /// Ground restitution (default 0, or the scene's).
-        #[arg(long)]
+        /// Ground restitution, 0 to 1 (default 0, or the scene's).
+        #[arg(long, value_parser = flags::restitution)]
         restitution: Option<f32>,
         /// Write the recorded trajectory (every frame) as RON.
         #[arg(long)]
@@ -255,6 +257,10 @@ enum PdArg {
 }
 
 fn main() {
+    // Before anything else: IPOPT's BLAS kernels are chosen when the library loads, so pinning
+    // them starts the program again (see `blas`).
+    #[cfg(feature = "ipopt")]
+    motionlab::blas::pin_kernels();
     // Output piped into `head` and closed early ends the program quietly, as in other command
     // line tools, instead of a panic on the broken pipe.
     #[cfg(unix)]

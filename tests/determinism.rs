@@ -1,0 +1,128 @@
+//! Golden trajectory hashes: the same inputs give the same bits on every x86-64 machine, not only
+//! run to run on one (DESIGN.md "Simulation": determinism; README "Determinism across
+//! machines").
+//!
+//! Each hash is the 128-bit xxh3 of every body pose after every step (`sim::rollout`). The values
+//! were printed by a release build on an AMD EPYC with AVX-512 and match, bit for bit, a debug
+//! build and runs under `qemu-x86_64 -cpu Haswell-v4` (AVX2 and FMA: glibc's FMA variants of
+//! `sinf`, `expf`, …) and `-cpu Nehalem-v1` (SSE4 only: glibc's SSE2 variants, no AVX). What
+//! differs between machines is not the physics (f32 in rapier, no run-time kernel dispatch) but
+//! IPOPT's path (OpenBLAS picks its kernels from the CPU), which the spacetime tests therefore do
+//! not pin.
+
+mod common;
+
+use common::{assert_success, motionlab, stdout};
+
+/// The `hash:` line of `motionlab simulate ARGS`.
+fn simulated_hash(args: &[&str]) -> String {
+    let mut all = vec!["simulate"];
+    all.extend_from_slice(args);
+    let o = motionlab(&all);
+    assert_success(&o, &all.join(" "));
+    let out = stdout(&o);
+    out.lines()
+        .find_map(|l| l.strip_prefix("hash: "))
+        .unwrap_or_else(|| panic!("no hash line:\n{out}"))
+        .to_string()
+}
+
+#[test]
+fn shipped_scenes_have_their_golden_trajectory_hashes() {
+    for (args, golden) in [
+        (
+            &["scenes/stand_human3d.ron"][..],
+            "755ed8d86a3211603ac4f26ca5e3155a",
+        ),
+        (
+            &["scenes/backflip2d.ron"][..],
+            "0ef26da50fe1730398eb23cf59084881",
+        ),
+        (
+            &["scenes/silly_walk_human.ron"][..],
+            "88b96b9b135d841d9f43e844555ed7db",
+        ),
+        (
+            &["characters/human3d.ron", "--seconds", "10"][..],
+            "95ec3af2d3a6cfac23f7252c20c72538",
+        ),
+    ] {
+        assert_eq!(
+            simulated_hash(args),
+            golden,
+            "`simulate {}` left its golden trajectory",
+            args.join(" ")
+        );
+    }
+}
+
+/// A diversity search draws its samples from CMA-ES (f64 linear algebra, `exp`, normal deviates)
+/// and ranks rollouts on 2 threads: its variants' trajectories are golden too.
+#[test]
+fn a_seeded_diversity_search_has_golden_variant_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = motionlab(&[
+        "explore",
+        "scenes/backflip2d.ron",
+        "--variants",
+        "2",
+        "--generations",
+        "3",
+        "--seed",
+        "1",
+        "--threads",
+        "2",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_success(&o, "explore");
+    let result =
+        motionlab::diversity::explore::load_result(&dir.path().join("result.ron")).unwrap();
+    let hashes: Vec<&str> = result.motions.iter().map(|v| v.hash.as_str()).collect();
+    assert_eq!(
+        hashes,
+        [
+            "0ef26da50fe1730398eb23cf59084881",
+            "2c1473fdfdea9adbe3426ac54c08b5b4",
+            "7100e8b6079a704b719ecc2b19a3c604",
+        ],
+        "the input motion and the two variants of seed 1"
+    );
+}
+
+/// IPOPT's BLAS kernels are pinned to OpenBLAS's Haswell family on every CPU with AVX2 and FMA
+/// (`motionlab::blas`), so a spacetime solve takes the same path on an AVX2 machine and on an
+/// AVX-512 one; a family the user sets is kept. OpenBLAS names the family it loaded on stderr
+/// when `OPENBLAS_VERBOSE=2`.
+#[cfg(all(feature = "ipopt", target_arch = "x86_64"))]
+#[test]
+fn the_solver_blas_kernels_are_pinned() {
+    let loaded_core = |coretype: Option<&str>| -> String {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"));
+        command
+            .args(["spacetime", "particle"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("OPENBLAS_VERBOSE", "2")
+            .env_remove("OPENBLAS_CORETYPE");
+        if let Some(c) = coretype {
+            command.env("OPENBLAS_CORETYPE", c);
+        }
+        let o = command.output().unwrap();
+        assert_success(&o, "spacetime particle");
+        // The last line: the program started again pinned prints a second one.
+        common::stderr(&o)
+            .lines()
+            .filter_map(|l| l.strip_prefix("Core: "))
+            .last()
+            .unwrap_or_else(|| panic!("OpenBLAS named no core:\n{}", common::stderr(&o)))
+            .to_string()
+    };
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        assert_eq!(loaded_core(None), "Haswell");
+    }
+    assert_eq!(
+        loaded_core(Some("Nehalem")),
+        "Nehalem",
+        "the user's choice is kept"
+    );
+}
