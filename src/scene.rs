@@ -42,6 +42,19 @@ fn default_seconds() -> f32 {
     10.0
 }
 
+/// The longest simulation a scene may ask for, s (72,000 steps at 120 Hz), so that no typo runs
+/// forever.
+pub const MAX_SECONDS: f32 = 600.0;
+
+/// The largest ground friction coefficient accepted (rubber on concrete is about 1).
+pub const MAX_FRICTION: f32 = 10.0;
+
+/// The largest scripted push, N·s: the momentum of a 500 kg horse at 20 m/s.
+pub const MAX_IMPULSE: f32 = 10_000.0;
+
+/// The longest a push may be spread over, s.
+pub const MAX_PUSH_SECONDS: f32 = 10.0;
+
 /// A static box: centre relative to the ground surface below the character, half extents, m.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Obstacle {
@@ -105,10 +118,13 @@ impl Scene {
     pub fn validate(&self) -> Vec<Problem> {
         let mut out = Vec::new();
         let mut push = |field: &str, message: String| out.push(Problem::new(None, field, message));
-        if !(self.seconds > 0.0 && self.seconds.is_finite()) {
+        if !(self.seconds > 0.0 && self.seconds <= MAX_SECONDS) {
             push(
                 "seconds",
-                format!("expected a positive duration, found {}", self.seconds),
+                format!(
+                    "expected a duration in (0, {MAX_SECONDS}] s, found {}",
+                    self.seconds
+                ),
             );
         }
         if let Some((a, b)) = self.solver {
@@ -127,11 +143,11 @@ impl Scene {
                 );
             }
         }
-        if !(self.ground.friction >= 0.0) {
+        if !(0.0..=MAX_FRICTION).contains(&self.ground.friction) {
             push(
                 "friction",
                 format!(
-                    "expected a non-negative friction, found {}",
+                    "expected a friction in [0, {MAX_FRICTION}], found {}",
                     self.ground.friction
                 ),
             );
@@ -155,12 +171,41 @@ impl Scene {
                 );
             }
         }
-        for p in &self.pushes {
-            if !(p.duration > 0.0) || !(p.time >= 0.0) {
-                push(
+        for (i, p) in self.pushes.iter().enumerate() {
+            if !(p.time >= 0.0 && p.time.is_finite()) {
+                out.push(Problem::indexed(
                     "pushes",
-                    format!("push on {:?}: expected time >= 0 and duration > 0", p.body),
-                );
+                    i,
+                    "time",
+                    format!(
+                        "push on {:?}: expected a finite time >= 0 s, found {}",
+                        p.body, p.time
+                    ),
+                ));
+            }
+            if !(p.duration > 0.0 && p.duration <= MAX_PUSH_SECONDS) {
+                out.push(Problem::indexed(
+                    "pushes",
+                    i,
+                    "duration",
+                    format!(
+                        "push on {:?}: expected a duration in (0, {MAX_PUSH_SECONDS}] s, found {}",
+                        p.body, p.duration
+                    ),
+                ));
+            }
+            let magnitude = p.impulse.iter().map(|c| c * c).sum::<f32>().sqrt();
+            if !(magnitude <= MAX_IMPULSE) {
+                out.push(Problem::indexed(
+                    "pushes",
+                    i,
+                    "impulse",
+                    format!(
+                        "push on {:?}: expected a finite impulse of at most {MAX_IMPULSE} N·s, \
+                         found {:?}",
+                        p.body, p.impulse
+                    ),
+                ));
             }
         }
         out

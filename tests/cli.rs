@@ -354,3 +354,69 @@ fn scene_naming_an_unknown_body_is_rejected_with_the_scene_path() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// A scene edited by hand with a NaN push or a 1e30 s duration: `check` and `simulate` both name
+/// the file and the line, and nothing panics or runs forever.
+#[test]
+fn scenes_with_impossible_numbers_get_file_and_line_errors() {
+    let character = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human3d.ron");
+    let scene = |seconds: &str, impulse: &str| {
+        format!(
+            "(\n    name: \"edited\",\n    character: {character:?},\n    seconds: {seconds},\n    pushes: [\n        (time: 1.0, body: \"torso\", impulse: ({impulse}, 0.0, 0.0)),\n    ],\n)\n"
+        )
+    };
+    for (text, line, expected) in [
+        (scene("2.0", "NaN"), 6, "expected a finite impulse"),
+        (scene("2.0", "1e30"), 6, "expected a finite impulse"),
+        (
+            scene("1e30", "20.0"),
+            4,
+            "expected a duration in (0, 600] s",
+        ),
+        (
+            scene("-1.0", "20.0"),
+            4,
+            "expected a duration in (0, 600] s",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("edited.ron");
+        std::fs::write(&path, &text).unwrap();
+        for command in ["check", "simulate"] {
+            let o = motionlab(&[command, path.to_str().unwrap()]);
+            let err = stderr(&o);
+            assert!(!o.status.success(), "{command} accepted:\n{text}");
+            assert!(
+                err.contains(&format!("{}:{line}:", path.display())) && err.contains(expected),
+                "{command}: expected {}:{line}: and {expected:?} in:\n{err}",
+                path.display()
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+}
+
+/// Numbers typed as `simulate` flags are checked the same way, the range named in the error.
+#[test]
+fn simulate_flags_out_of_range_are_refused() {
+    for (flag, value, expected) in [
+        ("--seconds", "1e30", "expected a value in (0, 600] s"),
+        ("--seconds", "NaN", "expected a value in (0, 600] s"),
+        ("--dt", "0", "expected a value in (0, 0.05] s"),
+        ("--gain-scale", "-1", "expected a value in [0, 100]"),
+        ("--friction", "inf", "expected a value in [0, 10]"),
+        ("--restitution", "2", "expected a value in [0, 1]"),
+    ] {
+        let o = motionlab(&[
+            "simulate",
+            "characters/human3d.ron",
+            &format!("{flag}={value}"),
+        ]);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{flag} {value} accepted");
+        assert!(
+            err.contains(flag) && err.contains(expected),
+            "{flag} {value}:\n{err}"
+        );
+    }
+}

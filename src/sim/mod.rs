@@ -722,6 +722,14 @@ impl Simulation {
         }
         let steps = ((duration / self.settings.dt).round() as u32).max(1);
         let force = to_vec(impulse) / (steps as f32 * self.settings.dt);
+        if !(force.x.is_finite() && force.y.is_finite() && force.z.is_finite()) {
+            // Handed to the solver, a NaN force panics inside rapier: end the run instead.
+            self.failure.get_or_insert(Failure::NonFinite {
+                time: self.time as f32,
+                body: format!("push on {}", self.character().bodies[body].name),
+            });
+            return;
+        }
         self.pushes.push((body, force, steps));
     }
 

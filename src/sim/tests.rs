@@ -518,6 +518,24 @@ fn weak_push_does_not_topple_human3d() {
     assert!(!r.fell, "fell at {:?}", r.fell_at);
 }
 
+/// A NaN or infinite push (from a program, since scene files are validated) ends the rollout
+/// with a failure naming the push, at the push's time, instead of a panic inside rapier.
+#[test]
+fn a_non_finite_push_stops_with_a_failure() {
+    for impulse in [f32::NAN, f32::INFINITY] {
+        let r = push_human3d_torso(impulse);
+        match &r.failure {
+            Some(Failure::NonFinite { time, body }) => {
+                assert_eq!(body, "push on torso");
+                assert!((time - 0.5).abs() < 0.01, "at {time}");
+            }
+            other => panic!("{impulse}: {other:?}"),
+        }
+        assert!(r.fell, "a failed rollout counts as a fall");
+        assert!(r.seconds < 0.6, "it stops at the push: {}", r.seconds);
+    }
+}
+
 #[test]
 fn invalid_settings_are_rejected() {
     let c = builtin("human2d");
