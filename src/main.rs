@@ -72,24 +72,24 @@ enum Command {
         /// Continue from the checkpoint in --out.
         #[arg(long)]
         resume: bool,
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = flags::threads)]
         threads: usize,
     },
     /// Build a task's seed controller: minimize its constraint penalty C alone and print the
     /// parameters for the scene's `seed:` field.
     Prepare {
         scene: PathBuf,
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 200, value_parser = flags::generations)]
         generations: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = flags::threads)]
         threads: usize,
         /// Raise the first obstacle's height FROM:TO in STEPS stages (e.g. 0:0.5:5).
         #[arg(long)]
         continuation: Option<String>,
         /// Extra seconds the character must keep standing while preparing (a margin).
-        #[arg(long, default_value_t = 0.3)]
+        #[arg(long, default_value_t = 0.3, value_parser = flags::hold)]
         hold: f32,
         /// N:S — minimize C averaged over the point and N fixed perturbations of normalized
         /// scale S (e.g. 4:0.03), so the seed has room around it.
@@ -103,12 +103,12 @@ enum Command {
     /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
     Explore {
         scene: PathBuf,
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 4, value_parser = flags::variants)]
         variants: usize,
-        #[arg(long, default_value_t = 500)]
+        #[arg(long, default_value_t = 500, value_parser = flags::generations)]
         generations: u64,
         /// K of the diversity objective (eq. 1).
-        #[arg(long, default_value_t = 10.0)]
+        #[arg(long, default_value_t = 10.0, value_parser = flags::diversity_k)]
         k: f64,
         /// Where K·d_min sits: inside the j-sum as typeset (K·(N+1)) or outside (K).
         #[arg(long, value_enum, default_value_t = PlacementArg::Inside)]
@@ -122,30 +122,30 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Supernatural strength: multiplies PD gains and torque limits (1.5–3 in the paper).
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = flags::strength)]
         strength: f32,
         /// Progressive addition (one variant at a time) instead of round-robin.
         #[arg(long)]
         progressive: bool,
         /// Stop when D improves by less than 0.1 % over this many generations (0: never).
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 100, value_parser = flags::stall)]
         stall: u64,
         /// Initial CMA-ES step size in normalized units (default: the task's `sigma`).
-        #[arg(long)]
+        #[arg(long, value_parser = flags::sigma)]
         sigma: Option<f64>,
         /// Folder for checkpoint.ron and result.ron.
         #[arg(long)]
         out: Option<PathBuf>,
         #[arg(long)]
         resume: bool,
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = flags::threads)]
         threads: usize,
     },
     /// Re-simulate one motion of an exploration result and check its trajectory hash.
     Replay {
         result: PathBuf,
         /// 0 is the input motion, 1..N the variants.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = flags::variant_index)]
         variant: usize,
     },
     /// Summarize exploration results: D over runs, and the motion and shape distance of every
@@ -188,13 +188,13 @@ enum SpacetimeCommand {
     /// iterations, max violation; exits non-zero unless solved.
     Particle {
         /// Enforce |Q| <= N on every force component (Table 3.1's Q_max = 30 N is infeasible).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = flags::force_bound)]
         bound_force: Option<f64>,
         /// IPOPT's L-BFGS approximation instead of the exact Hessian.
         #[arg(long)]
         lbfgs: bool,
         /// IPOPT's print level (0 silent, 5 the iteration log).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = flags::print_level)]
         print_level: i32,
         /// Also print `frame f q_x q_y Q_x Q_y` for every frame.
         #[arg(long)]

@@ -44,3 +44,117 @@ pub fn friction(text: &str) -> Result<f32, String> {
 pub fn restitution(text: &str) -> Result<f32, String> {
     bounded(text, 0.0, 1.0, false, "")
 }
+
+/// A whole number in `[lo, hi]`.
+fn count(text: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let v: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number, found {text:?}"))?;
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "expected a whole number in [{lo}, {hi}], found {text}"
+        ))
+    }
+}
+
+/// Optimizer generations: [1, 100000].
+pub fn generations(text: &str) -> Result<u64, String> {
+    count(text, 1, 100_000)
+}
+
+/// Gait-discovery generations: [1, 10000] (each one is hours of solves for the large creatures).
+pub fn discovery_generations(text: &str) -> Result<usize, String> {
+    count(text, 1, 10_000).map(|v| v as usize)
+}
+
+/// IPOPT iterations (a solve's or a stage's): [1, 100000].
+pub fn iterations(text: &str) -> Result<usize, String> {
+    count(text, 1, 100_000).map(|v| v as usize)
+}
+
+/// L-BFGS iterations before the exact Hessian: [0, 100000] (0: the exact Hessian from the start).
+pub fn lbfgs_iterations(text: &str) -> Result<usize, String> {
+    count(text, 0, 100_000).map(|v| v as usize)
+}
+
+/// Worker threads or processes: [0, 256] (0: one per core).
+pub fn threads(text: &str) -> Result<usize, String> {
+    count(text, 0, 256).map(|v| v as usize)
+}
+
+/// Diverse variants searched at once: [1, 64].
+pub fn variants(text: &str) -> Result<usize, String> {
+    count(text, 1, 64).map(|v| v as usize)
+}
+
+/// A CMA-ES population: [2, 1000].
+pub fn population(text: &str) -> Result<usize, String> {
+    count(text, 2, 1_000).map(|v| v as usize)
+}
+
+/// Generations without progress before a search stops: [0, 100000] (0: never).
+pub fn stall(text: &str) -> Result<u64, String> {
+    count(text, 0, 100_000)
+}
+
+/// IPOPT's print level: [0, 12].
+pub fn print_level(text: &str) -> Result<i32, String> {
+    count(text, 0, 12).map(|v| v as i32)
+}
+
+/// A motion of an exploration result: [0, 64] (0 is the input).
+pub fn variant_index(text: &str) -> Result<usize, String> {
+    count(text, 0, 64).map(|v| v as usize)
+}
+
+/// A finite f64 in `[lo, hi]`, or `(lo, hi]` when `open_low`.
+fn bounded64(text: &str, lo: f64, hi: f64, open_low: bool, unit: &str) -> Result<f64, String> {
+    bounded(text, lo as f32, hi as f32, open_low, unit)?;
+    // Parsed again at full precision once the range is known to hold.
+    text.trim()
+        .parse()
+        .map_err(|_| format!("expected a number, found {text:?}"))
+}
+
+/// A gait's forward speed: [-20, 20] m/s.
+pub fn speed(text: &str) -> Result<f64, String> {
+    bounded64(text, -20.0, 20.0, false, " m/s")
+}
+
+/// A gait period: (0, 10] s.
+pub fn period(text: &str) -> Result<f64, String> {
+    bounded64(text, 0.0, 10.0, true, " s")
+}
+
+/// A height above the ground: [0, 10] m.
+pub fn height(text: &str) -> Result<f64, String> {
+    bounded64(text, 0.0, 10.0, false, " m")
+}
+
+/// The diversity objective's K: (0, 1000000].
+pub fn diversity_k(text: &str) -> Result<f64, String> {
+    bounded64(text, 0.0, 1.0e6, true, "")
+}
+
+/// CMA-ES's initial step size in normalized units: (0, 10].
+pub fn sigma(text: &str) -> Result<f64, String> {
+    bounded64(text, 0.0, 10.0, true, "")
+}
+
+/// Supernatural strength, a multiplier of gains and torque limits: (0, 10] (1 = normal).
+pub fn strength(text: &str) -> Result<f32, String> {
+    bounded(text, 0.0, 10.0, true, "")
+}
+
+/// Extra seconds a prepared seed must keep standing: [0, 60].
+pub fn hold(text: &str) -> Result<f32, String> {
+    bounded(text, 0.0, 60.0, false, " s")
+}
+
+/// A bound on a force component: (0, 1000000] N.
+pub fn force_bound(text: &str) -> Result<f64, String> {
+    bounded64(text, 0.0, 1.0e6, true, " N")
+}

@@ -326,6 +326,19 @@ impl Body {
     }
 }
 
+/// The heaviest body a character file may give, kg (an elephant's leg is a few hundred).
+pub const MAX_BODY_MASS: f32 = 10_000.0;
+/// The largest size (radius, half length, half extent) of a body's shape, m.
+pub const MAX_SIZE: f32 = 100.0;
+/// The largest principal moment of inertia a file may give, kg·m².
+pub const MAX_INERTIA: f32 = 1.0e6;
+/// How far from the origin a body or joint may be placed in the reference pose, m.
+pub const MAX_COORDINATE: f32 = 1_000.0;
+/// The largest PD gain, N·m/rad or N·m·s/rad.
+pub const MAX_GAIN: f32 = 1.0e7;
+/// The largest torque limit, N·m.
+pub const MAX_TORQUE: f32 = 1.0e7;
+
 /// One validation problem: where it is (section, record name or index, field) and what was
 /// expected. The loader turns the location into a line number.
 #[derive(Clone, Debug, PartialEq)]
@@ -403,12 +416,15 @@ fn validate(c: &Character) -> Vec<Problem> {
         if !seen.insert(b.name.as_str()) {
             body(&mut out, &b.name, "name", "body name used twice".into());
         }
-        if !(b.mass > 0.0 && b.mass.is_finite()) {
+        if !(b.mass > 0.0 && b.mass <= MAX_BODY_MASS) {
             body(
                 &mut out,
                 &b.name,
                 "mass",
-                format!("expected a positive mass in kg, found {}", b.mass),
+                format!(
+                    "expected a mass in (0, {MAX_BODY_MASS}] kg, found {}",
+                    b.mass
+                ),
             );
         }
         let dims: Vec<f32> = match b.shape {
@@ -420,12 +436,12 @@ fn validate(c: &Character) -> Vec<Problem> {
             Shape::Box { half_extents } => half_extents.to_vec(),
             Shape::Ellipsoid { radii } => radii.to_vec(),
         };
-        if dims.iter().any(|d| !(*d > 0.0 && d.is_finite())) {
+        if dims.iter().any(|d| !(*d > 0.0 && *d <= MAX_SIZE)) {
             body(
                 &mut out,
                 &b.name,
                 "shape",
-                format!("expected positive sizes, found {dims:?}"),
+                format!("expected sizes in (0, {MAX_SIZE}] m, found {dims:?}"),
             );
         }
         if let Shape::Capsule { half_length, .. } = b.shape {
@@ -439,12 +455,12 @@ fn validate(c: &Character) -> Vec<Problem> {
             }
         }
         if let Some(i) = b.inertia {
-            if i.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
+            if i.iter().any(|v| !(*v > 0.0 && *v <= MAX_INERTIA)) {
                 body(
                     &mut out,
                     &b.name,
                     "inertia",
-                    format!("expected three positive moments, found {i:?}"),
+                    format!("expected three moments in (0, {MAX_INERTIA}] kg·m², found {i:?}"),
                 );
             } else if i[0] + i[1] < i[2] * 0.999
                 || i[1] + i[2] < i[0] * 0.999
@@ -458,16 +474,23 @@ fn validate(c: &Character) -> Vec<Problem> {
                 );
             }
         }
-        if b.position
-            .iter()
-            .chain(b.rotation.iter())
-            .any(|v| !v.is_finite())
-        {
+        if b.position.iter().any(|v| !(v.abs() <= MAX_COORDINATE)) {
             body(
                 &mut out,
                 &b.name,
                 "position",
-                "expected finite numbers".into(),
+                format!(
+                    "expected coordinates within ±{MAX_COORDINATE} m, found {:?}",
+                    b.position
+                ),
+            );
+        }
+        if b.rotation.iter().any(|v| !(v.abs() <= 360.0)) {
+            body(
+                &mut out,
+                &b.name,
+                "rotation",
+                format!("expected angles within ±360°, found {:?}", b.rotation),
             );
         }
     }
@@ -569,31 +592,47 @@ fn validate(c: &Character) -> Vec<Problem> {
             );
         }
         for (k, (lo, hi)) in j.limits.iter().enumerate() {
-            if !(lo < hi) {
+            if !(lo < hi && *lo >= -360.0 && *hi <= 360.0) {
                 push(
                     &mut out,
                     rec,
                     "limits",
-                    format!("pair {k}: expected min < max, found ({lo}, {hi})"),
+                    format!(
+                        "pair {k}: expected -360 <= min < max <= 360 degrees, found ({lo}, {hi})"
+                    ),
                 );
             }
         }
-        if !(j.kp >= 0.0 && j.kd >= 0.0) {
+        if !(j.kp >= 0.0 && j.kd >= 0.0 && j.kp <= MAX_GAIN && j.kd <= MAX_GAIN) {
             push(
                 &mut out,
                 rec,
                 "kp",
-                format!("expected non-negative gains, found kp {} kd {}", j.kp, j.kd),
+                format!(
+                    "expected gains in [0, {MAX_GAIN}], found kp {} kd {}",
+                    j.kp, j.kd
+                ),
             );
         }
-        if !(j.torque_limit >= 0.0) {
+        if !(j.torque_limit >= 0.0 && j.torque_limit <= MAX_TORQUE) {
             push(
                 &mut out,
                 rec,
                 "torque_limit",
                 format!(
-                    "expected a non-negative torque limit, found {}",
+                    "expected a torque limit in [0, {MAX_TORQUE}] N·m, found {}",
                     j.torque_limit
+                ),
+            );
+        }
+        if j.anchor.iter().any(|v| !(v.abs() <= MAX_COORDINATE)) {
+            push(
+                &mut out,
+                rec,
+                "anchor",
+                format!(
+                    "expected coordinates within ±{MAX_COORDINATE} m, found {:?}",
+                    j.anchor
                 ),
             );
         }

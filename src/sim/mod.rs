@@ -274,9 +274,31 @@ impl Simulation {
                 settings.dt
             )));
         }
-        if !(settings.gain_scale >= 0.0 && settings.strength_scale >= 0.0) {
+        if !(settings.gain_scale >= 0.0 && settings.strength_scale >= 0.0)
+            || !(settings.gain_scale.is_finite() && settings.strength_scale.is_finite())
+        {
             return Err(SimError::InvalidSettings(
-                "gain and strength scales must be non-negative".into(),
+                "gain and strength scales must be finite and non-negative".into(),
+            ));
+        }
+        if !(1..=16).contains(&settings.solver_iterations)
+            || !(1..=64).contains(&settings.pgs_iterations)
+        {
+            return Err(SimError::InvalidSettings(format!(
+                "expected 1 to 16 substeps of 1 to 64 sweeps, found {} of {}",
+                settings.solver_iterations, settings.pgs_iterations
+            )));
+        }
+        let ground = settings.ground;
+        if !((0.0..=10.0).contains(&ground.friction) && (0.0..=1.0).contains(&ground.restitution)) {
+            return Err(SimError::InvalidSettings(format!(
+                "expected a ground friction in [0, 10] and a restitution in [0, 1], found {} and {}",
+                ground.friction, ground.restitution
+            )));
+        }
+        if !(settings.max_linear_speed > 0.0 && settings.max_angular_speed > 0.0) {
+            return Err(SimError::InvalidSettings(
+                "the runaway speed limits must be positive".into(),
             ));
         }
         let mut params = IntegrationParameters::default();

@@ -52,6 +52,11 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
+/// The longest limb (and largest radius or offset) a creature file may give, m.
+pub const MAX_LIMB_SIZE: f64 = 100.0;
+/// The heaviest limb a creature file may give, kg.
+pub const MAX_LIMB_MASS: f64 = 10_000.0;
+
 /// Standard gravity (m/s²), pointing down the y axis.
 pub const GRAVITY: [f64; 3] = [0.0, -9.81, 0.0];
 
@@ -600,26 +605,41 @@ fn validate(spec: &CreatureSpec) -> Vec<Problem> {
         if !seen.insert(l.name.as_str()) {
             problem("name", "limb name used twice".into());
         }
-        if !(l.length > 0.0 && l.length.is_finite()) {
+        if !(l.length > 0.0 && l.length <= MAX_LIMB_SIZE) {
             problem(
                 "length",
-                format!("expected a positive length in metres, found {}", l.length),
+                format!(
+                    "expected a length in (0, {MAX_LIMB_SIZE}] metres, found {}",
+                    l.length
+                ),
             );
         }
-        if !(l.radius >= 0.0 && l.radius.is_finite()) {
+        if !(l.radius >= 0.0 && l.radius <= MAX_LIMB_SIZE) {
             problem(
                 "radius",
-                format!("expected a radius ≥ 0 in metres, found {}", l.radius),
+                format!(
+                    "expected a radius in [0, {MAX_LIMB_SIZE}] metres, found {}",
+                    l.radius
+                ),
             );
         }
-        if !(l.mass >= 0.0 && l.mass.is_finite()) {
+        if !(l.mass >= 0.0 && l.mass <= MAX_LIMB_MASS) {
             problem(
                 "mass",
-                format!("expected a mass ≥ 0 in kg, found {}", l.mass),
+                format!(
+                    "expected a mass in [0, {MAX_LIMB_MASS}] kg, found {}",
+                    l.mass
+                ),
             );
         }
-        if !l.at.is_finite() || !l.offset.iter().all(|c| c.is_finite()) {
-            problem("at", "expected finite attachment values".into());
+        if !(l.at.abs() <= 10.0) || !l.offset.iter().all(|c| c.abs() <= MAX_LIMB_SIZE) {
+            problem(
+                "at",
+                format!(
+                    "expected `at` within ±10 and an offset within ±{MAX_LIMB_SIZE} m, found {} and {:?}",
+                    l.at, l.offset
+                ),
+            );
         }
         if !is_nonzero_vector(&l.direction) {
             problem(
@@ -1064,7 +1084,7 @@ mod tests {
             "length: -0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
         ));
         assert!(
-            e.contains("expected a positive length in metres, found -0.5"),
+            e.contains("expected a length in (0, 100] metres, found -0.5"),
             "{e}"
         );
 
