@@ -463,3 +463,60 @@ fn gait_init_refines_a_clip_and_refuses_a_wrong_one() {
         stderr(&o)
     );
 }
+
+/// A clip edited by hand (a NaN coordinate, a frame too short) is refused by `gait --init` with
+/// the file and what is wrong, before any solve starts.
+#[test]
+fn gait_init_refuses_a_clip_with_a_nan_or_a_short_frame() {
+    let monoped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/gaits/monoped_hop_0.5ms.ron"
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let nan = shipped.replacen(
+        "    frames: [\n        [\n            0.0,",
+        "    frames: [\n        [\n            NaN,",
+        1,
+    );
+    let short = shipped.replacen(
+        "    frames: [\n        [\n            0.0,",
+        "    frames: [\n        [",
+        1,
+    );
+    assert_ne!(nan, shipped);
+    assert_ne!(short, shipped);
+    for (name, text, expected) in [
+        (
+            "nan.ron",
+            nan,
+            "frame 0 has a coordinate that is not a finite number",
+        ),
+        (
+            "short.ron",
+            short,
+            "frame 0 has 9 coordinates, the creature 10",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let o = motionlab(&[
+            "gait",
+            monoped,
+            "--speed",
+            "0.5",
+            "--max-iterations",
+            "5",
+            "--init",
+            path.to_str().unwrap(),
+        ]);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{name} accepted");
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains(expected),
+            "{name}: expected the path and {expected:?} in:\n{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

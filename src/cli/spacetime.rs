@@ -120,10 +120,10 @@ pub struct GaitArgs {
     /// Creature file (characters/monoped.ron, simple_biped.ron, …).
     pub creature: PathBuf,
     /// Gait speed V (m/s, along +x).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::flags::speed)]
     pub speed: f64,
     /// Period T (s); default 0.5 for one foot, 1.0 otherwise.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::flags::period)]
     pub period: Option<f64>,
     /// Contact windows `foot:start:duration,...` (fractions of the period); default: one foot
     /// hops half the cycle, otherwise foot k lands at k/n and stays down 0.6 of the cycle.
@@ -142,18 +142,18 @@ pub struct GaitArgs {
     #[arg(long)]
     pub discover: bool,
     /// Discovery: CMA-ES generations.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = crate::flags::discovery_generations)]
     pub generations: usize,
     /// Discovery: samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::flags::population)]
     pub population: Option<usize>,
     /// Discovery: IPOPT iteration limit of each sample's projection (the default solve: the
     /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian). Default: the
     /// creature file's `solve: (sample_iterations: …)`, else 600.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::flags::iterations)]
     pub sample_iterations: Option<usize>,
     /// Discovery: parallel solver processes (0: one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
     pub threads: usize,
     /// Discovery: keep every sample's clip in this directory. A rerun with the same directory
     /// reuses the clips of the samples it has already solved (same build of this program,
@@ -166,11 +166,11 @@ pub struct GaitArgs {
     #[arg(long, value_parser = parse_period_range, requires = "discover")]
     pub period_range: Option<(f64, f64)>,
     /// IPOPT's print level (0 silent, 5 the iteration log).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::flags::print_level)]
     pub print_level: i32,
     /// IPOPT iteration limit of the gait solve, both stages together (a solve stopped by it is
     /// projected onto the constraints).
-    #[arg(long, default_value_t = 3000)]
+    #[arg(long, default_value_t = 3000, value_parser = crate::flags::iterations)]
     pub max_iterations: usize,
     /// Second derivatives given to IPOPT: `lbfgs-then-exact` (L-BFGS for
     /// --lbfgs-iterations, then the exact Hessian from the clip reached, to the tolerance or
@@ -182,7 +182,7 @@ pub struct GaitArgs {
     pub hessian: GaitHessian,
     /// `--hessian lbfgs-then-exact`: the L-BFGS iterations before the exact Hessian takes over.
     /// Default: the creature file's `solve: (lbfgs_iterations: …)`, else 300.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::flags::lbfgs_iterations)]
     pub lbfgs_iterations: Option<usize>,
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
     #[arg(long)]
@@ -198,7 +198,7 @@ pub struct GaitArgs {
     pub no_muscle: bool,
     /// Morphology: keep the head point at least this high (m) in every frame; the neck becomes
     /// variable too.
-    #[arg(long, requires = "morphology")]
+    #[arg(long, requires = "morphology", value_parser = crate::flags::height)]
     pub min_head_height: Option<f64>,
     /// Start from this clip (of the same creature) instead of the rest pose: refines a capped
     /// solve, or re-solves it with another timing. A discovery's final solve starts from its
@@ -283,6 +283,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
                 .context("--init expects a gait clip, as written by `gait --out`")?;
             // Before its timing is used.
             clip.check_creature(&skeleton)
+                .and_then(|()| clip.validate(&clip.body(&skeleton)?))
                 .with_context(|| format!("--init {}", path.display()))?;
             Some(clip)
         }

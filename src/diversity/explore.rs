@@ -405,12 +405,16 @@ pub fn load_result(path: &Path) -> anyhow::Result<ExploreResult> {
 
 /// Re-simulates motion `index` of a result (0 = M0) and returns its evaluation.
 pub fn replay(result: &ExploreResult, index: usize) -> anyhow::Result<crate::task::Evaluation> {
-    let m = result.motions.get(index).ok_or_else(|| {
-        anyhow::anyhow!(
-            "the result has motions 0..={} (0 is the input), not {index}",
-            result.motions.len() - 1
-        )
-    })?;
+    let m = result
+        .motions
+        .get(index)
+        .ok_or_else(|| match result.motions.len() {
+            0 => anyhow::anyhow!("the result holds no motions"),
+            n => anyhow::anyhow!(
+                "the result has motions 0..={} (0 is the input), not {index}",
+                n - 1
+            ),
+        })?;
     let task = result.config.load_task()?;
     let metric = result.config.motion_metric(&task);
     if m.params.len() != task.dimension() {

@@ -164,6 +164,8 @@ pub enum GaitError {
     WarmStart(String),
     #[error("the clip sizes limb `{0}`, which creature `{1}` does not have")]
     UnknownLimb(String, String),
+    #[error("not a usable clip of `{0}`: {1}")]
+    InvalidClip(String, String),
     #[error(transparent)]
     Nlp(#[from] NlpError),
 }
@@ -1239,6 +1241,83 @@ impl GaitClip {
         }
     }
 
+    /// Checks what the solver and the audit index and divide by: a finite speed, a positive
+    /// period, one frame of `body.dof()` finite coordinates per frame (at least one), contacts
+    /// for every frame and foot with finite loads, a window in [0, 1] per foot and finite
+    /// springs. `body` is [`Self::body`] of the clip's creature.
+    pub fn validate(&self, body: &Skeleton) -> Result<(), GaitError> {
+        let fail = |what: String| Err(GaitError::InvalidClip(body.name.clone(), what));
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !self.speed.is_finite() {
+            return fail(format!("expected a finite speed, found {}", self.speed));
+        }
+        if !(self.period > 0.0 && self.period.is_finite()) {
+            return fail(format!("expected a positive period, found {}", self.period));
+        }
+        if self.frames.is_empty() {
+            return fail("expected at least one frame".into());
+        }
+        for (i, q) in self.frames.iter().enumerate() {
+            if q.len() != body.dof() {
+                return fail(format!(
+                    "frame {i} has {} coordinates, the creature {}",
+                    q.len(),
+                    body.dof()
+                ));
+            }
+            if !finite(q) {
+                return fail(format!(
+                    "frame {i} has a coordinate that is not a finite number"
+                ));
+            }
+        }
+        let feet = body.feet.len();
+        if self.timings.len() != feet {
+            return fail(format!(
+                "expected a contact window for each of the {feet} feet, found {}",
+                self.timings.len()
+            ));
+        }
+        for t in &self.timings {
+            if !((0.0..=1.0).contains(&t.start) && (0.0..=1.0).contains(&t.duration)) {
+                return fail(format!(
+                    "foot `{}`: expected start and duration in [0, 1], found {} and {}",
+                    t.foot, t.start, t.duration
+                ));
+            }
+        }
+        if self.contacts.len() != self.frames.len() {
+            return fail(format!(
+                "expected contacts for each of the {} frames, found {}",
+                self.frames.len(),
+                self.contacts.len()
+            ));
+        }
+        for (i, c) in self.contacts.iter().enumerate() {
+            if c.len() != feet {
+                return fail(format!(
+                    "frame {i}: expected {feet} feet's contacts, found {}",
+                    c.len()
+                ));
+            }
+            if !c
+                .iter()
+                .flatten()
+                .all(|l| finite(&l.force) && finite(&l.torque))
+            {
+                return fail(format!("frame {i}: a contact load is not finite"));
+            }
+        }
+        if !self
+            .passive
+            .iter()
+            .all(|p| p.stiffness.is_finite() && p.rest.is_finite() && p.damping.is_finite())
+        {
+            return fail("a spring or damper is not finite".into());
+        }
+        Ok(())
+    }
+
     /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped.
     pub fn converged(&self) -> bool {
         let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
@@ -2148,6 +2227,7 @@ mod tests {
             let sk = creature(&clip.creature.replace(' ', "_"));
             clip.check_creature(&sk).unwrap();
             let body = clip.body(&sk).unwrap();
+            clip.validate(&body).unwrap();
             let report = audit(&body, &clip, MU, NU);
             assert!(
                 clip.max_violation <= 1e-6 && report.max() <= 1e-6,
@@ -2160,6 +2240,34 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 10, "only {checked} clips in {}", dir.display());
+    }
+
+    /// The audit is not blind: a shipped gait with one joint angle of one frame moved by
+    /// 0.05 rad, or one contact force scaled by 1.1, breaks the momentum balance it checks by far
+    /// more than its 1e-6 bar.
+    #[test]
+    fn the_audit_rejects_a_perturbed_gait() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/gaits/biped_walk_0.7ms.ron");
+        let clip: GaitClip = crate::jobs::read_ron(&path).unwrap();
+        let body = clip.body(&creature("simple_biped")).unwrap();
+        assert!(audit(&body, &clip, MU, NU).max() <= 1e-6);
+        let mut moved = clip.clone();
+        moved.frames[7][9] += 0.05; // l_shin.angle, the left knee
+        let a = audit(&body, &moved, MU, NU);
+        assert!(a.max_dynamics() > 1e-3, "a moved knee passes: {a:?}");
+        let mut pushed = clip.clone();
+        let (i, k) = (0..pushed.contacts.len())
+            .flat_map(|i| (0..pushed.contacts[i].len()).map(move |k| (i, k)))
+            .find(|&(i, k)| clip.contacts[i][k].is_some())
+            .expect("a frame in contact");
+        let load = pushed.contacts[i][k].as_mut().unwrap();
+        load.force = load.force.map(|f| f * 1.1);
+        let a = audit(&body, &pushed, MU, NU);
+        assert!(
+            a.max_dynamics() > 1e-3,
+            "a scaled contact force passes: {a:?}"
+        );
     }
 
     #[cfg(feature = "ipopt")]
