@@ -611,10 +611,19 @@ impl Simulation {
     /// entries are 1. Takes effect at the next step.
     pub fn set_gain_multipliers(&mut self, kp: &[f32], kd: &[f32]) {
         for (i, m) in self.gain_multipliers.iter_mut().enumerate() {
-            *m = (
-                kp.get(i).copied().unwrap_or(1.0).max(0.0),
-                kd.get(i).copied().unwrap_or(1.0).max(0.0),
+            let (p, d) = (
+                kp.get(i).copied().unwrap_or(1.0),
+                kd.get(i).copied().unwrap_or(1.0),
             );
+            if !(p.is_finite() && d.is_finite()) {
+                // Handed to the solver, an infinite or NaN gain poisons the state: end the run.
+                self.failure.get_or_insert(Failure::NonFinite {
+                    time: self.time as f32,
+                    body: format!("gain multiplier of {}", self.dofs[i].name),
+                });
+                return;
+            }
+            *m = (p.max(0.0), d.max(0.0));
         }
     }
 

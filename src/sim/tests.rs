@@ -536,6 +536,26 @@ fn a_non_finite_push_stops_with_a_failure() {
     }
 }
 
+/// A controller that asks for an infinite or NaN gain multiplier ends the run with a failure
+/// naming the degree of freedom.
+#[test]
+fn a_non_finite_gain_multiplier_stops_with_a_failure() {
+    for bad in [f32::INFINITY, f32::NAN] {
+        let mut sim = Simulation::new(&builtin("human3d"), SimSettings::default()).unwrap();
+        let n = sim.dofs().len();
+        let mut kp = vec![1.0; n];
+        kp[3] = bad;
+        sim.set_gain_multipliers(&kp, &vec![1.0; n]);
+        sim.step();
+        match sim.failure() {
+            Some(Failure::NonFinite { body, .. }) => {
+                assert!(body.starts_with("gain multiplier of "), "{body}")
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn invalid_settings_are_rejected() {
     let c = builtin("human2d");
