@@ -121,12 +121,34 @@ fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
             lines.iter().map(|l| l.index).collect::<Vec<_>>(),
             vec![1, 2]
         );
-        for l in &lines {
-            assert!(l.penalty >= 0.0 && l.min_distance >= 0.0 && l.min_distance.is_finite());
-        }
-        assert!(d.is_finite());
         let result = out.join("result.ron");
-        assert!(result.exists());
+        let stored = motionlab::diversity::explore::load_result(&result).unwrap();
+        for l in &lines {
+            // The seed satisfies its constraints and samples rank feasibility first, so every
+            // variant stays valid; each differs from the input and the other variant; what is
+            // printed (to 4 decimals) is what the result stores.
+            let m = &stored.motions[l.index];
+            assert_eq!(l.penalty, 0.0, "variant {}: C = {}", l.index, l.penalty);
+            assert_eq!(
+                m.penalty, 0.0,
+                "variant {} stored C = {}",
+                l.index, m.penalty
+            );
+            assert!(l.min_distance > 0.0, "variant {} is a copy", l.index);
+            assert!(
+                (l.min_distance - m.min_distance).abs() <= 5e-5,
+                "variant {}: printed d_min {} against stored {}",
+                l.index,
+                l.min_distance,
+                m.min_distance
+            );
+        }
+        assert!(
+            (d - stored.diversity).abs() <= 5e-5 && d > stored.diversity_of_copies,
+            "printed D {d}, stored {}, copies of the input {}",
+            stored.diversity,
+            stored.diversity_of_copies
+        );
         assert!(
             !out.join("checkpoint.ron").exists(),
             "a finished job removes its checkpoint"
@@ -158,6 +180,19 @@ fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
     let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", "7"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not 7"), "{}", stderr(&o));
+    // A stored hash that the motion does not reproduce (an edited or stale result) fails.
+    let stored = motionlab::diversity::explore::load_result(&results[0].1).unwrap();
+    let true_hash = &stored.motions[1].hash;
+    let wrong = format!("{:032x}", u128::from_str_radix(true_hash, 16).unwrap() ^ 1);
+    let tampered = dir.path().join("tampered.ron");
+    std::fs::write(&tampered, results[0].0.replace(true_hash.as_str(), &wrong)).unwrap();
+    let o = motionlab(&["replay", tampered.to_str().unwrap(), "--variant", "1"]);
+    assert!(!o.status.success(), "a wrong stored hash passed replay");
+    assert!(
+        stderr(&o).contains(&format!("hash differs from the stored {wrong}")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
