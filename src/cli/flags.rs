@@ -134,9 +134,9 @@ pub fn height(text: &str) -> Result<f64, String> {
     bounded64(text, 0.0, 10.0, false, " m")
 }
 
-/// The diversity objective's K: (0, 1000000].
+/// The diversity objective's K: [0, 1000000] (0 drops the d_min term).
 pub fn diversity_k(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 1.0e6, true, "")
+    bounded64(text, 0.0, 1.0e6, false, "")
 }
 
 /// CMA-ES's initial step size in normalized units: (0, 10].
