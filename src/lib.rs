@@ -15,6 +15,7 @@ pub mod scene;
 pub mod sim;
 pub mod spacetime;
 pub mod task;
+pub mod untrusted;
 
 #[cfg(feature = "gui")]
 pub mod app;

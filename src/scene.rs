@@ -234,7 +234,17 @@ pub enum SceneError {
 
 pub fn load_scene(path: &Path) -> Result<LoadedScene, SceneError> {
     let text = read_text(path)?;
-    let scene: Scene = parse_validated(&text, path, Scene::validate)?;
+    parse_scene(&text, path, load_character)
+}
+
+/// [`load_scene`] on text already read from `path`; `load_character` reads the character file
+/// the scene names (resolved against the scene's folder).
+pub fn parse_scene(
+    text: &str,
+    path: &Path,
+    load_character: impl FnOnce(&Path) -> Result<Character, ModelError>,
+) -> Result<LoadedScene, SceneError> {
+    let scene: Scene = parse_validated(text, path, Scene::validate)?;
     let character_path = path
         .parent()
         .unwrap_or(Path::new("."))

@@ -366,13 +366,24 @@ fn scenes_with_impossible_numbers_get_file_and_line_errors() {
         )
     };
     for (text, line, expected) in [
-        (scene("2.0", "NaN"), 6, "expected a finite impulse"),
-        (scene("2.0", "1e30"), 6, "expected a finite impulse"),
+        // Any NaN or absurd magnitude, whatever the field, before the file is parsed.
+        (
+            scene("2.0", "NaN"),
+            6,
+            "field `impulse`: expected a number, found NaN",
+        ),
         (
             scene("1e30", "20.0"),
             4,
-            "expected a duration in (0, 600] s",
+            "field `seconds`: expected a number of magnitude at most 1e9, found 1e30",
         ),
+        // Then each field's physical range.
+        (
+            scene("2.0", "2e4"),
+            6,
+            "expected a finite impulse of at most 10000 N·s",
+        ),
+        (scene("1e5", "20.0"), 4, "expected a duration in (0, 600] s"),
         (
             scene("-1.0", "20.0"),
             4,

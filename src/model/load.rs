@@ -60,6 +60,16 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
     path: &Path,
     validate: impl Fn(&T) -> Vec<Problem>,
 ) -> Result<T, ModelError> {
+    let bad = super::numbers::bad_numbers(text);
+    if !bad.is_empty() {
+        return Err(ModelError::Invalid {
+            path: path.into(),
+            problems: bad
+                .into_iter()
+                .map(|b| (b.line, Problem::new(None, &b.field, b.message)))
+                .collect(),
+        });
+    }
     let value: T = ron::Options::default()
         .from_str(text)
         .map_err(|e| ModelError::Syntax {

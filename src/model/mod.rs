@@ -14,6 +14,7 @@
 
 mod inertia;
 mod load;
+pub mod numbers;
 pub mod shape;
 
 pub use inertia::principal_inertia;
@@ -558,7 +559,7 @@ fn validate(c: &Character) -> Vec<Problem> {
         }
         for (k, a) in j.kind.axes().iter().enumerate() {
             let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-            if (n - 1.0).abs() > 1e-3 {
+            if !((n - 1.0).abs() <= 1e-3) {
                 push(
                     &mut out,
                     rec,
@@ -681,6 +682,17 @@ fn validate(c: &Character) -> Vec<Problem> {
                 i,
                 "body",
                 format!("no body named {:?}", e.body),
+            ));
+        }
+        if e.point.iter().any(|v| !(v.abs() <= MAX_SIZE)) {
+            out.push(Problem::indexed(
+                "end_effectors",
+                i,
+                "point",
+                format!(
+                    "expected a point within ±{MAX_SIZE} m of the body, found {:?}",
+                    e.point
+                ),
             ));
         }
     }

@@ -1,0 +1,17 @@
+//! Fuzz target: arbitrary bytes as one of the records the program writes and reads back (the
+//! first byte picks which): a gait clip, a robustness checkpoint, an exploration result.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let Some((&kind, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let _ = match kind % 3 {
+        0 => motionlab::untrusted::gait_clip(text),
+        1 => motionlab::untrusted::robustness_checkpoint(text),
+        _ => motionlab::untrusted::explore_result(text),
+    };
+});

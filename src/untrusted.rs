@@ -1,0 +1,148 @@
+//! Files from other people and other tools, read end to end: parsed, validated, and then run for
+//! a bounded time, as the program itself would use them. Every function here returns an error
+//! for bad input and never panics or runs unbounded; the fuzz targets (`fuzz/`, one per reader)
+//! feed them arbitrary bytes, and `tests/untrusted.rs` keeps the inputs that once broke them.
+//!
+//! "Bounded" means a few simulation steps (12, 0.1 s at 120 Hz), one task evaluation of at most
+//! 0.1 s, one pass of the spacetime kinematics and dynamics, one audit of a 30-frame clip.
+
+use crate::control::{Controller, HoldPose};
+use crate::model::{Character, ModelError, parse_character};
+use crate::scene::parse_scene;
+use crate::sim::{SimSettings, Simulation};
+use crate::spacetime::skeleton::Skeleton;
+use std::path::Path;
+
+/// Steps a bounded run takes.
+const STEPS: usize = 12;
+
+/// The longest task evaluation a fuzzed scene gets, s.
+const TASK_SECONDS: f32 = 0.1;
+
+/// The file name readers report in their errors.
+const NAME: &str = "untrusted.ron";
+
+/// The characters a scene may name, by file name (a scene names its character by path).
+fn builtin_character(path: &Path) -> Result<Character, ModelError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let text = match name {
+        "human3d.ron" => include_str!("../characters/human3d.ron"),
+        "bird_robot.ron" => include_str!("../characters/bird_robot.ron"),
+        _ => include_str!("../characters/human2d.ron"),
+    };
+    parse_character(text, path)
+}
+
+/// The spacetime creatures a gait clip may belong to, by creature name.
+fn builtin_creature(name: &str) -> Option<Skeleton> {
+    let text = match name {
+        "monoped" => include_str!("../characters/monoped.ron"),
+        "simple biped" => include_str!("../characters/simple_biped.ron"),
+        "velociraptor" => include_str!("../characters/velociraptor.ron"),
+        "horse" => include_str!("../characters/horse.ron"),
+        "pentaped" => include_str!("../characters/pentaped.ron"),
+        _ => return None,
+    };
+    Skeleton::parse(text, Path::new(NAME)).ok()
+}
+
+/// Holds the reference pose for [`STEPS`] steps (pushes first, if any).
+fn run_briefly(
+    character: &Character,
+    settings: SimSettings,
+    pushes: &[crate::sim::Push],
+) -> Result<(), String> {
+    let mut sim = Simulation::new(character, settings).map_err(|e| e.to_string())?;
+    for p in pushes {
+        sim.push(p.body, p.impulse, p.duration);
+    }
+    let mut control = HoldPose::reference();
+    let mut targets = sim.targets().to_vec();
+    for _ in 0..STEPS {
+        control.update(&sim, &mut targets);
+        sim.set_targets(&targets);
+        sim.step();
+    }
+    match sim.failure() {
+        Some(f) => Err(f.to_string()),
+        None => Ok(()),
+    }
+}
+
+/// A character file: `check`, then a brief simulation holding the reference pose.
+pub fn character(text: &str) -> Result<(), String> {
+    let c = parse_character(text, Path::new(NAME)).map_err(|e| e.to_string())?;
+    run_briefly(&c, SimSettings::default(), &[])
+}
+
+/// A scene file (its character one of the built-in ones): `check`, then a brief simulation with
+/// its settings and pushes, or one evaluation of its task's seed of at most 0.1 s.
+pub fn scene(text: &str) -> Result<(), String> {
+    let mut loaded =
+        parse_scene(text, Path::new(NAME), builtin_character).map_err(|e| e.to_string())?;
+    if loaded.scene.task.is_some() {
+        loaded.scene.seconds = loaded.scene.seconds.min(TASK_SECONDS);
+        let mut task = loaded.task(false)?;
+        task.seconds = task.seconds.min(TASK_SECONDS);
+        let metric = task.def.metric;
+        let x0 = task.x0();
+        let _ = crate::task::evaluate(&task, &x0, metric);
+        Ok(())
+    } else {
+        run_briefly(&loaded.character, loaded.settings(), &loaded.pushes())
+    }
+}
+
+/// A spacetime creature file: the loader's checks, then the kinematics and inverse dynamics of
+/// its rest pose.
+pub fn creature(text: &str) -> Result<(), String> {
+    use crate::spacetime::dynamics::{forward_kinematics, inverse_dynamics};
+    use crate::spacetime::skeleton::GRAVITY;
+    let skeleton = Skeleton::parse(text, Path::new(NAME)).map_err(|e| e.to_string())?;
+    let morphology = skeleton.morphology::<f64>();
+    let q = skeleton.rest_pose();
+    let zero = vec![0.0; q.len()];
+    let k = forward_kinematics(&skeleton, &morphology, &q);
+    let d = inverse_dynamics(&skeleton, &morphology, &q, &zero, &zero, GRAVITY, &[]);
+    if k.height().is_finite() && d.joint_torques().iter().all(|t| t.is_finite()) {
+        Ok(())
+    } else {
+        Err("the rest pose's kinematics or dynamics are not finite".into())
+    }
+}
+
+/// A gait clip (`gait --out`) of one of the shipped creatures: its checks, then its audit.
+pub fn gait_clip(text: &str) -> Result<(), String> {
+    use crate::spacetime::gait::{GaitClip, audit};
+    let clip: GaitClip = ron::from_str(text).map_err(|e| e.to_string())?;
+    let base = builtin_creature(&clip.creature).ok_or("not a shipped creature")?;
+    clip.check_creature(&base).map_err(|e| e.to_string())?;
+    let body = clip.body(&base).map_err(|e| e.to_string())?;
+    clip.validate(&body).map_err(|e| e.to_string())?;
+    let _ = audit(&body, &clip, 1.0, 0.02);
+    Ok(())
+}
+
+/// A robustness sweep's checkpoint: resumed, its progress read, and its character simulated
+/// briefly with its settings.
+pub fn robustness_checkpoint(text: &str) -> Result<(), String> {
+    use crate::jobs::Job;
+    let sweep = crate::analysis::robustness::RobustnessSweep::from_checkpoint(text)
+        .map_err(|e| e.to_string())?;
+    let _ = sweep.progress();
+    run_briefly(&sweep.state.character, sweep.state.settings, &[])
+}
+
+/// A finished exploration (`explore`'s `result.ron`), read as the Diversity panel reads it: every
+/// motion's path slider at its ends and middle. (`replay` goes on to load the task the result
+/// names and simulate it whole, which is not bounded.)
+pub fn explore_result(text: &str) -> Result<(), String> {
+    use crate::diversity::explore::{ExploreResult, path_point};
+    let result: ExploreResult = ron::from_str(text).map_err(|e| e.to_string())?;
+    for i in 0..result.motions.len() {
+        for fraction in [0.0, 0.5, 1.0, f64::NAN] {
+            let _ = path_point(&result, i, fraction);
+        }
+    }
+    Ok(())
+}
