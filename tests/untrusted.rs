@@ -43,7 +43,13 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
 
 /// The fuzz targets' seeds: the shipped files of each format.
 fn seeds(target: &str) -> Vec<PathBuf> {
-    let creatures = ["monoped", "simple_biped", "velociraptor", "horse", "pentaped"];
+    let creatures = [
+        "monoped",
+        "simple_biped",
+        "velociraptor",
+        "horse",
+        "pentaped",
+    ];
     let in_characters = |want_creature: bool| {
         files("characters")
             .into_iter()

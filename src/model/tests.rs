@@ -820,3 +820,36 @@ fn bad_end_effector_is_located_on_its_line() {
     let bad = edit(&text, l, "(body: \"l_foot\"", "(body: \"l_fot\"");
     assert_invalid(&parse_bad(&bad), l, "body");
 }
+
+/// A character built by a program (not read from a file, so the number scan never sees it):
+/// the typed checks alone refuse a NaN joint anchor, a NaN axis, a NaN or 1e30 kg mass and a NaN
+/// end-effector point, each naming its field (all four once reached rapier and panicked in it,
+/// or would have, found by fuzzing).
+#[test]
+fn typed_checks_refuse_non_finite_and_absurd_numbers() {
+    let fields =
+        |c: &Character| -> Vec<String> { c.validate().into_iter().map(|p| p.field).collect() };
+    let base = builtin("human3d");
+    assert_eq!(fields(&base), Vec::<String>::new());
+    let mut c = base.clone();
+    c.joints[0].anchor[1] = f32::NAN;
+    assert_eq!(fields(&c), ["anchor"]);
+    let mut c = base.clone();
+    let j = c
+        .joints
+        .iter_mut()
+        .find(|j| matches!(j.kind, JointKind::Universal { .. }))
+        .unwrap();
+    if let JointKind::Universal { axes } = &mut j.kind {
+        axes.0[0] = f32::NAN;
+    }
+    assert_eq!(fields(&c), ["kind"]);
+    for mass in [f32::NAN, 1e30] {
+        let mut c = base.clone();
+        c.bodies[0].mass = mass;
+        assert_eq!(fields(&c), ["mass"], "{mass}");
+    }
+    let mut c = base.clone();
+    c.end_effectors[0].point[2] = f32::NAN;
+    assert_eq!(fields(&c), ["point"]);
+}
