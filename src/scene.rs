@@ -171,6 +171,9 @@ impl Scene {
                 );
             }
         }
+        if let Some(task) = &self.task {
+            out.extend(task.range_problems());
+        }
         for (i, p) in self.pushes.iter().enumerate() {
             if !(p.time >= 0.0 && p.time.is_finite()) {
                 out.push(Problem::indexed(

@@ -149,8 +149,12 @@ fn locate(text: &str, p: &Problem) -> usize {
     let Some(rec) = record_line else {
         // No record: the field at top level, else the section line.
         let key = format!("{}:", p.field);
+        let (open, spaced) = (format!("({key}"), format!(" {key}"));
         return (start..lines.len())
-            .find(|&i| lines[i].trim_start().starts_with(&key))
+            .find(|&i| {
+                let l = lines[i];
+                l.trim_start().starts_with(&key) || l.contains(&open) || l.contains(&spaced)
+            })
             .unwrap_or(start)
             + 1;
     };

@@ -9,6 +9,7 @@
 //! [−1, 0, 1] to [0.4, 1, 2.5] piecewise log-linearly.
 
 mod eval;
+mod ranges;
 
 pub use eval::{
     Evaluation, FALL_COM_FRACTION, Metric, Summary, TaskRun, constraint_penalty, evaluate,
