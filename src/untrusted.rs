@@ -133,6 +133,17 @@ pub fn robustness_checkpoint(text: &str) -> Result<(), String> {
     run_briefly(&sweep.state.character, sweep.state.settings, &[])
 }
 
+/// An exploration's checkpoint (`explore --resume`): the task it names loaded and the search
+/// checked against it, then its progress read. (Its scene path is resolved against the working
+/// folder, as `explore --resume` does.)
+pub fn explore_checkpoint(text: &str) -> Result<(), String> {
+    use crate::jobs::Job;
+    let job = crate::diversity::explore::DiversityJob::from_checkpoint(text)
+        .map_err(|e| e.to_string())?;
+    let _ = job.progress();
+    Ok(())
+}
+
 /// A finished exploration (`explore`'s `result.ron`), read as the Diversity panel reads it: every
 /// motion's path slider at its ends and middle. (`replay` goes on to load the task the result
 /// names and simulate it whole, which is not bounded.)

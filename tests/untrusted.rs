@@ -23,10 +23,11 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
                 return Err("empty".into());
             };
             let text = std::str::from_utf8(rest).map_err(|e| e.to_string())?;
-            match kind % 3 {
+            match kind % 4 {
                 0 => u::gait_clip(text),
                 1 => u::robustness_checkpoint(text),
-                _ => u::explore_result(text),
+                2 => u::explore_result(text),
+                _ => u::explore_checkpoint(text),
             }
         }
         _ => {
@@ -90,4 +91,36 @@ fn inputs_that_broke_a_reader_get_errors_not_panics() {
             let _ = run(target, &bytes);
         }
     }
+}
+
+/// A checkpoint that no longer fits what it resumes is refused with the reason, instead of
+/// indexing out of bounds once the job steps: an exploration resumed against a scene with another
+/// parameter count, a robustness sweep with a direction more than its bounds.
+#[test]
+fn checkpoints_that_do_not_fit_their_job_are_refused() {
+    use motionlab::diversity::explore::{DiversityJob, ExploreConfig};
+    use motionlab::jobs::Job;
+    let config = ExploreConfig {
+        scene: "scenes/backflip2d.ron".into(),
+        variants: 2,
+        generations: 3,
+        ..Default::default()
+    };
+    let text = DiversityJob::new(config).unwrap().checkpoint().unwrap();
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    motionlab::untrusted::explore_checkpoint(&text).unwrap();
+    let other = text.replacen("scenes/backflip2d.ron", "scenes/jump_forward2d.ron", 1);
+    let e = motionlab::untrusted::explore_checkpoint(&other).unwrap_err();
+    assert!(e.contains("parameters, the task"), "{e}");
+
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/records/robustness_checkpoint.ron"),
+    )
+    .unwrap();
+    let text = std::str::from_utf8(&seed[1..]).unwrap();
+    motionlab::untrusted::robustness_checkpoint(text).unwrap();
+    let more = text.replacen("directions: 8", "directions: 9", 1);
+    assert_ne!(more, text);
+    let e = motionlab::untrusted::robustness_checkpoint(&more).unwrap_err();
+    assert!(e.contains("not those of a sweep"), "{e}");
 }

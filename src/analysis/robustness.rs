@@ -165,6 +165,38 @@ impl RobustnessSweep {
     /// Resumes from a checkpoint written by a previous run.
     pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
         let state: SweepState = ron::from_str(text)?;
+        let problems = state.character.validate();
+        if let Some(p) = problems.first() {
+            anyhow::bail!("the checkpoint's character {}: {p}", state.character.name);
+        }
+        let c = &state.config;
+        let finite_positive = |v: f32| v.is_finite() && v > 0.0;
+        anyhow::ensure!(
+            state.character.body_index(&state.pushed_body).is_some(),
+            "the checkpoint pushes body {:?}, which its character does not have",
+            state.pushed_body
+        );
+        anyhow::ensure!(
+            state.bounds.len() == c.directions
+                && [
+                    c.settle,
+                    c.observe,
+                    c.push_duration,
+                    c.start_impulse,
+                    c.max_impulse
+                ]
+                .into_iter()
+                .all(finite_positive)
+                && c.settle + c.observe <= crate::scene::MAX_SECONDS
+                && c.tolerance > 0.0
+                && c.tolerance < 1.0
+                && state.bounds.iter().all(|b| {
+                    b.direction.iter().all(|v| v.is_finite())
+                        && b.survived.is_finite()
+                        && b.fell.is_none_or(|f| f.is_finite())
+                }),
+            "the checkpoint's sweep settings or bounds are not those of a sweep"
+        );
         Ok(RobustnessSweep { state, base: None })
     }
 

@@ -225,6 +225,9 @@ impl DiversityJob {
     pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
         let cp: Checkpoint = ron::from_str(text)?;
         let task = cp.config.load_task()?;
+        cp.search
+            .check_state(task.dimension())
+            .map_err(|e| anyhow::anyhow!("checkpoint of {}: {e}", task.name))?;
         Ok(DiversityJob {
             config: cp.config,
             task,

@@ -428,6 +428,48 @@ fn instance_seed(seed: u64, index: usize) -> u64 {
 }
 
 impl DiversitySearch {
+    /// Checks a search read back from a checkpoint against the task it resumes: one CMA-ES
+    /// state of the task's dimension per variant, every stored point of that dimension, a
+    /// distance matrix over the input and the variants.
+    pub fn check_state(&self, dimension: usize) -> Result<(), String> {
+        let variants = self.settings.variants;
+        if self.x0.len() != dimension {
+            return Err(format!(
+                "the checkpoint's search has {} parameters, the task {dimension}",
+                self.x0.len()
+            ));
+        }
+        if self.cmas.len() != variants || self.incumbents.len() != variants {
+            return Err(format!(
+                "expected {variants} CMA-ES states and incumbents, found {} and {}",
+                self.cmas.len(),
+                self.incumbents.len()
+            ));
+        }
+        for c in &self.cmas {
+            if c.dimension() != dimension {
+                return Err(format!(
+                    "a CMA-ES state of dimension {}, the task has {dimension}",
+                    c.dimension()
+                ));
+            }
+            c.check_state()?;
+        }
+        let points_fit = self.incumbents.iter().all(|i| i.params.len() == dimension)
+            && self
+                .paths
+                .iter()
+                .flatten()
+                .all(|p| p.params.len() == dimension);
+        if !points_fit || self.paths.len() != variants || self.matrix.len != variants + 1 {
+            return Err("the stored motions do not fit the task's parameters and variants".into());
+        }
+        if self.matrix.d.len() != self.matrix.len * self.matrix.len {
+            return Err("the distance matrix is not square".into());
+        }
+        Ok(())
+    }
+
     /// A search from `x0`, evaluating M_0 with `evaluator`.
     pub fn new(
         evaluator: &impl Evaluator,

@@ -208,6 +208,41 @@ impl Cmaes {
     pub fn dimension(&self) -> usize {
         self.n
     }
+
+    /// Checks a state read back from a checkpoint: every vector and matrix of dimension n,
+    /// weights for the whole population, a finite positive step size, finite covariance and
+    /// bounds of dimension n. A state that fails it would index out of bounds or sample NaN
+    /// once resumed.
+    pub fn check_state(&self) -> Result<(), String> {
+        let n = self.n;
+        let square = |m: &DMatrix<f64>| m.shape() == (n, n) && m.iter().all(|v| v.is_finite());
+        let vector = |v: &DVector<f64>| v.len() == n && v.iter().all(|x| x.is_finite());
+        let sized = n >= 1
+            && (1..=self.lambda).contains(&self.mu)
+            && self.weights.len() == self.lambda
+            && square(&self.cov)
+            && square(&self.b)
+            && vector(&self.mean)
+            && vector(&self.d)
+            && vector(&self.p_sigma)
+            && vector(&self.p_c)
+            && self.sigma.is_finite()
+            && self.sigma > 0.0
+            && self.pending.values().all(|g| g.len() == n)
+            && self
+                .options
+                .bounds
+                .as_ref()
+                .is_none_or(|b| b.lower.len() == n && b.upper.len() == n);
+        if sized {
+            Ok(())
+        } else {
+            Err(format!(
+                "not a CMA-ES state of dimension {n} (population {}): a vector, matrix or the step size does not fit",
+                self.lambda
+            ))
+        }
+    }
     pub fn population(&self) -> usize {
         self.lambda
     }
