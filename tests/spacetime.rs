@@ -520,3 +520,45 @@ fn gait_init_refuses_a_clip_with_a_nan_or_a_short_frame() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// IPOPT is no descent method, so `gait --init` keeps its start when the refinement ends worse.
+/// Made to end worse on every machine: IPOPT is told to maximize (`obj_scaling_factor=-1`) from
+/// the shipped, converged hop; the run reports `kept_start true` and the start's own cost.
+#[test]
+fn gait_init_keeps_a_valid_start_when_the_refinement_ends_worse() {
+    let monoped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron");
+    let hop = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/gaits/monoped_hop_0.5ms.ron"
+    );
+    let start: motionlab::spacetime::gait::GaitClip =
+        motionlab::jobs::read_ron(std::path::Path::new(hop)).unwrap();
+    let o = motionlab(&[
+        "gait",
+        monoped,
+        "--speed",
+        "0.5",
+        "--init",
+        hop,
+        "--hessian",
+        "lbfgs",
+        "--max-iterations",
+        "20",
+        "--ipopt",
+        "obj_scaling_factor=-1",
+    ]);
+    assert_success(&o, "gait --init, maximizing");
+    let out = stdout(&o);
+    assert!(
+        out.lines().any(|l| l.starts_with("kept_start true")),
+        "{out}"
+    );
+    let cost: f64 = value(&out, "cost").parse().unwrap();
+    assert!(
+        (cost - start.cost).abs() <= 1e-6 * start.cost,
+        "the start's cost {} is kept, found {cost}",
+        start.cost
+    );
+    let violation: f64 = value(&out, "max_violation").parse().unwrap();
+    assert!(violation <= 1e-6, "{out}");
+}
