@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod blas;
 pub mod control;
 pub mod diversity;
+pub mod files;
 pub mod jobs;
 pub mod model;
 pub mod optim;

@@ -55,12 +55,8 @@ pub const MAX_IMPULSE: f32 = 10_000.0;
 /// The longest a push may be spread over, s.
 pub const MAX_PUSH_SECONDS: f32 = 10.0;
 
-/// A static box: centre relative to the ground surface below the character, half extents, m.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Obstacle {
-    pub center: [f32; 3],
-    pub half_extents: [f32; 3],
-}
+/// Static boxes on the ground are part of the simulated world.
+pub use crate::sim::Obstacle;
 
 /// A scripted push: body by name, impulse in N·s (world frame).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@
 //! "Bounded" means a few simulation steps (12, 0.1 s at 120 Hz), one task evaluation of at most
 //! 0.1 s, one pass of the spacetime kinematics and dynamics, one audit of a 30-frame clip.
 
-use crate::control::{Controller, HoldPose};
 use crate::model::{Character, ModelError, parse_character};
 use crate::scene::parse_scene;
+use crate::sim::HoldPose;
 use crate::sim::{SimSettings, Simulation};
 use crate::spacetime::skeleton::Skeleton;
 use std::path::Path;
@@ -59,9 +59,7 @@ fn run_briefly(
     let mut control = HoldPose::reference();
     let mut targets = sim.targets().to_vec();
     for _ in 0..STEPS {
-        control.update(&sim, &mut targets);
-        sim.set_targets(&targets);
-        sim.step();
+        sim.step_controlled(&mut control, &mut targets);
     }
     match sim.failure() {
         Some(f) => Err(f.to_string()),

@@ -431,3 +431,37 @@ fn simulate_flags_out_of_range_are_refused() {
         );
     }
 }
+
+/// A shipped task edited by hand: `check` refuses each out-of-range task number with its line
+/// and field (phase duration, balance gain, free range, constraint size).
+#[test]
+fn check_refuses_out_of_range_task_numbers_with_their_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenes/backflip2d.ron"))
+        .unwrap()
+        .replace(
+            "../characters/",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/characters/"),
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edited.ron");
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    std::fs::write(&path, &text).unwrap();
+    assert_success(&motionlab(&["check", path.to_str().unwrap()]), "check");
+    for (old, new, field) in [
+        ("duration: 1.6458503", "duration: 1.0e5", "`duration`"),
+        ("kp: 600.0", "kp: -5.0", "`kp`"),
+        ("range: 60.0", "range: 1000.0", "`range`"),
+        ("max_offset: 0.15", "max_offset: -0.15", "`max_offset`"),
+    ] {
+        std::fs::write(&path, text.replacen(old, new, 1)).unwrap();
+        let o = motionlab(&["check", path.to_str().unwrap()]);
+        let err = stderr(&o);
+        let expected = format!("{}:{}:", path.display(), line_of(old));
+        assert!(!o.status.success(), "{old} -> {new} accepted");
+        assert!(
+            err.contains(&expected) && err.contains(field),
+            "{old} -> {new}: expected {expected} and {field} in {err}"
+        );
+    }
+}

@@ -4,7 +4,8 @@
 //! [`crate::sim::Simulation`] in a resource, stepped at its own fixed rate, and long work runs as
 //! [`crate::jobs`] on their own pool. Plugins, one per concern:
 //! - [`viewport::ViewportPlugin`]: orbit camera (mouse and gamepad), lights, shadows, ground grid;
-//! - [`character::CharacterPlugin`]: the live simulation, its skinned mesh, pushes, hot reload;
+//! - [`character::CharacterPlugin`]: the live simulation, its skinned mesh, hot reload;
+//! - [`input::InputPlugin`]: keys, gamepad and clicks: pushes, play/pause, reset, step;
 //! - [`overlays::OverlayPlugin`]: colliders, centre of mass and support polygon, contacts,
 //!   torque saturation;
 //! - [`panels::PanelsPlugin`]: character picker, simulation controls, push, status bar;
@@ -19,6 +20,7 @@
 pub mod character;
 pub mod diversity_panel;
 pub mod gait_panel;
+pub mod input;
 pub mod jobs_panel;
 pub mod overlays;
 pub mod panels;
@@ -84,6 +86,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     .add_plugins((
         viewport::ViewportPlugin,
         character::CharacterPlugin,
+        input::InputPlugin,
         overlays::OverlayPlugin,
         panels::PanelsPlugin,
         jobs_panel::JobsPanelPlugin,

@@ -117,7 +117,7 @@ fn describe_syntax(e: &ron::Error) -> String {
 pub fn save_character(c: &Character, path: &Path) -> std::io::Result<()> {
     let text = ron::ser::to_string_pretty(c, ron::ser::PrettyConfig::default().struct_names(false))
         .map_err(std::io::Error::other)?;
-    crate::jobs::write_atomic(path, text.as_bytes())
+    crate::files::write_atomic(path, text.as_bytes())
 }
 
 /// Best line (1-based) for a problem: the line of `field:` inside its record, found by the

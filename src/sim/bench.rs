@@ -1,8 +1,8 @@
 //! Throughput measurements for `motionlab bench` (DESIGN.md "Performance targets").
 //! Wall-clock timing lives here, never in tests.
 
+use super::HoldPose;
 use super::{RolloutSpec, SimError, SimSettings, Simulation, run_rollout};
-use crate::control::{Controller, HoldPose};
 use crate::model::Character;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -22,9 +22,7 @@ pub fn steps_per_second(
         let mut targets = vec![0.0; sim.dofs().len()];
         let t0 = Instant::now();
         for _ in 0..steps {
-            ctl.update(&sim, &mut targets);
-            sim.set_targets(&targets);
-            sim.step();
+            sim.step_controlled(&mut ctl, &mut targets);
         }
         rates.push(steps as f64 / t0.elapsed().as_secs_f64());
     }

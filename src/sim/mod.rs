@@ -15,8 +15,10 @@
 //! - A blow-up (NaN or runaway velocity) stops the simulation with a [`Failure`], never a panic.
 
 pub mod bench;
+mod controller;
 mod rollout;
 
+pub use controller::{Controller, HoldPose};
 pub use rollout::{Push, Rollout, RolloutSpec, TrajectoryHasher, continue_rollout, run_rollout};
 
 use crate::model::{Character, EffectorTag, RootKind, Shape};
@@ -49,6 +51,14 @@ impl Default for GroundSettings {
             restitution: 0.0,
         }
     }
+}
+
+/// A static box on the ground (jump onto, jump over): centre relative to the ground surface
+/// below the character, and half extents, m.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Obstacle {
+    pub center: [f32; 3],
+    pub half_extents: [f32; 3],
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,8 +2,8 @@
 //! the fall verdict and (optionally) every frame out. Deterministic: the same inputs give a
 //! bit-identical trajectory, whichever thread runs it (DESIGN.md "Simulation").
 
+use super::Controller;
 use super::{Failure, Frame, SimError, SimSettings, Simulation};
-use crate::control::Controller;
 use crate::model::Character;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
@@ -114,12 +114,7 @@ pub fn continue_rollout(
             sim.push(p.body, p.impulse, p.duration);
             next_push += 1;
         }
-        controller.update(sim, &mut targets);
-        sim.set_targets(&targets);
-        if let Some((kp, kd)) = controller.gain_multipliers() {
-            sim.set_gain_multipliers(kp, kd);
-        }
-        sim.step();
+        sim.step_controlled(controller, &mut targets);
         if sim.failure().is_some() {
             break;
         }

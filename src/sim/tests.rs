@@ -1,6 +1,6 @@
 use super::*;
-use crate::control::{Controller, HoldPose};
 use crate::model::load_character;
+use crate::sim::{Controller, HoldPose};
 use rayon::prelude::*;
 use std::path::Path;
 

@@ -27,7 +27,6 @@
 //! by it, but the balance between D's terms is not.
 
 use super::{Constraint, FAIL_PENALTY, Task, VIOLATION_OFFSET, VIOLATION_WEIGHT};
-use crate::control::Controller;
 use crate::control::phase::{PhaseController, PhaseRecord};
 use crate::model::{EffectorTag, shape};
 use crate::sim::{Frame, Simulation, TrajectoryHasher};
@@ -250,12 +249,7 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
                 break;
             }
         }
-        ctrl.update(&sim, &mut targets);
-        sim.set_targets(&targets);
-        if let Some((kp, kd)) = ctrl.gain_multipliers() {
-            sim.set_gain_multipliers(kp, kd);
-        }
-        sim.step();
+        sim.step_controlled(&mut ctrl, &mut targets);
         if sim.failure().is_some() {
             fell = true;
             break;

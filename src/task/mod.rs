@@ -243,7 +243,7 @@ pub struct Task {
     pub settings: crate::sim::SimSettings,
     pub seconds: f32,
     /// Static boxes of the scene.
-    pub obstacles: Vec<crate::scene::Obstacle>,
+    pub obstacles: Vec<crate::sim::Obstacle>,
 }
 
 impl Task {
