@@ -4,8 +4,8 @@
 
 use super::skin::build_skin;
 use super::{AppOptions, pose_to_transform};
-use crate::sim::HoldPose;
 use crate::model::{Character, load_character};
+use crate::sim::HoldPose;
 use crate::sim::{SimSettings, Simulation};
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::prelude::*;

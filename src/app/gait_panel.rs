@@ -1342,7 +1342,7 @@ fn side_view(ui: &mut egui::Ui, shown: &ShownGait, time: f64, world: bool, width
         painter.circle_filled(to(a), w * 0.5, colour);
     }
     // Feet: a dot, and the ground reaction when in contact (length: 0.3 m per body weight).
-    let weight = shown.skeleton.total_mass() * 9.81;
+    let weight = shown.skeleton.total_mass() * crate::model::rotation::GRAVITY_F64;
     for (k, &foot) in shown.skeleton.feet.iter().enumerate() {
         let p = segs[foot].1;
         let at = to(p);
@@ -1849,7 +1849,7 @@ fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 }
             });
         // Per frame: vertical ground reaction per foot, in body weights.
-        let weight = shown.skeleton.total_mass() * 9.81;
+        let weight = shown.skeleton.total_mass() * crate::model::rotation::GRAVITY_F64;
         ui.label(
             egui::RichText::new("Vertical ground reaction per frame (body weights)")
                 .small()

@@ -73,7 +73,9 @@ pub fn simulate_task(file: &Path, trace: bool) -> Result<()> {
                 .map(|p| p.name.as_str())
                 .unwrap_or("");
             let q = f.poses[root];
-            let pitch = 2.0 * q[5].atan2(q[6]);
+            let pitch = motionlab::model::rotation::pitch_about_z(
+                motionlab::model::rotation::pose_rotation(q),
+            );
             // Heading: the root's x axis projected on the ground, degrees towards −z (left).
             let (x, y, z, w) = (q[3], q[4], q[5], q[6]);
             let (fx, fz) = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * z - w * y));

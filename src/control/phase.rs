@@ -36,7 +36,7 @@ use crate::sim::Simulation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-const G: f32 = 9.81;
+use crate::model::rotation::{GRAVITY as G, pitch_about_z, pose_rotation, rotation_vector};
 
 /// What ends a phase.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -322,7 +322,7 @@ pub struct PhaseController {
 }
 
 fn body_pitch(q: [f32; 7]) -> f32 {
-    2.0 * q[5].atan2(q[6])
+    pitch_about_z(pose_rotation(q))
 }
 
 fn wrap(a: f32) -> f32 {
@@ -337,16 +337,7 @@ fn quat_from_z(angle: f32) -> [f32; 4] {
 /// Rotation vector of q_a · q_b⁻¹ (world frame).
 fn rotation_error(target: [f32; 4], current: [f32; 4]) -> [f32; 3] {
     let inv = [-current[0], -current[1], -current[2], current[3]];
-    let mut e = crate::model::quat_mul(target, inv);
-    if e[3] < 0.0 {
-        e = [-e[0], -e[1], -e[2], -e[3]];
-    }
-    let s = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt();
-    if s < 1e-9 {
-        return [0.0; 3];
-    }
-    let angle = 2.0 * s.atan2(e[3]);
-    [e[0] / s * angle, e[1] / s * angle, e[2] / s * angle]
+    rotation_vector(crate::model::quat_mul(target, inv))
 }
 
 fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
@@ -626,8 +617,7 @@ impl PhaseController {
 
     /// Accumulates the root's pitch about world z (unwrapped across ±180°).
     fn track_root_pitch(&mut self, sim: &Simulation) {
-        let q = sim.body_pose(self.root);
-        let a = 2.0 * q[5].atan2(q[6]);
+        let a = body_pitch(sim.body_pose(self.root));
         self.root_pitch = Some(match self.root_pitch {
             None => (a, 0.0),
             Some((last, total)) => (a, total + angle_step(last, a)),

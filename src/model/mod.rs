@@ -15,12 +15,14 @@
 mod inertia;
 mod load;
 pub mod numbers;
+pub mod rotation;
 pub mod shape;
 
 pub use inertia::principal_inertia;
 pub use load::{
     ModelError, load_character, parse_character, parse_validated, read_text, save_character,
 };
+pub use rotation::{euler_xyz_deg_to_quat, quat_mul, rotate};
 
 use serde::{Deserialize, Serialize};
 
@@ -709,48 +711,6 @@ fn validate(c: &Character) -> Vec<Problem> {
         }
     }
     out
-}
-
-/// Quaternion (x, y, z, w) of rotations about x, then y, then z (extrinsic), angles in degrees.
-pub fn euler_xyz_deg_to_quat(r: [f32; 3]) -> [f32; 4] {
-    let (hx, hy, hz) = (
-        r[0].to_radians() * 0.5,
-        r[1].to_radians() * 0.5,
-        r[2].to_radians() * 0.5,
-    );
-    let qx = [hx.sin(), 0.0, 0.0, hx.cos()];
-    let qy = [0.0, hy.sin(), 0.0, hy.cos()];
-    let qz = [0.0, 0.0, hz.sin(), hz.cos()];
-    quat_mul(qz, quat_mul(qy, qx))
-}
-
-pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-    [
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    ]
-}
-
-/// Rotates `v` by the unit quaternion `q` (x, y, z, w).
-pub fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
-    let u = [q[0], q[1], q[2]];
-    let s = q[3];
-    let cross = |a: [f32; 3], b: [f32; 3]| {
-        [
-            a[1] * b[2] - a[2] * b[1],
-            a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0],
-        ]
-    };
-    let t = cross(u, v).map(|x| 2.0 * x);
-    let c = cross(u, t);
-    [
-        v[0] + s * t[0] + c[0],
-        v[1] + s * t[1] + c[1],
-        v[2] + s * t[2] + c[2],
-    ]
 }
 
 #[cfg(test)]

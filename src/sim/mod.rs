@@ -820,7 +820,7 @@ impl Simulation {
 
         let st = &mut self.state;
         self.pipeline.step(
-            Vector::new(0.0, -9.81, 0.0),
+            Vector::new(0.0, -crate::model::rotation::GRAVITY, 0.0),
             &self.params,
             &mut st.islands,
             &mut st.broad_phase,

@@ -58,7 +58,7 @@ pub const MAX_LIMB_SIZE: f64 = 100.0;
 pub const MAX_LIMB_MASS: f64 = 10_000.0;
 
 /// Standard gravity (m/s²), pointing down the y axis.
-pub const GRAVITY: [f64; 3] = [0.0, -9.81, 0.0];
+pub const GRAVITY: [f64; 3] = [0.0, -crate::model::rotation::GRAVITY_F64, 0.0];
 
 /// A joint's parameterised rotation (App. A). Axes are unit vectors in the parent's frame (which
 /// is the child's frame at zero rotation).

@@ -28,6 +28,7 @@
 
 use super::{Constraint, FAIL_PENALTY, Task, VIOLATION_OFFSET, VIOLATION_WEIGHT};
 use crate::control::phase::{PhaseController, PhaseRecord};
+use crate::model::rotation::{pitch_about_z, pose_rotation, rotation_vector};
 use crate::model::{EffectorTag, shape};
 use crate::sim::{Frame, Simulation, TrajectoryHasher};
 use serde::{Deserialize, Serialize};
@@ -112,20 +113,6 @@ pub fn evaluate_recorded(task: &Task, x: &[f64], metric: Metric) -> TaskRun {
     run(task, x, metric, true)
 }
 
-fn rotvec(q: [f32; 4]) -> [f32; 3] {
-    let q = if q[3] < 0.0 {
-        [-q[0], -q[1], -q[2], -q[3]]
-    } else {
-        q
-    };
-    let s = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
-    if s < 1e-9 {
-        return [0.0; 3];
-    }
-    let a = 2.0 * s.atan2(q[3]);
-    [q[0] / s * a, q[1] / s * a, q[2] / s * a]
-}
-
 fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Character) -> TaskRun {
     let penalty = terms.iter().map(|t| t.1).sum();
     TaskRun {
@@ -192,10 +179,7 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
     let mut records: Vec<Record> = Vec::with_capacity(steps);
     let mut frames = Vec::new();
     let root = character.body_index(&character.root.body).unwrap_or(0);
-    let pitch0 = {
-        let p = sim.body_pose(root);
-        2.0 * p[5].atan2(p[6])
-    };
+    let pitch0 = { pitch_about_z(pose_rotation(sim.body_pose(root))) };
     let mut pitch = pitch0;
     let mut unwrapped = 0.0f32;
     let mut max_pitch_dev = 0.0f32;
@@ -286,13 +270,13 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
             }
         }
         let p = sim.body_pose(root);
-        let a = 2.0 * p[5].atan2(p[6]);
+        let a = pitch_about_z(pose_rotation(p));
         unwrapped += crate::control::phase::angle_step(pitch, a);
         pitch = a;
         max_pitch_dev = max_pitch_dev.max(unwrapped.abs());
         let com = sim.com();
         peak = peak.max(com[1] - ground);
-        let rv = rotvec([p[3], p[4], p[5], p[6]]);
+        let rv = rotation_vector(pose_rotation(p));
         records.push(Record {
             time: sim.time() as f32,
             positions: (0..character.bodies.len())
