@@ -142,6 +142,23 @@ pub fn explore_checkpoint(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A discovery sample's summary (`sample-<hash>.summary.ron` in a `--samples-dir`): its cost and
+/// violation, ranked as basin-CMA ranks them.
+pub fn discovery_summary(text: &str) -> Result<(), String> {
+    use crate::spacetime::discovery::{Candidate, FEASIBILITY_TOLERANCE, Projected};
+    let projected: Projected = ron::from_str(text).map_err(|e| e.to_string())?;
+    let candidate = Candidate {
+        period: 1.0,
+        timings: Vec::new(),
+        projected: Some(projected),
+    };
+    if candidate.feasible(FEASIBILITY_TOLERANCE) {
+        Ok(())
+    } else {
+        Err("an infeasible or failed sample (ranked last)".into())
+    }
+}
+
 /// A finished exploration (`explore`'s `result.ron`), read as the Diversity panel reads it: every
 /// motion's path slider at its ends and middle. (`replay` goes on to load the task the result
 /// names and simulate it whole, which is not bounded.)

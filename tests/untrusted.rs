@@ -23,11 +23,12 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
                 return Err("empty".into());
             };
             let text = std::str::from_utf8(rest).map_err(|e| e.to_string())?;
-            match kind % 4 {
+            match kind % 5 {
                 0 => u::gait_clip(text),
                 1 => u::robustness_checkpoint(text),
                 2 => u::explore_result(text),
-                _ => u::explore_checkpoint(text),
+                3 => u::explore_checkpoint(text),
+                _ => u::discovery_summary(text),
             }
         }
         _ => {

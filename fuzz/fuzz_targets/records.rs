@@ -1,6 +1,7 @@
 //! Fuzz target: arbitrary bytes as one of the records the program writes and reads back (the
 //! first byte picks which): a gait clip, a robustness checkpoint, an exploration result, an
-//! exploration checkpoint (its scene path resolved against the working folder).
+//! exploration checkpoint (its scene path resolved against the working folder), a discovery
+//! sample's summary.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -10,10 +11,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(rest) else {
         return;
     };
-    let _ = match kind % 4 {
+    let _ = match kind % 5 {
         0 => motionlab::untrusted::gait_clip(text),
         1 => motionlab::untrusted::robustness_checkpoint(text),
         2 => motionlab::untrusted::explore_result(text),
-        _ => motionlab::untrusted::explore_checkpoint(text),
+        3 => motionlab::untrusted::explore_checkpoint(text),
+        _ => motionlab::untrusted::discovery_summary(text),
     };
 });
