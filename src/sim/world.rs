@@ -1,0 +1,341 @@
+//! Building a simulation from the one character model: the ground, one rigid body and collider
+//! per model body (shape, mass, inertia), the multibody tree of one-axis hinges (a universal
+//! joint as two, a ball as three, chained through 1 g virtual links), a planar root held in its
+//! plane by an impulse joint, end-effector bookkeeping and the PD motors (see the module docs of
+//! [`super`] for the modelling choices).
+
+use super::*;
+
+impl Simulation {
+    pub fn new(character: &Character, settings: SimSettings) -> Result<Self, SimError> {
+        let problems = character.validate();
+        if !problems.is_empty() {
+            return Err(SimError::InvalidCharacter {
+                name: character.name.clone(),
+                problems: problems
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            });
+        }
+        if !(settings.dt > 0.0 && settings.dt <= 0.05) {
+            return Err(SimError::InvalidSettings(format!(
+                "time step {} s is outside (0, 0.05]",
+                settings.dt
+            )));
+        }
+        if !(settings.gain_scale >= 0.0 && settings.strength_scale >= 0.0)
+            || !(settings.gain_scale.is_finite() && settings.strength_scale.is_finite())
+        {
+            return Err(SimError::InvalidSettings(
+                "gain and strength scales must be finite and non-negative".into(),
+            ));
+        }
+        if !(1..=16).contains(&settings.solver_iterations)
+            || !(1..=64).contains(&settings.pgs_iterations)
+        {
+            return Err(SimError::InvalidSettings(format!(
+                "expected 1 to 16 substeps of 1 to 64 sweeps, found {} of {}",
+                settings.solver_iterations, settings.pgs_iterations
+            )));
+        }
+        let ground = settings.ground;
+        if !((0.0..=10.0).contains(&ground.friction) && (0.0..=1.0).contains(&ground.restitution)) {
+            return Err(SimError::InvalidSettings(format!(
+                "expected a ground friction in [0, 10] and a restitution in [0, 1], found {} and {}",
+                ground.friction, ground.restitution
+            )));
+        }
+        if !(settings.max_linear_speed > 0.0 && settings.max_angular_speed > 0.0) {
+            return Err(SimError::InvalidSettings(
+                "the runaway speed limits must be positive".into(),
+            ));
+        }
+        let mut params = IntegrationParameters::default();
+        params.dt = settings.dt;
+        params.num_solver_iterations = settings.solver_iterations.max(1);
+        params.num_internal_pgs_iterations = settings.pgs_iterations.max(1);
+
+        let mut st = PhysicsState {
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::default(),
+            narrow_phase: NarrowPhase::new(),
+            bodies: RigidBodySet::new(),
+            colliders: ColliderSet::new(),
+            impulse_joints: ImpulseJointSet::new(),
+            multibody_joints: MultibodyJointSet::new(),
+            ccd_solver: CCDSolver::new(),
+        };
+
+        // Ground: a large box whose top is at the character's lowest point.
+        let ground_height = character.lowest_point();
+        let ground_body = st
+            .bodies
+            .insert(RigidBodyBuilder::fixed().translation(Vector::new(
+                0.0,
+                ground_height - 1.0,
+                0.0,
+            )));
+        let ground = st.colliders.insert_with_parent(
+            ColliderBuilder::cuboid(200.0, 1.0, 200.0)
+                .friction(settings.ground.friction)
+                .friction_combine_rule(CoefficientCombineRule::Min)
+                .restitution(settings.ground.restitution)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .collision_groups(InteractionGroups::new(
+                    GROUND_GROUP,
+                    Group::ALL,
+                    InteractionTestMode::And,
+                )),
+            ground_body,
+            &mut st.bodies,
+        );
+
+        let mut bodies = Vec::with_capacity(character.bodies.len());
+        let mut colliders = Vec::with_capacity(character.bodies.len());
+        for b in &character.bodies {
+            let i = b.principal_inertia();
+            let rb = RigidBodyBuilder::dynamic()
+                .pose(body_pose(b))
+                .additional_mass_properties(MassProperties::new(
+                    Vector::ZERO,
+                    b.mass,
+                    Vector::new(i[0], i[1], i[2]),
+                ))
+                .can_sleep(false);
+            let h = st.bodies.insert(rb);
+            let shape = match b.shape {
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                    axis,
+                } => match axis {
+                    crate::model::Axis::X => ColliderBuilder::capsule_x(half_length, radius),
+                    crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
+                    crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
+                },
+                Shape::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
+                Shape::Ellipsoid { radii } => {
+                    ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
+                        ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
+                    })
+                }
+            };
+            // Effective friction and restitution come from the ground (combine rule Min).
+            let c = shape
+                .density(0.0)
+                .friction(1.0e3)
+                .friction_combine_rule(CoefficientCombineRule::Min)
+                .restitution(1.0)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .collision_groups(InteractionGroups::new(
+                    CHARACTER_GROUP,
+                    GROUND_GROUP,
+                    InteractionTestMode::And,
+                ));
+            colliders.push(st.colliders.insert_with_parent(c, h, &mut st.bodies));
+            bodies.push(h);
+        }
+
+        let root = character
+            .body_index(&character.root.body)
+            .expect("validated");
+        if character.root.kind == RootKind::Planar {
+            // Fixed base at the root's reference position; planar joint x, y, rot z. It is an
+            // impulse joint, not a multibody joint: with the multibody rooted at a fixed base
+            // through a generic planar joint, Rapier 0.35 applied no contact friction (a pushed
+            // character slid across the ground at constant speed, even with μ = 2). As an
+            // impulse joint the pelvis stays in the plane to 1e-5 m and the feet hold.
+            let base = st.bodies.insert(
+                RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)),
+            );
+            let rot = body_pose(&character.bodies[root]).rotation;
+            let joint = GenericJointBuilder::new(
+                JointAxesMask::LIN_Z | JointAxesMask::ANG_X | JointAxesMask::ANG_Y,
+            )
+            .local_frame1(Pose::from_rotation(rot))
+            .local_frame2(Pose::identity())
+            .contacts_enabled(false)
+            .build();
+            st.impulse_joints.insert(base, bodies[root], joint, true);
+        }
+
+        // Insert joints parent-first so the multibody grows from its root.
+        let mut order = Vec::new();
+        let mut reached = vec![false; character.bodies.len()];
+        reached[root] = true;
+        while order.len() < character.joints.len() {
+            let before = order.len();
+            for (ji, j) in character.joints.iter().enumerate() {
+                let p = character.body_index(&j.parent).unwrap();
+                let c = character.body_index(&j.child).unwrap();
+                if reached[p] && !reached[c] {
+                    reached[c] = true;
+                    order.push(ji);
+                }
+            }
+            if order.len() == before {
+                break;
+            }
+        }
+
+        let mut dofs = Vec::new();
+        for ji in order {
+            let j = &character.joints[ji];
+            let p = character.body_index(&j.parent).unwrap();
+            let c = character.body_index(&j.child).unwrap();
+            let anchor = to_vec(j.anchor);
+            let parent_pose = body_pose(&character.bodies[p]);
+            let child_pose = body_pose(&character.bodies[c]);
+            let axes = j.kind.axes();
+            if axes.is_empty() {
+                let frame = Pose::from_translation(anchor);
+                let joint = GenericJointBuilder::new(JointAxesMask::all())
+                    .local_frame1(parent_pose.inverse() * frame)
+                    .local_frame2(child_pose.inverse() * frame)
+                    .contacts_enabled(false)
+                    .build();
+                st.multibody_joints
+                    .insert(bodies[p], bodies[c], joint, true)
+                    .ok_or_else(|| SimError::JointRejected(j.name.clone()))?;
+                continue;
+            }
+            let mut prev_body = bodies[p];
+            let mut prev_pose = parent_pose;
+            for (k, axis) in axes.iter().enumerate() {
+                let last = k + 1 == axes.len();
+                let (link_body, link_pose) = if last {
+                    (bodies[c], child_pose)
+                } else {
+                    let pose = Pose::from_translation(anchor);
+                    let h = st.bodies.insert(
+                        RigidBodyBuilder::dynamic()
+                            .pose(pose)
+                            .additional_mass_properties(MassProperties::new(
+                                Vector::ZERO,
+                                VIRTUAL_LINK_MASS,
+                                Vector::splat(VIRTUAL_LINK_INERTIA),
+                            ))
+                            .can_sleep(false),
+                    );
+                    (h, pose)
+                };
+                let frame = Pose::from_parts(anchor, frame_for_axis(to_vec(*axis)));
+                let local2 = link_pose.inverse() * frame;
+                let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
+                    .local_frame1(prev_pose.inverse() * frame)
+                    .local_frame2(local2)
+                    .contacts_enabled(false);
+                if let Some(&(lo, hi)) = j.limits.get(k) {
+                    builder = builder.limits(JointAxis::AngX, [lo.to_radians(), hi.to_radians()]);
+                }
+                st.multibody_joints
+                    .insert(prev_body, link_body, builder.build(), true)
+                    .ok_or_else(|| SimError::JointRejected(j.name.clone()))?;
+                let n = axes.len();
+                dofs.push(Dof {
+                    name: if n == 1 {
+                        j.name.clone()
+                    } else {
+                        format!("{}.{k}", j.name)
+                    },
+                    joint: ji,
+                    link_body,
+                    parent_body: prev_body,
+                    local_axis: local2.rotation * Vector::X,
+                    kp: j.kp,
+                    kd: j.kd,
+                    torque_limit: j.torque_limit,
+                    limits: j
+                        .limits
+                        .get(k)
+                        .map(|&(a, b)| (a.to_radians(), b.to_radians())),
+                });
+                prev_body = link_body;
+                prev_pose = link_pose;
+            }
+        }
+        // Keep DOFs in model order (joint order, then axis order) whatever the insertion order.
+        dofs.sort_by_key(|d| d.joint);
+
+        let foot_body = character
+            .bodies
+            .iter()
+            .map(|b| {
+                character
+                    .effectors(EffectorTag::Foot)
+                    .any(|e| e.body == b.name)
+            })
+            .collect();
+        let n = dofs.len();
+        let joint_anchors = character
+            .joints
+            .iter()
+            .map(|j| {
+                let c = character.body_index(&j.child).unwrap();
+                (
+                    c,
+                    body_pose(&character.bodies[c]).inverse_transform_point(to_vec(j.anchor)),
+                )
+            })
+            .collect();
+        let mut sim = Simulation {
+            character: character.clone(),
+            settings,
+            pipeline: PhysicsPipeline::new(),
+            params,
+            state: st,
+            bodies,
+            colliders,
+            ground,
+            obstacles: Vec::new(),
+            ground_height,
+            dofs,
+            targets: vec![0.0; n],
+            torques: vec![0.0; n],
+            pushes: Vec::new(),
+            time: 0.0,
+            steps: 0,
+            failure: None,
+            reference_com_height: 0.0,
+            foot_body,
+            gain_multipliers: vec![(1.0, 1.0); n],
+            joint_anchors,
+        };
+        sim.reference_com_height = sim.com()[1] - ground_height;
+        sim.apply_motor_settings();
+        Ok(sim)
+    }
+}
+
+fn body_pose(b: &crate::model::Body) -> Pose {
+    let q = b.orientation();
+    Pose::from_parts(
+        to_vec(b.position),
+        Rotation::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
+    )
+}
+
+/// Rotation taking the x axis onto `axis`.
+fn frame_for_axis(axis: Vector) -> Rotation {
+    Rotation::from_rotation_arc(Vector::X, axis.normalize())
+}
+
+/// Points on an ellipsoid surface for its convex-hull collider.
+fn ellipsoid_points(r: [f32; 3]) -> Vec<Vector> {
+    let mut pts = Vec::new();
+    let (nu, nv) = (12, 8);
+    for i in 0..=nv {
+        let v = std::f32::consts::PI * i as f32 / nv as f32;
+        for j in 0..nu {
+            let u = 2.0 * std::f32::consts::PI * j as f32 / nu as f32;
+            pts.push(Vector::new(
+                r[0] * v.sin() * u.cos(),
+                r[1] * v.cos(),
+                r[2] * v.sin() * u.sin(),
+            ));
+        }
+    }
+    pts
+}
