@@ -14,7 +14,11 @@
 const SOLVER_SOURCES: &[&str] = &[
     "Cargo.lock",
     "src/spacetime/mod.rs",
-    "src/spacetime/gait.rs",
+    "src/spacetime/gait/mod.rs",
+    "src/spacetime/gait/problem.rs",
+    "src/spacetime/gait/clip.rs",
+    "src/spacetime/gait/solve.rs",
+    "src/spacetime/gait/audit.rs",
     "src/spacetime/dynamics.rs",
     "src/spacetime/skeleton.rs",
     "src/spacetime/rotation.rs",

@@ -1,0 +1,176 @@
+//! A solved gait as a file: [`GaitClip`] (poses per frame, contact loads, springs, timings,
+//! what produced it), its checks against its creature, and the body it belongs to.
+
+use super::*;
+
+/// A foot's ground reaction in SI units: force (N) at the foot point and free torque (N·m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactLoad {
+    pub force: [f64; 3],
+    pub torque: [f64; 3],
+}
+
+/// A joint coordinate's spring and damper (3.13): t_p = −stiffness·(q − rest) − damping·q̇.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassiveElement {
+    pub coordinate: String,
+    /// N·m/rad.
+    pub stiffness: f64,
+    /// rad.
+    pub rest: f64,
+    /// N·m·s/rad.
+    pub damping: f64,
+}
+
+/// A solved cyclic gait, as written by `motionlab gait --out`: q per frame (treadmill frame: the
+/// creature stays in place and the ground moves at −speed), the contact loads, the timings and
+/// what produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GaitClip {
+    pub creature: String,
+    /// V (m/s, +x).
+    pub speed: f64,
+    /// T (s).
+    pub period: f64,
+    pub timings: Vec<FootTiming>,
+    /// Names of the coordinates of q.
+    pub coordinates: Vec<String>,
+    /// q per frame.
+    pub frames: Vec<Vec<f64>>,
+    /// Per frame, per foot (order of `timings`): the load in contact, `None` in the air.
+    pub contacts: Vec<Vec<Option<ContactLoad>>>,
+    pub passive: Vec<PassiveElement>,
+    /// The objective (3.14)–(3.17) averaged over frames.
+    pub cost: f64,
+    /// How the IPOPT solve of the gait NLP ended (`solved`, `maximum_iterations_exceeded`, …).
+    pub status: String,
+    /// How the feasibility projection ended, when the solve stopped short (see [`solve_gait`]).
+    pub projection_status: Option<String>,
+    /// IPOPT iterations, the projection's included.
+    pub iterations: usize,
+    /// Largest bound or constraint violation (constraints mass-normalised).
+    pub max_violation: f64,
+    pub seed: u64,
+    pub solve_time_s: f64,
+    /// Every limb's size, when the morphology was optimised with the gait (specs/004.md §1.5);
+    /// absent: the creature file's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub morphology: Option<Vec<LimbShape>>,
+    /// The iteration of the capped solve whose projection this clip is (the last one, or an
+    /// earlier iterate of lower cost, see [`solve_gait`]); absent when nothing was projected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projected_from: Option<usize>,
+}
+
+impl GaitClip {
+    /// Fails unless the clip is of creature `skeleton` (by name).
+    pub fn check_creature(&self, skeleton: &Skeleton) -> Result<(), GaitError> {
+        if self.creature == skeleton.name {
+            Ok(())
+        } else {
+            Err(GaitError::WarmStart(format!(
+                "the clip is of creature `{}`, not `{}`",
+                self.creature, skeleton.name
+            )))
+        }
+    }
+
+    /// The creature `base` (its file) with this clip's limb sizes: the body the clip's motion
+    /// belongs to. Fails when the clip names a limb the creature lacks.
+    pub fn body(&self, base: &Skeleton) -> Result<Skeleton, GaitError> {
+        match &self.morphology {
+            None => Ok(base.clone()),
+            Some(shapes) => reshaped(base, shapes)
+                .map_err(|limb| GaitError::UnknownLimb(limb, base.name.clone())),
+        }
+    }
+
+    /// Checks what the solver and the audit index and divide by: a finite speed, a positive
+    /// period, one frame of `body.dof()` finite coordinates per frame (at least one), contacts
+    /// for every frame and foot with finite loads, a window in [0, 1] per foot and finite
+    /// springs. `body` is [`Self::body`] of the clip's creature.
+    pub fn validate(&self, body: &Skeleton) -> Result<(), GaitError> {
+        let fail = |what: String| Err(GaitError::InvalidClip(body.name.clone(), what));
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !self.speed.is_finite() {
+            return fail(format!("expected a finite speed, found {}", self.speed));
+        }
+        if !(self.period > 0.0 && self.period.is_finite()) {
+            return fail(format!("expected a positive period, found {}", self.period));
+        }
+        if self.frames.is_empty() {
+            return fail("expected at least one frame".into());
+        }
+        for (i, q) in self.frames.iter().enumerate() {
+            if q.len() != body.dof() {
+                return fail(format!(
+                    "frame {i} has {} coordinates, the creature {}",
+                    q.len(),
+                    body.dof()
+                ));
+            }
+            if !finite(q) {
+                return fail(format!(
+                    "frame {i} has a coordinate that is not a finite number"
+                ));
+            }
+        }
+        let feet = body.feet.len();
+        if self.timings.len() != feet {
+            return fail(format!(
+                "expected a contact window for each of the {feet} feet, found {}",
+                self.timings.len()
+            ));
+        }
+        for t in &self.timings {
+            if !((0.0..=1.0).contains(&t.start) && (0.0..=1.0).contains(&t.duration)) {
+                return fail(format!(
+                    "foot `{}`: expected start and duration in [0, 1], found {} and {}",
+                    t.foot, t.start, t.duration
+                ));
+            }
+        }
+        if self.contacts.len() != self.frames.len() {
+            return fail(format!(
+                "expected contacts for each of the {} frames, found {}",
+                self.frames.len(),
+                self.contacts.len()
+            ));
+        }
+        for (i, c) in self.contacts.iter().enumerate() {
+            if c.len() != feet {
+                return fail(format!(
+                    "frame {i}: expected {feet} feet's contacts, found {}",
+                    c.len()
+                ));
+            }
+            if !c
+                .iter()
+                .flatten()
+                .all(|l| finite(&l.force) && finite(&l.torque))
+            {
+                return fail(format!("frame {i}: a contact load is not finite"));
+            }
+        }
+        if !self
+            .passive
+            .iter()
+            .all(|p| p.stiffness.is_finite() && p.rest.is_finite() && p.damping.is_finite())
+        {
+            return fail("a spring or damper is not finite".into());
+        }
+        Ok(())
+    }
+
+    /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped.
+    pub fn converged(&self) -> bool {
+        let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
+        ok(&self.status) || self.projection_status.as_deref().is_some_and(ok)
+    }
+
+    /// A usable gait: [`Self::converged`], feasible to 1e-6 (mass-normalised, issue 4's bar) and
+    /// of finite cost.
+    pub fn is_valid(&self) -> bool {
+        self.converged() && self.max_violation <= 1e-6 && self.cost.is_finite()
+    }
+}

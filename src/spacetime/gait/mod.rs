@@ -1,0 +1,448 @@
+//! Cyclic gaits with fixed contact timings: the "treadmill" spacetime NLP of specs/004.md §1.2
+//! (Wampler thesis §3.2), solved with IPOPT.
+//!
+//! A gait cycle is [`FRAMES`] = 30 frames of period T (dt = T/30). Every time derivative wraps
+//! cyclically (frame 29 is followed by frame 0) and the creature stays in place overall: feet in
+//! contact slide backwards at the gait speed V, as on a treadmill.
+//!
+//! # Variables (§1.2 "Variables")
+//! - q_i, every joint coordinate of every frame (the free root's six included);
+//! - per rotational joint coordinate j (not the root's): spring stiffness k_sj ≥ 0, rest value q̄_j
+//!   (within the joint's limits) and damping k_dj ≥ 0, constant over the cycle (3.12–3.13);
+//! - per foot and **contact frame** (from the [`FootTiming`]s): force f and free torque t, stored
+//!   mass-normalised as f/m (m/s²) and t/(m ν) (see 3.11 below). Feet out of contact carry no
+//!   variables.
+//!
+//! # Constraints (all rows mass-normalised where they involve forces)
+//! - (3.2) every node (limb end point, and a limb's origin where it is not another node) has
+//!   y ≥ 0;
+//! - (3.3) a foot in contact has y = 0;
+//! - (3.4) a foot in contact moves at −V: between consecutive contact frames i, i+1 (cyclically,
+//!   so a window crossing the cycle end ties frame 29 to frame 0), p_{i+1} − p_i = (−V·dt, ·, 0)
+//!   (its y is held by 3.3). Lift-off and touch-down frames are not constrained further;
+//! - (3.5) no twist of a contact foot about y: R_{x,z} − R_{z,x} = 0 for the foot limb's R;
+//! - (3.6) ‖p_{k,2} − p_{k,1}‖² ≥ r² for every separation pair of the creature file;
+//! - (3.7) Σ_i root_x = Σ_i root_z = 0;
+//! - (3.8)–(3.9) Newton–Euler about the centre of mass with every limb a point mass at its centre
+//!   (§1.2), per frame and divided by m: Σ_k m_k a_k/m − g − Σ f/m = 0 and
+//!   Σ_k m_k (c_k − CM) × a_k/m − Σ [(p_c − CM) × f/m + t/m] = 0, with the limb centres'
+//!   accelerations a_k = (c_{k,i+1} − 2c_{k,i} + c_{k,i−1})/dt² (cyclic). (For point masses
+//!   d/dt Σ m(c − CM) × v = Σ m(c − CM) × a exactly.)
+//! - (3.10) Coulomb friction, the exact cone written smoothly: (μ f_y/m)² − ‖f_xz/m‖² ≥ 0;
+//! - (3.11) the torque ellipsoid: (f_y/m)² − ‖t_xz/(m ν_b)‖² − (t_y/(m ν_t))² ≥ 0;
+//!
+//!   with f_y/m ≥ [`MIN_NORMAL_FORCE`] as a bound, which keeps both away from the cone's apex
+//!   (where their gradients vanish) and selects the upper nappe: a foot in contact presses on the
+//!   ground with at least 0.1% of the body weight. The torque is stored as t/(m ν) (ν_b for x, z
+//!   and ν_t for y), a fixed rescaling of t/m that gives torque and force variables the same
+//!   scale (ν = 0.02 m would otherwise make the torque variables 50 times smaller).
+//!
+//! # Objective (3.14)–(3.17), averaged over the frames
+//! (1/N)·Σ_i [C₁/m·Σ_j t_a,ij² + C₂·Σ_q q̇² + C₃·‖ṗ_head⊥‖² + C₄·‖R_head − I‖²_F] with
+//! C₁..C₄ = 25, 0.1, 25, 100 ([`GaitWeights::THESIS`]). The joint torques t come from recursive
+//! Newton–Euler inverse dynamics ([`inverse_dynamics`], cylinder limbs, the contact loads of the
+//! frame applied to the feet) at q̇ = (q_{i+1} − q_{i−1})/2dt and q̈ = (q_{i+1} − 2q_i + q_{i−1})/dt²;
+//! the active torque is t_a = t − t_p with the passive torque t_p = −k_s(q − q̄) − k_d·q̇ (3.12–3.13).
+//! The velocity terms (3.15)–(3.16) use forward differences (frame i to i+1), so a frame-to-frame
+//! zigzag is penalised too; "perpendicular to the gait velocity" is the head's y and z velocity
+//! (the head point is the distal end of the head limb).
+//!
+//! Derivatives: the problem is a [`BlockProblem`]; every constraint block (one frame's kinematic
+//! rows, one contact pair's slip, one frame's momentum balance, one contact's cones) and objective
+//! term (one frame's effort, one frame pair's smoothness) reads a few frames only, and
+//! [`super::AutoDiff`] differentiates it exactly by reverse-mode differentiation on a tape
+//! ([`super::tape`]; second-order adjoints for the Hessian), the blocks in parallel and summed in
+//! a fixed order (the same bits on any number of threads).
+//!
+//! Solving: L-BFGS alone approaches the optimum slowly here (the 1/dt² of the dynamics spreads
+//! the curvature over many orders of magnitude): on the simple-biped walk (0.7 m/s, default
+//! timing) it is at cost 33.6 after 400 iterations and 28.8 after 600. The exact Hessian alone,
+//! from the rest pose, converges there (1.300, IPOPT's tolerance met at iteration 405, 22 s) but
+//! can go astray where the curvature is strongly indefinite (monoped hop, 0.7 m/s: 43.7 after
+//! 3,000 heavily regularised iterations, against L-BFGS's 28.8 after 300). So the default solve
+//! ([`solve_gait_staged`]) runs 300 L-BFGS iterations and then the exact Hessian from the clip
+//! reached: the biped walk converges at 1.090 (714 iterations, 25 s), the monoped hop at 8.22
+//! (1,883 + 300, 30 s). Every objective term is a sum of squares ([`GaitProblem`] gives its
+//! residuals), so [`super::Curvature::GaussNewton`] offers 2JᵀJ plus the exact constraint
+//! curvature as a further choice. A solve stopped by its iteration limit is projected onto the
+//! constraints by [`solve_gait`] (the nearest feasible point, a second IPOPT solve that converges
+//! in a few iterations): the clip is feasible to ≈1e-9, but its cost is then **not** an optimum.
+//! The cheapest nearly feasible iterates the solve passed are projected too, and the cheapest
+//! projection wins. (The exact Hessian is checked against differences of the Lagrangian's
+//! gradient and against forward-mode dual numbers.)
+//!
+//! [`audit`] re-checks a finished [`GaitClip`] physically, without the constraint code: momentum
+//! from finite differences of the limb centres (linear momentum and angular momentum about the
+//! moving centre of mass between frames), the exact cones, contact heights and slip, the wrap
+//! from the last frame to the first included.
+
+use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
+use super::dynamics::{FootLoad, forward_kinematics, inverse_dynamics};
+use super::morphology::{
+    LENGTH_SCALE, LimbShape, MorphologyOptions, RADIUS_SCALE, ShapeGroups, limb_shapes, moment_arm,
+    muscle_area, muscle_residuals, reshaped,
+};
+use super::nlp::NlpError;
+use super::rotation::Vec3;
+use super::skeleton::{GRAVITY, Morphology, Skeleton};
+use serde::{Deserialize, Serialize};
+
+/// Frames per gait cycle (specs/004.md §0.3, §1.2).
+pub const FRAMES: usize = 30;
+/// Coulomb friction coefficient μ (§1.2, the same for all animals).
+pub const MU: f64 = 1.0;
+/// Torque-ellipsoid radii ν_b = ν_t (m) of (3.11).
+pub const NU: f64 = 0.02;
+/// Smallest normal force of a foot in contact, mass-normalised (m/s²): 0.1% of the weight.
+pub const MIN_NORMAL_FORCE: f64 = 0.00981;
+
+/// The weights C₁..C₄ of (3.14)–(3.17).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GaitWeights {
+    /// C₁, active joint torque (3.14).
+    pub effort: f64,
+    /// C₂, joint velocity (3.15).
+    pub joint_velocity: f64,
+    /// C₃, head velocity perpendicular to the gait (3.16).
+    pub head_velocity: f64,
+    /// C₄, head orientation (3.17).
+    pub head_orientation: f64,
+}
+
+impl GaitWeights {
+    /// C₁..C₄ = 25, 0.1, 25, 100, "the same for all animals and gaits".
+    pub const THESIS: GaitWeights = GaitWeights {
+        effort: 25.0,
+        joint_velocity: 0.1,
+        head_velocity: 25.0,
+        head_orientation: 100.0,
+    };
+}
+
+/// One foot's contact window: it touches the ground from `start` for `duration`, both fractions of
+/// the period (§1.3: exactly one interval per foot and cycle). A window may cross the cycle's end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FootTiming {
+    /// The foot's limb name.
+    pub foot: String,
+    pub start: f64,
+    pub duration: f64,
+}
+
+/// What is wrong with a gait request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GaitError {
+    #[error("gait speed must be finite, found {0}")]
+    Speed(f64),
+    #[error("gait period must be a positive number of seconds, found {0}")]
+    Period(f64),
+    #[error("`{0}` is not a foot of this creature (feet: {1})")]
+    UnknownFoot(String, String),
+    #[error(
+        "foot `{0}` has two contact windows; each foot touches the ground in exactly one interval per cycle"
+    )]
+    DuplicateFoot(String),
+    #[error("foot `{0}` has no contact window")]
+    MissingFoot(String),
+    #[error(
+        "foot `{foot}`: expected start in [0, 1) and duration in (0, 1], found start {start}, duration {duration}"
+    )]
+    Window {
+        foot: String,
+        start: f64,
+        duration: f64,
+    },
+    #[error("foot `{0}`: its window covers no frame of the {1}-frame cycle")]
+    EmptyWindow(String, usize),
+    #[error(
+        "foot `{0}` is in contact all cycle long, which a treadmill moving at {1} m/s cannot allow"
+    )]
+    FullContact(String, f64),
+    #[error("contacts: expected `foot:start:duration` items separated by commas, found {0:?}")]
+    Syntax(String),
+    #[error("cannot start from that clip: {0}")]
+    WarmStart(String),
+    #[error("the clip sizes limb `{0}`, which creature `{1}` does not have")]
+    UnknownLimb(String, String),
+    #[error("not a usable clip of `{0}`: {1}")]
+    InvalidClip(String, String),
+    #[error(transparent)]
+    Nlp(#[from] NlpError),
+}
+
+/// Parses `foot:start:duration,...` (the CLI's `--contacts`).
+pub fn parse_timings(text: &str) -> Result<Vec<FootTiming>, GaitError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let parts: Vec<&str> = item.split(':').collect();
+            let bad = || GaitError::Syntax(item.to_string());
+            if parts.len() != 3 {
+                return Err(bad());
+            }
+            Ok(FootTiming {
+                foot: parts[0].trim().to_string(),
+                start: parts[1].trim().parse().map_err(|_| bad())?,
+                duration: parts[2].trim().parse().map_err(|_| bad())?,
+            })
+        })
+        .collect()
+}
+
+/// Default timings and period for a creature with `feet` feet: one foot hops (contact half of a
+/// 0.5 s cycle); otherwise foot k lands at k/n of a 1 s cycle and stays down for 0.6 of it (for
+/// two feet: a walk, each foot 0.6 of the cycle, half a cycle apart, with double support).
+pub fn default_timings(skeleton: &Skeleton) -> (f64, Vec<FootTiming>) {
+    let n = skeleton.feet.len();
+    let name = |k: usize| skeleton.limbs[skeleton.feet[k]].name.clone();
+    if n == 1 {
+        return (
+            0.5,
+            vec![FootTiming {
+                foot: name(0),
+                start: 0.0,
+                duration: 0.5,
+            }],
+        );
+    }
+    (
+        1.0,
+        (0..n)
+            .map(|k| FootTiming {
+                foot: name(k),
+                start: k as f64 / n as f64,
+                duration: 0.6,
+            })
+            .collect(),
+    )
+}
+
+/// A fixed-timing gait request: the inputs of §1.2.
+#[derive(Debug, Clone)]
+pub struct GaitSpec {
+    pub skeleton: Skeleton,
+    /// V (m/s along +x).
+    pub speed: f64,
+    /// T (s).
+    pub period: f64,
+    /// One window per foot, in the order of `skeleton.feet`.
+    pub timings: Vec<FootTiming>,
+    pub frames: usize,
+    pub weights: GaitWeights,
+    pub mu: f64,
+    pub nu: f64,
+    /// Seeds a small perturbation of the rest-pose initialisation (0: none).
+    pub seed: u64,
+    /// Co-optimise the limbs' lengths and radii (specs/004.md §1.5, [`super::morphology`]).
+    pub morphology: Option<MorphologyOptions>,
+    /// Start from this clip's motion, loads, springs and body instead of the rest pose
+    /// ([`GaitSpec::with_warm_start`]).
+    warm_start: Option<Box<GaitClip>>,
+    /// contact[frame][foot].
+    contact: Vec<Vec<bool>>,
+}
+
+impl GaitSpec {
+    /// Validates the timings (every foot exactly once, in any order) and derives the contact flags.
+    pub fn new(
+        skeleton: Skeleton,
+        speed: f64,
+        period: f64,
+        timings: &[FootTiming],
+    ) -> Result<Self, GaitError> {
+        if !speed.is_finite() {
+            return Err(GaitError::Speed(speed));
+        }
+        if !(period > 0.0 && period.is_finite()) {
+            return Err(GaitError::Period(period));
+        }
+        let names: Vec<String> = skeleton
+            .feet
+            .iter()
+            .map(|&l| skeleton.limbs[l].name.clone())
+            .collect();
+        let mut ordered: Vec<Option<FootTiming>> = vec![None; names.len()];
+        for t in timings {
+            let k = names
+                .iter()
+                .position(|n| *n == t.foot)
+                .ok_or_else(|| GaitError::UnknownFoot(t.foot.clone(), names.join(", ")))?;
+            if ordered[k].is_some() {
+                return Err(GaitError::DuplicateFoot(t.foot.clone()));
+            }
+            if !((0.0..1.0).contains(&t.start) && t.duration > 0.0 && t.duration <= 1.0) {
+                return Err(GaitError::Window {
+                    foot: t.foot.clone(),
+                    start: t.start,
+                    duration: t.duration,
+                });
+            }
+            ordered[k] = Some(t.clone());
+        }
+        let timings: Vec<FootTiming> = ordered
+            .into_iter()
+            .zip(&names)
+            .map(|(t, n)| t.ok_or_else(|| GaitError::MissingFoot(n.clone())))
+            .collect::<Result<_, _>>()?;
+        let mut spec = Self {
+            skeleton,
+            speed,
+            period,
+            timings,
+            frames: FRAMES,
+            weights: GaitWeights::THESIS,
+            mu: MU,
+            nu: NU,
+            seed: 0,
+            morphology: None,
+            warm_start: None,
+            contact: Vec::new(),
+        };
+        spec.contact = contact_flags(&spec.timings, spec.frames);
+        for (k, t) in spec.timings.iter().enumerate() {
+            if !spec.contact.iter().any(|c| c[k]) {
+                return Err(GaitError::EmptyWindow(t.foot.clone(), spec.frames));
+            }
+            if spec.speed != 0.0 && spec.contact.iter().all(|c| c[k]) {
+                return Err(GaitError::FullContact(t.foot.clone(), spec.speed));
+            }
+        }
+        Ok(spec)
+    }
+
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Makes the limbs' lengths and radii variables of the solve (specs/004.md §1.5).
+    pub fn with_morphology(mut self, morphology: Option<MorphologyOptions>) -> Self {
+        self.morphology = morphology;
+        self
+    }
+
+    /// Starts the solve from `clip` (to refine a capped solve, or a discovery's best sample): its
+    /// poses, its springs (by coordinate name), its loads where this timing has the foot down
+    /// too (the weight shared where it has not), and its body's scales when both have a body.
+    /// The clip must be of this creature with this many frames; its timing may differ.
+    pub fn with_warm_start(mut self, clip: GaitClip) -> Result<Self, GaitError> {
+        let dof = self.skeleton.dof();
+        clip.check_creature(&self.skeleton)?;
+        if clip.frames.len() != self.frames
+            || clip.frames.iter().any(|q| q.len() != dof)
+            || clip.contacts.len() != self.frames
+            || clip
+                .contacts
+                .iter()
+                .any(|c| c.len() != self.skeleton.feet.len())
+        {
+            return Err(GaitError::WarmStart(format!(
+                "expected {} frames of {dof} coordinates and {} feet",
+                self.frames,
+                self.skeleton.feet.len()
+            )));
+        }
+        clip.body(&self.skeleton)?;
+        self.warm_start = Some(Box::new(clip));
+        Ok(self)
+    }
+
+    /// Whether the solve starts from a clip.
+    pub fn is_warm_started(&self) -> bool {
+        self.warm_start.is_some()
+    }
+
+    /// dt = T/N.
+    pub fn dt(&self) -> f64 {
+        self.period / self.frames as f64
+    }
+
+    /// Whether foot `foot` (index into `skeleton.feet`) is in contact at `frame`.
+    pub fn in_contact(&self, frame: usize, foot: usize) -> bool {
+        self.contact[frame][foot]
+    }
+
+    /// contact[frame][foot] for the whole cycle.
+    pub fn contacts(&self) -> &[Vec<bool>] {
+        &self.contact
+    }
+
+    /// Some frame has no foot on the ground.
+    pub fn has_flight(&self) -> bool {
+        self.contact.iter().any(|c| !c.iter().any(|&b| b))
+    }
+
+    /// Some frame has two or more feet on the ground.
+    pub fn has_double_support(&self) -> bool {
+        self.contact
+            .iter()
+            .any(|c| c.iter().filter(|&&b| b).count() >= 2)
+    }
+
+    /// How much feet `a` and `b` (indices into `skeleton.feet`) are down together: the frames
+    /// with both down over the frames of the shorter contact. 1: they land and lift together (a
+    /// hop's feet, a trot's diagonal pair); 0: never down at the same time (a run's feet).
+    pub fn contact_overlap(&self, a: usize, b: usize) -> f64 {
+        contact_overlap(&self.contact, a, b)
+    }
+}
+
+/// [`GaitSpec::contact_overlap`] of a contact table (`contact[frame][foot]`).
+pub fn contact_overlap(contact: &[Vec<bool>], a: usize, b: usize) -> f64 {
+    let count = |f: &dyn Fn(&Vec<bool>) -> bool| contact.iter().filter(|c| f(c)).count();
+    let both = count(&|c| c[a] && c[b]);
+    let shorter = count(&|c| c[a]).min(count(&|c| c[b]));
+    both as f64 / shorter.max(1) as f64
+}
+
+/// Each foot's most synchronous partner (highest [`contact_overlap`], the lower index on ties),
+/// as pairs (a < b) with their overlap, each pair once: a trot gives its two diagonal pairs.
+pub fn feet_in_step(contact: &[Vec<bool>]) -> Vec<(usize, usize, f64)> {
+    let feet = contact.first().map_or(0, |c| c.len());
+    let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+    for a in 0..feet {
+        let best = (0..feet)
+            .filter(|&b| b != a)
+            .map(|b| (b, contact_overlap(contact, a, b)))
+            .fold(None, |m: Option<(usize, f64)>, (b, o)| match m {
+                Some((_, mo)) if mo >= o => m,
+                _ => Some((b, o)),
+            });
+        if let Some((b, o)) = best {
+            let pair = (a.min(b), a.max(b), o);
+            if !pairs.iter().any(|p| (p.0, p.1) == (pair.0, pair.1)) {
+                pairs.push(pair);
+            }
+        }
+    }
+    pairs
+}
+
+/// Frame i is in foot k's window when ((i − start·N) mod N) < duration·N.
+fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
+    let n = frames as f64;
+    (0..frames)
+        .map(|i| {
+            timings
+                .iter()
+                .map(|t| {
+                    let phase = (i as f64 - t.start * n).rem_euclid(n);
+                    phase < t.duration * n - 1e-9
+                })
+                .collect()
+        })
+        .collect()
+}
+
+mod audit;
+mod clip;
+mod problem;
+mod solve;
+#[cfg(test)]
+mod tests;
+
+pub use audit::*;
+pub use clip::*;
+pub use problem::*;
+pub use solve::*;
