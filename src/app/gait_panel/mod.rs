@@ -1,0 +1,466 @@
+//! Gait panel (specs/004.md §1.2–1.3; issue "P3 — Spacetime engine and animal gaits",
+//! deliverable 9): pick a spacetime creature, set the speed, the period and each foot's contact
+//! window (footfall bars dragged or typed) or let basin-CMA discover them, solve in the
+//! background with a live plot, and look at the result: footfall diagram with flight and
+//! double-support spans, cost, violation, the independent audit, and the gait playing in a loop
+//! in a side view (treadmill or world frame) and a front view; save and load clips.
+//!
+//! The science stays in [`crate::spacetime`]: a solve runs this program's own `gait` command
+//! (`motionlab gait CREATURE --speed V … --out FILE`) as a child process in its own process
+//! group, as the discovery of the CLI does for its samples (IPOPT's linear solver is not
+//! thread-safe, and a process can be cancelled). A reader thread turns its output (IPOPT's
+//! iteration log, one line per discovery generation) into messages on a channel; the clip it
+//! writes is read back, checked against its creature and audited with
+//! [`crate::spacetime::gait::audit`].
+
+use super::character::characters_dir;
+use crate::spacetime::dynamics::forward_kinematics;
+use crate::spacetime::gait::{
+    FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings, parse_timings,
+};
+use crate::spacetime::skeleton::Skeleton;
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use crossbeam_channel::{Receiver, Sender};
+use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+mod controls;
+mod figures;
+mod footfalls;
+mod plots;
+mod result;
+mod solver_process;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use controls::*;
+use figures::*;
+use footfalls::*;
+use plots::*;
+use result::*;
+use solver_process::*;
+
+pub struct GaitPanelPlugin;
+
+impl Plugin for GaitPanelPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Startup, setup_gait)
+            .add_systems(Update, (poll_gait_job, advance_playback).chain())
+            .add_systems(EguiPrimaryContextPass, gait_window);
+    }
+}
+
+/// One spacetime creature file of `characters/`.
+pub struct Creature {
+    pub path: PathBuf,
+    pub skeleton: Skeleton,
+}
+
+impl Creature {
+    fn feet(&self) -> Vec<String> {
+        self.skeleton
+            .feet
+            .iter()
+            .map(|&l| self.skeleton.limbs[l].name.clone())
+            .collect()
+    }
+}
+
+/// The spacetime creatures of `characters/` (the Rapier character files do not parse as one).
+fn spacetime_creatures() -> Vec<Creature> {
+    super::panels::character_files()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| t.contains("feet:"))
+                .unwrap_or(false)
+        })
+        .filter_map(|path| {
+            let skeleton = Skeleton::load(&path).ok()?;
+            Some(Creature { path, skeleton })
+        })
+        .collect()
+}
+
+/// What the solver process reports.
+enum JobMsg {
+    /// An IPOPT iteration: (iteration, objective, primal infeasibility).
+    Iteration(u64, f64, f64),
+    /// A discovery generation: best feasible cost and timings so far, "feasible k/λ".
+    Generation {
+        job: u64,
+        generation: usize,
+        best: Option<(f64, f64, Vec<FootTiming>)>,
+        feasible: String,
+    },
+    /// A discovery sample's projection: its timing and its cost if the projection is feasible.
+    Sample {
+        job: u64,
+        period: f64,
+        cost: Option<f64>,
+        timings: Vec<FootTiming>,
+    },
+    /// The process ended: its clip (read back) or what went wrong.
+    Done(u64, Result<GaitClip, String>),
+}
+
+/// A discovery sample as the panel plots it: period against cost, marked by its footfall kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleDot {
+    pub period: f64,
+    pub cost: f64,
+    /// Some frame has no foot down.
+    pub flight: bool,
+    /// Mean over the feet of the best partner's overlap
+    /// ([`crate::spacetime::gait::contact_overlap`]): 0 for feet that alternate (a run's), 1 for
+    /// feet that land in pairs (a hop's, a trot's diagonals).
+    pub pairing: f64,
+}
+
+impl SampleDot {
+    fn new(spec: &GaitSpec, cost: f64) -> Self {
+        let contact = spec.contacts();
+        let feet = contact.first().map_or(0, |c| c.len());
+        let best_partner = |a: usize| {
+            (0..feet)
+                .filter(|&b| b != a)
+                .map(|b| crate::spacetime::gait::contact_overlap(contact, a, b))
+                .fold(0.0, f64::max)
+        };
+        let pairing = if feet < 2 {
+            0.0
+        } else {
+            (0..feet).map(best_partner).sum::<f64>() / feet as f64
+        };
+        Self {
+            period: spec.period,
+            cost,
+            flight: spec.has_flight(),
+            pairing,
+        }
+    }
+
+    /// The footfall kind shown in the legend: "paired" when the feet land in pairs
+    /// (pairing ≥ [`PAIRED`]: a hop, a trot) or "unpaired" (a walk, a run), and "flight" when
+    /// some frame has no foot down.
+    fn kind(&self) -> &'static str {
+        match (self.pairing >= PAIRED, self.flight) {
+            (true, true) => "paired, flight",
+            (true, false) => "paired",
+            (false, true) => "unpaired, flight",
+            (false, false) => "unpaired",
+        }
+    }
+}
+
+/// What a finished discovery leaves on show beside its gait: its progress plots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiscoveryRecord {
+    /// Best feasible cost per generation.
+    pub best_costs: Vec<[f64; 2]>,
+    /// Every feasible sample.
+    pub samples: Vec<SampleDot>,
+    /// Samples whose projection failed.
+    pub failed_samples: usize,
+}
+
+/// Smallest [`SampleDot::pairing`] plotted as "paired" feet.
+const PAIRED: f64 = 0.8;
+
+/// A sample line's projection counts as feasible up to this violation (discovery's own default).
+const SAMPLE_TOLERANCE: f64 = crate::spacetime::discovery::FEASIBILITY_TOLERANCE;
+
+/// A solve in progress.
+pub struct GaitJob {
+    id: u64,
+    pid: u32,
+    started: Instant,
+    discover: bool,
+    creature: usize,
+    speed: f64,
+    /// Best feasible cost per generation (discovery).
+    pub best_costs: Vec<[f64; 2]>,
+    /// Every feasible sample projected so far (discovery).
+    pub samples: Vec<SampleDot>,
+    /// Samples whose projection failed (not feasible) so far.
+    pub failed_samples: usize,
+    /// Best timing so far (discovery): period, timings.
+    pub best: Option<(f64, Vec<FootTiming>)>,
+    pub feasible: String,
+    /// Discovery generations reported so far.
+    pub generations: usize,
+    /// IPOPT log: objective and primal infeasibility per iteration (counted across solves).
+    pub iterations: Vec<(f64, f64)>,
+    /// Set by the reader thread once the process has exited and been reaped.
+    exited: std::sync::Arc<std::sync::Mutex<bool>>,
+}
+
+impl Drop for GaitJob {
+    /// A job dropped before its process exited (cancel, a new solve, the app closing) ends the
+    /// whole process group: discovery's sample solves too.
+    fn drop(&mut self) {
+        let reaped = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        if !*reaped {
+            #[cfg(unix)]
+            // SAFETY: kill(2) on the process group this panel started (pgid = the child's pid,
+            // not yet reaped, so not recycled: the reader thread reaps it under this lock).
+            unsafe {
+                libc::kill(-(self.pid as i32), libc::SIGTERM);
+            }
+        }
+    }
+}
+
+/// A gait on show: the clip, its creature, audit and limb segments per frame.
+pub struct ShownGait {
+    pub clip: GaitClip,
+    pub skeleton: Skeleton,
+    pub source: String,
+    pub audit: GaitAudit,
+    /// contact[frame][foot] from the clip's loads.
+    pub contact: Vec<Vec<bool>>,
+    /// Per frame, per limb: proximal and distal end (treadmill frame).
+    pub segments: Vec<Vec<([f64; 3], [f64; 3])>>,
+    /// With an optimised body: the creature file's skeleton, and its limbs in the same poses
+    /// (drawn as a ghost, so the body change shows).
+    pub file_body: Option<(Skeleton, Vec<Vec<([f64; 3], [f64; 3])>>)>,
+    /// Colour index per limb: the foot whose leg it belongs to, if any.
+    pub leg: Vec<Option<usize>>,
+    /// Treadmill-frame bounding box over the cycle: x min, x max, y max, z min, z max.
+    pub extent: [f64; 5],
+}
+
+/// Where the panel's discoveries keep their sample clips (`gait --samples-dir`).
+const DISCOVERY_SAMPLES_DIR: &str = "results/gaits/discovery-samples";
+
+#[derive(Resource)]
+pub struct GaitState {
+    pub visible: bool,
+    pub creatures: Vec<Creature>,
+    pub creature: usize,
+    pub speed: f64,
+    pub period: f64,
+    /// One window per foot of the chosen creature, in its order.
+    pub timings: Vec<FootTiming>,
+    pub discover: bool,
+    pub generations: usize,
+    /// λ (0: the default 4 + ⌊3 ln n⌋).
+    pub population: usize,
+    /// Discovery: shortest and longest period searched (s).
+    pub period_range: (f64, f64),
+    /// Discovery: IPOPT iteration limit of each sample's projection (`--sample-iterations`).
+    pub sample_iterations: usize,
+    pub max_iterations: usize,
+    /// L-BFGS iterations before the exact Hessian takes over (`--lbfgs-iterations`).
+    pub lbfgs_iterations: usize,
+    /// Co-optimise the legs' lengths and radii (specs/004.md §1.5).
+    pub morphology: bool,
+    /// With morphology: the muscle-aware effort (3.26)–(3.33); off shows why it is needed.
+    pub muscle: bool,
+    pub job: Option<GaitJob>,
+    pub shown: Option<ShownGait>,
+    pub load_path: String,
+    pub save_path: String,
+    pub message: String,
+    /// Playback: seconds into the loop, playing, rate, world (else treadmill) frame.
+    pub time: f64,
+    pub playing: bool,
+    pub rate: f32,
+    pub world: bool,
+    next_job: u64,
+    tx: Sender<JobMsg>,
+    rx: Receiver<JobMsg>,
+    /// The plots of the discovery whose gait is on show.
+    pub last_discovery: Option<DiscoveryRecord>,
+}
+
+fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let creatures = spacetime_creatures();
+    let mut state = GaitState {
+        visible: options.gait.is_some() || options.discover_gait.is_some(),
+        creature: creatures
+            .iter()
+            .position(|c| c.skeleton.name == "simple biped")
+            .unwrap_or(0),
+        creatures,
+        speed: 0.7,
+        period: 1.0,
+        timings: Vec::new(),
+        discover: false,
+        generations: 8,
+        population: 0,
+        period_range: crate::spacetime::discovery::PERIOD_RANGE,
+        sample_iterations: crate::spacetime::discovery::SAMPLE_ITERATIONS,
+        max_iterations: 3000,
+        lbfgs_iterations: crate::spacetime::gait::STAGED_LBFGS_ITERATIONS,
+        morphology: false,
+        muscle: true,
+        job: None,
+        shown: None,
+        load_path: options
+            .gait
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "assets/gaits/".into()),
+        save_path: "results/gaits/gait.ron".into(),
+        message: String::new(),
+        time: 0.0,
+        playing: true,
+        rate: 1.0,
+        world: false,
+        next_job: 1,
+        tx,
+        rx,
+        last_discovery: None,
+    };
+    state.creature_defaults();
+    if state.creatures.is_empty() {
+        state.message = format!(
+            "no spacetime creature files in {}",
+            characters_dir().display()
+        );
+    }
+    if let Some(path) = &options.gait {
+        state.load(path);
+    }
+    if let Some(path) = &options.discover_gait {
+        // The creature of that file among the panel's (same file name in characters/).
+        let name = path.file_name();
+        match state
+            .creatures
+            .iter()
+            .position(|c| c.path.file_name() == name)
+        {
+            Some(index) => {
+                state.creature = index;
+                state.creature_defaults();
+                state.speed = options.gait_speed;
+                state.discover = true;
+                state.start(false);
+            }
+            None => {
+                state.message = format!(
+                    "--discover-gait {}: not a spacetime creature of {}",
+                    path.display(),
+                    characters_dir().display()
+                )
+            }
+        }
+    }
+    commands.insert_resource(state);
+}
+
+/// Checks that `clip` fits `skeleton` (coordinates, frame and contact sizes, finite numbers), so
+/// the kinematics and the audit can run on it.
+fn check_clip(clip: &GaitClip, skeleton: &Skeleton) -> Result<(), String> {
+    let n = clip.frames.len();
+    if n == 0 {
+        return Err("the clip has no frames".into());
+    }
+    if !(clip.period > 0.0 && clip.period.is_finite() && clip.speed.is_finite()) {
+        return Err(format!(
+            "bad period {} or speed {}",
+            clip.period, clip.speed
+        ));
+    }
+    if let Some((i, q)) = clip
+        .frames
+        .iter()
+        .enumerate()
+        .find(|(_, q)| q.len() != skeleton.dof() || q.iter().any(|v| !v.is_finite()))
+    {
+        return Err(format!(
+            "frame {i} has {} coordinates (or a non-finite one); creature `{}` has {}",
+            q.len(),
+            skeleton.name,
+            skeleton.dof()
+        ));
+    }
+    if clip.contacts.len() != n || clip.contacts.iter().any(|c| c.len() != skeleton.feet.len()) {
+        return Err(format!(
+            "the contact loads do not match {n} frames × {} feet",
+            skeleton.feet.len()
+        ));
+    }
+    Ok(())
+}
+
+fn advance_playback(time: Res<Time>, mut state: ResMut<GaitState>) {
+    if state.visible && state.playing && state.shown.is_some() {
+        let dt = time.delta_secs().min(0.1) as f64 * state.rate as f64;
+        state.time += dt;
+    }
+}
+
+/// Width of the request column of the Gait window (px).
+const CONTROLS_WIDTH: f32 = 330.0;
+
+fn gait_window(
+    mut contexts: EguiContexts,
+    mut state: ResMut<GaitState>,
+    diversity: Option<Res<super::diversity_panel::DiversityState>>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let state = &mut *state;
+    // The viewport area between the workbench panels (last frame's).
+    // (Known from the second frame on; the window waits for it to open in the right place.)
+    let Some(central) = diversity.and_then(|d| d.central) else {
+        return Ok(());
+    };
+    egui::Area::new(egui::Id::new("gait_toggle"))
+        .fixed_pos(central.left_top() + egui::vec2(8.0, 8.0))
+        .show(ctx, |ui| {
+            let label = if state.visible { "Gait ✔" } else { "Gait…" };
+            if ui
+                .button(label)
+                .on_hover_text("Gait panel: spacetime gaits (specs/004.md)")
+                .clicked()
+            {
+                state.visible = !state.visible;
+            }
+        });
+    if !state.visible {
+        return Ok(());
+    }
+    let mut open = true;
+    egui::Window::new("Gait")
+        .id(egui::Id::new("gait_window"))
+        .open(&mut open)
+        .default_pos(central.left_top() + egui::vec2(4.0, 40.0))
+        .default_size(egui::vec2(
+            (central.width() - 10.0).clamp(600.0, 960.0),
+            (central.height() - 50.0).clamp(400.0, 820.0),
+        ))
+        .resizable(true)
+        .show(ctx, |ui| {
+            let height = ui.available_height();
+            let result_w = (ui.available_width() - CONTROLS_WIDTH - 16.0).clamp(300.0, 640.0);
+            let column = egui::Layout::top_down(egui::Align::Min);
+            ui.horizontal_top(|ui| {
+                ui.allocate_ui_with_layout(egui::vec2(CONTROLS_WIDTH, height), column, |ui| {
+                    ui.set_width(CONTROLS_WIDTH);
+                    egui::ScrollArea::vertical()
+                        .id_salt("gait_controls")
+                        .auto_shrink([false, false])
+                        .show(ui, |ui| controls_ui(ui, state));
+                });
+                ui.separator();
+                ui.allocate_ui_with_layout(egui::vec2(result_w, height), column, |ui| {
+                    ui.set_width(result_w);
+                    egui::ScrollArea::vertical()
+                        .id_salt("gait_result")
+                        .auto_shrink([false, false])
+                        .show(ui, |ui| result_ui(ui, state));
+                });
+            });
+        });
+    if !open {
+        state.visible = false;
+    }
+    Ok(())
+}

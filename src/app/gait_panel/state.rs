@@ -1,0 +1,382 @@
+//! The Gait panel's state changes: picking a creature, building the `gait` request, starting,
+//! cancelling and finishing a solve or a discovery, loading and saving clips.
+
+use super::*;
+
+impl GaitState {
+    pub(super) fn creature(&self) -> Option<&Creature> {
+        self.creatures.get(self.creature)
+    }
+
+    /// The creature's default timings and period (specs/004.md §1.2 defaults of the CLI).
+    pub(super) fn reset_timings(&mut self) {
+        if let Some(c) = self.creature() {
+            let (period, timings) = default_timings(&c.skeleton);
+            self.period = period;
+            self.timings = timings;
+        }
+    }
+
+    /// The chosen creature's defaults: its timings and period, and its file's solver settings
+    /// (`solve: (lbfgs_iterations: …, sample_iterations: …)`, e.g. the horse's longer L-BFGS
+    /// stage), else the CLI's.
+    pub(super) fn creature_defaults(&mut self) {
+        self.reset_timings();
+        self.apply_solve_hints();
+    }
+
+    /// The chosen creature file's solver settings, else the CLI's defaults.
+    pub(super) fn apply_solve_hints(&mut self) {
+        if let Some(c) = self.creature() {
+            let hints = c.skeleton.solve;
+            self.lbfgs_iterations = hints
+                .lbfgs_iterations
+                .unwrap_or(crate::spacetime::gait::STAGED_LBFGS_ITERATIONS);
+            self.sample_iterations = hints
+                .sample_iterations
+                .unwrap_or(crate::spacetime::discovery::SAMPLE_ITERATIONS);
+        }
+    }
+
+    /// The request as a validated spec (its contact flags), or why it is invalid.
+    pub(super) fn request_spec(&self) -> Result<GaitSpec, String> {
+        let c = self.creature().ok_or("no creature")?;
+        GaitSpec::new(c.skeleton.clone(), self.speed, self.period, &self.timings)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Loads a clip file and shows it; errors name the file.
+    pub fn load(&mut self, path: &Path) {
+        self.last_discovery = None;
+        let result = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| ron::from_str::<GaitClip>(&t).map_err(|e| e.to_string()))
+            .and_then(|clip| self.show(clip, format!("{}", path.display())));
+        match result {
+            Ok(()) => {
+                self.message = format!("loaded {}", path.display());
+                self.save_path = path.display().to_string();
+            }
+            Err(e) => self.message = format!("cannot load {}: {e}", path.display()),
+        }
+    }
+
+    /// Puts `clip` on show (and its creature, speed and timings in the request fields).
+    pub(super) fn show(&mut self, clip: GaitClip, source: String) -> Result<(), String> {
+        let index = self
+            .creatures
+            .iter()
+            .position(|c| c.skeleton.name == clip.creature)
+            .ok_or_else(|| {
+                format!(
+                    "creature `{}` is not among the spacetime creatures of {}",
+                    clip.creature,
+                    characters_dir().display()
+                )
+            })?;
+        let skeleton = clip
+            .body(&self.creatures[index].skeleton)
+            .map_err(|e| e.to_string())?;
+        check_clip(&clip, &skeleton)?;
+        // The checks above keep the kinematics' assertions true; a panic in them is still
+        // reported rather than fatal.
+        let file = &self.creatures[index].skeleton;
+        let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let segments_of = |body: &Skeleton| -> Vec<Vec<([f64; 3], [f64; 3])>> {
+                let morphology = body.morphology::<f64>();
+                clip.frames
+                    .iter()
+                    .map(|q| {
+                        forward_kinematics(body, &morphology, q)
+                            .limbs
+                            .iter()
+                            .map(|l| (l.origin.re(), l.end.re()))
+                            .collect()
+                    })
+                    .collect()
+            };
+            let file_body = clip
+                .morphology
+                .is_some()
+                .then(|| (file.clone(), segments_of(file)));
+            // μ and ν as in every gait spec.
+            (
+                segments_of(&skeleton),
+                file_body,
+                audit(&skeleton, &clip, MU, NU),
+            )
+        }))
+        .map_err(|_| "the clip's kinematics failed".to_string())?;
+        let (segments, file_body, audit) = computed;
+        let mut leg = vec![None; skeleton.limbs.len()];
+        for (k, &foot) in skeleton.feet.iter().enumerate() {
+            // The foot's chain up to (not including) the limb where it meets another chain.
+            for l in skeleton.path_to_root(foot) {
+                let children = skeleton
+                    .limbs
+                    .iter()
+                    .filter(|c| c.parent == Some(l))
+                    .count();
+                if skeleton.limbs[l].parent.is_none() || (l != foot && children > 1) {
+                    break;
+                }
+                leg[l] = Some(k);
+            }
+        }
+        let mut extent = [f64::MAX, f64::MIN, 0.0, f64::MAX, f64::MIN];
+        for (a, b) in segments.iter().flatten() {
+            for p in [a, b] {
+                extent[0] = extent[0].min(p[0]);
+                extent[1] = extent[1].max(p[0]);
+                extent[2] = extent[2].max(p[1]);
+                extent[3] = extent[3].min(p[2]);
+                extent[4] = extent[4].max(p[2]);
+            }
+        }
+        let contact = clip
+            .contacts
+            .iter()
+            .map(|c| c.iter().map(|l| l.is_some()).collect())
+            .collect();
+        // The request fields follow the clip, so Solve re-solves what is on show.
+        if self.creature != index {
+            self.creature = index;
+            self.apply_solve_hints();
+        }
+        self.speed = clip.speed;
+        self.morphology = clip.morphology.is_some();
+        self.period = clip.period;
+        let mut timings = Vec::new();
+        for name in self.creatures[index].feet() {
+            match clip.timings.iter().find(|t| t.foot == name) {
+                Some(t) => timings.push(t.clone()),
+                None => {
+                    timings.clear();
+                    break;
+                }
+            }
+        }
+        if timings.is_empty() {
+            self.reset_timings();
+        } else {
+            self.timings = timings;
+        }
+        self.shown = Some(ShownGait {
+            clip,
+            skeleton,
+            source,
+            audit,
+            contact,
+            segments,
+            file_body,
+            leg,
+            extent,
+        });
+        self.time = 0.0;
+        Ok(())
+    }
+
+    pub(super) fn save(&mut self, path: &Path) {
+        let Some(shown) = &self.shown else {
+            self.message = "no gait to save".into();
+            return;
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                self.message = format!("cannot create {}: {e}", dir.display());
+                return;
+            }
+        }
+        self.message = match crate::jobs::write_ron(path, &shown.clip) {
+            Ok(()) => format!("saved {}", path.display()),
+            Err(e) => format!("cannot save {}: {e}", path.display()),
+        };
+    }
+
+    /// Starts `motionlab gait …` for the request in its own process group; `refine`: from the
+    /// gait on show (`--init`), with the request's timing.
+    pub(super) fn start(&mut self, refine: bool) {
+        self.cancel();
+        let Some((creature_path, creature_name)) = self
+            .creature()
+            .map(|c| (c.path.clone(), c.skeleton.name.clone()))
+        else {
+            self.message = "no creature".into();
+            return;
+        };
+        if !self.discover {
+            if let Err(e) = self.request_spec() {
+                self.message = format!("cannot solve: {e}");
+                return;
+            }
+        }
+        let exe = match std::env::current_exe() {
+            Ok(e) => e,
+            Err(e) => {
+                self.message = format!("cannot find the motionlab executable: {e}");
+                return;
+            }
+        };
+        let id = self.next_job;
+        self.next_job += 1;
+        let out =
+            std::env::temp_dir().join(format!("motionlab-gait-{}-{id}.ron", std::process::id()));
+        let _ = std::fs::remove_file(&out);
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg("gait")
+            .arg(&creature_path)
+            .args(["--speed", &self.speed.to_string()]);
+        if refine {
+            let Some(shown) = &self.shown else {
+                self.message = "no gait on show to refine".into();
+                return;
+            };
+            let start = std::env::temp_dir().join(format!(
+                "motionlab-gait-{}-{id}-start.ron",
+                std::process::id()
+            ));
+            if let Err(e) = crate::jobs::write_ron(&start, &shown.clip) {
+                self.message = format!("cannot write {}: {e}", start.display());
+                return;
+            }
+            cmd.arg("--init").arg(&start);
+        }
+        if self.discover && !refine {
+            cmd.args(["--discover", "--generations", &self.generations.to_string()]);
+            if self.population > 0 {
+                cmd.args(["--population", &self.population.to_string()]);
+            }
+            let (lo, hi) = self.period_range;
+            cmd.args(["--period-range", &format!("{lo}:{hi}")]);
+            cmd.args(["--sample-iterations", &self.sample_iterations.to_string()]);
+            // Sample clips are kept, so the same discovery started again (after closing the
+            // app, say) reuses the samples already solved.
+            cmd.args(["--samples-dir", DISCOVERY_SAMPLES_DIR]);
+        } else {
+            let contacts = self
+                .timings
+                .iter()
+                .map(|t| format!("{}:{}:{}", t.foot, t.start, t.duration))
+                .collect::<Vec<_>>()
+                .join(",");
+            cmd.args([
+                "--period",
+                &self.period.to_string(),
+                "--contacts",
+                &contacts,
+            ]);
+        }
+        if self.morphology {
+            cmd.arg("--morphology");
+            if !self.muscle {
+                cmd.arg("--no-muscle");
+            }
+        }
+        cmd.args([
+            "--max-iterations",
+            &self.max_iterations.to_string(),
+            "--lbfgs-iterations",
+            &self.lbfgs_iterations.to_string(),
+            "--print-level",
+            "5",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                self.message = format!("cannot start the solver process: {e}");
+                return;
+            }
+        };
+        let pid = child.id();
+        let exited = std::sync::Arc::new(std::sync::Mutex::new(false));
+        let job_exited = exited.clone();
+        let tx = self.tx.clone();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        std::thread::spawn(move || {
+            let errors = std::thread::spawn(move || {
+                let mut tail: Vec<String> = Vec::new();
+                if let Some(e) = stderr {
+                    for line in std::io::BufReader::new(e).lines().map_while(Result::ok) {
+                        tail.push(line);
+                        if tail.len() > 6 {
+                            tail.remove(0);
+                        }
+                    }
+                }
+                tail.join("\n")
+            });
+            if let Some(o) = stdout {
+                for line in std::io::BufReader::new(o).lines().map_while(Result::ok) {
+                    if let Some(msg) = parse_solver_line(id, &line) {
+                        let _ = tx.send(msg);
+                    }
+                }
+            }
+            // Reaped under the lock, so a cancel never signals a recycled process id.
+            let status = loop {
+                let mut reaped = exited.lock().unwrap_or_else(|e| e.into_inner());
+                match child.try_wait() {
+                    Ok(Some(status)) => {
+                        *reaped = true;
+                        break Ok(status);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        *reaped = true;
+                        break Err(e);
+                    }
+                }
+                drop(reaped);
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            };
+            let stderr_tail = errors.join().unwrap_or_default();
+            let result = std::fs::read_to_string(&out)
+                .map_err(|_| {
+                    let how = status.map(|s| s.to_string()).unwrap_or_default();
+                    format!("the solver wrote no clip ({how}) {stderr_tail}")
+                })
+                .and_then(|t| ron::from_str::<GaitClip>(&t).map_err(|e| e.to_string()));
+            let _ = std::fs::remove_file(&out);
+            let _ = tx.send(JobMsg::Done(id, result));
+        });
+        self.message = format!(
+            "solving {} at {} m/s{} (process {pid})",
+            creature_name,
+            self.speed,
+            if self.discover {
+                ", discovering the timings"
+            } else {
+                ""
+            }
+        );
+        self.job = Some(GaitJob {
+            id,
+            pid,
+            started: Instant::now(),
+            discover: self.discover && !refine,
+            creature: self.creature,
+            speed: self.speed,
+            best_costs: Vec::new(),
+            samples: Vec::new(),
+            failed_samples: 0,
+            best: None,
+            feasible: String::new(),
+            generations: 0,
+            iterations: Vec::new(),
+            exited: job_exited,
+        });
+    }
+
+    /// Stops the running solve (dropping the job ends its processes).
+    pub(super) fn cancel(&mut self) {
+        self.job = None;
+    }
+}
