@@ -1,0 +1,249 @@
+//! The motions side by side in the 3D viewport: their placement, colours, the stick figures
+//! drawn from recorded frames (or ghosts over each other) and their labels; the camera following
+//! travelling motions.
+
+use super::*;
+
+pub(super) fn apply_gallery_view(
+    mut state: ResMut<DiversityState>,
+    mut orbit: ResMut<OrbitCamera>,
+    mut overlays: ResMut<Overlays>,
+) {
+    if !state.view_request || !state.visible || !state.gallery {
+        return;
+    }
+    let n = state.result.as_ref().map(|r| r.motions.len()).unwrap_or(0);
+    if n == 0 {
+        return;
+    }
+    state.view_request = false;
+    // The live character would stand inside M0: hide it; look at the row obliquely.
+    overlays.skin = false;
+    overlays.com = false;
+    overlays.contacts = false;
+    overlays.torques = false;
+    overlays.colliders = false;
+    orbit.follow = false;
+    let mid = (n - 1) as f32 * GALLERY_SPACING / 2.0;
+    // Yaw ≈ 45°: lanes (z) spread across the screen while the sagittal (x–y) motion stays readable.
+    orbit.target = Vec3::new(-0.3, 0.8, mid);
+    orbit.yaw = 0.8;
+    orbit.pitch = 0.2;
+    orbit.distance = 4.0 + n as f32 * 1.6;
+}
+
+/// Keeps the orbit target on the mean x of the motions' centres of mass at the gallery clock
+/// (the lanes' z and the user's zoom and angle are left alone).
+pub(super) fn follow_gallery(state: Res<DiversityState>, mut orbit: ResMut<OrbitCamera>) {
+    if !state.follow || !state.visible || !state.gallery || state.entries.is_empty() {
+        return;
+    }
+    let xs: Vec<f32> = state
+        .entries
+        .iter()
+        .filter_map(|e| state.frame(e.index, state.clock).map(|(_, f)| f.com[0]))
+        .collect();
+    if xs.is_empty() {
+        return;
+    }
+    orbit.target.x = xs.iter().sum::<f32>() / xs.len() as f32 - 0.3;
+}
+
+pub(super) fn motion_colour(i: usize) -> [f32; 3] {
+    const PALETTE: [[f32; 3]; 8] = [
+        [0.20, 0.55, 0.95],
+        [0.95, 0.45, 0.10],
+        [0.15, 0.70, 0.30],
+        [0.85, 0.20, 0.55],
+        [0.55, 0.35, 0.85],
+        [0.10, 0.70, 0.75],
+        [0.80, 0.70, 0.10],
+        [0.60, 0.40, 0.25],
+    ];
+    if i == 0 {
+        [0.95, 0.95, 0.95]
+    } else {
+        PALETTE[(i - 1) % PALETTE.len()]
+    }
+}
+
+/// Joint centres in the world for a frame: (parent body, anchor, child body) per joint.
+pub(super) fn skeleton(
+    character: &Character,
+    frame: &crate::sim::Frame,
+) -> Vec<(Vec3, Vec3, Vec3)> {
+    let pose = |i: usize| crate::app::pose_to_transform(frame.poses[i]);
+    character
+        .joints
+        .iter()
+        .filter_map(|j| {
+            let pi = character.body_index(&j.parent)?;
+            let ci = character.body_index(&j.child)?;
+            if pi >= frame.poses.len() || ci >= frame.poses.len() {
+                return None;
+            }
+            let child = &character.bodies[ci];
+            let q = child.orientation();
+            let reference = Transform::from_translation(Vec3::from(child.position))
+                .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
+            let local = reference
+                .to_matrix()
+                .inverse()
+                .transform_point3(Vec3::from(j.anchor));
+            Some((
+                pose(pi).translation,
+                pose(ci).transform_point(local),
+                pose(ci).translation,
+            ))
+        })
+        .collect()
+}
+
+pub(super) fn draw_figure(
+    gizmos: &mut Gizmos,
+    character: &Character,
+    frame: &crate::sim::Frame,
+    offset: Vec3,
+    colour: Color,
+) {
+    for (i, b) in character.bodies.iter().enumerate() {
+        let Some(p) = frame.poses.get(i) else {
+            continue;
+        };
+        let t = crate::app::pose_to_transform(*p);
+        let at = t.translation + offset;
+        match b.shape {
+            Shape::Capsule {
+                radius,
+                half_length,
+                axis,
+            } => {
+                let extra = match axis {
+                    Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+                    Axis::Y => Quat::IDENTITY,
+                    Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+                };
+                gizmos.primitive_3d(
+                    &Capsule3d::new(radius, 2.0 * half_length),
+                    Isometry3d::new(at, t.rotation * extra),
+                    colour,
+                );
+            }
+            Shape::Box { half_extents: h } => {
+                gizmos.primitive_3d(
+                    &Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]),
+                    Isometry3d::new(at, t.rotation),
+                    colour,
+                );
+            }
+            Shape::Ellipsoid { radii: r } => {
+                gizmos.sphere(
+                    Isometry3d::from_translation(at),
+                    r[0].max(r[1]).max(r[2]),
+                    colour,
+                );
+            }
+        }
+    }
+    for (a, j, c) in skeleton(character, frame) {
+        gizmos.line(a + offset, j + offset, colour);
+        gizmos.line(j + offset, c + offset, colour);
+        gizmos.sphere(Isometry3d::from_translation(j + offset), 0.025, colour);
+    }
+}
+
+pub(super) fn draw_gallery(mut gizmos: Gizmos, state: Res<DiversityState>) {
+    if !state.visible || !state.gallery {
+        return;
+    }
+    let u = state.clock;
+    for e in &state.entries {
+        let Some((character, frame)) = state.frame(e.index, u) else {
+            continue;
+        };
+        let [r, g, b] = motion_colour(e.index);
+        let offset = Vec3::new(0.0, 0.0, e.index as f32 * GALLERY_SPACING);
+        draw_figure(&mut gizmos, character, frame, offset, Color::srgb(r, g, b));
+        // Ground marker under each lane, under the figure as it travels.
+        let x = frame.com[0];
+        gizmos.line(
+            offset + Vec3::new(x - 1.5, 0.003, 0.0),
+            offset + Vec3::new(x + 1.5, 0.003, 0.0),
+            Color::srgba(r, g, b, 0.6),
+        );
+    }
+    if state.ghost && state.ghost_a != state.ghost_b {
+        if let Some((character, frame)) = state.frame(state.ghost_b, u) {
+            let [r, g, b] = motion_colour(state.ghost_b);
+            let offset = Vec3::new(0.0, 0.0, state.ghost_a as f32 * GALLERY_SPACING);
+            draw_figure(
+                &mut gizmos,
+                character,
+                frame,
+                offset,
+                Color::srgba(r, g, b, 0.35),
+            );
+        }
+    }
+}
+
+/// Names each gallery lane (M0 = input) above the figure.
+pub(super) fn gallery_labels(
+    mut contexts: EguiContexts,
+    state: Res<DiversityState>,
+    camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
+) -> Result {
+    if !state.visible || !state.gallery || state.entries.is_empty() {
+        return Ok(());
+    }
+    let Ok((cam, gt)) = camera.single() else {
+        return Ok(());
+    };
+    let ctx = contexts.ctx_mut()?;
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Background,
+        egui::Id::new("gallery_labels"),
+    ));
+    let central = state.central.unwrap_or_else(|| ctx.viewport_rect());
+    for e in &state.entries {
+        let head = state
+            .frame(e.index, state.clock)
+            .map(|(_, f)| f.poses.iter().map(|p| p[1]).fold(0.0f32, f32::max))
+            .unwrap_or(1.8);
+        let x = state
+            .frame(e.index, state.clock)
+            .map(|(_, f)| f.com[0])
+            .unwrap_or(0.0);
+        let world = Vec3::new(x, head + 0.35, e.index as f32 * GALLERY_SPACING);
+        let Ok(p) = cam.world_to_viewport(gt, world) else {
+            continue;
+        };
+        let pos = egui::pos2(p.x, p.y);
+        if !central.contains(pos) {
+            continue;
+        }
+        let [r, g, b] = motion_colour(e.index);
+        let col = egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8);
+        let text = if e.index == 0 {
+            "M0 (input)".to_string()
+        } else {
+            format!("M{}", e.index)
+        };
+        let rect = painter.text(
+            pos,
+            egui::Align2::CENTER_BOTTOM,
+            &text,
+            egui::FontId::proportional(16.0),
+            egui::Color32::BLACK,
+        );
+        painter.rect_filled(rect.expand(3.0), 3.0, egui::Color32::from_black_alpha(200));
+        painter.text(
+            pos,
+            egui::Align2::CENTER_BOTTOM,
+            text,
+            egui::FontId::proportional(16.0),
+            col,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,512 @@
+//! Diversity panel (specs/002_003.md B3): start and steer an exploration job, live plots of D,
+//! d_min and the penalty per variant, and a gallery of the input motion M0 and its variants
+//! playing side by side in the viewport with a shared phase-normalized clock, path sliders,
+//! strength toggle, ghost overlay and a phase-aligned filmstrip; save and load result sets.
+//!
+//! The science stays in [`crate::diversity`]: while a job runs its `checkpoint.ron` is re-read
+//! (off the main thread, when it changes, at most every 2 s) and turned into the current
+//! incumbents with [`DiversityJob::build_result`]; motions are re-simulated with
+//! [`evaluate_recorded`] on a background thread and cached by parameters and strength.
+
+use super::jobs_panel::JobsState;
+use super::overlays::Overlays;
+use super::viewport::{MainCamera, OrbitCamera};
+use crate::diversity::explore::{
+    DiversityJob, ExploreConfig, ExploreMetric, ExploreResult, load_result, path_point,
+};
+use crate::jobs::{JobHandle, JobStatus};
+use crate::model::{Axis, Character, Shape};
+use crate::task::{Metric, Task, TaskRun, evaluate_recorded};
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use crossbeam_channel::{Receiver, Sender};
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+mod gallery;
+mod panel;
+mod playback;
+
+use gallery::*;
+pub use panel::diversity_ui;
+use playback::*;
+
+pub struct DiversityPanelPlugin;
+
+impl Plugin for DiversityPanelPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Startup, setup_diversity)
+            .add_systems(
+                Update,
+                (
+                    start_on_launch,
+                    poll_diversity,
+                    request_runs,
+                    advance_clock,
+                    apply_gallery_view,
+                    follow_gallery,
+                    draw_gallery,
+                )
+                    .chain(),
+            )
+            .add_systems(EguiPrimaryContextPass, gallery_labels);
+    }
+}
+
+/// Spacing of the gallery motions along z, m.
+const GALLERY_SPACING: f32 = 2.0;
+/// Columns of the filmstrip.
+const FILM_COLUMNS: usize = 6;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MetricChoice {
+    TaskDefault,
+    Hf,
+    Md,
+    Wja,
+    Shape,
+}
+
+impl MetricChoice {
+    fn label(self) -> &'static str {
+        match self {
+            MetricChoice::TaskDefault => "task default",
+            MetricChoice::Hf => "hf (hands, feet)",
+            MetricChoice::Md => "md (mass)",
+            MetricChoice::Wja => "wja (joint angles)",
+            MetricChoice::Shape => "shape",
+        }
+    }
+    fn metric(self) -> Option<ExploreMetric> {
+        match self {
+            MetricChoice::TaskDefault => None,
+            MetricChoice::Hf => Some(ExploreMetric::Motion(Metric::Hf)),
+            MetricChoice::Md => Some(ExploreMetric::Motion(Metric::Md)),
+            MetricChoice::Wja => Some(ExploreMetric::Motion(Metric::Wja)),
+            MetricChoice::Shape => Some(ExploreMetric::Shape),
+        }
+    }
+}
+
+enum Msg {
+    /// Current incumbents of the running job (from its checkpoint).
+    Live(Box<ExploreResult>),
+    LiveFailed(String),
+    Run(u64, Arc<TaskRun>),
+    RunsDone,
+}
+
+/// One motion of the gallery as shown now.
+pub struct GalleryEntry {
+    pub index: usize,
+    pub key: u64,
+}
+
+#[derive(Resource)]
+pub struct DiversityState {
+    pub visible: bool,
+    /// The viewport area left free by the panels (for the gallery labels).
+    pub central: Option<egui::Rect>,
+    /// Started with `--explore-result`: the panel opens on the gallery.
+    pub launched_with_set: bool,
+    // Controls.
+    pub scenes: Vec<PathBuf>,
+    pub scene: Option<PathBuf>,
+    pub variants: usize,
+    pub k: f64,
+    pub metric: MetricChoice,
+    pub shape_mode: bool,
+    pub generations: u64,
+    pub seed: u64,
+    pub load_path: String,
+    pub save_path: String,
+    pub message: String,
+    // The job and the result on show.
+    pub job: Option<JobHandle>,
+    pub result: Option<ExploreResult>,
+    /// File the result came from (copied by Save set), if any.
+    pub result_file: Option<PathBuf>,
+    pub source: String,
+    checkpoint_seen: Option<SystemTime>,
+    checkpoint_read_at: Option<Instant>,
+    live_loading: bool,
+    // Gallery.
+    pub gallery: bool,
+    pub half_speed: bool,
+    /// The camera follows the row along x (the mean centre of mass of the motions on show), so
+    /// walks and long jumps stay in view.
+    pub follow: bool,
+    pub strength_x2: bool,
+    pub ghost: bool,
+    pub ghost_a: usize,
+    pub ghost_b: usize,
+    /// Path position per motion, percent (index 0 unused).
+    pub path_percent: Vec<f32>,
+    /// Phase-normalized clock: phase k at u ∈ [k, k+1).
+    pub clock: f32,
+    hold: f32,
+    task: Option<(String, Arc<Task>, Metric)>,
+    cache: HashMap<u64, Arc<TaskRun>>,
+    entries: Vec<GalleryEntry>,
+    in_flight: bool,
+    pending: HashSet<u64>,
+    view_request: bool,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+}
+
+fn scenes_dir() -> PathBuf {
+    let local = PathBuf::from("scenes");
+    if local.is_dir() {
+        local
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"))
+    }
+}
+
+/// Scene files that define a task.
+fn task_scenes() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .filter(|p| {
+                    std::fs::read_to_string(p)
+                        .map(|t| t.contains("task:"))
+                        .unwrap_or(false)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let scenes = task_scenes();
+    let scene = options.explore.clone().or_else(|| scenes.first().cloned());
+    commands.insert_resource(DiversityState {
+        visible: options.explore.is_some() || options.explore_result.is_some(),
+        central: None,
+        launched_with_set: options.explore_result.is_some(),
+        scenes,
+        scene,
+        variants: 4,
+        k: 10.0,
+        metric: MetricChoice::TaskDefault,
+        shape_mode: false,
+        generations: 300,
+        seed: 1,
+        load_path: options
+            .explore_result
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        save_path: "results/diversity-set.ron".into(),
+        message: String::new(),
+        job: None,
+        result: None,
+        result_file: None,
+        source: String::new(),
+        checkpoint_seen: None,
+        checkpoint_read_at: None,
+        live_loading: false,
+        gallery: true,
+        half_speed: false,
+        follow: true,
+        strength_x2: false,
+        ghost: false,
+        ghost_a: 1,
+        ghost_b: 2,
+        path_percent: Vec::new(),
+        clock: 0.0,
+        hold: 0.0,
+        task: None,
+        cache: HashMap::new(),
+        entries: Vec::new(),
+        in_flight: false,
+        pending: HashSet::new(),
+        view_request: false,
+        tx,
+        rx,
+    });
+}
+
+impl DiversityState {
+    fn config(&self) -> Option<ExploreConfig> {
+        Some(ExploreConfig {
+            scene: self.scene.clone()?,
+            variants: self.variants,
+            generations: self.generations,
+            k: self.k,
+            metric: self.metric.metric(),
+            shape_mode: self.shape_mode,
+            seed: self.seed,
+            ..ExploreConfig::default()
+        })
+    }
+
+    pub fn start(&mut self, jobs: &JobsState) {
+        let Some(runner) = &jobs.runner else {
+            self.message = "no job pool".into();
+            return;
+        };
+        if let Some(h) = &self.job {
+            if !h.is_done() {
+                h.cancel();
+            }
+        }
+        let Some(config) = self.config() else {
+            self.message = "choose a scene with a task".into();
+            return;
+        };
+        match DiversityJob::new(config) {
+            Ok(job) => {
+                // The initial state (M0 and N copies) is shown until the first checkpoint.
+                self.set_result(job.build_result(), None, "exploration starting".into());
+                let handle = runner.spawn(Box::new(job), None);
+                self.message = format!("job #{} in {}", handle.id, handle.folder.display());
+                self.job = Some(handle);
+                self.checkpoint_seen = None;
+            }
+            Err(e) => self.message = format!("cannot start: {e:#}"),
+        }
+    }
+
+    fn set_result(&mut self, result: ExploreResult, file: Option<PathBuf>, source: String) {
+        let n = result.motions.len();
+        self.path_percent
+            .resize(n.max(self.path_percent.len()), 100.0);
+        if self.ghost_a >= n {
+            self.ghost_a = n.saturating_sub(1).min(1);
+        }
+        if self.ghost_b >= n {
+            self.ghost_b = n.saturating_sub(1);
+        }
+        if self.result.is_none() {
+            self.view_request = true;
+        }
+        self.result = Some(result);
+        self.result_file = file;
+        self.source = source;
+    }
+
+    pub fn load(&mut self, path: &Path) {
+        match load_result(path) {
+            Ok(r) => {
+                self.message = format!(
+                    "loaded {} ({} motions, D = {:.3})",
+                    path.display(),
+                    r.motions.len(),
+                    r.diversity
+                );
+                self.set_result(
+                    r,
+                    Some(path.to_path_buf()),
+                    format!("set {}", path.display()),
+                );
+                self.view_request = true;
+            }
+            Err(e) => self.message = format!("{e:#}"),
+        }
+    }
+
+    fn save(&mut self, path: &Path) {
+        let outcome = match (&self.result_file, &self.result) {
+            (Some(src), _) => std::fs::copy(src, path).map(|_| ()),
+            (None, Some(r)) => crate::jobs::write_ron(path, r),
+            (None, None) => {
+                self.message = "nothing to save".into();
+                return;
+            }
+        };
+        self.message = match outcome {
+            Ok(()) => format!("saved {}", path.display()),
+            Err(e) => format!("cannot save {}: {e}", path.display()),
+        };
+    }
+}
+
+fn start_on_launch(
+    options: Res<super::AppOptions>,
+    mut done: Local<bool>,
+    mut state: ResMut<DiversityState>,
+    jobs: Option<Res<JobsState>>,
+) {
+    if *done {
+        return;
+    }
+    let Some(jobs) = jobs else { return };
+    *done = true;
+    if let Some(path) = &options.explore_result {
+        let p = path.clone();
+        state.load(&p);
+    } else if options.explore.is_some() {
+        state.start(&jobs);
+    }
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn poll_diversity(mut state: ResMut<DiversityState>) {
+    let state = &mut *state;
+    // Job events.
+    let mut finished = None;
+    if let Some(h) = &mut state.job {
+        h.poll();
+        if h.status == JobStatus::Finished {
+            if let Some(p) = h.result.clone() {
+                if state.result_file.as_ref() != Some(&p) {
+                    finished = Some(p);
+                }
+            }
+        }
+    }
+    if let Some(p) = finished {
+        match load_result(&p) {
+            Ok(r) => state.set_result(
+                r,
+                Some(p.clone()),
+                format!("finished job ({})", p.display()),
+            ),
+            Err(e) => state.message = format!("{e:#}"),
+        }
+    }
+    // Live incumbents from the checkpoint.
+    if let Some(h) = &state.job {
+        if !h.is_done()
+            && !state.live_loading
+            && state
+                .checkpoint_read_at
+                .is_none_or(|t| t.elapsed().as_secs_f32() >= 2.0)
+        {
+            let cp = h.folder.join("checkpoint.ron");
+            let m = mtime(&cp);
+            if m.is_some() && m != state.checkpoint_seen {
+                state.checkpoint_seen = m;
+                state.checkpoint_read_at = Some(Instant::now());
+                state.live_loading = true;
+                let tx = state.tx.clone();
+                std::thread::spawn(move || {
+                    let msg = std::fs::read_to_string(&cp)
+                        .map_err(anyhow::Error::from)
+                        .and_then(|t| DiversityJob::from_checkpoint(&t))
+                        .map(|j| Msg::Live(Box::new(j.build_result())))
+                        .unwrap_or_else(|e| Msg::LiveFailed(format!("{e:#}")));
+                    let _ = tx.send(msg);
+                });
+            }
+        }
+    }
+    let msgs: Vec<Msg> = state.rx.try_iter().collect();
+    for m in msgs {
+        match m {
+            Msg::Live(r) => {
+                state.live_loading = false;
+                // A finished job's result wins over a late checkpoint.
+                if state.result_file.is_none() {
+                    let g = r.generations;
+                    state.set_result(*r, None, format!("live incumbents, generation {g}"));
+                }
+            }
+            Msg::LiveFailed(e) => {
+                state.live_loading = false;
+                state.message = format!("checkpoint: {e}");
+            }
+            Msg::Run(key, run) => {
+                state.pending.remove(&key);
+                state.cache.insert(key, run);
+            }
+            Msg::RunsDone => {
+                state.in_flight = false;
+                state.pending.clear();
+            }
+        }
+    }
+}
+
+fn params_key(params: &[f64], strength: f32, task: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    task.hash(&mut h);
+    strength.to_bits().hash(&mut h);
+    for p in params {
+        p.to_bits().hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Works out which simulations the gallery needs and starts the missing ones in the background.
+fn request_runs(mut state: ResMut<DiversityState>) {
+    let state = &mut *state;
+    let Some(result) = &state.result else {
+        state.entries.clear();
+        return;
+    };
+    let mult = if state.strength_x2 { 2.0 } else { 1.0 };
+    let task_id = format!(
+        "{}|{}|{}",
+        result.config.scene.display(),
+        result.config.shape_mode,
+        result.config.strength * mult
+    );
+    if state.task.as_ref().is_none_or(|t| t.0 != task_id) {
+        match result.config.load_task() {
+            Ok(mut task) => {
+                task.strength = result.config.strength * mult;
+                let metric = match result.config.metric {
+                    Some(ExploreMetric::Motion(m)) => m,
+                    _ => task.def.metric,
+                };
+                state.task = Some((task_id.clone(), Arc::new(task), metric));
+            }
+            Err(e) => {
+                state.message = format!("cannot load the task: {e:#}");
+                state.entries.clear();
+                return;
+            }
+        }
+    }
+    let Some((_, task, metric)) = state.task.clone() else {
+        return;
+    };
+    let mut entries = Vec::new();
+    let mut missing = Vec::new();
+    for i in 0..result.motions.len() {
+        let frac = state.path_percent.get(i).copied().unwrap_or(100.0) as f64 / 100.0;
+        let Some(params) = path_point(result, i, frac) else {
+            continue;
+        };
+        if params.len() != task.dimension() {
+            continue;
+        }
+        let key = params_key(&params, mult, &task_id);
+        if !state.cache.contains_key(&key) && !state.pending.contains(&key) {
+            missing.push((key, params));
+        }
+        entries.push(GalleryEntry { index: i, key });
+    }
+    state.entries = entries;
+    if !missing.is_empty() && !state.in_flight {
+        if state.cache.len() > 300 {
+            state.cache.clear();
+        }
+        state.in_flight = true;
+        state.pending = missing.iter().map(|m| m.0).collect();
+        let tx = state.tx.clone();
+        std::thread::spawn(move || {
+            for (key, params) in missing {
+                let run = evaluate_recorded(&task, &params, metric);
+                let _ = tx.send(Msg::Run(key, Arc::new(run)));
+            }
+            let _ = tx.send(Msg::RunsDone);
+        });
+    }
+}
