@@ -541,16 +541,26 @@ fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -
     let character = load(file)?;
     let folder = out
         .unwrap_or_else(|| PathBuf::from("results").join(format!("robustness-{}", character.name)));
-    let job = if resume {
-        let cp = folder.join("checkpoint.ron");
-        let text = std::fs::read_to_string(&cp)
-            .with_context(|| format!("reading checkpoint {}", cp.display()))?;
-        RobustnessSweep::from_checkpoint(&text)
-            .with_context(|| format!("parsing checkpoint {}", cp.display()))?
+    let cp = folder.join("checkpoint.ron");
+    let finished = folder.join("result.ron");
+    let path = if resume && !cp.exists() && finished.exists() {
+        // A finished job removes its checkpoint: resuming it reports what it found.
+        eprintln!(
+            "{} holds a finished sweep; reporting its result",
+            folder.display()
+        );
+        finished
     } else {
-        RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
+        let job = if resume {
+            let text = std::fs::read_to_string(&cp)
+                .with_context(|| format!("reading checkpoint {}", cp.display()))?;
+            RobustnessSweep::from_checkpoint(&text)
+                .with_context(|| format!("parsing checkpoint {}", cp.display()))?
+        } else {
+            RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
+        };
+        job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?
     };
-    let path = job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?;
     let state: SweepState = ron::from_str(&std::fs::read_to_string(&path)?)?;
     println!(
         "character: {} (pushed body: {})",

@@ -278,6 +278,15 @@ fn robustness_resumes_an_interrupted_sweep_to_the_same_result() {
             .count(),
         8
     );
+    // Resuming the finished sweep reports its result again.
+    let again = motionlab(&["robustness", HUMAN2D, "--out", s(&cut), "--resume"]);
+    assert_success(&again, "robustness --resume on a finished sweep");
+    assert_eq!(report(&again), report(&whole));
+    assert!(
+        stderr(&again).contains("holds a finished sweep"),
+        "{}",
+        stderr(&again)
+    );
 
     let empty = dir.path().join("empty");
     let o = motionlab(&["robustness", HUMAN2D, "--out", s(&empty), "--resume"]);
@@ -824,6 +833,16 @@ fn explore_resumes_an_interrupted_search_bit_for_bit() {
         assert_eq!(x.params, y.params, "motion {}", x.index);
     }
     let text = |d: &Path| std::fs::read_to_string(d.join("result.ron")).unwrap();
+    assert_eq!(text(&cut), text(&straight));
+    // Resuming the finished run reports its result again, without running or rewriting it.
+    let again = motionlab(&refs(&args(&cut, &["--resume"])));
+    assert_success(&again, "explore --resume on a finished run");
+    assert_eq!(stdout(&again), stdout(&whole));
+    assert!(
+        stderr(&again).contains("holds a finished exploration"),
+        "{}",
+        stderr(&again)
+    );
     assert_eq!(text(&cut), text(&straight));
 
     let empty = dir.path().join("empty");
