@@ -4,8 +4,8 @@
 use motionlab::scene::{MAX_FRICTION, MAX_SECONDS};
 
 /// A finite number in `[lo, hi]`, or in `(lo, hi]` when `open_low`.
-fn bounded(text: &str, lo: f32, hi: f32, open_low: bool, unit: &str) -> Result<f32, String> {
-    let v: f32 = text
+fn bounded(text: &str, lo: f64, hi: f64, open_low: bool, unit: &str) -> Result<f64, String> {
+    let v: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("expected a number, found {text:?}"))?;
@@ -20,29 +20,34 @@ fn bounded(text: &str, lo: f32, hi: f32, open_low: bool, unit: &str) -> Result<f
     }
 }
 
+/// [`bounded`], for the simulation's f32 settings.
+fn bounded32(text: &str, lo: f64, hi: f64, open_low: bool, unit: &str) -> Result<f32, String> {
+    bounded(text, lo, hi, open_low, unit).map(|v| v as f32)
+}
+
 /// Simulated seconds: (0, 600].
 pub fn seconds(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, MAX_SECONDS, true, " s")
+    bounded32(text, 0.0, MAX_SECONDS as f64, true, " s")
 }
 
 /// A time step: (0, 0.05] s.
 pub fn time_step(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, 0.05, true, " s")
+    bounded32(text, 0.0, 0.05, true, " s")
 }
 
 /// A multiplier of every PD gain: [0, 100] (0 switches actuation off).
 pub fn gain_scale(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, 100.0, false, "")
+    bounded32(text, 0.0, 100.0, false, "")
 }
 
 /// A ground friction coefficient: [0, 10].
 pub fn friction(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, MAX_FRICTION, false, "")
+    bounded32(text, 0.0, MAX_FRICTION as f64, false, "")
 }
 
 /// A coefficient of restitution: [0, 1].
 pub fn restitution(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, 1.0, false, "")
+    bounded32(text, 0.0, 1.0, false, "")
 }
 
 /// A whole number in `[lo, hi]`.
@@ -110,51 +115,42 @@ pub fn variant_index(text: &str) -> Result<usize, String> {
     count(text, 0, 64).map(|v| v as usize)
 }
 
-/// A finite f64 in `[lo, hi]`, or `(lo, hi]` when `open_low`.
-fn bounded64(text: &str, lo: f64, hi: f64, open_low: bool, unit: &str) -> Result<f64, String> {
-    bounded(text, lo as f32, hi as f32, open_low, unit)?;
-    // Parsed again at full precision once the range is known to hold.
-    text.trim()
-        .parse()
-        .map_err(|_| format!("expected a number, found {text:?}"))
-}
-
 /// A gait's forward speed: [-20, 20] m/s.
 pub fn speed(text: &str) -> Result<f64, String> {
-    bounded64(text, -20.0, 20.0, false, " m/s")
+    bounded(text, -20.0, 20.0, false, " m/s")
 }
 
 /// A gait period: (0, 10] s.
 pub fn period(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 10.0, true, " s")
+    bounded(text, 0.0, 10.0, true, " s")
 }
 
 /// A height above the ground: [0, 10] m.
 pub fn height(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 10.0, false, " m")
+    bounded(text, 0.0, 10.0, false, " m")
 }
 
 /// The diversity objective's K: [0, 1000000] (0 drops the d_min term).
 pub fn diversity_k(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 1.0e6, false, "")
+    bounded(text, 0.0, 1.0e6, false, "")
 }
 
 /// CMA-ES's initial step size in normalized units: (0, 10].
 pub fn sigma(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 10.0, true, "")
+    bounded(text, 0.0, 10.0, true, "")
 }
 
 /// Supernatural strength, a multiplier of gains and torque limits: (0, 10] (1 = normal).
 pub fn strength(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, 10.0, true, "")
+    bounded32(text, 0.0, 10.0, true, "")
 }
 
 /// Extra seconds a prepared seed must keep standing: [0, 60].
 pub fn hold(text: &str) -> Result<f32, String> {
-    bounded(text, 0.0, 60.0, false, " s")
+    bounded32(text, 0.0, 60.0, false, " s")
 }
 
 /// A bound on a force component: (0, 1000000] N.
 pub fn force_bound(text: &str) -> Result<f64, String> {
-    bounded64(text, 0.0, 1.0e6, true, " N")
+    bounded(text, 0.0, 1.0e6, true, " N")
 }

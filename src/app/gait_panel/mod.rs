@@ -355,41 +355,6 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
     commands.insert_resource(state);
 }
 
-/// Checks that `clip` fits `skeleton` (coordinates, frame and contact sizes, finite numbers), so
-/// the kinematics and the audit can run on it.
-fn check_clip(clip: &GaitClip, skeleton: &Skeleton) -> Result<(), String> {
-    let n = clip.frames.len();
-    if n == 0 {
-        return Err("the clip has no frames".into());
-    }
-    if !(clip.period > 0.0 && clip.period.is_finite() && clip.speed.is_finite()) {
-        return Err(format!(
-            "bad period {} or speed {}",
-            clip.period, clip.speed
-        ));
-    }
-    if let Some((i, q)) = clip
-        .frames
-        .iter()
-        .enumerate()
-        .find(|(_, q)| q.len() != skeleton.dof() || q.iter().any(|v| !v.is_finite()))
-    {
-        return Err(format!(
-            "frame {i} has {} coordinates (or a non-finite one); creature `{}` has {}",
-            q.len(),
-            skeleton.name,
-            skeleton.dof()
-        ));
-    }
-    if clip.contacts.len() != n || clip.contacts.iter().any(|c| c.len() != skeleton.feet.len()) {
-        return Err(format!(
-            "the contact loads do not match {n} frames × {} feet",
-            skeleton.feet.len()
-        ));
-    }
-    Ok(())
-}
-
 fn advance_playback(time: Res<Time>, mut state: ResMut<GaitState>) {
     if state.visible && state.playing && state.shown.is_some() {
         let dt = time.delta_secs().min(0.1) as f64 * state.rate as f64;

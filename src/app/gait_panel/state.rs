@@ -77,7 +77,7 @@ impl GaitState {
         let skeleton = clip
             .body(&self.creatures[index].skeleton)
             .map_err(|e| e.to_string())?;
-        check_clip(&clip, &skeleton)?;
+        clip.validate(&skeleton).map_err(|e| e.to_string())?;
         // The checks above keep the kinematics' assertions true; a panic in them is still
         // reported rather than fatal.
         let file = &self.creatures[index].skeleton;

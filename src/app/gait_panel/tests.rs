@@ -101,5 +101,10 @@ fn a_clip_of_the_wrong_creature_is_refused() {
         morphology: None,
         projected_from: None,
     };
-    assert!(check_clip(&clip, &sk).unwrap_err().contains("coordinates"));
+    assert!(
+        clip.validate(&sk)
+            .unwrap_err()
+            .to_string()
+            .contains("coordinates")
+    );
 }
