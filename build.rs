@@ -21,6 +21,9 @@ const SOLVER_SOURCES: &[&str] = &[
     "src/spacetime/gait/audit.rs",
     "src/spacetime/dynamics.rs",
     "src/spacetime/skeleton.rs",
+    "src/spacetime/creature.rs",
+    "src/model/mod.rs",
+    "src/model/load.rs",
     "src/spacetime/rotation.rs",
     "src/spacetime/morphology.rs",
     "src/spacetime/autodiff.rs",
@@ -31,7 +34,7 @@ const SOLVER_SOURCES: &[&str] = &[
 ];
 
 /// `MOTIONLAB_SOLVER_HASH`: an xxh3-128 of [`SOLVER_SOURCES`], the compiler's version and the
-/// IPOPT version. Discovery sample clips are named by it (with the creature file and the solve's
+/// IPOPT version. Discovery sample clips are named by it (with the character file and the solve's
 /// arguments), so a build of the same solver source, on this machine or a fresh one, reuses
 /// them, and any change to the solver solves afresh.
 fn solver_hash(ipopt_version: &str) -> String {

@@ -46,6 +46,14 @@ pub fn write_ron<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
 pub fn read_ron<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text =
         std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    ron::from_str(&text)
+    from_ron(&text)
         .map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.span.start.line, e.code))
+}
+
+/// Parses RON text the way every reader of the project does: optional fields may be written
+/// bare (`kp: 1000.0` for `kp: Some(1000.0)`), as in the character files.
+pub fn from_ron<T: serde::de::DeserializeOwned>(text: &str) -> ron::error::SpannedResult<T> {
+    ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(text)
 }

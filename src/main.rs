@@ -159,7 +159,7 @@ enum Command {
         problem: SpacetimeCommand,
     },
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
-    /// spacetime creature file; prints the timings, cost and violations, writes the clip as RON.
+    /// character file; prints the timings, cost and violations, writes the clip as RON.
     Gait(spacetime_cli::GaitArgs),
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
     /// `cec2006` or `gait`.
@@ -229,7 +229,7 @@ struct GuiArgs {
     /// Show this gait clip (`motionlab gait --out`) playing in the Gait panel at launch.
     #[arg(long)]
     gait: Option<PathBuf>,
-    /// Start a gait discovery for this creature file at launch (shows the Gait panel at work:
+    /// Start a gait discovery for this character file at launch (shows the Gait panel at work:
     /// the samples' scatter and the best cost per generation fill in as it runs).
     #[arg(long, value_name = "CREATURE")]
     discover_gait: Option<PathBuf>,
@@ -561,7 +561,7 @@ fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -
         };
         job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?
     };
-    let state: SweepState = ron::from_str(&std::fs::read_to_string(&path)?)?;
+    let state: SweepState = motionlab::files::from_ron(&std::fs::read_to_string(&path)?)?;
     println!(
         "character: {} (pushed body: {})",
         state.character.name, state.pushed_body

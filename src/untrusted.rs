@@ -91,7 +91,7 @@ pub fn scene(text: &str) -> Result<(), String> {
     }
 }
 
-/// A spacetime creature file: the loader's checks, then the kinematics and inverse dynamics of
+/// A character file as a gait creature: the loader's checks, then the kinematics and inverse dynamics of
 /// its rest pose.
 pub fn creature(text: &str) -> Result<(), String> {
     use crate::spacetime::dynamics::{forward_kinematics, inverse_dynamics};
@@ -112,7 +112,7 @@ pub fn creature(text: &str) -> Result<(), String> {
 /// A gait clip (`gait --out`) of one of the shipped creatures: its checks, then its audit.
 pub fn gait_clip(text: &str) -> Result<(), String> {
     use crate::spacetime::gait::{GaitClip, audit};
-    let clip: GaitClip = ron::from_str(text).map_err(|e| e.to_string())?;
+    let clip: GaitClip = crate::files::from_ron(text).map_err(|e| e.to_string())?;
     let base = builtin_creature(&clip.creature).ok_or("not a shipped creature")?;
     clip.check_creature(&base).map_err(|e| e.to_string())?;
     let body = clip.body(&base).map_err(|e| e.to_string())?;
@@ -146,7 +146,7 @@ pub fn explore_checkpoint(text: &str) -> Result<(), String> {
 /// violation, ranked as basin-CMA ranks them.
 pub fn discovery_summary(text: &str) -> Result<(), String> {
     use crate::spacetime::discovery::{Candidate, FEASIBILITY_TOLERANCE, Projected};
-    let projected: Projected = ron::from_str(text).map_err(|e| e.to_string())?;
+    let projected: Projected = crate::files::from_ron(text).map_err(|e| e.to_string())?;
     let candidate = Candidate {
         period: 1.0,
         timings: Vec::new(),
@@ -164,7 +164,7 @@ pub fn discovery_summary(text: &str) -> Result<(), String> {
 /// names and simulate it whole, which is not bounded.)
 pub fn explore_result(text: &str) -> Result<(), String> {
     use crate::diversity::explore::{ExploreResult, path_point};
-    let result: ExploreResult = ron::from_str(text).map_err(|e| e.to_string())?;
+    let result: ExploreResult = crate::files::from_ron(text).map_err(|e| e.to_string())?;
     for i in 0..result.motions.len() {
         for fraction in [0.0, 0.5, 1.0, f64::NAN] {
             let _ = path_point(&result, i, fraction);

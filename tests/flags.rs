@@ -237,7 +237,8 @@ fn robustness_resumes_an_interrupted_sweep_to_the_same_result() {
         std::fs::write(cut.join("checkpoint.ron"), job.checkpoint().unwrap()).unwrap();
     }
     let checkpoint: SweepState =
-        ron::from_str(&std::fs::read_to_string(cut.join("checkpoint.ron")).unwrap()).unwrap();
+        motionlab::files::from_ron(&std::fs::read_to_string(cut.join("checkpoint.ron")).unwrap())
+            .unwrap();
 
     let args = run(&cut, &["--resume"]);
     let resumed = motionlab(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -256,7 +257,7 @@ fn robustness_resumes_an_interrupted_sweep_to_the_same_result() {
         !cut.join("checkpoint.ron").exists(),
         "a finished sweep removes its checkpoint"
     );
-    let result: SweepState = ron::from_str(&text(&straight)).unwrap();
+    let result: SweepState = motionlab::files::from_ron(&text(&straight)).unwrap();
     assert!(
         checkpoint.rounds >= 1 && checkpoint.rounds < result.rounds,
         "the sweep was resumed after round {} of {}",

@@ -164,7 +164,7 @@ impl RobustnessSweep {
 
     /// Resumes from a checkpoint written by a previous run.
     pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
-        let state: SweepState = ron::from_str(text)?;
+        let state: SweepState = crate::files::from_ron(text)?;
         let problems = state.character.validate();
         if let Some(p) = problems.first() {
             anyhow::bail!("the checkpoint's character {}: {p}", state.character.name);

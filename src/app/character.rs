@@ -202,7 +202,7 @@ fn load_initial_character(mut commands: Commands, options: Res<AppOptions>) {
 
 /// A single box, used only when no character file can be read at all.
 fn minimal_character() -> Character {
-    ron::from_str(
+    crate::files::from_ron(
         r#"(name: "box", root: (body: "pelvis", kind: Free),
             bodies: [(name: "pelvis", shape: Box(half_extents: (0.2, 0.2, 0.2)), mass: 10.0, position: (0.0, 0.2, 0.0))])"#,
     )

@@ -93,15 +93,16 @@ fn push_input(
     for (i, b) in live.character.bodies.iter().enumerate() {
         let p = live.sim.body_pose(i);
         let centre = Vec3::new(p[0], p[1], p[2]);
-        let radius = 0.5 * b.length().max(0.1);
+        let radius = 0.5 * b.length().max(0.1) as f32;
         let oc = centre - ray.origin;
         let t = oc.dot(*ray.direction);
         if t <= 0.0 {
             continue;
         }
         let d2 = oc.length_squared() - t * t;
-        let r = match b.shape {
-            crate::model::Shape::Capsule { radius, .. } => radius * 1.3,
+        let r = match b.shape.as_f32() {
+            crate::model::Shape::Capsule { radius, .. }
+            | crate::model::Shape::Cylinder { radius, .. } => radius * 1.3,
             _ => radius * 0.8,
         }
         .max(0.05);

@@ -79,7 +79,7 @@ fn poll_jobs(mut jobs: ResMut<JobsState>) {
             if let Some(path) = &entry.handle.result {
                 entry.sweep = std::fs::read_to_string(path)
                     .ok()
-                    .and_then(|t| ron::from_str(&t).ok());
+                    .and_then(|t| crate::files::from_ron(&t).ok());
             }
         }
     }

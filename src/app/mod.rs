@@ -46,12 +46,17 @@ pub struct AppOptions {
     pub explore_result: Option<PathBuf>,
     /// Gait clip shown (playing) in the Gait panel at launch.
     pub gait: Option<PathBuf>,
-    /// Creature file whose gait discovery starts in the Gait panel at launch, at `gait_speed`.
+    /// Character file whose gait discovery starts in the Gait panel at launch, at `gait_speed`.
     pub discover_gait: Option<PathBuf>,
     pub gait_speed: f64,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
+/// A character-file vector (f64) in the viewport's f32.
+pub fn model_vec3(v: [f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
 pub fn pose_to_transform(p: [f32; 7]) -> Transform {
     Transform::from_translation(Vec3::new(p[0], p[1], p[2]))
         .with_rotation(Quat::from_xyzw(p[3], p[4], p[5], p[6]))

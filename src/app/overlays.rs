@@ -120,7 +120,7 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
         for (i, b) in c.bodies.iter().enumerate() {
             let t = pose(i);
             let col = Color::srgb(0.1, 0.2, 0.9);
-            match b.shape {
+            match b.shape.as_f32() {
                 Shape::Capsule {
                     radius,
                     half_length,
@@ -133,6 +133,22 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
                     };
                     gizmos.primitive_3d(
                         &Capsule3d::new(radius, 2.0 * half_length),
+                        Isometry3d::new(t.translation, t.rotation * extra),
+                        col,
+                    );
+                }
+                Shape::Cylinder {
+                    radius,
+                    half_length,
+                    axis,
+                } => {
+                    let extra = match axis {
+                        Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+                        Axis::Y => Quat::IDENTITY,
+                        Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+                    };
+                    gizmos.primitive_3d(
+                        &Cylinder::new(radius, 2.0 * half_length),
                         Isometry3d::new(t.translation, t.rotation * extra),
                         col,
                     );
@@ -229,13 +245,13 @@ fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays
                 .map(|(_, s)| *s)
                 .fold(0.0f32, f32::max);
             let child = &c.bodies[ci];
-            let q = child.orientation();
-            let reference = Transform::from_translation(Vec3::from(child.position))
+            let q = child.orientation().map(|x| x as f32);
+            let reference = Transform::from_translation(crate::app::model_vec3(child.position))
                 .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
             let local = reference
                 .to_matrix()
                 .inverse()
-                .transform_point3(Vec3::from(j.anchor));
+                .transform_point3(crate::app::model_vec3(j.anchor));
             let world = pose(ci).transform_point(local);
             gizmos.sphere(
                 Isometry3d::from_translation(world),

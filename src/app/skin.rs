@@ -2,7 +2,7 @@
 //! reference pose, bound to a bone per body, with weights blended near each joint so the skin
 //! bends smoothly instead of showing separate primitives.
 
-use crate::model::{Axis, Character, Shape};
+use crate::model::{Axis, Character, Shape, ShapeF32};
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
@@ -22,7 +22,7 @@ fn body_colour(name: &str) -> [f32; 4] {
     }
 }
 
-fn shape_mesh(shape: &Shape) -> Mesh {
+fn shape_mesh(shape: &ShapeF32) -> Mesh {
     match *shape {
         Shape::Capsule {
             radius,
@@ -35,6 +35,22 @@ fn shape_mesh(shape: &Shape) -> Mesh {
                 .rings(6)
                 .latitudes(14)
                 .longitudes(20)
+                .build();
+            let rot = match axis {
+                Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+                Axis::Y => Quat::IDENTITY,
+                Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+            };
+            m.rotated_by(rot)
+        }
+        Shape::Cylinder {
+            radius,
+            half_length,
+            axis,
+        } => {
+            let m = Cylinder::new(radius, 2.0 * half_length)
+                .mesh()
+                .resolution(20)
                 .build();
             let rot = match axis {
                 Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
@@ -64,8 +80,8 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
     let mut inverse_bind = Vec::new();
 
     for (bi, b) in c.bodies.iter().enumerate() {
-        let q = b.orientation();
-        let pose = Transform::from_translation(Vec3::from(b.position))
+        let q = b.orientation().map(|x| x as f32);
+        let pose = Transform::from_translation(crate::app::model_vec3(b.position))
             .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
         inverse_bind.push(pose.to_matrix().inverse());
         // Joints touching this body, with the body on the other side.
@@ -80,10 +96,10 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
                 } else {
                     return None;
                 };
-                Some((Vec3::from(j.anchor), c.body_index(other)?))
+                Some((crate::app::model_vec3(j.anchor), c.body_index(other)?))
             })
             .collect();
-        let m = shape_mesh(&b.shape);
+        let m = shape_mesh(&b.shape.as_f32());
         let Some(VertexAttributeValues::Float32x3(p)) = m.attribute(Mesh::ATTRIBUTE_POSITION)
         else {
             continue;

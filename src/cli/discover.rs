@@ -100,11 +100,11 @@ pub(crate) fn discover_timings(
     let mut best_unsolved: Option<(Vec<String>, std::path::PathBuf)> = None;
     let mut spawn_error: Option<anyhow::Error> = None;
     let read_clip = |p: &std::path::Path| -> Option<GaitClip> {
-        ron::from_str(&std::fs::read_to_string(p).ok()?).ok()
+        motionlab::files::from_ron(&std::fs::read_to_string(p).ok()?).ok()
     };
     let summary_path = |p: &std::path::Path| p.with_extension("summary.ron");
     let read_summary = |p: &std::path::Path| -> Option<Projected> {
-        ron::from_str(&std::fs::read_to_string(summary_path(p)).ok()?).ok()
+        motionlab::files::from_ron(&std::fs::read_to_string(summary_path(p)).ok()?).ok()
     };
     // Starts one sample's projection process, writing its clip to `path`.
     let spawn = |solve: &[String], path: &std::path::Path| {

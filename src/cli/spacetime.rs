@@ -117,7 +117,8 @@ impl GaitHessian {
 #[derive(clap::Args)]
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 pub struct GaitArgs {
-    /// Creature file (characters/monoped.ron, simple_biped.ron, …).
+    /// Character file with a free root and `Foot` end effectors (characters/monoped.ron,
+    /// simple_biped.ron, human3d.ron, horse.ron, …).
     pub creature: PathBuf,
     /// Gait speed V (m/s, along +x).
     #[arg(long, value_parser = crate::flags::speed)]
@@ -149,7 +150,7 @@ pub struct GaitArgs {
     pub population: Option<usize>,
     /// Discovery: IPOPT iteration limit of each sample's projection (the default solve: the
     /// first --lbfgs-iterations with L-BFGS, the rest with the exact Hessian). Default: the
-    /// creature file's `solve: (sample_iterations: …)`, else 600.
+    /// character file's `gait: (sample_iterations: …)`, else 600.
     #[arg(long, value_parser = crate::flags::iterations)]
     pub sample_iterations: Option<usize>,
     /// Discovery: parallel solver processes (0: one per core).
@@ -157,7 +158,7 @@ pub struct GaitArgs {
     pub threads: usize,
     /// Discovery: keep every sample's clip in this directory. A rerun with the same directory
     /// reuses the clips of the samples it has already solved (same build of this program,
-    /// creature file, speed, timing and solver options), so an interrupted discovery resumes
+    /// character file, speed, timing and solver options), so an interrupted discovery resumes
     /// where it stopped.
     #[arg(long, requires = "discover")]
     pub samples_dir: Option<PathBuf>,
@@ -181,7 +182,7 @@ pub struct GaitArgs {
     #[arg(long, value_enum, default_value_t = GaitHessian::LbfgsThenExact)]
     pub hessian: GaitHessian,
     /// `--hessian lbfgs-then-exact`: the L-BFGS iterations before the exact Hessian takes over.
-    /// Default: the creature file's `solve: (lbfgs_iterations: …)`, else 300.
+    /// Default: the character file's `gait: (lbfgs_iterations: …)`, else 300.
     #[arg(long, value_parser = crate::flags::lbfgs_iterations)]
     pub lbfgs_iterations: Option<usize>,
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
@@ -487,8 +488,8 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         parse_timings, solve_gait_staged,
     };
     use motionlab::spacetime::skeleton::Skeleton;
-    // (creature, speed, timing). Each solve's L-BFGS stage is the creature file's own
-    // (`solve: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
+    // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
+    // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
     // L-BFGS iterations and converges from 1,500 (README, "The horse needs a longer L-BFGS
     // stage"), so its bench times the solve that reaches IPOPT's tolerance.
     let cases = [

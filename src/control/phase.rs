@@ -497,7 +497,7 @@ impl PhaseController {
             for k in 0..j.kind.dof() {
                 let (lo, hi) = j.limits.get(k).copied().unwrap_or((-180.0, 180.0));
                 joint_dofs[ji].push(limits.len());
-                limits.push((lo.to_radians(), hi.to_radians()));
+                limits.push(((lo as f32).to_radians(), (hi as f32).to_radians()));
             }
         }
         Ok(PhaseController {
@@ -801,7 +801,7 @@ impl Controller for PhaseController {
                 let fy = match phase.def.support {
                     Some(frac) => {
                         let h = c[1] - sim.ground_height();
-                        let m = sim.character().total_mass();
+                        let m = sim.character().total_mass() as f32;
                         (m * G + b.kp_y * (frac * sim.reference_com_height() - h) - b.kd_y * v[1])
                             .max(0.0)
                     }
@@ -850,13 +850,15 @@ impl Controller for PhaseController {
                 }
                 let hip = self.joint_dofs[chain[0]][0];
                 // Leg length along the chain (hip → last joint) in the reference pose.
-                let a0 = sim.character().joints[chain[0]].anchor;
-                let an = sim.character().joints[*chain.last().unwrap()].anchor;
+                let a0 = sim.character().joints[chain[0]].anchor.map(|x| x as f32);
+                let an = sim.character().joints[*chain.last().unwrap()]
+                    .anchor
+                    .map(|x| x as f32);
                 let leg = ((an[0] - a0[0]).powi(2) + (an[1] - a0[1]).powi(2)).sqrt();
                 // Angle of hip → ankle relative to the thigh for the current knee target.
                 let alpha = if chain.len() >= 3 {
                     let knee = self.joint_dofs[chain[1]][0];
-                    let a1 = sim.character().joints[chain[1]].anchor;
+                    let a1 = sim.character().joints[chain[1]].anchor.map(|x| x as f32);
                     let l1 = ((a1[0] - a0[0]).powi(2) + (a1[1] - a0[1]).powi(2)).sqrt();
                     let l2 = ((an[0] - a1[0]).powi(2) + (an[1] - a1[1]).powi(2)).sqrt();
                     let k = t[knee];

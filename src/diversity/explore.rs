@@ -223,7 +223,7 @@ impl DiversityJob {
     }
 
     pub fn from_checkpoint(text: &str) -> anyhow::Result<Self> {
-        let cp: Checkpoint = ron::from_str(text)?;
+        let cp: Checkpoint = crate::files::from_ron(text)?;
         let task = cp.config.load_task()?;
         cp.search
             .check_state(task.dimension())

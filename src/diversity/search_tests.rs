@@ -298,7 +298,7 @@ fn checkpoint_to_ron_resumes_identically() {
         a.generation(serial);
     }
     let text = ron::to_string(&a).unwrap();
-    let mut b: DiversitySearch = ron::from_str(&text).unwrap();
+    let mut b: DiversitySearch = crate::files::from_ron(&text).unwrap();
     for _ in 0..30 {
         a.generation(serial);
         b.generation(serial);

@@ -28,7 +28,8 @@ fn write_atomic_replaces_the_whole_file() {
     // Missing folders are created; still nothing but the file is left behind.
     let nested = dir.path().join("a").join("b").join("c.ron");
     write_ron(&nested, &vec![1.5f32, 2.0]).unwrap();
-    let back: Vec<f32> = ron::from_str(&std::fs::read_to_string(&nested).unwrap()).unwrap();
+    let back: Vec<f32> =
+        crate::files::from_ron(&std::fs::read_to_string(&nested).unwrap()).unwrap();
     assert_eq!(back, [1.5, 2.0]);
     assert_eq!(dir_names(&dir.path().join("a").join("b")), ["c.ron"]);
 

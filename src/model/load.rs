@@ -70,7 +70,9 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
                 .collect(),
         });
     }
+    // Optional fields (`kp`, `origin`, …) are written bare, without `Some(…)`.
     let value: T = ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str(text)
         .map_err(|e| ModelError::Syntax {
             path: path.into(),

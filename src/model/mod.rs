@@ -24,14 +24,16 @@ pub use load::{
 };
 pub use rotation::{euler_xyz_deg_to_quat, quat_mul, rotate};
 
+use num_traits::Float;
 use serde::{Deserialize, Serialize};
 
 /// A character: the bodies, the joints that connect them into a tree, and annotations.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Character {
     pub name: String,
     /// Human-readable description (source, proportions).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     pub root: Root,
     pub bodies: Vec<Body>,
@@ -42,13 +44,57 @@ pub struct Character {
     /// Left/right pairs of body names, for symmetric control and shape groups.
     #[serde(default)]
     pub mirror_pairs: Vec<(String, String)>,
+    /// Pairs of body end points the gait solver keeps apart (specs/004.md §1.2, Eq. 3.6: feet
+    /// and knees). A body's end point is its foot's point if it has one, else its far end: the
+    /// point twice as far from its joint as its centre of mass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub separations: Vec<Separation>,
+    /// Settings the spacetime gait solver needs for this character (defaults of `gait`).
+    #[serde(default, skip_serializing_if = "GaitHints::is_default")]
+    pub gait: GaitHints,
+}
+
+/// Two bodies whose end points must stay at least `min_distance` metres apart (Eq. 3.6).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Separation {
+    pub a: String,
+    pub b: String,
+    pub min_distance: f64,
+}
+
+/// Gait-solver settings a character file may give for itself: the defaults of `motionlab gait`'s
+/// `--lbfgs-iterations` and `--sample-iterations` (and the Gait panel's fields) for this
+/// character. An explicit flag wins. The horse needs them: its exact-Hessian stage fails in
+/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (README, "The
+/// horse needs a longer L-BFGS stage").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaitHints {
+    /// L-BFGS iterations before the exact Hessian takes over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lbfgs_iterations: Option<usize>,
+    /// IPOPT iteration limit of each discovery sample's projection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_iterations: Option<usize>,
+}
+
+impl GaitHints {
+    pub fn is_default(&self) -> bool {
+        *self == GaitHints::default()
+    }
 }
 
 /// How the root body is attached to the world.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Root {
     pub body: String,
     pub kind: RootKind,
+    /// The point (world, reference pose) whose position the root's translation coordinates
+    /// give in the spacetime solver's poses; the root body's centre of mass when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<[f64; 3]>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -60,38 +106,84 @@ pub enum RootKind {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Body {
     /// Generic part name (`pelvis`, `torso`, `head`, `l_thigh`, `r_foot`, …).
     pub name: String,
     pub shape: Shape,
     /// kg, > 0.
-    pub mass: f32,
+    pub mass: f64,
     /// Principal moments about the body axes (kg·m²). Derived from the shape when absent.
-    #[serde(default)]
-    pub inertia: Option<[f32; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<[f64; 3]>,
     /// World position of the centre of mass in the reference pose (m).
-    pub position: [f32; 3],
+    pub position: [f64; 3],
     /// Orientation in the reference pose: rotations about x, then y, then z, in degrees.
-    #[serde(default)]
-    pub rotation: [f32; 3],
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rotation: [f64; 3],
+}
+
+fn is_zero(v: &[f64; 3]) -> bool {
+    v.iter().all(|x| *x == 0.0)
 }
 
 /// Collision and mass shape, in the body frame, centred on the centre of mass.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
-pub enum Shape {
+pub enum Shape<F = f64> {
     /// A capsule along `axis` whose cylinder is `2·half_length` long.
     Capsule {
-        radius: f32,
-        half_length: f32,
+        radius: F,
+        half_length: F,
         #[serde(default)]
         axis: Axis,
     },
     Box {
-        half_extents: [f32; 3],
+        half_extents: [F; 3],
     },
     Ellipsoid {
-        radii: [f32; 3],
+        radii: [F; 3],
     },
+    /// A solid cylinder along `axis`, `2·half_length` long (the limbs of specs/004.md §1.1).
+    Cylinder {
+        radius: F,
+        half_length: F,
+        #[serde(default)]
+        axis: Axis,
+    },
+}
+
+/// A shape in single precision, for the simulation and the viewport.
+pub type ShapeF32 = Shape<f32>;
+
+impl Shape {
+    /// The sizes in single precision (Rapier and Bevy work in f32).
+    pub fn as_f32(&self) -> ShapeF32 {
+        let v = |v: [f64; 3]| v.map(|x| x as f32);
+        match *self {
+            Shape::Capsule {
+                radius,
+                half_length,
+                axis,
+            } => Shape::Capsule {
+                radius: radius as f32,
+                half_length: half_length as f32,
+                axis,
+            },
+            Shape::Box { half_extents } => Shape::Box {
+                half_extents: v(half_extents),
+            },
+            Shape::Ellipsoid { radii } => Shape::Ellipsoid { radii: v(radii) },
+            Shape::Cylinder {
+                radius,
+                half_length,
+                axis,
+            } => Shape::Cylinder {
+                radius: radius as f32,
+                half_length: half_length as f32,
+                axis,
+            },
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -113,33 +205,41 @@ impl Axis {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Joint {
     pub name: String,
     pub parent: String,
     pub child: String,
     /// World position of the joint centre in the reference pose.
-    pub anchor: [f32; 3],
+    pub anchor: [f64; 3],
     pub kind: JointKind,
     /// One `(min, max)` pair in degrees per degree of freedom, in the order of the axes.
     /// Empty means unlimited.
     #[serde(default)]
-    pub limits: Vec<(f32, f32)>,
-    /// Proportional gain, N·m/rad.
-    pub kp: f32,
-    /// Derivative gain, N·m·s/rad.
-    pub kd: f32,
-    /// Largest torque the actuator applies on each axis, N·m.
-    pub torque_limit: f32,
+    pub limits: Vec<(f64, f64)>,
+    /// Proportional gain, N·m/rad. Derived when absent ([`Character::gains`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kp: Option<f64>,
+    /// Derivative gain, N·m·s/rad. Derived when absent ([`Character::gains`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kd: Option<f64>,
+    /// Largest torque the actuator applies on each axis, N·m. Derived when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torque_limit: Option<f64>,
+    /// Rest pose of the joint's coordinates in degrees (the spacetime solver's initial pose);
+    /// empty means zero, the reference pose.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rest: Vec<f64>,
 }
 
 /// Joint types. Axes are world directions in the reference pose and must be unit vectors.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub enum JointKind {
     /// One rotational degree of freedom.
-    Hinge { axis: [f32; 3] },
+    Hinge { axis: [f64; 3] },
     /// Two rotational degrees of freedom, no twist: rotation about `axes.0` (fixed in the parent)
     /// then about `axes.1` (carried by the child).
-    Universal { axes: ([f32; 3], [f32; 3]) },
+    Universal { axes: ([f64; 3], [f64; 3]) },
     /// Three rotational degrees of freedom, as successive rotations about x, y and z.
     Ball,
     /// Welded.
@@ -148,7 +248,7 @@ pub enum JointKind {
 
 impl JointKind {
     /// Rotation axes (world frame, reference pose) of the degrees of freedom, in order.
-    pub fn axes(&self) -> Vec<[f32; 3]> {
+    pub fn axes(&self) -> Vec<[f64; 3]> {
         match self {
             JointKind::Hinge { axis } => vec![*axis],
             JointKind::Universal { axes } => vec![axes.0, axes.1],
@@ -171,13 +271,25 @@ impl JointKind {
     }
 }
 
+/// A joint's actuator: PD gains and torque limit (given or derived, [`Character::gains`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gains {
+    /// N·m/rad.
+    pub kp: f64,
+    /// N·m·s/rad.
+    pub kd: f64,
+    /// N·m per axis.
+    pub torque_limit: f64,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct EndEffector {
     pub body: String,
     pub tag: EffectorTag,
     /// Point in the body frame (for example the sole of a foot).
-    #[serde(default)]
-    pub point: [f32; 3],
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub point: [f64; 3],
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -192,7 +304,7 @@ impl Character {
         self.bodies.iter().position(|b| b.name == name)
     }
 
-    pub fn total_mass(&self) -> f32 {
+    pub fn total_mass(&self) -> f64 {
         self.bodies.iter().map(|b| b.mass).sum()
     }
 
@@ -202,8 +314,8 @@ impl Character {
     }
 
     /// Height of the reference pose: top of the highest shape minus bottom of the lowest.
-    pub fn height(&self) -> f32 {
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    pub fn height(&self) -> f64 {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for b in &self.bodies {
             let (l, h) = b.vertical_extent();
             lo = lo.min(l);
@@ -213,15 +325,15 @@ impl Character {
     }
 
     /// Lowest point of the reference pose (the ground is placed here by the simulator).
-    pub fn lowest_point(&self) -> f32 {
+    pub fn lowest_point(&self) -> f64 {
         self.bodies
             .iter()
             .map(|b| b.vertical_extent().0)
-            .fold(f32::INFINITY, f32::min)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Centre of mass of the reference pose.
-    pub fn reference_com(&self) -> [f32; 3] {
+    pub fn reference_com(&self) -> [f64; 3] {
         let m = self.total_mass();
         let mut c = [0.0; 3];
         for b in &self.bodies {
@@ -240,6 +352,62 @@ impl Character {
     /// Joint whose child is `body`, if any (none for the root).
     pub fn joint_to(&self, body: &str) -> Option<&Joint> {
         self.joints.iter().find(|j| j.child == body)
+    }
+
+    /// Bodies of the subtree hanging from `body` (itself included), by index.
+    pub fn subtree(&self, body: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = self.body_index(body).into_iter().collect();
+        let mut k = 0;
+        while k < out.len() {
+            let name = &self.bodies[out[k]].name;
+            for j in self.joints.iter().filter(|j| &j.parent == name) {
+                if let Some(c) = self.body_index(&j.child)
+                    && !out.contains(&c)
+                {
+                    out.push(c);
+                }
+            }
+            k += 1;
+        }
+        out
+    }
+
+    /// The PD gains and torque limit of joint `j`: the file's where it gives them, else derived
+    /// from masses and lengths. With M the character's mass, g gravity and ℓ the reach of the
+    /// joint's subtree (the largest distance from the anchor to the far side of a body below
+    /// it), the whole weight acting at that reach is M·g·ℓ; a derived joint resists it with
+    /// kp = 5·M·g·ℓ per radian (it sags 0.2 rad, 11°, under the full weight at full reach), a
+    /// damping time of 0.1 s (kd = 0.1·kp, the ratio of the hand-tuned human3d hips) and a
+    /// torque limit of 2·M·g·ℓ. Panics if `j` is out of range.
+    pub fn gains(&self, j: usize) -> Gains {
+        let joint = &self.joints[j];
+        let (kp, kd, torque_limit) = (joint.kp, joint.kd, joint.torque_limit);
+        if let (Some(kp), Some(kd), Some(torque_limit)) = (kp, kd, torque_limit) {
+            return Gains {
+                kp,
+                kd,
+                torque_limit,
+            };
+        }
+        let reach = self
+            .subtree(&joint.child)
+            .into_iter()
+            .map(|b| {
+                let b = &self.bodies[b];
+                let d: f64 = (0..3)
+                    .map(|k| (b.position[k] - joint.anchor[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                d + 0.5 * b.length()
+            })
+            .fold(0.0f64, f64::max);
+        let load = self.total_mass() * rotation::GRAVITY_F64 * reach;
+        let kp = kp.unwrap_or(5.0 * load);
+        Gains {
+            kp,
+            kd: kd.unwrap_or(0.1 * kp),
+            torque_limit: torque_limit.unwrap_or(2.0 * load),
+        }
     }
 
     /// Names of the degrees of freedom, `joint` or `joint.0`, `joint.1`, … in simulation order.
@@ -268,55 +436,23 @@ impl Character {
 
 impl Body {
     /// World-frame rotation of the reference pose as a unit quaternion (x, y, z, w).
-    pub fn orientation(&self) -> [f32; 4] {
+    pub fn orientation(&self) -> [f64; 4] {
         euler_xyz_deg_to_quat(self.rotation)
     }
 
     /// Principal inertia: given, or derived from the shape and mass.
-    pub fn principal_inertia(&self) -> [f32; 3] {
+    pub fn principal_inertia(&self) -> [f64; 3] {
         self.inertia
             .unwrap_or_else(|| principal_inertia(&self.shape, self.mass))
     }
 
     /// Lowest and highest y of the shape in the reference pose.
-    pub fn vertical_extent(&self) -> (f32, f32) {
-        let q = self.orientation();
-        let half = match self.shape {
-            Shape::Capsule {
-                radius,
-                half_length,
-                axis,
-            } => {
-                let mut a = [0.0; 3];
-                a[axis.index()] = half_length;
-                let d = rotate(q, a);
-                d[1].abs() + radius
-            }
-            Shape::Box { half_extents: h } => {
-                let mut s = 0.0;
-                for k in 0..3 {
-                    let mut a = [0.0; 3];
-                    a[k] = h[k];
-                    s += rotate(q, a)[1].abs();
-                }
-                s
-            }
-            Shape::Ellipsoid { radii: r } => {
-                // Support of an ellipsoid along y: sqrt(sum (r_k * R_{1k})^2).
-                let mut s = 0.0;
-                for k in 0..3 {
-                    let mut a = [0.0; 3];
-                    a[k] = r[k];
-                    s += rotate(q, a)[1].powi(2);
-                }
-                f32::sqrt(s)
-            }
-        };
-        (self.position[1] - half, self.position[1] + half)
+    pub fn vertical_extent(&self) -> (f64, f64) {
+        vertical_extent(&self.shape, self.rotation, self.position[1])
     }
 
     /// Characteristic length of the shape along its main axis (for shape variation).
-    pub fn length(&self) -> f32 {
+    pub fn length(&self) -> f64 {
         match self.shape {
             Shape::Capsule {
                 radius,
@@ -325,22 +461,23 @@ impl Body {
             } => 2.0 * (half_length + radius),
             Shape::Box { half_extents: h } => 2.0 * h[0].max(h[1]).max(h[2]),
             Shape::Ellipsoid { radii: r } => 2.0 * r[0].max(r[1]).max(r[2]),
+            Shape::Cylinder { half_length, .. } => 2.0 * half_length,
         }
     }
 }
 
 /// The heaviest body a character file may give, kg (an elephant's leg is a few hundred).
-pub const MAX_BODY_MASS: f32 = 10_000.0;
+pub const MAX_BODY_MASS: f64 = 10_000.0;
 /// The largest size (radius, half length, half extent) of a body's shape, m.
-pub const MAX_SIZE: f32 = 100.0;
+pub const MAX_SIZE: f64 = 100.0;
 /// The largest principal moment of inertia a file may give, kg·m².
-pub const MAX_INERTIA: f32 = 1.0e6;
+pub const MAX_INERTIA: f64 = 1.0e6;
 /// How far from the origin a body or joint may be placed in the reference pose, m.
-pub const MAX_COORDINATE: f32 = 1_000.0;
+pub const MAX_COORDINATE: f64 = 1_000.0;
 /// The largest PD gain, N·m/rad or N·m·s/rad.
-pub const MAX_GAIN: f32 = 1.0e7;
+pub const MAX_GAIN: f64 = 1.0e7;
 /// The largest torque limit, N·m.
-pub const MAX_TORQUE: f32 = 1.0e7;
+pub const MAX_TORQUE: f64 = 1.0e7;
 
 /// One validation problem: where it is (section, record name or index, field) and what was
 /// expected. The loader turns the location into a line number.
@@ -430,7 +567,7 @@ fn validate(c: &Character) -> Vec<Problem> {
                 ),
             );
         }
-        let dims: Vec<f32> = match b.shape {
+        let dims: Vec<f64> = match b.shape {
             Shape::Capsule {
                 radius,
                 half_length,
@@ -438,6 +575,11 @@ fn validate(c: &Character) -> Vec<Problem> {
             } => vec![radius, half_length + radius],
             Shape::Box { half_extents } => half_extents.to_vec(),
             Shape::Ellipsoid { radii } => radii.to_vec(),
+            Shape::Cylinder {
+                radius,
+                half_length,
+                ..
+            } => vec![radius, half_length],
         };
         if dims.iter().any(|d| !(*d > 0.0 && *d <= MAX_SIZE)) {
             body(
@@ -606,27 +748,52 @@ fn validate(c: &Character) -> Vec<Problem> {
                 );
             }
         }
-        if !(j.kp >= 0.0 && j.kd >= 0.0 && j.kp <= MAX_GAIN && j.kd <= MAX_GAIN) {
-            push(
-                &mut out,
-                rec,
-                "kp",
-                format!(
-                    "expected gains in [0, {MAX_GAIN}], found kp {} kd {}",
-                    j.kp, j.kd
-                ),
-            );
+        for (field, gain) in [("kp", j.kp), ("kd", j.kd)] {
+            if let Some(g) = gain
+                && !(g >= 0.0 && g <= MAX_GAIN)
+            {
+                push(
+                    &mut out,
+                    rec,
+                    field,
+                    format!("expected a gain in [0, {MAX_GAIN}], found {g}"),
+                );
+            }
         }
-        if !(j.torque_limit >= 0.0 && j.torque_limit <= MAX_TORQUE) {
+        if let Some(t) = j.torque_limit
+            && !(t >= 0.0 && t <= MAX_TORQUE)
+        {
             push(
                 &mut out,
                 rec,
                 "torque_limit",
+                format!("expected a torque limit in [0, {MAX_TORQUE}] N·m, found {t}"),
+            );
+        }
+        if !j.rest.is_empty() && j.rest.len() != j.kind.dof() {
+            push(
+                &mut out,
+                rec,
+                "rest",
                 format!(
-                    "expected a torque limit in [0, {MAX_TORQUE}] N·m, found {}",
-                    j.torque_limit
+                    "expected {} angles (one per degree of freedom), found {}",
+                    j.kind.dof(),
+                    j.rest.len()
                 ),
             );
+        }
+        for (k, v) in j.rest.iter().enumerate() {
+            let (lo, hi) = j.limits.get(k).copied().unwrap_or((-360.0, 360.0));
+            if !(*v >= lo && *v <= hi) {
+                push(
+                    &mut out,
+                    rec,
+                    "rest",
+                    format!(
+                        "angle {k}: expected a rest angle within ({lo}, {hi}) degrees, found {v}"
+                    ),
+                );
+            }
         }
         if j.anchor.iter().any(|v| !(v.abs() <= MAX_COORDINATE)) {
             push(
@@ -698,6 +865,44 @@ fn validate(c: &Character) -> Vec<Problem> {
             ));
         }
     }
+    for (i, s) in c.separations.iter().enumerate() {
+        for (field, n) in [("a", &s.a), ("b", &s.b)] {
+            if c.body_index(n).is_none() {
+                out.push(Problem::indexed(
+                    "separations",
+                    i,
+                    field,
+                    format!("no body named {n:?}"),
+                ));
+            }
+        }
+        if s.a == s.b {
+            out.push(Problem::indexed(
+                "separations",
+                i,
+                "b",
+                "expected two different bodies".into(),
+            ));
+        }
+        if !(s.min_distance > 0.0 && s.min_distance <= MAX_SIZE) {
+            out.push(Problem::indexed(
+                "separations",
+                i,
+                "min_distance",
+                format!(
+                    "expected a distance in (0, {MAX_SIZE}] m, found {}",
+                    s.min_distance
+                ),
+            ));
+        }
+    }
+    if c.gait.sample_iterations == Some(0) {
+        out.push(Problem::new(
+            None,
+            "gait",
+            "sample_iterations: expected at least 1 IPOPT iteration per discovery sample".into(),
+        ));
+    }
     for (i, (l, r)) in c.mirror_pairs.iter().enumerate() {
         for n in [l, r] {
             if c.body_index(n).is_none() {
@@ -711,6 +916,56 @@ fn validate(c: &Character) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// Lowest and highest y of `shape` turned by `rotation` (degrees about x, then y, then z) with
+/// its centre at height `y`; generic so that the simulation evaluates it in its own f32.
+pub fn vertical_extent<F: Float>(shape: &Shape<F>, rotation: [F; 3], y: F) -> (F, F) {
+    let zero = [F::zero(); 3];
+    let q = euler_xyz_deg_to_quat(rotation);
+    let half = match *shape {
+        Shape::Capsule {
+            radius,
+            half_length,
+            axis,
+        } => {
+            let mut a = zero;
+            a[axis.index()] = half_length;
+            let d = rotate(q, a);
+            d[1].abs() + radius
+        }
+        Shape::Box { half_extents: h } => {
+            let mut s = F::zero();
+            for k in 0..3 {
+                let mut a = zero;
+                a[k] = h[k];
+                s = s + rotate(q, a)[1].abs();
+            }
+            s
+        }
+        Shape::Ellipsoid { radii: r } => {
+            // Support of an ellipsoid along y: sqrt(sum (r_k * R_{1k})^2).
+            let mut s = F::zero();
+            for k in 0..3 {
+                let mut a = zero;
+                a[k] = r[k];
+                s = s + rotate(q, a)[1].powi(2);
+            }
+            s.sqrt()
+        }
+        Shape::Cylinder {
+            radius,
+            half_length,
+            axis,
+        } => {
+            // The two rims' support along y: |a_y|·h + r·√(1 − a_y²) for the unit axis a.
+            let mut a = zero;
+            a[axis.index()] = F::one();
+            let ay = rotate(q, a)[1].abs().min(F::one());
+            ay * half_length + radius * (F::one() - ay * ay).sqrt()
+        }
+    };
+    (y - half, y + half)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! and no finite magnitude above [`MAX_MAGNITUDE`] (a typo such as `1e30` for `1e3`). The typed
 //! checks of each format then hold the physical ranges (masses, durations, gains); this scan
 //! catches the numbers they do not name, with the exact line. `inf` stays allowed: it is how a
-//! creature file writes an unbounded joint coordinate, and typed checks refuse it elsewhere.
+//! character file writes an unbounded joint coordinate, and typed checks refuse it elsewhere.
 
 /// The largest magnitude a number in a user file may have.
 pub const MAX_MAGNITUDE: f64 = 1.0e9;

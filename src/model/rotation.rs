@@ -3,25 +3,29 @@
 //! Every controller, task and command reads orientations through these functions instead of
 //! writing the formulas out again.
 
+use num_traits::Float;
+
 /// Standard gravity, m/s², pointing down the y axis (the simulation's world).
 pub const GRAVITY: f32 = 9.81;
 /// The same, for the f64 spacetime solver.
 pub const GRAVITY_F64: f64 = 9.81;
 
 /// Quaternion (x, y, z, w) of rotations about x, then y, then z (extrinsic), angles in degrees.
-pub fn euler_xyz_deg_to_quat(r: [f32; 3]) -> [f32; 4] {
+pub fn euler_xyz_deg_to_quat<F: Float>(r: [F; 3]) -> [F; 4] {
+    let half = F::from(0.5).unwrap();
     let (hx, hy, hz) = (
-        r[0].to_radians() * 0.5,
-        r[1].to_radians() * 0.5,
-        r[2].to_radians() * 0.5,
+        r[0].to_radians() * half,
+        r[1].to_radians() * half,
+        r[2].to_radians() * half,
     );
-    let qx = [hx.sin(), 0.0, 0.0, hx.cos()];
-    let qy = [0.0, hy.sin(), 0.0, hy.cos()];
-    let qz = [0.0, 0.0, hz.sin(), hz.cos()];
+    let o = F::zero();
+    let qx = [hx.sin(), o, o, hx.cos()];
+    let qy = [o, hy.sin(), o, hy.cos()];
+    let qz = [o, o, hz.sin(), hz.cos()];
     quat_mul(qz, quat_mul(qy, qx))
 }
 
-pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+pub fn quat_mul<F: Float>(a: [F; 4], b: [F; 4]) -> [F; 4] {
     [
         a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
         a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
@@ -31,17 +35,17 @@ pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
 }
 
 /// Rotates `v` by the unit quaternion `q` (x, y, z, w).
-pub fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
+pub fn rotate<F: Float>(q: [F; 4], v: [F; 3]) -> [F; 3] {
     let u = [q[0], q[1], q[2]];
     let s = q[3];
-    let cross = |a: [f32; 3], b: [f32; 3]| {
+    let cross = |a: [F; 3], b: [F; 3]| {
         [
             a[1] * b[2] - a[2] * b[1],
             a[2] * b[0] - a[0] * b[2],
             a[0] * b[1] - a[1] * b[0],
         ]
     };
-    let t = cross(u, v).map(|x| 2.0 * x);
+    let t = cross(u, v).map(|x| x + x);
     let c = cross(u, t);
     [
         v[0] + s * t[0] + c[0],

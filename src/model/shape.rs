@@ -9,20 +9,20 @@
 use super::{Character, Shape, rotate};
 
 /// Range of the length ratio r.
-pub const RATIO_RANGE: (f32, f32) = (0.4, 2.5);
+pub const RATIO_RANGE: (f64, f64) = (0.4, 2.5);
 /// Shortest link after scaling, m.
-pub const MIN_LENGTH: f32 = 0.03;
+pub const MIN_LENGTH: f64 = 0.03;
 
 /// Index of the long axis of a shape (its own frame).
 fn long_axis(shape: &Shape) -> usize {
     match *shape {
-        Shape::Capsule { axis, .. } => axis.index(),
+        Shape::Capsule { axis, .. } | Shape::Cylinder { axis, .. } => axis.index(),
         Shape::Box { half_extents: h } => argmax(h),
         Shape::Ellipsoid { radii } => argmax(radii),
     }
 }
 
-fn argmax(v: [f32; 3]) -> usize {
+fn argmax(v: [f64; 3]) -> usize {
     if v[0] >= v[1] && v[0] >= v[2] {
         0
     } else if v[1] >= v[2] {
@@ -34,7 +34,7 @@ fn argmax(v: [f32; 3]) -> usize {
 
 /// Returns a copy of `c` with body `i`'s length scaled by `r` (clamped to [`RATIO_RANGE`] and
 /// [`MIN_LENGTH`]). Unknown indices leave the character unchanged.
-pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
+pub fn scale_link(c: &Character, i: usize, r: f64) -> Character {
     let mut out = c.clone();
     let Some(b) = c.bodies.get(i) else { return out };
     let r = r.clamp(RATIO_RANGE.0, RATIO_RANGE.1);
@@ -60,7 +60,7 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
         .find(|j| j.child == b.name)
         .map(|j| j.anchor)
         .unwrap_or(b.position);
-    let stretch = |p: [f32; 3]| -> [f32; 3] {
+    let stretch = |p: [f64; 3]| -> [f64; 3] {
         let d = [p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]];
         let along = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
         let k = (r - 1.0) * along;
@@ -80,13 +80,14 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
             *radius = radius.min(total / 2.0);
             *half_length = (total / 2.0 - *radius).max(0.0);
         }
+        Shape::Cylinder { half_length, .. } => *half_length *= r,
         Shape::Box { half_extents } => half_extents[ax] *= r,
         Shape::Ellipsoid { radii } => radii[ax] *= r,
     }
     nb.inertia = None;
     nb.position = stretch(b.position);
     // Move every descendant by the displacement of the joint that connects it to this body.
-    let mut moved: Vec<(usize, [f32; 3])> = Vec::new();
+    let mut moved: Vec<(usize, [f64; 3])> = Vec::new();
     for (ji, j) in c.joints.iter().enumerate() {
         if j.parent == b.name {
             let a2 = stretch(j.anchor);
@@ -106,11 +107,11 @@ pub fn scale_link(c: &Character, i: usize, r: f32) -> Character {
     out
 }
 
-fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
-fn translate_subtree(c: &Character, out: &mut Character, body: &str, delta: [f32; 3]) {
+fn translate_subtree(c: &Character, out: &mut Character, body: &str, delta: [f64; 3]) {
     if let Some(bi) = c.body_index(body) {
         out.bodies[bi].position = add(out.bodies[bi].position, delta);
     }
@@ -123,7 +124,7 @@ fn translate_subtree(c: &Character, out: &mut Character, body: &str, delta: [f32
 }
 
 /// Applies one ratio per group of body names (a symmetric pair shares a ratio).
-pub fn scale_links(c: &Character, groups: &[Vec<String>], ratios: &[f32]) -> Character {
+pub fn scale_links(c: &Character, groups: &[Vec<String>], ratios: &[f64]) -> Character {
     let mut out = c.clone();
     for (g, &r) in groups.iter().zip(ratios) {
         for name in g {
@@ -136,6 +137,6 @@ pub fn scale_links(c: &Character, groups: &[Vec<String>], ratios: &[f32]) -> Cha
 }
 
 /// Link lengths in body order (the shape distance compares these, weights 1).
-pub fn link_lengths(c: &Character) -> Vec<f32> {
+pub fn link_lengths(c: &Character) -> Vec<f64> {
     c.bodies.iter().map(|b| b.length()).collect()
 }

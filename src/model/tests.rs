@@ -110,7 +110,8 @@ fn human2d_matches_the_paper() {
         c.root,
         Root {
             body: "pelvis".into(),
-            kind: RootKind::Planar
+            kind: RootKind::Planar,
+            origin: None
         }
     );
     assert_eq!(c.joints.len(), 16);
@@ -139,7 +140,7 @@ fn human2d_matches_the_paper() {
             | "r_shoulder" => 200.0,
             _ => 50.0,
         };
-        assert_eq!(j.torque_limit, expected, "torque limit of {}", j.name);
+        assert_eq!(j.torque_limit, Some(expected), "torque limit of {}", j.name);
     }
     // The named 300 and 200 N·m joints all exist (the match above is not vacuous).
     for n in [
@@ -155,7 +156,10 @@ fn human2d_matches_the_paper() {
         joint(&c, n);
     }
     assert_eq!(
-        c.joints.iter().filter(|j| j.torque_limit == 50.0).count(),
+        c.joints
+            .iter()
+            .filter(|j| j.torque_limit == Some(50.0))
+            .count(),
         6
     );
     assert_common_annotations(&c);
@@ -199,7 +203,7 @@ fn human3d_matches_the_paper() {
     ];
     assert_eq!(limits.len(), c.joints.len());
     for (n, lim) in limits {
-        assert_eq!(joint(&c, n).torque_limit, lim, "torque limit of {n}");
+        assert_eq!(joint(&c, n).torque_limit, Some(lim), "torque limit of {n}");
     }
     assert_common_annotations(&c);
 }
@@ -242,13 +246,13 @@ fn dof_names_follow_joint_order() {
 // ---------------------------------------------------------------------------------------------
 // Inertia
 
-fn close(a: f32, b: f32, rel: f32) -> bool {
+fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs())
 }
 
 /// Principal moments of a uniform solid of mass `m` given by its indicator function, by midpoint
 /// integration over the box [-e, e] (n³ cells).
-fn numeric_inertia(inside: impl Fn([f64; 3]) -> bool, e: [f64; 3], m: f64, n: usize) -> [f32; 3] {
+fn numeric_inertia(inside: impl Fn([f64; 3]) -> bool, e: [f64; 3], m: f64, n: usize) -> [f64; 3] {
     let h = [
         2.0 * e[0] / n as f64,
         2.0 * e[1] / n as f64,
@@ -270,12 +274,12 @@ fn numeric_inertia(inside: impl Fn([f64; 3]) -> bool, e: [f64; 3], m: f64, n: us
             }
         }
     }
-    s.map(|v| (m * v / count as f64) as f32)
+    s.map(|v| (m * v / count as f64) as f64)
 }
 
 #[test]
 fn box_inertia_matches_closed_form() {
-    let (m, [a, b, c]) = (3.0f32, [0.1f32, 0.25, 0.4]);
+    let (m, [a, b, c]) = (3.0f64, [0.1f64, 0.25, 0.4]);
     let i = principal_inertia(
         &Shape::Box {
             half_extents: [a, b, c],
@@ -283,7 +287,7 @@ fn box_inertia_matches_closed_form() {
         m,
     );
     // m/12 (w² + h²) with full widths.
-    let full = |p: f32, q: f32| m / 12.0 * ((2.0 * p).powi(2) + (2.0 * q).powi(2));
+    let full = |p: f64, q: f64| m / 12.0 * ((2.0 * p).powi(2) + (2.0 * q).powi(2));
     let expected = [full(b, c), full(a, c), full(a, b)];
     for k in 0..3 {
         assert!(
@@ -307,8 +311,8 @@ fn box_inertia_matches_closed_form() {
 
 #[test]
 fn ellipsoid_inertia_matches_closed_form() {
-    let m = 4.0f32;
-    let r = 0.3f32;
+    let m = 4.0f64;
+    let r = 0.3f64;
     let sphere = principal_inertia(&Shape::Ellipsoid { radii: [r, r, r] }, m);
     for k in 0..3 {
         assert!(
@@ -317,7 +321,7 @@ fn ellipsoid_inertia_matches_closed_form() {
             sphere[k]
         );
     }
-    let (a, b, c) = (0.1f32, 0.2f32, 0.35f32);
+    let (a, b, c) = (0.1f64, 0.2f64, 0.35f64);
     let i = principal_inertia(&Shape::Ellipsoid { radii: [a, b, c] }, m);
     let expected = [
         m / 5.0 * (b * b + c * c),
@@ -348,8 +352,8 @@ fn ellipsoid_inertia_matches_closed_form() {
 
 #[test]
 fn capsule_inertia_matches_closed_form() {
-    let m = 2.5f32;
-    let r = 0.12f32;
+    let m = 2.5f64;
+    let r = 0.12f64;
     // No cylinder: a sphere, whatever the axis.
     for axis in [Axis::X, Axis::Y, Axis::Z] {
         let i = principal_inertia(
@@ -368,7 +372,7 @@ fn capsule_inertia_matches_closed_form() {
             );
         }
     }
-    let h = 0.3f32;
+    let h = 0.3f64;
     for axis in [Axis::X, Axis::Y, Axis::Z] {
         let i = principal_inertia(
             &Shape::Capsule {
@@ -420,8 +424,8 @@ fn capsule_inertia_matches_closed_form() {
     }
     // Closed form along the axis: cylinder m r²/2 plus caps 2/5 m r².
     let (vc, vs) = (
-        std::f32::consts::PI * r * r * 2.0 * h,
-        4.0 / 3.0 * std::f32::consts::PI * r.powi(3),
+        std::f64::consts::PI * r * r * 2.0 * h,
+        4.0 / 3.0 * std::f64::consts::PI * r.powi(3),
     );
     let (mc, ms) = (m * vc / (vc + vs), m * vs / (vc + vs));
     assert!(
@@ -832,7 +836,7 @@ fn typed_checks_refuse_non_finite_and_absurd_numbers() {
     let base = builtin("human3d");
     assert_eq!(fields(&base), Vec::<String>::new());
     let mut c = base.clone();
-    c.joints[0].anchor[1] = f32::NAN;
+    c.joints[0].anchor[1] = f64::NAN;
     assert_eq!(fields(&c), ["anchor"]);
     let mut c = base.clone();
     let j = c
@@ -841,15 +845,15 @@ fn typed_checks_refuse_non_finite_and_absurd_numbers() {
         .find(|j| matches!(j.kind, JointKind::Universal { .. }))
         .unwrap();
     if let JointKind::Universal { axes } = &mut j.kind {
-        axes.0[0] = f32::NAN;
+        axes.0[0] = f64::NAN;
     }
     assert_eq!(fields(&c), ["kind"]);
-    for mass in [f32::NAN, 1e30] {
+    for mass in [f64::NAN, 1e30] {
         let mut c = base.clone();
         c.bodies[0].mass = mass;
         assert_eq!(fields(&c), ["mass"], "{mass}");
     }
     let mut c = base.clone();
-    c.end_effectors[0].point[2] = f32::NAN;
+    c.end_effectors[0].point[2] = f64::NAN;
     assert_eq!(fields(&c), ["point"]);
 }

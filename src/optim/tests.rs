@@ -104,7 +104,7 @@ fn same_seed_same_run_and_checkpoint_resumes_exactly() {
     assert_eq!(run(&mut a, 30), run(&mut b, 30));
     // Checkpoint as RON text, resume, and continue: identical to the uninterrupted run.
     let text = ron::to_string(&a).unwrap();
-    let mut resumed: Cmaes = ron::from_str(&text).unwrap();
+    let mut resumed: Cmaes = crate::files::from_ron(&text).unwrap();
     assert_eq!(run(&mut a, 20), run(&mut resumed, 20));
     // A different seed gives a different run.
     let mut c = Cmaes::new(

@@ -22,7 +22,7 @@ mod world;
 pub use controller::{Controller, HoldPose};
 pub use rollout::{Push, Rollout, RolloutSpec, TrajectoryHasher, continue_rollout, run_rollout};
 
-use crate::model::{Character, EffectorTag, RootKind, Shape};
+use crate::model::{Character, EffectorTag, RootKind};
 use rapier3d::math::{Pose, Rotation, Vector};
 use rapier3d::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -249,6 +249,11 @@ const VIRTUAL_LINK_INERTIA: f32 = 1e-6;
 const CHARACTER_GROUP: Group = Group::GROUP_2;
 const GROUND_GROUP: Group = Group::GROUP_1;
 
+/// A character-file vector (f64) as a simulation vector (f32).
+pub fn model_vec(v: [f64; 3]) -> Vector {
+    Vector::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
 pub fn to_vec(v: [f32; 3]) -> Vector {
     Vector::new(v[0], v[1], v[2])
 }
@@ -353,8 +358,8 @@ impl Simulation {
         let mut m = 0.0;
         for (b, h) in self.character.bodies.iter().zip(&self.bodies) {
             let rb = &self.state.bodies[*h];
-            v += rb.velocity_at_point(rb.center_of_mass()) * b.mass;
-            m += b.mass;
+            v += rb.velocity_at_point(rb.center_of_mass()) * b.mass as f32;
+            m += b.mass as f32;
         }
         (v / m).to_array()
     }
@@ -585,8 +590,8 @@ impl Simulation {
         let mut c = Vector::ZERO;
         let mut m = 0.0;
         for (b, h) in self.character.bodies.iter().zip(&self.bodies) {
-            c += self.state.bodies[*h].center_of_mass() * b.mass;
-            m += b.mass;
+            c += self.state.bodies[*h].center_of_mass() * b.mass as f32;
+            m += b.mass as f32;
         }
         (c / m).to_array()
     }

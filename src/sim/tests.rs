@@ -124,7 +124,7 @@ fn assert_in_plane(sim: &Simulation) {
     for (i, b) in c.bodies.iter().enumerate() {
         let p = sim.body_pose(i);
         assert!(
-            (p[2] - b.position[2]).abs() <= 1e-4,
+            (p[2] - b.position[2] as f32).abs() <= 1e-4,
             "{}: z {} vs reference {}",
             b.name,
             p[2],
@@ -592,11 +592,14 @@ fn simulation_has_one_dof_per_joint_axis() {
         let sim = Simulation::new(&c, SimSettings::default()).unwrap();
         let names: Vec<String> = sim.dofs().iter().map(|d| d.name.clone()).collect();
         assert_eq!(names, c.dof_names(), "{name}");
-        assert_eq!(sim.ground_height(), c.lowest_point());
+        assert_eq!(sim.ground_height(), c.lowest_point() as f32);
         let com = c.reference_com();
         let sc = sim.com();
         for k in 0..3 {
-            assert!((sc[k] - com[k]).abs() < 1e-5, "{name}: {sc:?} vs {com:?}");
+            assert!(
+                (sc[k] - com[k] as f32).abs() < 1e-5,
+                "{name}: {sc:?} vs {com:?}"
+            );
         }
         let (q, qd) = sim.dof_state();
         assert!(
@@ -640,7 +643,7 @@ fn ball_and_fixed_joints_simulate() {
     let qh = Rotation::from_xyzw(ph[3], ph[4], ph[5], ph[6]);
     let offset =
         qt.inverse() * (Vector::new(ph[0], ph[1], ph[2]) - Vector::new(pt[0], pt[1], pt[2]));
-    let reference = to_vec(c.bodies[head].position) - to_vec(c.bodies[torso].position);
+    let reference = model_vec(c.bodies[head].position) - model_vec(c.bodies[torso].position);
     assert!(
         (offset - reference).length() < 1e-3,
         "{offset:?} vs {reference:?}"

@@ -5,6 +5,8 @@
 //! [`super`] for the modelling choices).
 
 use super::*;
+use crate::model::ShapeF32;
+use std::f32::consts::FRAC_PI_2;
 
 impl Simulation {
     pub fn new(character: &Character, settings: SimSettings) -> Result<Self, SimError> {
@@ -69,7 +71,15 @@ impl Simulation {
         };
 
         // Ground: a large box whose top is at the character's lowest point.
-        let ground_height = character.lowest_point();
+        // The reference pose's lowest point, in the simulation's own f32 arithmetic.
+        let ground_height = character
+            .bodies
+            .iter()
+            .map(|b| {
+                let r = b.rotation.map(|x| x as f32);
+                crate::model::vertical_extent(&b.shape.as_f32(), r, b.position[1] as f32).0
+            })
+            .fold(f32::INFINITY, f32::min);
         let ground_body = st
             .bodies
             .insert(RigidBodyBuilder::fixed().translation(Vector::new(
@@ -95,18 +105,20 @@ impl Simulation {
         let mut bodies = Vec::with_capacity(character.bodies.len());
         let mut colliders = Vec::with_capacity(character.bodies.len());
         for b in &character.bodies {
-            let i = b.principal_inertia();
+            let i = b.inertia.map(|i| i.map(|x| x as f32)).unwrap_or_else(|| {
+                crate::model::principal_inertia(&b.shape.as_f32(), b.mass as f32)
+            });
             let rb = RigidBodyBuilder::dynamic()
                 .pose(body_pose(b))
                 .additional_mass_properties(MassProperties::new(
                     Vector::ZERO,
-                    b.mass,
+                    b.mass as f32,
                     Vector::new(i[0], i[1], i[2]),
                 ))
                 .can_sleep(false);
             let h = st.bodies.insert(rb);
-            let shape = match b.shape {
-                Shape::Capsule {
+            let shape = match b.shape.as_f32() {
+                ShapeF32::Capsule {
                     radius,
                     half_length,
                     axis,
@@ -115,8 +127,21 @@ impl Simulation {
                     crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
                     crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
                 },
-                Shape::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
-                Shape::Ellipsoid { radii } => {
+                ShapeF32::Cylinder {
+                    radius,
+                    half_length,
+                    axis,
+                } => {
+                    // Rapier's cylinder lies along its local y; turn it onto the body's axis.
+                    let c = ColliderBuilder::cylinder(half_length, radius);
+                    match axis {
+                        crate::model::Axis::X => c.rotation(Vector::new(0.0, 0.0, -FRAC_PI_2)),
+                        crate::model::Axis::Y => c,
+                        crate::model::Axis::Z => c.rotation(Vector::new(FRAC_PI_2, 0.0, 0.0)),
+                    }
+                }
+                ShapeF32::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
+                ShapeF32::Ellipsoid { radii } => {
                     ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
                         ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
                     })
@@ -148,7 +173,7 @@ impl Simulation {
             // character slid across the ground at constant speed, even with μ = 2). As an
             // impulse joint the pelvis stays in the plane to 1e-5 m and the feet hold.
             let base = st.bodies.insert(
-                RigidBodyBuilder::fixed().translation(to_vec(character.bodies[root].position)),
+                RigidBodyBuilder::fixed().translation(model_vec(character.bodies[root].position)),
             );
             let rot = body_pose(&character.bodies[root]).rotation;
             let joint = GenericJointBuilder::new(
@@ -183,9 +208,10 @@ impl Simulation {
         let mut dofs = Vec::new();
         for ji in order {
             let j = &character.joints[ji];
+            let gains = character.gains(ji);
             let p = character.body_index(&j.parent).unwrap();
             let c = character.body_index(&j.child).unwrap();
-            let anchor = to_vec(j.anchor);
+            let anchor = model_vec(j.anchor);
             let parent_pose = body_pose(&character.bodies[p]);
             let child_pose = body_pose(&character.bodies[c]);
             let axes = j.kind.axes();
@@ -221,14 +247,17 @@ impl Simulation {
                     );
                     (h, pose)
                 };
-                let frame = Pose::from_parts(anchor, frame_for_axis(to_vec(*axis)));
+                let frame = Pose::from_parts(anchor, frame_for_axis(model_vec(*axis)));
                 let local2 = link_pose.inverse() * frame;
                 let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
                     .local_frame1(prev_pose.inverse() * frame)
                     .local_frame2(local2)
                     .contacts_enabled(false);
                 if let Some(&(lo, hi)) = j.limits.get(k) {
-                    builder = builder.limits(JointAxis::AngX, [lo.to_radians(), hi.to_radians()]);
+                    builder = builder.limits(
+                        JointAxis::AngX,
+                        [lo.to_radians() as f32, hi.to_radians() as f32],
+                    );
                 }
                 st.multibody_joints
                     .insert(prev_body, link_body, builder.build(), true)
@@ -244,13 +273,13 @@ impl Simulation {
                     link_body,
                     parent_body: prev_body,
                     local_axis: local2.rotation * Vector::X,
-                    kp: j.kp,
-                    kd: j.kd,
-                    torque_limit: j.torque_limit,
+                    kp: gains.kp as f32,
+                    kd: gains.kd as f32,
+                    torque_limit: gains.torque_limit as f32,
                     limits: j
                         .limits
                         .get(k)
-                        .map(|&(a, b)| (a.to_radians(), b.to_radians())),
+                        .map(|&(a, b)| (a.to_radians() as f32, b.to_radians() as f32)),
                 });
                 prev_body = link_body;
                 prev_pose = link_pose;
@@ -276,7 +305,7 @@ impl Simulation {
                 let c = character.body_index(&j.child).unwrap();
                 (
                     c,
-                    body_pose(&character.bodies[c]).inverse_transform_point(to_vec(j.anchor)),
+                    body_pose(&character.bodies[c]).inverse_transform_point(model_vec(j.anchor)),
                 )
             })
             .collect();
@@ -310,9 +339,9 @@ impl Simulation {
 }
 
 fn body_pose(b: &crate::model::Body) -> Pose {
-    let q = b.orientation();
+    let q = crate::model::euler_xyz_deg_to_quat(b.rotation.map(|x| x as f32));
     Pose::from_parts(
-        to_vec(b.position),
+        model_vec(b.position),
         Rotation::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
     )
 }

@@ -130,7 +130,10 @@ pub fn forward_kinematics<D: Scalar>(
             }
         };
         let axis = rotation.mul_vec_f(&limb.direction);
-        let end = &origin + axis.scale(&morphology.length[i]);
+        let end = match &limb.end {
+            Some(e) => &origin + rotation.mul_vec_f(e),
+            None => &origin + axis.scale(&morphology.length[i]),
+        };
         let com = &origin + axis.scale(&(morphology.length[i].clone() * 0.5));
         limbs.push(LimbFrame {
             rotation,
@@ -270,15 +273,33 @@ pub fn inverse_dynamics<D: Scalar>(
         };
         let axis = rotation.mul_vec_f(&limb.direction);
         let half = axis.scale(&(morphology.length[i].clone() * 0.5));
-        let end = &origin + axis.scale(&morphology.length[i]);
+        let end = match &limb.end {
+            Some(e) => &origin + rotation.mul_vec_f(e),
+            None => &origin + axis.scale(&morphology.length[i]),
+        };
         let com = &origin + &half;
         let acc_com = &acc + a.cross(&half) + w.cross(&w.cross(&half));
         let m = &morphology.mass[i];
         let force = acc_com.scale(m);
-        let (it, ia) = cylinder_inertia(m, &morphology.radius[i], &morphology.length[i]);
-        let excess = ia - &it;
-        let inertia = |v: &Vec3<D>| v.scale(&it) + axis.scale(&(axis.dot(v) * &excess));
-        let moment = inertia(&a) + w.cross(&inertia(&w)) + half.cross(&force);
+        let moment = match &limb.inertia {
+            None => {
+                let (it, ia) = cylinder_inertia(m, &morphology.radius[i], &morphology.length[i]);
+                let excess = ia - &it;
+                let inertia = |v: &Vec3<D>| v.scale(&it) + axis.scale(&(axis.dot(v) * &excess));
+                inertia(&a) + w.cross(&inertia(&w)) + half.cross(&force)
+            }
+            Some(tensor) => {
+                // I_world·v = R·(T·(Rᵀ·v))·(m / m₀): the file's tensor at the current mass.
+                let body = Mat3::<D>::from_f64(*tensor);
+                let ratio = m.clone() / limb.mass;
+                let inertia = |v: &Vec3<D>| {
+                    rotation
+                        .mul_vec(&body.mul_vec(&rotation.tr_mul_vec(v)))
+                        .scale(&ratio)
+                };
+                inertia(&a) + w.cross(&inertia(&w)) + half.cross(&force)
+            }
+        };
         forces.push(force);
         moments.push(moment);
         frames.push(LimbFrame {

@@ -27,6 +27,7 @@ pub mod autodiff;
 #[cfg(feature = "ipopt")]
 pub mod basin_cma;
 pub mod cec2006;
+pub mod creature;
 pub mod discovery;
 pub mod dynamics;
 pub mod gait;

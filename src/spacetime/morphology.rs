@@ -3,7 +3,7 @@
 //!
 //! # Shape variables
 //! - Two per limb group: a **length scale** and a **radius scale** (dimensionless, 1 = the
-//!   creature file), constant over the gait. Scales rather than metres keep every variable near
+//!   character file), constant over the gait. Scales rather than metres keep every variable near
 //!   1 whatever the creature's size.
 //! - **Which limbs:** the legs, i.e. every limb on a path from a foot up to (not including) the
 //!   root. The root (torso), and the neck and head, keep the file's size (§1.5: "torso, neck and

@@ -28,41 +28,36 @@
 //! - A limb is attached at `at` (a fraction of its parent's length along the parent's direction,
 //!   default 1: the parent's distal end; 0 is the parent's proximal end) plus an optional constant
 //!   `offset` in the parent's frame (e.g. the hips on either side of a pelvis).
-//! - Generalized coordinates q: the limbs' joint coordinates concatenated in file order (parents
+//! - Generalized coordinates q: the limbs' joint coordinates concatenated in limb order (parents
 //!   are listed before children, the root first). A free root's six are
 //!   (r_x, r_y, r_z, x, y, z): the exponential map of the root's rotation, then the world position
 //!   of the root limb's proximal end (App. A, "Free").
 //! - **DOF count**: the length of q, the root's six included. This is the count of the thesis's
 //!   creature table (§3.2.5): the monoped's 10 DOFs are 6 (root) + 3 (hip) + 1 (knee), and the
 //!   same convention gives the simple biped 16, velociraptor 33, horse 29 and pentaped 32.
-//! - Foot points are the distal ends of the limbs listed in `feet`; separation pairs name two
-//!   limbs whose distal ends must stay `min_distance` apart (a knee is the thigh's distal end).
+//! - Foot points are the end points of the limbs listed in `feet`: the distal end, or a limb's
+//!   own `end` point (a foot's sole); separation pairs name two limbs whose end points must stay
+//!   `min_distance` apart (a knee is the thigh's distal end).
+//! - Inertia: a solid cylinder's, or a limb's own tensor (`inertia`) for bodies of other shapes.
 //!
-//! Creature files are RON ([`Skeleton::load`]); errors name the file, the line and what was
-//! expected ([`ModelError`], shared with the character files of `crate::model`). The numeric
+//! A skeleton is built from a character file (`crate::model`, the one character model) by
+//! [`super::creature`]; [`Skeleton::load`] reads one, with errors that name the file, the line
+//! and what was expected. The numeric
 //! part of the model is available in any scalar type as a [`Morphology`], so limb lengths and
 //! radii can later become optimisation variables (specs/004.md §1.5).
 
 use super::autodiff::Scalar;
 use super::rotation::{Mat3, Vec3, exp_map, hinge};
-use crate::model::{ModelError, Problem, parse_validated, read_text};
 use num_dual::{Dual, Dual2};
-use serde::Deserialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
-
-/// The longest limb (and largest radius or offset) a creature file may give, m.
-pub const MAX_LIMB_SIZE: f64 = 100.0;
-/// The heaviest limb a creature file may give, kg.
-pub const MAX_LIMB_MASS: f64 = 10_000.0;
 
 /// Standard gravity (m/s²), pointing down the y axis.
 pub const GRAVITY: [f64; 3] = [0.0, -crate::model::rotation::GRAVITY_F64, 0.0];
 
 /// A joint's parameterised rotation (App. A). Axes are unit vectors in the parent's frame (which
 /// is the child's frame at zero rotation).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum JointKind {
     /// 0 DOF: a constant rotation matrix, given by rows.
     Fixed { rotation: [[f64; 3]; 3] },
@@ -200,19 +195,15 @@ impl JointKind {
     }
 }
 
-/// One limb of a creature file, as written.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One limb of a creature description (built from a character by [`super::creature`]).
+#[derive(Clone, Debug)]
 pub struct LimbSpec {
     pub name: String,
     /// Parent limb's name; omitted (empty) for the root, which must come first.
-    #[serde(default)]
     pub parent: String,
     /// Attachment point as a fraction of the parent's length (1 = the parent's distal end).
-    #[serde(default = "one")]
     pub at: f64,
     /// Extra constant offset of the attachment point, in the parent's frame (m).
-    #[serde(default)]
     pub offset: [f64; 3],
     pub joint: JointKind,
     /// Direction of the limb from its joint, in its own frame (normalised on load).
@@ -221,58 +212,40 @@ pub struct LimbSpec {
     pub radius: f64,
     pub mass: f64,
     /// Rest pose of the joint's coordinates; omitted means all zero.
-    #[serde(default)]
     pub rest: Vec<f64>,
     /// (lower, upper) per coordinate; omitted means unbounded. `inf` is allowed.
-    #[serde(default)]
     pub limits: Vec<(f64, f64)>,
-}
-
-fn one() -> f64 {
-    1.0
+    /// The limb's end point in its own frame, relative to its joint, when it is not the far
+    /// end of the cylinder (a foot's sole). Not scaled by morphology changes.
+    pub end: Option<[f64; 3]>,
+    /// Inertia tensor about the centre of mass in the limb's frame (kg·m²) at the limb's mass,
+    /// when the body is not a cylinder along the limb; scaled with the mass.
+    pub inertia: Option<[[f64; 3]; 3]>,
 }
 
 /// Two limbs whose distal ends must stay at least `min_distance` apart (Eq. 3.6).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct SeparationSpec {
     pub a: String,
     pub b: String,
     pub min_distance: f64,
 }
 
-/// A creature file, as written (see the module docs for the conventions).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A creature description (see the module docs for the conventions).
+#[derive(Clone, Debug)]
 pub struct CreatureSpec {
     pub name: String,
     pub limbs: Vec<LimbSpec>,
     /// Limbs whose distal ends are feet (point contacts).
     pub feet: Vec<String>,
-    #[serde(default)]
     pub head: Option<String>,
-    #[serde(default)]
     pub separations: Vec<SeparationSpec>,
     /// Solver settings this creature needs (defaults of `gait` and the Gait panel).
-    #[serde(default)]
     pub solve: SolveHints,
 }
 
-/// Gait-solver settings a creature file may give for itself: the defaults of `motionlab gait`'s
-/// `--lbfgs-iterations` and `--sample-iterations` (and the Gait panel's fields) for this
-/// creature. An explicit flag wins. The horse needs them: its exact-Hessian stage fails in
-/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (README, "The
-/// horse needs a longer L-BFGS stage").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SolveHints {
-    /// L-BFGS iterations before the exact Hessian takes over.
-    #[serde(default)]
-    pub lbfgs_iterations: Option<usize>,
-    /// IPOPT iteration limit of each discovery sample's projection.
-    #[serde(default)]
-    pub sample_iterations: Option<usize>,
-}
+/// Gait-solver settings a character may give for itself (see [`crate::model::GaitHints`]).
+pub type SolveHints = crate::model::GaitHints;
 
 /// A limb of a loaded skeleton.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,6 +268,11 @@ pub struct Limb {
     pub rest: Vec<f64>,
     pub lower: Vec<f64>,
     pub upper: Vec<f64>,
+    /// End point in the limb frame relative to the joint, when not the cylinder's far end.
+    pub end: Option<[f64; 3]>,
+    /// Inertia tensor about the centre of mass (limb frame, at `mass`), when the limb is not
+    /// a solid cylinder of `length` and `radius`.
+    pub inertia: Option<[[f64; 3]; 3]>,
 }
 
 /// A pair of limb end points kept apart (Eq. 3.6), by limb index.
@@ -365,30 +343,9 @@ pub fn cylinder_inertia<D: Scalar>(mass: &D, radius: &D, length: &D) -> (D, D) {
 }
 
 impl Skeleton {
-    /// Loads and validates a creature file.
-    pub fn load(path: impl AsRef<Path>) -> Result<Skeleton, ModelError> {
-        let path = path.as_ref();
-        Self::parse(&read_text(path)?, path)
-    }
-
-    /// Parses and validates creature RON text; `path` is only used in messages.
-    pub fn parse(text: &str, path: &Path) -> Result<Skeleton, ModelError> {
-        let spec: CreatureSpec = parse_validated(text, path, validate)?;
-        Ok(Self::build(&spec))
-    }
-
-    /// Builds a skeleton from a spec, or returns what is wrong with it.
-    pub fn from_spec(spec: &CreatureSpec) -> Result<Skeleton, Vec<Problem>> {
-        let problems = validate(spec);
-        if problems.is_empty() {
-            Ok(Self::build(spec))
-        } else {
-            Err(problems)
-        }
-    }
-
-    /// Assumes `validate(spec)` found nothing.
-    fn build(spec: &CreatureSpec) -> Skeleton {
+    /// Builds the skeleton of a creature description (see [`super::creature`], which derives
+    /// one from a character).
+    pub fn build(spec: &CreatureSpec) -> Skeleton {
         let index: HashMap<&str, usize> = spec
             .limbs
             .iter()
@@ -440,6 +397,8 @@ impl Skeleton {
                     } else {
                         l.limits.iter().map(|b| b.1).collect()
                     },
+                    end: l.end,
+                    inertia: l.inertia,
                 }
             })
             .collect();
@@ -544,270 +503,6 @@ fn unit(v: &[f64; 3]) -> [f64; 3] {
     [v[0] / n, v[1] / n, v[2] / n]
 }
 
-fn is_nonzero_vector(v: &[f64; 3]) -> bool {
-    v.iter().all(|c| c.is_finite()) && v.iter().any(|c| *c != 0.0)
-}
-
-/// Everything wrong with a creature spec, each located by section, limb and field.
-fn validate(spec: &CreatureSpec) -> Vec<Problem> {
-    let mut out = Vec::new();
-    if spec.limbs.is_empty() {
-        out.push(Problem::new(
-            None,
-            "limbs",
-            "expected at least one limb (the root, with `joint: Free`)".into(),
-        ));
-        return out;
-    }
-    let mut seen: HashSet<&str> = HashSet::new();
-    for (k, l) in spec.limbs.iter().enumerate() {
-        let mut problem = |field: &str, message: String| {
-            out.push(Problem::named("limbs", &l.name, field, message))
-        };
-        if l.name.is_empty() {
-            problem("name", "expected a non-empty limb name".into());
-        }
-        if k == 0 {
-            if !l.parent.is_empty() {
-                problem(
-                    "parent",
-                    "the first limb is the root: expected no `parent`".into(),
-                );
-            }
-            if l.joint != JointKind::Free {
-                problem(
-                    "joint",
-                    "the first limb is the root: expected `joint: Free`".into(),
-                );
-            }
-        } else {
-            if l.parent.is_empty() {
-                problem(
-                    "parent",
-                    "expected the name of a parent limb (only the first limb is the root)".into(),
-                );
-            } else if !seen.contains(l.parent.as_str()) {
-                problem(
-                    "parent",
-                    format!(
-                        "expected a limb listed before this one, found `{}`",
-                        l.parent
-                    ),
-                );
-            }
-            if l.joint == JointKind::Free {
-                problem(
-                    "joint",
-                    "a `Free` joint is only allowed on the root (the first limb)".into(),
-                );
-            }
-        }
-        if !seen.insert(l.name.as_str()) {
-            problem("name", "limb name used twice".into());
-        }
-        if !(l.length > 0.0 && l.length <= MAX_LIMB_SIZE) {
-            problem(
-                "length",
-                format!(
-                    "expected a length in (0, {MAX_LIMB_SIZE}] metres, found {}",
-                    l.length
-                ),
-            );
-        }
-        if !(l.radius >= 0.0 && l.radius <= MAX_LIMB_SIZE) {
-            problem(
-                "radius",
-                format!(
-                    "expected a radius in [0, {MAX_LIMB_SIZE}] metres, found {}",
-                    l.radius
-                ),
-            );
-        }
-        if !(l.mass >= 0.0 && l.mass <= MAX_LIMB_MASS) {
-            problem(
-                "mass",
-                format!(
-                    "expected a mass in [0, {MAX_LIMB_MASS}] kg, found {}",
-                    l.mass
-                ),
-            );
-        }
-        if !(l.at.abs() <= 10.0) || !l.offset.iter().all(|c| c.abs() <= MAX_LIMB_SIZE) {
-            problem(
-                "at",
-                format!(
-                    "expected `at` within ±10 and an offset within ±{MAX_LIMB_SIZE} m, found {} and {:?}",
-                    l.at, l.offset
-                ),
-            );
-        }
-        if !is_nonzero_vector(&l.direction) {
-            problem(
-                "direction",
-                format!(
-                    "expected a non-zero finite direction, found {:?}",
-                    l.direction
-                ),
-            );
-        }
-        match &l.joint {
-            JointKind::Hinge { axis } if !is_nonzero_vector(axis) => problem(
-                "joint",
-                format!("expected a non-zero hinge axis, found {axis:?}"),
-            ),
-            JointKind::Euler { axes } => {
-                if !(2..=3).contains(&axes.len()) {
-                    problem(
-                        "joint",
-                        format!("expected 2 or 3 Euler axes, found {}", axes.len()),
-                    );
-                }
-                if !axes.iter().all(is_nonzero_vector) {
-                    problem("joint", "expected non-zero Euler axes".into());
-                }
-            }
-            JointKind::Fixed { rotation } => {
-                let m = Mat3::<f64>::from_f64(*rotation);
-                let err = m
-                    .tr_mul(&m)
-                    .re()
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, row)| {
-                        row.iter()
-                            .enumerate()
-                            .map(move |(j, v)| (v - if i == j { 1.0 } else { 0.0 }).abs())
-                    })
-                    .fold(0.0, f64::max);
-                let r = rotation;
-                let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
-                    - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
-                    + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
-                if !(err < 1e-6 && (det - 1.0).abs() < 1e-6) {
-                    problem("joint", "expected a rotation matrix (orthonormal rows, determinant 1) for the fixed joint".into());
-                }
-            }
-            _ => {}
-        }
-        let n = l.joint.dof();
-        if !l.rest.is_empty() && l.rest.len() != n {
-            problem(
-                "rest",
-                format!(
-                    "expected {n} values (one per joint coordinate), found {}",
-                    l.rest.len()
-                ),
-            );
-        }
-        if !l.rest.iter().all(|v| v.is_finite()) {
-            problem("rest", "expected finite values".into());
-        }
-        if !l.limits.is_empty() && l.limits.len() != n {
-            problem(
-                "limits",
-                format!(
-                    "expected {n} (lower, upper) pairs (one per joint coordinate), found {}",
-                    l.limits.len()
-                ),
-            );
-        }
-        for (i, (lo, hi)) in l.limits.iter().enumerate() {
-            if lo.is_nan() || hi.is_nan() || lo > hi {
-                problem(
-                    "limits",
-                    format!("expected lower ≤ upper for coordinate {i}, found ({lo}, {hi})"),
-                );
-            }
-        }
-        if l.rest.len() == n && l.limits.len() == n {
-            for (i, (v, (lo, hi))) in l.rest.iter().zip(&l.limits).enumerate() {
-                if v < lo || v > hi {
-                    problem(
-                        "rest",
-                        format!(
-                            "coordinate {i}: expected a rest value within ({lo}, {hi}), found {v}"
-                        ),
-                    );
-                }
-            }
-        }
-    }
-    let names: HashSet<&str> = spec.limbs.iter().map(|l| l.name.as_str()).collect();
-    if spec.feet.is_empty() {
-        out.push(Problem::new(
-            None,
-            "feet",
-            "expected at least one foot (a limb name)".into(),
-        ));
-    }
-    let mut feet_seen = HashSet::new();
-    for f in &spec.feet {
-        if !names.contains(f.as_str()) {
-            out.push(Problem::named(
-                "feet",
-                f,
-                "feet",
-                format!("expected limb names, `{f}` is not a limb"),
-            ));
-        } else if !feet_seen.insert(f.as_str()) {
-            out.push(Problem::named(
-                "feet",
-                f,
-                "feet",
-                format!("foot `{f}` listed twice"),
-            ));
-        }
-    }
-    if let Some(h) = &spec.head
-        && !names.contains(h.as_str())
-    {
-        out.push(Problem::new(
-            None,
-            "head",
-            format!("expected a limb name, `{h}` is not a limb"),
-        ));
-    }
-    for (k, s) in spec.separations.iter().enumerate() {
-        for (field, limb) in [("a", &s.a), ("b", &s.b)] {
-            if !names.contains(limb.as_str()) {
-                out.push(Problem::indexed(
-                    "separations",
-                    k,
-                    field,
-                    format!("expected a limb name, `{limb}` is not a limb"),
-                ));
-            }
-        }
-        if s.a == s.b {
-            out.push(Problem::indexed(
-                "separations",
-                k,
-                "b",
-                "expected two different limbs".into(),
-            ));
-        }
-        if !(s.min_distance > 0.0 && s.min_distance.is_finite()) {
-            out.push(Problem::indexed(
-                "separations",
-                k,
-                "min_distance",
-                format!(
-                    "expected a positive distance in metres, found {}",
-                    s.min_distance
-                ),
-            ));
-        }
-    }
-    if spec.solve.sample_iterations == Some(0) {
-        out.push(Problem::new(
-            None,
-            "solve",
-            "sample_iterations: expected at least 1 IPOPT iteration per discovery sample".into(),
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 #[path = "skeleton_tests.rs"]
-mod tests;
+pub(crate) mod tests;

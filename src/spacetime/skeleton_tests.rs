@@ -1,7 +1,7 @@
-
 use super::*;
+use crate::spacetime::creature::ROOT_ROTATION_LIMIT;
 use crate::spacetime::dynamics::forward_kinematics;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn creature_path(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -164,33 +164,32 @@ fn joint_motion_matches_finite_differences() {
 }
 
 #[test]
-fn fixed_joint_applies_its_constant_rotation() {
-    // A 0-DOF tip on the stick's leg, turned 90° about z: it points along +x when the leg
-    // hangs straight down; a matrix that is not a rotation is refused.
-    let tip = "    ],\n    feet: [\"leg\"],";
-    let with_tip = |rotation: &str| {
-        GOOD.replace(tip, &format!("        (name: \"tip\", parent: \"leg\", joint: Fixed(rotation: {rotation}), direction: (0.0, -1.0, 0.0), length: 0.2, radius: 0.01, mass: 0.1),\n{tip}"))
-    };
-    let sk = Skeleton::parse(
-        &with_tip("((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))"),
-        Path::new("tip.ron"),
-    )
-    .unwrap();
+fn fixed_joint_adds_no_coordinates_and_carries_its_body() {
+    // A welded tip at the stick's foot, pointing along +x in the reference pose: it follows the
+    // leg rigidly, so with the leg swung by θ about z the tip turns by θ too.
+    let with_tip = STICK
+        .replace(
+            "    ],\n    joints: [",
+            "        (name: \"tip\", shape: Cylinder(radius: 0.01, half_length: 0.1, axis: X), mass: 0.1, position: (0.1, 0.0, 0.0)),\n    ],\n    joints: [",
+        )
+        .replace(
+            "    ],\n    end_effectors:",
+            "        (name: \"weld\", parent: \"leg\", child: \"tip\", anchor: (0.0, 0.0, 0.0), kind: Fixed),\n    ],\n    end_effectors:",
+        );
+    let sk = Skeleton::parse(&with_tip, Path::new("tip.ron")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(sk.dof(), 7, "a fixed joint adds no coordinates");
-    let q = vec![0.0; 7];
+    let mut q = vec![0.0; 7];
+    q[4] = 0.5;
+    q[6] = 0.3;
     let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
-    let tip_vector = (&k.limbs[2].end - &k.limbs[2].origin).re();
+    let tip = (&k.limbs[2].end - &k.limbs[2].origin).re();
+    let want = [0.2 * 0.3f64.cos(), 0.2 * 0.3f64.sin(), 0.0];
     assert!(
-        (tip_vector[0] - 0.2).abs() < 1e-15
-            && tip_vector[1].abs() < 1e-15
-            && tip_vector[2].abs() < 1e-15,
-        "{tip_vector:?}"
+        (0..3).all(|i| (tip[i] - want[i]).abs() < 1e-12),
+        "{tip:?} vs {want:?}"
     );
-    assert_eq!(k.limbs[2].origin.re(), [0.0, -0.5, 0.0]);
-    let e = parse_err(&with_tip(
-        "((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 2.0))",
-    ));
-    assert!(e.contains("expected a rotation matrix"), "{e}");
+    let foot = k.limbs[1].end.re();
+    assert!((k.limbs[2].origin.re()[0] - foot[0]).abs() < 1e-12);
 }
 
 fn parse_err(text: &str) -> String {
@@ -199,98 +198,117 @@ fn parse_err(text: &str) -> String {
         .to_string()
 }
 
-const GOOD: &str = r#"(
+/// A two-body stick in the character format: a base (the free root, whose coordinates follow
+/// its lower end) and a leg on a hinge, its sole a foot.
+pub(crate) const STICK: &str = r#"(
     name: "stick",
-    limbs: [
-        (
-            name: "base",
-            joint: Free,
-            direction: (0.0, 1.0, 0.0),
-            length: 0.5,
-            radius: 0.05,
-            mass: 1.0,
-        ),
-        (
-            name: "leg",
-            parent: "base",
-            at: 0.0,
-            joint: Hinge(axis: (0.0, 0.0, 2.0)),
-            direction: (0.0, -1.0, 0.0),
-            length: 0.5,
-            radius: 0.05,
-            mass: 1.0,
-            rest: [0.1],
-            limits: [(-1.0, 1.0)],
-        ),
+    root: (body: "base", kind: Free, origin: Some((0.0, 0.5, 0.0))),
+    bodies: [
+        (name: "base", shape: Cylinder(radius: 0.05, half_length: 0.25, axis: Y), mass: 1.0, position: (0.0, 0.75, 0.0)),
+        (name: "leg", shape: Cylinder(radius: 0.05, half_length: 0.25, axis: Y), mass: 1.0, position: (0.0, 0.25, 0.0)),
     ],
-    feet: ["leg"],
+    joints: [
+        (name: "hip", parent: "base", child: "leg", anchor: (0.0, 0.5, 0.0), kind: Hinge(axis: (0.0, 0.0, 1.0)), limits: [(-57.29577951308232, 57.29577951308232)], rest: [5.729577951308232]),
+    ],
+    end_effectors: [
+        (body: "leg", tag: Foot, point: (0.0, -0.25, 0.0)),
+    ],
+    gait: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),
 )"#;
 
 #[test]
-fn file_errors_name_the_file_the_line_and_what_was_expected() {
-    let sk = Skeleton::parse(GOOD, Path::new("good.ron")).unwrap();
+fn a_character_becomes_a_creature_of_cylinder_limbs() {
+    let sk = Skeleton::parse(STICK, Path::new("stick.ron")).unwrap();
     assert_eq!(sk.dof(), 7);
+    assert_eq!(sk.dof_names()[6], "leg.angle");
+    let leg = &sk.limbs[1];
     assert_eq!(
-        sk.limbs[1].joint,
+        leg.joint,
         JointKind::Hinge {
             axis: [0.0, 0.0, 1.0]
-        },
-        "axes are normalised"
+        }
     );
     assert_eq!(
-        sk.bounds().0[0],
-        f64::NEG_INFINITY,
-        "omitted limits are unbounded"
+        (leg.at, leg.offset),
+        (0.0, [0.0; 3]),
+        "the hip is at the base's start"
     );
-
-    let e = parse_err(&GOOD.replace("parent: \"base\"", "parent: \"bsae\""));
-    assert!(e.starts_with("characters/bad.ron:14:"), "{e}");
+    assert_eq!(leg.direction, [0.0, -1.0, 0.0]);
+    assert!((leg.length - 0.5).abs() < 1e-15 && leg.radius == 0.05 && leg.mass == 1.0);
     assert!(
-        e.contains("expected a limb listed before this one, found `bsae`"),
+        leg.inertia.is_none() && leg.end.is_none(),
+        "a cylinder limb, foot at its end"
+    );
+    assert_eq!(sk.feet, vec![1]);
+    let (lo, hi) = sk.bounds();
+    assert!(
+        (lo[6] + 1.0).abs() < 1e-15 && (hi[6] - 1.0).abs() < 1e-15,
+        "degrees → radians"
+    );
+    assert_eq!((lo[0], hi[0]), (-ROOT_ROTATION_LIMIT, ROOT_ROTATION_LIMIT));
+    assert_eq!(lo[4], f64::NEG_INFINITY);
+    // Rest: the hinge at 0.1 rad, the root raised until the sole touches the ground.
+    let rest = sk.rest_pose();
+    assert!((rest[6] - 0.1).abs() < 1e-15);
+    assert!((rest[4] - 0.5 * 0.1f64.cos()).abs() < 1e-12, "{rest:?}");
+    assert_eq!(sk.solve.lbfgs_iterations, Some(1500));
+}
+
+#[test]
+fn a_box_foot_keeps_its_own_inertia_and_sole() {
+    let boxed = STICK
+        .replace(
+            "(name: \"leg\", shape: Cylinder(radius: 0.05, half_length: 0.25, axis: Y)",
+            "(name: \"leg\", shape: Box(half_extents: (0.1, 0.25, 0.05))",
+        )
+        .replace("point: (0.0, -0.25, 0.0)", "point: (0.1, -0.25, 0.0)");
+    let sk = Skeleton::parse(&boxed, Path::new("box.ron")).unwrap();
+    let leg = &sk.limbs[1];
+    let i = leg.inertia.expect("a box is not a cylinder limb");
+    let m = 1.0 / 3.0;
+    let want = [
+        m * (0.25f64.powi(2) + 0.05f64.powi(2)),
+        m * (0.1f64.powi(2) + 0.05f64.powi(2)),
+        m * (0.1f64.powi(2) + 0.25f64.powi(2)),
+    ];
+    for k in 0..3 {
+        assert!((i[k][k] - want[k]).abs() < 1e-15, "{i:?}");
+    }
+    assert_eq!(leg.end, Some([0.1, -0.5, 0.0]), "the sole, from the hip");
+    // Standing still on the sole, gravity alone: the ankle-free stick needs the hip torque that
+    // holds the leg's weight at its centre of mass, which is under the hip (zero) here.
+    let mut q = vec![0.0; 7];
+    q[4] = 0.5;
+    let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
+    assert!((k.limbs[1].end.re()[0] - 0.1).abs() < 1e-15);
+}
+
+#[test]
+fn file_errors_name_the_file_the_line_and_what_was_expected() {
+    let e = parse_err(&STICK.replace("kind: Free", "kind: Planar"));
+    assert!(
+        e.starts_with("characters/bad.ron:3:") && e.contains("needs a `Free` root"),
         "{e}"
     );
-
-    let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [0.1, 0.2]"));
+    let e = parse_err(&STICK.replace("tag: Foot", "tag: Hand"));
+    assert!(e.contains("at least one `Foot` end effector"), "{e}");
+    let e = parse_err(&STICK.replace("parent: \"base\"", "parent: \"bsae\""));
     assert!(
-        e.starts_with("characters/bad.ron:21:") && e.contains("expected 1 values"),
+        e.starts_with("characters/bad.ron:9:") && e.contains("no body named \"bsae\""),
         "{e}"
     );
-
-    let e = parse_err(&GOOD.replace("rest: [0.1]", "rest: [1.5]"));
+    let e = parse_err(&STICK.replace("rest: [5.729577951308232]", "rest: [80.0]"));
     assert!(
-        e.contains("expected a rest value within (-1, 1), found 1.5"),
+        e.starts_with("characters/bad.ron:9:") && e.contains("rest angle"),
         "{e}"
     );
-
-    let e = parse_err(&GOOD.replace("Hinge(axis: (0.0, 0.0, 2.0))", "Free"));
-    assert!(e.contains("only allowed on the root"), "{e}");
-
-    let e = parse_err(&GOOD.replace("feet: [\"leg\"]", "feet: [\"foot\"]"));
-    assert!(e.contains("`foot` is not a limb"), "{e}");
-
-    let e = parse_err(&GOOD.replace(
-        "length: 0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
-        "length: -0.5,\n            radius: 0.05,\n            mass: 1.0,\n            rest",
+    let e = parse_err(&STICK.replace("Some(3000)", "Some(0)"));
+    assert!(e.contains("at least 1 IPOPT iteration"), "{e}");
+    let e = parse_err(&STICK.replace(
+        "position: (0.0, 0.75, 0.0))",
+        "position: (0.0, 0.75, 0.0), colour: 3)",
     ));
-    assert!(
-        e.contains("expected a length in (0, 100] metres, found -0.5"),
-        "{e}"
-    );
-
-    // Syntax: a missing field and an unknown field, located by line.
-    let e = parse_err(&GOOD.replace(
-        "            mass: 1.0,\n        ),\n        (",
-        "        ),\n        (",
-    ));
-    assert!(
-        e.starts_with("characters/bad.ron:") && e.contains("expected field `mass`"),
-        "{e}"
-    );
-    let e = parse_err(&GOOD.replace(
-        "radius: 0.05,\n            mass: 1.0,\n        ),",
-        "radius: 0.05,\n            mass: 1.0,\n            colour: 3,\n        ),",
-    ));
-    assert!(e.starts_with("characters/bad.ron:11:"), "{e}");
+    assert!(e.starts_with("characters/bad.ron:5:"), "{e}");
 
     let e = Skeleton::load("characters/no_such_creature.ron")
         .unwrap_err()

@@ -286,21 +286,12 @@ mod solver {
     }
 }
 
-/// A creature file's own solver settings (`solve:`), the defaults of `gait` for that creature.
+/// A character file's own solver settings (`gait:`), the defaults of `gait` for that creature.
 mod solve_hints {
     use crate::spacetime::skeleton::{Skeleton, SolveHints};
     use std::path::Path;
 
-    const STICK: &str = r#"(
-    name: "stick",
-    limbs: [
-        (name: "base", joint: Free, direction: (0.0, 1.0, 0.0), length: 0.5, radius: 0.05, mass: 1.0),
-        (name: "leg", parent: "base", at: 0.0, joint: Hinge(axis: (0.0, 0.0, 1.0)),
-         direction: (0.0, -1.0, 0.0), length: 0.5, radius: 0.05, mass: 1.0),
-    ],
-    feet: ["leg"],
-    solve: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),
-)"#;
+    use crate::spacetime::skeleton::tests::STICK;
 
     fn parse(text: &str) -> Result<Skeleton, String> {
         Skeleton::parse(text, Path::new("characters/stick.ron")).map_err(|e| e.to_string())
@@ -316,7 +307,7 @@ mod solve_hints {
             }
         );
         let without = STICK.replace(
-            "    solve: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),\n",
+            "    gait: (lbfgs_iterations: Some(1500), sample_iterations: Some(3000)),\n",
             "",
         );
         assert_eq!(parse(&without).unwrap().solve, SolveHints::default());
@@ -334,10 +325,10 @@ mod solve_hints {
             e.starts_with("characters/stick.ron") && e.contains("at least 1 IPOPT iteration"),
             "{e}"
         );
-        // An unknown key is named with its line (the `solve` line is the file's 9th).
+        // An unknown key is named with its line (the `gait` line is the file's 14th).
         let e = parse(&STICK.replace("sample_iterations", "samples")).unwrap_err();
         assert!(
-            e.starts_with("characters/stick.ron:9:") && e.contains("samples"),
+            e.starts_with("characters/stick.ron:14:") && e.contains("samples"),
             "{e}"
         );
     }

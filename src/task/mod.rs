@@ -475,6 +475,7 @@ impl Task {
             }
         }
         let character = if self.shape_mode {
+            let ratios: Vec<f64> = ratios.iter().map(|&r| f64::from(r)).collect();
             shape::scale_links(&self.character, &self.def.shape_groups, &ratios)
         } else {
             self.character.clone()
@@ -513,7 +514,7 @@ impl Task {
 
 /// Shape ratio r for a normalized coordinate: −1 → 0.4, 0 → 1, 1 → 2.5 (log-linear pieces).
 pub fn ratio_from_normalized(v: f32) -> f32 {
-    let (lo, hi) = shape::RATIO_RANGE;
+    let (lo, hi) = (shape::RATIO_RANGE.0 as f32, shape::RATIO_RANGE.1 as f32);
     if v < 0.0 { lo.powf(-v) } else { hi.powf(v) }
 }
 

@@ -78,7 +78,7 @@ impl TaskDef {
             ("kp_y", b.kp_y),
             ("kd_y", b.kd_y),
         ] {
-            if !within(v, 0.0, MAX_GAIN) {
+            if !within(v, 0.0, MAX_GAIN as f32) {
                 out.push(Problem::new(
                     Some("balance"),
                     field,

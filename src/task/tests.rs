@@ -198,9 +198,9 @@ fn record(c: &Character, t: f32, offset: [f32; 3], moved: Option<(usize, [f32; 3
         .iter()
         .map(|b| {
             [
-                b.position[0] + offset[0],
-                b.position[1] + offset[1],
-                b.position[2] + offset[2],
+                b.position[0] as f32 + offset[0],
+                b.position[1] as f32 + offset[1],
+                b.position[2] as f32 + offset[2],
             ]
         })
         .collect();
@@ -209,11 +209,11 @@ fn record(c: &Character, t: f32, offset: [f32; 3], moved: Option<(usize, [f32; 3
             positions[i][k] += d[k];
         }
     }
-    let m = c.total_mass();
+    let m = c.total_mass() as f32;
     let mut com = [0.0; 3];
     for (b, p) in c.bodies.iter().zip(&positions) {
         for k in 0..3 {
-            com[k] += b.mass * p[k] / m;
+            com[k] += b.mass as f32 * p[k] / m;
         }
     }
     Record {
@@ -772,7 +772,7 @@ fn jacobian_transpose_balance_recovers_from_a_push_that_topples_the_plain_pose()
         let text = format!(
             "(phases: [(name: \"stand\", end: After, duration: 10.0, balance: {balance}, pose: {{\"hip\": 20.0, \"knee\": -40.0, \"ankle\": 20.0}})])"
         );
-        let def: PhaseControllerDef = ron::from_str(&text).unwrap();
+        let def: PhaseControllerDef = crate::files::from_ron(&text).unwrap();
         let mut ctrl = PhaseController::new(&c, &def).unwrap();
         let spec = RolloutSpec {
             pushes: vec![Push {

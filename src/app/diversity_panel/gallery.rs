@@ -83,13 +83,13 @@ pub(super) fn skeleton(
                 return None;
             }
             let child = &character.bodies[ci];
-            let q = child.orientation();
-            let reference = Transform::from_translation(Vec3::from(child.position))
+            let q = child.orientation().map(|x| x as f32);
+            let reference = Transform::from_translation(crate::app::model_vec3(child.position))
                 .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
             let local = reference
                 .to_matrix()
                 .inverse()
-                .transform_point3(Vec3::from(j.anchor));
+                .transform_point3(crate::app::model_vec3(j.anchor));
             Some((
                 pose(pi).translation,
                 pose(ci).transform_point(local),
@@ -112,7 +112,7 @@ pub(super) fn draw_figure(
         };
         let t = crate::app::pose_to_transform(*p);
         let at = t.translation + offset;
-        match b.shape {
+        match b.shape.as_f32() {
             Shape::Capsule {
                 radius,
                 half_length,
@@ -125,6 +125,22 @@ pub(super) fn draw_figure(
                 };
                 gizmos.primitive_3d(
                     &Capsule3d::new(radius, 2.0 * half_length),
+                    Isometry3d::new(at, t.rotation * extra),
+                    colour,
+                );
+            }
+            Shape::Cylinder {
+                radius,
+                half_length,
+                axis,
+            } => {
+                let extra = match axis {
+                    Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+                    Axis::Y => Quat::IDENTITY,
+                    Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+                };
+                gizmos.primitive_3d(
+                    &Cylinder::new(radius, 2.0 * half_length),
                     Isometry3d::new(at, t.rotation * extra),
                     colour,
                 );

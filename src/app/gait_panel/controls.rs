@@ -61,7 +61,7 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     ui.add(egui::DragValue::new(&mut state.lbfgs_iterations).range(0..=5000))
                         .on_hover_text(
                             "iterations with IPOPT's L-BFGS Hessian before the exact Hessian \
-                             takes over (the creature file's `solve` setting when picked: the \
+                             takes over (the character file's `gait` setting when picked: the \
                              horse needs about 1,500; the other creatures 300)",
                         );
                 });

@@ -100,7 +100,7 @@ pub(super) fn side_view(ui: &mut egui::Ui, shown: &ShownGait, time: f64, world: 
             egui::Stroke::new(1.0, ink),
         );
     }
-    // The creature file's body in the same pose, as a ghost behind the optimised one.
+    // The character file's body in the same pose, as a ghost behind the optimised one.
     if let Some((file, ghost)) = &shown.file_body {
         let (segs, _, _) = pose_of(ghost, clip.period, time);
         let colour = egui::Color32::from_rgba_unmultiplied(80, 80, 80, 110);

@@ -54,7 +54,7 @@ impl Plugin for GaitPanelPlugin {
     }
 }
 
-/// One spacetime creature file of `characters/`.
+/// One character file of `characters/`.
 pub struct Creature {
     pub path: PathBuf,
     pub skeleton: Skeleton,
@@ -70,15 +70,11 @@ impl Creature {
     }
 }
 
-/// The spacetime creatures of `characters/` (the Rapier character files do not parse as one).
+/// The characters of `characters/` the gait solver can build a creature from (a free root and
+/// at least one foot: `Skeleton::from_character`).
 fn spacetime_creatures() -> Vec<Creature> {
     super::panels::character_files()
         .into_iter()
-        .filter(|p| {
-            std::fs::read_to_string(p)
-                .map(|t| t.contains("feet:"))
-                .unwrap_or(false)
-        })
         .filter_map(|path| {
             let skeleton = Skeleton::load(&path).ok()?;
             Some(Creature { path, skeleton })
@@ -225,7 +221,7 @@ pub struct ShownGait {
     pub contact: Vec<Vec<bool>>,
     /// Per frame, per limb: proximal and distal end (treadmill frame).
     pub segments: Vec<Vec<([f64; 3], [f64; 3])>>,
-    /// With an optimised body: the creature file's skeleton, and its limbs in the same poses
+    /// With an optimised body: the character file's skeleton, and its limbs in the same poses
     /// (drawn as a ghost, so the body change shows).
     pub file_body: Option<(Skeleton, Vec<Vec<([f64; 3], [f64; 3])>>)>,
     /// Colour index per limb: the foot whose leg it belongs to, if any.
@@ -320,10 +316,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
     };
     state.creature_defaults();
     if state.creatures.is_empty() {
-        state.message = format!(
-            "no spacetime creature files in {}",
-            characters_dir().display()
-        );
+        state.message = format!("no gait creatures in {}", characters_dir().display());
     }
     if let Some(path) = &options.gait {
         state.load(path);

@@ -195,7 +195,7 @@ pub(super) fn result_ui(ui: &mut egui::Ui, state: &mut GaitState) {
     }
 }
 
-/// The optimised body against the creature file: the limbs that changed, and the total mass.
+/// The optimised body against the character file: the limbs that changed, and the total mass.
 pub(super) fn body_table(
     ui: &mut egui::Ui,
     shapes: &[crate::spacetime::morphology::LimbShape],

@@ -18,14 +18,14 @@ impl GaitState {
     }
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
-    /// (`solve: (lbfgs_iterations: …, sample_iterations: …)`, e.g. the horse's longer L-BFGS
+    /// (`gait: (lbfgs_iterations: …, sample_iterations: …)`, e.g. the horse's longer L-BFGS
     /// stage), else the CLI's.
     pub(super) fn creature_defaults(&mut self) {
         self.reset_timings();
         self.apply_solve_hints();
     }
 
-    /// The chosen creature file's solver settings, else the CLI's defaults.
+    /// The chosen character file's solver settings, else the CLI's defaults.
     pub(super) fn apply_solve_hints(&mut self) {
         if let Some(c) = self.creature() {
             let hints = c.skeleton.solve;
@@ -50,7 +50,7 @@ impl GaitState {
         self.last_discovery = None;
         let result = std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|t| ron::from_str::<GaitClip>(&t).map_err(|e| e.to_string()))
+            .and_then(|t| crate::files::from_ron::<GaitClip>(&t).map_err(|e| e.to_string()))
             .and_then(|clip| self.show(clip, format!("{}", path.display())));
         match result {
             Ok(()) => {
@@ -343,7 +343,7 @@ impl GaitState {
                     let how = status.map(|s| s.to_string()).unwrap_or_default();
                     format!("the solver wrote no clip ({how}) {stderr_tail}")
                 })
-                .and_then(|t| ron::from_str::<GaitClip>(&t).map_err(|e| e.to_string()));
+                .and_then(|t| crate::files::from_ron::<GaitClip>(&t).map_err(|e| e.to_string()));
             let _ = std::fs::remove_file(&out);
             let _ = tx.send(JobMsg::Done(id, result));
         });

@@ -44,7 +44,7 @@ impl GaitAudit {
 }
 
 /// Audits `clip` for `skeleton` with friction μ and ellipsoid radius ν (see [`GaitAudit`]).
-/// `skeleton` is the clip's body ([`GaitClip::body`]): the creature file with the clip's limb
+/// `skeleton` is the clip's body ([`GaitClip::body`]): the character file with the clip's limb
 /// sizes, when it has some.
 pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudit {
     let n = clip.frames.len();

@@ -53,7 +53,7 @@ pub struct GaitClip {
     pub seed: u64,
     pub solve_time_s: f64,
     /// Every limb's size, when the morphology was optimised with the gait (specs/004.md §1.5);
-    /// absent: the creature file's.
+    /// absent: the character file's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub morphology: Option<Vec<LimbShape>>,
     /// The iteration of the capped solve whose projection this clip is (the last one, or an

@@ -581,5 +581,5 @@ fn simple_biped_walk_is_physically_valid() {
     check_solution(&spec, &clip);
     // The clip round-trips through RON.
     let text = ron::ser::to_string(&clip).unwrap();
-    assert_eq!(ron::from_str::<GaitClip>(&text).unwrap(), clip);
+    assert_eq!(crate::files::from_ron::<GaitClip>(&text).unwrap(), clip);
 }
