@@ -42,6 +42,12 @@ pub fn write_ron<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     write_atomic(path, text.as_bytes())
 }
 
+/// The RON text [`write_ron`] writes.
+pub fn to_ron_string<T: Serialize>(value: &T) -> String {
+    ron::ser::to_string_pretty(value, ron::ser::PrettyConfig::default())
+        .expect("plain data serialises")
+}
+
 /// Reads a RON file written by [`write_ron`]; errors name the file, and the line of bad RON.
 pub fn read_ron<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text =

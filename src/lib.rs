@@ -6,6 +6,7 @@
 pub mod analysis;
 #[cfg(feature = "ipopt")]
 pub mod blas;
+pub mod clip;
 pub mod control;
 pub mod diversity;
 pub mod files;

@@ -113,6 +113,38 @@ fn human3d_stands_10s_on_its_feet() {
     assert_on_feet(&sim);
 }
 
+/// The horse file gives no gains: the derived ones (Character::gains) stand it for 10 s, and only
+/// its four hooves (the pasterns) touch the ground.
+#[test]
+fn horse_stands_10s_on_derived_gains() {
+    let c = builtin("horse");
+    assert!(
+        c.joints.iter().all(|j| j.kp.is_none()),
+        "the file gives no gains"
+    );
+    let hip = c.joints.iter().position(|j| j.name == "lh_upper").unwrap();
+    let g = c.gains(hip);
+    // Reach of the hind leg from the hip: upper 0.4 + lower 0.38 + cannon 0.27 + the pastern's
+    // 0.12 tilted forward (1.15–1.17 m); kp = 5·M·g·reach, kd = 0.1·kp, limit = 2·M·g·reach.
+    let weight = 502.0 * 9.81;
+    assert!(
+        g.kp > 5.0 * weight * 1.15 && g.kp < 5.0 * weight * 1.17,
+        "{g:?}"
+    );
+    assert!((g.kd - 0.1 * g.kp).abs() < 1e-9 * g.kp, "{g:?}");
+    assert!((g.torque_limit - 0.4 * g.kp).abs() < 1e-9 * g.kp, "{g:?}");
+    let sim = stand_10s("horse");
+    let contacts = sim.contacts();
+    for (b, n) in c.bodies.iter().zip(&contacts) {
+        assert_eq!(
+            *n > 0,
+            b.name.ends_with("_pastern"),
+            "{}: {n} contacts",
+            b.name
+        );
+    }
+}
+
 #[test]
 fn bird_robot_stands_10s_on_its_feet() {
     let sim = stand_10s("bird_robot");

@@ -334,3 +334,77 @@ fn settle_root(skeleton: &mut Skeleton) {
         .fold(f64::INFINITY, f64::min);
     skeleton.limbs[0].rest[4] -= lowest;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::load_character;
+
+    /// Every shipped character is one model for both engines: it loads, and it is a gait
+    /// creature exactly when it has a free root and feet; human2d (planar) is refused by name.
+    #[test]
+    fn every_shipped_character_is_one_model() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("characters");
+        let mut creatures = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let c = load_character(&path).unwrap_or_else(|e| panic!("{e}"));
+            match Skeleton::load(&path) {
+                Ok(sk) => {
+                    assert_eq!(sk.limbs.len(), c.bodies.len(), "{}", c.name);
+                    assert_eq!(sk.dof(), 6 + c.internal_dof(), "{}", c.name);
+                    assert!(
+                        (sk.total_mass() - c.total_mass()).abs() < 1e-9,
+                        "{}",
+                        c.name
+                    );
+                    creatures.push(c.name.clone());
+                }
+                Err(e) => {
+                    assert_eq!(c.name, "human2d", "{e}");
+                    assert!(e.to_string().contains("needs a `Free` root"), "{e}");
+                }
+            }
+        }
+        creatures.sort();
+        assert_eq!(
+            creatures,
+            [
+                "bird_robot",
+                "horse",
+                "human3d",
+                "monoped",
+                "pentaped",
+                "simple biped",
+                "velociraptor"
+            ]
+        );
+    }
+
+    /// human3d's feet are its soles and its pelvis (the root) has no limb of its own: its
+    /// tensor, its joints at offsets from the centre of mass, its soles on the ground at rest.
+    #[test]
+    fn human3d_keeps_its_shapes_and_soles() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d.ron");
+        let sk = Skeleton::load(&path).unwrap();
+        let pelvis = &sk.limbs[0];
+        assert_eq!(pelvis.length, 0.0);
+        assert!(pelvis.inertia.is_some());
+        let names: Vec<&str> = sk.feet.iter().map(|&f| sk.limbs[f].name.as_str()).collect();
+        assert_eq!(names, ["l_foot", "r_foot"]);
+        let foot = &sk.limbs[sk.feet[0]];
+        // Sole (0.05, 0.0) from the ankle at (0.0, 0.08): (0.05, −0.08, 0).
+        let end = foot.end.unwrap();
+        assert!((end[0] - 0.05).abs() < 1e-12 && (end[1] + 0.08).abs() < 1e-12);
+        let q = sk.rest_pose();
+        let k = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
+        for &f in &sk.feet {
+            assert!(
+                k.limbs[f].end.y.abs() < 1e-9,
+                "the soles touch the ground at rest"
+            );
+        }
+        assert_eq!(sk.separations.len(), 2);
+        assert!(sk.head.is_some());
+    }
+}

@@ -1,0 +1,148 @@
+//! Gait solves and discoveries as clips: a [`GaitClip`] (the solver's coordinates, in the
+//! treadmill frame of specs/004.md §1.2) on the character it was solved for becomes a world-frame,
+//! transformed-cyclic [`Clip`] (specs/001.md §1.4: T is the translation V·T along +x).
+//!
+//! The solver's coordinates map onto the clip's pose vocabulary joint by joint
+//! (`crate::spacetime::creature`): hinge and universal angles are the same numbers; a ball's
+//! exponential map becomes its x-y-z angles; the free root's exponential map and origin become the
+//! root body's orientation and centre of mass.
+
+use super::pose::{self, pose_of, reference_orientation};
+use super::{CharacterRef, Clip, ClipFrame, Cycle, Provenance, Tags};
+use crate::model::{Character, EffectorTag, JointKind};
+use crate::spacetime::gait::GaitClip;
+use crate::spacetime::skeleton::Skeleton;
+use nalgebra::{Rotation3, UnitQuaternion, Vector3};
+
+fn exp_map(r: &[f64]) -> Rotation3<f64> {
+    Rotation3::new(Vector3::new(r[0], r[1], r[2]))
+}
+
+/// The clip of gait `gait` of `character` (whose file is `character_ref`). Fails for a gait of a
+/// changed body (a morphology solve), which is not the character's.
+pub fn clip_of_gait(
+    gait: &GaitClip,
+    character: &Character,
+    character_ref: CharacterRef,
+) -> Result<Clip, String> {
+    if gait.morphology.is_some() {
+        return Err(
+            "this gait was solved with its body's proportions optimised: it is not a motion of the character file's body"
+                .into(),
+        );
+    }
+    let skeleton = Skeleton::from_character(character).map_err(|p| {
+        format!(
+            "`{}` is not a gait creature: {}",
+            character.name,
+            p.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })?;
+    gait.check_creature(&skeleton).map_err(|e| e.to_string())?;
+    if gait.coordinates != skeleton.dof_names() {
+        return Err("the gait's coordinates are not those of the character's creature".into());
+    }
+    let root = character
+        .body_index(&character.root.body)
+        .expect("validated");
+    let root_body = &character.bodies[root];
+    let com_ref = Vector3::from(root_body.position);
+    let origin_ref = character.root.origin.map(Vector3::from).unwrap_or(com_ref);
+    let n = gait.frames.len();
+    let dt = gait.period / n as f64;
+    let frames = gait
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let r = exp_map(&q[0..3]);
+            // Treadmill → world: the ground moved at −V, so the creature moves at +V.
+            let origin = Vector3::new(q[3] + gait.speed * dt * i as f64, q[4], q[5]);
+            let com = origin + r * (com_ref - origin_ref);
+            let orientation =
+                UnitQuaternion::from_rotation_matrix(&r) * reference_orientation(root_body);
+            let mut joints = Vec::with_capacity(character.internal_dof());
+            for j in &character.joints {
+                let limb = skeleton.limb_index(&j.child).expect("one limb per body");
+                let dofs = skeleton.limbs[limb].dofs.clone();
+                let coords = &q[dofs];
+                match j.kind {
+                    JointKind::Ball => {
+                        joints.extend(pose::joint_coordinates(&j.kind, &exp_map(coords)))
+                    }
+                    _ => joints.extend_from_slice(coords),
+                }
+            }
+            ClipFrame {
+                root: pose_of(com, &orientation),
+                joints,
+            }
+        })
+        .collect();
+    let effectors: Vec<String> = character
+        .end_effectors
+        .iter()
+        .map(|e| format!("{}.{:?}", e.body, e.tag).to_lowercase())
+        .collect();
+    // The gait's feet (timings order) among the character's effectors.
+    let foot_of_effector: Vec<Option<usize>> = character
+        .end_effectors
+        .iter()
+        .map(|e| {
+            (e.tag == EffectorTag::Foot)
+                .then(|| gait.timings.iter().position(|t| t.foot == e.body))
+                .flatten()
+        })
+        .collect();
+    let contacts = gait
+        .contacts
+        .iter()
+        .map(|row| {
+            foot_of_effector
+                .iter()
+                .map(|f| f.is_some_and(|k| row[k].is_some()))
+                .collect()
+        })
+        .collect();
+    let ground_forces = gait
+        .contacts
+        .iter()
+        .map(|row| {
+            foot_of_effector
+                .iter()
+                .map(|f| {
+                    f.and_then(|k| row[k].as_ref())
+                        .map(|load| load.force)
+                        .unwrap_or([0.0; 3])
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Clip {
+        character: character_ref,
+        rate: 1.0 / dt,
+        coordinates: character.dof_names(),
+        frames,
+        effectors,
+        contacts,
+        torques: None,
+        ground_forces: Some(ground_forces),
+        cycle: Some(Cycle {
+            translation: [gait.speed * gait.period, 0.0, 0.0],
+            yaw: 0.0,
+        }),
+        tags: Tags {
+            source: "gait".into(),
+            speed: Some(gait.speed),
+            turn_rate: Some(0.0),
+            family: None,
+            cost: Some(gait.cost),
+            seed: Some(gait.seed),
+            status: Some(gait.status.clone()),
+        },
+        provenance: Provenance::here(),
+    })
+}

@@ -1,0 +1,314 @@
+//! Clips: the one motion type every result of the project becomes (gait solves and
+//! discoveries, simulations, imported motion capture).
+//!
+//! A clip is a character (its file path and a hash of its content) and, at a fixed frame rate,
+//! per frame the root body's pose and the joint coordinates (the pose vocabulary of [`pose`]),
+//! per end effector and frame whether it touches the ground, joint torques and ground forces when
+//! known, and whether it is cyclic. Transformed-cyclic clips (specs/001.md §1.4) carry the rigid
+//! transform T that maps the first frame's world placement onto the frame after the last: a
+//! translation and a yaw about the vertical through the root; playback applies T cumulatively at
+//! every wrap. Tags say where a clip came from (source, speed, turn rate, gait family, cost, seed,
+//! solver status) and provenance records the command and code version that made it.
+//!
+//! Clips are RON files written atomically ([`Clip::save`]); [`Clip::load`] checks a clip against
+//! itself (frame sizes, finite numbers) with errors naming the file.
+
+pub mod bvh;
+pub mod from_gait;
+pub mod pose;
+
+use crate::model::Character;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub use pose::BodyPose;
+
+/// The character a clip animates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CharacterRef {
+    /// Path of the character file, as given when the clip was made.
+    pub path: String,
+    /// xxh3-128 of the file's bytes (hex), to notice a character edited since.
+    pub hash: String,
+}
+
+impl CharacterRef {
+    /// Refers to the file at `path` with `text` its content.
+    pub fn new(path: &Path, text: &str) -> Self {
+        CharacterRef {
+            path: path.display().to_string(),
+            hash: format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes())),
+        }
+    }
+}
+
+/// One frame: the root body's pose and every joint coordinate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClipFrame {
+    /// Root body: centre of mass (m) and orientation quaternion (x, y, z, w).
+    pub root: BodyPose,
+    /// Joint coordinates (rad), in the order of `Clip::coordinates`.
+    pub joints: Vec<f64>,
+}
+
+/// The transform T of a transformed-cyclic clip (specs/001.md §1.4): the frame after the last is
+/// the first moved by `translation` (world) after a turn of `yaw` about the vertical through the
+/// first frame's root.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cycle {
+    pub translation: [f64; 3],
+    /// rad, about +y.
+    pub yaw: f64,
+}
+
+/// Where a clip came from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tags {
+    /// `gait`, `discovery`, `simulation`, `diversity`, `bvh`, …
+    pub source: String,
+    /// m/s along +x, when the motion has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<f64>,
+    /// rad/s about +y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_rate: Option<f64>,
+    /// Gait family (`walk`, `trot`, `gallop`, …) when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// How the solver that made it ended (`solved`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+/// What made a clip.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The command line (or the panel's equivalent).
+    pub command: String,
+    /// `motionlab` version and solver-source hash.
+    pub version: String,
+}
+
+impl Provenance {
+    /// This process's command line and this build's version.
+    pub fn here() -> Self {
+        Provenance {
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            version: code_version(),
+        }
+    }
+}
+
+/// The package version and the hash of the solver sources this build was made from.
+pub fn code_version() -> String {
+    format!(
+        "{} ({})",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("MOTIONLAB_SOLVER_HASH").unwrap_or("unknown")
+    )
+}
+
+/// A motion of a character at a fixed frame rate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Clip {
+    pub character: CharacterRef,
+    /// Frames per second.
+    pub rate: f64,
+    /// Names of the joint coordinates (`Character::dof_names`).
+    pub coordinates: Vec<String>,
+    pub frames: Vec<ClipFrame>,
+    /// Names of the end effectors whose contacts are listed (`body` or `body.tag`).
+    #[serde(default)]
+    pub effectors: Vec<String>,
+    /// Per frame, per effector: touching the ground.
+    #[serde(default)]
+    pub contacts: Vec<Vec<bool>>,
+    /// Per frame, per coordinate: the joint torque (N·m), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torques: Option<Vec<Vec<f64>>>,
+    /// Per frame, per effector: the ground force (N, world), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground_forces: Option<Vec<Vec<[f64; 3]>>>,
+    /// Present for a cyclic clip: the transform from one cycle to the next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<Cycle>,
+    pub tags: Tags,
+    pub provenance: Provenance,
+}
+
+/// What is wrong with a clip file.
+#[derive(Debug, thiserror::Error)]
+pub enum ClipError {
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error(transparent)]
+    Read(#[from] anyhow::Error),
+}
+
+/// The summary `motionlab clip info` prints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipInfo {
+    pub character: String,
+    pub frames: usize,
+    pub rate: f64,
+    pub duration: f64,
+    pub cyclic: bool,
+    /// Root displacement from the first frame to the last (m, world).
+    pub root_travel: [f64; 3],
+}
+
+impl Clip {
+    pub fn duration(&self) -> f64 {
+        self.frames.len() as f64 / self.rate
+    }
+
+    pub fn info(&self) -> ClipInfo {
+        let travel = match (self.frames.first(), self.frames.last()) {
+            (Some(a), Some(b)) => [0, 1, 2].map(|k| b.root[k] - a.root[k]),
+            _ => [0.0; 3],
+        };
+        ClipInfo {
+            character: self.character.path.clone(),
+            frames: self.frames.len(),
+            rate: self.rate,
+            duration: self.duration(),
+            cyclic: self.cycle.is_some(),
+            root_travel: travel,
+        }
+    }
+
+    /// Everything that would make playback index out of range or divide by nothing.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 10_000.0) {
+            return Err(format!(
+                "expected a frame rate in (0, 10000] fps, found {}",
+                self.rate
+            ));
+        }
+        if self.frames.is_empty() {
+            return Err("expected at least one frame".into());
+        }
+        let n = self.coordinates.len();
+        for (i, f) in self.frames.iter().enumerate() {
+            if f.joints.len() != n {
+                return Err(format!(
+                    "frame {i}: expected {n} joint coordinates, found {}",
+                    f.joints.len()
+                ));
+            }
+            if !f.root.iter().chain(&f.joints).all(|v| v.is_finite()) {
+                return Err(format!("frame {i}: expected finite numbers"));
+            }
+            let q = &f.root[3..];
+            let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if (norm - 1.0).abs() > 1e-3 {
+                return Err(format!(
+                    "frame {i}: the root quaternion has length {norm}, expected 1"
+                ));
+            }
+        }
+        if !self.contacts.is_empty() {
+            if self.contacts.len() != self.frames.len() {
+                return Err(format!(
+                    "expected contacts for {} frames, found {}",
+                    self.frames.len(),
+                    self.contacts.len()
+                ));
+            }
+            if let Some(row) = self
+                .contacts
+                .iter()
+                .find(|r| r.len() != self.effectors.len())
+            {
+                return Err(format!(
+                    "expected {} contacts per frame (one per effector), found {}",
+                    self.effectors.len(),
+                    row.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the clip fits `character` (its coordinates are the character's).
+    pub fn check_character(&self, character: &Character) -> Result<(), String> {
+        let names = character.dof_names();
+        if names != self.coordinates {
+            return Err(format!(
+                "the clip's coordinates ({} of them) are not those of character `{}` ({})",
+                self.coordinates.len(),
+                character.name,
+                names.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads and checks a clip file.
+    pub fn load(path: &Path) -> Result<Clip, ClipError> {
+        let clip: Clip = crate::files::read_ron(path)?;
+        clip.check().map_err(|message| ClipError::Invalid {
+            path: path.display().to_string(),
+            message,
+        })?;
+        Ok(clip)
+    }
+
+    /// Writes the clip atomically.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        crate::files::write_ron(path, self)
+    }
+
+    /// Every body's world pose at frame `i` on `character`.
+    pub fn body_poses(&self, character: &Character, i: usize) -> Vec<BodyPose> {
+        let f = &self.frames[i];
+        pose::body_poses(character, &f.root, &f.joints)
+    }
+}
+
+/// A clip from body poses per frame (a simulation's recording): the root body's pose and the
+/// joint coordinates read from the bodies' relative rotations.
+pub fn from_body_poses(
+    character: &Character,
+    character_ref: CharacterRef,
+    rate: f64,
+    poses: &[Vec<BodyPose>],
+    contacts: Option<Vec<Vec<bool>>>,
+    tags: Tags,
+) -> Clip {
+    let root = character
+        .body_index(&character.root.body)
+        .expect("validated character");
+    let effectors: Vec<String> = character
+        .end_effectors
+        .iter()
+        .map(|e| format!("{}.{:?}", e.body, e.tag).to_lowercase())
+        .collect();
+    Clip {
+        character: character_ref,
+        rate,
+        coordinates: character.dof_names(),
+        frames: poses
+            .iter()
+            .map(|p| ClipFrame {
+                root: p[root],
+                joints: pose::coordinates_of(character, p),
+            })
+            .collect(),
+        contacts: contacts.unwrap_or_default(),
+        effectors: if poses.is_empty() {
+            Vec::new()
+        } else {
+            effectors
+        },
+        torques: None,
+        ground_forces: None,
+        cycle: None,
+        tags,
+        provenance: Provenance::here(),
+    }
+}
