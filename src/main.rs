@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "cli/cec2006.rs"]
 mod cec2006_cli;
+#[path = "cli/clip.rs"]
+mod clip_cli;
 #[path = "cli/discover.rs"]
 mod discover_cli;
 #[path = "cli/flags.rs"]
@@ -59,7 +61,7 @@ enum Command {
         /// Ground restitution, 0 to 1 (default 0, or the scene's).
         #[arg(long, value_parser = flags::restitution)]
         restitution: Option<f32>,
-        /// Write the recorded trajectory (every frame) as RON.
+        /// Write the recorded motion (every step) as a clip (RON; `motionlab clip info`).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -157,6 +159,12 @@ enum Command {
     Spacetime {
         #[command(subcommand)]
         problem: SpacetimeCommand,
+    },
+    /// Clips: `clip import FILE.bvh|GAIT.ron --out CLIP.ron`, `clip export CLIP.ron --out
+    /// FILE.bvh`, `clip info CLIP.ron`.
+    Clip {
+        #[command(subcommand)]
+        command: clip_cli::ClipCommand,
     },
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
     /// character file; prints the timings, cost and violations, writes the clip as RON.
@@ -406,6 +414,7 @@ fn main() {
             trajectory,
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
+        Some(Command::Clip { command }) => clip_cli::run(command),
         Some(Command::Bench {
             what,
             quick,
@@ -476,16 +485,23 @@ fn simulate(
     if is_scene_text(&text) && load_scene(file)?.scene.task.is_some() {
         return task_cli::simulate_task(file, out.is_some());
     }
-    let (character, mut settings, pushes, scene_seconds) = if is_scene_text(&text) {
+    let (character, character_path, mut settings, pushes, scene_seconds) = if is_scene_text(&text) {
         let s = load_scene(file)?;
         (
             s.character.clone(),
+            s.character_path.clone(),
             s.settings(),
             s.pushes(),
             Some(s.scene.seconds),
         )
     } else {
-        (load(file)?, SimSettings::default(), Vec::new(), None)
+        (
+            load(file)?,
+            file.to_path_buf(),
+            SimSettings::default(),
+            Vec::new(),
+            None,
+        )
     };
     if let Some(pd) = pd {
         let mode = match pd {
@@ -530,11 +546,67 @@ fn simulate(
     println!("final_com_height: {:.4} m", r.final_com[1]);
     println!("hash: {}", r.hash_hex());
     if let Some(out) = out {
-        motionlab::jobs::write_ron(out, &r.frames)
+        let character_text = motionlab::model::read_text(&character_path)?;
+        let clip = recorded_clip(
+            &character_path,
+            &character_text,
+            &character,
+            settings.dt,
+            &r.frames,
+        );
+        clip.save(out)
             .with_context(|| format!("writing {}", out.display()))?;
         println!("trajectory: {}", out.display());
     }
     Ok(())
+}
+
+/// The clip of a simulation's recording: body poses to the pose vocabulary of clips, contacts
+/// per end effector, the PD torques.
+fn recorded_clip(
+    file: &Path,
+    text: &str,
+    character: &Character,
+    dt: f32,
+    frames: &[motionlab::sim::Frame],
+) -> motionlab::clip::Clip {
+    use motionlab::clip::{CharacterRef, Tags, from_body_poses};
+    let poses: Vec<Vec<[f64; 7]>> = frames
+        .iter()
+        .map(|f| f.poses.iter().map(|p| p.map(f64::from)).collect())
+        .collect();
+    let contacts = frames
+        .iter()
+        .map(|f| {
+            character
+                .end_effectors
+                .iter()
+                .map(|e| {
+                    character
+                        .body_index(&e.body)
+                        .is_some_and(|b| f.contacts[b] > 0)
+                })
+                .collect()
+        })
+        .collect();
+    let mut clip = from_body_poses(
+        character,
+        CharacterRef::new(file, text),
+        (1e4 / f64::from(dt)).round() / 1e4,
+        &poses,
+        Some(contacts),
+        Tags {
+            source: "simulation".into(),
+            ..Tags::default()
+        },
+    );
+    clip.torques = Some(
+        frames
+            .iter()
+            .map(|f| f.torques.iter().map(|&t| f64::from(t)).collect())
+            .collect(),
+    );
+    clip
 }
 
 fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -> Result<()> {

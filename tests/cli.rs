@@ -105,14 +105,20 @@ fn simulate_writes_the_trajectory() {
         out_file.to_str().unwrap(),
     ]);
     assert_success(&o, "simulate --out");
-    let text = std::fs::read_to_string(&out_file).unwrap();
-    // 60 frames, each with a `time` field.
-    assert_eq!(
-        text.matches("time:").count(),
-        60,
-        "{}",
-        &text[..text.len().min(500)]
+    // A clip of 60 frames at 120 Hz (every step of 0.5 s) on human2d, its contacts and torques.
+    let clip = motionlab::clip::Clip::load(&out_file).unwrap();
+    assert_eq!(clip.frames.len(), 60);
+    assert_eq!(clip.rate, 120.0);
+    let c = motionlab::model::load_character(Path::new("characters/human2d.ron")).unwrap();
+    clip.check_character(&c).unwrap();
+    assert_eq!(clip.contacts.len(), 60);
+    assert!(
+        clip.contacts
+            .iter()
+            .all(|row| row.len() == c.end_effectors.len())
     );
+    assert_eq!(clip.torques.as_ref().unwrap()[0].len(), c.internal_dof());
+    assert_eq!(clip.tags.source, "simulation");
     assert_eq!(
         field(&stdout(&o), "trajectory"),
         out_file.display().to_string()

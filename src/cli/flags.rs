@@ -154,3 +154,8 @@ pub fn hold(text: &str) -> Result<f32, String> {
 pub fn force_bound(text: &str) -> Result<f64, String> {
     bounded(text, 0.0, 1.0e6, true, " N")
 }
+
+/// Metres per BVH file unit: (0, 100].
+pub fn bvh_scale(text: &str) -> Result<f64, String> {
+    bounded(text, 0.0, 100.0, true, " m")
+}

@@ -123,7 +123,7 @@ pub fn clip_of_gait(
         .collect();
     Ok(Clip {
         character: character_ref,
-        rate: 1.0 / dt,
+        rate: n as f64 / gait.period,
         coordinates: character.dof_names(),
         frames,
         effectors,
