@@ -121,6 +121,40 @@ pub fn gait_clip(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A BVH file: parsed, made into a character (the hierarchy's own) and a clip on it, written
+/// back as BVH and read again.
+pub fn bvh(text: &str) -> Result<(), String> {
+    use crate::clip::{CharacterRef, bvh};
+    let parsed = bvh::parse(text, "untrusted.bvh").map_err(|e| e.to_string())?;
+    let scale = bvh::guess_scale(parsed.rest_height());
+    let character = bvh::character_of(&parsed, "untrusted", scale);
+    let problems = character.validate();
+    if !problems.is_empty() {
+        return Err(format!("{} problems in the derived character", problems.len()));
+    }
+    let r = CharacterRef::new(Path::new("untrusted.ron"), text);
+    let clip = bvh::clip_on_character(&parsed, &character, r, scale, "untrusted.bvh")
+        .map_err(|e| e.to_string())?;
+    clip.check()?;
+    let again = bvh::export(&clip, &character);
+    bvh::parse(&again, "again.bvh").map_err(|e| format!("the export does not read back: {e}"))?;
+    Ok(())
+}
+
+/// A clip file: its checks, then, on a shipped character, the body poses of its first frame.
+pub fn clip(text: &str) -> Result<(), String> {
+    let clip: crate::clip::Clip = crate::files::from_ron(text).map_err(|e| e.to_string())?;
+    clip.check()?;
+    let c = builtin_character(Path::new(&clip.character.path)).map_err(|e| e.to_string())?;
+    clip.check_character(&c)?;
+    let poses = clip.body_poses(&c, 0);
+    if poses.iter().flatten().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err("the first frame's body poses are not finite".into())
+    }
+}
+
 /// A robustness sweep's checkpoint: resumed, its progress read, and its character simulated
 /// briefly with its settings.
 pub fn robustness_checkpoint(text: &str) -> Result<(), String> {

@@ -23,12 +23,13 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
                 return Err("empty".into());
             };
             let text = std::str::from_utf8(rest).map_err(|e| e.to_string())?;
-            match kind % 5 {
+            match kind % 6 {
                 0 => u::gait_clip(text),
                 1 => u::robustness_checkpoint(text),
                 2 => u::explore_result(text),
                 3 => u::explore_checkpoint(text),
-                _ => u::discovery_summary(text),
+                4 => u::discovery_summary(text),
+                _ => u::clip(text),
             }
         }
         _ => {
@@ -37,6 +38,7 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
                 "character" => u::character(text),
                 "scene" => u::scene(text),
                 "creature" => u::creature(text),
+                "bvh" => u::bvh(text),
                 other => panic!("no fuzz target {other}"),
             }
         }
@@ -65,13 +67,14 @@ fn seeds(target: &str) -> Vec<PathBuf> {
         "character" => in_characters(false),
         "creature" => in_characters(true),
         "scene" => files("scenes"),
+        "bvh" => files("fuzz/seeds/bvh"),
         _ => files("fuzz/seeds/records"),
     }
 }
 
 #[test]
 fn every_fuzz_seed_reads_and_runs() {
-    for target in ["character", "scene", "creature", "records"] {
+    for target in ["character", "scene", "creature", "bvh", "records"] {
         let seeds = seeds(target);
         assert!(seeds.len() >= 3, "{target}: only {} seeds", seeds.len());
         for seed in seeds {
@@ -85,7 +88,7 @@ fn every_fuzz_seed_reads_and_runs() {
 
 #[test]
 fn inputs_that_broke_a_reader_get_errors_not_panics() {
-    for target in ["character", "scene", "creature", "records"] {
+    for target in ["character", "scene", "creature", "bvh", "records"] {
         for input in files(&format!("fuzz/regressions/{target}")) {
             let bytes = std::fs::read(&input).unwrap();
             // A panic fails the test; an error or a bounded run is the expected outcome.

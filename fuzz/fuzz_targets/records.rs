@@ -1,7 +1,7 @@
 //! Fuzz target: arbitrary bytes as one of the records the program writes and reads back (the
 //! first byte picks which): a gait clip, a robustness checkpoint, an exploration result, an
 //! exploration checkpoint (its scene path resolved against the working folder), a discovery
-//! sample's summary.
+//! sample's summary, a clip.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -11,11 +11,12 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(rest) else {
         return;
     };
-    let _ = match kind % 5 {
+    let _ = match kind % 6 {
         0 => motionlab::untrusted::gait_clip(text),
         1 => motionlab::untrusted::robustness_checkpoint(text),
         2 => motionlab::untrusted::explore_result(text),
         3 => motionlab::untrusted::explore_checkpoint(text),
-        _ => motionlab::untrusted::discovery_summary(text),
+        4 => motionlab::untrusted::discovery_summary(text),
+        _ => motionlab::untrusted::clip(text),
     };
 });
