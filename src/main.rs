@@ -244,6 +244,10 @@ struct GuiArgs {
     /// Speed (m/s) of the `--discover-gait` discovery.
     #[arg(long, default_value_t = 0.7)]
     gait_speed: f64,
+    /// Play this clip (or gait clip) in the Library panel at launch; repeat to show several side
+    /// by side.
+    #[arg(long)]
+    clip: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -456,6 +460,7 @@ fn gui(args: GuiArgs) -> Result<()> {
         gait: args.gait,
         discover_gait: args.discover_gait,
         gait_speed: args.gait_speed,
+        clips: args.clip,
     })
 }
 

@@ -130,7 +130,10 @@ pub fn bvh(text: &str) -> Result<(), String> {
     let character = bvh::character_of(&parsed, "untrusted", scale);
     let problems = character.validate();
     if !problems.is_empty() {
-        return Err(format!("{} problems in the derived character", problems.len()));
+        return Err(format!(
+            "{} problems in the derived character",
+            problems.len()
+        ));
     }
     let r = CharacterRef::new(Path::new("untrusted.ron"), text);
     let clip = bvh::clip_on_character(&parsed, &character, r, scale, "untrusted.bvh")

@@ -15,6 +15,8 @@
 //! - [`gait_panel::GaitPanelPlugin`]: spacetime gaits (specs/004.md §1.2–1.3): creature, speed,
 //!   footfall bars or discovery, background solve with live plots, footfall diagram, audit, the
 //!   gait playing in side and front views, save and load clips;
+//! - [`library::LibraryPlugin`]: every clip of `assets/` and `results/`, played on skinned
+//!   characters side by side or as ghosts, with a timeline and BVH export;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
@@ -22,6 +24,7 @@ pub mod diversity_panel;
 pub mod gait_panel;
 pub mod input;
 pub mod jobs_panel;
+pub mod library;
 pub mod overlays;
 pub mod panels;
 pub mod screenshot;
@@ -49,6 +52,8 @@ pub struct AppOptions {
     /// Character file whose gait discovery starts in the Gait panel at launch, at `gait_speed`.
     pub discover_gait: Option<PathBuf>,
     pub gait_speed: f64,
+    /// Clips selected in the Library panel at launch (shown side by side).
+    pub clips: Vec<PathBuf>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -97,6 +102,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         jobs_panel::JobsPanelPlugin,
         diversity_panel::DiversityPanelPlugin,
         gait_panel::GaitPanelPlugin,
+        library::LibraryPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);

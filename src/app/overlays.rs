@@ -110,7 +110,16 @@ fn saturation_colour(s: f32) -> Color {
     Color::srgb(0.15 + 0.85 * s, 0.8 * (1.0 - s) + 0.1, 0.15)
 }
 
-fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays: Res<Overlays>) {
+fn draw_overlays(
+    mut gizmos: Gizmos<OverlayGizmos>,
+    live: Res<LiveSim>,
+    overlays: Res<Overlays>,
+    library: Option<Res<super::library::Library>>,
+) {
+    // The live character is hidden while the Library's figures play.
+    if library.is_some_and(|l| l.showing()) {
+        return;
+    }
     let sim = &live.sim;
     let c = &live.character;
     let ground = sim.ground_height();

@@ -243,10 +243,13 @@ fn workbench_ui(
 
 fn skin_visibility(
     overlays: Res<Overlays>,
+    library: Option<Res<super::library::Library>>,
     mut skins: Query<&mut Visibility, With<CharacterSkin>>,
 ) {
+    // The Library's figures replace the live character while they play.
+    let library = library.is_some_and(|l| l.showing());
     for mut v in &mut skins {
-        let want = if overlays.skin {
+        let want = if overlays.skin && !library {
             Visibility::Inherited
         } else {
             Visibility::Hidden

@@ -25,6 +25,8 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Keep the target on the character's centre of mass.
     pub follow: bool,
+    /// What to follow instead of the live character (the Library's figures), when set.
+    pub focus: Option<Vec3>,
 }
 
 impl Default for OrbitCamera {
@@ -35,6 +37,7 @@ impl Default for OrbitCamera {
             pitch: 0.22,
             distance: 4.2,
             follow: true,
+            focus: None,
         }
     }
 }
@@ -178,7 +181,11 @@ fn follow_character(mut orbit: ResMut<OrbitCamera>, sim: Option<Res<LiveSim>>, t
         return;
     }
     let c = sim.sim.com();
-    let goal = Vec3::new(c[0], c[1].max(sim.sim.ground_height() + 0.5), c[2]);
+    let ground = sim.sim.ground_height();
+    let goal = match orbit.focus {
+        Some(f) => Vec3::new(f.x, f.y.max(0.5), f.z),
+        None => Vec3::new(c[0], c[1].max(ground + 0.5), c[2]),
+    };
     let k = 1.0 - (-6.0 * time.delta_secs()).exp();
     orbit.target = orbit.target.lerp(goal, k.clamp(0.0, 1.0));
 }
