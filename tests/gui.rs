@@ -162,3 +162,44 @@ fn gait_flag_shows_the_gait_panel_with_a_playing_clip() {
         counts.len()
     );
 }
+
+/// `--clip A --clip B` opens the Library with two clips playing side by side on skinned
+/// characters: the second figure (the horse) wears the second slot's blue tint, and the live
+/// character is hidden.
+#[test]
+fn clip_flags_show_two_clips_side_by_side_in_the_library() {
+    let (w, h, pixels, colour) = screenshot(
+        &[
+            "--frames",
+            "60",
+            "--clip",
+            "assets/gaits/human3d_walk_1.2ms.ron",
+            "--clip",
+            "assets/gaits/horse_trot_1ms.ron",
+        ],
+        "library.png",
+    );
+    assert_eq!((w, h), (1600, 900));
+    let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
+    let px = |x: u32, y: u32| {
+        let i = ((y * w + x) as usize) * channels;
+        [pixels[i] as i32, pixels[i + 1] as i32, pixels[i + 2] as i32]
+    };
+    // Below the Library window, inside the viewport: blue-tinted figure pixels (the sky is
+    // grey-blue with blue − red ≈ 33; the tint's is over 60).
+    let mut tinted = 0;
+    let mut skin = 0;
+    for y in 380..880 {
+        for x in 300..1230 {
+            let [r, g, b] = px(x, y);
+            if b > r + 60 && b > g + 15 {
+                tinted += 1;
+            }
+            if r > b + 40 && r > 150 {
+                skin += 1;
+            }
+        }
+    }
+    assert!(tinted > 5_000, "no tinted second figure ({tinted} pixels)");
+    assert!(skin > 500, "no human figure ({skin} skin-coloured pixels)");
+}
