@@ -1,5 +1,5 @@
 //! `motionlab clip import|export|info` (README "Clips"): a gait solve becomes a clip, a clip
-//! goes out as BVH and comes back with its joint angles within 1e-4 rad, a motion-capture file
+//! goes out as BVH or glTF and comes back with its joint angles within 1e-4 rad, a motion-capture file
 //! brings its own character, and bad files get file:line errors.
 
 mod common;
@@ -83,6 +83,33 @@ fn a_gait_becomes_a_clip_and_survives_bvh() {
     for (x, y) in a.frames.iter().zip(&b.frames) {
         assert!((0..3).all(|k| (x.root[k] - y.root[k]).abs() < 1e-6));
     }
+
+    // glTF, binary and text: a skinned, animated horse that reads back onto the horse it names.
+    for name in ["trot.glb", "trot.gltf"] {
+        let file = dir.path().join(name);
+        let o = motionlab(&["clip", "export", s(&clip_path), "--out", s(&file)]);
+        assert_success(&o, "clip export gltf");
+        let back_path = dir.path().join(format!("{name}.ron"));
+        let o = motionlab(&["clip", "import", s(&file), "--out", s(&back_path)]);
+        assert_success(&o, "clip import gltf");
+        let b = Clip::load(&back_path).unwrap();
+        assert_eq!(
+            b.character.path, a.character.path,
+            "the file names its character"
+        );
+        assert_eq!(b.rate, 37.5);
+        let worst = a
+            .frames
+            .iter()
+            .zip(&b.frames)
+            .flat_map(|(x, y)| x.joints.iter().zip(&y.joints).map(|(p, q)| (p - q).abs()))
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-4, "{name}: joint angles moved by {worst} rad");
+    }
+    assert!(
+        dir.path().join("trot.bin").exists(),
+        "a .gltf keeps its buffer beside it"
+    );
 
     let o = motionlab(&["clip", "export", s(&clip_path), "--out", "trot.fbx"]);
     assert!(!o.status.success());

@@ -1,23 +1,25 @@
-//! `motionlab clip import|export|info`: moving clips in and out of the project (BVH, gait
+//! `motionlab clip import|export|info`: moving clips in and out of the project (BVH, glTF, gait
 //! solves) and summarising them. The CLI parses arguments and prints; the work is in
 //! `motionlab::clip`.
 
 use anyhow::{Context, Result, bail};
+use motionlab::clip::gltf as gltf_clip;
 use motionlab::clip::{CharacterRef, Clip, bvh, from_gait::clip_of_gait};
 use motionlab::model::{Character, load_character, save_character};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum ClipCommand {
-    /// Make a clip from a BVH file (motion capture) or a gait solve (`gait --out`).
+    /// Make a clip from a BVH file (motion capture), a glTF animation (`clip export`'s) or a
+    /// gait solve (`gait --out`).
     Import {
-        /// A `.bvh` file, or a gait clip (`.ron`).
+        /// A `.bvh` file, a `.glb`/`.gltf` file, or a gait clip (`.ron`).
         file: PathBuf,
         /// Where to write the clip (RON).
         #[arg(long)]
         out: PathBuf,
-        /// The character to map the motion onto (BVH: nodes named after its bodies; gait:
-        /// default `characters/<creature>.ron`). Without it a BVH file brings its own
+        /// The character to map the motion onto (BVH: nodes named after its bodies; glTF:
+        /// default the one the file names; gait: default `characters/<creature>.ron`). Without it a BVH file brings its own
         /// character, written beside the clip as `<out>.character.ron`.
         #[arg(long)]
         character: Option<PathBuf>,
@@ -26,7 +28,8 @@ pub enum ClipCommand {
         #[arg(long, value_parser = crate::flags::bvh_scale)]
         scale: Option<f64>,
     },
-    /// Write a clip as BVH (the format is chosen by the extension of --out).
+    /// Write a clip as BVH, or as a skinned, animated glTF (`.glb`, or `.gltf` with its buffer
+    /// in a `.bin` beside it); the extension of --out chooses.
     Export {
         clip: PathBuf,
         #[arg(long)]
@@ -68,7 +71,34 @@ fn import(file: &Path, out: &Path, character: Option<&Path>, scale: Option<f64>)
     let is_bvh = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("bvh"));
-    let clip = if is_bvh {
+    let extension = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let clip = if extension == "glb" || extension == "gltf" {
+        let bytes =
+            std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
+        let name = file.display().to_string();
+        let path = match character {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::from(gltf_clip::character_of_file(&bytes).ok_or_else(|| {
+                anyhow::anyhow!("{name}: the file does not name its character: give --character")
+            })?),
+        };
+        let (c, r) = character_ref(&path)?;
+        if extension == "glb" {
+            gltf_clip::import_glb(&bytes, &c, r, &name)
+        } else {
+            let bin = std::fs::read(file.with_extension("bin")).with_context(|| {
+                format!(
+                    "{name}: its buffer {}",
+                    file.with_extension("bin").display()
+                )
+            })?;
+            gltf_clip::import_gltf(&bytes, &bin, &c, r, &name)
+        }
+        .map_err(anyhow::Error::msg)?
+    } else if is_bvh {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("{}: cannot read", file.display()))?;
         let name = file.display().to_string();
@@ -133,8 +163,24 @@ fn export(clip_path: &Path, out: &Path) -> Result<()> {
             motionlab::files::write_atomic(out, bvh::export(&clip, &c).as_bytes())
                 .with_context(|| format!("writing {}", out.display()))?;
         }
+        Some("glb") => {
+            motionlab::files::write_atomic(out, &gltf_clip::export_glb(&clip, &c))
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
+        Some("gltf") => {
+            let bin = out.with_extension("bin");
+            let bin_name = bin
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let (text, bytes) = gltf_clip::export_gltf(&clip, &c, &bin_name);
+            motionlab::files::write_atomic(&bin, &bytes)
+                .with_context(|| format!("writing {}", bin.display()))?;
+            motionlab::files::write_atomic(out, text.as_bytes())
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
         other => bail!(
-            "{}: cannot write {}: expected --out ending in .bvh",
+            "{}: cannot write {}: expected --out ending in .bvh, .glb or .gltf",
             out.display(),
             other
                 .map(|e| format!("`.{e}` files"))

@@ -15,6 +15,7 @@
 
 pub mod bvh;
 pub mod from_gait;
+pub mod gltf;
 pub mod pose;
 
 use crate::model::Character;

@@ -1,5 +1,5 @@
 //! The motion library: every clip (`crate::clip`) in `assets/` and `results/` (gait clips are
-//! converted on the fly), filtered by tags, played on skinned characters in the 3D viewport,
+//! converted on the fly, glTF files written by `clip export` read back), filtered by tags, played on skinned characters in the 3D viewport,
 //! several side by side or as ghosts, aligned by phase; a timeline scrubber, play, pause, half
 //! speed, loop and step; BVH export.
 //!
@@ -199,8 +199,35 @@ fn resolve(path: &str) -> PathBuf {
     if p.exists() { p } else { root_dir().join(p) }
 }
 
-/// Reads `path` as a clip, or as a gait clip (converted). `Ok(None)`: another kind of file.
+/// Reads `path` as a clip, a gait clip (converted) or a glTF written by `clip export` (read
+/// back onto the character it names). `Ok(None)`: another kind of file.
 fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if extension == "glb" || extension == "gltf" {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let Some(file) = crate::clip::gltf::character_of_file(&bytes) else {
+            return Ok(None);
+        };
+        let character_path = resolve(&file);
+        let character_text = std::fs::read_to_string(&character_path).map_err(|e| e.to_string())?;
+        let character = load_character(&character_path).map_err(|e| e.to_string())?;
+        let r = CharacterRef::new(Path::new(&file), &character_text);
+        let name = path.display().to_string();
+        let clip = if extension == "glb" {
+            crate::clip::gltf::import_glb(&bytes, &character, r, &name)?
+        } else {
+            let bin = std::fs::read(path.with_extension("bin")).map_err(|e| e.to_string())?;
+            crate::clip::gltf::import_gltf(&bytes, &bin, &character, r, &name)?
+        };
+        return Ok(Some(Entry {
+            path: path.into(),
+            clip,
+            character,
+        }));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     if let Ok(clip) = crate::files::from_ron::<Clip>(&text) {
         clip.check()?;
@@ -247,7 +274,10 @@ fn scan(dirs: &[PathBuf]) -> (Vec<Entry>, Vec<(PathBuf, String)>) {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ron") {
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "ron" || x == "glb" || x == "gltf")
+            {
                 files.push(p);
             }
         }
