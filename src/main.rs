@@ -149,6 +149,10 @@ enum Command {
         /// 0 is the input motion, 1..N the variants.
         #[arg(long, default_value_t = 1, value_parser = flags::variant_index)]
         variant: usize,
+        /// Write the replayed rollout as a clip (a shape variant's body is written beside it
+        /// as CLIP.character.ron).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Summarize exploration results: D over runs, and the motion and shape distance of every
     /// variant to the input (mean and standard deviation).
@@ -360,7 +364,11 @@ fn main() {
             })
         })(),
         Some(Command::Bake { scene }) => task_cli::bake(&scene),
-        Some(Command::Replay { result, variant }) => task_cli::replay(&result, variant),
+        Some(Command::Replay {
+            result,
+            variant,
+            out,
+        }) => task_cli::replay(&result, variant, out.as_deref()),
         Some(Command::Summarize { results }) => task_cli::summarize(&results),
         Some(Command::Prepare {
             scene,
@@ -552,66 +560,18 @@ fn simulate(
     println!("hash: {}", r.hash_hex());
     if let Some(out) = out {
         let character_text = motionlab::model::read_text(&character_path)?;
-        let clip = recorded_clip(
-            &character_path,
-            &character_text,
+        let clip = motionlab::clip::from_recording(
             &character,
+            motionlab::clip::CharacterRef::new(&character_path, &character_text),
             settings.dt,
             &r.frames,
+            "simulation",
         );
         clip.save(out)
             .with_context(|| format!("writing {}", out.display()))?;
         println!("trajectory: {}", out.display());
     }
     Ok(())
-}
-
-/// The clip of a simulation's recording: body poses to the pose vocabulary of clips, contacts
-/// per end effector, the PD torques.
-fn recorded_clip(
-    file: &Path,
-    text: &str,
-    character: &Character,
-    dt: f32,
-    frames: &[motionlab::sim::Frame],
-) -> motionlab::clip::Clip {
-    use motionlab::clip::{CharacterRef, Tags, from_body_poses};
-    let poses: Vec<Vec<[f64; 7]>> = frames
-        .iter()
-        .map(|f| f.poses.iter().map(|p| p.map(f64::from)).collect())
-        .collect();
-    let contacts = frames
-        .iter()
-        .map(|f| {
-            character
-                .end_effectors
-                .iter()
-                .map(|e| {
-                    character
-                        .body_index(&e.body)
-                        .is_some_and(|b| f.contacts[b] > 0)
-                })
-                .collect()
-        })
-        .collect();
-    let mut clip = from_body_poses(
-        character,
-        CharacterRef::new(file, text),
-        (1e4 / f64::from(dt)).round() / 1e4,
-        &poses,
-        Some(contacts),
-        Tags {
-            source: "simulation".into(),
-            ..Tags::default()
-        },
-    );
-    clip.torques = Some(
-        frames
-            .iter()
-            .map(|f| f.torques.iter().map(|&t| f64::from(t)).collect())
-            .collect(),
-    );
-    clip
 }
 
 fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -> Result<()> {

@@ -177,6 +177,29 @@ fn explore_writes_a_result_that_replay_reproduces_serially_and_in_parallel() {
             "{hash} not stored"
         );
     }
+    // A variant replayed into a clip: its frames at the scene's step rate on the scene's
+    // character, tagged as a diversity variant with the run's seed.
+    let clip_path = dir.path().join("variant1.ron");
+    let o = motionlab(&[
+        "replay",
+        results[0].1.to_str().unwrap(),
+        "--variant",
+        "1",
+        "--out",
+        clip_path.to_str().unwrap(),
+    ]);
+    assert_success(&o, "replay --out");
+    let clip = motionlab::clip::Clip::load(&clip_path).unwrap();
+    assert_eq!(clip.tags.source, "diversity");
+    assert_eq!(clip.tags.cost, Some(0.0), "the variant's penalty C");
+    assert!(clip.frames.len() > 60, "{} frames", clip.frames.len());
+    assert!(
+        clip.character.path.ends_with("characters/human2d.ron"),
+        "{}",
+        clip.character.path
+    );
+    let c = motionlab::model::load_character(std::path::Path::new(&clip.character.path)).unwrap();
+    clip.check_character(&c).unwrap();
     let o = motionlab(&["replay", results[0].1.to_str().unwrap(), "--variant", "7"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not 7"), "{}", stderr(&o));

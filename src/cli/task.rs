@@ -336,8 +336,8 @@ pub fn explore(args: ExploreArgs) -> Result<()> {
 }
 
 /// Re-simulates one motion of a result and prints its hash.
-pub fn replay(result: &Path, variant: usize) -> Result<()> {
-    use motionlab::diversity::explore::{load_result, replay};
+pub fn replay(result: &Path, variant: usize, out: Option<&Path>) -> Result<()> {
+    use motionlab::diversity::explore::{load_result, replay, replay_clip};
     let r = load_result(result)?;
     let e = replay(&r, variant)?;
     let stored = &r.motions[variant].hash;
@@ -346,6 +346,17 @@ pub fn replay(result: &Path, variant: usize) -> Result<()> {
     println!("hash: {hash}");
     if hash != *stored {
         anyhow::bail!("hash differs from the stored {stored}");
+    }
+    if let Some(out) = out {
+        let recorded = replay_clip(&r, variant, out)?;
+        if let Some(path) = &recorded.character_written {
+            println!("character: {}", path.display());
+        }
+        recorded
+            .clip
+            .save(out)
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("clip: {}", out.display());
     }
     Ok(())
 }

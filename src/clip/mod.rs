@@ -313,3 +313,52 @@ pub fn from_body_poses(
         provenance: Provenance::here(),
     }
 }
+
+/// The clip of a simulation's recording (one frame per step of `dt` seconds): the body poses in
+/// the pose vocabulary of clips, contacts per end effector, the PD torques.
+pub fn from_recording(
+    character: &Character,
+    character_ref: CharacterRef,
+    dt: f32,
+    frames: &[crate::sim::Frame],
+    source: &str,
+) -> Clip {
+    let poses: Vec<Vec<BodyPose>> = frames
+        .iter()
+        .map(|f| f.poses.iter().map(|p| p.map(f64::from)).collect())
+        .collect();
+    let contacts = frames
+        .iter()
+        .map(|f| {
+            character
+                .end_effectors
+                .iter()
+                .map(|e| {
+                    character
+                        .body_index(&e.body)
+                        .is_some_and(|b| f.contacts.get(b).is_some_and(|&n| n > 0))
+                })
+                .collect()
+        })
+        .collect();
+    // Steps are single precision: the rate to 1e-4 fps.
+    let rate = (1e4 / f64::from(dt)).round() / 1e4;
+    let mut clip = from_body_poses(
+        character,
+        character_ref,
+        rate,
+        &poses,
+        Some(contacts),
+        Tags {
+            source: source.into(),
+            ..Tags::default()
+        },
+    );
+    clip.torques = Some(
+        frames
+            .iter()
+            .map(|f| f.torques.iter().map(|&t| f64::from(t)).collect())
+            .collect(),
+    );
+    clip
+}

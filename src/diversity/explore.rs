@@ -431,6 +431,52 @@ pub fn replay(result: &ExploreResult, index: usize) -> anyhow::Result<crate::tas
     Ok(evaluate(&task, &m.params, metric))
 }
 
+/// A replayed motion as a clip, and where its body was written when it is not the scene's
+/// character file's (a shape variant).
+pub struct RecordedMotion {
+    pub clip: crate::clip::Clip,
+    pub character_written: Option<std::path::PathBuf>,
+}
+
+/// Motion `index` of a result, replayed with its frames recorded, as a clip (tags: source
+/// `diversity`, the seed). A variant whose body differs from the scene's character (shape mode)
+/// has its character written beside `out` as `<out>.character.ron`, which the clip names.
+pub fn replay_clip(
+    result: &ExploreResult,
+    index: usize,
+    out: &std::path::Path,
+) -> anyhow::Result<RecordedMotion> {
+    let m = result
+        .motions
+        .get(index)
+        .ok_or_else(|| anyhow::anyhow!("the result has no motion {index}"))?;
+    let task = result.config.load_task()?;
+    let metric = result.config.motion_metric(&task);
+    let run = crate::task::evaluate_recorded(&task, &m.params, metric);
+    let scene = crate::scene::load_scene(&result.config.scene)?;
+    let (path, written) = if run.character == scene.character {
+        (scene.character_path.clone(), None)
+    } else {
+        let path = out.with_extension("character.ron");
+        crate::model::save_character(&run.character, &path)?;
+        (path.clone(), Some(path))
+    };
+    let text = crate::model::read_text(&path)?;
+    let mut clip = crate::clip::from_recording(
+        &run.character,
+        crate::clip::CharacterRef::new(&path, &text),
+        task.settings.dt,
+        &run.frames,
+        "diversity",
+    );
+    clip.tags.seed = Some(result.config.seed);
+    clip.tags.cost = Some(run.evaluation.penalty);
+    Ok(RecordedMotion {
+        clip,
+        character_written: written,
+    })
+}
+
 /// Parameters at `fraction` of the way along variant `index`'s path (B1.9 magnitude slider).
 pub fn path_point(result: &ExploreResult, index: usize, fraction: f64) -> Option<Vec<f64>> {
     let m = result.motions.get(index)?;
