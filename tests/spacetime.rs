@@ -562,3 +562,59 @@ fn gait_init_keeps_a_valid_start_when_the_refinement_ends_worse() {
     let violation: f64 = value(&out, "max_violation").parse().unwrap();
     assert!(violation <= 1e-6, "{out}");
 }
+
+/// `gait --events`: standard output carries only typed events (what the Gait panel reads), one
+/// RON `GaitEvent` per line: every discovery sample and generation, the final solve's IPOPT
+/// iterations and stages, and the end with the clip written; the human report moves to stderr.
+#[test]
+fn gait_events_are_typed_and_complete() {
+    use motionlab::spacetime::gait::events::GaitEvent;
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("hop.ron");
+    let o = motionlab(&[
+        "gait",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/characters/monoped.ron"),
+        "--speed",
+        "0.7",
+        "--discover",
+        "--generations",
+        "1",
+        "--population",
+        "4",
+        "--sample-iterations",
+        "40",
+        "--threads",
+        "2",
+        "--max-iterations",
+        "60",
+        "--lbfgs-iterations",
+        "30",
+        "--events",
+        "--out",
+        clip.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    let events: Vec<GaitEvent> = out
+        .lines()
+        .map(|l| GaitEvent::decode(l).unwrap_or_else(|| panic!("not an event: {l:?}")))
+        .collect();
+    let count = |f: &dyn Fn(&GaitEvent) -> bool| events.iter().filter(|e| f(e)).count();
+    assert_eq!(
+        count(&|e| matches!(e, GaitEvent::Sample { .. })),
+        4,
+        "one per sample"
+    );
+    assert_eq!(count(&|e| matches!(e, GaitEvent::Generation { .. })), 1);
+    assert!(count(&|e| matches!(e, GaitEvent::Iteration { .. })) >= 30);
+    assert!(count(&|e| matches!(e, GaitEvent::Stage { .. })) >= 1);
+    match events.last() {
+        Some(GaitEvent::Finished {
+            out: Some(path), ..
+        }) => {
+            assert_eq!(path, clip.to_str().unwrap());
+        }
+        other => panic!("the last event is {other:?}"),
+    }
+    // The report people read is on standard error.
+    assert!(stderr(&o).contains("creature monoped"), "{}", stderr(&o));
+}

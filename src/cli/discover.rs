@@ -177,7 +177,8 @@ pub(crate) fn discover_timings(
             let _ = c.wait();
         }
         if keep {
-            println!(
+            crate::spacetime_cli::say!(
+                args.events,
                 "reused {reused}/{} sample clips from {}",
                 batch.len(),
                 scratch.display()
@@ -226,12 +227,44 @@ pub(crate) fn discover_timings(
             .collect()
     };
     let mut progress = |g: &motionlab::spacetime::discovery::GenerationReport| {
+        use motionlab::spacetime::gait::events::{BestTiming, GaitEvent};
+        if args.events {
+            for (i, c) in g.samples.iter().enumerate() {
+                let e = GaitEvent::Sample {
+                    generation: g.generation,
+                    index: i,
+                    period: c.period,
+                    timings: c.timings.clone(),
+                    cost: c.projected.as_ref().map(|p| p.cost),
+                    max_violation: c.projected.as_ref().map(|p| p.max_violation),
+                };
+                println!("{}", e.encode());
+            }
+            let e = GaitEvent::Generation {
+                generation: g.generation,
+                feasible: g
+                    .samples
+                    .iter()
+                    .filter(|c| c.feasible(options.feasibility_tolerance))
+                    .count(),
+                population: g.samples.len(),
+                best: g.best.as_ref().and_then(|b| {
+                    Some(BestTiming {
+                        cost: b.projected.as_ref()?.cost,
+                        period: b.period,
+                        timings: b.timings.clone(),
+                    })
+                }),
+            };
+            println!("{}", e.encode());
+        }
         for (i, c) in g.samples.iter().enumerate() {
             let outcome = match &c.projected {
                 Some(p) => format!("cost {:.6} max_violation {:.3e}", p.cost, p.max_violation),
                 None => "failed".to_string(),
             };
-            println!(
+            crate::spacetime_cli::say!(
+                args.events,
                 "sample {} {} period {:.4} {} contacts {}",
                 g.generation,
                 i,
@@ -246,7 +279,8 @@ pub(crate) fn discover_timings(
             .filter(|c| c.feasible(options.feasibility_tolerance))
             .count();
         match &g.best {
-            Some(b) => println!(
+            Some(b) => crate::spacetime_cli::say!(
+                args.events,
                 "generation {} feasible {}/{} best_cost {:.6} period {:.4} contacts {}",
                 g.generation,
                 feasible,
@@ -255,7 +289,8 @@ pub(crate) fn discover_timings(
                 b.period,
                 contacts_text(&b.timings)
             ),
-            None => println!(
+            None => crate::spacetime_cli::say!(
+                args.events,
                 "generation {} feasible 0/{} best_cost none",
                 g.generation,
                 g.samples.len()
@@ -275,7 +310,8 @@ pub(crate) fn discover_timings(
     // Only the best sample's summary was kept (--samples-dir): solve it again (the same solve,
     // so the same clip) for the final solve to start from.
     if let Some((solve, path)) = best_unsolved {
-        println!(
+        crate::spacetime_cli::say!(
+            args.events,
             "solving the best sample again for its clip ({})",
             path.display()
         );

@@ -1,5 +1,14 @@
 //! `motionlab spacetime …`: spacetime problems solved as sparse NLPs (specs/001.md §1.2–1.3).
 
+/// A line of the human-readable report: on standard output, or on standard error when standard
+/// output carries the typed events of `--events`.
+macro_rules! say {
+    ($events:expr, $($t:tt)*) => {
+        if $events { eprintln!($($t)*) } else { println!($($t)*) }
+    };
+}
+pub(crate) use say;
+
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -169,6 +178,11 @@ pub struct GaitArgs {
     /// IPOPT's print level (0 silent, 5 the iteration log).
     #[arg(long, default_value_t = 0, value_parser = crate::flags::print_level)]
     pub print_level: i32,
+    /// Write typed progress on standard output, one RON `GaitEvent` per line (iterations,
+    /// stages, discovery samples and generations, the end), for a program that watches the
+    /// solve; the human-readable report then goes to standard error.
+    #[arg(long)]
+    pub events: bool,
     /// IPOPT iteration limit of the gait solve, both stages together (a solve stopped by it is
     /// projected onto the constraints).
     #[arg(long, default_value_t = 3000, value_parser = crate::flags::iterations)]
@@ -276,6 +290,12 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         parse_timings, solve_gait,
     };
     use motionlab::spacetime::skeleton::Skeleton;
+    let events = args.events;
+    let emit = |e: motionlab::spacetime::gait::events::GaitEvent| {
+        if events {
+            println!("{}", e.encode());
+        }
+    };
     let skeleton = Skeleton::load(&args.creature)?;
     let (default_period, default_contacts) = default_timings(&skeleton);
     let mut start = match &args.init {
@@ -333,10 +353,23 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         spec = spec
             .with_warm_start(clip.clone())
             .with_context(|| format!("starting from {from}"))?;
-        println!("start {from}");
+        say!(events, "start {from}");
     }
     let mut options = gait_solver_options();
     options.print_level = args.print_level;
+    if events {
+        options.progress = Some(motionlab::spacetime::nlp::ProgressSink(
+            std::sync::Arc::new(|r: &motionlab::spacetime::nlp::IterationReport| {
+                let e = motionlab::spacetime::gait::events::GaitEvent::Iteration {
+                    iteration: r.iteration,
+                    objective: r.objective,
+                    infeasibility: r.infeasibility,
+                    restoration: r.restoration,
+                };
+                println!("{}", e.encode());
+            }),
+        ));
+    }
     options.max_iterations = args.max_iterations;
     let (hessian_mode, curvature) = args.hessian.solver();
     options.hessian = hessian_mode;
@@ -366,7 +399,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             &options,
             args.lbfgs_iterations(&spec.skeleton),
         )?;
-        print_stages(&stages);
+        print_stages(&stages, events);
         clip
     } else {
         solve_gait(&spec, &options, curvature)?
@@ -381,9 +414,11 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             && s.morphology.is_some() == spec.morphology.is_some()
             && !(clip.is_valid() && clip.cost <= s.cost)
     }) {
-        println!(
+        say!(
+            events,
             "kept_start true (the solve ended at cost {:.6}, violation {:.1e}: no better than the start)",
-            clip.cost, clip.max_violation
+            clip.cost,
+            clip.max_violation
         );
         clip = GaitClip {
             iterations: start.iterations + clip.iterations,
@@ -393,19 +428,31 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     let body = clip.body(&spec.skeleton)?;
     let report = audit(&body, &clip, spec.mu, spec.nu);
-    println!(
+    say!(
+        events,
         "creature {} speed {} period {} frames {} variables {}",
-        spec.skeleton.name, spec.speed, spec.period, spec.frames, variables
+        spec.skeleton.name,
+        spec.speed,
+        spec.period,
+        spec.frames,
+        variables
     );
     for t in &spec.timings {
-        println!("foot {} start {} duration {}", t.foot, t.start, t.duration);
+        say!(
+            events,
+            "foot {} start {} duration {}",
+            t.foot,
+            t.start,
+            t.duration
+        );
     }
-    println!("flight: {}", spec.has_flight());
-    println!("double_support: {}", spec.has_double_support());
+    say!(events, "flight: {}", spec.has_flight());
+    say!(events, "double_support: {}", spec.has_double_support());
     let feet = &spec.skeleton.feet;
     for a in 0..feet.len() {
         for b in a + 1..feet.len() {
-            println!(
+            say!(
+                events,
                 "overlap {} {} {:.3}",
                 spec.skeleton.limbs[feet[a]].name,
                 spec.skeleton.limbs[feet[b]].name,
@@ -413,23 +460,25 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             );
         }
     }
-    println!("status {}", clip.status);
-    println!(
+    say!(events, "status {}", clip.status);
+    say!(
+        events,
         "projection_status {}",
         clip.projection_status.as_deref().unwrap_or("none")
     );
     if let Some(k) = clip.projected_from {
-        println!("projected_from_iteration {k}");
+        say!(events, "projected_from_iteration {k}");
     }
-    println!("cost {:.6}", clip.cost);
-    println!("max_violation {:.3e}", clip.max_violation);
-    println!("audit_max_violation {:.3e}", report.max());
-    println!("iterations {}", clip.iterations);
-    println!("solve_time_s {:.3}", clip.solve_time_s);
+    say!(events, "cost {:.6}", clip.cost);
+    say!(events, "max_violation {:.3e}", clip.max_violation);
+    say!(events, "audit_max_violation {:.3e}", report.max());
+    say!(events, "iterations {}", clip.iterations);
+    say!(events, "solve_time_s {:.3}", clip.solve_time_s);
     if let Some(shapes) = &clip.morphology {
         for (shape, limb) in shapes.iter().zip(&spec.skeleton.limbs) {
             if shape.length != limb.length || shape.radius != limb.radius {
-                println!(
+                say!(
+                    events,
                     "limb {} length {:.4} radius {:.4} mass {:.3} length_scale {:.3} radius_scale {:.3}",
                     shape.name,
                     shape.length,
@@ -440,13 +489,20 @@ pub fn gait(args: GaitArgs) -> Result<()> {
                 );
             }
         }
-        println!("mass {:.3}", body.total_mass());
+        say!(events, "mass {:.3}", body.total_mass());
     }
     if let Some(out) = &args.out {
         motionlab::jobs::write_ron(out, &clip)
             .with_context(|| format!("writing {}", out.display()))?;
-        println!("wrote {}", out.display());
+        say!(events, "wrote {}", out.display());
     }
+    emit(motionlab::spacetime::gait::events::GaitEvent::Finished {
+        status: clip.status.clone(),
+        cost: clip.cost,
+        max_violation: clip.max_violation,
+        audit_max_violation: report.max(),
+        out: args.out.as_ref().map(|p| p.display().to_string()),
+    });
     anyhow::ensure!(
         clip.is_valid(),
         "the gait was not solved: {} (projection {:?}, max violation {:.3e})",
@@ -460,9 +516,20 @@ pub fn gait(args: GaitArgs) -> Result<()> {
 /// One `stage <hessian> status <s> projection <p> cost <c> max_violation <v> iterations <k>`
 /// line per stage of the default solve.
 #[cfg(feature = "ipopt")]
-fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
+fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary], events: bool) {
     for s in stages {
-        println!(
+        if events {
+            let e = motionlab::spacetime::gait::events::GaitEvent::Stage {
+                name: s.hessian.to_string(),
+                status: s.status.clone(),
+                cost: s.cost,
+                max_violation: s.max_violation,
+                iterations: s.iterations,
+            };
+            println!("{}", e.encode());
+        }
+        say!(
+            events,
             "stage {} status {} projection {} cost {:.6} max_violation {:.3e} iterations {}",
             s.hessian,
             s.status,
@@ -518,7 +585,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
         let start = std::time::Instant::now();
         let (clip, stages) = solve_gait_staged(&spec, &options, lbfgs_iterations)?;
-        print_stages(&stages);
+        print_stages(&stages, false);
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(

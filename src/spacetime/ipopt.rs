@@ -357,7 +357,7 @@ unsafe extern "C" fn intermediate(
     alg_mod: Index,
     iter_count: Index,
     obj_value: Number,
-    _inf_pr: Number,
+    inf_pr: Number,
     _inf_du: Number,
     _mu: Number,
     _d_norm: Number,
@@ -374,6 +374,16 @@ unsafe extern "C" fn intermediate(
     // violation, not f).
     if alg_mod == 0 && obj_value.is_finite() {
         s.keep_if_best(iter_count.max(0) as usize, obj_value);
+    }
+    if let Some(sink) = &s.options.progress {
+        let report = crate::spacetime::nlp::IterationReport {
+            iteration: iter_count.max(0) as usize,
+            objective: obj_value,
+            infeasibility: inf_pr,
+            restoration: alg_mod == 1,
+        };
+        // A panicking sink must not unwind into IPOPT.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (sink.0)(&report)));
     }
     let cancelled = s
         .options

@@ -96,6 +96,27 @@ pub enum OptionValue {
     Int(i32),
 }
 
+/// One iteration of a solve, as reported to [`SolverOptions::progress`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationReport {
+    pub iteration: usize,
+    pub objective: f64,
+    /// Largest constraint violation (IPOPT's inf_pr).
+    pub infeasibility: f64,
+    /// In IPOPT's restoration phase.
+    pub restoration: bool,
+}
+
+/// A function called at every iteration of a solve (from the solving thread).
+#[derive(Clone)]
+pub struct ProgressSink(pub Arc<dyn Fn(&IterationReport) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
 /// Options of a solve. The defaults are silent (print level 0) with IPOPT's own tolerances.
 #[derive(Debug, Clone)]
 pub struct SolverOptions {
@@ -116,6 +137,8 @@ pub struct SolverOptions {
     /// monotonically, so a solve stopped at its iteration limit may have passed better points
     /// than its last one. Empty: none kept.
     pub keep_best: Vec<f64>,
+    /// Called at every iteration with its objective and violation.
+    pub progress: Option<ProgressSink>,
 }
 
 impl Default for SolverOptions {
@@ -128,6 +151,7 @@ impl Default for SolverOptions {
             extra: Vec::new(),
             cancel: None,
             keep_best: Vec::new(),
+            progress: None,
         }
     }
 }

@@ -15,8 +15,9 @@
 
 use super::character::characters_dir;
 use crate::spacetime::dynamics::forward_kinematics;
+use crate::spacetime::gait::events::GaitEvent;
 use crate::spacetime::gait::{
-    FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings, parse_timings,
+    FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
 };
 use crate::spacetime::skeleton::Skeleton;
 use bevy::prelude::*;

@@ -1,61 +1,44 @@
-//! The solve running as a child process: its output lines turned into messages, and the
-//! channel polled each frame.
+//! The solve running as a child process (IPOPT solves do not share a process): its typed
+//! events (`motionlab gait --events`, one serialised `GaitEvent` per line) turned into
+//! messages, and the channel polled each frame.
 
 use super::*;
 
-/// One line of `motionlab gait` output: an IPOPT iteration row or a discovery generation.
-pub(super) fn parse_solver_line(job: u64, line: &str) -> Option<JobMsg> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let value = |key: &str| {
-        words
-            .iter()
-            .position(|w| *w == key)
-            .and_then(|i| words.get(i + 1))
-    };
-    if words.first() == Some(&"sample") {
-        // sample G I period T cost C max_violation V contacts foot:s:d,...
-        // sample G I period T failed contacts foot:s:d,...
-        let period: f64 = value("period")?.parse().ok()?;
-        let timings = parse_timings(value("contacts")?).ok()?;
-        let cost = (|| {
-            let cost: f64 = value("cost")?.parse().ok()?;
-            let violation: f64 = value("max_violation")?.parse().ok()?;
-            (violation <= SAMPLE_TOLERANCE && cost.is_finite()).then_some(cost)
-        })();
-        return Some(JobMsg::Sample {
+/// The message of one line of the solver process's standard output: a typed
+/// [`GaitEvent`] (`motionlab gait --events`), or nothing for anything else.
+pub(super) fn solver_message(job: u64, line: &str) -> Option<JobMsg> {
+    match GaitEvent::decode(line)? {
+        GaitEvent::Iteration {
+            objective,
+            infeasibility,
+            ..
+        } => Some(JobMsg::Iteration(job, objective, infeasibility)),
+        GaitEvent::Sample {
+            period,
+            timings,
+            cost,
+            max_violation,
+            ..
+        } => Some(JobMsg::Sample {
             job,
             period,
-            cost,
+            cost: cost
+                .filter(|c| c.is_finite() && max_violation.is_some_and(|v| v <= SAMPLE_TOLERANCE)),
             timings,
-        });
-    }
-    if words.first() == Some(&"generation") {
-        // generation G feasible k/λ best_cost C period T contacts foot:s:d,...
-        let generation = words.get(1)?.parse().ok()?;
-        let feasible = words.get(3).unwrap_or(&"").to_string();
-        let best = (|| {
-            let cost: f64 = value("best_cost")?.parse().ok()?;
-            let period: f64 = value("period")?.parse().ok()?;
-            let timings = parse_timings(value("contacts")?).ok()?;
-            Some((cost, period, timings))
-        })();
-        return Some(JobMsg::Generation {
+        }),
+        GaitEvent::Generation {
+            generation,
+            feasible,
+            population,
+            best,
+        } => Some(JobMsg::Generation {
             job,
             generation,
-            best,
-            feasible,
-        });
+            best: best.map(|b| (b.cost, b.period, b.timings)),
+            feasible: format!("{feasible}/{population}"),
+        }),
+        GaitEvent::Stage { .. } | GaitEvent::Finished { .. } => None,
     }
-    // IPOPT: "iter objective inf_pr inf_du lg(mu) ||d|| lg(rg) alpha_du alpha_pr ls".
-    if words.len() >= 9 {
-        let iter = words[0].trim_end_matches('r');
-        if iter.parse::<usize>().is_ok() {
-            if let (Ok(objective), Ok(inf_pr)) = (words[1].parse(), words[2].parse()) {
-                return Some(JobMsg::Iteration(job, objective, inf_pr));
-            }
-        }
-    }
-    None
 }
 
 pub(super) fn poll_gait_job(mut state: ResMut<GaitState>) {

@@ -277,8 +277,7 @@ impl GaitState {
             &self.max_iterations.to_string(),
             "--lbfgs-iterations",
             &self.lbfgs_iterations.to_string(),
-            "--print-level",
-            "5",
+            "--events",
         ])
         .arg("--out")
         .arg(&out)
@@ -315,7 +314,7 @@ impl GaitState {
             });
             if let Some(o) = stdout {
                 for line in std::io::BufReader::new(o).lines().map_while(Result::ok) {
-                    if let Some(msg) = parse_solver_line(id, &line) {
+                    if let Some(msg) = solver_message(id, &line) {
                         let _ = tx.send(msg);
                     }
                 }

@@ -1,59 +1,83 @@
 use super::*;
+use crate::spacetime::gait::parse_timings;
 
 #[test]
-fn solver_output_lines_become_progress() {
-    match parse_solver_line(
-        3,
-        "generation 2 feasible 5/8 best_cost 13.467872 period 1.4370 contacts l_foot:0:0.88,r_foot:0.22:0.84",
-    ) {
+fn solver_events_become_progress() {
+    use crate::spacetime::gait::events::BestTiming;
+    let timings = parse_timings("l_foot:0:0.88,r_foot:0.22:0.84").unwrap();
+    let line = GaitEvent::Generation {
+        generation: 2,
+        feasible: 5,
+        population: 8,
+        best: Some(BestTiming {
+            cost: 13.467872,
+            period: 1.437,
+            timings: timings.clone(),
+        }),
+    }
+    .encode();
+    match solver_message(3, &line) {
         Some(JobMsg::Generation {
             job: 3,
             generation: 2,
-            best: Some((cost, period, timings)),
+            best: Some((cost, period, best)),
             feasible,
         }) => {
-            assert!((cost - 13.467872).abs() < 1e-9 && (period - 1.437).abs() < 1e-9);
-            assert_eq!(timings.len(), 2);
+            assert_eq!((cost, period), (13.467872, 1.437));
+            assert_eq!(best, timings);
             assert_eq!(feasible, "5/8");
         }
-        _ => panic!("generation line not parsed"),
+        _ => panic!("generation event not read: {line}"),
     }
+    let line = GaitEvent::Iteration {
+        iteration: 12,
+        objective: 12.3,
+        infeasibility: 0.0345,
+        restoration: true,
+    }
+    .encode();
     assert!(matches!(
-        parse_solver_line(1, "generation 0 feasible 0/8 best_cost none"),
-        Some(JobMsg::Generation { best: None, .. })
+        solver_message(1, &line),
+        Some(JobMsg::Iteration(1, o, i)) if o == 12.3 && i == 0.0345
     ));
-    assert!(matches!(
-        parse_solver_line(
-            1,
-            "  12r 1.2345678e+01 3.45e-02 1.00e+00  -1.0 2.00e-01    -  1.00e+00 1.00e+00h  1"
-        ),
-        Some(JobMsg::Iteration(1, _, _))
-    ));
-    assert!(parse_solver_line(1, "status solved").is_none());
+    // The human-readable report is not read.
+    assert!(solver_message(1, "status solved").is_none());
+    assert!(solver_message(1, "  12r 1.2e+01 3.4e-02 1.0e+00 -1.0 2.0e-01 - 1.0 1.0h 1").is_none());
 }
 
 #[test]
-fn sample_lines_become_dots_with_their_footfall_kind() {
-    let sample = |line: &str| match parse_solver_line(7, line) {
-        Some(JobMsg::Sample {
-            job: 7,
+fn sample_events_become_dots_with_their_footfall_kind() {
+    let sample = |cost: Option<f64>, violation: Option<f64>, period: f64, timings: &str| {
+        let line = GaitEvent::Sample {
+            generation: 0,
+            index: 1,
             period,
+            timings: parse_timings(timings).unwrap(),
             cost,
-            timings,
-        }) => (period, cost, timings),
-        _ => panic!("sample line not parsed: {line}"),
+            max_violation: violation,
+        }
+        .encode();
+        match solver_message(7, &line) {
+            Some(JobMsg::Sample {
+                job: 7,
+                period,
+                cost,
+                timings,
+            }) => (period, cost, timings),
+            _ => panic!("sample event not read: {line}"),
+        }
     };
     let (period, cost, run) = sample(
-        "sample 1 7 period 0.3470 cost 7.900000 max_violation 6.000e-9 contacts l_foot:0:0.44,r_foot:0.5:0.36",
+        Some(7.9),
+        Some(6e-9),
+        0.347,
+        "l_foot:0:0.44,r_foot:0.5:0.36",
     );
     assert_eq!((period, cost), (0.347, Some(7.9)));
-    // Not converged (the CLI reports violation ≥ 1) or failed: no cost to plot.
-    let (_, cost, _) = sample(
-        "sample 0 2 period 0.5000 cost 312.000000 max_violation 1.000e0 contacts l_foot:0:0.5,r_foot:0.5:0.5",
-    );
+    // Not converged, or failed: no cost to plot.
+    let (_, cost, _) = sample(Some(312.0), Some(1.0), 0.5, "l_foot:0:0.5,r_foot:0.5:0.5");
     assert_eq!(cost, None);
-    let (_, cost, hop) =
-        sample("sample 0 3 period 0.6000 failed contacts l_foot:0:0.4,r_foot:0.02:0.4");
+    let (_, cost, hop) = sample(None, None, 0.6, "l_foot:0:0.4,r_foot:0.02:0.4");
     assert_eq!(cost, None);
     let biped = Skeleton::load(characters_dir().join("simple_biped.ron")).unwrap();
     let dot = |period: f64, timings: &[FootTiming]| {
