@@ -137,143 +137,64 @@ pub fn prepare(
     hold: f32,
     robust: Option<(usize, f64)>,
 ) -> Result<()> {
-    use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
-    use rayon::prelude::*;
-    let mut task = load_task(file, false)?;
-    // A seed must not be on the edge of falling: while preparing, the character has to keep
-    // standing `hold` seconds longer than the task lasts.
-    let task_seconds = task.seconds;
-    task.seconds += hold.max(0.0);
+    use motionlab::task::prepare::{PrepareEvent, PrepareRequest, prepare};
+    let task = load_task(file, false)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let metric = task.def.metric;
-    let heights: Vec<Option<f32>> = match continuation {
-        None => vec![None],
-        Some((a, b, n)) => {
-            anyhow::ensure!(
-                !task.obstacles.is_empty(),
-                "{}: continuation needs an obstacle in the scene",
-                file.display()
-            );
-            (0..=n.max(1))
-                .map(|k| Some(a + (b - a) * k as f32 / n.max(1) as f32))
-                .collect()
-        }
+    let request = PrepareRequest {
+        generations,
+        seed,
+        continuation,
+        hold,
+        robust,
     };
-    // Robust seeds: C is averaged over the point and `n` fixed perturbations of scale `s`
-    // (common random numbers), so the seed sits inside the feasible region with room for the
-    // diversity search to move, not on its edge.
-    let offsets: Vec<Vec<f64>> = match robust {
-        None => Vec::new(),
-        Some((n, scale)) => {
-            use rand::SeedableRng;
-            use rand_distr::{Distribution, StandardNormal};
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-            (0..n)
-                .map(|_| {
-                    (0..task.dimension())
-                        .map(|_| {
-                            let z: f64 = StandardNormal.sample(&mut rng);
-                            scale * z
-                        })
-                        .collect::<Vec<f64>>()
-                })
-                .collect()
-        }
-    };
-    let penalty = |task: &motionlab::task::Task, x: &[f64]| -> f64 {
-        let mut c = motionlab::task::evaluate(task, x, metric).penalty;
-        for o in &offsets {
-            let y: Vec<f64> = x
-                .iter()
-                .zip(o)
-                .map(|(a, b)| (a + b).clamp(-1.0, 1.0))
-                .collect();
-            c += motionlab::task::evaluate(task, &y, metric).penalty;
-        }
-        c / (1 + offsets.len()) as f64
-    };
-    let mut x = task.x0();
-    let mut last_ok: Option<(Vec<f64>, f32)> = None;
-    for (stage, h) in heights.iter().enumerate() {
-        if let Some(h) = h {
-            let h = h.max(0.01);
-            task.obstacles[0].center[1] = h / 2.0;
-            task.obstacles[0].half_extents[1] = h / 2.0;
-            println!("stage {stage}: obstacle height {h:.3} m");
-        }
-        let start = penalty(&task, &x);
-        println!(
-            "task: {} ({} parameters), start penalty {:.3}",
-            task.name,
-            task.dimension(),
-            start
-        );
-        let mut best = (x.clone(), start);
-        let mut es = Cmaes::new(
-            &x,
-            task.def.sigma,
-            CmaesOptions {
-                population: Some(16),
-                seed: seed + stage as u64,
-                bounds: Some(task.bounds()),
-                ..Default::default()
-            },
-        );
-        for g in 0..generations {
-            if best.1 == 0.0 {
-                break;
-            }
-            let xs = es.ask();
-            let vals: Vec<f64> =
-                pool.install(|| xs.par_iter().map(|x| penalty(&task, x)).collect());
-            for (x, v) in xs.iter().zip(&vals) {
-                if *v < best.1 {
-                    best = (x.clone(), *v);
-                    let list: Vec<String> = best.0.iter().map(|v| format!("{v}")).collect();
-                    let out = file.with_extension("seed.txt");
-                    motionlab::jobs::write_atomic(
-                        &out,
-                        format!("seed: [{}],\n", list.join(", ")).as_bytes(),
-                    )?;
-                }
-            }
-            es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
-            if g % 10 == 0 || best.1 == 0.0 {
-                println!(
-                    "generation {g} best penalty {:.3} sigma {:.4}",
-                    best.1,
-                    es.sigma()
-                );
+    // The best point so far is kept beside the scene as it improves (a long run can be cut).
+    let seed_file = file.with_extension("seed.txt");
+    let mut write_error = None;
+    let outcome = prepare(task, &request, &pool, &mut |event| match event {
+        PrepareEvent::Stage {
+            stage,
+            obstacle_height,
+        } => println!("stage {stage}: obstacle height {obstacle_height:.3} m"),
+        PrepareEvent::Start {
+            task,
+            parameters,
+            penalty,
+        } => println!("task: {task} ({parameters} parameters), start penalty {penalty:.3}"),
+        PrepareEvent::Generation {
+            generation,
+            best_penalty,
+            sigma,
+        } => println!("generation {generation} best penalty {best_penalty:.3} sigma {sigma:.4}"),
+        PrepareEvent::Improved { params, .. } => {
+            let list: Vec<String> = params.iter().map(|v| format!("{v}")).collect();
+            if let Err(e) = motionlab::jobs::write_atomic(
+                &seed_file,
+                format!("seed: [{}],\n", list.join(", ")).as_bytes(),
+            ) {
+                write_error.get_or_insert(e);
             }
         }
-        if h.is_some() && best.1 > 0.0 {
-            // A continuation stops at the first stage it cannot solve and keeps the last
-            // feasible solution (rerun from it with more generations or another seed).
+        PrepareEvent::StageFailed {
+            stage,
+            best_penalty,
+            kept_height,
+        } => {
             println!(
-                "stage {stage} not solved (best penalty {:.3}); keeping the last feasible stage",
-                best.1
+                "stage {stage} not solved (best penalty {best_penalty:.3}); keeping the last feasible stage"
             );
-            if let Some((xo, ho)) = last_ok {
-                x = xo;
-                task.obstacles[0].center[1] = ho / 2.0;
-                task.obstacles[0].half_extents[1] = ho / 2.0;
-                println!("obstacle height {ho:.3} m");
-            } else {
-                x = best.0;
+            if let Some(h) = kept_height {
+                println!("obstacle height {h:.3} m");
             }
-            break;
         }
-        x = best.0;
-        if let Some(h) = h {
-            last_ok = Some((x.clone(), h.max(0.01)));
-        }
+    })
+    .with_context(|| file.display().to_string())?;
+    if let Some(e) = write_error {
+        return Err(e).with_context(|| format!("writing {}", seed_file.display()));
     }
-    task.seconds = task_seconds;
-    let e = motionlab::task::evaluate(&task, &x, metric);
-    print_evaluation(&e);
-    let list: Vec<String> = x.iter().map(|v| format!("{v}")).collect();
+    print_evaluation(&outcome.evaluation);
+    let list: Vec<String> = outcome.params.iter().map(|v| format!("{v}")).collect();
     println!("seed: [{}],", list.join(", "));
     Ok(())
 }

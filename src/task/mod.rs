@@ -9,6 +9,7 @@
 //! [−1, 0, 1] to [0.4, 1, 2.5] piecewise log-linearly.
 
 mod eval;
+pub mod prepare;
 mod ranges;
 
 pub use eval::{
