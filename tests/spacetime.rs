@@ -618,3 +618,42 @@ fn gait_events_are_typed_and_complete() {
     // The report people read is on standard error.
     assert!(stderr(&o).contains("creature monoped"), "{}", stderr(&o));
 }
+
+/// human2d (a planar character: root held in its plane, hinges about z) solves a planar walk at
+/// 1 m/s with the default solve: feasible to 1e-6 by the solver and the audit, in the plane in
+/// every frame, at a cost near the reference 3.41 (this machine's; ±25 % for other BLAS kernels).
+#[test]
+fn human2d_solves_a_planar_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip_path = dir.path().join("walk.ron");
+    let o = motionlab(&[
+        "gait",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/characters/human2d.ron"),
+        "--speed",
+        "1.0",
+        "--out",
+        clip_path.to_str().unwrap(),
+    ]);
+    assert_success(&o, "gait human2d");
+    let out = stdout(&o);
+    let violation: f64 = value(&out, "max_violation").parse().unwrap();
+    let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
+    let cost: f64 = value(&out, "cost").parse().unwrap();
+    assert!(violation <= 1e-6 && audit <= 1e-6, "{violation} {audit}");
+    assert!((cost - 3.41).abs() < 0.25 * 3.41, "cost {cost}");
+    let clip: motionlab::spacetime::gait::GaitClip =
+        motionlab::files::read_ron(&clip_path).unwrap();
+    for q in &clip.frames {
+        assert_eq!(
+            (q[0], q[1], q[5]),
+            (0.0, 0.0, 0.0),
+            "out of the plane: {q:?}"
+        );
+    }
+    for row in &clip.contacts {
+        for load in row.iter().flatten() {
+            assert_eq!(load.force[2], 0.0);
+            assert_eq!((load.torque[0], load.torque[1]), (0.0, 0.0));
+        }
+    }
+}

@@ -29,7 +29,9 @@
 //! - **Rest pose**: the joints' `rest` angles, the root unrotated above its reference position at
 //!   the height where the lowest foot touches the ground.
 //!
-//! A planar root is not a creature of the thesis and is refused with the file's line.
+//! A planar root (the 2D characters) becomes a free root held in its plane: rotation about z
+//! only, z fixed, and the solver keeps the in-plane balances ([`Skeleton::planar`]); its joints
+//! must be hinges about z.
 
 use super::dynamics::forward_kinematics;
 use super::skeleton::{CreatureSpec, JointKind, LimbSpec, SeparationSpec, Skeleton};
@@ -76,6 +78,15 @@ impl Skeleton {
             return Err(problems);
         }
         let mut skeleton = Skeleton::build(&creature_spec(c));
+        if c.root.kind == RootKind::Planar {
+            // The plane holds the root: no turn about x or y, no move along z.
+            let root = &mut skeleton.limbs[0];
+            for k in [0, 1, 5] {
+                root.lower[k] = root.rest[k];
+                root.upper[k] = root.rest[k];
+            }
+            skeleton.planar = true;
+        }
         settle_root(&mut skeleton);
         Ok(skeleton)
     }
@@ -85,12 +96,22 @@ impl Skeleton {
 fn creature_problems(c: &Character) -> Vec<Problem> {
     let mut out = Vec::new();
     if c.root.kind == RootKind::Planar {
-        out.push(Problem::new(
-            Some("root"),
-            "kind",
-            "the spacetime gait solver needs a `Free` root; planar characters are simulated only"
-                .into(),
-        ));
+        for j in &c.joints {
+            let planar = match &j.kind {
+                CharacterJoint::Hinge { axis } => axis[0] == 0.0 && axis[1] == 0.0,
+                CharacterJoint::Fixed => true,
+                _ => false,
+            };
+            if !planar {
+                out.push(Problem::named(
+                    "joints",
+                    &j.name,
+                    "kind",
+                    "a planar character's joints must be hinges about z (or fixed) for the gait solver"
+                        .into(),
+                ));
+            }
+        }
     }
     let feet: Vec<&str> = c
         .effectors(EffectorTag::Foot)
@@ -340,8 +361,8 @@ mod tests {
     use super::*;
     use crate::model::load_character;
 
-    /// Every shipped character is one model for both engines: it loads, and it is a gait
-    /// creature exactly when it has a free root and feet; human2d (planar) is refused by name.
+    /// Every shipped character is one model for both engines: it loads and it is a gait
+    /// creature (human2d a planar one, held in its plane).
     #[test]
     fn every_shipped_character_is_one_model() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("characters");
@@ -372,6 +393,7 @@ mod tests {
             [
                 "bird_robot",
                 "horse",
+                "human2d",
                 "human3d",
                 "monoped",
                 "pentaped",

@@ -294,6 +294,10 @@ pub struct Skeleton {
     pub separations: Vec<Separation>,
     /// The file's solver settings ([`SolveHints`]).
     pub solve: SolveHints,
+    /// A planar creature (a character with a planar root): the root turns about z only and stays
+    /// at z = its reference, every joint turns about z, and the gait solver keeps the in-plane
+    /// balances only (momentum along x and y, about z), the plane's reactions doing the rest.
+    pub planar: bool,
     dof: usize,
 }
 
@@ -417,6 +421,7 @@ impl Skeleton {
                 })
                 .collect(),
             solve: spec.solve,
+            planar: false,
             dof: next,
         }
     }

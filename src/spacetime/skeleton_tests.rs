@@ -285,11 +285,20 @@ fn a_box_foot_keeps_its_own_inertia_and_sole() {
 
 #[test]
 fn file_errors_name_the_file_the_line_and_what_was_expected() {
-    let e = parse_err(&STICK.replace("kind: Free", "kind: Planar"));
+    // A planar character's joints turn about z.
+    let e = parse_err(&STICK.replace("kind: Free", "kind: Planar").replace(
+        "Hinge(axis: (0.0, 0.0, 1.0))",
+        "Hinge(axis: (1.0, 0.0, 0.0))",
+    ));
     assert!(
-        e.starts_with("characters/bad.ron:3:") && e.contains("needs a `Free` root"),
+        e.starts_with("characters/bad.ron:9:") && e.contains("hinges about z"),
         "{e}"
     );
+    let planar = Skeleton::parse(
+        &STICK.replace("kind: Free", "kind: Planar"),
+        Path::new("p.ron"),
+    );
+    assert!(planar.unwrap().planar);
     let e = parse_err(&STICK.replace("tag: Foot", "tag: Hand"));
     assert!(e.contains("at least one `Foot` end effector"), "{e}");
     let e = parse_err(&STICK.replace("parent: \"base\"", "parent: \"bsae\""));

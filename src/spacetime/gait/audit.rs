@@ -122,8 +122,14 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
         }
         let pdot: [f64; 3] = std::array::from_fn(|c| (half[i].0[c] - half[before].0[c]) / dt);
         let ldot: [f64; 3] = std::array::from_fn(|c| (half[i].1[c] - half[before].1[c]) / dt);
-        let lin: [f64; 3] = std::array::from_fn(|c| pdot[c] - m * GRAVITY[c] - force[c]);
-        let ang = sub(ldot, moment);
+        let mut lin: [f64; 3] = std::array::from_fn(|c| pdot[c] - m * GRAVITY[c] - force[c]);
+        let mut ang = sub(ldot, moment);
+        if skeleton.planar {
+            // The plane takes the out-of-plane force and moments.
+            lin[2] = 0.0;
+            ang[0] = 0.0;
+            ang[1] = 0.0;
+        }
         out.linear_momentum = out.linear_momentum.max(norm(lin) / m);
         out.angular_momentum = out.angular_momentum.max(norm(ang) / m);
         // Ground: every limb end and origin above y = 0; contact feet on it, sliding at −V.

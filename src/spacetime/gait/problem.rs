@@ -176,9 +176,15 @@ impl GaitProblem {
             }
             for k in 0..feet {
                 if spec.in_contact(i, k) {
-                    rows.extend([KinematicRow::FootHeight(k), KinematicRow::Twist(k)]);
-                    lower.extend([0.0, 0.0]);
-                    upper.extend([0.0, 0.0]);
+                    rows.push(KinematicRow::FootHeight(k));
+                    lower.push(0.0);
+                    upper.push(0.0);
+                    // A planar foot cannot twist about the vertical: the row would be 0 = 0.
+                    if !sk.planar {
+                        rows.push(KinematicRow::Twist(k));
+                        lower.push(0.0);
+                        upper.push(0.0);
+                    }
                 }
             }
             for (s, sep) in sk.separations.iter().enumerate() {
@@ -212,9 +218,10 @@ impl GaitProblem {
                         .chain(layout.q_vars(j))
                         .chain(layout.shape.clone())
                         .collect();
+                    let targets = if sk.planar { vec![dx] } else { vec![dx, 0.0] };
                     blocks.push((
                         Block::Slip { foot: k },
-                        BlockSpec::equal(variables, vec![dx, 0.0]),
+                        BlockSpec::equal(variables, targets),
                     ));
                 }
             }
@@ -231,9 +238,10 @@ impl GaitProblem {
             }
             variables.extend(layout.shape.clone());
             let feet = loads.iter().map(|l| l.0).collect();
+            let rows = if sk.planar { 3 } else { 6 };
             blocks.push((
                 Block::Momentum { feet },
-                BlockSpec::equal(variables, vec![0.0; 6]),
+                BlockSpec::equal(variables, vec![0.0; rows]),
             ));
         }
         for i in 0..spec.frames {
@@ -247,13 +255,19 @@ impl GaitProblem {
                 blocks.push((Block::Cones, spec_));
             }
         }
+        // (A planar root's z is fixed: only x is centred.)
         let centring: Vec<usize> = (0..spec.frames)
             .map(|i| layout.q(i, 3))
-            .chain((0..spec.frames).map(|i| layout.q(i, 5)))
+            .chain(
+                (0..spec.frames)
+                    .filter(|_| !sk.planar)
+                    .map(|i| layout.q(i, 5)),
+            )
             .collect();
+        let rows = if sk.planar { 1 } else { 2 };
         blocks.push((
             Block::Centring,
-            BlockSpec::equal(centring, vec![0.0, 0.0]).linear(),
+            BlockSpec::equal(centring, vec![0.0; rows]).linear(),
         ));
 
         let mut terms = Vec::new();
@@ -575,6 +589,12 @@ impl BlockProblem for GaitProblem {
         for row in &self.layout.force_start {
             for s in row.iter().flatten() {
                 lower[s + 1] = MIN_NORMAL_FORCE;
+                if self.spec.skeleton.planar {
+                    // In the plane: no force along z, no torque about x or y.
+                    for k in [s + 2, s + 3, s + 4] {
+                        (lower[k], upper[k]) = (0.0, 0.0);
+                    }
+                }
             }
         }
     }
@@ -677,7 +697,7 @@ impl BlockProblem for GaitProblem {
                     forward_kinematics(sk, morph(), b),
                 );
                 let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
-                vec![d.x, d.z]
+                if sk.planar { vec![d.x] } else { vec![d.x, d.z] }
             }
             Block::Momentum { feet } => {
                 let (qm, rest) = x.split_at(dof);
@@ -707,7 +727,11 @@ impl BlockProblem for GaitProblem {
                     out_a = out_a - (k.foot(sk, f) - &k.com).cross(&force) - torque;
                     out_l = out_l - force;
                 }
-                vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
+                if sk.planar {
+                    vec![out_l.x, out_l.y, out_a.z]
+                } else {
+                    vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
+                }
             }
             Block::Cones => {
                 let (fx, fy, fz) = (&x[0], &x[1], &x[2]);
@@ -723,7 +747,11 @@ impl BlockProblem for GaitProblem {
             }
             Block::Centring => {
                 let n = self.spec.frames;
-                vec![x[..n].iter().cloned().sum(), x[n..].iter().cloned().sum()]
+                if sk.planar {
+                    vec![x[..n].iter().cloned().sum()]
+                } else {
+                    vec![x[..n].iter().cloned().sum(), x[n..].iter().cloned().sum()]
+                }
             }
         }
     }
