@@ -26,10 +26,10 @@ const SOLVER_SOURCES: &[&str] = &[
     "src/model/load.rs",
     "src/spacetime/rotation.rs",
     "src/spacetime/morphology.rs",
-    "src/spacetime/autodiff.rs",
-    "src/spacetime/tape.rs",
-    "src/spacetime/nlp.rs",
-    "src/spacetime/ipopt.rs",
+    "src/nlp/autodiff.rs",
+    "src/nlp/tape.rs",
+    "src/nlp/mod.rs",
+    "src/nlp/ipopt.rs",
     "src/cli/spacetime.rs",
 ];
 

@@ -12,6 +12,7 @@ pub mod diversity;
 pub mod files;
 pub mod jobs;
 pub mod model;
+pub mod nlp;
 pub mod optim;
 pub mod scene;
 pub mod sim;

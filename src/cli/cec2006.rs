@@ -15,9 +15,9 @@ pub fn budget(quick: bool) -> u64 {
 /// |h| ≤ 1e-4) or the budget, and prints one line per problem and `solved k/24`.
 #[cfg(feature = "ipopt")]
 pub fn bench_cec2006(quick: bool, seed: u64) -> Result<()> {
+    use motionlab::optim::cec2006::{Cec2006, Cec2006Nlp};
     use motionlab::spacetime::AutoDiff;
     use motionlab::spacetime::basin_cma::{BasinOptions, Target, VarRole, basin_cma};
-    use motionlab::spacetime::cec2006::{Cec2006, Cec2006Nlp};
     use std::io::Write;
     let start = std::time::Instant::now();
     let mut solved = 0;

@@ -7,6 +7,7 @@
 //! Evolution Strategy: A Tutorial" (2016), eqs. (47)–(58) with the active weights of §A.
 //! [`RestartingCmaes`] adds IPOP and BIPOP restarts.
 
+pub mod cec2006;
 mod cmaes;
 mod restarts;
 

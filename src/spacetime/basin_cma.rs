@@ -29,8 +29,8 @@
 //! - The run is sequential (IPOPT solves are serialized process-wide anyway) and deterministic
 //!   for a seed.
 
-use super::ipopt::solve;
 use super::nlp::{EvalError, EvalResult, NlpProblem, SolveStatus, SolverOptions};
+use crate::nlp::solve;
 use crate::optim::{AskTell, Bounds as BoxBounds, CmaesOptions, RestartPolicy, RestartingCmaes};
 use std::cell::{Cell, RefCell};
 
@@ -375,8 +375,8 @@ pub fn basin_cma(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::optim::cec2006::{Cec2006, Cec2006Nlp};
     use crate::spacetime::AutoDiff;
-    use crate::spacetime::cec2006::{Cec2006, Cec2006Nlp};
 
     fn run(number: usize, seed: u64) -> (BasinResult, f64) {
         let p = Cec2006::new(number).unwrap();

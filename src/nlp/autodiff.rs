@@ -9,10 +9,10 @@
 //! σ∇²f + Σλᵢ∇²cᵢ) are exact, computed per block by reverse-mode differentiation on a tape
 //! ([`super::tape`]: one adjoint sweep per gradient or Jacobian row, second-order adjoints for the
 //! Hessian), over the block's own variables only. The solver may still be told to use L-BFGS
-//! instead of the exact Hessian ([`super::nlp::HessianMode`]).
+//! instead of the exact Hessian ([`super::HessianMode`]).
 
-use super::nlp::{EvalError, EvalResult, NlpError, NlpProblem};
 use super::tape;
+use super::{EvalError, EvalResult, NlpError, NlpProblem};
 use nalgebra::DVector;
 use num_dual::DualNum;
 use rayon::prelude::*;

@@ -10,7 +10,7 @@
 //! advice; parallel batches of solves need separate processes until a thread-safe linear solver
 //! is available).
 
-use super::nlp::{
+use super::{
     Bounds, HessianMode, Iterate, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
     SolverOptions,
 };
@@ -175,7 +175,7 @@ impl CallbackState<'_> {
             return;
         }
         let x = self.gradient_x.borrow().clone();
-        let (_, violation) = super::nlp::evaluate_violation(self.problem, self.bounds, &x);
+        let (_, violation) = super::evaluate_violation(self.problem, self.bounds, &x);
         for (&level, b) in levels.iter().zip(best.iter_mut()) {
             if violation <= level && b.as_ref().is_none_or(|b| objective < b.objective) {
                 *b = Some(Iterate {
@@ -453,7 +453,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     }
     let bounds = Bounds::of(problem)?;
     let jacobian = problem.jacobian_structure();
-    super::nlp::check_structure("Jacobian", &jacobian, m, n, false)?;
+    super::check_structure("Jacobian", &jacobian, m, n, false)?;
     let hessian = match options.hessian {
         HessianMode::LimitedMemory => None,
         HessianMode::Auto => problem.hessian_structure(),
@@ -464,7 +464,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         ),
     };
     if let Some(h) = &hessian {
-        super::nlp::check_structure("Hessian", h, n, n, true)?;
+        super::check_structure("Hessian", h, n, n, true)?;
     }
     let to_pairs = |entries: &[(usize, usize)],
                     what,
@@ -593,7 +593,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     } else {
         SolveStatus::from_ipopt_code(code)
     };
-    let (constraints, max_violation) = super::nlp::evaluate_violation(problem, &bounds, &x);
+    let (constraints, max_violation) = super::evaluate_violation(problem, &bounds, &x);
     Ok(NlpSolution {
         status,
         iterations: state.iterations.get(),

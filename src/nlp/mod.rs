@@ -1,4 +1,8 @@
-//! The constrained NLP of spacetime control, independent of any solver.
+//! Nonlinear programming, apart from any one problem: the constrained NLP of spacetime control
+//! ([`NlpProblem`]), exact derivatives of block-structured problems ([`autodiff`], over the
+//! [`tape`]), and the IPOPT back end ([`solve`], feature `ipopt`). The gait solver
+//! (`crate::spacetime`), the CEC 2006 benchmark (`crate::optim::cec2006`) and the particle use it.
+//!
 //!
 //! specs/001.md §1.2, Eq. 3.1: minimize f(x) over x ∈ ℝⁿ subject to l ≤ (x; c(x)) ≤ u, with
 //! equalities written as l = u. [`NlpProblem`] states such a problem with sparse first
@@ -7,8 +11,17 @@
 //! (L-BFGS) approximation; [`NlpSolution`] is what a solve returns, failures included
 //! ([`SolveStatus`] mirrors IPOPT's `ApplicationReturnStatus`).
 //!
-//! Problems are usually not written against this trait by hand: [`super::autodiff`] builds one
+//! Problems are usually not written against this trait by hand: [`autodiff`] builds one
 //! from blocks of constraints and objective terms and derives every derivative exactly.
+
+pub mod autodiff;
+#[cfg(feature = "ipopt")]
+mod ipopt;
+pub mod tape;
+
+pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Curvature, Scalar, TermSpec};
+#[cfg(feature = "ipopt")]
+pub use ipopt::solve;
 
 use std::fmt;
 use std::sync::Arc;
