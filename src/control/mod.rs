@@ -4,6 +4,7 @@
 //! trait; the hold-pose controller of the P1 foundation is the simulation's own.
 
 pub mod phase;
+pub mod phase_def;
 
 pub use phase::{PhaseController, PhaseControllerDef, PhaseDef, PhaseRecord, Transition};
 

@@ -6,7 +6,7 @@
 //! and the link lengths. Motion mode optimizes control parameters; shape mode also frees the
 //! task's link-length ratios (B1.5). The metric `shape` makes the objective the shape distance.
 
-use super::search::{
+use super::{
     DistanceKind, DiversitySearch, Evaluator, GenerationRecord, KPlacement, Outcome, PathPoint,
     SearchSettings, Strategy, objective,
 };
@@ -282,14 +282,14 @@ impl DiversityJob {
                 min_distance: obj.d_min[i],
                 distances: outcomes
                     .iter()
-                    .map(|p| super::search::distance(kind, o, p))
+                    .map(|p| super::objective::distance(kind, o, p))
                     .collect(),
-                motion_distance_to_input: super::search::distance(
+                motion_distance_to_input: super::objective::distance(
                     DistanceKind::Motion,
                     o,
                     &outcomes[0],
                 ),
-                shape_distance_to_input: super::search::distance(
+                shape_distance_to_input: super::objective::distance(
                     DistanceKind::Shape,
                     o,
                     &outcomes[0],

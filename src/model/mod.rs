@@ -522,4 +522,6 @@ pub fn vertical_extent<F: Float>(shape: &Shape<F>, rotation: [F; 3], y: F) -> (F
 }
 
 #[cfg(test)]
+mod file_tests;
+#[cfg(test)]
 mod tests;

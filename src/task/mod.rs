@@ -520,4 +520,6 @@ pub fn ratio_from_normalized(v: f32) -> f32 {
 }
 
 #[cfg(test)]
+mod seed_tests;
+#[cfg(test)]
 mod tests;
