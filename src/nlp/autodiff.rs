@@ -442,7 +442,7 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 #[allow(clippy::needless_range_loop)] // variable indices address several arrays at once
 mod tests {
     use super::*;
-    use crate::spacetime::tests::Hs071;
+    use crate::nlp::hs071_tests::Hs071;
 
     fn finite_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
         let h = 1e-6;

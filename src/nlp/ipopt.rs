@@ -376,7 +376,7 @@ unsafe extern "C" fn intermediate(
         s.keep_if_best(iter_count.max(0) as usize, obj_value);
     }
     if let Some(sink) = &s.options.progress {
-        let report = crate::spacetime::nlp::IterationReport {
+        let report = super::IterationReport {
             iteration: iter_count.max(0) as usize,
             objective: obj_value,
             infeasibility: inf_pr,

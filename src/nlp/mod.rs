@@ -19,6 +19,9 @@ pub mod autodiff;
 mod ipopt;
 pub mod tape;
 
+#[cfg(test)]
+pub(crate) mod hs071_tests;
+
 pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Curvature, Scalar, TermSpec};
 #[cfg(feature = "ipopt")]
 pub use ipopt::solve;
