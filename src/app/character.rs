@@ -2,12 +2,11 @@
 //! stepping with play/pause/step/speed, and the skinned mesh driven by the simulated bodies.
 //! The keys, buttons and clicks that act on it are [`super::input`]'s.
 
-use super::skin::build_skin;
 use super::{AppOptions, pose_to_transform};
 use crate::model::{Character, load_character};
 use crate::sim::HoldPose;
 use crate::sim::{SimSettings, Simulation};
-use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
 use bevy::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -262,28 +261,20 @@ fn rebuild_visual(
     for e in &old {
         commands.entity(e).despawn();
     }
-    let (mesh, inverse) = build_skin(&live.character);
-    let joints: Vec<Entity> = (0..live.character.bodies.len())
-        .map(|i| {
-            commands
-                .spawn((Bone(i), pose_to_transform(live.sim.body_pose(i))))
-                .id()
-        })
-        .collect();
-    commands.spawn((
+    super::skin::spawn_skinned(
+        &mut commands,
+        &mut meshes,
+        &mut materials,
+        &mut bindposes,
+        &live.character,
+        |i| (Bone(i), pose_to_transform(live.sim.body_pose(i))),
         CharacterSkin,
-        Mesh3d(meshes.add(mesh)),
-        MeshMaterial3d(materials.add(StandardMaterial {
+        StandardMaterial {
             base_color: Color::WHITE,
             perceptual_roughness: 0.6,
             ..default()
-        })),
-        SkinnedMesh {
-            inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(inverse)),
-            joints,
         },
-        Transform::IDENTITY,
-    ));
+    );
 }
 
 fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, options: Res<AppOptions>) {

@@ -3,7 +3,7 @@
 //! a sphere at each joint coloured from green (idle) to red (torque at its limit).
 
 use super::character::LiveSim;
-use crate::model::{Axis, Shape};
+use crate::model::{Shape, ShapeF32};
 use bevy::prelude::*;
 
 pub struct OverlayPlugin;
@@ -129,67 +129,13 @@ fn draw_overlays(
         for (i, b) in c.bodies.iter().enumerate() {
             let t = pose(i);
             let col = Color::srgb(0.1, 0.2, 0.9);
-            match b.shape.as_f32() {
-                Shape::Capsule {
-                    radius,
-                    half_length,
-                    axis,
-                } => {
-                    let extra = match axis {
-                        Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                        Axis::Y => Quat::IDENTITY,
-                        Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-                    };
-                    gizmos.primitive_3d(
-                        &Capsule3d::new(radius, 2.0 * half_length),
-                        Isometry3d::new(t.translation, t.rotation * extra),
-                        col,
-                    );
-                }
-                Shape::Cylinder {
-                    radius,
-                    half_length,
-                    axis,
-                } => {
-                    let extra = match axis {
-                        Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                        Axis::Y => Quat::IDENTITY,
-                        Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-                    };
-                    gizmos.primitive_3d(
-                        &Cylinder::new(radius, 2.0 * half_length),
-                        Isometry3d::new(t.translation, t.rotation * extra),
-                        col,
-                    );
-                }
-                Shape::Box { half_extents: h } => {
-                    gizmos.primitive_3d(
-                        &Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]),
-                        Isometry3d::new(t.translation, t.rotation),
-                        col,
-                    );
-                }
-                Shape::Ellipsoid { radii: r } => {
-                    let q = t.rotation;
-                    let rx = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
-                    let ry = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
-                    gizmos.ellipse(
-                        Isometry3d::new(t.translation, q),
-                        Vec2::new(r[0], r[1]),
-                        col,
-                    );
-                    gizmos.ellipse(
-                        Isometry3d::new(t.translation, q * rx),
-                        Vec2::new(r[2], r[1]),
-                        col,
-                    );
-                    gizmos.ellipse(
-                        Isometry3d::new(t.translation, q * ry),
-                        Vec2::new(r[0], r[2]),
-                        col,
-                    );
-                }
-            }
+            draw_shape(
+                &mut gizmos,
+                &b.shape.as_f32(),
+                t.translation,
+                t.rotation,
+                col,
+            );
         }
     }
 
@@ -274,6 +220,63 @@ fn draw_overlays(
         if sim.time() - t < 0.6 {
             let p = pose(body).translation;
             gizmos.arrow(p - dir * 0.6, p, Color::srgb(0.95, 0.1, 0.6));
+        }
+    }
+}
+
+/// A body's shape as a wireframe at `at`, turned by `rotation` (the collider overlay, the
+/// Diversity gallery's figures).
+pub fn draw_shape<T: GizmoConfigGroup>(
+    gizmos: &mut Gizmos<T>,
+    shape: &ShapeF32,
+    at: Vec3,
+    rotation: Quat,
+    colour: Color,
+) {
+    match *shape {
+        Shape::Capsule {
+            radius,
+            half_length,
+            axis,
+        } => {
+            gizmos.primitive_3d(
+                &Capsule3d::new(radius, 2.0 * half_length),
+                Isometry3d::new(at, rotation * super::skin::axis_rotation(axis)),
+                colour,
+            );
+        }
+        Shape::Cylinder {
+            radius,
+            half_length,
+            axis,
+        } => {
+            gizmos.primitive_3d(
+                &Cylinder::new(radius, 2.0 * half_length),
+                Isometry3d::new(at, rotation * super::skin::axis_rotation(axis)),
+                colour,
+            );
+        }
+        Shape::Box { half_extents: h } => {
+            gizmos.primitive_3d(
+                &Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]),
+                Isometry3d::new(at, rotation),
+                colour,
+            );
+        }
+        Shape::Ellipsoid { radii: r } => {
+            let rx = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+            let ry = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+            gizmos.ellipse(Isometry3d::new(at, rotation), Vec2::new(r[0], r[1]), colour);
+            gizmos.ellipse(
+                Isometry3d::new(at, rotation * rx),
+                Vec2::new(r[2], r[1]),
+                colour,
+            );
+            gizmos.ellipse(
+                Isometry3d::new(at, rotation * ry),
+                Vec2::new(r[0], r[2]),
+                colour,
+            );
         }
     }
 }

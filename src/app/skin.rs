@@ -22,6 +22,15 @@ fn body_colour(name: &str) -> [f32; 4] {
     }
 }
 
+/// The rotation taking a shape's local y (Bevy's primitives' axis) onto its `axis`.
+pub fn axis_rotation(axis: Axis) -> Quat {
+    match axis {
+        Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
+        Axis::Y => Quat::IDENTITY,
+        Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+    }
+}
+
 fn shape_mesh(shape: &ShapeF32) -> Mesh {
     match *shape {
         Shape::Capsule {
@@ -36,12 +45,7 @@ fn shape_mesh(shape: &ShapeF32) -> Mesh {
                 .latitudes(14)
                 .longitudes(20)
                 .build();
-            let rot = match axis {
-                Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                Axis::Y => Quat::IDENTITY,
-                Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-            };
-            m.rotated_by(rot)
+            m.rotated_by(axis_rotation(axis))
         }
         Shape::Cylinder {
             radius,
@@ -52,12 +56,7 @@ fn shape_mesh(shape: &ShapeF32) -> Mesh {
                 .mesh()
                 .resolution(20)
                 .build();
-            let rot = match axis {
-                Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                Axis::Y => Quat::IDENTITY,
-                Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-            };
-            m.rotated_by(rot)
+            m.rotated_by(axis_rotation(axis))
         }
         Shape::Box { half_extents: h } => Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2])
             .mesh()
@@ -67,6 +66,36 @@ fn shape_mesh(shape: &ShapeF32) -> Mesh {
             .uv(24, 16)
             .scaled_by(Vec3::new(r[0], r[1], r[2])),
     }
+}
+
+/// Spawns `character`'s skinned mesh with `figure` on it and one bone entity per body made by
+/// `bone(body index)`.
+pub fn spawn_skinned<B: Bundle>(
+    commands: &mut Commands,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+    bindposes: &mut Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>,
+    character: &Character,
+    bone: impl Fn(usize) -> B,
+    figure: impl Bundle,
+    material: StandardMaterial,
+) {
+    let (mesh, inverse) = build_skin(character);
+    let joints: Vec<Entity> = (0..character.bodies.len())
+        .map(|i| commands.spawn(bone(i)).id())
+        .collect();
+    commands.spawn((
+        figure,
+        Mesh3d(meshes.add(mesh)),
+        MeshMaterial3d(materials.add(material)),
+        bevy::mesh::skinning::SkinnedMesh {
+            inverse_bindposes: bindposes.add(
+                bevy::mesh::skinning::SkinnedMeshInverseBindposes::from(inverse),
+            ),
+            joints,
+        },
+        Transform::IDENTITY,
+    ));
 }
 
 /// The skin mesh and the inverse bind poses (one bone per body, in model order).

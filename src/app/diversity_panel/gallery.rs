@@ -112,54 +112,7 @@ pub(super) fn draw_figure(
         };
         let t = crate::app::pose_to_transform(*p);
         let at = t.translation + offset;
-        match b.shape.as_f32() {
-            Shape::Capsule {
-                radius,
-                half_length,
-                axis,
-            } => {
-                let extra = match axis {
-                    Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                    Axis::Y => Quat::IDENTITY,
-                    Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-                };
-                gizmos.primitive_3d(
-                    &Capsule3d::new(radius, 2.0 * half_length),
-                    Isometry3d::new(at, t.rotation * extra),
-                    colour,
-                );
-            }
-            Shape::Cylinder {
-                radius,
-                half_length,
-                axis,
-            } => {
-                let extra = match axis {
-                    Axis::X => Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2),
-                    Axis::Y => Quat::IDENTITY,
-                    Axis::Z => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-                };
-                gizmos.primitive_3d(
-                    &Cylinder::new(radius, 2.0 * half_length),
-                    Isometry3d::new(at, t.rotation * extra),
-                    colour,
-                );
-            }
-            Shape::Box { half_extents: h } => {
-                gizmos.primitive_3d(
-                    &Cuboid::new(2.0 * h[0], 2.0 * h[1], 2.0 * h[2]),
-                    Isometry3d::new(at, t.rotation),
-                    colour,
-                );
-            }
-            Shape::Ellipsoid { radii: r } => {
-                gizmos.sphere(
-                    Isometry3d::from_translation(at),
-                    r[0].max(r[1]).max(r[2]),
-                    colour,
-                );
-            }
-        }
+        crate::app::overlays::draw_shape(gizmos, &b.shape.as_f32(), at, t.rotation, colour);
     }
     for (a, j, c) in skeleton(character, frame) {
         gizmos.line(a + offset, j + offset, colour);

@@ -15,7 +15,7 @@ use crate::diversity::explore::{
     DiversityJob, ExploreConfig, ExploreMetric, ExploreResult, load_result, path_point,
 };
 use crate::jobs::{JobHandle, JobStatus};
-use crate::model::{Axis, Character, Shape};
+use crate::model::Character;
 use crate::task::{Metric, Task, TaskRun, evaluate_recorded};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};

@@ -8,10 +8,9 @@
 
 mod panel;
 
-use super::skin::build_skin;
 use crate::clip::{CharacterRef, Clip, from_gait::clip_of_gait};
 use crate::model::{Character, load_character};
-use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
 use bevy::prelude::*;
 use bevy_egui::EguiPrimaryContextPass;
 use std::path::{Path, PathBuf};
@@ -364,20 +363,17 @@ fn rebuild_figures(
     }
     for (slot, &i) in library.selected.iter().enumerate() {
         let character = &library.entries[i].character;
-        let (mesh, inverse) = build_skin(character);
-        let joints: Vec<Entity> = (0..character.bodies.len())
-            .map(|body| {
-                commands
-                    .spawn((LibraryBone { slot, body }, Transform::IDENTITY))
-                    .id()
-            })
-            .collect();
         let t = TINTS[slot % TINTS.len()];
         let ghost = library.ghosts && slot > 0;
-        commands.spawn((
+        super::skin::spawn_skinned(
+            &mut commands,
+            &mut meshes,
+            &mut materials,
+            &mut bindposes,
+            character,
+            |body| (LibraryBone { slot, body }, Transform::IDENTITY),
             LibraryFigure,
-            Mesh3d(meshes.add(mesh)),
-            MeshMaterial3d(materials.add(StandardMaterial {
+            StandardMaterial {
                 base_color: if ghost {
                     Color::srgba(t[0], t[1], t[2], 0.4)
                 } else {
@@ -390,13 +386,8 @@ fn rebuild_figures(
                 },
                 perceptual_roughness: 0.6,
                 ..default()
-            })),
-            SkinnedMesh {
-                inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(inverse)),
-                joints,
             },
-            Transform::IDENTITY,
-        ));
+        );
     }
 }
 
