@@ -309,12 +309,7 @@ impl Job for RobustnessSweep {
                 "round {}, {done}/{n} directions bracketed",
                 self.state.rounds
             ),
-            values: self
-                .state
-                .bounds
-                .iter()
-                .map(|b| (b.label.clone(), b.survived))
-                .collect(),
+            detail: Some(crate::jobs::Detail::new(self.state.clone())),
         }
     }
 

@@ -168,7 +168,11 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
             ui.horizontal(|ui| job_controls(ui, h));
             // Live bounds while running, final result when done.
             let planar = live.character.root.kind == crate::model::RootKind::Planar;
-            let values: Vec<(String, [f32; 3], f32)> = match &entry.sweep {
+            // The finished sweep's result, or the running sweep's live state.
+            let live = h
+                .progress
+                .detail::<crate::analysis::robustness::SweepState>();
+            let values: Vec<(String, [f32; 3], f32)> = match entry.sweep.as_ref().or(live) {
                 Some(s) => s
                     .bounds
                     .iter()
@@ -180,6 +184,7 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
                 let planar = entry
                     .sweep
                     .as_ref()
+                    .or(live)
                     .map(|s| s.character.root.kind == crate::model::RootKind::Planar)
                     .unwrap_or(planar);
                 polar_plot(ui, &format!("polar{i}"), &values, planar);
@@ -195,15 +200,6 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
                             ui.end_row();
                         }
                     });
-            } else if !h.progress.values.is_empty() {
-                ui.small(
-                    h.progress
-                        .values
-                        .iter()
-                        .map(|(l, v)| format!("{l}: {v:.0}"))
-                        .collect::<Vec<_>>()
-                        .join(" · "),
-                );
             }
             ui.separator();
         }

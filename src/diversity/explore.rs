@@ -358,14 +358,6 @@ impl Job for DiversityJob {
 
     fn progress(&self) -> Progress {
         let g = self.search.generations();
-        let mut values = Vec::new();
-        if let Some(h) = self.search.history().last() {
-            values.push(("D".to_string(), h.objective as f32));
-            for (i, (d, p)) in h.d_min.iter().zip(&h.penalty).enumerate().skip(1) {
-                values.push((format!("d_min {i}"), *d as f32));
-                values.push((format!("C {i}"), *p as f32));
-            }
-        }
         Progress {
             fraction: (g as f32 / self.config.generations.max(1) as f32).min(1.0),
             message: format!(
@@ -377,7 +369,8 @@ impl Job for DiversityJob {
                     .map(|h| h.objective)
                     .unwrap_or(0.0)
             ),
-            values,
+            // The incumbents so far, for live display (the Diversity panel's gallery).
+            detail: Some(crate::jobs::Detail::new(self.build_result())),
         }
     }
 

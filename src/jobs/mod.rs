@@ -8,21 +8,56 @@
 //! rendering, so jobs run on their own pool, sized to the machine.
 
 use crossbeam_channel::{Receiver, Sender};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use crate::files::{read_ron, write_atomic, write_ron};
 
+/// A job's live state in its own type (a robustness sweep's `SweepState`, an exploration's
+/// incumbents as an `ExploreResult`), for whoever started the job and knows that type: read with
+/// [`Detail::get`], never parsed from text or re-read from the checkpoint on disk.
+#[derive(Clone)]
+pub struct Detail(Arc<dyn std::any::Any + Send + Sync>);
+
+impl Detail {
+    pub fn new<T: std::any::Any + Send + Sync>(value: T) -> Self {
+        Detail(Arc::new(value))
+    }
+
+    /// The state, if it is a `T`.
+    pub fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Detail")
+    }
+}
+
+impl PartialEq for Detail {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Where a job stands, for progress bars and live plots.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Progress {
     /// Completed fraction in [0, 1].
     pub fraction: f32,
     pub message: String,
-    /// Named values for live display (for a sweep: the current bound per direction).
-    pub values: Vec<(String, f32)>,
+    /// The job's live state, typed by the job.
+    pub detail: Option<Detail>,
+}
+
+impl Progress {
+    /// The live state, if the job reports a `T`.
+    pub fn detail<T: std::any::Any>(&self) -> Option<&T> {
+        self.detail.as_ref()?.get()
+    }
 }
 
 /// What one step of a job produced.

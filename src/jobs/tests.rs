@@ -104,7 +104,7 @@ impl Job for CountJob {
         Progress {
             fraction: self.i as f32 / self.n as f32,
             message: format!("{}/{}", self.i, self.n),
-            values: vec![("i".into(), self.i as f32)],
+            detail: Some(Detail::new(self.i)),
         }
     }
 
@@ -422,7 +422,8 @@ fn robustness_sweep_runs_as_a_job_and_resumes_from_its_checkpoint() {
     let mut fractions_seen = Vec::new();
     while let Some(e) = h.next_event() {
         if let JobEvent::Progress(p) = &e {
-            assert_eq!(p.values.len(), 4);
+            let live = p.detail::<SweepState>().expect("a sweep reports its state");
+            assert_eq!(live.bounds.len(), 4);
             fractions_seen.push(p.fraction);
         }
         assert!(!matches!(e, JobEvent::Failed(_)), "{e:?}");

@@ -3,9 +3,8 @@
 //! playing side by side in the viewport with a shared phase-normalized clock, path sliders,
 //! strength toggle, ghost overlay and a phase-aligned filmstrip; save and load result sets.
 //!
-//! The science stays in [`crate::diversity`]: while a job runs its `checkpoint.ron` is re-read
-//! (off the main thread, when it changes, at most every 2 s) and turned into the current
-//! incumbents with [`DiversityJob::build_result`]; motions are re-simulated with
+//! The science stays in [`crate::diversity`]: while a job runs its typed progress carries the
+//! current incumbents ([`DiversityJob::build_result`], a `jobs::Detail`); motions are re-simulated with
 //! [`evaluate_recorded`] on a background thread and cached by parameters and strength.
 
 use super::jobs_panel::JobsState;
@@ -24,7 +23,6 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
 
 mod gallery;
 mod panel;
@@ -92,9 +90,6 @@ impl MetricChoice {
 }
 
 enum Msg {
-    /// Current incumbents of the running job (from its checkpoint).
-    Live(Box<ExploreResult>),
-    LiveFailed(String),
     Run(u64, Arc<TaskRun>),
     RunsDone,
 }
@@ -130,9 +125,8 @@ pub struct DiversityState {
     /// File the result came from (copied by Save set), if any.
     pub result_file: Option<PathBuf>,
     pub source: String,
-    checkpoint_seen: Option<SystemTime>,
-    checkpoint_read_at: Option<Instant>,
-    live_loading: bool,
+    /// The generation of the live incumbents on show.
+    live_generation: Option<u64>,
     // Gallery.
     pub gallery: bool,
     pub half_speed: bool,
@@ -213,9 +207,7 @@ fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
         result: None,
         result_file: None,
         source: String::new(),
-        checkpoint_seen: None,
-        checkpoint_read_at: None,
-        live_loading: false,
+        live_generation: None,
         gallery: true,
         half_speed: false,
         follow: true,
@@ -272,7 +264,7 @@ impl DiversityState {
                 let handle = runner.spawn(Box::new(job), None);
                 self.message = format!("job #{} in {}", handle.id, handle.folder.display());
                 self.job = Some(handle);
-                self.checkpoint_seen = None;
+                self.live_generation = None;
             }
             Err(e) => self.message = format!("cannot start: {e:#}"),
         }
@@ -351,10 +343,6 @@ fn start_on_launch(
     }
 }
 
-fn mtime(p: &Path) -> Option<SystemTime> {
-    std::fs::metadata(p).and_then(|m| m.modified()).ok()
-}
-
 fn poll_diversity(mut state: ResMut<DiversityState>) {
     let state = &mut *state;
     // Job events.
@@ -379,47 +367,21 @@ fn poll_diversity(mut state: ResMut<DiversityState>) {
             Err(e) => state.message = format!("{e:#}"),
         }
     }
-    // Live incumbents from the checkpoint.
-    if let Some(h) = &state.job {
-        if !h.is_done()
-            && !state.live_loading
-            && state
-                .checkpoint_read_at
-                .is_none_or(|t| t.elapsed().as_secs_f32() >= 2.0)
-        {
-            let cp = h.folder.join("checkpoint.ron");
-            let m = mtime(&cp);
-            if m.is_some() && m != state.checkpoint_seen {
-                state.checkpoint_seen = m;
-                state.checkpoint_read_at = Some(Instant::now());
-                state.live_loading = true;
-                let tx = state.tx.clone();
-                std::thread::spawn(move || {
-                    let msg = std::fs::read_to_string(&cp)
-                        .map_err(anyhow::Error::from)
-                        .and_then(|t| DiversityJob::from_checkpoint(&t))
-                        .map(|j| Msg::Live(Box::new(j.build_result())))
-                        .unwrap_or_else(|e| Msg::LiveFailed(format!("{e:#}")));
-                    let _ = tx.send(msg);
-                });
-            }
-        }
+    // Live incumbents, as the job reports them (typed progress, not its checkpoint on disk).
+    let live = state.job.as_ref().and_then(|h| {
+        let r = h.progress.detail::<ExploreResult>()?;
+        (!h.is_done() && Some(r.generations) != state.live_generation).then(|| r.clone())
+    });
+    if let Some(r) = live
+        && state.result_file.is_none()
+    {
+        let g = r.generations;
+        state.live_generation = Some(g);
+        state.set_result(r, None, format!("live incumbents, generation {g}"));
     }
     let msgs: Vec<Msg> = state.rx.try_iter().collect();
     for m in msgs {
         match m {
-            Msg::Live(r) => {
-                state.live_loading = false;
-                // A finished job's result wins over a late checkpoint.
-                if state.result_file.is_none() {
-                    let g = r.generations;
-                    state.set_result(*r, None, format!("live incumbents, generation {g}"));
-                }
-            }
-            Msg::LiveFailed(e) => {
-                state.live_loading = false;
-                state.message = format!("checkpoint: {e}");
-            }
             Msg::Run(key, run) => {
                 state.pending.remove(&key);
                 state.cache.insert(key, run);
