@@ -379,3 +379,28 @@ fn typed_checks_refuse_non_finite_and_absurd_numbers() {
     c.end_effectors[0].point[2] = f64::NAN;
     assert_eq!(fields(&c), ["point"]);
 }
+
+/// A joint anchor far from the bodies it joins (a typo such as -900 for -0.09; a fuzzed file
+/// with such levers made the physics solver diverge within one step) is refused with its line.
+#[test]
+fn an_anchor_far_from_its_bodies_is_refused() {
+    let text = builtin_text("human3d");
+    let bad = text.replacen(
+        "anchor: (0.0, 0.92, -0.09)",
+        "anchor: (0.0, 0.92, -900.0)",
+        1,
+    );
+    assert_ne!(bad, text);
+    let e = parse_character(&bad, Path::new("far.ron"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("field `anchor`: expected the anchor within")
+            && e.contains("of its parent `pelvis`"),
+        "{e}"
+    );
+    assert!(
+        e.starts_with(&format!("far.ron:{}:", line_of(&bad, "-900.0"))),
+        "{e}"
+    );
+}

@@ -12,6 +12,11 @@ pub const MAX_SIZE: f64 = 100.0;
 pub const MAX_INERTIA: f64 = 1.0e6;
 /// How far from the origin a body or joint may be placed in the reference pose, m.
 pub const MAX_COORDINATE: f64 = 1_000.0;
+/// How far a joint's anchor may lie from the centre of mass of either body it joins: this many
+/// times the body's length, plus [`ANCHOR_MARGIN`].
+pub const ANCHOR_REACH: f64 = 2.0;
+/// See [`ANCHOR_REACH`], m.
+pub const ANCHOR_MARGIN: f64 = 0.5;
 /// The largest PD gain, N·m/rad or N·m·s/rad.
 pub const MAX_GAIN: f64 = 1.0e7;
 /// The largest torque limit, N·m.
@@ -343,6 +348,30 @@ pub(super) fn validate(c: &Character) -> Vec<Problem> {
                     j.anchor
                 ),
             );
+        } else {
+            // A joint holds two bodies together: an anchor far outside either body is an
+            // invisible lever that no solver integrates stably (a typo such as -900 for -0.09).
+            for (side, body) in [("parent", p), ("child", ch)] {
+                let Some(b) = body.map(|i| &c.bodies[i]) else {
+                    continue;
+                };
+                let d = (0..3)
+                    .map(|k| (j.anchor[k] - b.position[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let reach = ANCHOR_REACH * b.length() + ANCHOR_MARGIN;
+                if !(d <= reach) {
+                    push(
+                        &mut out,
+                        rec,
+                        "anchor",
+                        format!(
+                            "expected the anchor within {reach:.3} m of its {side} `{}` (twice its length plus {ANCHOR_MARGIN} m), found {d:.3} m",
+                            b.name
+                        ),
+                    );
+                }
+            }
         }
     }
     // Every non-root body must be reached from the root, and there must be no cycles.

@@ -511,20 +511,33 @@ impl Simulation {
         self.pushes.retain(|p| p.2 > 0);
 
         let st = &mut self.state;
-        self.pipeline.step(
-            Vector::new(0.0, -crate::model::rotation::GRAVITY, 0.0),
-            &self.params,
-            &mut st.islands,
-            &mut st.broad_phase,
-            &mut st.narrow_phase,
-            &mut st.bodies,
-            &mut st.colliders,
-            &mut st.impulse_joints,
-            &mut st.multibody_joints,
-            &mut st.ccd_solver,
-            &(),
-            &(),
-        );
+        let pipeline = &mut self.pipeline;
+        let params = &self.params;
+        // A state that diverges within one step (an ill-conditioned character) can make the
+        // physics solver panic on its NaNs; that ends the simulation as a failure instead.
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pipeline.step(
+                Vector::new(0.0, -crate::model::rotation::GRAVITY, 0.0),
+                params,
+                &mut st.islands,
+                &mut st.broad_phase,
+                &mut st.narrow_phase,
+                &mut st.bodies,
+                &mut st.colliders,
+                &mut st.impulse_joints,
+                &mut st.multibody_joints,
+                &mut st.ccd_solver,
+                &(),
+                &(),
+            )
+        }));
+        if stepped.is_err() {
+            self.failure = Some(Failure::NonFinite {
+                time: self.time as f32,
+                body: "the physics solver's state".into(),
+            });
+            return;
+        }
         self.steps += 1;
         self.time = self.steps as f64 * self.settings.dt as f64;
 
