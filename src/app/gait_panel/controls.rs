@@ -276,6 +276,17 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
             state.save(&p);
         }
     });
+    let playable = state
+        .shown
+        .as_ref()
+        .is_some_and(|s| s.clip.morphology.is_none());
+    if ui
+        .add_enabled(playable, egui::Button::new("Play in Library"))
+        .on_hover_text("Play the gait on show on its skinned character in the 3D viewport")
+        .clicked()
+    {
+        state.to_library = true;
+    }
     if !state.message.is_empty() {
         ui.add(egui::Label::new(egui::RichText::new(&state.message).small()).wrap());
     }

@@ -260,6 +260,8 @@ pub struct GaitState {
     pub muscle: bool,
     pub job: Option<GaitJob>,
     pub shown: Option<ShownGait>,
+    /// Asked to hand the gait on show to the Library (taken by the Library's system).
+    pub to_library: bool,
     pub load_path: String,
     pub save_path: String,
     pub message: String,
@@ -299,6 +301,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         muscle: true,
         job: None,
         shown: None,
+        to_library: false,
         load_path: options
             .gait
             .as_ref()

@@ -22,7 +22,13 @@ impl Plugin for LibraryPlugin {
         app.add_systems(Startup, setup_library)
             .add_systems(
                 Update,
-                (advance_clock, rebuild_figures, pose_figures).chain(),
+                (
+                    from_gait_panel,
+                    advance_clock,
+                    rebuild_figures,
+                    pose_figures,
+                )
+                    .chain(),
             )
             .add_systems(EguiPrimaryContextPass, panel::library_window);
     }
@@ -292,6 +298,49 @@ fn scan(dirs: &[PathBuf]) -> (Vec<Entry>, Vec<(PathBuf, String)>) {
         }
     }
     (entries, skipped)
+}
+
+/// The Gait panel's "Play in Library": its gait on show becomes a clip on its character,
+/// selected and playing.
+fn from_gait_panel(
+    gait: Option<ResMut<super::gait_panel::GaitState>>,
+    mut library: ResMut<Library>,
+) {
+    let Some(mut gait) = gait else { return };
+    if !std::mem::take(&mut gait.to_library) {
+        return;
+    }
+    let Some(shown) = &gait.shown else { return };
+    let file = format!("characters/{}.ron", shown.clip.creature.replace(' ', "_"));
+    let path = resolve(&file);
+    let entry = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+        .and_then(|text| {
+            let character = load_character(&path).map_err(|e| e.to_string())?;
+            let clip = clip_of_gait(
+                &shown.clip,
+                &character,
+                CharacterRef::new(Path::new(&file), &text),
+            )?;
+            Ok(Entry {
+                path: PathBuf::from(format!("gait panel: {}", shown.source)),
+                clip,
+                character,
+            })
+        });
+    match entry {
+        Ok(e) => {
+            library.entries.push(e);
+            let i = library.entries.len() - 1;
+            library.selected = vec![i];
+            library.generation += 1;
+            library.time = 0.0;
+            library.playing = true;
+            library.visible = true;
+            library.message = "the Gait panel's gait, on its character".into();
+        }
+        Err(e) => library.message = format!("cannot play the gait: {e}"),
+    }
 }
 
 fn setup_library(mut commands: Commands, options: Res<super::AppOptions>) {
