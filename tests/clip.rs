@@ -73,12 +73,7 @@ fn a_gait_becomes_a_clip_and_survives_bvh() {
         Clip::load(&back_path).unwrap(),
     );
     assert_eq!(a.coordinates, b.coordinates);
-    let worst = a
-        .frames
-        .iter()
-        .zip(&b.frames)
-        .flat_map(|(x, y)| x.joints.iter().zip(&y.joints).map(|(p, q)| (p - q).abs()))
-        .fold(0.0, f64::max);
+    let worst = a.max_joint_difference(&b);
     assert!(worst < 1e-4, "joint angles moved by {worst} rad");
     for (x, y) in a.frames.iter().zip(&b.frames) {
         assert!((0..3).all(|k| (x.root[k] - y.root[k]).abs() < 1e-6));
@@ -98,12 +93,7 @@ fn a_gait_becomes_a_clip_and_survives_bvh() {
             "the file names its character"
         );
         assert_eq!(b.rate, 37.5);
-        let worst = a
-            .frames
-            .iter()
-            .zip(&b.frames)
-            .flat_map(|(x, y)| x.joints.iter().zip(&y.joints).map(|(p, q)| (p - q).abs()))
-            .fold(0.0, f64::max);
+        let worst = a.max_joint_difference(&b);
         assert!(worst < 1e-4, "{name}: joint angles moved by {worst} rad");
     }
     assert!(

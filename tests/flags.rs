@@ -1754,7 +1754,7 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
         },
     );
     // The discovery's processes end with the app.
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut left: Vec<u32> = seen.keys().copied().collect();
     while !left.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));

@@ -581,33 +581,19 @@ pub fn character_of(bvh: &Bvh, name: &str, scale: f64) -> Character {
     }
 }
 
-/// Writes `clip` of `character` as BVH text (see the module docs).
-pub fn export(clip: &Clip, character: &Character) -> String {
-    let root = character
-        .body_index(&character.root.body)
-        .expect("validated");
-    let children = |body: &str| -> Vec<usize> {
-        character
-            .joints
-            .iter()
-            .enumerate()
-            .filter(|(_, j)| j.parent == body)
-            .map(|(k, _)| k)
-            .collect()
-    };
-    let mut out = String::from("HIERARCHY\n");
-    // Depth-first order of joints (root excluded), for the motion rows.
-    let mut order: Vec<usize> = Vec::new();
-    fn write_node(
-        out: &mut String,
-        c: &Character,
-        body: usize,
-        origin: [f64; 3],
-        depth: usize,
-        joint: Option<usize>,
-        order: &mut Vec<usize>,
-        children: &dyn Fn(&str) -> Vec<usize>,
-    ) {
+/// The HIERARCHY section being written, and the depth-first order of the joints written (the
+/// order of the motion rows).
+struct Hierarchy<'a> {
+    out: String,
+    character: &'a Character,
+    order: Vec<usize>,
+}
+
+impl Hierarchy<'_> {
+    /// Body `body` as a BVH node at `depth`: the root (`joint` None) or the child of joint
+    /// `joint`, whose parent node sits at `origin`; then its children, or an end site.
+    fn node(&mut self, body: usize, origin: [f64; 3], depth: usize, joint: Option<usize>) {
+        let c = self.character;
         let pad = "  ".repeat(depth);
         let b = &c.bodies[body];
         let (own, offset) = match joint {
@@ -617,6 +603,7 @@ pub fn export(clip: &Clip, character: &Character) -> String {
                 (a, [a[0] - origin[0], a[1] - origin[1], a[2] - origin[2]])
             }
         };
+        let out = &mut self.out;
         let _ = writeln!(
             out,
             "{pad}{} {}\n{pad}{{\n{pad}  OFFSET {:.9} {:.9} {:.9}",
@@ -634,12 +621,15 @@ pub fn export(clip: &Clip, character: &Character) -> String {
         } else {
             let _ = writeln!(out, "{pad}  CHANNELS 3 Zrotation Yrotation Xrotation");
         }
-        let kids = children(&b.name);
+        let kids: Vec<usize> = (0..c.joints.len())
+            .filter(|&k| c.joints[k].parent == b.name)
+            .collect();
         for &k in &kids {
-            order.push(k);
+            self.order.push(k);
             let child = c.body_index(&c.joints[k].child).expect("validated");
-            write_node(out, c, child, own, depth + 1, Some(k), order, children);
+            self.node(child, own, depth + 1, Some(k));
         }
+        let out = &mut self.out;
         if kids.is_empty() {
             let far = [0, 1, 2].map(|k| 2.0 * (b.position[k] - own[k]));
             let _ = writeln!(
@@ -650,9 +640,20 @@ pub fn export(clip: &Clip, character: &Character) -> String {
         }
         let _ = writeln!(out, "{pad}}}");
     }
-    write_node(
-        &mut out, character, root, [0.0; 3], 0, None, &mut order, &children,
-    );
+}
+
+/// Writes `clip` of `character` as BVH text (see the module docs).
+pub fn export(clip: &Clip, character: &Character) -> String {
+    let root = character
+        .body_index(&character.root.body)
+        .expect("validated");
+    let mut hierarchy = Hierarchy {
+        out: String::from("HIERARCHY\n"),
+        character,
+        order: Vec::new(),
+    };
+    hierarchy.node(root, [0.0; 3], 0, None);
+    let Hierarchy { mut out, order, .. } = hierarchy;
     let _ = writeln!(
         out,
         "MOTION\nFrames: {}\nFrame Time: {:.9}",

@@ -16,14 +16,6 @@ fn character(name: &str) -> (Character, CharacterRef) {
     )
 }
 
-fn max_joint_difference(a: &Clip, b: &Clip) -> f64 {
-    a.frames
-        .iter()
-        .zip(&b.frames)
-        .flat_map(|(x, y)| x.joints.iter().zip(&y.joints).map(|(p, q)| (p - q).abs()))
-        .fold(0.0, f64::max)
-}
-
 fn round_trip(clip: &Clip, c: &Character, r: &CharacterRef) -> Clip {
     let text = export(clip, c);
     let bvh = parse(&text, "trip.bvh").unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -43,7 +35,7 @@ fn a_gait_clip_survives_a_bvh_round_trip() {
     clip.check_character(&horse).unwrap();
     assert_eq!(clip.frames.len(), 30);
     let back = round_trip(&clip, &horse, &r);
-    let worst = max_joint_difference(&clip, &back);
+    let worst = clip.max_joint_difference(&back);
     assert!(worst < 1e-4, "joint angles moved by {worst} rad");
     for (a, b) in clip.frames.iter().zip(&back.frames) {
         for k in 0..3 {
@@ -99,7 +91,7 @@ fn human3d_poses_survive_a_bvh_round_trip() {
     };
     clip.check().unwrap();
     let back = round_trip(&clip, &human, &r);
-    let worst = max_joint_difference(&clip, &back);
+    let worst = clip.max_joint_difference(&back);
     assert!(worst < 1e-4, "joint angles moved by {worst} rad");
 }
 

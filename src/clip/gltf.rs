@@ -153,7 +153,7 @@ pub fn export_glb(clip: &Clip, character: &Character) -> Vec<u8> {
     let (root, blob) = document(clip, character);
     let json_text = json::serialize::to_string(&root).expect("glTF JSON serialises");
     let mut json_bytes = json_text.into_bytes();
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let glb = gltf::binary::Glb {
@@ -189,7 +189,7 @@ fn document(clip: &Clip, character: &Character) -> (json::Root, Vec<u8>) {
         uri: None,
     });
     let mut view = |root: &mut json::Root, data: Vec<u8>, target: Option<json::buffer::Target>| {
-        while blob.len() % 4 != 0 {
+        while !blob.len().is_multiple_of(4) {
             blob.push(0);
         }
         let offset = blob.len();
@@ -425,7 +425,7 @@ fn document(clip: &Clip, character: &Character) -> (json::Root, Vec<u8>) {
         nodes: vec![skeleton, figure],
     });
     root.scene = Some(scene);
-    while blob.len() % 4 != 0 {
+    while !blob.len().is_multiple_of(4) {
         blob.push(0);
     }
     root.buffers[0].byte_length = USize64::from(blob.len());
@@ -597,12 +597,7 @@ mod tests {
             back.rate,
             clip.rate
         );
-        let worst = clip
-            .frames
-            .iter()
-            .zip(&back.frames)
-            .flat_map(|(a, b)| a.joints.iter().zip(&b.joints).map(|(p, q)| (p - q).abs()))
-            .fold(0.0, f64::max);
+        let worst = clip.max_joint_difference(&back);
         assert!(worst < 1e-4, "joint angles moved by {worst} rad");
         assert_eq!(
             character_of_file(&glb).as_deref(),

@@ -264,6 +264,16 @@ impl Clip {
         crate::files::write_ron(path, self)
     }
 
+    /// The largest difference of one joint coordinate between two clips of the same character,
+    /// frame by frame (rad): how far a round trip through a file moved the motion.
+    pub fn max_joint_difference(&self, other: &Clip) -> f64 {
+        self.frames
+            .iter()
+            .zip(&other.frames)
+            .flat_map(|(a, b)| a.joints.iter().zip(&b.joints).map(|(p, q)| (p - q).abs()))
+            .fold(0.0, f64::max)
+    }
+
     /// Every body's world pose at frame `i` on `character`.
     pub fn body_poses(&self, character: &Character, i: usize) -> Vec<BodyPose> {
         let f = &self.frames[i];

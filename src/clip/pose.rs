@@ -86,11 +86,6 @@ pub fn joint_coordinates(kind: &JointKind, r: &Rotation3<f64>) -> Vec<f64> {
     }
 }
 
-/// The number of coordinates of a pose of `c`: its joints' degrees of freedom.
-pub fn coordinate_count(c: &Character) -> usize {
-    c.internal_dof()
-}
-
 /// Every body's world pose for a root pose and joint coordinates (in joint order, each joint's
 /// coordinates in axis order, as `Character::dof_names`). Bodies are returned in file order.
 pub fn body_poses(c: &Character, root: &BodyPose, coordinates: &[f64]) -> Vec<BodyPose> {

@@ -207,8 +207,8 @@ fn creature_spec(c: &Character) -> CreatureSpec {
         }
         let d = direction[i];
         let rot = body_rotation(b.rotation);
-        let principal = b.principal_inertia().map(f64::from);
-        let mass = f64::from(b.mass);
+        let principal = b.principal_inertia();
+        let mass = b.mass;
         // A cylinder along its limb (and centred on it) is the thesis's limb; anything else
         // keeps its exact tensor.
         let cylinder = match b.shape {
@@ -221,9 +221,8 @@ fn creature_spec(c: &Character) -> CreatureSpec {
                 a[axis.index()] = 1.0;
                 let a = mat_vec(&rot, a);
                 let aligned = dot(a, d).abs() > 1.0 - 1e-6;
-                let centred =
-                    (2.0 * f64::from(half_length) - length[i]).abs() <= 1e-5 * length[i].max(1.0);
-                (aligned && centred).then_some(f64::from(radius))
+                let centred = (2.0 * half_length - length[i]).abs() <= 1e-5 * length[i].max(1.0);
+                (aligned && centred).then_some(radius)
             }
             _ => None,
         };
@@ -336,7 +335,7 @@ fn creature_spec(c: &Character) -> CreatureSpec {
             .map(|s| SeparationSpec {
                 a: s.a.clone(),
                 b: s.b.clone(),
-                min_distance: f64::from(s.min_distance),
+                min_distance: s.min_distance,
             })
             .collect(),
         solve: c.gait,

@@ -216,10 +216,7 @@ fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
         let Some(file) = crate::clip::gltf::character_of_file(&bytes) else {
             return Ok(None);
         };
-        let character_path = resolve(&file);
-        let character_text = std::fs::read_to_string(&character_path).map_err(|e| e.to_string())?;
-        let character = load_character(&character_path).map_err(|e| e.to_string())?;
-        let r = CharacterRef::new(Path::new(&file), &character_text);
+        let (character, r) = character_file(&file)?;
         let name = path.display().to_string();
         let clip = if extension == "glb" {
             crate::clip::gltf::import_glb(&bytes, &character, r, &name)?
@@ -246,25 +243,31 @@ fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
         }));
     }
     if let Ok(gait) = crate::files::from_ron::<crate::spacetime::gait::GaitClip>(&text) {
-        if gait.morphology.is_some() {
-            return Err("a gait of an optimised body (not its character file's)".into());
-        }
-        let file = format!("characters/{}.ron", gait.creature.replace(' ', "_"));
-        let character_path = resolve(&file);
-        let character_text = std::fs::read_to_string(&character_path).map_err(|e| e.to_string())?;
-        let character = load_character(&character_path).map_err(|e| e.to_string())?;
-        let clip = clip_of_gait(
-            &gait,
-            &character,
-            CharacterRef::new(Path::new(&file), &character_text),
-        )?;
-        return Ok(Some(Entry {
-            path: path.into(),
-            clip,
-            character,
-        }));
+        return gait_entry(&gait, path.into()).map(Some);
     }
     Ok(None)
+}
+
+/// A character file named as a clip names it (resolved as [`resolve`] does), and the
+/// reference to it.
+fn character_file(file: &str) -> Result<(Character, CharacterRef), String> {
+    let path = resolve(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let character = load_character(&path).map_err(|e| e.to_string())?;
+    Ok((character, CharacterRef::new(Path::new(file), &text)))
+}
+
+/// A gait clip on its creature's character file (`characters/<creature>.ron`), as an entry
+/// shown under `path`.
+fn gait_entry(gait: &crate::spacetime::gait::GaitClip, path: PathBuf) -> Result<Entry, String> {
+    let file = format!("characters/{}.ron", gait.creature.replace(' ', "_"));
+    let (character, r) = character_file(&file)?;
+    let clip = clip_of_gait(gait, &character, r)?;
+    Ok(Entry {
+        path,
+        clip,
+        character,
+    })
 }
 
 /// Every clip under `dirs` (recursively), sorted by path.
@@ -311,23 +314,10 @@ fn from_gait_panel(
         return;
     }
     let Some(shown) = &gait.shown else { return };
-    let file = format!("characters/{}.ron", shown.clip.creature.replace(' ', "_"));
-    let path = resolve(&file);
-    let entry = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))
-        .and_then(|text| {
-            let character = load_character(&path).map_err(|e| e.to_string())?;
-            let clip = clip_of_gait(
-                &shown.clip,
-                &character,
-                CharacterRef::new(Path::new(&file), &text),
-            )?;
-            Ok(Entry {
-                path: PathBuf::from(format!("gait panel: {}", shown.source)),
-                clip,
-                character,
-            })
-        });
+    let entry = gait_entry(
+        &shown.clip,
+        PathBuf::from(format!("gait panel: {}", shown.source)),
+    );
     match entry {
         Ok(e) => {
             library.entries.push(e);
