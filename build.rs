@@ -10,7 +10,7 @@
 //! It also sets `MOTIONLAB_SOLVER_HASH` (see [`solver_hash`]).
 
 /// The sources a gait solve's result depends on (the NLP, its derivatives, the creature model,
-/// the IPOPT back end and the `gait` command that sets the solver's options).
+/// the IPOPT back end and the gait job that sets the solver's options).
 const SOLVER_SOURCES: &[&str] = &[
     "Cargo.lock",
     "src/spacetime/mod.rs",
@@ -30,7 +30,8 @@ const SOLVER_SOURCES: &[&str] = &[
     "src/nlp/tape.rs",
     "src/nlp/mod.rs",
     "src/nlp/ipopt.rs",
-    "src/cli/spacetime.rs",
+    "src/spacetime/job/mod.rs",
+    "src/spacetime/job/run.rs",
 ];
 
 /// `MOTIONLAB_SOLVER_HASH`: an xxh3-128 of [`SOLVER_SOURCES`], the compiler's version and the

@@ -13,8 +13,6 @@ use std::path::{Path, PathBuf};
 mod cec2006_cli;
 #[path = "cli/clip.rs"]
 mod clip_cli;
-#[path = "cli/discover.rs"]
-mod discover_cli;
 #[path = "cli/flags.rs"]
 mod flags;
 #[path = "cli/jobs.rs"]
@@ -173,6 +171,13 @@ enum Command {
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
     /// character file; prints the timings, cost and violations, writes the clip as RON.
     Gait(spacetime_cli::GaitArgs),
+    /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per
+    /// line) on standard output: what the Gait panel and a discovery's sample processes run.
+    #[command(hide = true)]
+    GaitJob {
+        /// The request, in RON.
+        request: String,
+    },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
     /// `cec2006` or `gait`.
     Bench {
@@ -426,6 +431,7 @@ fn main() {
             trajectory,
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
+        Some(Command::GaitJob { request }) => spacetime_cli::gait_job(&request),
         Some(Command::Clip { command }) => clip_cli::run(command),
         Some(Command::Bench {
             what,

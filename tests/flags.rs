@@ -1646,12 +1646,12 @@ mod gui {
         false
     }
 
-    /// A `motionlab gait` process seen earlier that has not exited.
+    /// A `motionlab gait-job` process seen earlier that has not exited.
     pub fn still_running(pid: u32) -> bool {
         processes()
             .get(&pid)
             .is_some_and(|(_, state)| *state != 'Z')
-            && cmdline(pid).get(1).is_some_and(|a| a == "gait")
+            && cmdline(pid).get(1).is_some_and(|a| a == "gait-job")
     }
 }
 
@@ -1713,8 +1713,9 @@ fn gui_explore_result_shows_the_set_and_sweep_starts_the_job() {
 }
 
 /// `gui --discover-gait CREATURE --gait-speed V --overlays LIST`: the Gait window opens over the
-/// viewport and its discovery runs `motionlab gait CREATURE --speed V --discover …` (and sample
-/// solves at that speed) as child processes, which end with the app; the left panel's overlay
+/// viewport and its discovery runs as `motionlab gait-job REQUEST` child processes (the
+/// discovery's request and its samples', all at speed V, read back as typed requests), which end
+/// with the app; the left panel's overlay
 /// checkboxes are exactly the ones asked for. An unknown overlay is refused before any window.
 #[cfg(feature = "gui")]
 #[test]
@@ -1746,7 +1747,7 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
             for pid in table.keys() {
                 if !seen.contains_key(pid) && descends_from(*pid, root, &table) {
                     let args = cmdline(*pid);
-                    if args.get(1).is_some_and(|a| a == "gait") {
+                    if args.get(1).is_some_and(|a| a == "gait-job") {
                         seen.insert(*pid, args);
                     }
                 }
@@ -1768,24 +1769,22 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
     }
     assert!(left.is_empty(), "gait processes outlived the app: {left:?}");
 
-    let speed_of = |args: &Vec<String>| {
-        args.iter()
-            .position(|a| a == "--speed")
-            .and_then(|k| args.get(k + 1))
-            .cloned()
-    };
-    let discovery: Vec<&Vec<String>> = seen
+    let requests: Vec<motionlab::spacetime::job::GaitRequest> = seen
         .values()
-        .filter(|a| a.iter().any(|x| x == "--discover"))
+        .map(|args| {
+            motionlab::files::from_ron(args.get(2).expect("a request"))
+                .unwrap_or_else(|e| panic!("not a gait request: {args:?}: {e}"))
+        })
         .collect();
-    assert_eq!(discovery.len(), 1, "one discovery process: {seen:?}");
+    let discovery: Vec<_> = requests.iter().filter(|r| r.discover.is_some()).collect();
+    assert_eq!(discovery.len(), 1, "one discovery process: {requests:?}");
     assert!(
-        discovery[0][2].ends_with("characters/monoped.ron"),
+        discovery[0].creature.ends_with("characters/monoped.ron"),
         "{discovery:?}"
     );
     assert!(
-        seen.values().all(|a| speed_of(a).as_deref() == Some("0.6")),
-        "every solve at --gait-speed 0.6: {seen:?}"
+        requests.iter().all(|r| r.speed == 0.6),
+        "every solve at --gait-speed 0.6: {requests:?}"
     );
 
     let boxes = shot.left_checkboxes();

@@ -7,7 +7,6 @@ macro_rules! say {
         if $events { eprintln!($($t)*) } else { println!($($t)*) }
     };
 }
-pub(crate) use say;
 
 use anyhow::Result;
 use std::path::PathBuf;
@@ -79,48 +78,7 @@ pub fn particle(_args: ParticleArgs) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }
 
-/// Second derivatives of a gait solve (`--hessian`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GaitHessian {
-    /// L-BFGS for `--lbfgs-iterations`, then the exact Hessian from there.
-    LbfgsThenExact,
-    GaussNewton,
-    GaussNewtonObjective,
-    Exact,
-    Lbfgs,
-}
-
-#[cfg(feature = "ipopt")]
-impl GaitHessian {
-    /// IPOPT's Hessian mode and the curvature the problem then reports.
-    fn solver(
-        self,
-    ) -> (
-        motionlab::spacetime::HessianMode,
-        motionlab::spacetime::Curvature,
-    ) {
-        use motionlab::spacetime::{Curvature, HessianMode};
-        match self {
-            GaitHessian::Lbfgs => (HessianMode::LimitedMemory, Curvature::Exact),
-            // The first stage's; solve_gait_staged switches to the exact Hessian itself.
-            GaitHessian::LbfgsThenExact => (HessianMode::LimitedMemory, Curvature::Exact),
-            GaitHessian::Exact => (HessianMode::Exact, Curvature::Exact),
-            GaitHessian::GaussNewton => (HessianMode::Exact, Curvature::GaussNewton),
-            GaitHessian::GaussNewtonObjective => {
-                (HessianMode::Exact, Curvature::GaussNewtonObjective)
-            }
-        }
-    }
-
-    /// The `--hessian` value that selects this mode.
-    pub(crate) fn name(self) -> String {
-        use clap::ValueEnum;
-        self.to_possible_value()
-            .expect("every mode has a name")
-            .get_name()
-            .to_string()
-    }
-}
+pub use motionlab::spacetime::job::GaitHessian;
 
 /// Options of `gait`.
 #[derive(clap::Args)]
@@ -233,201 +191,161 @@ fn parse_period_range(text: &str) -> Result<(f64, f64), String> {
 
 #[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 impl GaitArgs {
-    /// The morphology options asked for, if any.
-    fn morphology(&self) -> Option<motionlab::spacetime::morphology::MorphologyOptions> {
-        self.morphology
-            .then_some(motionlab::spacetime::morphology::MorphologyOptions {
-                muscle: !self.no_muscle,
-                min_head_height: self.min_head_height,
-            })
-    }
-
-    /// `--lbfgs-iterations`, or the creature's own setting, or the default stage.
-    pub(crate) fn lbfgs_iterations(
-        &self,
-        skeleton: &motionlab::spacetime::skeleton::Skeleton,
-    ) -> usize {
-        self.lbfgs_iterations
-            .or(skeleton.solve.lbfgs_iterations)
-            .unwrap_or(motionlab::spacetime::gait::STAGED_LBFGS_ITERATIONS)
-    }
-
-    /// `--sample-iterations`, or the creature's own setting, or the default.
-    pub(crate) fn sample_iterations(
-        &self,
-        skeleton: &motionlab::spacetime::skeleton::Skeleton,
-    ) -> usize {
-        self.sample_iterations
-            .or(skeleton.solve.sample_iterations)
-            .unwrap_or(motionlab::spacetime::discovery::SAMPLE_ITERATIONS)
-    }
-
-    /// The morphology flags, as passed on to the discovery's projection processes.
-    pub(crate) fn morphology_flags(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.morphology {
-            out.push("--morphology".to_string());
+    /// The gait job these arguments ask for.
+    fn request(&self) -> Result<motionlab::spacetime::job::GaitRequest> {
+        use anyhow::Context;
+        use motionlab::spacetime::OptionValue;
+        use motionlab::spacetime::job::{DiscoverRequest, GaitRequest};
+        let mut ipopt = Vec::new();
+        for item in &self.ipopt {
+            let (name, value) = item
+                .split_once('=')
+                .with_context(|| format!("--ipopt expects name=value, found {item:?}"))?;
+            let value = if let Ok(i) = value.parse::<i32>() {
+                OptionValue::Int(i)
+            } else if let Ok(v) = value.parse::<f64>() {
+                OptionValue::Num(v)
+            } else {
+                OptionValue::Str(value.to_string())
+            };
+            ipopt.push((name.to_string(), value));
         }
-        if self.no_muscle {
-            out.push("--no-muscle".to_string());
+        if self.discover {
+            anyhow::ensure!(
+                self.contacts.is_none() && self.period.is_none(),
+                "--discover searches the period and contacts itself; drop --contacts and --period"
+            );
         }
         if let Some(h) = self.min_head_height {
-            out.extend(["--min-head-height".to_string(), h.to_string()]);
+            anyhow::ensure!(
+                h.is_finite(),
+                "--min-head-height: expected metres, found {h}"
+            );
         }
-        out
+        if let Some((lo, hi)) = self.period_range {
+            // The same check the discovery makes, named by its flag.
+            motionlab::spacetime::discovery::check_period_range(lo, hi)
+                .map_err(|e| anyhow::anyhow!("--period-range: {e}"))?;
+        }
+        Ok(GaitRequest {
+            creature: self.creature.clone(),
+            speed: self.speed,
+            period: self.period,
+            contacts: match &self.contacts {
+                Some(text) => Some(motionlab::spacetime::gait::parse_timings(text)?),
+                None => None,
+            },
+            seed: self.seed,
+            init: self.init.clone(),
+            discover: self.discover.then(|| DiscoverRequest {
+                generations: self.generations,
+                population: self.population,
+                sample_iterations: self.sample_iterations,
+                threads: self.threads,
+                samples_dir: self.samples_dir.clone(),
+                period_range: self.period_range,
+            }),
+            max_iterations: self.max_iterations,
+            hessian: self.hessian,
+            lbfgs_iterations: self.lbfgs_iterations,
+            ipopt,
+            morphology: self.morphology.then_some(
+                motionlab::spacetime::morphology::MorphologyOptions {
+                    muscle: !self.no_muscle,
+                    min_head_height: self.min_head_height,
+                },
+            ),
+            print_level: self.print_level,
+            out: self.out.clone(),
+        })
     }
 }
 
-/// Solves the fixed-timing cyclic gait of specs/004.md §1.2 and prints `foot <name> start <s>
+/// The human-readable line of a gait job's event, if it has one.
+#[cfg(feature = "ipopt")]
+fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
+    use motionlab::spacetime::job::GaitEvent;
+    Some(match e {
+        GaitEvent::Iteration { .. } | GaitEvent::Finished { .. } => return None,
+        GaitEvent::Stage {
+            name,
+            status,
+            cost,
+            max_violation,
+            iterations,
+        } => format!(
+            "stage {name} status {status} cost {cost:.6} max_violation {max_violation:.3e} iterations {iterations}"
+        ),
+        GaitEvent::Sample {
+            generation,
+            index,
+            period,
+            timings,
+            cost,
+            max_violation,
+        } => {
+            let outcome = match (cost, max_violation) {
+                (Some(c), Some(v)) => format!("cost {c:.6} max_violation {v:.3e}"),
+                _ => "failed".to_string(),
+            };
+            format!(
+                "sample {generation} {index} period {period:.4} {outcome} contacts {}",
+                contacts_text(timings)
+            )
+        }
+        GaitEvent::Generation {
+            generation,
+            feasible,
+            population,
+            best,
+        } => match best {
+            Some(b) => format!(
+                "generation {generation} feasible {feasible}/{population} best_cost {:.6} period {:.4} contacts {}",
+                b.cost,
+                b.period,
+                contacts_text(&b.timings)
+            ),
+            None => format!("generation {generation} feasible 0/{population} best_cost none"),
+        },
+        GaitEvent::Start { from } => format!("start {from}"),
+        GaitEvent::SamplesReused {
+            reused,
+            total,
+            folder,
+        } => format!("reused {reused}/{total} sample clips from {folder}"),
+        GaitEvent::SolvingBestSampleAgain { clip } => {
+            format!("solving the best sample again for its clip ({clip})")
+        }
+        GaitEvent::KeptStart {
+            cost,
+            max_violation,
+        } => format!(
+            "kept_start true (the solve ended at cost {cost:.6}, violation {max_violation:.1e}: no better than the start)"
+        ),
+    })
+}
+
+/// Solves the fixed-timing cyclic gait of specs/004.md §1.2 (or discovers its timing first,
+/// §1.3) through the library's gait job, and prints the report: the job's progress as it comes
+/// (discovery samples and generations, stages), then the creature, `foot <name> start <s>
 /// duration <d>` per foot, `flight`, `double_support`, `status`, `cost`, `max_violation`,
-/// `audit_max_violation`, `iterations`, `variables`, `solve_time_s`; writes the clip as RON
-/// atomically to `out`. Fails (non-zero exit) unless the solve succeeded.
+/// `audit_max_violation`, `iterations`, `solve_time_s`. `--events` prints the typed events
+/// instead (RON, one per line) and the report on standard error. Fails (non-zero exit) unless the
+/// gait was solved.
 #[cfg(feature = "ipopt")]
 pub fn gait(args: GaitArgs) -> Result<()> {
-    use anyhow::Context;
-    use motionlab::spacetime::gait::{
-        GaitClip, GaitProblem, GaitSpec, audit, default_timings, gait_solver_options,
-        parse_timings, solve_gait,
-    };
-    use motionlab::spacetime::skeleton::Skeleton;
+    use motionlab::spacetime::job::{ProcessPool, run_gait};
     let events = args.events;
-    let emit = |e: motionlab::spacetime::gait::events::GaitEvent| {
+    let request = args.request()?;
+    let mut pool = ProcessPool::this_program(args.threads)?;
+    let outcome = run_gait(&request, &mut pool, &mut |e| {
         if events {
             println!("{}", e.encode());
+        } else if let Some(line) = event_line(&e) {
+            println!("{line}");
         }
-    };
-    let skeleton = Skeleton::load(&args.creature)?;
-    let (default_period, default_contacts) = default_timings(&skeleton);
-    let mut start = match &args.init {
-        Some(path) => {
-            let clip = motionlab::jobs::read_ron::<GaitClip>(path)
-                .context("--init expects a gait clip, as written by `gait --out`")?;
-            // Before its timing is used.
-            clip.check_creature(&skeleton)
-                .and_then(|()| clip.validate(&clip.body(&skeleton)?))
-                .with_context(|| format!("--init {}", path.display()))?;
-            Some(clip)
-        }
-        None => None,
-    };
-    let (period, timings) = if args.discover {
-        anyhow::ensure!(
-            args.contacts.is_none() && args.period.is_none(),
-            "--discover searches the period and contacts itself; drop --contacts and --period"
-        );
-        let (period, timings, best) = crate::discover_cli::discover_timings(&args, &skeleton)?;
-        start = start.or(best);
-        (period, timings)
-    } else {
-        match (&args.contacts, args.period, &start) {
-            // A clip to refine keeps its own timing unless told otherwise.
-            (None, None, Some(clip)) => (clip.period, clip.timings.clone()),
-            (contacts, period, _) => (
-                period.unwrap_or(default_period),
-                match contacts {
-                    Some(text) => parse_timings(text)?,
-                    None => default_contacts,
-                },
-            ),
-        }
-    };
-    if let Some(h) = args.min_head_height {
-        anyhow::ensure!(
-            h.is_finite(),
-            "--min-head-height: expected metres, found {h}"
-        );
-        anyhow::ensure!(
-            skeleton.head.is_some(),
-            "--min-head-height: {} names no head",
-            args.creature.display()
-        );
-    }
-    let mut spec = GaitSpec::new(skeleton, args.speed, period, &timings)?
-        .with_seed(args.seed)
-        .with_morphology(args.morphology());
-    if let Some(clip) = &start {
-        let from = args
-            .init
-            .as_ref()
-            .map_or("the best sample".to_string(), |p| p.display().to_string());
-        spec = spec
-            .with_warm_start(clip.clone())
-            .with_context(|| format!("starting from {from}"))?;
-        say!(events, "start {from}");
-    }
-    let mut options = gait_solver_options();
-    options.print_level = args.print_level;
-    if events {
-        options.progress = Some(motionlab::spacetime::nlp::ProgressSink(
-            std::sync::Arc::new(|r: &motionlab::spacetime::nlp::IterationReport| {
-                let e = motionlab::spacetime::gait::events::GaitEvent::Iteration {
-                    iteration: r.iteration,
-                    objective: r.objective,
-                    infeasibility: r.infeasibility,
-                    restoration: r.restoration,
-                };
-                println!("{}", e.encode());
-            }),
-        ));
-    }
-    options.max_iterations = args.max_iterations;
-    let (hessian_mode, curvature) = args.hessian.solver();
-    options.hessian = hessian_mode;
-    if spec.is_warm_started() {
-        options
-            .extra
-            .extend(motionlab::spacetime::gait::warm_start_options());
-    }
-    for item in &args.ipopt {
-        use motionlab::spacetime::OptionValue;
-        let (name, value) = item
-            .split_once('=')
-            .with_context(|| format!("--ipopt expects name=value, found {item:?}"))?;
-        let value = if let Ok(i) = value.parse::<i32>() {
-            OptionValue::Int(i)
-        } else if let Ok(v) = value.parse::<f64>() {
-            OptionValue::Num(v)
-        } else {
-            OptionValue::Str(value.to_string())
-        };
-        options.extra.push((name.to_string(), value));
-    }
-    let variables = GaitProblem::new(spec.clone()).variables();
-    let mut clip = if args.hessian == GaitHessian::LbfgsThenExact {
-        let (clip, stages) = motionlab::spacetime::gait::solve_gait_staged(
-            &spec,
-            &options,
-            args.lbfgs_iterations(&spec.skeleton),
-        )?;
-        print_stages(&stages, events);
-        clip
-    } else {
-        solve_gait(&spec, &options, curvature)?
-    };
-    // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
-    // the start.
-    if let Some(start) = start.filter(|s| {
-        s.is_valid()
-            && s.period == spec.period
-            && s.timings == spec.timings
-            && s.speed == spec.speed
-            && s.morphology.is_some() == spec.morphology.is_some()
-            && !(clip.is_valid() && clip.cost <= s.cost)
-    }) {
-        say!(
-            events,
-            "kept_start true (the solve ended at cost {:.6}, violation {:.1e}: no better than the start)",
-            clip.cost,
-            clip.max_violation
-        );
-        clip = GaitClip {
-            iterations: start.iterations + clip.iterations,
-            solve_time_s: start.solve_time_s + clip.solve_time_s,
-            ..start
-        };
-    }
-    let body = clip.body(&spec.skeleton)?;
-    let report = audit(&body, &clip, spec.mu, spec.nu);
+    })?;
+    let (spec, clip) = (&outcome.spec, &outcome.clip);
     say!(
         events,
         "creature {} speed {} period {} frames {} variables {}",
@@ -435,7 +353,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         spec.speed,
         spec.period,
         spec.frames,
-        variables
+        outcome.variables
     );
     for t in &spec.timings {
         say!(
@@ -471,7 +389,11 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     }
     say!(events, "cost {:.6}", clip.cost);
     say!(events, "max_violation {:.3e}", clip.max_violation);
-    say!(events, "audit_max_violation {:.3e}", report.max());
+    say!(
+        events,
+        "audit_max_violation {:.3e}",
+        outcome.audit_max_violation
+    );
     say!(events, "iterations {}", clip.iterations);
     say!(events, "solve_time_s {:.3}", clip.solve_time_s);
     if let Some(shapes) = &clip.morphology {
@@ -489,20 +411,15 @@ pub fn gait(args: GaitArgs) -> Result<()> {
                 );
             }
         }
-        say!(events, "mass {:.3}", body.total_mass());
+        say!(
+            events,
+            "mass {:.3}",
+            clip.body(&spec.skeleton)?.total_mass()
+        );
     }
     if let Some(out) = &args.out {
-        motionlab::jobs::write_ron(out, &clip)
-            .with_context(|| format!("writing {}", out.display()))?;
         say!(events, "wrote {}", out.display());
     }
-    emit(motionlab::spacetime::gait::events::GaitEvent::Finished {
-        status: clip.status.clone(),
-        cost: clip.cost,
-        max_violation: clip.max_violation,
-        audit_max_violation: report.max(),
-        out: args.out.as_ref().map(|p| p.display().to_string()),
-    });
     anyhow::ensure!(
         clip.is_valid(),
         "the gait was not solved: {} (projection {:?}, max violation {:.3e})",
@@ -513,23 +430,38 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     Ok(())
 }
 
-/// One `stage <hessian> status <s> projection <p> cost <c> max_violation <v> iterations <k>`
-/// line per stage of the default solve.
+/// `motionlab gait-job REQUEST`: runs the gait job whose request (RON, `GaitRequest`) is the
+/// argument, writing its typed events on standard output, one RON `GaitEvent` per line (what the
+/// Gait panel and a discovery's sample processes run). Fails on bad input; an unsolved gait is an
+/// outcome, reported by its `Finished` event and its clip.
 #[cfg(feature = "ipopt")]
-fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary], events: bool) {
+pub fn gait_job(request: &str) -> Result<()> {
+    use motionlab::spacetime::job::{GaitRequest, ProcessPool, run_gait};
+    let request: GaitRequest = motionlab::files::from_ron(request.trim()).map_err(|e| {
+        anyhow::anyhow!(
+            "the gait request (the argument): line {} column {}: {}",
+            e.span.start.line,
+            e.span.start.col,
+            e.code
+        )
+    })?;
+    let threads = request.discover.as_ref().map_or(0, |d| d.threads);
+    let mut pool = ProcessPool::this_program(threads)?;
+    run_gait(&request, &mut pool, &mut |e| println!("{}", e.encode()))?;
+    Ok(())
+}
+
+#[cfg(not(feature = "ipopt"))]
+pub fn gait_job(_request: &str) -> Result<()> {
+    anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
+}
+
+/// One `stage <hessian> status <s> projection <p> cost <c> max_violation <v> iterations <k>`
+/// line per stage of a solve.
+#[cfg(feature = "ipopt")]
+fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
     for s in stages {
-        if events {
-            let e = motionlab::spacetime::gait::events::GaitEvent::Stage {
-                name: s.hessian.to_string(),
-                status: s.status.clone(),
-                cost: s.cost,
-                max_violation: s.max_violation,
-                iterations: s.iterations,
-            };
-            println!("{}", e.encode());
-        }
-        say!(
-            events,
+        println!(
             "stage {} status {} projection {} cost {:.6} max_violation {:.3e} iterations {}",
             s.hessian,
             s.status,
@@ -573,7 +505,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
     let mut options = gait_solver_options();
     options.max_iterations = if quick { 100 } else { 3000 };
     for (file, speed, timing) in cases {
-        let skeleton = Skeleton::load(&characters.join(file))?;
+        let skeleton = Skeleton::load(characters.join(file))?;
         let lbfgs_iterations = skeleton
             .solve
             .lbfgs_iterations
@@ -585,7 +517,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
         let start = std::time::Instant::now();
         let (clip, stages) = solve_gait_staged(&spec, &options, lbfgs_iterations)?;
-        print_stages(&stages, false);
+        print_stages(&stages);
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(

@@ -105,7 +105,7 @@ pub enum HessianMode {
 }
 
 /// A solver option passed through verbatim (IPOPT's option names).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum OptionValue {
     Str(String),
     Num(f64),

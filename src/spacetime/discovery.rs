@@ -52,6 +52,16 @@ pub struct TimingSpace {
     pub period_range: (f64, f64),
 }
 
+/// Fails unless 0 < lo < hi (s) and both are finite.
+pub fn check_period_range(lo: f64, hi: f64) -> Result<(), String> {
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
+        return Err(format!(
+            "a period range needs 0 < shortest < longest (s), got {lo} to {hi}"
+        ));
+    }
+    Ok(())
+}
+
 impl TimingSpace {
     pub fn new(feet: Vec<String>) -> Self {
         assert!(!feet.is_empty(), "a gait needs at least one foot");
@@ -64,11 +74,7 @@ impl TimingSpace {
     /// The same space with the period searched in [lo, hi] (s). Fails unless 0 < lo < hi and
     /// both are finite.
     pub fn with_period_range(mut self, lo: f64, hi: f64) -> Result<Self, String> {
-        if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
-            return Err(format!(
-                "a period range needs 0 < shortest < longest (s), got {lo} to {hi}"
-            ));
-        }
+        check_period_range(lo, hi)?;
         self.period_range = (lo, hi);
         Ok(self)
     }

@@ -16,6 +16,9 @@
 //! - [`gait`]: cyclic "treadmill" gaits with fixed contact timings (specs/004.md §1.2, Eqs
 //!   3.2–3.17), their NLP, the staged solve (L-BFGS, then the exact Hessian) and the
 //!   independent physics audit.
+//! - [`job`]: the gait job, a typed request run with typed events: the timing (given, a clip's
+//!   or discovered), warm starts, the staged solve, the audit; what the CLI, the Gait panel and
+//!   the tests call.
 //! - [`morphology`]: limb lengths and radii as gait variables, and the muscle-aware effort
 //!   (specs/004.md §1.5, Eqs 3.26–3.33).
 //! - [`particle`]: the Spacetime Particle of §1.3 (Table 3.1, Eqs 3.5–3.9), the reference test.
@@ -26,6 +29,7 @@ pub mod creature;
 pub mod discovery;
 pub mod dynamics;
 pub mod gait;
+pub mod job;
 pub mod morphology;
 pub mod particle;
 pub mod rotation;

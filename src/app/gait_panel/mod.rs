@@ -5,17 +5,17 @@
 //! double-support spans, cost, violation, the independent audit, and the gait playing in a loop
 //! in a side view (treadmill or world frame) and a front view; save and load clips.
 //!
-//! The science stays in [`crate::spacetime`]: a solve runs this program's own `gait` command
-//! (`motionlab gait CREATURE --speed V … --out FILE`) as a child process in its own process
-//! group, as the discovery of the CLI does for its samples (IPOPT's linear solver is not
-//! thread-safe, and a process can be cancelled). A reader thread turns its output (IPOPT's
-//! iteration log, one line per discovery generation) into messages on a channel; the clip it
-//! writes is read back, checked against its creature and audited with
+//! The science stays in [`crate::spacetime`]: a solve is the library's gait job
+//! ([`crate::spacetime::job::run_gait`]) run by this program's own `gait-job` command in a child
+//! process of its own process group, the typed request (RON) on its standard input (IPOPT's
+//! linear solver is not thread-safe, and a process can be cancelled). A reader thread turns its
+//! typed events (IPOPT iterations, discovery samples and generations) into messages on a
+//! channel; the clip it writes is read back, checked against its creature and audited with
 //! [`crate::spacetime::gait::audit`].
 
 use super::character::characters_dir;
 use crate::spacetime::dynamics::forward_kinematics;
-use crate::spacetime::gait::events::GaitEvent;
+use crate::spacetime::job::events::GaitEvent;
 use crate::spacetime::gait::{
     FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
 };

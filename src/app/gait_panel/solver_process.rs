@@ -1,11 +1,11 @@
-//! The solve running as a child process (IPOPT solves do not share a process): its typed
-//! events (`motionlab gait --events`, one serialised `GaitEvent` per line) turned into
-//! messages, and the channel polled each frame.
+//! The gait job running as a child process (`motionlab gait-job`; IPOPT solves do not share a
+//! process): its typed events (one serialised `GaitEvent` per line) turned into messages, and
+//! the channel polled each frame.
 
 use super::*;
 
 /// The message of one line of the solver process's standard output: a typed
-/// [`GaitEvent`] (`motionlab gait --events`), or nothing for anything else.
+/// [`GaitEvent`] (`motionlab gait-job`), or nothing for anything else.
 pub(super) fn solver_message(job: u64, line: &str) -> Option<JobMsg> {
     match GaitEvent::decode(line)? {
         GaitEvent::Iteration {
@@ -37,7 +37,12 @@ pub(super) fn solver_message(job: u64, line: &str) -> Option<JobMsg> {
             best: best.map(|b| (b.cost, b.period, b.timings)),
             feasible: format!("{feasible}/{population}"),
         }),
-        GaitEvent::Stage { .. } | GaitEvent::Finished { .. } => None,
+        GaitEvent::Stage { .. }
+        | GaitEvent::Finished { .. }
+        | GaitEvent::Start { .. }
+        | GaitEvent::SamplesReused { .. }
+        | GaitEvent::SolvingBestSampleAgain { .. }
+        | GaitEvent::KeptStart { .. } => None,
     }
 }
 

@@ -193,8 +193,8 @@ impl GaitState {
         };
     }
 
-    /// Starts `motionlab gait …` for the request in its own process group; `refine`: from the
-    /// gait on show (`--init`), with the request's timing.
+    /// Starts the gait job of the panel's settings (`motionlab gait-job REQUEST`) in its own process group; `refine`: from the gait on show, with the
+    /// panel's timing.
     pub(super) fn start(&mut self, refine: bool) {
         self.cancel();
         let Some((creature_path, creature_name)) = self
@@ -222,10 +222,18 @@ impl GaitState {
         let out =
             std::env::temp_dir().join(format!("motionlab-gait-{}-{id}.ron", std::process::id()));
         let _ = std::fs::remove_file(&out);
-        let mut cmd = std::process::Command::new(exe);
-        cmd.arg("gait")
-            .arg(&creature_path)
-            .args(["--speed", &self.speed.to_string()]);
+        let mut request = crate::spacetime::job::GaitRequest {
+            max_iterations: self.max_iterations,
+            lbfgs_iterations: Some(self.lbfgs_iterations),
+            morphology: self
+                .morphology
+                .then_some(crate::spacetime::morphology::MorphologyOptions {
+                    muscle: self.muscle,
+                    min_head_height: None,
+                }),
+            out: Some(out.clone()),
+            ..crate::spacetime::job::GaitRequest::new(creature_path, self.speed)
+        };
         if refine {
             let Some(shown) = &self.shown else {
                 self.message = "no gait on show to refine".into();
@@ -239,51 +247,29 @@ impl GaitState {
                 self.message = format!("cannot write {}: {e}", start.display());
                 return;
             }
-            cmd.arg("--init").arg(&start);
+            request.init = Some(start);
         }
         if self.discover && !refine {
-            cmd.args(["--discover", "--generations", &self.generations.to_string()]);
-            if self.population > 0 {
-                cmd.args(["--population", &self.population.to_string()]);
-            }
-            let (lo, hi) = self.period_range;
-            cmd.args(["--period-range", &format!("{lo}:{hi}")]);
-            cmd.args(["--sample-iterations", &self.sample_iterations.to_string()]);
-            // Sample clips are kept, so the same discovery started again (after closing the
-            // app, say) reuses the samples already solved.
-            cmd.args(["--samples-dir", DISCOVERY_SAMPLES_DIR]);
+            request.discover = Some(crate::spacetime::job::DiscoverRequest {
+                generations: self.generations,
+                population: (self.population > 0).then_some(self.population),
+                sample_iterations: Some(self.sample_iterations),
+                threads: 0,
+                // Sample clips are kept, so the same discovery started again (after closing
+                // the app, say) reuses the samples already solved.
+                samples_dir: Some(DISCOVERY_SAMPLES_DIR.into()),
+                period_range: Some(self.period_range),
+            });
         } else {
-            let contacts = self
-                .timings
-                .iter()
-                .map(|t| format!("{}:{}:{}", t.foot, t.start, t.duration))
-                .collect::<Vec<_>>()
-                .join(",");
-            cmd.args([
-                "--period",
-                &self.period.to_string(),
-                "--contacts",
-                &contacts,
-            ]);
+            request.period = Some(self.period);
+            request.contacts = Some(self.timings.clone());
         }
-        if self.morphology {
-            cmd.arg("--morphology");
-            if !self.muscle {
-                cmd.arg("--no-muscle");
-            }
-        }
-        cmd.args([
-            "--max-iterations",
-            &self.max_iterations.to_string(),
-            "--lbfgs-iterations",
-            &self.lbfgs_iterations.to_string(),
-            "--events",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg("gait-job")
+            .arg(request.encode())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = match cmd.spawn() {

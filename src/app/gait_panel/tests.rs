@@ -3,7 +3,7 @@ use crate::spacetime::gait::parse_timings;
 
 #[test]
 fn solver_events_become_progress() {
-    use crate::spacetime::gait::events::BestTiming;
+    use crate::spacetime::job::events::BestTiming;
     let timings = parse_timings("l_foot:0:0.88,r_foot:0.22:0.84").unwrap();
     let line = GaitEvent::Generation {
         generation: 2,

@@ -437,7 +437,6 @@ fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
 
 mod audit;
 mod clip;
-pub mod events;
 mod problem;
 mod solve;
 #[cfg(test)]

@@ -1,11 +1,10 @@
-//! Typed progress of a gait solve or discovery (specs/004.md §1.2–1.3), for whoever watches it:
-//! the Gait panel (which runs the solve in a child process, since IPOPT is not thread-safe
-//! across concurrent solves in one process), the command line and the tests. A child process
-//! writes one RON-serialised [`GaitEvent`] per line on its standard output
-//! (`motionlab gait --events`); [`GaitEvent::decode`] reads one back. Nothing here is a log line
-//! for people: the human-readable report goes to standard error in that mode.
+//! Typed progress of a gait job ([`super::run_gait`]: a solve or a discovery, specs/004.md
+//! §1.2–1.3), for whoever watches it: the command line prints it, the tests and the Gait panel
+//! read it. A job run in a child process (`motionlab gait-job`: IPOPT's solves do not run side by
+//! side in one process) writes one RON-serialised [`GaitEvent`] per line on its standard output;
+//! [`GaitEvent::decode`] reads one back. Nothing here is a log line for people.
 
-use super::FootTiming;
+use crate::spacetime::gait::FootTiming;
 use serde::{Deserialize, Serialize};
 
 /// The best timing of a discovery generation.
@@ -51,6 +50,22 @@ pub enum GaitEvent {
         feasible: usize,
         population: usize,
         best: Option<BestTiming>,
+    },
+    /// The solve starts from a clip (`from`: the start clip's file, or "the best sample").
+    Start { from: String },
+    /// A discovery generation's samples found solved in the samples folder.
+    SamplesReused {
+        reused: usize,
+        total: usize,
+        folder: String,
+    },
+    /// Only the best sample's summary was kept: its solve runs again for the clip to start from.
+    SolvingBestSampleAgain { clip: String },
+    /// The refinement ended no better than its valid start, which is kept.
+    KeptStart {
+        /// Where the refinement ended.
+        cost: f64,
+        max_violation: f64,
     },
     /// The solve ended; the clip was written to `out` (when one was asked for).
     Finished {

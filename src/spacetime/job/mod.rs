@@ -1,0 +1,213 @@
+//! The gait job: one typed request ([`GaitRequest`]) for a cyclic gait solve or a gait
+//! discovery (specs/004.md §1.2 "Cyclic gaits", §1.3 "Discovering contact timings"), run by
+//! [`run_gait`] with typed progress ([`GaitEvent`]) and a typed outcome ([`GaitOutcome`]).
+//! The command line (`motionlab gait`), the Gait panel (through `motionlab gait-job REQUEST`, a child
+//! process given the request as RON, which writes its events as RON lines) and the tests all call [`run_gait`].
+//!
+//! What the job adds to the solver of [`crate::spacetime::gait`]:
+//! - the timing: given, the creature's default, a start clip's own, or discovered
+//!   ([`discover`]: basin-CMA over the timings, each sample a capped solve);
+//! - a warm start from a clip (a refinement, or a discovery's best sample) with
+//!   [`warm_start_options`];
+//! - the default staged solve (L-BFGS for the creature's `lbfgs_iterations`, then the exact
+//!   Hessian) or one Hessian mode throughout;
+//! - keeping a valid start when the solve ends no better (IPOPT is no descent method);
+//! - the independent physics audit of the result, and the clip written atomically.
+
+pub mod discover;
+pub mod events;
+
+use crate::spacetime::gait::{FootTiming, GaitClip, StageSummary};
+use crate::spacetime::morphology::MorphologyOptions;
+use crate::spacetime::nlp::OptionValue;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+pub use discover::{InProcess, ProcessPool, SampleSolver};
+pub use events::GaitEvent;
+
+/// Second derivatives of a gait solve.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum,
+)]
+pub enum GaitHessian {
+    /// L-BFGS for the first `lbfgs_iterations`, then the exact Hessian from the clip reached.
+    #[default]
+    LbfgsThenExact,
+    /// The least-squares objective's Gauss–Newton part plus the exact constraint curvature.
+    GaussNewton,
+    /// The Gauss–Newton part alone (no constraint curvature).
+    GaussNewtonObjective,
+    /// Reverse-mode second-order adjoints from the rest pose on.
+    Exact,
+    /// IPOPT's limited-memory approximation throughout.
+    Lbfgs,
+}
+
+/// A discovery's settings (specs/004.md §1.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoverRequest {
+    /// CMA-ES generations.
+    pub generations: usize,
+    /// Samples per generation (default 4 + ⌊3 ln n⌋, n = 2 × feet).
+    pub population: Option<usize>,
+    /// IPOPT iteration limit of each sample's projection; default the character file's
+    /// `gait: (sample_iterations: …)`, else [`crate::spacetime::discovery::SAMPLE_ITERATIONS`].
+    pub sample_iterations: Option<usize>,
+    /// Samples solved side by side (0: one per core).
+    pub threads: usize,
+    /// Keep every sample's clip and summary here; a rerun reuses the samples already solved.
+    pub samples_dir: Option<PathBuf>,
+    /// The periods searched, (shortest, longest) in seconds.
+    pub period_range: Option<(f64, f64)>,
+}
+
+impl Default for DiscoverRequest {
+    fn default() -> Self {
+        Self {
+            generations: 8,
+            population: None,
+            sample_iterations: None,
+            threads: 0,
+            samples_dir: None,
+            period_range: None,
+        }
+    }
+}
+
+/// One gait job: a fixed-timing solve, a refinement of a clip, or a discovery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GaitRequest {
+    /// The character file (a free root and `Foot` end effectors).
+    pub creature: PathBuf,
+    /// V (m/s, along +x).
+    pub speed: f64,
+    /// T (s); default the start clip's, else 0.5 for one foot and 1.0 otherwise.
+    pub period: Option<f64>,
+    /// The contact windows; default the start clip's, else the creature's default timing.
+    pub contacts: Option<Vec<FootTiming>>,
+    /// Perturbs the rest-pose initialisation (0: none); a discovery's CMA-ES seed (0 counts
+    /// as 1).
+    pub seed: u64,
+    /// Start from this clip (of the same creature) instead of the rest pose.
+    pub init: Option<PathBuf>,
+    /// Discover the timing first; the best sample's clip is the start of the final solve.
+    pub discover: Option<DiscoverRequest>,
+    /// IPOPT iteration limit of the solve, both stages together.
+    pub max_iterations: usize,
+    pub hessian: GaitHessian,
+    /// L-BFGS iterations of the staged solve; default the character file's, else
+    /// [`crate::spacetime::gait::STAGED_LBFGS_ITERATIONS`].
+    pub lbfgs_iterations: Option<usize>,
+    /// Extra IPOPT options.
+    pub ipopt: Vec<(String, OptionValue)>,
+    /// Co-optimise the body (specs/004.md §1.5).
+    pub morphology: Option<MorphologyOptions>,
+    /// IPOPT's print level (0 silent, 5 the iteration log, on standard output).
+    pub print_level: i32,
+    /// Write the clip here (RON, atomically).
+    pub out: Option<PathBuf>,
+}
+
+impl GaitRequest {
+    /// A request with the defaults of `motionlab gait`.
+    pub fn new(creature: impl Into<PathBuf>, speed: f64) -> Self {
+        Self {
+            creature: creature.into(),
+            speed,
+            period: None,
+            contacts: None,
+            seed: 0,
+            init: None,
+            discover: None,
+            max_iterations: 3000,
+            hessian: GaitHessian::default(),
+            lbfgs_iterations: None,
+            ipopt: Vec::new(),
+            morphology: None,
+            print_level: 0,
+            out: None,
+        }
+    }
+
+    /// The L-BFGS stage's iterations: the request's, the creature's own, or the default.
+    pub fn lbfgs_iterations(&self, skeleton: &crate::spacetime::skeleton::Skeleton) -> usize {
+        self.lbfgs_iterations
+            .or(skeleton.solve.lbfgs_iterations)
+            .unwrap_or(crate::spacetime::gait::STAGED_LBFGS_ITERATIONS)
+    }
+
+    /// One line of RON (what `motionlab gait-job` takes).
+    pub fn encode(&self) -> String {
+        ron::to_string(self).expect("plain data serialises")
+    }
+}
+
+/// What a gait job produced.
+#[derive(Debug, Clone)]
+pub struct GaitOutcome {
+    /// The problem solved last (its timing is the discovered one after a discovery).
+    pub spec: crate::spacetime::gait::GaitSpec,
+    pub clip: GaitClip,
+    /// The stages of the default solve (empty for a single-mode solve).
+    pub stages: Vec<StageSummary>,
+    /// The refinement ended no better than its valid start, which is the clip.
+    pub kept_start: bool,
+    /// Largest violation found by the independent audit of the clip.
+    pub audit_max_violation: f64,
+    /// Variables of the NLP.
+    pub variables: usize,
+}
+
+#[cfg(feature = "ipopt")]
+mod run;
+#[cfg(feature = "ipopt")]
+pub use run::run_gait;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request survives its one line of RON (what a `gait-job` process is given), options,
+    /// timings and discovery included.
+    #[test]
+    fn a_request_survives_its_line() {
+        let request = GaitRequest {
+            contacts: Some(vec![FootTiming {
+                foot: "shin".into(),
+                start: 0.25,
+                duration: 0.1 + 0.2,
+            }]),
+            period: Some(0.7),
+            discover: None,
+            ipopt: vec![
+                ("mu_init".into(), OptionValue::Num(1e-7)),
+                ("print_frequency_iter".into(), OptionValue::Int(3)),
+                ("mu_strategy".into(), OptionValue::Str("monotone".into())),
+            ],
+            morphology: Some(MorphologyOptions {
+                muscle: false,
+                min_head_height: Some(0.3),
+            }),
+            hessian: GaitHessian::GaussNewton,
+            out: Some("results/a b.ron".into()),
+            ..GaitRequest::new("characters/monoped.ron", 0.5)
+        };
+        let line = request.encode();
+        assert!(!line.contains('\n'), "{line}");
+        let back: GaitRequest = crate::files::from_ron(&line).unwrap();
+        assert_eq!(back, request);
+        let discovery = GaitRequest {
+            discover: Some(DiscoverRequest {
+                period_range: Some((0.4, 0.8)),
+                samples_dir: Some("s".into()),
+                ..Default::default()
+            }),
+            ..GaitRequest::new("c.ron", 1.0)
+        };
+        assert_eq!(
+            crate::files::from_ron::<GaitRequest>(&discovery.encode()).unwrap(),
+            discovery
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! [`run_gait`]: a [`GaitRequest`] solved (or discovered, then solved), with typed events.
+
+use super::*;
+use crate::spacetime::gait::{
+    GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, solve_gait,
+    solve_gait_staged, warm_start_options,
+};
+use crate::spacetime::skeleton::Skeleton;
+use crate::spacetime::{Curvature, HessianMode};
+use anyhow::{Context, Result};
+
+impl GaitHessian {
+    /// IPOPT's Hessian mode and the curvature the problem then reports (for the staged solve,
+    /// its first stage's; [`solve_gait_staged`] switches to the exact Hessian itself).
+    fn solver(self) -> (HessianMode, Curvature) {
+        match self {
+            GaitHessian::Lbfgs | GaitHessian::LbfgsThenExact => {
+                (HessianMode::LimitedMemory, Curvature::Exact)
+            }
+            GaitHessian::Exact => (HessianMode::Exact, Curvature::Exact),
+            GaitHessian::GaussNewton => (HessianMode::Exact, Curvature::GaussNewton),
+            GaitHessian::GaussNewtonObjective => {
+                (HessianMode::Exact, Curvature::GaussNewtonObjective)
+            }
+        }
+    }
+}
+
+/// Stack of the solve's thread (the main thread's size on Linux).
+const SOLVE_STACK: usize = 8 << 20;
+
+/// The start clip of `--init`, checked against the creature before its timing is used.
+fn read_start(path: &std::path::Path, skeleton: &Skeleton) -> Result<GaitClip> {
+    let clip = crate::files::read_ron::<GaitClip>(path)
+        .context("the start clip must be a gait clip, as written by `gait --out`")?;
+    clip.check_creature(skeleton)
+        .and_then(|()| clip.validate(&clip.body(skeleton)?))
+        .with_context(|| format!("the start clip {}", path.display()))?;
+    Ok(clip)
+}
+
+/// Runs a gait job: reads the creature (and the start clip), discovers the timing when asked
+/// (each sample solved by `samples`), solves, keeps a valid start that the solve did not
+/// improve on, audits the clip and writes it to `request.out`. Every step is reported to
+/// `on_event`, ending with [`GaitEvent::Finished`]. An unsolved gait is an outcome (its clip
+/// says how the solve ended), not an error; errors are bad input or files that cannot be
+/// written.
+pub fn run_gait(
+    request: &GaitRequest,
+    samples: &mut dyn SampleSolver,
+    on_event: &mut dyn FnMut(GaitEvent),
+) -> Result<GaitOutcome> {
+    anyhow::ensure!(
+        request.speed.is_finite(),
+        "the speed must be a number of m/s, found {}",
+        request.speed
+    );
+    let skeleton = Skeleton::load(&request.creature)?;
+    if let Some(h) = request.morphology.and_then(|m| m.min_head_height) {
+        anyhow::ensure!(h.is_finite(), "the head height must be metres, found {h}");
+        anyhow::ensure!(
+            skeleton.head.is_some(),
+            "a head height needs a head: {} names no `Head` end effector",
+            request.creature.display()
+        );
+    }
+    let mut start = match &request.init {
+        Some(path) => Some((path.display().to_string(), read_start(path, &skeleton)?)),
+        None => None,
+    };
+    let (default_period, default_contacts) = default_timings(&skeleton);
+    let (period, timings) = match &request.discover {
+        Some(discovery) => {
+            anyhow::ensure!(
+                request.contacts.is_none() && request.period.is_none(),
+                "a discovery searches the period and contacts itself; give neither"
+            );
+            let found =
+                discover::discover_timings(request, discovery, &skeleton, samples, on_event)?;
+            if start.is_none() {
+                start = found.best_clip.map(|c| ("the best sample".to_string(), c));
+            }
+            (found.period, found.timings)
+        }
+        // A clip to refine keeps its own timing unless told otherwise.
+        None => match (&request.contacts, request.period, &start) {
+            (None, None, Some((_, clip))) => (clip.period, clip.timings.clone()),
+            (contacts, period, _) => (
+                period.unwrap_or(default_period),
+                contacts.clone().unwrap_or(default_contacts),
+            ),
+        },
+    };
+    let mut spec = GaitSpec::new(skeleton, request.speed, period, &timings)?
+        .with_seed(request.seed)
+        .with_morphology(request.morphology);
+    if let Some((from, clip)) = &start {
+        spec = spec
+            .with_warm_start(clip.clone())
+            .with_context(|| format!("starting from {from}"))?;
+        on_event(GaitEvent::Start { from: from.clone() });
+    }
+    let mut options = gait_solver_options();
+    options.print_level = request.print_level;
+    options.max_iterations = request.max_iterations;
+    let (hessian_mode, curvature) = request.hessian.solver();
+    options.hessian = hessian_mode;
+    if spec.is_warm_started() {
+        options.extra.extend(warm_start_options());
+    }
+    options.extra.extend(request.ipopt.iter().cloned());
+    let (progress_tx, progress_rx) = std::sync::mpsc::channel();
+    options.progress = Some(crate::spacetime::nlp::ProgressSink(std::sync::Arc::new(
+        move |r: &crate::spacetime::nlp::IterationReport| {
+            let _ = progress_tx.send(GaitEvent::Iteration {
+                iteration: r.iteration,
+                objective: r.objective,
+                infeasibility: r.infeasibility,
+                restoration: r.restoration,
+            });
+        },
+    )));
+    let variables = GaitProblem::new(spec.clone()).variables();
+    // The solve runs on a thread of its own and its iterations reach `on_event` here as they
+    // come: the channel closes when the solve's options, which hold its sender, are dropped.
+    let solved = std::thread::scope(|scope| {
+        let solve = std::thread::Builder::new()
+            .name("gait solve".into())
+            .stack_size(SOLVE_STACK)
+            .spawn_scoped(scope, move || {
+                let r = if request.hessian == GaitHessian::LbfgsThenExact {
+                    solve_gait_staged(&spec, &options, request.lbfgs_iterations(&spec.skeleton))
+                } else {
+                    solve_gait(&spec, &options, curvature).map(|c| (c, Vec::new()))
+                };
+                drop(options);
+                r.map(|r| (spec, r))
+            })
+            .context("starting the solve's thread")?;
+        for e in progress_rx.iter() {
+            on_event(e);
+        }
+        anyhow::Ok(solve.join())
+    })?;
+    let (spec, (mut clip, stages)) = match solved {
+        Ok(r) => r?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    for s in &stages {
+        on_event(GaitEvent::Stage {
+            name: s.hessian.to_string(),
+            status: s.status.clone(),
+            cost: s.cost,
+            max_violation: s.max_violation,
+            iterations: s.iterations,
+        });
+    }
+    // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
+    // the start.
+    let mut kept_start = false;
+    if let Some((_, start)) = start.filter(|(_, s)| {
+        s.is_valid()
+            && s.period == spec.period
+            && s.timings == spec.timings
+            && s.speed == spec.speed
+            && s.morphology.is_some() == spec.morphology.is_some()
+            && !(clip.is_valid() && clip.cost <= s.cost)
+    }) {
+        on_event(GaitEvent::KeptStart {
+            cost: clip.cost,
+            max_violation: clip.max_violation,
+        });
+        kept_start = true;
+        clip = GaitClip {
+            iterations: start.iterations + clip.iterations,
+            solve_time_s: start.solve_time_s + clip.solve_time_s,
+            ..start
+        };
+    }
+    let audit_max_violation = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu).max();
+    if let Some(out) = &request.out {
+        crate::files::write_ron(out, &clip)
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
+    on_event(GaitEvent::Finished {
+        status: clip.status.clone(),
+        cost: clip.cost,
+        max_violation: clip.max_violation,
+        audit_max_violation,
+        out: request.out.as_ref().map(|p| p.display().to_string()),
+    });
+    Ok(GaitOutcome {
+        spec,
+        clip,
+        stages,
+        kept_start,
+        audit_max_violation,
+        variables,
+    })
+}
