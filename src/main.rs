@@ -243,6 +243,10 @@ struct GuiArgs {
     /// Show this exploration result set in the Diversity panel's gallery at launch.
     #[arg(long)]
     explore_result: Option<PathBuf>,
+    /// With --explore-result: play this motion of the set (0 the input, 1.. the variants) in the
+    /// Library panel at launch, recorded on its skinned character.
+    #[arg(long, requires = "explore_result", value_name = "I")]
+    play_motion: Option<usize>,
     /// Show this gait clip (`motionlab gait --out`) playing in the Gait panel at launch.
     #[arg(long)]
     gait: Option<PathBuf>,
@@ -471,6 +475,7 @@ fn gui(args: GuiArgs) -> Result<()> {
         overlays: args.overlays,
         explore: args.explore,
         explore_result: args.explore_result,
+        play_motion: args.play_motion,
         gait: args.gait,
         discover_gait: args.discover_gait,
         gait_speed: args.gait_speed,

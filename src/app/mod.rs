@@ -47,6 +47,8 @@ pub struct AppOptions {
     pub explore: Option<PathBuf>,
     /// Result set shown in the Diversity panel at launch.
     pub explore_result: Option<PathBuf>,
+    /// Motion of `explore_result` played in the Library at launch (its "play in Library").
+    pub play_motion: Option<usize>,
     /// Gait clip shown (playing) in the Gait panel at launch.
     pub gait: Option<PathBuf>,
     /// Character file whose gait discovery starts in the Gait panel at launch, at `gait_speed`.

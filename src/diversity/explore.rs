@@ -439,6 +439,24 @@ pub fn replay_clip(
     index: usize,
     out: &std::path::Path,
 ) -> anyhow::Result<RecordedMotion> {
+    let written = out.with_extension("character.ron");
+    let (clip, _, own_body) = recorded_clip(result, index, Some(&written))?;
+    Ok(RecordedMotion {
+        clip,
+        character_written: own_body.then_some(written),
+    })
+}
+
+/// Motion `index` of a result, replayed with its frames recorded: the clip (tags: source
+/// `diversity`, the seed, the penalty as cost), the character it plays on, and whether that is a
+/// body of its own (a shape variant) rather than the scene's character. A body of its own is
+/// written to `character_file` when one is given (the clip then names that file); otherwise the
+/// clip names it by its content hash only (`<scene character> (variant's body)`).
+pub fn recorded_clip(
+    result: &ExploreResult,
+    index: usize,
+    character_file: Option<&std::path::Path>,
+) -> anyhow::Result<(crate::clip::Clip, crate::model::Character, bool)> {
     let m = result
         .motions
         .get(index)
@@ -447,27 +465,28 @@ pub fn replay_clip(
     let metric = result.config.motion_metric(&task);
     let run = crate::task::evaluate_recorded(&task, &m.params, metric);
     let scene = crate::scene::load_scene(&result.config.scene)?;
-    let (path, written) = if run.character == scene.character {
-        (scene.character_path.clone(), None)
+    let own_body = run.character != scene.character;
+    let reference = if !own_body {
+        let text = crate::model::read_text(&scene.character_path)?;
+        crate::clip::CharacterRef::new(&scene.character_path, &text)
+    } else if let Some(path) = character_file {
+        crate::model::save_character(&run.character, path)?;
+        crate::clip::CharacterRef::new(path, &crate::model::read_text(path)?)
     } else {
-        let path = out.with_extension("character.ron");
-        crate::model::save_character(&run.character, &path)?;
-        (path.clone(), Some(path))
+        let text = ron::ser::to_string_pretty(&run.character, Default::default())?;
+        let name = format!("{} (variant's body)", scene.character_path.display());
+        crate::clip::CharacterRef::new(std::path::Path::new(&name), &text)
     };
-    let text = crate::model::read_text(&path)?;
     let mut clip = crate::clip::from_recording(
         &run.character,
-        crate::clip::CharacterRef::new(&path, &text),
+        reference,
         task.settings.dt,
         &run.frames,
         "diversity",
     );
     clip.tags.seed = Some(result.config.seed);
     clip.tags.cost = Some(run.evaluation.penalty);
-    Ok(RecordedMotion {
-        clip,
-        character_written: written,
-    })
+    Ok((clip, run.character, own_body))
 }
 
 /// Parameters at `fraction` of the way along variant `index`'s path (B1.9 magnitude slider).

@@ -1,6 +1,6 @@
-//! The motions side by side in the 3D viewport: their placement, colours, the stick figures
-//! drawn from recorded frames (or ghosts over each other) and their labels; the camera following
-//! travelling motions.
+//! The motions side by side in the 3D viewport: their placement, colours, lane markers, the
+//! ghost (a translucent wireframe of one motion over another's lane) and their labels; the
+//! camera following travelling motions. The figures themselves are skinned (`figures.rs`).
 
 use super::*;
 
@@ -132,7 +132,14 @@ pub(super) fn draw_gallery(mut gizmos: Gizmos, state: Res<DiversityState>) {
         };
         let [r, g, b] = motion_colour(e.index);
         let offset = Vec3::new(0.0, 0.0, e.index as f32 * GALLERY_SPACING);
-        draw_figure(&mut gizmos, character, frame, offset, Color::srgb(r, g, b));
+        // The joints over the skin, so the skeleton reads through it.
+        for (_, j, _) in skeleton(character, frame) {
+            gizmos.sphere(
+                Isometry3d::from_translation(j + offset),
+                0.025,
+                Color::srgb(r * 0.6, g * 0.6, b * 0.6),
+            );
+        }
         // Ground marker under each lane, under the figure as it travels.
         let x = frame.com[0];
         gizmos.line(

@@ -1,7 +1,8 @@
 //! Diversity panel (specs/002_003.md B3): start and steer an exploration job, live plots of D,
 //! d_min and the penalty per variant, and a gallery of the input motion M0 and its variants
 //! playing side by side in the viewport with a shared phase-normalized clock, path sliders,
-//! strength toggle, ghost overlay and a phase-aligned filmstrip; save and load result sets.
+//! strength toggle, ghost overlay and a phase-aligned filmstrip; save and load result sets. The
+//! gallery's motions are skinned characters; "play in Library" plays one as a recorded clip.
 //!
 //! The science stays in [`crate::diversity`]: while a job runs its typed progress carries the
 //! current incumbents ([`DiversityJob::build_result`], a `jobs::Detail`); motions are re-simulated with
@@ -24,10 +25,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod figures;
 mod gallery;
 mod panel;
 mod playback;
 
+use figures::*;
 use gallery::*;
 pub use panel::diversity_ui;
 use playback::*;
@@ -46,6 +49,8 @@ impl Plugin for DiversityPanelPlugin {
                     advance_clock,
                     apply_gallery_view,
                     follow_gallery,
+                    rebuild_gallery_figures,
+                    pose_gallery_figures,
                     draw_gallery,
                 )
                     .chain(),
@@ -141,6 +146,8 @@ pub struct DiversityState {
     pub path_percent: Vec<f32>,
     /// Phase-normalized clock: phase k at u ∈ [k, k+1).
     pub clock: f32,
+    /// "Play in Library" asked for this motion (taken by the Library).
+    pub to_library: Option<usize>,
     hold: f32,
     task: Option<(String, Arc<Task>, Metric)>,
     cache: HashMap<u64, Arc<TaskRun>>,
@@ -217,6 +224,7 @@ fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
         ghost_b: 2,
         path_percent: Vec::new(),
         clock: 0.0,
+        to_library: None,
         hold: 0.0,
         task: None,
         cache: HashMap::new(),
@@ -338,6 +346,7 @@ fn start_on_launch(
     if let Some(path) = &options.explore_result {
         let p = path.clone();
         state.load(&p);
+        state.to_library = options.play_motion;
     } else if options.explore.is_some() {
         state.start(&jobs);
     }

@@ -316,6 +316,25 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                     state.phase_name(k)
                 ));
                 let n = state.result.as_ref().map(|r| r.motions.len()).unwrap_or(0);
+                ui.horizontal_wrapped(|ui| {
+                    ui.label("play in Library:")
+                        .on_hover_text(
+                            "Replay a motion with its frames recorded and play it as a clip on \
+                             its skinned character in the Library",
+                        );
+                    for i in 0..n {
+                        let [r, g, b] = motion_colour(i).map(|c| (c * 255.0) as u8);
+                        if ui
+                            .add(egui::Button::new(
+                                egui::RichText::new(format!("M{i}"))
+                                    .color(egui::Color32::from_rgb(r, g, b)),
+                            ))
+                            .clicked()
+                        {
+                            state.to_library = Some(i);
+                        }
+                    }
+                });
                 ui.horizontal(|ui| {
                     ui.checkbox(&mut state.ghost, "ghost");
                     let pick = |ui: &mut egui::Ui, id: &str, v: &mut usize| {

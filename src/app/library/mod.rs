@@ -24,6 +24,7 @@ impl Plugin for LibraryPlugin {
                 Update,
                 (
                     from_gait_panel,
+                    from_diversity_panel,
                     advance_clock,
                     rebuild_figures,
                     pose_figures,
@@ -319,17 +320,62 @@ fn from_gait_panel(
         PathBuf::from(format!("gait panel: {}", shown.source)),
     );
     match entry {
-        Ok(e) => {
-            library.entries.push(e);
-            let i = library.entries.len() - 1;
-            library.selected = vec![i];
-            library.generation += 1;
-            library.time = 0.0;
-            library.playing = true;
-            library.visible = true;
-            library.message = "the Gait panel's gait, on its character".into();
-        }
+        Ok(e) => play_alone(
+            &mut library,
+            e,
+            "the Gait panel's gait, on its character".into(),
+        ),
         Err(e) => library.message = format!("cannot play the gait: {e}"),
+    }
+}
+
+/// Shows `entry` alone, playing from the start, with `message`.
+fn play_alone(library: &mut Library, entry: Entry, message: String) {
+    library.entries.push(entry);
+    library.selected = vec![library.entries.len() - 1];
+    library.generation += 1;
+    library.time = 0.0;
+    library.playing = true;
+    library.visible = true;
+    library.message = message;
+}
+
+/// The Diversity panel's "play in Library": the motion is replayed with its frames recorded
+/// ([`crate::diversity::explore::recorded_clip`]) and plays as a clip on its skinned character
+/// (a shape variant on its own body).
+fn from_diversity_panel(
+    diversity: Option<ResMut<super::diversity_panel::DiversityState>>,
+    mut library: ResMut<Library>,
+) {
+    let Some(mut diversity) = diversity else {
+        return;
+    };
+    let Some(index) = diversity.to_library.take() else {
+        return;
+    };
+    let Some(result) = &diversity.result else {
+        return;
+    };
+    match crate::diversity::explore::recorded_clip(result, index, None) {
+        Ok((clip, character, own_body)) => {
+            // The gallery's lanes would stand where the clip plays.
+            diversity.gallery = false;
+            let path = PathBuf::from(format!("diversity panel: {} M{index}", diversity.source));
+            let body = if own_body { " on its own body" } else { "" };
+            play_alone(
+                &mut library,
+                Entry {
+                    path,
+                    clip,
+                    character,
+                },
+                format!(
+                    "the Diversity panel's M{index}{body}, recorded (its gallery is hidden: tick \
+                     \"show in viewport\" to see it again)"
+                ),
+            );
+        }
+        Err(e) => library.message = format!("cannot replay M{index}: {e:#}"),
     }
 }
 

@@ -1,0 +1,85 @@
+//! The gallery's motions as skinned characters: one skinned figure per motion on show (each on
+//! its own body, so a shape variant shows its own limbs), tinted in the motion's colour and
+//! posed every frame from its recorded rollout at the gallery clock.
+
+use super::*;
+
+/// A bone of a gallery figure: the motion and the body it follows.
+#[derive(Component)]
+pub(super) struct GalleryBone {
+    motion: usize,
+    body: usize,
+}
+
+#[derive(Component)]
+pub(super) struct GalleryFigure;
+
+/// (motion, cache key) of every motion whose rollout is at hand, when the gallery shows.
+fn wanted(state: &DiversityState) -> Vec<(usize, u64)> {
+    if !state.visible || !state.gallery {
+        return Vec::new();
+    }
+    state
+        .entries
+        .iter()
+        .filter(|e| state.cache.contains_key(&e.key))
+        .map(|e| (e.index, e.key))
+        .collect()
+}
+
+/// Spawns a skinned figure per motion on show, again whenever the motions or their rollouts
+/// change.
+pub(super) fn rebuild_gallery_figures(
+    mut commands: Commands,
+    state: Res<DiversityState>,
+    mut built: Local<Vec<(usize, u64)>>,
+    old: Query<Entity, Or<(With<GalleryBone>, With<GalleryFigure>)>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut bindposes: ResMut<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
+) {
+    let want = wanted(&state);
+    if *built == want {
+        return;
+    }
+    for e in &old {
+        commands.entity(e).despawn();
+    }
+    for &(motion, _) in &want {
+        let Some(run) = state.run(motion) else {
+            continue;
+        };
+        let [r, g, b] = motion_colour(motion);
+        crate::app::skin::spawn_skinned(
+            &mut commands,
+            &mut meshes,
+            &mut materials,
+            &mut bindposes,
+            &run.character,
+            |body| (GalleryBone { motion, body }, Transform::IDENTITY),
+            GalleryFigure,
+            StandardMaterial {
+                base_color: Color::srgb(r, g, b),
+                perceptual_roughness: 0.6,
+                ..default()
+            },
+        );
+    }
+    *built = want;
+}
+
+/// Poses every gallery bone from its motion's frame at the gallery clock, in its lane.
+pub(super) fn pose_gallery_figures(
+    state: Res<DiversityState>,
+    mut bones: Query<(&GalleryBone, &mut Transform)>,
+) {
+    for (bone, mut t) in &mut bones {
+        let pose = state
+            .frame(bone.motion, state.clock)
+            .and_then(|(_, f)| f.poses.get(bone.body).copied());
+        if let Some(p) = pose {
+            *t = crate::app::pose_to_transform(p);
+            t.translation.z += bone.motion as f32 * GALLERY_SPACING;
+        }
+    }
+}
