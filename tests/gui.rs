@@ -203,3 +203,54 @@ fn clip_flags_show_two_clips_side_by_side_in_the_library() {
     assert!(tinted > 5_000, "no tinted second figure ({tinted} pixels)");
     assert!(skin > 500, "no human figure ({skin} skin-coloured pixels)");
 }
+
+/// `gui --explore-result SET --play-motion I`: the Diversity panel's "play in Library" for motion
+/// I. The motion is replayed, recorded and played in the Library as a clip on its skinned
+/// character (skin-coloured pixels in the viewport), and the gallery's coloured lanes give way
+/// to it; without the flag the gallery shows its motions as skinned figures in their colours.
+#[test]
+fn play_motion_plays_a_diversity_variant_in_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(["explore", "scenes/backflip2d.ron", "--variants", "2", "--generations", "2"])
+        .arg("--out")
+        .arg(dir.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let set = dir.path().join("result.ron");
+    let count = |extra: &[&str], name: &str| {
+        let mut args = vec!["--frames", "90", "--explore-result", set.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (w, _, pixels, colour) = screenshot(&args, name);
+        let channels = if colour == png::ColorType::Rgba { 4 } else { 3 };
+        let (mut skin, mut orange) = (0, 0);
+        // The viewport below the Library window.
+        for y in 380..880 {
+            for x in 300..1120 {
+                let i = ((y * w + x) as usize) * channels;
+                let [r, g, b] = [pixels[i] as i32, pixels[i + 1] as i32, pixels[i + 2] as i32];
+                // The skin's beige (r > g > b, light) and M2's orange (r high, b low).
+                if r > 170 && g > 120 && b > 90 && r > b + 40 && r - g < 60 {
+                    skin += 1;
+                }
+                if r > 200 && (60..170).contains(&g) && b < 100 {
+                    orange += 1;
+                }
+            }
+        }
+        (skin, orange)
+    };
+    let (_, gallery_orange) = count(&[], "gallery.png");
+    assert!(
+        gallery_orange > 500,
+        "the gallery shows M2 as an orange figure ({gallery_orange} pixels)"
+    );
+    let (skin, orange) = count(&["--play-motion", "2"], "played.png");
+    assert!(skin > 500, "no skinned figure playing ({skin} skin pixels)");
+    assert!(
+        orange < gallery_orange / 5,
+        "the gallery still shows ({orange} orange pixels against {gallery_orange})"
+    );
+}
