@@ -2,6 +2,7 @@
 
 /// A line of the human-readable report: on standard output, or on standard error when standard
 /// output carries the typed events of `--events`.
+#[cfg(feature = "ipopt")]
 macro_rules! say {
     ($events:expr, $($t:tt)*) => {
         if $events { eprintln!($($t)*) } else { println!($($t)*) }

@@ -265,6 +265,7 @@ pub struct StageSummary {
 }
 
 impl StageSummary {
+    #[cfg(feature = "ipopt")]
     fn of(hessian: &'static str, clip: &GaitClip) -> Self {
         Self {
             hessian,

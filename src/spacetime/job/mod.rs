@@ -23,7 +23,9 @@ use crate::spacetime::nlp::OptionValue;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-pub use discover::{InProcess, ProcessPool, SampleSolver};
+#[cfg(feature = "ipopt")]
+pub use discover::InProcess;
+pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
 
 /// Second derivatives of a gait solve.
