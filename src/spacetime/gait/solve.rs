@@ -2,6 +2,7 @@
 //! projection of a solve that stopped short, keeping the best iterates, and the staged solve
 //! (L-BFGS, then the exact Hessian).
 
+#[cfg(feature = "ipopt")]
 use super::*;
 
 /// IPOPT options for gait solves: L-BFGS Hessian, and feasibility required to 1e-8 (mass-normalised

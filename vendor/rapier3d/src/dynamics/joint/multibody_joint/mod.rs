@@ -1,7 +1,7 @@
 //! MultibodyJoints using the reduced-coordinates formalism or using constraints.
 
 #[cfg(feature = "alloc")]
-pub use self::multibody::{Multibody, MultibodyDofCoupling};
+pub use self::multibody::{MassFactorization, Multibody, MultibodyDofCoupling, TreeLuBox};
 #[cfg(feature = "alloc")]
 pub use self::multibody_ik::InverseKinematicsOption;
 #[cfg(feature = "alloc")]
@@ -25,6 +25,8 @@ mod multibody_joint_set;
 mod multibody_link;
 #[cfg(feature = "alloc")]
 mod multibody_workspace;
+#[cfg(feature = "alloc")]
+mod tree_lu;
 
 #[cfg(feature = "alloc")]
 mod multibody_ik;

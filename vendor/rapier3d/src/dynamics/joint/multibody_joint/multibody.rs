@@ -1,5 +1,6 @@
 use super::multibody_link::{MultibodyLink, MultibodyLinkVec};
 use super::multibody_workspace::MultibodyWorkspace;
+use super::tree_lu::{NO_PARENT, TreeLu};
 use crate::alloc_prelude::*;
 use crate::dynamics::integration_parameters::SpringCoefficients;
 use crate::dynamics::solver::{GenericJointConstraint, WritebackId};
@@ -20,6 +21,43 @@ use na::{
 
 #[cfg(doc)]
 use crate::prelude::{GenericJoint, RigidBody};
+
+/// The factored joint-space matrix of a multibody: a factorization that follows the tree's
+/// sparsity ([`TreeLu`]) when every degree of freedom is dynamic, else a dense LU over the
+/// dynamic ones (in the kinematic-reduced ordering of `augmented_mass_indices`).
+#[cfg_attr(feature = "serde-serialize", derive(Serialize, Deserialize))]
+#[derive(Clone, Debug)]
+pub enum MassFactorization {
+    /// Dense LU with partial pivoting.
+    Dense(LU<Real, Dyn, Dyn>),
+    /// Gaussian elimination leaves first, without fill-in (see `tree_lu.rs`).
+    Tree(#[cfg_attr(feature = "serde-serialize", serde(skip))] TreeLuBox),
+}
+
+/// A [`TreeLu`] behind a public name (its internals stay private to the crate).
+#[derive(Clone, Debug, Default)]
+pub struct TreeLuBox(TreeLu);
+
+impl MassFactorization {
+    fn empty() -> Self {
+        MassFactorization::Dense(LU::new(DMatrix::zeros(0, 0)))
+    }
+
+    /// Solves `A x = b` in place for every column of `b`; returns false when the matrix was
+    /// singular.
+    pub fn solve_mut<C: na::Dim, S: StorageMut<Real, Dyn, C>>(
+        &self,
+        b: &mut na::Matrix<Real, Dyn, C, S>,
+    ) -> bool {
+        match self {
+            MassFactorization::Dense(lu) => lu.solve_mut(b),
+            MassFactorization::Tree(lu) => {
+                lu.0.solve_mut(b);
+                lu.0.is_ok()
+            }
+        }
+    }
+}
 
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default)]
@@ -110,13 +148,18 @@ pub struct Multibody {
     //       move dofs from/to a format that matches the augmented mass.
     // TODO: use sparse matrices?
     augmented_mass: DMatrix<Real>,
-    inv_augmented_mass: LU<Real, Dyn, Dyn>,
+    inv_augmented_mass: MassFactorization,
     // The indexing sequence for moving all kinematics degrees of
     // freedoms to the end of the generalized coordinates vector.
     augmented_mass_indices: IndexSequence,
 
     acc_augmented_mass: DMatrix<Real>,
-    acc_inv_augmented_mass: LU<Real, Dyn, Dyn>,
+    acc_inv_augmented_mass: MassFactorization,
+    /// Per degree of freedom, its parent in the tree ([`NO_PARENT`] for the root's first).
+    dof_parents: Vec<usize>,
+    /// Per link, the degrees of freedom of the links from the root to it (ascending): the only
+    /// columns of its body Jacobian that can be non-zero.
+    link_dofs: Vec<Vec<usize>>,
 
     ndofs: usize,
     pub(crate) root_is_dynamic: bool,
@@ -157,9 +200,11 @@ impl Multibody {
             accelerations: DVector::zeros(0),
             body_jacobians: Vec::new(),
             augmented_mass: DMatrix::zeros(0, 0),
-            inv_augmented_mass: LU::new(DMatrix::zeros(0, 0)),
+            inv_augmented_mass: MassFactorization::empty(),
             acc_augmented_mass: DMatrix::zeros(0, 0),
-            acc_inv_augmented_mass: LU::new(DMatrix::zeros(0, 0)),
+            acc_inv_augmented_mass: MassFactorization::empty(),
+            dof_parents: Vec::new(),
+            link_dofs: Vec::new(),
             augmented_mass_indices: IndexSequence::new(),
             ndofs: 0,
             solver_id: 0,
@@ -333,7 +378,7 @@ impl Multibody {
     }
 
     /// The inverse augmented mass matrix of this multibody.
-    pub fn inv_augmented_mass(&self) -> &LU<Real, Dyn, Dyn> {
+    pub fn inv_augmented_mass(&self) -> &MassFactorization {
         &self.inv_augmented_mass
     }
 
@@ -801,6 +846,7 @@ impl Multibody {
         }
 
         self.augmented_mass_indices.clear();
+        self.update_dof_tree();
 
         // Resize coriolis workspaces if the link count or number of DOFs change.
         let coriolis_ndofs = self.coriolis_v.first().map(|m| m.ncols());
@@ -857,10 +903,18 @@ impl Multibody {
             let rb_mass_matrix_wo_gyro = concat_rb_mass_matrix(rb_mass, rb_inertia.into());
             #[allow(clippy::useless_conversion)] // Needed in 3D, no-op in 2D
             let rb_mass_matrix = concat_rb_mass_matrix(rb_mass, augmented_inertia.into());
-            self.augmented_mass
-                .quadform(1.0, &rb_mass_matrix_wo_gyro, body_jacobian, 1.0);
-            self.acc_augmented_mass
-                .quadform(1.0, &rb_mass_matrix, body_jacobian, 1.0);
+            add_quadform_on(
+                &mut self.augmented_mass,
+                &rb_mass_matrix_wo_gyro,
+                body_jacobian,
+                &self.link_dofs[i],
+            );
+            add_quadform_on(
+                &mut self.acc_augmented_mass,
+                &rb_mass_matrix,
+                body_jacobian,
+                &self.link_dofs[i],
+            );
 
             /*
              *
@@ -987,8 +1041,12 @@ impl Multibody {
                 i_coriolis_dt_w.gemm(dt, &mat_to_na(rb_inertia), coriolis_w, 0.0);
             }
 
-            self.acc_augmented_mass
-                .gemm_tr(1.0, rb_j, &self.i_coriolis_dt, 1.0);
+            add_tr_mul_on(
+                &mut self.acc_augmented_mass,
+                rb_j,
+                &self.i_coriolis_dt,
+                &self.link_dofs[i],
+            );
         }
 
         /*
@@ -1041,17 +1099,84 @@ impl Multibody {
         self.augmented_mass_indices
             .rearrange_rows(&mut self.augmented_mass, true);
 
-        // TODO: avoid allocation inside LU at each timestep.
-        self.acc_inv_augmented_mass = LU::new(
-            self.acc_augmented_mass
-                .view((0, 0), (effective_dim, effective_dim))
-                .into_owned(),
-        );
-        self.inv_augmented_mass = LU::new(
-            self.augmented_mass
-                .view((0, 0), (effective_dim, effective_dim))
-                .into_owned(),
-        );
+        if effective_dim == self.ndofs {
+            // Every degree of freedom is dynamic: the rows were not rearranged, and the
+            // matrices have the tree's sparsity.
+            self.acc_inv_augmented_mass = MassFactorization::Tree(TreeLuBox(TreeLu::factor(
+                self.acc_augmented_mass.clone(),
+                &self.dof_parents,
+            )));
+            self.inv_augmented_mass = MassFactorization::Tree(TreeLuBox(TreeLu::factor(
+                self.augmented_mass.clone(),
+                &self.dof_parents,
+            )));
+        } else {
+            // TODO: avoid allocation inside LU at each timestep.
+            self.acc_inv_augmented_mass = MassFactorization::Dense(LU::new(
+                self.acc_augmented_mass
+                    .view((0, 0), (effective_dim, effective_dim))
+                    .into_owned(),
+            ));
+            self.inv_augmented_mass = MassFactorization::Dense(LU::new(
+                self.augmented_mass
+                    .view((0, 0), (effective_dim, effective_dim))
+                    .into_owned(),
+            ));
+        }
+    }
+
+    /// The tree of the degrees of freedom ([`Self::dof_parents`]) and each link's path of them
+    /// from the root ([`Self::link_dofs`]). Links are stored parent-first and a link's degrees
+    /// of freedom are consecutive (`assembly_id`), so a degree of freedom's parent is the one
+    /// before it in its joint, or the last of the nearest ancestor link that has any.
+    fn update_dof_tree(&mut self) {
+        self.dof_parents.clear();
+        self.dof_parents.resize(self.ndofs, NO_PARENT);
+        self.link_dofs.resize(self.links.len(), Vec::new());
+        for i in 0..self.links.len() {
+            let link = &self.links[i];
+            let mut path = core::mem::take(&mut self.link_dofs[i]);
+            path.clear();
+            if i != 0 {
+                path.extend_from_slice(&self.link_dofs[link.parent_internal_id]);
+            }
+            let mut parent = path.last().copied().unwrap_or(NO_PARENT);
+            for k in link.assembly_id..link.assembly_id + link.joint.ndofs() {
+                self.dof_parents[k] = parent;
+                parent = k;
+                path.push(k);
+            }
+            self.link_dofs[i] = path;
+        }
+    }
+
+    /// The dense assembly the sparse one replaces, for tests: `Σ Jᵢᵀ Mᵢ Jᵢ` plus the armature,
+    /// over every column of every link's Jacobian, with the same arithmetic as the sparse one
+    /// (which skips the columns outside each link's path from the root).
+    #[doc(hidden)]
+    pub fn dense_mass_matrix_reference(&self, bodies: &RigidBodySet) -> DMatrix<Real> {
+        let mut m = DMatrix::zeros(self.ndofs, self.ndofs);
+        let all: Vec<usize> = (0..self.ndofs).collect();
+        for (i, link) in self.links.iter().enumerate() {
+            let rb = &bodies[link.rigid_body];
+            let mass = concat_rb_mass_matrix(
+                rb.mprops.effective_mass(),
+                #[allow(clippy::useless_conversion)]
+                rb.mprops.effective_angular_inertia().into_matrix().into(),
+            );
+            add_quadform_on(&mut m, &mass, &self.body_jacobians[i], &all);
+        }
+        for i in 0..self.ndofs {
+            m[(i, i)] += self.armature[i];
+        }
+        m
+    }
+
+    /// The joint-space mass matrix as last assembled (dynamic degrees of freedom first), with
+    /// the implicit damping and spring terms of the last step on its diagonal.
+    #[doc(hidden)]
+    pub fn augmented_mass(&self) -> &DMatrix<Real> {
+        &self.augmented_mass
     }
 
     /// Per-DoF inverse joint-space inertia `diag(M⁻¹)` at the current configuration, where `M`
@@ -1671,6 +1796,90 @@ impl Multibody {
 
         *j_id += self.ndofs * 2;
     }
+}
+
+/// `out[(a, b)] += Σᵣ J[(r, a)] · (M J)[(r, b)]` for a, b in `dofs`: a link's `Jᵀ M J` on the only
+/// columns its Jacobian can have non-zero (its path from the root), the rest being exact zeros.
+/// Each product is summed in a fixed order with plain multiplies and adds, whatever the CPU.
+fn add_quadform_on(
+    out: &mut DMatrix<Real>,
+    mass: &SMatrix<Real, SPATIAL_DIM, SPATIAL_DIM>,
+    jacobian: &Jacobian<Real>,
+    dofs: &[usize],
+) {
+    let mut stack = [[0.0 as Real; SPATIAL_DIM]; MAX_PATH];
+    let mut heap = Vec::new();
+    let mj: &mut [[Real; SPATIAL_DIM]] = if dofs.len() <= MAX_PATH {
+        &mut stack[..dofs.len()]
+    } else {
+        heap.resize(dofs.len(), [0.0; SPATIAL_DIM]);
+        &mut heap
+    };
+    for (k, &c) in dofs.iter().enumerate() {
+        mj[k] = mass_times_column(mass, jacobian, c);
+    }
+    for &ca in dofs {
+        let ja = column(jacobian, ca);
+        for (b, &cb) in dofs.iter().enumerate() {
+            out[(ca, cb)] += dot6(&ja, &mj[b]);
+        }
+    }
+}
+
+/// `out[(a, b)] += Σᵣ J[(r, a)] · C[(r, b)]` for a, b in `dofs` (C has the same column pattern
+/// as J).
+fn add_tr_mul_on(
+    out: &mut DMatrix<Real>,
+    jacobian: &Jacobian<Real>,
+    c: &Jacobian<Real>,
+    dofs: &[usize],
+) {
+    for &ca in dofs {
+        let ja = column(jacobian, ca);
+        for &cb in dofs {
+            out[(ca, cb)] += dot6(&ja, &column(c, cb));
+        }
+    }
+}
+
+/// Longest path of degrees of freedom kept on the stack by [`add_quadform_on`].
+const MAX_PATH: usize = 48;
+
+#[inline]
+fn column(m: &Jacobian<Real>, c: usize) -> [Real; SPATIAL_DIM] {
+    let mut out = [0.0; SPATIAL_DIM];
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = m[(r, c)];
+    }
+    out
+}
+
+/// Row r of `M` times column `c` of `J`, as Σₖ in order k = 0, 1, …
+#[inline]
+fn mass_times_column(
+    mass: &SMatrix<Real, SPATIAL_DIM, SPATIAL_DIM>,
+    jacobian: &Jacobian<Real>,
+    c: usize,
+) -> [Real; SPATIAL_DIM] {
+    let jc = column(jacobian, c);
+    let mut out = [0.0; SPATIAL_DIM];
+    for (r, o) in out.iter_mut().enumerate() {
+        let mut acc = 0.0;
+        for (k, v) in jc.iter().enumerate() {
+            acc += mass[(r, k)] * v;
+        }
+        *o = acc;
+    }
+    out
+}
+
+#[inline]
+fn dot6(a: &[Real; SPATIAL_DIM], b: &[Real; SPATIAL_DIM]) -> Real {
+    let mut acc = 0.0;
+    for k in 0..SPATIAL_DIM {
+        acc += a[k] * b[k];
+    }
+    acc
 }
 
 #[cfg_attr(feature = "serde-serialize", derive(Serialize, Deserialize))]
