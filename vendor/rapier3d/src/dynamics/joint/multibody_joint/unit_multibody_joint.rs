@@ -32,6 +32,33 @@ pub fn unit_joint_limit_constraint(
     let rhs_bias = ((curr_pos - limits[1]).max(0.0) - (limits[0] - curr_pos).max(0.0)) * erp_inv_dt;
     let rhs_wo_bias = 0.0;
 
+    if !min_enabled && !max_enabled {
+        // Within its limits: an inert row (zero impulse bounds, which the solver skips), with no
+        // Jacobian written and no solve with the mass matrix.
+        constraints[*insert_at] = GenericJointConstraint {
+            is_rigid_body1: false,
+            solver_vel1: u32::MAX,
+            ndofs1: 0,
+            j_id1: 0,
+            is_rigid_body2: false,
+            solver_vel2: multibody.solver_id,
+            ndofs2: ndofs,
+            j_id2: *j_id,
+            joint_id: usize::MAX,
+            impulse: 0.0,
+            impulse_bounds: [0.0, 0.0],
+            inv_lhs: 0.0,
+            rhs: 0.0,
+            rhs_wo_bias: 0.0,
+            cfm_coeff: 0.0,
+            cfm_gain: 0.0,
+            writeback_id: WritebackId::Limit(dof_id),
+        };
+        *insert_at += 1;
+        *j_id += 2 * ndofs;
+        return;
+    }
+
     let dof_j_id = *j_id + dof_id + link.assembly_id;
     jacobians.rows_mut(*j_id, ndofs * 2).fill(0.0);
     jacobians[dof_j_id] = 1.0;

@@ -277,6 +277,11 @@ impl GenericJointConstraint {
         solver_vels: &mut SolverBodies,
         generic_solver_vels: &mut DVector,
     ) {
+        if self.impulse_bounds == [0.0, 0.0] && self.impulse == 0.0 {
+            // An inert row (an inactive limit): its impulse stays clamped to zero whatever the
+            // velocities, so it would change nothing.
+            return;
+        }
         let jacobians = jacobians.as_slice();
 
         let solver_vel1 = self.solver_vel1(solver_vels, generic_solver_vels);
