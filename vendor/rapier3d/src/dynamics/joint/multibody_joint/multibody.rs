@@ -925,6 +925,11 @@ impl Multibody {
             let rb_j_w = rb_j.fixed_rows::<ANG_DIM>(DIM);
 
             let ndofs = link.joint.ndofs();
+            // Every product below runs over this link's path of degrees of freedom only (the
+            // other columns of its Jacobian and Coriolis terms are zero), in the arithmetic
+            // order of nalgebra's `gemm` on each column.
+            let path = &self.link_dofs[i];
+            let own = link.assembly_id..link.assembly_id + ndofs;
 
             if i != 0 {
                 let parent_id = link.parent_internal_id;
@@ -933,37 +938,53 @@ impl Multibody {
                 let parent_j = &self.body_jacobians[parent_id];
                 let parent_j_w = parent_j.fixed_rows::<ANG_DIM>(DIM);
                 let parent_w = SimdAngVector::<Real>::from(parent_rb.vels.angvel).gcross_matrix();
+                // The parent's terms are zero outside its own path.
+                let parent_path = &self.link_dofs[parent_id];
 
                 let (coriolis_v, parent_coriolis_v) = self.coriolis_v.index_mut2(i, parent_id);
                 let (coriolis_w, parent_coriolis_w) = self.coriolis_w.index_mut2(i, parent_id);
 
-                coriolis_v.copy_from(parent_coriolis_v);
-                coriolis_w.copy_from(parent_coriolis_w);
+                for &c in path {
+                    if own.contains(&c) {
+                        coriolis_v.column_mut(c).fill(0.0);
+                        coriolis_w.column_mut(c).fill(0.0);
+                    } else {
+                        coriolis_v.column_mut(c).copy_from(&parent_coriolis_v.column(c));
+                        coriolis_w.column_mut(c).copy_from(&parent_coriolis_w.column(c));
+                    }
+                }
 
                 // [c1 - c0].gcross() * (JDot + JDot/u * qdot)"
                 let shift_cross_tr = vect_to_na(link.shift02).gcross_matrix_tr();
-                coriolis_v.gemm(1.0, &shift_cross_tr, parent_coriolis_w, 1.0);
+                gemm_on(coriolis_v, 1.0, &shift_cross_tr, parent_coriolis_w, parent_path);
 
                 // JDot (but the 2.0 originates from the sum of two identical terms in JDot and JDot/u * gdot)
                 let dvel_cross = vect_to_na(
                     rb.vels.angvel.gcross(link.shift02) + 2.0 * link.joint_velocity.linvel,
                 )
                 .gcross_matrix_tr();
-                coriolis_v.gemm(1.0, &dvel_cross, &parent_j_w, 1.0);
+                gemm_on(coriolis_v, 1.0, &dvel_cross, &parent_j_w, parent_path);
 
                 // JDot/u * qdot
-                coriolis_v.gemm(
+                gemm_on(
+                    coriolis_v,
                     1.0,
                     &vect_to_na(link.joint_velocity.linvel).gcross_matrix_tr(),
                     &parent_j_w,
-                    1.0,
+                    parent_path,
                 );
-                coriolis_v.gemm(1.0, &(parent_w * shift_cross_tr), &parent_j_w, 1.0);
+                gemm_on(
+                    coriolis_v,
+                    1.0,
+                    &(parent_w * shift_cross_tr),
+                    &parent_j_w,
+                    parent_path,
+                );
 
                 #[cfg(feature = "dim3")]
                 {
                     let vel_wrt_joint_w = vect_to_na(link.joint_velocity.angvel).gcross_matrix();
-                    coriolis_w.gemm(-1.0, &vel_wrt_joint_w, &parent_j_w, 1.0);
+                    gemm_on(coriolis_w, -1.0, &vel_wrt_joint_w, &parent_j_w, parent_path);
                 }
 
                 // JDot (but the 2.0 originates from the sum of two identical terms in JDot and JDot/u * gdot)
@@ -989,8 +1010,10 @@ impl Multibody {
                     }
                 }
             } else {
-                self.coriolis_v[i].fill(0.0);
-                self.coriolis_w[i].fill(0.0);
+                for &c in path {
+                    self.coriolis_v[i].column_mut(c).fill(0.0);
+                    self.coriolis_w[i].column_mut(c).fill(0.0);
+                }
             }
 
             let coriolis_v = &mut self.coriolis_v[i];
@@ -999,18 +1022,24 @@ impl Multibody {
             {
                 // [c3 - c2].gcross() * (JDot + JDot/u * qdot)
                 let shift_cross_tr = vect_to_na(link.shift23).gcross_matrix_tr();
-                coriolis_v.gemm(1.0, &shift_cross_tr, coriolis_w, 1.0);
+                // `coriolis_v += S · coriolis_w`, column by column.
+                for &c in path {
+                    let w = coriolis_w.column(c).into_owned();
+                    let mut v = coriolis_v.column_mut(c);
+                    v.gemv(1.0, &shift_cross_tr, &w, 1.0);
+                }
 
                 // JDot
                 let dvel_cross = vect_to_na(rb.vels.angvel.gcross(link.shift23)).gcross_matrix_tr();
-                coriolis_v.gemm(1.0, &dvel_cross, &rb_j_w, 1.0);
+                gemm_on(coriolis_v, 1.0, &dvel_cross, &rb_j_w, path);
 
                 // JDot/u * qdot
-                coriolis_v.gemm(
+                gemm_on(
+                    coriolis_v,
                     1.0,
                     &(SimdAngVector::<Real>::from(rb.vels.angvel).gcross_matrix() * shift_cross_tr),
                     &rb_j_w,
-                    1.0,
+                    path,
                 );
             }
 
@@ -1021,24 +1050,28 @@ impl Multibody {
              * Meld with the mass matrix.
              */
             {
-                let mut i_coriolis_dt_v = self.i_coriolis_dt.fixed_rows_mut::<DIM>(0);
-                i_coriolis_dt_v.copy_from(coriolis_v);
                 let rb_mass_dt = vect_to_na(rb_mass * dt);
-                i_coriolis_dt_v
-                    .column_iter_mut()
-                    .for_each(|mut c| c.component_mul_assign(&rb_mass_dt));
+                for &c in path {
+                    let mut col = self.i_coriolis_dt.fixed_view_mut::<DIM, 1>(0, c);
+                    col.copy_from(&coriolis_v.column(c));
+                    col.component_mul_assign(&rb_mass_dt);
+                }
             }
 
             #[cfg(feature = "dim2")]
             {
-                let mut i_coriolis_dt_w = self.i_coriolis_dt.fixed_rows_mut::<ANG_DIM>(DIM);
-                // NOTE: this is just an axpy, but on row columns.
-                i_coriolis_dt_w.zip_apply(coriolis_w, |o, x| *o = x * dt * rb_inertia);
+                for &c in path {
+                    self.i_coriolis_dt[(DIM, c)] = coriolis_w[(0, c)] * dt * rb_inertia;
+                }
             }
             #[cfg(feature = "dim3")]
             {
-                let mut i_coriolis_dt_w = self.i_coriolis_dt.fixed_rows_mut::<ANG_DIM>(DIM);
-                i_coriolis_dt_w.gemm(dt, &mat_to_na(rb_inertia), coriolis_w, 0.0);
+                let inertia = mat_to_na(rb_inertia);
+                for &c in path {
+                    let w = coriolis_w.column(c).into_owned();
+                    let mut col = self.i_coriolis_dt.fixed_view_mut::<ANG_DIM, 1>(DIM, c);
+                    col.gemv(dt, &inertia, &w, 0.0);
+                }
             }
 
             add_tr_mul_on(
@@ -1839,6 +1872,24 @@ fn add_tr_mul_on(
         for &cb in dofs {
             out[(ca, cb)] += dot6(&ja, &column(c, cb));
         }
+    }
+}
+
+/// `y[:, c] += alpha · a · x[:, c]` for the columns c in `cols`, each column as nalgebra's
+/// `gemv` computes it.
+fn gemm_on<R: na::DimName, SY, SX>(
+    y: &mut na::Matrix<Real, R, Dyn, SY>,
+    alpha: Real,
+    a: &na::OMatrix<Real, R, R>,
+    x: &na::Matrix<Real, R, Dyn, SX>,
+    cols: &[usize],
+) where
+    SY: StorageMut<Real, R, Dyn>,
+    SX: na::Storage<Real, R, Dyn>,
+    na::DefaultAllocator: na::allocator::Allocator<R, R>,
+{
+    for &c in cols {
+        y.column_mut(c).gemv(alpha, a, &x.column(c), 1.0);
     }
 }
 
