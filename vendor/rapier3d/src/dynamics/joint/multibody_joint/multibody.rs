@@ -1905,7 +1905,10 @@ fn column(m: &Jacobian<Real>, c: usize) -> [Real; SPATIAL_DIM] {
     out
 }
 
-/// Row r of `M` times column `c` of `J`, as Σₖ in order k = 0, 1, …
+/// Row r of `M` times column `c` of `J`, as Σₖ in order k = 0, 1, … over the entries of the
+/// rigid-body mass matrix that can be non-zero (the per-axis masses on the diagonal of the
+/// linear block, the angular inertia block). The sum starts at +0, so skipping the structural
+/// zeros (each adding ±0) leaves every bit as the full sum.
 #[inline]
 fn mass_times_column(
     mass: &SMatrix<Real, SPATIAL_DIM, SPATIAL_DIM>,
@@ -1914,12 +1917,15 @@ fn mass_times_column(
 ) -> [Real; SPATIAL_DIM] {
     let jc = column(jacobian, c);
     let mut out = [0.0; SPATIAL_DIM];
-    for (r, o) in out.iter_mut().enumerate() {
+    for r in 0..DIM {
+        out[r] = 0.0 + mass[(r, r)] * jc[r];
+    }
+    for r in DIM..SPATIAL_DIM {
         let mut acc = 0.0;
-        for (k, v) in jc.iter().enumerate() {
-            acc += mass[(r, k)] * v;
+        for k in DIM..SPATIAL_DIM {
+            acc += mass[(r, k)] * jc[k];
         }
-        *o = acc;
+        out[r] = acc;
     }
     out
 }
