@@ -160,6 +160,8 @@ pub struct Multibody {
     /// Per link, the degrees of freedom of the links from the root to it (ascending): the only
     /// columns of its body Jacobian that can be non-zero.
     link_dofs: Vec<Vec<usize>>,
+    /// `dof_parents` when the body Jacobians' zero columns were last set.
+    jacobian_layout: Vec<usize>,
 
     ndofs: usize,
     pub(crate) root_is_dynamic: bool,
@@ -205,6 +207,7 @@ impl Multibody {
             acc_inv_augmented_mass: MassFactorization::empty(),
             dof_parents: Vec::new(),
             link_dofs: Vec::new(),
+            jacobian_layout: Vec::new(),
             augmented_mass_indices: IndexSequence::new(),
             ndofs: 0,
             solver_id: 0,
@@ -546,6 +549,8 @@ impl Multibody {
         }
 
         self.accelerations.fill(0.0);
+        // Each link's path of degrees of freedom, for the products below.
+        self.update_dof_tree();
 
         // If there is significant movement, the semi-implicit coriolis term
         // occasionally cause instabilities due to the matrix being near singular.
@@ -614,21 +619,18 @@ impl Multibody {
                 rb.forces.force - rb_mass * acc.linvel,
                 rb.forces.torque - gyroscopic - rb_inertia * acc.angvel,
             );
-            self.accelerations.gemv_tr(
-                1.0,
-                &self.body_jacobians[i],
-                external_forces.as_vector(),
-                1.0,
-            );
+            // `accelerations += Jᵀ f` on the link's path of degrees of freedom (the rest of its
+            // Jacobian is zero), each entry as `gemv_tr` computes it.
+            let jacobian = &self.body_jacobians[i];
+            for &c in &self.link_dofs[i] {
+                self.accelerations[c] += jacobian.column(c).dot(external_forces.as_vector());
+            }
 
             if check_implicit_coriolis_divergence {
                 let applied_forces = Force::new(rb.forces.force, rb.forces.torque);
-                pos_forces.gemv_tr(
-                    1.0,
-                    &self.body_jacobians[i],
-                    applied_forces.as_vector(),
-                    1.0,
-                );
+                for &c in &self.link_dofs[i] {
+                    pos_forces[c] += jacobian.column(c).dot(applied_forces.as_vector());
+                }
             }
         }
 
@@ -780,38 +782,54 @@ impl Multibody {
         }
     }
 
+    /// Each link's body Jacobian, computed on its path of degrees of freedom from the root only:
+    /// its other columns are zero, set once when the tree's layout changes.
     fn update_body_jacobians(&mut self) {
+        self.update_dof_tree();
+        let relayout = self.jacobian_layout != self.dof_parents;
+        if relayout {
+            self.jacobian_layout.clone_from(&self.dof_parents);
+        }
         for i in 0..self.links.len() {
             let link = &self.links[i];
 
-            if self.body_jacobians[i].ncols() != self.ndofs {
+            if relayout || self.body_jacobians[i].ncols() != self.ndofs {
                 // TODO: use a resize instead.
                 self.body_jacobians[i] = Jacobian::zeros(self.ndofs);
             }
 
+            let ndofs = link.joint.ndofs();
+            let own = link.assembly_id..link.assembly_id + ndofs;
             let parent_to_world;
 
             if i != 0 {
                 let parent_id = link.parent_internal_id;
                 let parent_link = &self.links[parent_id];
                 parent_to_world = parent_link.local_to_world;
+                let parent_path = &self.link_dofs[parent_id];
 
                 let (link_j, parent_j) = self.body_jacobians.index_mut_const(i, parent_id);
-                link_j.copy_from(parent_j);
+                for &c in parent_path {
+                    link_j.column_mut(c).copy_from(&parent_j.column(c));
+                }
+                for c in own.clone() {
+                    link_j.column_mut(c).fill(0.0);
+                }
 
                 {
                     let mut link_j_v = link_j.fixed_rows_mut::<DIM>(0);
                     let parent_j_w = parent_j.fixed_rows::<ANG_DIM>(DIM);
 
                     let shift_tr = vect_to_na(link.shift02).gcross_matrix_tr();
-                    link_j_v.gemm(1.0, &shift_tr, &parent_j_w, 1.0);
+                    gemm_on(&mut link_j_v, 1.0, &shift_tr, &parent_j_w, parent_path);
                 }
             } else {
-                self.body_jacobians[i].fill(0.0);
+                for c in own.clone() {
+                    self.body_jacobians[i].column_mut(c).fill(0.0);
+                }
                 parent_to_world = Pose::IDENTITY;
             }
 
-            let ndofs = link.joint.ndofs();
             let mut tmp = SMatrix::<Real, SPATIAL_DIM, SPATIAL_DIM>::zeros();
             let mut link_joint_j = tmp.columns_mut(0, ndofs);
             let mut link_j_part = self.body_jacobians[i].columns_mut(link.assembly_id, ndofs);
@@ -822,11 +840,14 @@ impl Multibody {
             link_j_part += link_joint_j;
 
             {
+                let path = &self.link_dofs[i];
                 let link_j = &mut self.body_jacobians[i];
-                let (mut link_j_v, link_j_w) =
-                    link_j.rows_range_pair_mut(0..DIM, DIM..DIM + ANG_DIM);
                 let shift_tr = vect_to_na(link.shift23).gcross_matrix_tr();
-                link_j_v.gemm(1.0, &shift_tr, &link_j_w, 1.0);
+                for &c in path {
+                    let w = link_j.fixed_view::<ANG_DIM, 1>(DIM, c).into_owned();
+                    let mut v = link_j.fixed_view_mut::<DIM, 1>(0, c);
+                    v.gemv(1.0, &shift_tr, &w, 1.0);
+                }
             }
         }
     }
