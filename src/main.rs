@@ -454,8 +454,9 @@ fn main() {
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
             "gait" => spacetime_cli::bench_gait(quick, &characters),
+            "impulse" => bench_impulse(quick, &characters),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006 or gait"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait or impulse"
             )),
         },
     };
@@ -679,6 +680,26 @@ fn bench(quick: bool, dir: &Path) -> Result<()> {
         println!("steps_per_second {name} {s:.0}");
         let r = motionlab::sim::bench::rollouts_per_second(&c, SimSettings::default(), 2.0, batch)?;
         println!("rollouts_per_second {name} {r:.1}");
+    }
+    Ok(())
+}
+
+/// `bench impulse`: human3d built from impulse joints instead of the multibody (issue P5,
+/// deliverable 1), standing 10 s (`--quick`: 2 s) with `friction_in_bias_pass` and joint warm
+/// starting off and on; one line per setting: steps per second (one core), whether it fell, the
+/// largest foot drift after settling and the largest gap opened in a joint.
+fn bench_impulse(quick: bool, dir: &Path) -> Result<()> {
+    let c = load(&dir.join("human3d.ron"))?;
+    let seconds = if quick { 2.0 } else { 10.0 };
+    for (bias, warm) in [(false, false), (true, false), (false, true), (true, true)] {
+        let r = motionlab::sim::impulse_joints::stand(&c, seconds, bias, warm);
+        println!(
+            "impulse_joints human3d friction_in_bias_pass {bias} warmstart_joints {warm} steps_per_second {:.0} fell {} foot_drift_mm {:.2} joint_gap_mm {:.2}",
+            r.steps_per_second,
+            r.fell,
+            r.foot_drift * 1e3,
+            r.joint_gap * 1e3
+        );
     }
     Ok(())
 }

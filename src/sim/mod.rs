@@ -15,6 +15,7 @@
 //! - A blow-up (NaN or runaway velocity) stops the simulation with a [`Failure`], never a panic.
 
 pub mod bench;
+pub mod impulse_joints;
 mod controller;
 mod rollout;
 mod world;

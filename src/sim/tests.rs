@@ -851,3 +851,12 @@ fn feet_stay_put_standing_and_zero_gains_fall() {
         assert!(r.fell, "{name} stood with zero gains");
     }
 }
+
+/// `bench impulse` (issue P5 deliverable 1): human3d from impulse joints stands 2 s with its
+/// joints held together to within a few millimetres.
+#[test]
+fn impulse_joint_human3d_stands() {
+    let r = crate::sim::impulse_joints::stand(&builtin("human3d"), 2.0, true, true);
+    assert!(!r.fell, "{r:?}");
+    assert!(r.joint_gap < 0.005, "{r:?}");
+}

@@ -72,14 +72,7 @@ impl Simulation {
 
         // Ground: a large box whose top is at the character's lowest point.
         // The reference pose's lowest point, in the simulation's own f32 arithmetic.
-        let ground_height = character
-            .bodies
-            .iter()
-            .map(|b| {
-                let r = b.rotation.map(|x| x as f32);
-                crate::model::vertical_extent(&b.shape.as_f32(), r, b.position[1] as f32).0
-            })
-            .fold(f32::INFINITY, f32::min);
+        let ground_height = reference_ground_height(character);
         let ground_body = st
             .bodies
             .insert(RigidBodyBuilder::fixed().translation(Vector::new(
@@ -105,61 +98,8 @@ impl Simulation {
         let mut bodies = Vec::with_capacity(character.bodies.len());
         let mut colliders = Vec::with_capacity(character.bodies.len());
         for b in &character.bodies {
-            let i = b.inertia.map(|i| i.map(|x| x as f32)).unwrap_or_else(|| {
-                crate::model::principal_inertia(&b.shape.as_f32(), b.mass as f32)
-            });
-            let rb = RigidBodyBuilder::dynamic()
-                .pose(body_pose(b))
-                .additional_mass_properties(MassProperties::new(
-                    Vector::ZERO,
-                    b.mass as f32,
-                    Vector::new(i[0], i[1], i[2]),
-                ))
-                .can_sleep(false);
-            let h = st.bodies.insert(rb);
-            let shape = match b.shape.as_f32() {
-                ShapeF32::Capsule {
-                    radius,
-                    half_length,
-                    axis,
-                } => match axis {
-                    crate::model::Axis::X => ColliderBuilder::capsule_x(half_length, radius),
-                    crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
-                    crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
-                },
-                ShapeF32::Cylinder {
-                    radius,
-                    half_length,
-                    axis,
-                } => {
-                    // Rapier's cylinder lies along its local y; turn it onto the body's axis.
-                    let c = ColliderBuilder::cylinder(half_length, radius);
-                    match axis {
-                        crate::model::Axis::X => c.rotation(Vector::new(0.0, 0.0, -FRAC_PI_2)),
-                        crate::model::Axis::Y => c,
-                        crate::model::Axis::Z => c.rotation(Vector::new(FRAC_PI_2, 0.0, 0.0)),
-                    }
-                }
-                ShapeF32::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
-                ShapeF32::Ellipsoid { radii } => {
-                    ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
-                        ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
-                    })
-                }
-            };
-            // Effective friction and restitution come from the ground (combine rule Min).
-            let c = shape
-                .density(0.0)
-                .friction(1.0e3)
-                .friction_combine_rule(CoefficientCombineRule::Min)
-                .restitution(1.0)
-                .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(
-                    CHARACTER_GROUP,
-                    GROUND_GROUP,
-                    InteractionTestMode::And,
-                ));
-            colliders.push(st.colliders.insert_with_parent(c, h, &mut st.bodies));
+            let h = st.bodies.insert(rigid_body(b));
+            colliders.push(st.colliders.insert_with_parent(body_collider(b), h, &mut st.bodies));
             bodies.push(h);
         }
 
@@ -338,7 +278,82 @@ impl Simulation {
     }
 }
 
-fn body_pose(b: &crate::model::Body) -> Pose {
+/// The reference pose's lowest point, in the simulation's own f32 arithmetic: where the ground's
+/// top is.
+pub(super) fn reference_ground_height(character: &Character) -> f32 {
+    character
+        .bodies
+        .iter()
+        .map(|b| {
+            let r = b.rotation.map(|x| x as f32);
+            crate::model::vertical_extent(&b.shape.as_f32(), r, b.position[1] as f32).0
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// The rigid body of a model body: its reference pose, mass and inertia (the file's, or the
+/// shape's), never sleeping.
+pub(super) fn rigid_body(b: &crate::model::Body) -> RigidBodyBuilder {
+    let i = b.inertia.map(|i| i.map(|x| x as f32)).unwrap_or_else(|| {
+        crate::model::principal_inertia(&b.shape.as_f32(), b.mass as f32)
+    });
+    RigidBodyBuilder::dynamic()
+        .pose(body_pose(b))
+        .additional_mass_properties(MassProperties::new(
+            Vector::ZERO,
+            b.mass as f32,
+            Vector::new(i[0], i[1], i[2]),
+        ))
+        .can_sleep(false)
+}
+
+/// The collider of a model body: its shape, colliding with the ground only, with friction and
+/// restitution taken from the ground (combine rule Min).
+pub(super) fn body_collider(b: &crate::model::Body) -> ColliderBuilder {
+    let shape = match b.shape.as_f32() {
+        ShapeF32::Capsule {
+            radius,
+            half_length,
+            axis,
+        } => match axis {
+            crate::model::Axis::X => ColliderBuilder::capsule_x(half_length, radius),
+            crate::model::Axis::Y => ColliderBuilder::capsule_y(half_length, radius),
+            crate::model::Axis::Z => ColliderBuilder::capsule_z(half_length, radius),
+        },
+        ShapeF32::Cylinder {
+            radius,
+            half_length,
+            axis,
+        } => {
+            // Rapier's cylinder lies along its local y; turn it onto the body's axis.
+            let c = ColliderBuilder::cylinder(half_length, radius);
+            match axis {
+                crate::model::Axis::X => c.rotation(Vector::new(0.0, 0.0, -FRAC_PI_2)),
+                crate::model::Axis::Y => c,
+                crate::model::Axis::Z => c.rotation(Vector::new(FRAC_PI_2, 0.0, 0.0)),
+            }
+        }
+        ShapeF32::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
+        ShapeF32::Ellipsoid { radii } => {
+            ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
+                ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
+            })
+        }
+    };
+    shape
+        .density(0.0)
+        .friction(1.0e3)
+        .friction_combine_rule(CoefficientCombineRule::Min)
+        .restitution(1.0)
+        .restitution_combine_rule(CoefficientCombineRule::Min)
+        .collision_groups(InteractionGroups::new(
+            CHARACTER_GROUP,
+            GROUND_GROUP,
+            InteractionTestMode::And,
+        ))
+}
+
+pub(super) fn body_pose(b: &crate::model::Body) -> Pose {
     let q = crate::model::euler_xyz_deg_to_quat(b.rotation.map(|x| x as f32));
     Pose::from_parts(
         model_vec(b.position),
@@ -347,7 +362,7 @@ fn body_pose(b: &crate::model::Body) -> Pose {
 }
 
 /// Rotation taking the x axis onto `axis`.
-fn frame_for_axis(axis: Vector) -> Rotation {
+pub(super) fn frame_for_axis(axis: Vector) -> Rotation {
     Rotation::from_rotation_arc(Vector::X, axis.normalize())
 }
 
