@@ -5,7 +5,9 @@
 //! held in its reference pose. A measurement for `motionlab bench impulse`, not a simulation
 //! the product uses: the rest of the project keeps the multibody (see the issue notes).
 
-use super::world::{body_collider, body_pose, frame_for_axis, reference_ground_height, rigid_body};
+use super::world::{
+    body_collider, body_pose, frame_for_axes, frame_for_axis, reference_ground_height, rigid_body,
+};
 use super::GROUND_GROUP;
 use crate::model::{Character, EffectorTag, JointKind, RootKind};
 use rapier3d::math::{Pose, Rotation, Vector};
@@ -23,14 +25,6 @@ pub struct ImpulseStanding {
     /// Largest separation of a joint's two anchor points at the end (m): how far the iterative
     /// solve lets the joints come apart.
     pub joint_gap: f64,
-}
-
-/// The rotation whose x axis is `a` and y axis `b` (b is made orthogonal to a).
-fn frame_for_axes(a: Vector, b: Vector) -> Rotation {
-    let x = a.normalize();
-    let y = (b - x * x.dot(b)).normalize();
-    let z = x.cross(y);
-    Rotation::from_mat3(&rapier3d::glamx::Mat3::from_cols(x, y, z))
 }
 
 /// Stands `c` (a free root) for `seconds` at 120 Hz with 2 substeps of 8 sweeps, as the

@@ -361,6 +361,13 @@ pub(super) fn body_pose(b: &crate::model::Body) -> Pose {
     )
 }
 
+/// The rotation whose x axis is `a` and y axis `b` (made orthogonal to a).
+pub(super) fn frame_for_axes(a: Vector, b: Vector) -> Rotation {
+    let x = a.normalize();
+    let y = (b - x * x.dot(b)).normalize();
+    Rotation::from_mat3(&rapier3d::glamx::Mat3::from_cols(x, y, x.cross(y)))
+}
+
 /// Rotation taking the x axis onto `axis`.
 pub(super) fn frame_for_axis(axis: Vector) -> Rotation {
     Rotation::from_rotation_arc(Vector::X, axis.normalize())

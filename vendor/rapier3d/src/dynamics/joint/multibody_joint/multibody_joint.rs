@@ -98,6 +98,54 @@ impl MultibodyJoint {
         self.joint_rot
     }
 
+    /// A universal joint's free angular axes (a < b, indices into x, y, z of frame 1).
+    #[cfg(feature = "dim3")]
+    fn universal_axes(&self) -> (usize, usize) {
+        let free = !(self.data.locked_axes.bits() >> DIM) & 0b111;
+        let a = free.trailing_zeros() as usize;
+        let b = (free & !(1 << a)).trailing_zeros() as usize;
+        (a, b)
+    }
+
+    /// A universal joint's rotation: R_a(q_a)·R_b(q_b).
+    #[cfg(feature = "dim3")]
+    fn universal_rotation(&self) -> Rotation {
+        let (a, b) = self.universal_axes();
+        Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a])
+            * Rotation::from_axis_angle(Vector::ith(b, 1.0), self.coords[DIM + b])
+    }
+
+    /// A universal joint's second axis as it is after the first rotation, R_a(q_a)·e_b (frame 1).
+    #[cfg(feature = "dim3")]
+    fn universal_inner_axis(&self) -> Vector {
+        let (a, b) = self.universal_axes();
+        Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a]) * Vector::ith(b, 1.0)
+    }
+
+    /// For a universal joint, its two angular Jacobian columns `c_a`, `c_b` and the angular
+    /// velocities `ω_a = q̇_a·c_a`, `ω_b = q̇_b·c_b`, in frame 1 turned by `transform`; `None` for
+    /// other joints. The joint's own bias `J̇·q̇` is `ω_a × ω_b` (its second axis turns with the
+    /// first angle), whose derivatives in q̇_a and q̇_b are `c_a × ω_b` and `ω_a × c_b`.
+    pub(crate) fn universal_velocities(
+        &self,
+        transform: &Rotation,
+        vels: &[Real],
+    ) -> Option<[Vector; 4]> {
+        #[cfg(feature = "dim3")]
+        {
+            let locked_ang_bits = self.data.locked_axes.bits() >> DIM;
+            if ANG_DIM - locked_ang_bits.count_ones() as usize == 2 {
+                let lin = self.num_free_lin_dofs();
+                let (a, _) = self.universal_axes();
+                let ca = *transform * Vector::ith(a, 1.0);
+                let cb = *transform * self.universal_inner_axis();
+                return Some([ca, cb, ca * vels[lin], cb * vels[lin + 1]]);
+            }
+        }
+        let _ = (transform, vels);
+        None
+    }
+
     fn num_free_lin_dofs(&self) -> usize {
         let locked_bits = self.data.locked_axes.bits();
         DIM - (locked_bits & ((1 << DIM) - 1)).count_ones() as usize
@@ -161,8 +209,14 @@ impl MultibodyJoint {
                     );
                 }
             }
+            #[cfg(feature = "dim3")]
             2 => {
-                todo!()
+                // A universal joint: Euler angles about the first free axis (fixed in frame 1)
+                // then the second (carried by the child).
+                let (a, b) = self.universal_axes();
+                self.coords[DIM + a] += vels[curr_free_dof] * dt;
+                self.coords[DIM + b] += vels[curr_free_dof + 1] * dt;
+                self.joint_rot = self.universal_rotation();
             }
             #[cfg(feature = "dim3")]
             3 => {
@@ -214,8 +268,16 @@ impl MultibodyJoint {
                         .copy_from_slice(rotmat.col(dof_id).as_ref());
                 }
             }
+            #[cfg(feature = "dim3")]
             2 => {
-                todo!()
+                // Angular velocity q̇_a·e_a + q̇_b·R_a(q_a)·e_b, in frame 1 turned by `transform`.
+                let (a, _) = self.universal_axes();
+                let outer = *transform * Vector::ith(a, 1.0);
+                let inner = *transform * self.universal_inner_axis();
+                out.fixed_view_mut::<ANG_DIM, 1>(DIM, curr_free_dof)
+                    .copy_from(&vect_to_na(outer));
+                out.fixed_view_mut::<ANG_DIM, 1>(DIM, curr_free_dof + 1)
+                    .copy_from(&vect_to_na(inner));
             }
             #[cfg(feature = "dim3")]
             3 => {
@@ -256,8 +318,11 @@ impl MultibodyJoint {
                     result.angvel[dof_id] += acc[curr_free_dof];
                 }
             }
+            #[cfg(feature = "dim3")]
             2 => {
-                todo!()
+                let (a, _) = self.universal_axes();
+                result.angvel += Vector::ith(a, acc[curr_free_dof])
+                    + self.universal_inner_axis() * acc[curr_free_dof + 1];
             }
             #[cfg(feature = "dim3")]
             3 => {
