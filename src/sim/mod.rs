@@ -753,4 +753,6 @@ impl Simulation {
 }
 
 #[cfg(test)]
+mod physics_tests;
+#[cfg(test)]
 mod tests;

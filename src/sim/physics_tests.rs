@@ -1,0 +1,241 @@
+//! Tests of the patched rapier (vendor/rapier3d, PATCHES.md; issue P5): the sparse mass matrix
+//! against the dense one, the stability bar, the native universal joint against the two-hinge
+//! chain it replaces, and the impulse-joint alternative of `bench impulse`.
+
+use super::*;
+use crate::sim::{Controller, HoldPose};
+
+fn builtin(name: &str) -> Character {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/characters"))
+        .join(format!("{name}.ron"));
+    crate::model::load_character(&path).unwrap_or_else(|e| panic!("loading {name}: {e}"))
+}
+
+/// The patched rapier (vendor/rapier3d, PATCHES.md change 1) assembles each link's `JᵀMJ` over
+/// its path of degrees of freedom from the root only. On human3d, pushed and moving (so every
+/// Jacobian and Coriolis term is non-trivial), the joint-space mass matrix equals the dense
+/// assembly over every column bit for bit (so the columns skipped were exact zeros), and its
+/// factorization along the tree solves like a dense LU.
+#[test]
+fn sparse_mass_matrix_equals_the_dense_one_bit_for_bit() {
+    let c = builtin("human3d");
+    let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
+    sim.push(c.body_index("pelvis").unwrap(), [30.0, 0.0, 20.0], 0.1);
+    for _ in 0..30 {
+        sim.step();
+    }
+    let root = sim.bodies[c.body_index(&c.root.body).unwrap()];
+    let link = sim
+        .state
+        .multibody_joints
+        .rigid_body_link(root)
+        .expect("the root is in the multibody");
+    let multibody = sim
+        .state
+        .multibody_joints
+        .get_multibody_mut(link.multibody)
+        .unwrap();
+    // Kinematics and the mass matrix assembled again at the current state (dt = 0: no implicit
+    // damping or spring terms, so the matrix is M + armature).
+    let inverse_inertia = multibody.dof_inverse_inertia(&sim.state.bodies);
+    assert!(inverse_inertia.iter().all(|v| *v > 0.0 && v.is_finite()));
+    let sparse = multibody.augmented_mass();
+    let dense = multibody.dense_mass_matrix_reference(&sim.state.bodies);
+    assert_eq!(sparse.shape(), dense.shape());
+    let n = sparse.nrows();
+    assert!(n >= 24, "human3d has 24 degrees of freedom, found {n}");
+    for a in 0..n {
+        for b in 0..n {
+            assert_eq!(
+                sparse[(a, b)].to_bits(),
+                dense[(a, b)].to_bits(),
+                "entry ({a}, {b}): {} against {}",
+                sparse[(a, b)],
+                dense[(a, b)]
+            );
+        }
+    }
+    // The factorization that follows the tree solves like a dense LU with pivoting.
+    let lu = sparse.clone().lu();
+    for i in 0..n {
+        let mut e = nalgebra::DVector::<f32>::zeros(n);
+        e[i] = 1.0;
+        let dense_x = lu.solve(&e).unwrap();
+        let mut x = e.clone();
+        assert!(multibody.inv_augmented_mass().solve_mut(&mut x));
+        let scale = dense_x.amax();
+        assert!(
+            (&x - &dense_x).amax() <= 1e-3 * scale,
+            "column {i}: {x} against {dense_x}"
+        );
+    }
+    // And it is a mass matrix: symmetric with a positive diagonal.
+    for a in 0..n {
+        assert!(sparse[(a, a)] > 0.0);
+        for b in 0..a {
+            let (x, y) = (sparse[(a, b)], sparse[(b, a)]);
+            assert!((x - y).abs() <= 1e-4 * (1.0 + x.abs()), "({a}, {b}) {x} {y}");
+        }
+    }
+}
+
+/// Issue P5's stability bar for the patched physics: standing 10 s under hold-pose gains, after
+/// the first 0.5 s of settling onto the ground, no foot of human3d or the bird robot moves more
+/// than 2 mm (1.16 and 1.76 mm measured). human2d's feet move 2.33 mm and the horse walks off
+/// (about 0.3 m over 10 s, while standing): both exactly as with the unpatched rapier, measured
+/// with this test in the same sitting, so they are asserted at what holds (3 mm; standing) and
+/// reported as open. With zero gains every one of them falls.
+#[test]
+fn feet_stay_put_standing_and_zero_gains_fall() {
+    for (name, limit) in [
+        ("human3d", Some(0.002)),
+        ("bird_robot", Some(0.002)),
+        ("human2d", Some(0.003)),
+        ("horse", None),
+    ] {
+        let c = builtin(name);
+        let feet: Vec<usize> = c
+            .effectors(crate::model::EffectorTag::Foot)
+            .map(|e| c.body_index(&e.body).unwrap())
+            .collect();
+        assert!(!feet.is_empty(), "{name} has feet");
+        let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
+        let mut hold = HoldPose::reference();
+        let mut targets = sim.targets().to_vec();
+        let mut settled: Vec<[f32; 7]> = Vec::new();
+        let mut worst = 0.0f32;
+        for step in 0..1200 {
+            hold.update(&sim, &mut targets);
+            sim.set_targets(&targets);
+            sim.step();
+            let now: Vec<[f32; 7]> = feet.iter().map(|&f| sim.body_pose(f)).collect();
+            if step == 59 {
+                settled = now.clone();
+            }
+            for (p, q) in now.iter().zip(&settled) {
+                let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2))
+                    .sqrt();
+                worst = worst.max(d);
+            }
+        }
+        assert!(!sim.has_fallen(), "{name} fell");
+        if let Some(limit) = limit {
+            assert!(
+                worst <= limit,
+                "{name}: a foot moved {:.2} mm while standing",
+                worst * 1e3
+            );
+        }
+        let zero = SimSettings {
+            gain_scale: 0.0,
+            ..Default::default()
+        };
+        let mut limp = Simulation::new(&c, zero).unwrap();
+        let r = continue_rollout(&mut limp, &mut HoldPose::reference(), &RolloutSpec::seconds(5.0));
+        assert!(r.fell, "{name} stood with zero gains");
+    }
+}
+
+/// `bench impulse` (issue P5 deliverable 1): human3d from impulse joints stands 2 s with its
+/// joints held together to within a few millimetres.
+#[test]
+fn impulse_joint_human3d_stands() {
+    let r = crate::sim::impulse_joints::stand(&builtin("human3d"), 2.0, true, true);
+    assert!(!r.fell, "{r:?}");
+    assert!(r.joint_gap < 0.005, "{r:?}");
+}
+
+/// The patched rapier's native universal joint (two free angular axes, Euler-angle coordinates)
+/// moves a body as the two-hinge chain it replaces (a 1 µg, near-zero-inertia link between
+/// them), here swinging freely without gravity at several rad/s on both axes, where the joint's
+/// own bias term ω_a × ω_b matters: after 1 s the child's orientations agree to 7e-8 rad
+/// (without that term they differ by 4.5e-3 rad); the bound is 1e-4.
+#[test]
+fn native_universal_joint_moves_like_two_hinges() {
+    fn world(native: bool) -> (RigidBodySet, MultibodyJointSet, RigidBodyHandle) {
+        let mut bodies = RigidBodySet::new();
+        let mut joints = MultibodyJointSet::new();
+        let base = bodies.insert(RigidBodyBuilder::fixed());
+        let child = bodies.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(Vector::new(0.3, 0.0, 0.0))
+                .additional_mass_properties(MassProperties::new(
+                    Vector::ZERO,
+                    1.0,
+                    Vector::new(0.01, 0.02, 0.03),
+                )),
+        );
+        // Axes: z fixed in the base, then x carried by the child (human3d's universal joints).
+        let frame = Pose::from_rotation(super::world::frame_for_axes(Vector::Z, Vector::X));
+        let child_pose = Pose::from_translation(Vector::new(0.3, 0.0, 0.0));
+        if native {
+            let j = GenericJointBuilder::new(
+                JointAxesMask::LOCKED_REVOLUTE_AXES.difference(JointAxesMask::ANG_Y),
+            )
+            .local_frame1(frame)
+            .local_frame2(child_pose.inverse() * frame)
+            .build();
+            joints.insert(base, child, j, true).unwrap();
+        } else {
+            let mid = bodies.insert(RigidBodyBuilder::dynamic().additional_mass_properties(
+                MassProperties::new(Vector::ZERO, 1e-9, Vector::splat(1e-12)),
+            ));
+            let f1 = Pose::from_rotation(super::world::frame_for_axis(Vector::Z));
+            let f2 = Pose::from_rotation(super::world::frame_for_axis(Vector::X));
+            let j1 = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
+                .local_frame1(f1)
+                .local_frame2(f1)
+                .build();
+            let j2 = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
+                .local_frame1(f2)
+                .local_frame2(child_pose.inverse() * f2)
+                .build();
+            joints.insert(base, mid, j1, true).unwrap();
+            joints.insert(mid, child, j2, true).unwrap();
+        }
+        (bodies, joints, child)
+    }
+    let run = |native: bool| {
+        let (mut bodies, mut multibodies, child) = world(native);
+        let link = *multibodies.rigid_body_link(child).unwrap();
+        {
+            let mb = multibodies.get_multibody_mut(link.multibody).unwrap();
+            let mut v = mb.generalized_velocity_mut();
+            let n = v.len();
+            v[n - 2] = 4.0;
+            v[n - 1] = -3.0;
+        }
+        let params = IntegrationParameters {
+            dt: 1.0 / 480.0,
+            ..Default::default()
+        };
+        let (mut islands, mut broad, mut narrow) = (
+            IslandManager::new(),
+            DefaultBroadPhase::default(),
+            NarrowPhase::new(),
+        );
+        let (mut colliders, mut impulse, mut ccd) =
+            (ColliderSet::new(), ImpulseJointSet::new(), CCDSolver::new());
+        let mut pipeline = PhysicsPipeline::new();
+        for _ in 0..480 {
+            pipeline.step(
+                Vector::ZERO,
+                &params,
+                &mut islands,
+                &mut broad,
+                &mut narrow,
+                &mut bodies,
+                &mut colliders,
+                &mut impulse,
+                &mut multibodies,
+                &mut ccd,
+                &(),
+                &(),
+            );
+        }
+        *bodies[child].rotation()
+    };
+    let (native, chain) = (run(true), run(false));
+    let angle = (native.inverse() * chain).to_axis_angle().1.abs();
+    assert!(angle < 1e-4, "orientations differ by {angle} rad");
+}
