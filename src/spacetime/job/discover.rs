@@ -1,8 +1,8 @@
 //! The discovery of a gait job (specs/004.md §1.3 "Discovering contact timings"): basin-CMA over
 //! the timings ([`crate::spacetime::discovery::discover`]), each sample projected by a capped
-//! gait solve, itself a [`GaitRequest`] solved by a [`SampleSolver`]: separate processes
-//! ([`ProcessPool`], since IPOPT's linear solver is not thread-safe, parallel solves need
-//! processes) or this one ([`InProcess`], one at a time).
+//! gait solve, itself a [`GaitRequest`] solved by a [`SampleSolver`]: [`ProcessPool`] runs them
+//! as separate processes (IPOPT's linear solver is not thread-safe, so parallel solves need
+//! processes).
 //!
 //! A sample's clip is named by a hash of the solver's source (`MOTIONLAB_SOLVER_HASH`,
 //! build.rs), the creature file's contents and the sample's request, and kept in the request's
@@ -87,22 +87,6 @@ impl SampleSolver for ProcessPool {
         }
         for mut c in running {
             let _ = c.wait();
-        }
-        Ok(())
-    }
-}
-
-/// Each sample solved in this process, one after another (IPOPT's solves take turns).
-#[cfg(feature = "ipopt")]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct InProcess;
-
-#[cfg(feature = "ipopt")]
-impl SampleSolver for InProcess {
-    fn solve(&mut self, requests: &[GaitRequest]) -> Result<()> {
-        for request in requests {
-            // A sample that fails is the discovery's to rank, not an error of the batch.
-            let _ = run_gait(request, &mut InProcess, &mut |_| {});
         }
         Ok(())
     }

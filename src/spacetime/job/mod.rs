@@ -23,8 +23,6 @@ use crate::spacetime::nlp::OptionValue;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-#[cfg(feature = "ipopt")]
-pub use discover::InProcess;
 pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
 

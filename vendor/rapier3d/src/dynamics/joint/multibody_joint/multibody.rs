@@ -31,12 +31,13 @@ pub enum MassFactorization {
     /// Dense LU with partial pivoting.
     Dense(LU<Real, Dyn, Dyn>),
     /// Gaussian elimination leaves first, without fill-in (see `tree_lu.rs`).
-    Tree(#[cfg_attr(feature = "serde-serialize", serde(skip))] TreeLuBox),
+    Tree(#[cfg_attr(feature = "serde-serialize", serde(skip))] TreeFactors),
 }
 
-/// A [`TreeLu`] behind a public name (its internals stay private to the crate).
+/// The factors of the tree-following LU (`tree_lu.rs`), behind a public name (their layout stays
+/// private to the crate).
 #[derive(Clone, Debug, Default)]
-pub struct TreeLuBox(TreeLu);
+pub struct TreeFactors(TreeLu);
 
 impl MassFactorization {
     fn empty() -> Self {
@@ -1177,11 +1178,11 @@ impl Multibody {
         if effective_dim == self.ndofs {
             // Every degree of freedom is dynamic: the rows were not rearranged, and the
             // matrices have the tree's sparsity.
-            self.acc_inv_augmented_mass = MassFactorization::Tree(TreeLuBox(TreeLu::factor(
+            self.acc_inv_augmented_mass = MassFactorization::Tree(TreeFactors(TreeLu::factor(
                 self.acc_augmented_mass.clone(),
                 &self.dof_parents,
             )));
-            self.inv_augmented_mass = MassFactorization::Tree(TreeLuBox(TreeLu::factor(
+            self.inv_augmented_mass = MassFactorization::Tree(TreeFactors(TreeLu::factor(
                 self.augmented_mass.clone(),
                 &self.dof_parents,
             )));

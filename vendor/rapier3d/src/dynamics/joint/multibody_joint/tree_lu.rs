@@ -23,7 +23,6 @@ pub(crate) const NO_PARENT: usize = usize::MAX;
 
 /// A matrix with branch-induced sparsity, factored (see the module docs).
 #[derive(Clone, Debug, Default)]
-#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct TreeLu {
     /// Per degree of freedom k, its pivot `a_kk`.
     pivots: Vec<Real>,
