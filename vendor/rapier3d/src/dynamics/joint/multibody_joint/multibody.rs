@@ -585,13 +585,13 @@ impl Multibody {
                 #[cfg(feature = "dim3")]
                 {
                     acc.angvel += parent_rb.vels.angvel.cross(link.joint_velocity.angvel);
-                    // A universal joint's own bias: its second axis turns with the first angle.
-                    if let Some([_, _, wa, wb]) = link.joint.universal_velocities(
+                    // Euler-angle coordinates' own bias: each axis turns with the angles before it.
+                    if let Some((_, bias, _)) = link.joint.euler_bias(
                         &(parent_link.local_to_world.rotation
                             * link.joint.data.local_frame1.rotation),
                         &self.velocities.as_slice()[link.assembly_id..],
                     ) {
-                        acc.angvel += wa.cross(wb);
+                        acc.angvel += bias;
                     }
                 }
 
@@ -1037,18 +1037,19 @@ impl Multibody {
                         let rb_joint_j_w = rb_joint_j.fixed_rows::<ANG_DIM>(DIM);
                         let mut coriolis_w_part = coriolis_w.columns_mut(link.assembly_id, ndofs);
                         coriolis_w_part.gemm(1.0, &parent_w, &rb_joint_j_w, 1.0);
-                        // A universal joint's own bias ω_a × ω_b, differentiated in q̇_a and q̇_b.
-                        if let Some([ca, cb, wa, wb]) = link.joint.universal_velocities(
+                        // Euler-angle coordinates' own bias Σ_{i<j} ω_i × ω_j, differentiated
+                        // in each of their velocities.
+                        if let Some((n, _, derivatives)) = link.joint.euler_bias(
                             &(parent_link.local_to_world.rotation
                                 * link.joint.data.local_frame1.rotation),
                             &self.velocities.as_slice()[link.assembly_id..],
                         ) {
-                            let first = ndofs - 2;
-                            let mut col_a = coriolis_w_part.fixed_view_mut::<ANG_DIM, 1>(0, first);
-                            col_a += vect_to_na(ca.cross(wb));
-                            let mut col_b =
-                                coriolis_w_part.fixed_view_mut::<ANG_DIM, 1>(0, first + 1);
-                            col_b += vect_to_na(wa.cross(cb));
+                            let first = ndofs - n;
+                            for (k, d) in derivatives[..n].iter().enumerate() {
+                                let mut col =
+                                    coriolis_w_part.fixed_view_mut::<ANG_DIM, 1>(0, first + k);
+                                col += vect_to_na(*d);
+                            }
                         }
                     }
                 }

@@ -36,6 +36,10 @@ pub struct MultibodyJoint {
     /// (same convention as [`Self::coords`]). Only meaningful where
     /// `spring_stiffness` is non-zero.
     pub(crate) spring_ref: SpatialVector,
+    /// With three free angular axes: Euler-angle coordinates (see [`Self::set_euler_angles`])
+    /// instead of the angular velocity.
+    #[cfg_attr(feature = "serde-serialize", serde(default))]
+    pub(crate) euler: bool,
 }
 
 impl MultibodyJoint {
@@ -48,6 +52,36 @@ impl MultibodyJoint {
             joint_rot: Rotation::IDENTITY,
             spring_stiffness: Default::default(),
             spring_ref: Default::default(),
+            euler: false,
+        }
+    }
+
+    /// With three free angular axes, whether the angular coordinates are Euler angles: rotations
+    /// about x, then y (carried by the first rotation), then z (carried by both), so that
+    /// `coords[3..6]` are the three angles and each axis's limit and motor act on its own angle
+    /// (with a 1 g virtual link per extra axis, a chain of three hinges does the same). Without
+    /// it (the default) the generalized velocity is the angular velocity and the angular
+    /// coordinates are its integral, which names no angle once the joint has turned about two
+    /// axes. A joint with two free angular axes always uses Euler angles (a universal joint).
+    /// Resets the joint's rotation from its coordinates.
+    pub fn set_euler_angles(&mut self, euler: bool) {
+        self.euler = euler;
+        #[cfg(feature = "dim3")]
+        if let Some((axes, n)) = self.euler_axes() {
+            self.joint_rot = self.euler_rotation(&axes, n);
+        }
+    }
+
+    /// Whether the angular coordinates are Euler angles ([`Self::set_euler_angles`]; always
+    /// with two free angular axes).
+    pub fn euler_angles(&self) -> bool {
+        #[cfg(feature = "dim3")]
+        {
+            self.euler_axes().is_some()
+        }
+        #[cfg(feature = "dim2")]
+        {
+            false
         }
     }
 
@@ -98,48 +132,90 @@ impl MultibodyJoint {
         self.joint_rot
     }
 
-    /// A universal joint's free angular axes (a < b, indices into x, y, z of frame 1).
+    /// For a joint with Euler-angle coordinates (two free angular axes, or three with
+    /// [`Self::set_euler_angles`]), its free angular axes in order (indices into x, y, z of
+    /// frame 1) and their number.
     #[cfg(feature = "dim3")]
-    fn universal_axes(&self) -> (usize, usize) {
+    fn euler_axes(&self) -> Option<([usize; 3], usize)> {
         let free = !(self.data.locked_axes.bits() >> DIM) & 0b111;
-        let a = free.trailing_zeros() as usize;
-        let b = (free & !(1 << a)).trailing_zeros() as usize;
-        (a, b)
+        let n = free.count_ones() as usize;
+        if n == 2 || (n == 3 && self.euler) {
+            let mut axes = [0; 3];
+            let mut k = 0;
+            for a in 0..3 {
+                if free & (1 << a) != 0 {
+                    axes[k] = a;
+                    k += 1;
+                }
+            }
+            Some((axes, n))
+        } else {
+            None
+        }
     }
 
-    /// A universal joint's rotation: R_a(q_a)·R_b(q_b).
+    /// The rotation R_a0(q_a0)·R_a1(q_a1)[·R_a2(q_a2)] of Euler-angle coordinates.
     #[cfg(feature = "dim3")]
-    fn universal_rotation(&self) -> Rotation {
-        let (a, b) = self.universal_axes();
-        Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a])
-            * Rotation::from_axis_angle(Vector::ith(b, 1.0), self.coords[DIM + b])
+    fn euler_rotation(&self, axes: &[usize; 3], n: usize) -> Rotation {
+        let mut rot = Rotation::IDENTITY;
+        for &a in &axes[..n] {
+            rot = rot * Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a]);
+        }
+        rot
     }
 
-    /// A universal joint's second axis as it is after the first rotation, R_a(q_a)·e_b (frame 1).
+    /// The angular Jacobian columns of Euler-angle coordinates in frame 1: each axis as the
+    /// rotations before it have turned it, `c_k = R_a0·…·R_a(k−1)·e_ak`.
     #[cfg(feature = "dim3")]
-    fn universal_inner_axis(&self) -> Vector {
-        let (a, b) = self.universal_axes();
-        Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a]) * Vector::ith(b, 1.0)
+    fn euler_columns(&self, axes: &[usize; 3], n: usize) -> [Vector; 3] {
+        let mut cols = [Vector::ZERO; 3];
+        let mut rot = Rotation::IDENTITY;
+        for k in 0..n {
+            let a = axes[k];
+            cols[k] = rot * Vector::ith(a, 1.0);
+            rot = rot * Rotation::from_axis_angle(Vector::ith(a, 1.0), self.coords[DIM + a]);
+        }
+        cols
     }
 
-    /// For a universal joint, its two angular Jacobian columns `c_a`, `c_b` and the angular
-    /// velocities `ω_a = q̇_a·c_a`, `ω_b = q̇_b·c_b`, in frame 1 turned by `transform`; `None` for
-    /// other joints. The joint's own bias `J̇·q̇` is `ω_a × ω_b` (its second axis turns with the
-    /// first angle), whose derivatives in q̇_a and q̇_b are `c_a × ω_b` and `ω_a × c_b`.
-    pub(crate) fn universal_velocities(
+    /// For a joint with Euler-angle coordinates, the number n of its angular coordinates, their
+    /// Jacobian columns `c_k` in frame 1 turned by `transform`, and the joint's own bias `J̇·q̇`
+    /// with its derivatives in each `q̇_k`; `None` for other joints. With `ω_k = q̇_k·c_k`, each
+    /// column turns with the rotations before it, so the bias is `Σ_{i<j} ω_i × ω_j`, and its
+    /// derivative in `q̇_k` is `c_k × Σ_{j>k} ω_j + (Σ_{i<k} ω_i) × c_k`.
+    pub(crate) fn euler_bias(
         &self,
         transform: &Rotation,
         vels: &[Real],
-    ) -> Option<[Vector; 4]> {
+    ) -> Option<(usize, Vector, [Vector; 3])> {
         #[cfg(feature = "dim3")]
         {
-            let locked_ang_bits = self.data.locked_axes.bits() >> DIM;
-            if ANG_DIM - locked_ang_bits.count_ones() as usize == 2 {
+            if let Some((axes, n)) = self.euler_axes() {
                 let lin = self.num_free_lin_dofs();
-                let (a, _) = self.universal_axes();
-                let ca = *transform * Vector::ith(a, 1.0);
-                let cb = *transform * self.universal_inner_axis();
-                return Some([ca, cb, ca * vels[lin], cb * vels[lin + 1]]);
+                let cols = self.euler_columns(&axes, n).map(|c| *transform * c);
+                let mut w = [Vector::ZERO; 3];
+                for k in 0..n {
+                    w[k] = cols[k] * vels[lin + k];
+                }
+                let mut bias = Vector::ZERO;
+                let mut before = w[0];
+                for j in 1..n {
+                    bias += before.cross(w[j]);
+                    before += w[j];
+                }
+                let mut derivatives = [Vector::ZERO; 3];
+                for k in 0..n {
+                    let mut after = Vector::ZERO;
+                    for wj in &w[k + 1..n] {
+                        after += *wj;
+                    }
+                    let mut prior = Vector::ZERO;
+                    for wi in &w[..k] {
+                        prior += *wi;
+                    }
+                    derivatives[k] = cols[k].cross(after) + prior.cross(cols[k]);
+                }
+                return Some((n, bias, derivatives));
             }
         }
         let _ = (transform, vels);
@@ -210,13 +286,14 @@ impl MultibodyJoint {
                 }
             }
             #[cfg(feature = "dim3")]
-            2 => {
-                // A universal joint: Euler angles about the first free axis (fixed in frame 1)
-                // then the second (carried by the child).
-                let (a, b) = self.universal_axes();
-                self.coords[DIM + a] += vels[curr_free_dof] * dt;
-                self.coords[DIM + b] += vels[curr_free_dof + 1] * dt;
-                self.joint_rot = self.universal_rotation();
+            2 | 3 if self.euler_axes().is_some() => {
+                // Euler angles: about the first free axis (fixed in frame 1), then the next ones
+                // (each carried by the rotations before it).
+                let (axes, n) = self.euler_axes().unwrap();
+                for (k, &a) in axes[..n].iter().enumerate() {
+                    self.coords[DIM + a] += vels[curr_free_dof + k] * dt;
+                }
+                self.joint_rot = self.euler_rotation(&axes, n);
             }
             #[cfg(feature = "dim3")]
             3 => {
@@ -269,15 +346,14 @@ impl MultibodyJoint {
                 }
             }
             #[cfg(feature = "dim3")]
-            2 => {
-                // Angular velocity q̇_a·e_a + q̇_b·R_a(q_a)·e_b, in frame 1 turned by `transform`.
-                let (a, _) = self.universal_axes();
-                let outer = *transform * Vector::ith(a, 1.0);
-                let inner = *transform * self.universal_inner_axis();
-                out.fixed_view_mut::<ANG_DIM, 1>(DIM, curr_free_dof)
-                    .copy_from(&vect_to_na(outer));
-                out.fixed_view_mut::<ANG_DIM, 1>(DIM, curr_free_dof + 1)
-                    .copy_from(&vect_to_na(inner));
+            2 | 3 if self.euler_axes().is_some() => {
+                // Angular velocity Σ q̇_k·c_k, in frame 1 turned by `transform`.
+                let (axes, n) = self.euler_axes().unwrap();
+                let cols = self.euler_columns(&axes, n);
+                for (k, c) in cols[..n].iter().enumerate() {
+                    out.fixed_view_mut::<ANG_DIM, 1>(DIM, curr_free_dof + k)
+                        .copy_from(&vect_to_na(*transform * *c));
+                }
             }
             #[cfg(feature = "dim3")]
             3 => {
@@ -319,10 +395,12 @@ impl MultibodyJoint {
                 }
             }
             #[cfg(feature = "dim3")]
-            2 => {
-                let (a, _) = self.universal_axes();
-                result.angvel += Vector::ith(a, acc[curr_free_dof])
-                    + self.universal_inner_axis() * acc[curr_free_dof + 1];
+            2 | 3 if self.euler_axes().is_some() => {
+                let (axes, n) = self.euler_axes().unwrap();
+                let cols = self.euler_columns(&axes, n);
+                for (k, c) in cols[..n].iter().enumerate() {
+                    result.angvel += *c * acc[curr_free_dof + k];
+                }
             }
             #[cfg(feature = "dim3")]
             3 => {
