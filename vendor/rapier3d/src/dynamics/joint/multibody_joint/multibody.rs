@@ -1360,6 +1360,7 @@ impl Multibody {
             let drift = q2 - c.coeff * q1 - c.offset;
 
             out[i] = GenericJointConstraint {
+                dof2: u32::MAX,
                 is_rigid_body1: false,
                 solver_vel1: u32::MAX,
                 ndofs1: 0,

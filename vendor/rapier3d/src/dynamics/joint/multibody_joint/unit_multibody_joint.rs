@@ -36,6 +36,7 @@ pub fn unit_joint_limit_constraint(
         // Within its limits: an inert row (zero impulse bounds, which the solver skips), with no
         // Jacobian written and no solve with the mass matrix.
         constraints[*insert_at] = GenericJointConstraint {
+            dof2: u32::MAX,
             is_rigid_body1: false,
             solver_vel1: u32::MAX,
             ndofs1: 0,
@@ -75,6 +76,7 @@ pub fn unit_joint_limit_constraint(
     let cfm_gain = lhs * cfm_coeff;
 
     let constraint = GenericJointConstraint {
+        dof2: (dof_id + link.assembly_id) as u32,
         is_rigid_body1: false,
         solver_vel1: u32::MAX,
         ndofs1: 0,
@@ -135,6 +137,7 @@ pub fn unit_joint_friction_constraint(
     let cfm_gain = lhs * cfm_coeff;
 
     let constraint = GenericJointConstraint {
+        dof2: (dof_id + link.assembly_id) as u32,
         is_rigid_body1: false,
         solver_vel1: u32::MAX,
         ndofs1: 0,
@@ -207,6 +210,7 @@ pub fn unit_joint_motor_constraint(
     rhs_wo_bias += -target_vel;
 
     let constraint = GenericJointConstraint {
+        dof2: (dof_id + link.assembly_id) as u32,
         is_rigid_body1: false,
         solver_vel1: u32::MAX,
         ndofs1: 0,

@@ -18,6 +18,11 @@ pub struct GenericJointConstraint {
     pub j_id1: usize,
     pub ndofs2: usize,
     pub j_id2: usize,
+    /// When body 2's Jacobian is a single 1 (a row on one of a multibody's own degrees of
+    /// freedom: a joint limit, motor or friction), that degree of freedom (u32::MAX otherwise):
+    /// the solver then reads its one velocity instead of a dot product over every degree of
+    /// freedom.
+    pub dof2: u32,
 
     pub joint_id: JointIndex,
 
@@ -41,6 +46,7 @@ impl Default for GenericJointConstraint {
 impl GenericJointConstraint {
     pub fn invalid() -> Self {
         Self {
+            dof2: u32::MAX,
             is_rigid_body1: false,
             is_rigid_body2: false,
             solver_vel1: u32::MAX,
@@ -289,8 +295,12 @@ impl GenericJointConstraint {
         let vel1 = j1.dot(&solver_vel1);
 
         let solver_vel2 = self.solver_vel2(solver_vels, generic_solver_vels);
-        let j2 = DVectorView::from_slice(&jacobians[self.j_id2..], self.ndofs2);
-        let vel2 = j2.dot(&solver_vel2);
+        let vel2 = if self.dof2 != u32::MAX {
+            solver_vel2[self.dof2 as usize]
+        } else {
+            let j2 = DVectorView::from_slice(&jacobians[self.j_id2..], self.ndofs2);
+            j2.dot(&solver_vel2)
+        };
 
         let dvel = self.rhs + (vel2 - vel1);
         let total_impulse = na::clamp(

@@ -412,6 +412,7 @@ impl JointConstraintHelper<Real> {
             );
 
             return GenericJointConstraint {
+                dof2: u32::MAX,
                 is_rigid_body1: true,
                 is_rigid_body2: false,
                 solver_vel1: u32::MAX,
@@ -461,6 +462,7 @@ impl JointConstraintHelper<Real> {
         let rhs_wo_bias = 0.0;
 
         GenericJointConstraint {
+            dof2: u32::MAX,
             is_rigid_body1,
             is_rigid_body2,
             solver_vel1,
