@@ -34,19 +34,19 @@ fn shipped_scenes_have_their_golden_trajectory_hashes() {
     for (args, golden) in [
         (
             &["scenes/stand_human3d.ron"][..],
-            "93621c04601e492fc5abff78e86b3dfc",
+            "469b0dd20b7f57fe263a797f7f2e23fd",
         ),
         (
             &["scenes/backflip2d.ron"][..],
-            "f4f8c7acb5ade1801f7203eb0dd3865b",
+            "b1e71952094f4b35db7d6a043f21fcc9",
         ),
         (
             &["scenes/silly_walk_human.ron"][..],
-            "a2673b302300ad659e4bb072ae34115f",
+            "ddfed32492e09c844784ef7f36f5c5e7",
         ),
         (
             &["characters/human3d.ron", "--seconds", "10"][..],
-            "e1f70636eb86f5623b3cae2c91726f7b",
+            "b5cebbd5fb1167958d6d21d344777ee4",
         ),
     ] {
         assert_eq!(
@@ -84,9 +84,9 @@ fn a_seeded_diversity_search_has_golden_variant_hashes() {
     assert_eq!(
         hashes,
         [
-            "f4f8c7acb5ade1801f7203eb0dd3865b",
-            "67c2d50ca6cdcf33a9c2b8c48ccae695",
-            "3373d761c32693e444dc96366f7c13be",
+            "b1e71952094f4b35db7d6a043f21fcc9",
+            "9bfa5eec77a4c09ec040240157e0c485",
+            "be19dfdb349584170d53667b273ab878",
         ],
         "the input motion and the two variants of seed 1"
     );

@@ -538,6 +538,7 @@ pub fn character_of(bvh: &Bvh, name: &str, scale: f64) -> Character {
                 kp: None,
                 kd: None,
                 torque_limit: None,
+                armature: None,
                 rest: Vec::new(),
             });
         }

@@ -231,6 +231,12 @@ pub struct Joint {
     /// Largest torque the actuator applies on each axis, N·m. Derived when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub torque_limit: Option<f64>,
+    /// Armature, kg·m²: the reflected inertia of the joint's actuator, added to each of its
+    /// degrees of freedom's diagonal of the joint-space mass matrix (MuJoCo's joint `armature`).
+    /// Zero when absent. A light link under a heavy one (the horse's 1 kg hooves under its
+    /// 344 kg trunk) needs some for the constraint solver to converge in a few sweeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub armature: Option<f64>,
     /// Rest pose of the joint's coordinates in degrees (the spacetime solver's initial pose);
     /// empty means zero, the reference pose.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

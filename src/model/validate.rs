@@ -21,6 +21,8 @@ pub const ANCHOR_MARGIN: f64 = 0.5;
 pub const MAX_GAIN: f64 = 1.0e7;
 /// The largest torque limit, N·m.
 pub const MAX_TORQUE: f64 = 1.0e7;
+/// The largest joint armature, kg·m².
+pub const MAX_ARMATURE: f64 = 1.0e3;
 
 /// One validation problem: where it is (section, record name or index, field) and what was
 /// expected. The loader turns the location into a line number.
@@ -311,6 +313,16 @@ pub(super) fn validate(c: &Character) -> Vec<Problem> {
                 rec,
                 "torque_limit",
                 format!("expected a torque limit in [0, {MAX_TORQUE}] N·m, found {t}"),
+            );
+        }
+        if let Some(a) = j.armature
+            && !(a >= 0.0 && a <= MAX_ARMATURE)
+        {
+            push(
+                &mut out,
+                rec,
+                "armature",
+                format!("expected an armature in [0, {MAX_ARMATURE}] kg·m², found {a}"),
             );
         }
         if !j.rest.is_empty() && j.rest.len() != j.kind.dof() {

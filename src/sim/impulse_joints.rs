@@ -27,8 +27,9 @@ pub struct ImpulseStanding {
     pub joint_gap: f64,
 }
 
-/// Stands `c` (a free root) for `seconds` at 120 Hz with 2 substeps of 8 sweeps, as the
-/// multibody's defaults, with `friction_in_bias_pass` and joint warm starting as given.
+/// Stands `c` (a free root) for `seconds` at 120 Hz with 2 substeps of 8 sweeps (with the
+/// multibody's single substep it falls), with `friction_in_bias_pass` and joint warm starting
+/// as given.
 pub fn stand(
     c: &Character,
     seconds: f32,

@@ -1,10 +1,14 @@
 //! Rigid-body simulation of a character on raw rapier3d (no Bevy).
 //!
 //! DESIGN.md "Simulation"; specs/002_003.md C.2–C.6 and specs/000.md §1.4 (PD actuation modes).
-//! - Reduced coordinates: every actuated degree of freedom is a one-axis multibody hinge. A
-//!   universal joint is two hinges and a ball joint three, chained through massless-in-practice
-//!   virtual links (1 g) at the joint centre: rapier's multibody joints do not support two free
-//!   angular axes, and per-axis hinges give exact per-axis limits and motors.
+//! - Reduced coordinates: one multibody joint per model joint. A universal joint's two angles and
+//!   a ball joint's three are Euler angles (the patched rapier's, vendor/rapier3d PATCHES.md 5–6:
+//!   the first axis fixed in the parent, each next one carried by the rotations before it), so
+//!   every degree of freedom has its own limit and motor, as a chain of hinges would, without the
+//!   1 g virtual links such a chain needs. A joint's `armature` adds actuator inertia to its
+//!   degrees of freedom.
+//! - One solver substep of 8 sweeps per step, friction also solved in the stabilization pass
+//!   (issue P5's measurements: standing feet stay within 0.5 mm over 10 s).
 //! - PD in two modes: `Implicit` uses rapier's joint motors with `MotorModel::ForceBased`
 //!   (stiffness N·m/rad, damping N·m·s/rad, max force = torque limit), stable at 120 Hz;
 //!   `Explicit` computes τ = clamp(kp(θ* − θ) − kd θ̇, ±τ_max) each step and applies it as equal
@@ -73,12 +77,12 @@ pub struct SimSettings {
     pub gain_scale: f32,
     /// Multiplies every torque limit (supernatural strength, specs/002_003.md B1.9).
     pub strength_scale: f32,
-    /// rapier substeps per step. Each recomputes every multibody mass matrix, which is most
-    /// of the cost (O(links × dof²)), so fewer substeps with more sweeps is the better trade.
+    /// rapier substeps per step (default 1). Each substep after the first rebuilds and factors
+    /// every multibody mass matrix again; one substep of 8 sweeps runs 1.6× as many steps per
+    /// second as 2 of 8, and with friction solved in the stabilization pass standing feet stay
+    /// within 0.5 mm over 10 s either way (measured for issue P5, README "Physics speed").
     pub solver_iterations: usize,
-    /// Projected Gauss–Seidel sweeps per substep. With 4 substeps of one sweep (rapier's
-    /// default) standing feet creep a few millimetres per second (the bird robot 4 cm/s); 2
-    /// substeps of 8 sweeps keep them within 2 mm over 10 s at half the cost of 4 × 4.
+    /// Projected Gauss–Seidel sweeps per substep (default 8).
     #[serde(default = "default_pgs_iterations")]
     pub pgs_iterations: usize,
     /// A body faster than this (m/s) ends the simulation as diverged.
@@ -95,7 +99,7 @@ impl Default for SimSettings {
             ground: GroundSettings::default(),
             gain_scale: 1.0,
             strength_scale: 1.0,
-            solver_iterations: 2,
+            solver_iterations: 1,
             pgs_iterations: default_pgs_iterations(),
             max_linear_speed: 100.0,
             max_angular_speed: 400.0,
@@ -155,23 +159,38 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// One actuated degree of freedom: a one-axis multibody hinge.
+/// One actuated degree of freedom: a hinge, or one axis of a universal joint, of the multibody.
 #[derive(Clone, Debug)]
 pub struct Dof {
     pub name: String,
     /// Index of the model joint it belongs to.
     pub joint: usize,
-    /// Rigid body of the multibody link whose joint is this hinge.
+    /// Rigid body of the multibody link whose joint holds this degree of freedom.
     link_body: RigidBodyHandle,
     /// Rigid body of the parent link (for explicit reaction torques).
     parent_body: RigidBodyHandle,
-    /// Hinge axis in the link body's frame.
-    local_axis: Vector,
+    /// Its place among the joint's free coordinates, which is also its angular axis (0, 1, 2:
+    /// x, y, z) of the joint frame.
+    slot: usize,
+    /// Where its axis of rotation is fixed.
+    axis_frame: AxisFrame,
     pub kp: f32,
     pub kd: f32,
     pub torque_limit: f32,
     /// Radians; None when unlimited.
     pub limits: Option<(f32, f32)>,
+}
+
+/// Where a degree of freedom's axis of rotation is fixed. A joint's axes are Euler angles' (the
+/// patched rapier, vendor/rapier3d PATCHES.md): the first fixed in the parent, the last in the
+/// child, and a ball joint's second one turned by the first angle.
+#[derive(Clone, Copy, Debug)]
+enum AxisFrame {
+    /// This axis in this body's frame.
+    Body(RigidBodyHandle, Vector),
+    /// The y axis of the joint frame (this rotation in this parent body's frame) turned by the
+    /// joint's first angle about its x axis.
+    AfterFirst(RigidBodyHandle, Rotation),
 }
 
 /// Everything rapier needs between steps; cloning it is a complete snapshot.
@@ -244,9 +263,6 @@ pub struct Simulation {
     joint_anchors: Vec<(usize, Vector)>,
 }
 
-/// Mass of a virtual link between the axes of a multi-axis joint (kg).
-const VIRTUAL_LINK_MASS: f32 = 1e-3;
-const VIRTUAL_LINK_INERTIA: f32 = 1e-6;
 const CHARACTER_GROUP: Group = Group::GROUP_2;
 const GROUND_GROUP: Group = Group::GROUP_1;
 
@@ -340,8 +356,7 @@ impl Simulation {
 
     /// World direction of degree of freedom `i`'s hinge axis.
     pub fn dof_axis_world(&self, i: usize) -> [f32; 3] {
-        let d = &self.dofs[i];
-        (self.state.bodies[d.link_body].rotation() * d.local_axis).to_array()
+        self.world_axis(&self.dofs[i]).to_array()
     }
 
     /// World position of model joint `j`'s anchor.
@@ -386,6 +401,22 @@ impl Simulation {
             .collect()
     }
 
+    /// The world direction of a degree of freedom's axis of rotation.
+    fn world_axis(&self, d: &Dof) -> Vector {
+        match d.axis_frame {
+            AxisFrame::Body(body, local) => self.state.bodies[body].rotation() * local,
+            AxisFrame::AfterFirst(parent, frame) => {
+                let first = self
+                    .multibody_link(d.link_body)
+                    .map_or(0.0, |(_, link)| link.joint().coords()[3]);
+                self.state.bodies[parent].rotation()
+                    * frame
+                    * Rotation::from_axis_angle(Vector::X, first)
+                    * Vector::Y
+            }
+        }
+    }
+
     fn multibody_link(&self, body: RigidBodyHandle) -> Option<(&Multibody, &MultibodyLink)> {
         let id = self.state.multibody_joints.rigid_body_link(body)?;
         let mb = self.state.multibody_joints.get_multibody(id.multibody)?;
@@ -399,8 +430,8 @@ impl Simulation {
         for d in &self.dofs {
             match self.multibody_link(d.link_body) {
                 Some((mb, link)) => {
-                    q.push(link.joint().coords()[3]);
-                    qd.push(mb.joint_velocity(link)[0]);
+                    q.push(link.joint().coords()[3 + d.slot]);
+                    qd.push(mb.joint_velocity(link)[d.slot]);
                 }
                 None => {
                     q.push(0.0);
@@ -409,6 +440,29 @@ impl Simulation {
             }
         }
         (q, qd)
+    }
+
+    /// Each joint's armature (model `Joint::armature`) on its degrees of freedom's diagonal of
+    /// the multibody's mass matrix.
+    fn apply_armature(&mut self) {
+        for d in &self.dofs {
+            let armature = self.character.joints[d.joint].armature.unwrap_or(0.0) as f32;
+            let Some(id) = self
+                .state
+                .multibody_joints
+                .rigid_body_link(d.link_body)
+                .copied()
+            else {
+                continue;
+            };
+            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
+                continue;
+            };
+            let Some(k) = mb.link(id.id).map(|l| l.assembly_id() + d.slot) else {
+                continue;
+            };
+            mb.armature_mut()[k] = armature;
+        }
     }
 
     fn apply_motor_settings(&mut self) {
@@ -437,13 +491,18 @@ impl Simulation {
             };
             let data = &mut link.joint.data;
             let (kp, kd) = (d.kp * gs * mp, d.kd * gs * md);
+            let (axis, mask) = [
+                (JointAxis::AngX, JointAxesMask::ANG_X),
+                (JointAxis::AngY, JointAxesMask::ANG_Y),
+                (JointAxis::AngZ, JointAxesMask::ANG_Z),
+            ][d.slot];
             if implicit && (kp > 0.0 || kd > 0.0) {
-                data.set_motor_model(JointAxis::AngX, MotorModel::ForceBased);
-                data.set_motor_position(JointAxis::AngX, target, kp, kd);
-                data.set_motor_max_force(JointAxis::AngX, d.torque_limit * ss);
+                data.set_motor_model(axis, MotorModel::ForceBased);
+                data.set_motor_position(axis, target, kp, kd);
+                data.set_motor_max_force(axis, d.torque_limit * ss);
             } else {
-                data.motor_axes.remove(JointAxesMask::ANG_X);
-                data.motors[3] = JointMotor::default();
+                data.motor_axes.remove(mask);
+                data.motors[3 + d.slot] = JointMotor::default();
             }
         }
     }
@@ -497,9 +556,36 @@ impl Simulation {
                 let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i])
                     .clamp(-lim, lim);
                 self.torques[i] = tau;
-                let axis = self.state.bodies[d.link_body].rotation() * d.local_axis;
-                self.state.bodies[d.link_body].add_torque(axis * tau, false);
-                self.state.bodies[d.parent_body].add_torque(-axis * tau, false);
+            }
+            // Each joint's torques as one world torque T on the child (and −T on the parent)
+            // whose generalized force on each of its coordinates k is τ_k: c_kᵀ·T = τ_k, with
+            // c_k the coordinates' axes. Those of hinges and universal joints are orthonormal
+            // (T = Σ τ_k·c_k); a ball joint's last axis leans on its first by the second angle.
+            let mut first = 0;
+            while first < self.dofs.len() {
+                let joint = self.dofs[first].joint;
+                let end = (first..self.dofs.len())
+                    .find(|&i| self.dofs[i].joint != joint)
+                    .unwrap_or(self.dofs.len());
+                let axes: Vec<Vector> =
+                    (first..end).map(|i| self.world_axis(&self.dofs[i])).collect();
+                let taus = &self.torques[first..end];
+                let mut torque = Vector::ZERO;
+                if axes.len() == 3 {
+                    let c = rapier3d::glamx::Mat3::from_cols(axes[0], axes[1], axes[2]);
+                    if c.determinant().abs() > 1e-4 {
+                        torque = c.transpose().inverse() * Vector::new(taus[0], taus[1], taus[2]);
+                    }
+                }
+                if torque == Vector::ZERO {
+                    for (a, t) in axes.iter().zip(taus) {
+                        torque += *a * *t;
+                    }
+                }
+                let d = &self.dofs[first];
+                self.state.bodies[d.link_body].add_torque(torque, false);
+                self.state.bodies[d.parent_body].add_torque(-torque, false);
+                first = end;
             }
         } else {
             self.apply_motor_settings();
