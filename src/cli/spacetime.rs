@@ -474,6 +474,43 @@ fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
     }
 }
 
+/// `bench gait`'s per-stage table: iterations, time per iteration, status, cost, violation and
+/// audit, then each derivative callback's calls and milliseconds per call (f, c, ∇f, the
+/// Jacobian, the Hessian) and the solver's own share of the time.
+#[cfg(feature = "ipopt")]
+fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
+    println!(
+        "  {:<6} {:>6} {:>8} {:>8} {:<28} {:>10} {:>9} {:>9} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8}",
+        "stage", "iters", "s", "ms/iter", "status", "cost", "violation", "audit", "f", "c", "grad f", "jac c", "hess L", "ipopt s"
+    );
+    for s in stages {
+        let c = &s.callbacks;
+        let inside = c.objective.seconds
+            + c.constraints.seconds
+            + c.gradient.seconds
+            + c.jacobian.seconds
+            + c.hessian.seconds;
+        let cell = |t: &motionlab::nlp::CallbackTime| format!("{}×{:.3}ms", t.calls, t.ms_per_call());
+        println!(
+            "  {:<6} {:>6} {:>8.2} {:>8.2} {:<28} {:>10.4} {:>9.1e} {:>9.1e} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8.2}",
+            s.hessian,
+            s.iterations,
+            s.seconds,
+            1e3 * s.seconds / s.iterations.max(1) as f64,
+            format!("{}/{}", s.status, s.projection_status.as_deref().unwrap_or("none")),
+            s.cost,
+            s.max_violation,
+            s.audit,
+            cell(&c.objective),
+            cell(&c.constraints),
+            cell(&c.gradient),
+            cell(&c.jacobian),
+            cell(&c.hessian),
+            s.seconds - inside
+        );
+    }
+}
+
 /// `motionlab bench gait`: single fixed-contact solves (specs/004.md §1.2 "one spacetime solve
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
@@ -519,6 +556,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         let start = std::time::Instant::now();
         let (clip, stages) = solve_gait_staged(&spec, &options, lbfgs_iterations)?;
         print_stages(&stages);
+        print_stage_table(&stages);
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(

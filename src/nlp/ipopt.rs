@@ -160,6 +160,7 @@ struct CallbackState<'a> {
     gradient_x: RefCell<Vec<f64>>,
     /// The best iterate within each level of `options.keep_best`.
     best: RefCell<Vec<Option<Iterate>>>,
+    times: Cell<super::CallbackTimes>,
 }
 
 impl CallbackState<'_> {
@@ -188,12 +189,24 @@ impl CallbackState<'_> {
         }
     }
 
-    /// Runs one callback body: false if it fails or panics, and after any earlier panic.
-    fn guard(&self, body: impl FnOnce() -> bool) -> Bool {
+    /// Runs one callback body, timed into `which` of the callback times: false if it fails or
+    /// panics, and after any earlier panic.
+    fn guard(
+        &self,
+        which: fn(&mut super::CallbackTimes) -> &mut super::CallbackTime,
+        body: impl FnOnce() -> bool,
+    ) -> Bool {
         if self.panic.borrow().is_some() {
             return 0;
         }
-        match catch_unwind(AssertUnwindSafe(body)) {
+        let start = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(body));
+        let mut times = self.times.get();
+        let t = which(&mut times);
+        t.calls += 1;
+        t.seconds += start.elapsed().as_secs_f64();
+        self.times.set(times);
+        match result {
             Ok(ok) => ok as Bool,
             Err(payload) => {
                 let message = payload
@@ -243,7 +256,7 @@ unsafe extern "C" fn eval_f(
 ) -> Bool {
     let s = unsafe { state(user_data) };
     let x = unsafe { slice(x, s.n) };
-    s.guard(|| match s.problem.objective(x) {
+    s.guard(|t| &mut t.objective, || match s.problem.objective(x) {
         Ok(v) if v.is_finite() => {
             unsafe { *obj = v };
             true
@@ -264,7 +277,7 @@ unsafe extern "C" fn eval_grad_f(
     if !s.options.keep_best.is_empty() {
         s.gradient_x.borrow_mut().copy_from_slice(x);
     }
-    s.guard(|| s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
+    s.guard(|t| &mut t.gradient, || s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
 }
 
 unsafe extern "C" fn eval_g(
@@ -277,7 +290,7 @@ unsafe extern "C" fn eval_g(
 ) -> Bool {
     let s = unsafe { state(user_data) };
     let (x, g) = unsafe { (slice(x, s.n), slice_mut(g, s.m)) };
-    s.guard(|| s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()))
+    s.guard(|t| &mut t.constraints, || s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()))
 }
 
 unsafe extern "C" fn eval_jac_g(
@@ -298,7 +311,7 @@ unsafe extern "C" fn eval_jac_g(
         return unsafe { write_structure(&s.jacobian, nnz, i_row, j_col) };
     }
     let (x, values) = unsafe { (slice(x, s.n), slice_mut(values, nnz)) };
-    s.guard(|| s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()))
+    s.guard(|t| &mut t.jacobian, || s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()))
 }
 
 /// Answers IPOPT's sparsity-structure request: the (row, column) pattern into `i_row`/`j_col`.
@@ -345,7 +358,7 @@ unsafe extern "C" fn eval_h(
     }
     let (x, lambda, values) =
         unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
-    s.guard(|| {
+    s.guard(|t| &mut t.hessian, || {
         s.problem
             .hessian_values(x, obj_factor, lambda, values)
             .is_ok()
@@ -497,6 +510,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         bounds: &bounds,
         gradient_x: RefCell::new(vec![0.0; n]),
         best: RefCell::new(vec![None; options.keep_best.len()]),
+        times: Cell::new(Default::default()),
     };
     let clamp = |v: &[f64]| -> Vec<f64> {
         v.iter()
@@ -607,5 +621,6 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         solve_time,
         callback_error,
         best_iterates: state.best.into_inner(),
+        callback_times: state.times.get(),
     })
 }

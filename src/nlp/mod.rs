@@ -303,6 +303,51 @@ pub struct NlpSolution {
     /// One entry per level of [`SolverOptions::keep_best`]: the best iterate within it, if any
     /// iterate was (restoration-phase iterates are not considered).
     pub best_iterates: Vec<Option<Iterate>>,
+    /// Time spent in each problem callback (the rest of `solve_time` is the solver's own).
+    pub callback_times: CallbackTimes,
+}
+
+/// How often one problem callback ran during a solve, and for how long in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CallbackTime {
+    pub calls: usize,
+    pub seconds: f64,
+}
+
+impl CallbackTime {
+    /// Milliseconds per call (0 when it never ran).
+    pub fn ms_per_call(&self) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            1e3 * self.seconds / self.calls as f64
+        }
+    }
+}
+
+/// Time per problem callback: f, c, ∇f, the Jacobian of c and the Hessian of the Lagrangian.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CallbackTimes {
+    pub objective: CallbackTime,
+    pub constraints: CallbackTime,
+    pub gradient: CallbackTime,
+    pub jacobian: CallbackTime,
+    pub hessian: CallbackTime,
+}
+
+impl std::ops::AddAssign for CallbackTimes {
+    fn add_assign(&mut self, other: Self) {
+        for (a, b) in [
+            (&mut self.objective, other.objective),
+            (&mut self.constraints, other.constraints),
+            (&mut self.gradient, other.gradient),
+            (&mut self.jacobian, other.jacobian),
+            (&mut self.hessian, other.hessian),
+        ] {
+            a.calls += b.calls;
+            a.seconds += b.seconds;
+        }
+    }
 }
 
 /// An iterate of the solver, as kept by [`SolverOptions::keep_best`].

@@ -114,6 +114,16 @@ pub fn solve_gait(
     options: &crate::spacetime::SolverOptions,
     curvature: crate::spacetime::Curvature,
 ) -> Result<GaitClip, GaitError> {
+    solve_gait_timed(spec, options, curvature).map(|(clip, _)| clip)
+}
+
+/// [`solve_gait`], with the time spent in each problem callback (its projections' included).
+#[cfg(feature = "ipopt")]
+fn solve_gait_timed(
+    spec: &GaitSpec,
+    options: &crate::spacetime::SolverOptions,
+    curvature: crate::spacetime::Curvature,
+) -> Result<(GaitClip, crate::nlp::CallbackTimes), GaitError> {
     use crate::spacetime::NlpProblem;
     let problem = GaitProblem::new(spec.clone());
     let nlp = crate::spacetime::AutoDiff::new(problem)?.with_curvature(curvature);
@@ -122,6 +132,7 @@ pub fn solve_gait(
     let s = crate::spacetime::solve(&nlp, &options)?;
     let (mut x, mut violation, mut iterations, mut time) =
         (s.x.clone(), s.max_violation, s.iterations, s.solve_time);
+    let mut callbacks = s.callback_times;
     let mut projection_status = None;
     let mut projected_from = None;
     if !(s.status == crate::spacetime::SolveStatus::Solved && s.max_violation <= 1e-9)
@@ -149,6 +160,7 @@ pub fn solve_gait(
             let p = crate::spacetime::solve(&projection, &popts)?;
             iterations += p.iterations;
             time += p.solve_time;
+            callbacks += p.callback_times;
             last_status.get_or_insert_with(|| p.status.label());
             // A projection must end feasible, and no less so than the point the solve stopped
             // at (unless both are within 1e-9).
@@ -172,7 +184,7 @@ pub fn solve_gait(
     }
     let cost = nlp.objective(&x).unwrap_or(f64::NAN);
     let p = nlp.problem();
-    Ok(GaitClip {
+    let clip = GaitClip {
         creature: spec.skeleton.name.clone(),
         speed: spec.speed,
         period: spec.period,
@@ -190,7 +202,8 @@ pub fn solve_gait(
         solve_time_s: time.as_secs_f64(),
         morphology: p.limb_shapes(&x),
         projected_from,
-    })
+    };
+    Ok((clip, callbacks))
 }
 
 /// L-BFGS iterations of the first stage of [`solve_gait_staged`] (the CLI's `--lbfgs-iterations`).
@@ -215,8 +228,9 @@ pub fn solve_gait_staged(
     let mut first_options = options.clone();
     first_options.hessian = crate::spacetime::HessianMode::LimitedMemory;
     first_options.max_iterations = lbfgs_iterations.min(options.max_iterations);
-    let first = solve_gait(spec, &first_options, crate::spacetime::Curvature::Exact)?;
-    let mut stages = vec![StageSummary::of("lbfgs", &first)];
+    let (first, times) =
+        solve_gait_timed(spec, &first_options, crate::spacetime::Curvature::Exact)?;
+    let mut stages = vec![StageSummary::of("lbfgs", spec, &first, times)?];
     if first.status == "solved"
         || options.max_iterations <= first_options.max_iterations
         || first.frames.iter().flatten().any(|v| !v.is_finite())
@@ -228,12 +242,12 @@ pub fn solve_gait_staged(
     second_options.hessian = crate::spacetime::HessianMode::Exact;
     second_options.max_iterations = options.max_iterations - first_options.max_iterations;
     second_options.extra.extend(warm_start_options());
-    let second = solve_gait(
+    let (second, times) = solve_gait_timed(
         &second_spec,
         &second_options,
         crate::spacetime::Curvature::Exact,
     )?;
-    stages.push(StageSummary::of("exact", &second));
+    stages.push(StageSummary::of("exact", spec, &second, times)?);
     let (iterations, time) = (
         first.iterations + second.iterations,
         first.solve_time_s + second.solve_time_s,
@@ -263,18 +277,37 @@ pub struct StageSummary {
     pub cost: f64,
     pub max_violation: f64,
     pub iterations: usize,
+    /// Wall time of the stage's solves (its projections' included).
+    pub seconds: f64,
+    /// Time in each problem callback; the rest of `seconds` is IPOPT's own (factorizations).
+    pub callbacks: crate::nlp::CallbackTimes,
+    /// The stage's clip's largest audit residual ([`audit`]).
+    pub audit: f64,
 }
 
 impl StageSummary {
     #[cfg(feature = "ipopt")]
-    fn of(hessian: &'static str, clip: &GaitClip) -> Self {
-        Self {
+    fn of(
+        hessian: &'static str,
+        spec: &GaitSpec,
+        clip: &GaitClip,
+        callbacks: crate::nlp::CallbackTimes,
+    ) -> Result<Self, GaitError> {
+        let audit = if clip.frames.iter().flatten().all(|v| v.is_finite()) {
+            audit(&clip.body(&spec.skeleton)?, clip, spec.mu, spec.nu).max()
+        } else {
+            f64::INFINITY
+        };
+        Ok(Self {
             hessian,
             status: clip.status.clone(),
             projection_status: clip.projection_status.clone(),
             cost: clip.cost,
             max_violation: clip.max_violation,
             iterations: clip.iterations,
-        }
+            seconds: clip.solve_time_s,
+            callbacks,
+            audit,
+        })
     }
 }
