@@ -455,7 +455,7 @@ fn check_refuses_out_of_range_task_numbers_with_their_line() {
     std::fs::write(&path, &text).unwrap();
     assert_success(&motionlab(&["check", path.to_str().unwrap()]), "check");
     for (old, new, field) in [
-        ("duration: 1.6458503", "duration: 1.0e5", "`duration`"),
+        ("duration: 1.5833262", "duration: 1.0e5", "`duration`"),
         ("kp: 600.0", "kp: -5.0", "`kp`"),
         ("range: 60.0", "range: 1000.0", "`range`"),
         ("max_offset: 0.15", "max_offset: -0.15", "`max_offset`"),
