@@ -481,7 +481,20 @@ fn print_stages(stages: &[motionlab::spacetime::gait::StageSummary]) {
 fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
     println!(
         "  {:<6} {:>6} {:>8} {:>8} {:<28} {:>10} {:>9} {:>9} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8}",
-        "stage", "iters", "s", "ms/iter", "status", "cost", "violation", "audit", "f", "c", "grad f", "jac c", "hess L", "ipopt s"
+        "stage",
+        "iters",
+        "s",
+        "ms/iter",
+        "status",
+        "cost",
+        "violation",
+        "audit",
+        "f",
+        "c",
+        "grad f",
+        "jac c",
+        "hess L",
+        "ipopt s"
     );
     for s in stages {
         let c = &s.callbacks;
@@ -490,14 +503,19 @@ fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
             + c.gradient.seconds
             + c.jacobian.seconds
             + c.hessian.seconds;
-        let cell = |t: &motionlab::nlp::CallbackTime| format!("{}×{:.3}ms", t.calls, t.ms_per_call());
+        let cell =
+            |t: &motionlab::nlp::CallbackTime| format!("{}×{:.3}ms", t.calls, t.ms_per_call());
         println!(
             "  {:<6} {:>6} {:>8.2} {:>8.2} {:<28} {:>10.4} {:>9.1e} {:>9.1e} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8.2}",
             s.hessian,
             s.iterations,
             s.seconds,
             1e3 * s.seconds / s.iterations.max(1) as f64,
-            format!("{}/{}", s.status, s.projection_status.as_deref().unwrap_or("none")),
+            format!(
+                "{}/{}",
+                s.status,
+                s.projection_status.as_deref().unwrap_or("none")
+            ),
             s.cost,
             s.max_violation,
             s.audit,

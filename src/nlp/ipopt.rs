@@ -256,13 +256,16 @@ unsafe extern "C" fn eval_f(
 ) -> Bool {
     let s = unsafe { state(user_data) };
     let x = unsafe { slice(x, s.n) };
-    s.guard(|t| &mut t.objective, || match s.problem.objective(x) {
-        Ok(v) if v.is_finite() => {
-            unsafe { *obj = v };
-            true
-        }
-        _ => false,
-    })
+    s.guard(
+        |t| &mut t.objective,
+        || match s.problem.objective(x) {
+            Ok(v) if v.is_finite() => {
+                unsafe { *obj = v };
+                true
+            }
+            _ => false,
+        },
+    )
 }
 
 unsafe extern "C" fn eval_grad_f(
@@ -277,7 +280,10 @@ unsafe extern "C" fn eval_grad_f(
     if !s.options.keep_best.is_empty() {
         s.gradient_x.borrow_mut().copy_from_slice(x);
     }
-    s.guard(|t| &mut t.gradient, || s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()))
+    s.guard(
+        |t| &mut t.gradient,
+        || s.problem.objective_gradient(x, grad).is_ok() && grad.iter().all(|v| v.is_finite()),
+    )
 }
 
 unsafe extern "C" fn eval_g(
@@ -290,7 +296,10 @@ unsafe extern "C" fn eval_g(
 ) -> Bool {
     let s = unsafe { state(user_data) };
     let (x, g) = unsafe { (slice(x, s.n), slice_mut(g, s.m)) };
-    s.guard(|t| &mut t.constraints, || s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()))
+    s.guard(
+        |t| &mut t.constraints,
+        || s.problem.constraints(x, g).is_ok() && g.iter().all(|v| v.is_finite()),
+    )
 }
 
 unsafe extern "C" fn eval_jac_g(
@@ -311,7 +320,10 @@ unsafe extern "C" fn eval_jac_g(
         return unsafe { write_structure(&s.jacobian, nnz, i_row, j_col) };
     }
     let (x, values) = unsafe { (slice(x, s.n), slice_mut(values, nnz)) };
-    s.guard(|t| &mut t.jacobian, || s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()))
+    s.guard(
+        |t| &mut t.jacobian,
+        || s.problem.jacobian_values(x, values).is_ok() && values.iter().all(|v| v.is_finite()),
+    )
 }
 
 /// Answers IPOPT's sparsity-structure request: the (row, column) pattern into `i_row`/`j_col`.
@@ -358,12 +370,15 @@ unsafe extern "C" fn eval_h(
     }
     let (x, lambda, values) =
         unsafe { (slice(x, s.n), slice(lambda, s.m), slice_mut(values, nnz)) };
-    s.guard(|t| &mut t.hessian, || {
-        s.problem
-            .hessian_values(x, obj_factor, lambda, values)
-            .is_ok()
-            && values.iter().all(|v| v.is_finite())
-    })
+    s.guard(
+        |t| &mut t.hessian,
+        || {
+            s.problem
+                .hessian_values(x, obj_factor, lambda, values)
+                .is_ok()
+                && values.iter().all(|v| v.is_finite())
+        },
+    )
 }
 
 unsafe extern "C" fn intermediate(

@@ -5,10 +5,10 @@
 //! held in its reference pose. A measurement for `motionlab bench impulse`, not a simulation
 //! the product uses: the rest of the project keeps the multibody (see the issue notes).
 
+use super::GROUND_GROUP;
 use super::world::{
     body_collider, body_pose, frame_for_axes, frame_for_axis, reference_ground_height, rigid_body,
 };
-use super::GROUND_GROUP;
 use crate::model::{Character, EffectorTag, JointKind, RootKind};
 use rapier3d::math::{Pose, Rotation, Vector};
 use rapier3d::prelude::*;
@@ -36,7 +36,11 @@ pub fn stand(
     friction_in_bias_pass: bool,
     warmstart_joints: bool,
 ) -> ImpulseStanding {
-    assert_eq!(c.root.kind, RootKind::Free, "the experiment builds free roots only");
+    assert_eq!(
+        c.root.kind,
+        RootKind::Free,
+        "the experiment builds free roots only"
+    );
     let mut params = IntegrationParameters {
         dt: 1.0 / 120.0,
         ..Default::default()

@@ -19,8 +19,8 @@
 //! - A blow-up (NaN or runaway velocity) stops the simulation with a [`Failure`], never a panic.
 
 pub mod bench;
-pub mod impulse_joints;
 mod controller;
+pub mod impulse_joints;
 mod rollout;
 mod world;
 
@@ -179,6 +179,15 @@ pub struct Dof {
     pub torque_limit: f32,
     /// Radians; None when unlimited.
     pub limits: Option<(f32, f32)>,
+}
+
+/// The multibody holding `body`'s link, and the link's index in it.
+fn link_multibody_mut(
+    joints: &mut MultibodyJointSet,
+    body: RigidBodyHandle,
+) -> Option<(&mut Multibody, usize)> {
+    let id = *joints.rigid_body_link(body)?;
+    Some((joints.get_multibody_mut(id.multibody)?, id.id))
 }
 
 /// Where a degree of freedom's axis of rotation is fixed. A joint's axes are Euler angles' (the
@@ -447,18 +456,12 @@ impl Simulation {
     fn apply_armature(&mut self) {
         for d in &self.dofs {
             let armature = self.character.joints[d.joint].armature.unwrap_or(0.0) as f32;
-            let Some(id) = self
-                .state
-                .multibody_joints
-                .rigid_body_link(d.link_body)
-                .copied()
+            let Some((mb, link)) =
+                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
             else {
                 continue;
             };
-            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
-                continue;
-            };
-            let Some(k) = mb.link(id.id).map(|l| l.assembly_id() + d.slot) else {
+            let Some(k) = mb.link(link).map(|l| l.assembly_id() + d.slot) else {
                 continue;
             };
             mb.armature_mut()[k] = armature;
@@ -475,18 +478,12 @@ impl Simulation {
             .zip(&self.targets)
             .zip(&self.gain_multipliers)
         {
-            let Some(id) = self
-                .state
-                .multibody_joints
-                .rigid_body_link(d.link_body)
-                .copied()
+            let Some((mb, link)) =
+                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
             else {
                 continue;
             };
-            let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
-                continue;
-            };
-            let Some(link) = mb.link_mut(id.id) else {
+            let Some(link) = mb.link_mut(link) else {
                 continue;
             };
             let data = &mut link.joint.data;
@@ -567,8 +564,9 @@ impl Simulation {
                 let end = (first..self.dofs.len())
                     .find(|&i| self.dofs[i].joint != joint)
                     .unwrap_or(self.dofs.len());
-                let axes: Vec<Vector> =
-                    (first..end).map(|i| self.world_axis(&self.dofs[i])).collect();
+                let axes: Vec<Vector> = (first..end)
+                    .map(|i| self.world_axis(&self.dofs[i]))
+                    .collect();
                 let taus = &self.torques[first..end];
                 let mut torque = Vector::ZERO;
                 if axes.len() == 3 {

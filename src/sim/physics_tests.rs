@@ -74,7 +74,10 @@ fn sparse_mass_matrix_equals_the_dense_one_bit_for_bit() {
         assert!(sparse[(a, a)] > 0.0);
         for b in 0..a {
             let (x, y) = (sparse[(a, b)], sparse[(b, a)]);
-            assert!((x - y).abs() <= 1e-4 * (1.0 + x.abs()), "({a}, {b}) {x} {y}");
+            assert!(
+                (x - y).abs() <= 1e-4 * (1.0 + x.abs()),
+                "({a}, {b}) {x} {y}"
+            );
         }
     }
 }
@@ -107,8 +110,8 @@ fn feet_stay_put_standing_and_zero_gains_fall() {
                 settled = now.clone();
             }
             for (p, q) in now.iter().zip(&settled) {
-                let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2))
-                    .sqrt();
+                let d =
+                    ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
                 worst = worst.max(d);
             }
         }
@@ -123,7 +126,11 @@ fn feet_stay_put_standing_and_zero_gains_fall() {
             ..Default::default()
         };
         let mut limp = Simulation::new(&c, zero).unwrap();
-        let r = continue_rollout(&mut limp, &mut HoldPose::reference(), &RolloutSpec::seconds(5.0));
+        let r = continue_rollout(
+            &mut limp,
+            &mut HoldPose::reference(),
+            &RolloutSpec::seconds(5.0),
+        );
         assert!(r.fell, "{name} stood with zero gains");
     }
 }
@@ -187,9 +194,10 @@ fn native_euler_joints_move_like_hinge_chains() {
                     let (body, f2) = if k + 1 == n {
                         (child, child_pose.inverse() * f)
                     } else {
-                        let mid = bodies.insert(RigidBodyBuilder::dynamic().additional_mass_properties(
-                            MassProperties::new(Vector::ZERO, 1e-9, Vector::splat(1e-12)),
-                        ));
+                        let mid =
+                            bodies.insert(RigidBodyBuilder::dynamic().additional_mass_properties(
+                                MassProperties::new(Vector::ZERO, 1e-9, Vector::splat(1e-12)),
+                            ));
                         (mid, f)
                     };
                     let j = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)

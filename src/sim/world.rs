@@ -104,7 +104,10 @@ impl Simulation {
         let mut colliders = Vec::with_capacity(character.bodies.len());
         for b in &character.bodies {
             let h = st.bodies.insert(rigid_body(b));
-            colliders.push(st.colliders.insert_with_parent(body_collider(b), h, &mut st.bodies));
+            colliders.push(
+                st.colliders
+                    .insert_with_parent(body_collider(b), h, &mut st.bodies),
+            );
             bodies.push(h);
         }
 
@@ -320,9 +323,10 @@ pub(super) fn reference_ground_height(character: &Character) -> f32 {
 /// The rigid body of a model body: its reference pose, mass and inertia (the file's, or the
 /// shape's), never sleeping.
 pub(super) fn rigid_body(b: &crate::model::Body) -> RigidBodyBuilder {
-    let i = b.inertia.map(|i| i.map(|x| x as f32)).unwrap_or_else(|| {
-        crate::model::principal_inertia(&b.shape.as_f32(), b.mass as f32)
-    });
+    let i = b
+        .inertia
+        .map(|i| i.map(|x| x as f32))
+        .unwrap_or_else(|| crate::model::principal_inertia(&b.shape.as_f32(), b.mass as f32));
     RigidBodyBuilder::dynamic()
         .pose(body_pose(b))
         .additional_mass_properties(MassProperties::new(
@@ -360,11 +364,8 @@ pub(super) fn body_collider(b: &crate::model::Body) -> ColliderBuilder {
             }
         }
         ShapeF32::Box { half_extents: e } => ColliderBuilder::cuboid(e[0], e[1], e[2]),
-        ShapeF32::Ellipsoid { radii } => {
-            ColliderBuilder::convex_hull(&ellipsoid_points(radii)).unwrap_or_else(|| {
-                ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))
-            })
-        }
+        ShapeF32::Ellipsoid { radii } => ColliderBuilder::convex_hull(&ellipsoid_points(radii))
+            .unwrap_or_else(|| ColliderBuilder::ball(radii[0].min(radii[1]).min(radii[2]))),
     };
     shape
         .density(0.0)
