@@ -212,7 +212,14 @@ fn clip_flags_show_two_clips_side_by_side_in_the_library() {
 fn play_motion_plays_a_diversity_variant_in_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(["explore", "scenes/backflip2d.ron", "--variants", "2", "--generations", "2"])
+        .args([
+            "explore",
+            "scenes/backflip2d.ron",
+            "--variants",
+            "2",
+            "--generations",
+            "2",
+        ])
         .arg("--out")
         .arg(dir.path())
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -183,7 +183,11 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         );
     }
     // The period stays in the range asked for (the default box reaches down to 0.25 s).
-    for period in samples.iter().map(|s| s.0).chain(generations.iter().map(|b| b.period)) {
+    for period in samples
+        .iter()
+        .map(|s| s.0)
+        .chain(generations.iter().map(|b| b.period))
+    {
         assert!((0.4..=0.8).contains(&period), "{period}");
     }
     // The final solve uses the best timing found, and starts from its sample's clip.
@@ -339,20 +343,39 @@ fn morphology_without_muscles_grows_long_slender_legs_and_with_them_does_not() {
         let outcome = outcome.unwrap();
         assert_solved(&outcome);
         let limbs = &outcome.spec.skeleton.limbs;
-        let shapes = outcome.clip.morphology.as_ref().expect("the clip keeps the body");
+        let shapes = outcome
+            .clip
+            .morphology
+            .as_ref()
+            .expect("the clip keeps the body");
         // Slenderness (length/radius) relative to the file's, per changed limb.
         let changed: Vec<(&str, f64)> = shapes
             .iter()
             .zip(limbs)
             .filter(|(s, l)| s.length != l.length || s.radius != l.radius)
-            .map(|(s, l)| (s.name.as_str(), (s.length / l.length) / (s.radius / l.radius)))
+            .map(|(s, l)| {
+                (
+                    s.name.as_str(),
+                    (s.length / l.length) / (s.radius / l.radius),
+                )
+            })
             .collect();
         let names: Vec<&str> = changed.iter().map(|c| c.0).collect();
         assert_eq!(names, ["thigh", "shin"], "only the leg changes");
-        let mass = outcome.clip.body(&outcome.spec.skeleton).unwrap().total_mass();
-        assert!(mass > 2.0, "the body keeps its 2 kg, the legs add to it: {mass}");
+        let mass = outcome
+            .clip
+            .body(&outcome.spec.skeleton)
+            .unwrap()
+            .total_mass();
+        assert!(
+            mass > 2.0,
+            "the body keeps its 2 kg, the legs add to it: {mass}"
+        );
         let saved = std::fs::read_to_string(&clip_path).unwrap();
-        assert!(saved.contains("morphology:"), "the clip file keeps the body");
+        assert!(
+            saved.contains("morphology:"),
+            "the clip file keeps the body"
+        );
         if muscle {
             assert!(
                 changed.iter().all(|c| c.1 < 1.5),
@@ -551,9 +574,11 @@ fn gait_init_keeps_a_valid_start_when_the_refinement_ends_worse() {
     });
     let o = o.unwrap();
     assert!(o.kept_start);
-    assert!(events
-        .iter()
-        .any(|e| matches!(e, GaitEvent::KeptStart { .. })));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, GaitEvent::KeptStart { .. }))
+    );
     assert_eq!(o.clip.cost, start.cost);
     assert!(o.clip.max_violation <= 1e-6);
 }

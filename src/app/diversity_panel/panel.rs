@@ -317,11 +317,10 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                 ));
                 let n = state.result.as_ref().map(|r| r.motions.len()).unwrap_or(0);
                 ui.horizontal_wrapped(|ui| {
-                    ui.label("play in Library:")
-                        .on_hover_text(
-                            "Replay a motion with its frames recorded and play it as a clip on \
+                    ui.label("play in Library:").on_hover_text(
+                        "Replay a motion with its frames recorded and play it as a clip on \
                              its skinned character in the Library",
-                        );
+                    );
                     for i in 0..n {
                         let [r, g, b] = motion_colour(i).map(|c| (c * 255.0) as u8);
                         if ui

@@ -15,10 +15,10 @@
 
 use super::character::characters_dir;
 use crate::spacetime::dynamics::forward_kinematics;
-use crate::spacetime::job::events::GaitEvent;
 use crate::spacetime::gait::{
     FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
 };
+use crate::spacetime::job::events::GaitEvent;
 use crate::spacetime::skeleton::Skeleton;
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};

@@ -225,12 +225,12 @@ impl GaitState {
         let mut request = crate::spacetime::job::GaitRequest {
             max_iterations: self.max_iterations,
             lbfgs_iterations: Some(self.lbfgs_iterations),
-            morphology: self
-                .morphology
-                .then_some(crate::spacetime::morphology::MorphologyOptions {
+            morphology: self.morphology.then_some(
+                crate::spacetime::morphology::MorphologyOptions {
                     muscle: self.muscle,
                     min_head_height: None,
-                }),
+                },
+            ),
             out: Some(out.clone()),
             ..crate::spacetime::job::GaitRequest::new(creature_path, self.speed)
         };

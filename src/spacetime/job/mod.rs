@@ -27,9 +27,7 @@ pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
 
 /// Second derivatives of a gait solve.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 pub enum GaitHessian {
     /// L-BFGS for the first `lbfgs_iterations`, then the exact Hessian from the clip reached.
     #[default]
