@@ -202,6 +202,12 @@ impl Recording {
     }
 
     /// ∇²(Σ wᵢ yᵢ) with respect to the inputs (n × n, column-major as nalgebra's).
+    ///
+    /// Per group of directions, a node whose parents do not depend on those inputs has a zero
+    /// tangent, and a node that nothing has flowed back into has a zero adjoint tangent: the
+    /// sweeps skip a node when both hold (its contributions would be exact zeros), so a group
+    /// costs the part of the tape that depends on or feeds its inputs, not the whole tape. The
+    /// values are those of the full sweeps.
     pub fn hessian(&self, seeds: &[(TapeVar, f64)]) -> nalgebra::DMatrix<f64> {
         let n = self.inputs;
         let len = self.nodes.len();
@@ -209,45 +215,73 @@ impl Recording {
         let mut h = nalgebra::DMatrix::zeros(n, n);
         let mut dot = vec![[0.0; LANES]; len];
         let mut bar_dot = vec![[0.0; LANES]; len];
+        // For the current group: the node's tangent may be non-zero (`moving`, else `dot` is
+        // stale and not read); something flowed into its adjoint tangent (`reached`, else
+        // `bar_dot` is stale and not read). The sink (node 0) is neither.
+        let mut moving = vec![false; len];
+        let mut reached = vec![false; len];
+        const ZERO: [f64; LANES] = [0.0; LANES];
         for first in (0..n).step_by(LANES) {
             let lanes = LANES.min(n - first);
-            for d in dot.iter_mut().take(n + 1) {
-                *d = [0.0; LANES];
-            }
+            moving.fill(false);
+            reached.fill(false);
             for l in 0..lanes {
+                dot[1 + first + l] = ZERO;
                 dot[1 + first + l][l] = 1.0;
+                moving[1 + first + l] = true;
             }
             for v in n + 1..len {
                 let node = &self.nodes[v];
-                let (ta, tb) = (dot[node.a as usize], dot[node.b as usize]);
+                let (a, b) = (node.a as usize, node.b as usize);
+                if !(moving[a] || moving[b]) {
+                    continue;
+                }
+                let ta = if moving[a] { dot[a] } else { ZERO };
+                let tb = if moving[b] { dot[b] } else { ZERO };
                 let mut t = [0.0; LANES];
                 for l in 0..LANES {
                     t[l] = node.da * ta[l] + node.db * tb[l];
                 }
                 dot[v] = t;
+                moving[v] = true;
             }
-            bar_dot.fill([0.0; LANES]);
             for v in (n + 1..len).rev() {
                 let node = &self.nodes[v];
-                let (w, wd) = (bar[v], bar_dot[v]);
-                let (ta, tb) = (dot[node.a as usize], dot[node.b as usize]);
+                let (a, b) = (node.a as usize, node.b as usize);
+                if !(reached[v] || moving[a] || moving[b]) {
+                    continue;
+                }
+                let w = bar[v];
+                let wd = if reached[v] { bar_dot[v] } else { ZERO };
+                let ta = if moving[a] { dot[a] } else { ZERO };
+                let tb = if moving[b] { dot[b] } else { ZERO };
                 let (mut ga, mut gb) = ([0.0; LANES], [0.0; LANES]);
                 for l in 0..LANES {
                     ga[l] = wd[l] * node.da + w * (node.daa * ta[l] + node.dab * tb[l]);
                     gb[l] = wd[l] * node.db + w * (node.dab * ta[l] + node.dbb * tb[l]);
                 }
-                let pa = &mut bar_dot[node.a as usize];
-                for l in 0..LANES {
-                    pa[l] += ga[l];
-                }
-                let pb = &mut bar_dot[node.b as usize];
-                for l in 0..LANES {
-                    pb[l] += gb[l];
+                for (p, g) in [(a, ga), (b, gb)] {
+                    if p == SINK as usize {
+                        continue;
+                    }
+                    if reached[p] {
+                        let acc = &mut bar_dot[p];
+                        for l in 0..LANES {
+                            acc[l] += g[l];
+                        }
+                    } else {
+                        let mut acc = ZERO;
+                        for l in 0..LANES {
+                            acc[l] += g[l];
+                        }
+                        bar_dot[p] = acc;
+                        reached[p] = true;
+                    }
                 }
             }
             for l in 0..lanes {
                 for i in 0..n {
-                    h[(i, first + l)] = bar_dot[1 + i][l];
+                    h[(i, first + l)] = if reached[1 + i] { bar_dot[1 + i][l] } else { 0.0 };
                 }
             }
         }
