@@ -273,4 +273,114 @@ mod solver {
         assert_eq!(s.status, SolveStatus::MaximumIterationsExceeded);
         assert_eq!(s.iterations, 2);
     }
+
+    /// HS071 from a given point.
+    struct From<'a>(&'a AutoDiff<Hs071>, Vec<f64>);
+
+    impl NlpProblem for From<'_> {
+        fn num_variables(&self) -> usize {
+            self.0.num_variables()
+        }
+        fn num_constraints(&self) -> usize {
+            self.0.num_constraints()
+        }
+        fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+            self.0.variable_bounds(lower, upper)
+        }
+        fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+            self.0.constraint_bounds(lower, upper)
+        }
+        fn initial_point(&self, x: &mut [f64]) {
+            x.copy_from_slice(&self.1)
+        }
+        fn objective(&self, x: &[f64]) -> Result<f64, EvalError> {
+            self.0.objective(x)
+        }
+        fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
+            self.0.objective_gradient(x, grad)
+        }
+        fn constraints(&self, x: &[f64], g: &mut [f64]) -> EvalResult {
+            self.0.constraints(x, g)
+        }
+        fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+            self.0.jacobian_structure()
+        }
+        fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
+            self.0.jacobian_values(x, values)
+        }
+        fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+            self.0.hessian_structure()
+        }
+        fn hessian_values(
+            &self,
+            x: &[f64],
+            objective_factor: f64,
+            lambda: &[f64],
+            values: &mut [f64],
+        ) -> EvalResult {
+            self.0.hessian_values(x, objective_factor, lambda, values)
+        }
+    }
+
+    /// `initial_multipliers`: a solve started at a solution with the multipliers and barrier
+    /// parameter it ended with (IPOPT's warm start) is already converged and keeps them, and
+    /// multipliers of the wrong length are ignored.
+    #[test]
+    fn a_solve_starts_from_given_multipliers() {
+        let p = AutoDiff::new(Hs071).unwrap();
+        let first = solve(&p, &SolverOptions::default()).unwrap();
+        assert_eq!(first.status, SolveStatus::Solved);
+        assert!(first.final_barrier > 0.0 && first.final_barrier < 1e-6);
+        let warm = |multipliers: crate::nlp::Multipliers| SolverOptions {
+            max_iterations: 3,
+            initial_multipliers: Some(multipliers),
+            extra: vec![
+                ("mu_init".into(), OptionValue::Num(first.final_barrier)),
+                ("warm_start_bound_push".into(), OptionValue::Num(1e-12)),
+                ("warm_start_mult_bound_push".into(), OptionValue::Num(1e-12)),
+            ],
+            ..Default::default()
+        };
+        let again = solve(&From(&p, first.x.clone()), &warm(first.multipliers())).unwrap();
+        assert_eq!(again.status, SolveStatus::Solved, "{again:?}");
+        assert!((again.objective - HS071_OPTIMUM).abs() < 1e-6);
+        for (a, b) in again
+            .constraint_multipliers
+            .iter()
+            .zip(&first.constraint_multipliers)
+        {
+            assert!((a - b).abs() < 1e-4 * (1.0 + b.abs()), "{a} {b}");
+        }
+        // The solve really starts from the given multipliers: with no iteration allowed it
+        // returns them (doubled here), not IPOPT's own least-squares estimate (the solution's).
+        let doubled = crate::nlp::Multipliers {
+            constraints: first.constraint_multipliers.iter().map(|v| 2.0 * v).collect(),
+            ..first.multipliers()
+        };
+        let start = solve(
+            &From(&p, first.x.clone()),
+            &SolverOptions {
+                max_iterations: 0,
+                ..warm(doubled.clone())
+            },
+        )
+        .unwrap();
+        for (a, b) in start.constraint_multipliers.iter().zip(&doubled.constraints) {
+            assert!((a - b).abs() < 1e-6 * (1.0 + b.abs()), "{a} {b}");
+        }
+        // Wrong lengths: a cold start from the same point (still solved, from IPOPT's own
+        // multiplier estimate).
+        let cold = solve(
+            &From(&p, first.x.clone()),
+            &SolverOptions {
+                initial_multipliers: Some(crate::nlp::Multipliers {
+                    constraints: vec![0.0; 1],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(cold.status, SolveStatus::Solved);
+    }
 }

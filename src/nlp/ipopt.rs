@@ -161,6 +161,8 @@ struct CallbackState<'a> {
     /// The best iterate within each level of `options.keep_best`.
     best: RefCell<Vec<Option<Iterate>>>,
     times: Cell<super::CallbackTimes>,
+    /// μ at the last regular iteration.
+    barrier: Cell<f64>,
 }
 
 impl CallbackState<'_> {
@@ -387,7 +389,7 @@ unsafe extern "C" fn intermediate(
     obj_value: Number,
     inf_pr: Number,
     _inf_du: Number,
-    _mu: Number,
+    mu: Number,
     _d_norm: Number,
     _regularization_size: Number,
     _alpha_du: Number,
@@ -402,6 +404,9 @@ unsafe extern "C" fn intermediate(
     // violation, not f).
     if alg_mod == 0 && obj_value.is_finite() {
         s.keep_if_best(iter_count.max(0) as usize, obj_value);
+    }
+    if alg_mod == 0 {
+        s.barrier.set(mu);
     }
     if let Some(sink) = &s.options.progress {
         let report = super::IterationReport {
@@ -526,6 +531,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         gradient_x: RefCell::new(vec![0.0; n]),
         best: RefCell::new(vec![None; options.keep_best.len()]),
         times: Cell::new(Default::default()),
+        barrier: Cell::new(f64::NAN),
     };
     let clamp = |v: &[f64]| -> Vec<f64> {
         v.iter()
@@ -589,6 +595,16 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
             OptionValue::Str(hessian_approximation.into()),
         ),
     ];
+    let warm = options
+        .initial_multipliers
+        .as_ref()
+        .filter(|w| w.constraints.len() == m && w.lower.len() == n && w.upper.len() == n);
+    if warm.is_some() {
+        all.push((
+            "warm_start_init_point".to_string(),
+            OptionValue::Str("yes".into()),
+        ));
+    }
     all.extend(options.extra.iter().cloned());
     for (name, value) in &all {
         handle.set(name, value)?;
@@ -597,9 +613,10 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
 
     let mut g = vec![0.0; m];
     let mut objective = f64::NAN;
-    let mut mult_g = vec![0.0; m];
-    let mut mult_x_l = vec![0.0; n];
-    let mut mult_x_u = vec![0.0; n];
+    let (mut mult_g, mut mult_x_l, mut mult_x_u) = match warm {
+        Some(w) => (w.constraints.clone(), w.lower.clone(), w.upper.clone()),
+        None => (vec![0.0; m], vec![0.0; n], vec![0.0; n]),
+    };
     let code = unsafe {
         IpoptSolve(
             handle.0,
@@ -637,5 +654,6 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         callback_error,
         best_iterates: state.best.into_inner(),
         callback_times: state.times.get(),
+        final_barrier: state.barrier.get(),
     })
 }

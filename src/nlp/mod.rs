@@ -155,6 +155,18 @@ pub struct SolverOptions {
     pub keep_best: Vec<f64>,
     /// Called at every iteration with its objective and violation.
     pub progress: Option<ProgressSink>,
+    /// Start from these multipliers (IPOPT's `warm_start_init_point`), e.g. those an earlier
+    /// solve of the same problem ended with; ignored unless their lengths match (m, n, n).
+    pub initial_multipliers: Option<Multipliers>,
+}
+
+/// The multipliers of a solve: of the constraints c(x) (λ) and of the lower and upper variable
+/// bounds (z_L, z_U).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Multipliers {
+    pub constraints: Vec<f64>,
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
 }
 
 impl Default for SolverOptions {
@@ -168,6 +180,7 @@ impl Default for SolverOptions {
             cancel: None,
             keep_best: Vec::new(),
             progress: None,
+            initial_multipliers: None,
         }
     }
 }
@@ -305,6 +318,19 @@ pub struct NlpSolution {
     pub best_iterates: Vec<Option<Iterate>>,
     /// Time spent in each problem callback (the rest of `solve_time` is the solver's own).
     pub callback_times: CallbackTimes,
+    /// The barrier parameter μ of the last regular (not restoration) iteration.
+    pub final_barrier: f64,
+}
+
+impl NlpSolution {
+    /// The multipliers the solve ended with.
+    pub fn multipliers(&self) -> Multipliers {
+        Multipliers {
+            constraints: self.constraint_multipliers.clone(),
+            lower: self.lower_bound_multipliers.clone(),
+            upper: self.upper_bound_multipliers.clone(),
+        }
+    }
 }
 
 /// How often one problem callback ran during a solve, and for how long in all.
