@@ -150,11 +150,13 @@ pub struct GaitArgs {
     /// --lbfgs-iterations, then the exact Hessian from the clip reached, to the tolerance or
     /// the iteration limit), `lbfgs` (IPOPT's limited-memory approximation throughout), `exact`
     /// (reverse-mode second-order adjoints from the rest pose on), `gauss-newton` (the
-    /// least-squares objective's Gauss–Newton part plus the exact constraint curvature) or
-    /// `gauss-newton-objective` (without the constraint curvature).
+    /// least-squares objective's Gauss–Newton part plus the exact constraint curvature),
+    /// `gauss-newton-objective` (without the constraint curvature) or `gauss-newton-then-exact`
+    /// (as `lbfgs-then-exact` with a Gauss–Newton first stage; experimental).
     #[arg(long, value_enum, default_value_t = GaitHessian::LbfgsThenExact)]
     pub hessian: GaitHessian,
-    /// `--hessian lbfgs-then-exact`: the L-BFGS iterations before the exact Hessian takes over.
+    /// `--hessian lbfgs-then-exact` (or `gauss-newton-then-exact`): the first stage's iterations
+    /// before the exact Hessian takes over.
     /// Default: the character file's `gait: (lbfgs_iterations: …)`, else 300.
     #[arg(long, value_parser = crate::flags::lbfgs_iterations)]
     pub lbfgs_iterations: Option<usize>,
@@ -572,7 +574,12 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         };
         let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
         let start = std::time::Instant::now();
-        let (clip, stages) = solve_gait_staged(&spec, &options, lbfgs_iterations)?;
+        let (clip, stages) = solve_gait_staged(
+            &spec,
+            &options,
+            lbfgs_iterations,
+            motionlab::spacetime::gait::FirstStage::Lbfgs,
+        )?;
         print_stages(&stages);
         print_stage_table(&stages);
         let wall = start.elapsed().as_secs_f64();

@@ -354,7 +354,11 @@ mod solver {
         // The solve really starts from the given multipliers: with no iteration allowed it
         // returns them (doubled here), not IPOPT's own least-squares estimate (the solution's).
         let doubled = crate::nlp::Multipliers {
-            constraints: first.constraint_multipliers.iter().map(|v| 2.0 * v).collect(),
+            constraints: first
+                .constraint_multipliers
+                .iter()
+                .map(|v| 2.0 * v)
+                .collect(),
             ..first.multipliers()
         };
         let start = solve(
@@ -365,7 +369,11 @@ mod solver {
             },
         )
         .unwrap();
-        for (a, b) in start.constraint_multipliers.iter().zip(&doubled.constraints) {
+        for (a, b) in start
+            .constraint_multipliers
+            .iter()
+            .zip(&doubled.constraints)
+        {
             assert!((a - b).abs() < 1e-6 * (1.0 + b.abs()), "{a} {b}");
         }
         // Wrong lengths: a cold start from the same point (still solved, from IPOPT's own

@@ -281,7 +281,11 @@ impl Recording {
             }
             for l in 0..lanes {
                 for i in 0..n {
-                    h[(i, first + l)] = if reached[1 + i] { bar_dot[1 + i][l] } else { 0.0 };
+                    h[(i, first + l)] = if reached[1 + i] {
+                        bar_dot[1 + i][l]
+                    } else {
+                        0.0
+                    };
                 }
             }
         }

@@ -40,6 +40,10 @@ pub enum GaitHessian {
     Exact,
     /// IPOPT's limited-memory approximation throughout.
     Lbfgs,
+    /// The Gauss–Newton curvature for the first `lbfgs_iterations`, then the exact Hessian
+    /// from the clip reached (experimental: a lower cost on the simple biped, restoration
+    /// failures on the horse).
+    GaussNewtonThenExact,
 }
 
 /// A discovery's settings (specs/004.md §1.3).

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::spacetime::gait::{
-    GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, solve_gait,
+    FirstStage, GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, solve_gait,
     solve_gait_staged, warm_start_options,
 };
 use crate::spacetime::skeleton::Skeleton;
@@ -18,7 +18,9 @@ impl GaitHessian {
                 (HessianMode::LimitedMemory, Curvature::Exact)
             }
             GaitHessian::Exact => (HessianMode::Exact, Curvature::Exact),
-            GaitHessian::GaussNewton => (HessianMode::Exact, Curvature::GaussNewton),
+            GaitHessian::GaussNewton | GaitHessian::GaussNewtonThenExact => {
+                (HessianMode::Exact, Curvature::GaussNewton)
+            }
             GaitHessian::GaussNewtonObjective => {
                 (HessianMode::Exact, Curvature::GaussNewtonObjective)
             }
@@ -128,8 +130,18 @@ pub fn run_gait(
             .name("gait solve".into())
             .stack_size(SOLVE_STACK)
             .spawn_scoped(scope, move || {
-                let r = if request.hessian == GaitHessian::LbfgsThenExact {
-                    solve_gait_staged(&spec, &options, request.lbfgs_iterations(&spec.skeleton))
+                let staged = match request.hessian {
+                    GaitHessian::LbfgsThenExact => Some(FirstStage::Lbfgs),
+                    GaitHessian::GaussNewtonThenExact => Some(FirstStage::GaussNewton),
+                    _ => None,
+                };
+                let r = if let Some(first) = staged {
+                    solve_gait_staged(
+                        &spec,
+                        &options,
+                        request.lbfgs_iterations(&spec.skeleton),
+                        first,
+                    )
                 } else {
                     solve_gait(&spec, &options, curvature).map(|c| (c, Vec::new()))
                 };
