@@ -18,12 +18,15 @@
 //!   with contact caches), so a restored simulation continues bit-identically.
 //! - A blow-up (NaN or runaway velocity) stops the simulation with a [`Failure`], never a panic.
 
+mod actuation;
 pub mod bench;
 mod controller;
 pub mod impulse_joints;
 mod rollout;
 mod world;
 
+use actuation::AxisFrame;
+pub use actuation::Dof;
 pub use controller::{Controller, HoldPose};
 pub use rollout::{Push, Rollout, RolloutSpec, TrajectoryHasher, continue_rollout, run_rollout};
 
@@ -157,49 +160,6 @@ impl std::fmt::Display for Failure {
             }
         }
     }
-}
-
-/// One actuated degree of freedom: a hinge, or one axis of a universal joint, of the multibody.
-#[derive(Clone, Debug)]
-pub struct Dof {
-    pub name: String,
-    /// Index of the model joint it belongs to.
-    pub joint: usize,
-    /// Rigid body of the multibody link whose joint holds this degree of freedom.
-    link_body: RigidBodyHandle,
-    /// Rigid body of the parent link (for explicit reaction torques).
-    parent_body: RigidBodyHandle,
-    /// Its place among the joint's free coordinates, which is also its angular axis (0, 1, 2:
-    /// x, y, z) of the joint frame.
-    slot: usize,
-    /// Where its axis of rotation is fixed.
-    axis_frame: AxisFrame,
-    pub kp: f32,
-    pub kd: f32,
-    pub torque_limit: f32,
-    /// Radians; None when unlimited.
-    pub limits: Option<(f32, f32)>,
-}
-
-/// The multibody holding `body`'s link, and the link's index in it.
-fn link_multibody_mut(
-    joints: &mut MultibodyJointSet,
-    body: RigidBodyHandle,
-) -> Option<(&mut Multibody, usize)> {
-    let id = *joints.rigid_body_link(body)?;
-    Some((joints.get_multibody_mut(id.multibody)?, id.id))
-}
-
-/// Where a degree of freedom's axis of rotation is fixed. A joint's axes are Euler angles' (the
-/// patched rapier, vendor/rapier3d PATCHES.md): the first fixed in the parent, the last in the
-/// child, and a ball joint's second one turned by the first angle.
-#[derive(Clone, Copy, Debug)]
-enum AxisFrame {
-    /// This axis in this body's frame.
-    Body(RigidBodyHandle, Vector),
-    /// The y axis of the joint frame (this rotation in this parent body's frame) turned by the
-    /// joint's first angle about its x axis.
-    AfterFirst(RigidBodyHandle, Rotation),
 }
 
 /// Everything rapier needs between steps; cloning it is a complete snapshot.
@@ -410,100 +370,6 @@ impl Simulation {
             .collect()
     }
 
-    /// The world direction of a degree of freedom's axis of rotation.
-    fn world_axis(&self, d: &Dof) -> Vector {
-        match d.axis_frame {
-            AxisFrame::Body(body, local) => self.state.bodies[body].rotation() * local,
-            AxisFrame::AfterFirst(parent, frame) => {
-                let first = self
-                    .multibody_link(d.link_body)
-                    .map_or(0.0, |(_, link)| link.joint().coords()[3]);
-                self.state.bodies[parent].rotation()
-                    * frame
-                    * Rotation::from_axis_angle(Vector::X, first)
-                    * Vector::Y
-            }
-        }
-    }
-
-    fn multibody_link(&self, body: RigidBodyHandle) -> Option<(&Multibody, &MultibodyLink)> {
-        let id = self.state.multibody_joints.rigid_body_link(body)?;
-        let mb = self.state.multibody_joints.get_multibody(id.multibody)?;
-        Some((mb, mb.link(id.id)?))
-    }
-
-    /// Joint angle (rad) and angular velocity (rad/s) of every degree of freedom.
-    pub fn dof_state(&self) -> (Vec<f32>, Vec<f32>) {
-        let mut q = Vec::with_capacity(self.dofs.len());
-        let mut qd = Vec::with_capacity(self.dofs.len());
-        for d in &self.dofs {
-            match self.multibody_link(d.link_body) {
-                Some((mb, link)) => {
-                    q.push(link.joint().coords()[3 + d.slot]);
-                    qd.push(mb.joint_velocity(link)[d.slot]);
-                }
-                None => {
-                    q.push(0.0);
-                    qd.push(0.0);
-                }
-            }
-        }
-        (q, qd)
-    }
-
-    /// Each joint's armature (model `Joint::armature`) on its degrees of freedom's diagonal of
-    /// the multibody's mass matrix.
-    fn apply_armature(&mut self) {
-        for d in &self.dofs {
-            let armature = self.character.joints[d.joint].armature.unwrap_or(0.0) as f32;
-            let Some((mb, link)) =
-                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
-            else {
-                continue;
-            };
-            let Some(k) = mb.link(link).map(|l| l.assembly_id() + d.slot) else {
-                continue;
-            };
-            mb.armature_mut()[k] = armature;
-        }
-    }
-
-    fn apply_motor_settings(&mut self) {
-        let implicit = self.settings.pd == PdMode::Implicit;
-        let gs = self.settings.gain_scale;
-        let ss = self.settings.strength_scale;
-        for ((d, &target), &(mp, md)) in self
-            .dofs
-            .iter()
-            .zip(&self.targets)
-            .zip(&self.gain_multipliers)
-        {
-            let Some((mb, link)) =
-                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
-            else {
-                continue;
-            };
-            let Some(link) = mb.link_mut(link) else {
-                continue;
-            };
-            let data = &mut link.joint.data;
-            let (kp, kd) = (d.kp * gs * mp, d.kd * gs * md);
-            let (axis, mask) = [
-                (JointAxis::AngX, JointAxesMask::ANG_X),
-                (JointAxis::AngY, JointAxesMask::ANG_Y),
-                (JointAxis::AngZ, JointAxesMask::ANG_Z),
-            ][d.slot];
-            if implicit && (kp > 0.0 || kd > 0.0) {
-                data.set_motor_model(axis, MotorModel::ForceBased);
-                data.set_motor_position(axis, target, kp, kd);
-                data.set_motor_max_force(axis, d.torque_limit * ss);
-            } else {
-                data.motor_axes.remove(mask);
-                data.motors[3 + d.slot] = JointMotor::default();
-            }
-        }
-    }
-
     /// Pushes `body` (model index) with an impulse (N·s), delivered as a constant force over
     /// `duration` seconds (at least one step).
     pub fn push(&mut self, body: usize, impulse: [f32; 3], duration: f32) {
@@ -544,47 +410,7 @@ impl Simulation {
             }
         }
         if explicit {
-            let (q, qd) = self.dof_state();
-            let gs = self.settings.gain_scale;
-            let ss = self.settings.strength_scale;
-            for (i, d) in self.dofs.iter().enumerate() {
-                let lim = d.torque_limit * ss;
-                let (mp, md) = self.gain_multipliers[i];
-                let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i])
-                    .clamp(-lim, lim);
-                self.torques[i] = tau;
-            }
-            // Each joint's torques as one world torque T on the child (and −T on the parent)
-            // whose generalized force on each of its coordinates k is τ_k: c_kᵀ·T = τ_k, with
-            // c_k the coordinates' axes. Those of hinges and universal joints are orthonormal
-            // (T = Σ τ_k·c_k); a ball joint's last axis leans on its first by the second angle.
-            let mut first = 0;
-            while first < self.dofs.len() {
-                let joint = self.dofs[first].joint;
-                let end = (first..self.dofs.len())
-                    .find(|&i| self.dofs[i].joint != joint)
-                    .unwrap_or(self.dofs.len());
-                let axes: Vec<Vector> = (first..end)
-                    .map(|i| self.world_axis(&self.dofs[i]))
-                    .collect();
-                let taus = &self.torques[first..end];
-                let mut torque = Vector::ZERO;
-                if axes.len() == 3 {
-                    let c = rapier3d::glamx::Mat3::from_cols(axes[0], axes[1], axes[2]);
-                    if c.determinant().abs() > 1e-4 {
-                        torque = c.transpose().inverse() * Vector::new(taus[0], taus[1], taus[2]);
-                    }
-                }
-                if torque == Vector::ZERO {
-                    for (a, t) in axes.iter().zip(taus) {
-                        torque += *a * *t;
-                    }
-                }
-                let d = &self.dofs[first];
-                self.state.bodies[d.link_body].add_torque(torque, false);
-                self.state.bodies[d.parent_body].add_torque(-torque, false);
-                first = end;
-            }
+            self.apply_explicit_torques();
         } else {
             self.apply_motor_settings();
         }
