@@ -442,7 +442,7 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 #[allow(clippy::needless_range_loop)] // variable indices address several arrays at once
 mod tests {
     use super::*;
-    use crate::nlp::hs071_tests::Hs071;
+    use crate::nlp::hs071_tests::HS071;
 
     fn finite_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
         let h = 1e-6;
@@ -454,7 +454,7 @@ mod tests {
 
     #[test]
     fn derivatives_match_finite_differences() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let x = [1.3, 4.2, 3.7, 1.9];
         let mut grad = [0.0; 4];
         p.objective_gradient(&x, &mut grad).unwrap();

@@ -4,8 +4,16 @@
 use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
 
 /// Hock–Schittkowski problem 71: min x₁x₄(x₁+x₂+x₃) + x₃ s.t. x₁x₂x₃x₄ ≥ 25, Σxᵢ² = 40,
-/// 1 ≤ x ≤ 5, from (1, 5, 5, 1). Optimum f* = 17.0140173 at (1, 4.7430, 3.8211, 1.3794).
-pub(crate) struct Hs071;
+/// 1 ≤ x ≤ 5, from (1, 5, 5, 1) ([`HS071`]) or another start. Optimum f* = 17.0140173 at
+/// (1, 4.7430, 3.8211, 1.3794).
+pub(crate) struct Hs071 {
+    pub start: [f64; 4],
+}
+
+/// HS071 from its usual start.
+pub(crate) const HS071: Hs071 = Hs071 {
+    start: [1.0, 5.0, 5.0, 1.0],
+};
 
 impl BlockProblem for Hs071 {
     fn num_variables(&self) -> usize {
@@ -16,7 +24,7 @@ impl BlockProblem for Hs071 {
         upper.fill(5.0);
     }
     fn initial_point(&self, x: &mut [f64]) {
-        x.copy_from_slice(&[1.0, 5.0, 5.0, 1.0]);
+        x.copy_from_slice(&self.start);
     }
     fn objective_terms(&self) -> Vec<TermSpec> {
         vec![TermSpec {
@@ -47,7 +55,7 @@ impl BlockProblem for Hs071 {
 
 #[cfg(feature = "ipopt")]
 mod solver {
-    use super::Hs071;
+    use super::{HS071, Hs071};
     use crate::nlp::{
         AutoDiff, EvalError, EvalResult, HessianMode, NlpError, NlpProblem, OptionValue,
         SolveStatus, SolverOptions, solve,
@@ -62,7 +70,7 @@ mod solver {
     /// (f(x) is the objective IPOPT reported for that iteration, so the x is the iterate's).
     #[test]
     fn the_best_iterate_within_each_violation_level_is_kept() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let s = solve(
             &p,
             &SolverOptions {
@@ -104,7 +112,7 @@ mod solver {
     }
 
     fn check_hs071(hessian: HessianMode) -> usize {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let s = solve(
             &p,
             &SolverOptions {
@@ -157,7 +165,7 @@ mod solver {
     impl Panicking {
         fn new(panic_after: usize) -> Self {
             Self {
-                inner: AutoDiff::new(Hs071).unwrap(),
+                inner: AutoDiff::new(HS071).unwrap(),
                 calls: Default::default(),
                 panic_after,
             }
@@ -232,7 +240,7 @@ mod solver {
 
     #[test]
     fn cancel_flag_stops_the_solve() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let cancel = Arc::new(AtomicBool::new(true));
         let s = solve(
             &p,
@@ -248,7 +256,7 @@ mod solver {
 
     #[test]
     fn unknown_option_is_rejected() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let options = SolverOptions {
             extra: vec![("no_such_option".into(), OptionValue::Int(1))],
             ..Default::default()
@@ -261,7 +269,7 @@ mod solver {
 
     #[test]
     fn iteration_limit_is_reported() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let s = solve(
             &p,
             &SolverOptions {
@@ -274,61 +282,17 @@ mod solver {
         assert_eq!(s.iterations, 2);
     }
 
-    /// HS071 from a given point.
-    struct From<'a>(&'a AutoDiff<Hs071>, Vec<f64>);
-
-    impl NlpProblem for From<'_> {
-        fn num_variables(&self) -> usize {
-            self.0.num_variables()
-        }
-        fn num_constraints(&self) -> usize {
-            self.0.num_constraints()
-        }
-        fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
-            self.0.variable_bounds(lower, upper)
-        }
-        fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
-            self.0.constraint_bounds(lower, upper)
-        }
-        fn initial_point(&self, x: &mut [f64]) {
-            x.copy_from_slice(&self.1)
-        }
-        fn objective(&self, x: &[f64]) -> Result<f64, EvalError> {
-            self.0.objective(x)
-        }
-        fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
-            self.0.objective_gradient(x, grad)
-        }
-        fn constraints(&self, x: &[f64], g: &mut [f64]) -> EvalResult {
-            self.0.constraints(x, g)
-        }
-        fn jacobian_structure(&self) -> Vec<(usize, usize)> {
-            self.0.jacobian_structure()
-        }
-        fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
-            self.0.jacobian_values(x, values)
-        }
-        fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
-            self.0.hessian_structure()
-        }
-        fn hessian_values(
-            &self,
-            x: &[f64],
-            objective_factor: f64,
-            lambda: &[f64],
-            values: &mut [f64],
-        ) -> EvalResult {
-            self.0.hessian_values(x, objective_factor, lambda, values)
-        }
-    }
-
     /// `initial_multipliers`: a solve started at a solution with the multipliers and barrier
     /// parameter it ended with (IPOPT's warm start) is already converged and keeps them, and
     /// multipliers of the wrong length are ignored.
     #[test]
     fn a_solve_starts_from_given_multipliers() {
-        let p = AutoDiff::new(Hs071).unwrap();
+        let p = AutoDiff::new(HS071).unwrap();
         let first = solve(&p, &SolverOptions::default()).unwrap();
+        let at_solution = AutoDiff::new(Hs071 {
+            start: first.x.clone().try_into().unwrap(),
+        })
+        .unwrap();
         assert_eq!(first.status, SolveStatus::Solved);
         assert!(first.final_barrier > 0.0 && first.final_barrier < 1e-6);
         let warm = |multipliers: crate::nlp::Multipliers| SolverOptions {
@@ -341,7 +305,7 @@ mod solver {
             ],
             ..Default::default()
         };
-        let again = solve(&From(&p, first.x.clone()), &warm(first.multipliers())).unwrap();
+        let again = solve(&at_solution, &warm(first.multipliers())).unwrap();
         assert_eq!(again.status, SolveStatus::Solved, "{again:?}");
         assert!((again.objective - HS071_OPTIMUM).abs() < 1e-6);
         for (a, b) in again
@@ -362,7 +326,7 @@ mod solver {
             ..first.multipliers()
         };
         let start = solve(
-            &From(&p, first.x.clone()),
+            &at_solution,
             &SolverOptions {
                 max_iterations: 0,
                 ..warm(doubled.clone())
@@ -379,7 +343,7 @@ mod solver {
         // Wrong lengths: a cold start from the same point (still solved, from IPOPT's own
         // multiplier estimate).
         let cold = solve(
-            &From(&p, first.x.clone()),
+            &at_solution,
             &SolverOptions {
                 initial_multipliers: Some(crate::nlp::Multipliers {
                     constraints: vec![0.0; 1],
