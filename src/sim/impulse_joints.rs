@@ -5,7 +5,7 @@
 //! held in its reference pose. A measurement for `motionlab bench impulse`, not a simulation
 //! the product uses: the rest of the project keeps the multibody (see the issue notes).
 
-use super::GROUND_GROUP;
+use super::GroundSettings;
 use super::world::{
     body_collider, body_pose, frame_for_axes, frame_for_axis, reference_ground_height, rigid_body,
 };
@@ -59,16 +59,7 @@ pub fn stand(
         0.0,
     )));
     colliders.insert_with_parent(
-        ColliderBuilder::cuboid(200.0, 1.0, 200.0)
-            .friction(0.8)
-            .friction_combine_rule(CoefficientCombineRule::Min)
-            .restitution(0.0)
-            .restitution_combine_rule(CoefficientCombineRule::Min)
-            .collision_groups(InteractionGroups::new(
-                GROUND_GROUP,
-                Group::ALL,
-                InteractionTestMode::And,
-            )),
+        super::world::ground_collider([200.0, 1.0, 200.0], &GroundSettings::default()),
         ground,
         &mut bodies,
     );

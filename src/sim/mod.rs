@@ -532,16 +532,7 @@ impl Simulation {
                 center[2],
             )));
         let h = st.colliders.insert_with_parent(
-            ColliderBuilder::cuboid(half_extents[0], half_extents[1], half_extents[2])
-                .friction(self.settings.ground.friction)
-                .friction_combine_rule(CoefficientCombineRule::Min)
-                .restitution(self.settings.ground.restitution)
-                .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(
-                    GROUND_GROUP,
-                    Group::ALL,
-                    InteractionTestMode::And,
-                )),
+            world::ground_collider(half_extents, &self.settings.ground),
             body,
             &mut st.bodies,
         );

@@ -86,16 +86,7 @@ impl Simulation {
                 0.0,
             )));
         let ground = st.colliders.insert_with_parent(
-            ColliderBuilder::cuboid(200.0, 1.0, 200.0)
-                .friction(settings.ground.friction)
-                .friction_combine_rule(CoefficientCombineRule::Min)
-                .restitution(settings.ground.restitution)
-                .restitution_combine_rule(CoefficientCombineRule::Min)
-                .collision_groups(InteractionGroups::new(
-                    GROUND_GROUP,
-                    Group::ALL,
-                    InteractionTestMode::And,
-                )),
+            ground_collider([200.0, 1.0, 200.0], &settings.ground),
             ground_body,
             &mut st.bodies,
         );
@@ -335,6 +326,21 @@ pub(super) fn rigid_body(b: &crate::model::Body) -> RigidBodyBuilder {
             Vector::new(i[0], i[1], i[2]),
         ))
         .can_sleep(false)
+}
+
+/// A box of the ground (the floor, or an obstacle on it): the ground's friction and restitution,
+/// in the ground's collision group.
+pub(super) fn ground_collider(half_extents: [f32; 3], ground: &GroundSettings) -> ColliderBuilder {
+    ColliderBuilder::cuboid(half_extents[0], half_extents[1], half_extents[2])
+        .friction(ground.friction)
+        .friction_combine_rule(CoefficientCombineRule::Min)
+        .restitution(ground.restitution)
+        .restitution_combine_rule(CoefficientCombineRule::Min)
+        .collision_groups(InteractionGroups::new(
+            GROUND_GROUP,
+            Group::ALL,
+            InteractionTestMode::And,
+        ))
 }
 
 /// The collider of a model body: its shape, colliding with the ground only, with friction and
