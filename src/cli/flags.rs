@@ -120,6 +120,11 @@ pub fn speed(text: &str) -> Result<f64, String> {
     bounded(text, -20.0, 20.0, false, " m/s")
 }
 
+/// A turn rate: [−720, 720] °/s.
+pub fn turn_rate(text: &str) -> Result<f64, String> {
+    bounded(text, -720.0, 720.0, false, " °/s")
+}
+
 /// A gait period: (0, 10] s.
 pub fn period(text: &str) -> Result<f64, String> {
     bounded(text, 0.0, 10.0, true, " s")

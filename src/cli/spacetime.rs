@@ -181,6 +181,14 @@ pub struct GaitArgs {
     /// best sample's clip by itself.
     #[arg(long)]
     pub init: Option<PathBuf>,
+    /// Solve a transformed cycle (specs/001.md §1.4) turning at this many degrees per second
+    /// (positive: left; 0: straight) with the feet fixed in the world, instead of the
+    /// treadmill cycle.
+    #[arg(long, value_parser = crate::flags::turn_rate, allow_hyphen_values = true)]
+    pub turn_rate: Option<f64>,
+    /// Keep the head under this height (m) in every frame: a crouching gait.
+    #[arg(long, value_parser = crate::flags::height)]
+    pub ceiling: Option<f64>,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -260,6 +268,11 @@ impl GaitArgs {
             ),
             print_level: self.print_level,
             out: self.out.clone(),
+            turn_rate: self.turn_rate.map(f64::to_radians),
+            ceiling: self.ceiling,
+            weights: None,
+            posture_limbs: Vec::new(),
+            connect: None,
         })
     }
 }

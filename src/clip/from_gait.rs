@@ -9,10 +9,11 @@
 
 use super::pose::{self, pose_of, reference_orientation};
 use super::{CharacterRef, Clip, ClipFrame, Cycle, Provenance, Tags};
+use crate::model::planar::PlanarMotion;
 use crate::model::{Character, EffectorTag, JointKind};
-use crate::spacetime::gait::GaitClip;
+use crate::spacetime::gait::{Closure as ClosureKind, GaitClip};
 use crate::spacetime::skeleton::Skeleton;
-use nalgebra::{Rotation3, UnitQuaternion, Vector3};
+use nalgebra::{Rotation3, Unit, UnitQuaternion, Vector3};
 
 fn exp_map(r: &[f64]) -> Rotation3<f64> {
     Rotation3::new(Vector3::new(r[0], r[1], r[2]))
@@ -42,6 +43,7 @@ pub fn clip_of_gait(
         )
     })?;
     gait.check_creature(&skeleton).map_err(|e| e.to_string())?;
+    let skeleton = gait.body(&skeleton).map_err(|e| e.to_string())?;
     if gait.coordinates != skeleton.dof_names() {
         return Err("the gait's coordinates are not those of the character's creature".into());
     }
@@ -52,15 +54,29 @@ pub fn clip_of_gait(
     let com_ref = Vector3::from(root_body.position);
     let origin_ref = character.root.origin.map(Vector3::from).unwrap_or(com_ref);
     let n = gait.frames.len();
+    let treadmill = gait.closure.is_treadmill();
     let dt = gait.period / n as f64;
-    let frames = gait
+    let frames: Vec<ClipFrame> = gait
         .frames
         .iter()
         .enumerate()
         .map(|(i, q)| {
-            let r = exp_map(&q[0..3]);
-            // Treadmill → world: the ground moved at −V, so the creature moves at +V.
-            let origin = Vector3::new(q[3] + gait.speed * dt * i as f64, q[4], q[5]);
+            let (r, origin) = if treadmill {
+                // Treadmill → world: the ground moved at −V, so the creature moves at +V.
+                (
+                    exp_map(&q[0..3]),
+                    Vector3::new(q[3] + gait.speed * dt * i as f64, q[4], q[5]),
+                )
+            } else {
+                // Heading coordinates, already in the world.
+                let axis = |v: Vector3<f64>, a: f64| {
+                    Rotation3::from_axis_angle(&Unit::new_normalize(v), a)
+                };
+                (
+                    axis(Vector3::y(), q[0]) * axis(Vector3::z(), q[1]) * axis(Vector3::x(), q[2]),
+                    Vector3::new(q[3], q[4], q[5]),
+                )
+            };
             let com = origin + r * (com_ref - origin_ref);
             let orientation =
                 UnitQuaternion::from_rotation_matrix(&r) * reference_orientation(root_body);
@@ -123,21 +139,34 @@ pub fn clip_of_gait(
         .collect();
     Ok(Clip {
         character: character_ref,
-        rate: n as f64 / gait.period,
+        rate: if treadmill || gait.closure.is_cyclic() {
+            n as f64 / gait.period
+        } else {
+            (n - 1) as f64 / gait.period
+        },
         coordinates: character.dof_names(),
-        frames,
         effectors,
         contacts,
         torques: None,
         ground_forces: Some(ground_forces),
-        cycle: Some(Cycle {
-            translation: [gait.speed * gait.period, 0.0, 0.0],
-            yaw: 0.0,
-        }),
+        cycle: match &gait.closure {
+            ClosureKind::Treadmill => Some(Cycle {
+                translation: [gait.speed * gait.period, 0.0, 0.0],
+                yaw: 0.0,
+            }),
+            ClosureKind::Transformed { turn_rate } => {
+                let t = PlanarMotion::along_arc(gait.speed, *turn_rate, gait.period);
+                let r = frames[0].root;
+                Some(Cycle::from_motion(&t, [r[0], r[1], r[2]]))
+            }
+            ClosureKind::Open(_) => None,
+        },
+        joins: None,
+        frames,
         tags: Tags {
             source: "gait".into(),
             speed: Some(gait.speed),
-            turn_rate: Some(0.0),
+            turn_rate: Some(gait.closure.turn_rate()),
             family: None,
             cost: Some(gait.cost),
             seed: Some(gait.seed),

@@ -15,8 +15,10 @@
 mod inertia;
 mod load;
 pub mod numbers;
+pub mod planar;
 pub mod rotation;
 pub mod shape;
+pub mod skin;
 mod validate;
 
 pub use inertia::principal_inertia;

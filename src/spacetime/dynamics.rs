@@ -94,10 +94,9 @@ fn root_position<D: Scalar>(q: &[D]) -> Vec3<D> {
 
 fn check_root(skeleton: &Skeleton) {
     assert!(
-        skeleton
-            .limbs
-            .first()
-            .is_some_and(|l| l.joint == JointKind::Free && l.dofs.start == 0),
+        skeleton.limbs.first().is_some_and(|l| {
+            matches!(l.joint, JointKind::Free | JointKind::FreeHeading) && l.dofs.start == 0
+        }),
         "skeleton `{}`: the first limb must be the free root",
         skeleton.name
     );

@@ -69,6 +69,11 @@ pub enum JointKind {
     ExpMap,
     /// 6 DOF, root only: exponential-map rotation, then translation (x, y, z).
     Free,
+    /// 6 DOF, root only: yaw about y, then pitch about z, then roll about x
+    /// (R = R_y(ψ)·R_z(θ)·R_x(φ)), then translation (x, y, z). A turn about the vertical only
+    /// adds to the yaw, so the transform of a transformed-cyclic clip (specs/001.md §1.4) is
+    /// linear in these coordinates (see [`Skeleton::with_heading_root`]).
+    FreeHeading,
 }
 
 /// A joint's rotation and its angular velocity and acceleration relative to the parent,
@@ -88,14 +93,14 @@ impl JointKind {
             JointKind::Hinge { .. } => 1,
             JointKind::Euler { axes } => axes.len(),
             JointKind::ExpMap => 3,
-            JointKind::Free => 6,
+            JointKind::Free | JointKind::FreeHeading => 6,
         }
     }
 
     /// Number of rotational coordinates (the first ones; a free joint's last three translate).
     pub fn rotational_dof(&self) -> usize {
         match self {
-            JointKind::Free => 3,
+            JointKind::Free | JointKind::FreeHeading => 3,
             other => other.dof(),
         }
     }
@@ -115,6 +120,9 @@ impl JointKind {
             JointKind::ExpMap | JointKind::Free => {
                 exp_map(&Vec3::new(q[0].clone(), q[1].clone(), q[2].clone()))
             }
+            JointKind::FreeHeading => hinge(&[0.0, 1.0, 0.0], &q[0])
+                .mul(&hinge(&[0.0, 0.0, 1.0], &q[1]))
+                .mul(&hinge(&[1.0, 0.0, 0.0], &q[2])),
         }
     }
 
@@ -191,6 +199,9 @@ impl JointKind {
             JointKind::Euler { axes } => (0..axes.len()).map(|k| format!("angle{k}")).collect(),
             JointKind::ExpMap => ["rx", "ry", "rz"].map(String::from).to_vec(),
             JointKind::Free => ["rx", "ry", "rz", "x", "y", "z"].map(String::from).to_vec(),
+            JointKind::FreeHeading => ["yaw", "pitch", "roll", "x", "y", "z"]
+                .map(String::from)
+                .to_vec(),
         }
     }
 }
@@ -424,6 +435,29 @@ impl Skeleton {
             planar: false,
             dof: next,
         }
+    }
+
+    /// The same creature with its free root in heading coordinates ([`JointKind::FreeHeading`]:
+    /// yaw, pitch, roll, then the position): what transformed-cyclic and open clips are solved
+    /// in. The yaw is unbounded; pitch and roll keep the root's rotation limits. Unchanged when
+    /// the root already is so (or is planar).
+    pub fn with_heading_root(&self) -> Skeleton {
+        let mut out = self.clone();
+        if let Some(root) = out.limbs.first_mut()
+            && root.joint == JointKind::Free
+        {
+            root.joint = JointKind::FreeHeading;
+            root.lower[0] = f64::NEG_INFINITY;
+            root.upper[0] = f64::INFINITY;
+        }
+        out
+    }
+
+    /// Whether the root is in heading coordinates ([`Self::with_heading_root`]).
+    pub fn has_heading_root(&self) -> bool {
+        self.limbs
+            .first()
+            .is_some_and(|l| l.joint == JointKind::FreeHeading)
     }
 
     /// Number of generalized coordinates (the root's six included).

@@ -123,6 +123,8 @@ fn a_clip_of_the_wrong_creature_is_refused() {
         seed: 0,
         solve_time_s: 0.0,
         morphology: None,
+        closure: Default::default(),
+        max_head_height: None,
         projected_from: None,
     };
     assert!(

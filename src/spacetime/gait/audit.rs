@@ -45,19 +45,47 @@ impl GaitAudit {
 
 /// Audits `clip` for `skeleton` with friction μ and ellipsoid radius ν (see [`GaitAudit`]).
 /// `skeleton` is the clip's body ([`GaitClip::body`]): the character file with the clip's limb
-/// sizes, when it has some.
+/// sizes, when it has some (and its root in heading coordinates off the treadmill). A
+/// transformed cycle is checked across its seam through T; an open clip's momentum at its
+/// interior frames only (its end frames have no neighbour on one side).
 pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudit {
     let n = clip.frames.len();
-    let dt = clip.period / n as f64;
+    let cyclic = clip.closure.is_cyclic();
+    let dt = if cyclic {
+        clip.period / n as f64
+    } else {
+        clip.period / (n.max(2) - 1) as f64
+    };
     let m = skeleton.total_mass();
     let morph = skeleton.morphology::<f64>();
-    let kin: Vec<_> = clip
-        .frames
-        .iter()
-        .map(|q| forward_kinematics(skeleton, &morph, q))
-        .collect();
-    let com = |i: usize, l: usize| kin[i].limbs[l].com.re();
-    let cm = |i: usize| kin[i].com.re();
+    let fk = |q: &[f64]| forward_kinematics(skeleton, &morph, q);
+    // Frames −1 ..= N of a cycle (the seam's neighbours moved by T⁻¹ and T), 0 .. N−1 of an
+    // open clip: ext[i + 1] is frame i.
+    let cycle = match clip.closure {
+        Closure::Transformed { turn_rate } => {
+            PlanarMotion::along_arc(clip.speed, turn_rate, clip.period)
+        }
+        _ => PlanarMotion::IDENTITY,
+    };
+    let seam = |q: &[f64], motion: PlanarMotion| {
+        if clip.closure.is_treadmill() {
+            q.to_vec()
+        } else {
+            motion.apply_heading_root(q)
+        }
+    };
+    let mut ext = Vec::with_capacity(n + 2);
+    if cyclic {
+        ext.push(fk(&seam(&clip.frames[n - 1], cycle.inverse())));
+    }
+    ext.extend(clip.frames.iter().map(|q| fk(q)));
+    if cyclic {
+        ext.push(fk(&seam(&clip.frames[0], cycle)));
+    }
+    let offset = usize::from(cyclic);
+    let kin = |i: usize| &ext[i + offset];
+    let com = |e: usize, l: usize| ext[e].limbs[l].com.re();
+    let cm = |e: usize| ext[e].com.re();
     let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
     let cross = |a: [f64; 3], b: [f64; 3]| {
         [
@@ -67,20 +95,20 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
         ]
     };
     let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-    // Momenta between frame i and i+1 (cyclic): P = Σ m_k Δc_k/dt, L = Σ m_k (c̄_k − C̄M) × Δc_k/dt.
-    let half: Vec<([f64; 3], [f64; 3])> = (0..n)
-        .map(|i| {
-            let j = (i + 1) % n;
-            let mid_cm = cm(i)
+    // Momenta between extended frames e and e+1: P = Σ m_k Δc_k/dt, L = Σ m_k (c̄_k − C̄M) × Δc_k/dt.
+    let half: Vec<([f64; 3], [f64; 3])> = (0..ext.len() - 1)
+        .map(|e| {
+            let f = e + 1;
+            let mid_cm = cm(e)
                 .iter()
-                .zip(cm(j))
+                .zip(cm(f))
                 .map(|(a, b)| 0.5 * (a + b))
                 .collect::<Vec<_>>();
             let (mut p, mut l) = ([0.0; 3], [0.0; 3]);
             for (k, limb) in skeleton.limbs.iter().enumerate() {
-                let v: [f64; 3] = std::array::from_fn(|c| (com(j, k)[c] - com(i, k)[c]) / dt);
+                let v: [f64; 3] = std::array::from_fn(|c| (com(f, k)[c] - com(e, k)[c]) / dt);
                 let r: [f64; 3] =
-                    std::array::from_fn(|c| 0.5 * (com(i, k)[c] + com(j, k)[c]) - mid_cm[c]);
+                    std::array::from_fn(|c| 0.5 * (com(e, k)[c] + com(f, k)[c]) - mid_cm[c]);
                 let rv = cross(r, v);
                 for c in 0..3 {
                     p[c] += limb.mass * v[c];
@@ -100,13 +128,13 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
         twist: 0.0,
     };
     for i in 0..n {
-        let before = (i + n - 1) % n;
+        let e = i + offset;
         let mut force = [0.0; 3];
         let mut moment = [0.0; 3];
         for (k, load) in clip.contacts[i].iter().enumerate() {
             let Some(load) = load else { continue };
-            let p = kin[i].foot(skeleton, k).re();
-            let mc = cross(sub(p, cm(i)), load.force);
+            let p = kin(i).foot(skeleton, k).re();
+            let mc = cross(sub(p, cm(e)), load.force);
             for c in 0..3 {
                 force[c] += load.force[c];
                 moment[c] += mc[c] + load.torque[c];
@@ -120,36 +148,54 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
                 .torque_ellipsoid
                 .max((((tx * tx + tz * tz) + ty * ty).sqrt() / nu - fy).max(0.0) / m);
         }
-        let pdot: [f64; 3] = std::array::from_fn(|c| (half[i].0[c] - half[before].0[c]) / dt);
-        let ldot: [f64; 3] = std::array::from_fn(|c| (half[i].1[c] - half[before].1[c]) / dt);
-        let mut lin: [f64; 3] = std::array::from_fn(|c| pdot[c] - m * GRAVITY[c] - force[c]);
-        let mut ang = sub(ldot, moment);
-        if skeleton.planar {
-            // The plane takes the out-of-plane force and moments.
-            lin[2] = 0.0;
-            ang[0] = 0.0;
-            ang[1] = 0.0;
+        if e >= 1 && e + 1 < ext.len() {
+            let pdot: [f64; 3] = std::array::from_fn(|c| (half[e].0[c] - half[e - 1].0[c]) / dt);
+            let ldot: [f64; 3] = std::array::from_fn(|c| (half[e].1[c] - half[e - 1].1[c]) / dt);
+            let mut lin: [f64; 3] = std::array::from_fn(|c| pdot[c] - m * GRAVITY[c] - force[c]);
+            let mut ang = sub(ldot, moment);
+            if skeleton.planar {
+                // The plane takes the out-of-plane force and moments.
+                lin[2] = 0.0;
+                ang[0] = 0.0;
+                ang[1] = 0.0;
+            }
+            out.linear_momentum = out.linear_momentum.max(norm(lin) / m);
+            out.angular_momentum = out.angular_momentum.max(norm(ang) / m);
         }
-        out.linear_momentum = out.linear_momentum.max(norm(lin) / m);
-        out.angular_momentum = out.angular_momentum.max(norm(ang) / m);
-        // Ground: every limb end and origin above y = 0; contact feet on it, sliding at −V.
-        for l in &kin[i].limbs {
+        // Ground: every limb end and origin above y = 0; contact feet on it, not sliding (at −V
+        // on a treadmill).
+        for l in &kin(i).limbs {
             out.ground = out.ground.max(-l.origin.y).max(-l.end.y);
         }
-        for (k, load) in clip.contacts[i].iter().enumerate() {
-            if load.is_none() {
+        let in_contact = |frame: usize, k: usize| clip.contacts[frame][k].is_some();
+        for k in 0..skeleton.feet.len() {
+            if !in_contact(i, k) {
                 continue;
             }
-            let p = kin[i].foot(skeleton, k).re();
+            let p = kin(i).foot(skeleton, k).re();
             out.ground = out.ground.max(p[1].abs());
-            let r = &kin[i].limbs[skeleton.feet[k]].rotation.m;
-            out.twist = out.twist.max((r[0][2] - r[2][0]).abs());
+            let r = &kin(i).limbs[skeleton.feet[k]].rotation.m;
+            if clip.closure.is_treadmill() {
+                out.twist = out.twist.max((r[0][2] - r[2][0]).abs());
+            }
             let j = (i + 1) % n;
-            if clip.contacts[j][k].is_some() && j != i {
-                let v = sub(kin[j].foot(skeleton, k).re(), p);
+            if (cyclic || i + 1 < n) && in_contact(j, k) && j != i {
+                let next = &ext[e + 1];
+                let v = sub(next.foot(skeleton, k).re(), p);
+                let drift = if clip.closure.is_treadmill() {
+                    clip.speed
+                } else {
+                    0.0
+                };
                 out.slip = out
                     .slip
-                    .max(norm([v[0] / dt + clip.speed, v[1] / dt, v[2] / dt]));
+                    .max(norm([v[0] / dt + drift, v[1] / dt, v[2] / dt]));
+                if !clip.closure.is_treadmill() && !skeleton.planar {
+                    let rn = &next.limbs[skeleton.feet[k]].rotation.m;
+                    out.twist = out
+                        .twist
+                        .max((r[2][0] * rn[0][0] - r[0][0] * rn[2][0]).abs());
+                }
             }
         }
     }

@@ -60,6 +60,13 @@ pub struct GaitClip {
     /// earlier iterate of lower cost, see [`solve_gait`]); absent when nothing was projected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub projected_from: Option<usize>,
+    /// How the frames close ([`Closure`]); absent: a treadmill cycle. Off the treadmill the
+    /// root is in heading coordinates and the frames are in the world.
+    #[serde(default, skip_serializing_if = "Closure::is_treadmill")]
+    pub closure: Closure,
+    /// The ceiling the head stayed under (m), when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_head_height: Option<f64>,
 }
 
 impl GaitClip {
@@ -78,9 +85,14 @@ impl GaitClip {
     /// The creature `base` (its file) with this clip's limb sizes: the body the clip's motion
     /// belongs to. Fails when the clip names a limb the creature lacks.
     pub fn body(&self, base: &Skeleton) -> Result<Skeleton, GaitError> {
+        let base = if self.closure.is_treadmill() {
+            base.clone()
+        } else {
+            base.with_heading_root()
+        };
         match &self.morphology {
-            None => Ok(base.clone()),
-            Some(shapes) => reshaped(base, shapes)
+            None => Ok(base),
+            Some(shapes) => reshaped(&base, shapes)
                 .map_err(|limb| GaitError::UnknownLimb(limb, base.name.clone())),
         }
     }

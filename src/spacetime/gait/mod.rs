@@ -107,6 +107,12 @@ pub struct GaitWeights {
     pub head_velocity: f64,
     /// C₄, head orientation (3.17).
     pub head_orientation: f64,
+    /// Weight of a preferred posture, Σ (q − q_rest)² over the joint coordinates per frame
+    /// (specs/001.md §1.2's "preferred joint angles" objective; 0 in the thesis's gaits). Light
+    /// limbs cost little effort wherever they are, so without it a gait may swing an arm far
+    /// back in one solve and forward in the next.
+    #[serde(default)]
+    pub posture: f64,
 }
 
 impl GaitWeights {
@@ -116,6 +122,7 @@ impl GaitWeights {
         joint_velocity: 0.1,
         head_velocity: 25.0,
         head_orientation: 100.0,
+        posture: 0.0,
     };
 }
 
@@ -136,6 +143,8 @@ pub enum GaitError {
     Speed(f64),
     #[error("gait period must be a positive number of seconds, found {0}")]
     Period(f64),
+    #[error("turn rate must be a finite number of rad/s (and 0 for a planar creature), found {0}")]
+    TurnRate(f64),
     #[error("`{0}` is not a foot of this creature (feet: {1})")]
     UnknownFoot(String, String),
     #[error(
@@ -236,6 +245,14 @@ pub struct GaitSpec {
     pub seed: u64,
     /// Co-optimise the limbs' lengths and radii (specs/004.md §1.5, [`super::morphology`]).
     pub morphology: Option<MorphologyOptions>,
+    /// How the frames close: treadmill, transformed cycle or open ([`closure`]).
+    pub closure: Closure,
+    /// An upper bound on the head point's height at every frame (m): a ceiling that forces a
+    /// crouch (specs/001.md §1.7, Eq. 3.14).
+    pub max_head_height: Option<f64>,
+    /// The limbs whose joints the posture term ([`GaitWeights::posture`]) holds, by parts of
+    /// their names (`arm`, `hand`); empty: every limb.
+    pub posture_limbs: Vec<String>,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -296,19 +313,139 @@ impl GaitSpec {
             nu: NU,
             seed: 0,
             morphology: None,
+            closure: Closure::Treadmill,
+            max_head_height: None,
+            posture_limbs: Vec::new(),
             warm_start: None,
             contact: Vec::new(),
         };
         spec.contact = contact_flags(&spec.timings, spec.frames);
-        for (k, t) in spec.timings.iter().enumerate() {
-            if !spec.contact.iter().any(|c| c[k]) {
-                return Err(GaitError::EmptyWindow(t.foot.clone(), spec.frames));
+        spec.check_contacts()?;
+        Ok(spec)
+    }
+
+    fn check_contacts(&self) -> Result<(), GaitError> {
+        let moving = self.speed != 0.0 || self.closure.turn_rate() != 0.0;
+        for (k, t) in self.timings.iter().enumerate() {
+            if !self.contact.iter().any(|c| c[k]) && self.closure.is_cyclic() {
+                return Err(GaitError::EmptyWindow(t.foot.clone(), self.frames));
             }
-            if spec.speed != 0.0 && spec.contact.iter().all(|c| c[k]) {
-                return Err(GaitError::FullContact(t.foot.clone(), spec.speed));
+            if moving && self.closure.is_cyclic() && self.contact.iter().all(|c| c[k]) {
+                return Err(GaitError::FullContact(t.foot.clone(), self.speed));
             }
         }
+        Ok(())
+    }
+
+    /// A transformed cycle (specs/001.md §1.4) turning at `turn_rate` rad/s instead of the
+    /// treadmill: the root in heading coordinates, feet in contact fixed in the world.
+    pub fn transformed(mut self, turn_rate: f64) -> Result<Self, GaitError> {
+        if !turn_rate.is_finite() || (self.skeleton.planar && turn_rate != 0.0) {
+            return Err(GaitError::TurnRate(turn_rate));
+        }
+        self.skeleton = self.skeleton.with_heading_root();
+        self.closure = Closure::Transformed { turn_rate };
+        self.check_contacts()?;
+        Ok(self)
+    }
+
+    /// An open clip of N = `contact.len()` frames over `duration` seconds (from the first frame
+    /// to the last, see [`Self::dt`]) whose first two and last two frames are `ends`
+    /// (heading-root coordinates), with the given contact table (`contact[frame][foot]`);
+    /// `speed` is only a tag. The feet's windows name the feet and give the share of frames in
+    /// contact; the table is what counts.
+    pub fn open(
+        skeleton: Skeleton,
+        speed: f64,
+        duration: f64,
+        contact: Vec<Vec<bool>>,
+        ends: OpenEnds,
+    ) -> Result<Self, GaitError> {
+        let skeleton = skeleton.with_heading_root();
+        let n = contact.len();
+        let feet = skeleton.feet.len();
+        let dof = skeleton.dof();
+        if n < 5 || contact.iter().any(|c| c.len() != feet) {
+            return Err(GaitError::WarmStart(format!(
+                "an open clip needs at least 5 frames with a contact flag per foot ({feet})"
+            )));
+        }
+        if ends.first.iter().chain(&ends.last).any(|q| q.len() != dof) {
+            return Err(GaitError::WarmStart(format!(
+                "the fixed end frames need {dof} coordinates each"
+            )));
+        }
+        let timings = (0..feet)
+            .map(|k| {
+                let down = contact.iter().filter(|c| c[k]).count();
+                FootTiming {
+                    foot: skeleton.limbs[skeleton.feet[k]].name.clone(),
+                    start: contact.iter().position(|c| c[k]).unwrap_or(0) as f64 / n as f64,
+                    duration: down as f64 / n as f64,
+                }
+            })
+            .collect();
+        let spec = Self {
+            skeleton,
+            speed,
+            period: duration,
+            timings,
+            frames: n,
+            weights: GaitWeights::THESIS,
+            mu: MU,
+            nu: NU,
+            seed: 0,
+            morphology: None,
+            closure: Closure::Open(Box::new(ends)),
+            max_head_height: None,
+            posture_limbs: Vec::new(),
+            warm_start: None,
+            contact,
+        };
+        spec.check_contacts()?;
         Ok(spec)
+    }
+
+    /// Bounds the head's height by a ceiling (m).
+    pub fn with_ceiling(mut self, height: Option<f64>) -> Self {
+        self.max_head_height = height;
+        self
+    }
+
+    /// The coordinates the posture term holds: every non-root rotational coordinate of the
+    /// limbs named by [`Self::posture_limbs`] (all when it is empty).
+    pub fn posture_coordinates(&self) -> Vec<usize> {
+        let rotational = self.skeleton.rotational_dofs();
+        self.skeleton
+            .limbs
+            .iter()
+            .filter(|l| l.parent.is_some())
+            .filter(|l| {
+                self.posture_limbs.is_empty()
+                    || self
+                        .posture_limbs
+                        .iter()
+                        .any(|p| l.name.contains(p.as_str()))
+            })
+            .flat_map(|l| l.dofs.clone())
+            .filter(|&d| rotational[d])
+            .collect()
+    }
+
+    /// The transform T of a transformed cycle (frame N = T(frame 0)); the identity otherwise.
+    pub fn cycle_motion(&self) -> PlanarMotion {
+        match self.closure {
+            Closure::Transformed { turn_rate } => {
+                PlanarMotion::along_arc(self.speed, turn_rate, self.period)
+            }
+            _ => PlanarMotion::IDENTITY,
+        }
+    }
+
+    /// Where the root would be at frame `i` moving exactly along the cycle's arc from the
+    /// origin (transformed cycles; see [`closure`]).
+    pub fn path(&self, i: usize) -> PlanarMotion {
+        PlanarMotion::along_arc(self.speed, self.closure.turn_rate(), i as f64 * self.dt())
     }
 
     pub fn with_seed(mut self, seed: u64) -> Self {
@@ -343,6 +480,12 @@ impl GaitSpec {
                 self.skeleton.feet.len()
             )));
         }
+        if clip.closure.is_treadmill() != self.closure.is_treadmill() && !self.skeleton.planar {
+            return Err(GaitError::WarmStart(
+                "a treadmill clip and a transformed or open one have different root coordinates"
+                    .into(),
+            ));
+        }
         clip.body(&self.skeleton)?;
         self.warm_start = Some(Box::new(clip));
         Ok(self)
@@ -353,9 +496,14 @@ impl GaitSpec {
         self.warm_start.is_some()
     }
 
-    /// dt = T/N.
+    /// dt = T/N for a cycle (N intervals, the last one across the seam); duration/(N − 1)
+    /// for an open clip.
     pub fn dt(&self) -> f64 {
-        self.period / self.frames as f64
+        if self.closure.is_cyclic() {
+            self.period / self.frames as f64
+        } else {
+            self.period / (self.frames - 1) as f64
+        }
     }
 
     /// Whether foot `foot` (index into `skeleton.feet`) is in contact at `frame`.
@@ -436,7 +584,10 @@ fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
 }
 
 mod audit;
+mod blocks;
 mod clip;
+pub mod closure;
+mod connect;
 mod problem;
 mod solve;
 #[cfg(test)]
@@ -444,5 +595,7 @@ mod tests;
 
 pub use audit::*;
 pub use clip::*;
+pub use closure::{Closure, OpenEnds, PlanarMotion, Seam};
+pub use connect::*;
 pub use problem::*;
 pub use solve::*;

@@ -1,24 +1,32 @@
 //! The gait NLP (specs/004.md §1.2, see the module docs of [`super`]): where the variables live
 //! in x, the constraint blocks (dynamics, contact, friction, torque ellipsoid, cyclicity,
 //! separations, head height) and the objective terms, as a [`BlockProblem`] whose exact
-//! derivatives come from automatic differentiation.
+//! derivatives come from automatic differentiation. The blocks' functions are in `blocks.rs`.
+//!
+//! Frames are linked to their neighbours as the spec's [`Closure`] says: cyclically on a
+//! treadmill, cyclically through the transform T of a transformed cycle (a block reading frame 0
+//! as frame N applies T, one reading frame N−1 as frame −1 applies T⁻¹), or not at all at the
+//! ends of an open clip, whose first two and last two frames are fixed.
 
 use super::*;
 
 /// Where the variables live in x.
 #[derive(Debug, Clone)]
-struct Layout {
-    dof: usize,
-    frames: usize,
+pub(super) struct Layout {
+    pub(super) dof: usize,
+    pub(super) frames: usize,
+    cyclic: bool,
+    /// Transformed cycles apply T across the seam; treadmills and open clips do not.
+    seams: bool,
     /// Non-root rotational coordinates carrying passive elements.
-    passive_dofs: Vec<usize>,
-    passive_start: usize,
+    pub(super) passive_dofs: Vec<usize>,
+    pub(super) passive_start: usize,
     /// force_start[frame][foot]: the first of the 6 load variables (f/m then t/m).
-    force_start: Vec<Vec<Option<usize>>>,
+    pub(super) force_start: Vec<Vec<Option<usize>>>,
     /// The shape variables (length scale, radius scale per limb group), last; empty without
     /// morphology.
-    shape: std::ops::Range<usize>,
-    n: usize,
+    pub(super) shape: std::ops::Range<usize>,
+    pub(super) n: usize,
 }
 
 impl Layout {
@@ -26,15 +34,18 @@ impl Layout {
     fn new(spec: &GaitSpec, shape_vars: usize) -> Self {
         let dof = spec.skeleton.dof();
         let frames = spec.frames;
+        let cyclic = spec.closure.is_cyclic();
         let rotational = spec.skeleton.rotational_dofs();
         let passive_dofs: Vec<usize> = (6..dof).filter(|&d| rotational[d]).collect();
         let passive_start = frames * dof;
         let mut next = passive_start + 3 * passive_dofs.len();
+        // Loads exist where the dynamics hold: every frame of a cycle, the interior of an open clip.
+        let balanced = |i: usize| cyclic || (i > 0 && i + 1 < frames);
         let force_start = (0..frames)
             .map(|i| {
                 (0..spec.skeleton.feet.len())
                     .map(|k| {
-                        spec.in_contact(i, k).then(|| {
+                        (balanced(i) && spec.in_contact(i, k)).then(|| {
                             next += 6;
                             next - 6
                         })
@@ -45,6 +56,8 @@ impl Layout {
         Self {
             dof,
             frames,
+            cyclic,
+            seams: matches!(spec.closure, Closure::Transformed { .. }),
             passive_dofs,
             passive_start,
             force_start,
@@ -53,7 +66,7 @@ impl Layout {
         }
     }
 
-    fn q(&self, frame: usize, d: usize) -> usize {
+    pub(super) fn q(&self, frame: usize, d: usize) -> usize {
         frame * self.dof + d
     }
 
@@ -62,21 +75,54 @@ impl Layout {
     }
 
     /// (stiffness, rest, damping) of passive coordinate p.
-    fn passive(&self, p: usize) -> [usize; 3] {
+    pub(super) fn passive(&self, p: usize) -> [usize; 3] {
         let s = self.passive_start + 3 * p;
         [s, s + 1, s + 2]
     }
 
-    fn next(&self, i: usize) -> usize {
-        (i + 1) % self.frames
+    /// The frame after i and what a block reading it must apply; `None` at an open clip's end.
+    fn next(&self, i: usize) -> Option<(usize, Seam)> {
+        if i + 1 < self.frames {
+            Some((i + 1, Seam::None))
+        } else if self.cyclic {
+            Some((
+                0,
+                if self.seams {
+                    Seam::Forward
+                } else {
+                    Seam::None
+                },
+            ))
+        } else {
+            None
+        }
     }
 
-    fn prev(&self, i: usize) -> usize {
-        (i + self.frames - 1) % self.frames
+    /// The frame before i and what a block reading it must apply; `None` at an open clip's start.
+    fn prev(&self, i: usize) -> Option<(usize, Seam)> {
+        if i > 0 {
+            Some((i - 1, Seam::None))
+        } else if self.cyclic {
+            Some((
+                self.frames - 1,
+                if self.seams {
+                    Seam::Backward
+                } else {
+                    Seam::None
+                },
+            ))
+        } else {
+            None
+        }
     }
 
-    /// Feet in contact at frame i, with their first load variable.
-    fn loads(&self, i: usize) -> Vec<(usize, usize)> {
+    /// Whether frame i is fixed (the first two and last two frames of an open clip).
+    pub(super) fn fixed(&self, i: usize) -> bool {
+        !self.cyclic && (i < 2 || i + 2 >= self.frames)
+    }
+
+    /// Feet in contact at frame i that carry loads, with their first load variable.
+    pub(super) fn loads(&self, i: usize) -> Vec<(usize, usize)> {
         self.force_start[i]
             .iter()
             .enumerate()
@@ -87,53 +133,68 @@ impl Layout {
 
 /// A point whose height is bounded below (3.2).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Node {
+pub(super) enum Node {
     Origin(usize),
     End(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum KinematicRow {
+pub(super) enum KinematicRow {
     Clearance(Node),
     FootHeight(usize),
+    /// (3.5) on a treadmill: the foot does not turn about y at all.
     Twist(usize),
     Separation(usize),
-    /// The head point's height (bounded below by the minimum head height).
+    /// The head point's height (bounded below by the minimum head height, or above by a
+    /// ceiling).
     HeadHeight,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Block {
+pub(super) enum Block {
     /// One frame's (3.2), (3.3), (3.5), (3.6) rows; variables q_i.
     Kinematic { rows: Vec<KinematicRow> },
-    /// (3.4) for foot k between frame i and the next; variables q_i, q_{i+1}.
-    Slip { foot: usize },
+    /// (3.4) for foot k between frame i and the next; variables q_i, q_{i+1}. Off the treadmill
+    /// the foot stays put and does not turn about y between the two frames (3.5 as
+    /// specs/001.md §1.5's θ(t) − θ(t−1) = 0).
+    Slip { foot: usize, seam: Seam },
     /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads.
-    Momentum { feet: Vec<usize> },
+    Momentum { feet: Vec<usize>, seams: [Seam; 2] },
     /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν).
     Cones,
-    /// (3.7); variables every frame's root x, then every frame's root z.
+    /// (3.7); variables every frame's root x, then every frame's root z (and, for a
+    /// transformed cycle, every frame's yaw): their sums are the path's.
     Centring,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Term {
+pub(super) enum Term {
     /// (3.14) at one frame; variables q_{i−1}, q_i, q_{i+1}, passive (k_s, q̄, k_d)…, loads.
-    Effort { feet: Vec<usize> },
-    /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}.
-    Smooth,
+    Effort { feet: Vec<usize>, seams: [Seam; 2] },
+    /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}. `path_step`: the root's expected
+    /// (Δx, Δz, Δyaw) between the two frames on a transformed cycle, which the joint-velocity
+    /// term measures the root against (an open clip leaves the root's x, z and yaw out).
+    Smooth {
+        seam: Seam,
+        path_step: Option<PlanarMotion>,
+    },
 }
 
 /// The fixed-timing gait NLP of §1.2, as a [`BlockProblem`] (wrap it in [`crate::spacetime::AutoDiff`]).
 #[derive(Debug, Clone)]
 pub struct GaitProblem {
-    spec: GaitSpec,
-    layout: Layout,
+    pub(super) spec: GaitSpec,
+    pub(super) layout: Layout,
     /// The variable limb groups, with morphology.
-    shapes: Option<ShapeGroups>,
-    blocks: Vec<(Block, BlockSpec)>,
-    terms: Vec<(Term, TermSpec)>,
-    mass: f64,
+    pub(super) shapes: Option<ShapeGroups>,
+    pub(super) blocks: Vec<(Block, BlockSpec)>,
+    pub(super) terms: Vec<(Term, TermSpec)>,
+    pub(super) mass: f64,
+    /// T of a transformed cycle (identity otherwise).
+    pub(super) cycle: PlanarMotion,
+    /// The rest pose (the posture term's preferred angles) and the coordinates it holds.
+    pub(super) rest: Vec<f64>,
+    pub(super) posture: Vec<usize>,
 }
 
 impl GaitProblem {
@@ -143,6 +204,7 @@ impl GaitProblem {
             .morphology
             .map(|m| ShapeGroups::new(sk, m.min_head_height.is_some()));
         let layout = Layout::new(&spec, shapes.as_ref().map_or(0, |g| 2 * g.len()));
+        let treadmill = spec.closure.is_treadmill();
         // Nodes: the root's origin and every limb end, plus any limb origin that is neither its
         // parent's origin (at = 0) nor its parent's end (at = 1) without offset.
         let mut nodes = vec![Node::Origin(0)];
@@ -156,7 +218,7 @@ impl GaitProblem {
         }
         let feet = sk.feet.len();
         let mut blocks = Vec::new();
-        for i in 0..spec.frames {
+        for i in (0..spec.frames).filter(|&i| !layout.fixed(i)) {
             let mut rows = Vec::new();
             let (mut lower, mut upper) = (Vec::new(), Vec::new());
             for &node in &nodes {
@@ -180,7 +242,8 @@ impl GaitProblem {
                     lower.push(0.0);
                     upper.push(0.0);
                     // A planar foot cannot twist about the vertical: the row would be 0 = 0.
-                    if !sk.planar {
+                    // Off the treadmill the twist is a rate, held by the slip block.
+                    if !sk.planar && treadmill {
                         rows.push(KinematicRow::Twist(k));
                         lower.push(0.0);
                         upper.push(0.0);
@@ -197,6 +260,11 @@ impl GaitProblem {
                 lower.push(h);
                 upper.push(f64::INFINITY);
             }
+            if let (Some(h), Some(_)) = (spec.max_head_height, sk.head) {
+                rows.push(KinematicRow::HeadHeight);
+                lower.push(f64::NEG_INFINITY);
+                upper.push(h);
+            }
             let variables = layout.q_vars(i).chain(layout.shape.clone()).collect();
             blocks.push((
                 Block::Kinematic { rows },
@@ -210,7 +278,12 @@ impl GaitProblem {
         }
         let dx = -spec.speed * spec.dt();
         for i in 0..spec.frames {
-            let j = layout.next(i);
+            let Some((j, seam)) = layout.next(i) else {
+                continue;
+            };
+            if layout.fixed(i) && layout.fixed(j) {
+                continue;
+            }
             for k in 0..feet {
                 if spec.in_contact(i, k) && spec.in_contact(j, k) && i != j {
                     let variables = layout
@@ -218,20 +291,30 @@ impl GaitProblem {
                         .chain(layout.q_vars(j))
                         .chain(layout.shape.clone())
                         .collect();
-                    let targets = if sk.planar { vec![dx] } else { vec![dx, 0.0] };
+                    let targets = match (sk.planar, treadmill) {
+                        (true, true) => vec![dx],
+                        (false, true) => vec![dx, 0.0],
+                        (true, false) => vec![0.0],
+                        (false, false) => vec![0.0; 3],
+                    };
                     blocks.push((
-                        Block::Slip { foot: k },
+                        Block::Slip { foot: k, seam },
                         BlockSpec::equal(variables, targets),
                     ));
                 }
             }
         }
         for i in 0..spec.frames {
+            let (Some((before, seam_before)), Some((after, seam_after))) =
+                (layout.prev(i), layout.next(i))
+            else {
+                continue;
+            };
             let loads = layout.loads(i);
             let mut variables: Vec<usize> = layout
-                .q_vars(layout.prev(i))
+                .q_vars(before)
                 .chain(layout.q_vars(i))
-                .chain(layout.q_vars(layout.next(i)))
+                .chain(layout.q_vars(after))
                 .collect();
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
@@ -240,7 +323,10 @@ impl GaitProblem {
             let feet = loads.iter().map(|l| l.0).collect();
             let rows = if sk.planar { 3 } else { 6 };
             blocks.push((
-                Block::Momentum { feet },
+                Block::Momentum {
+                    feet,
+                    seams: [seam_before, seam_after],
+                },
                 BlockSpec::equal(variables, vec![0.0; rows]),
             ));
         }
@@ -255,28 +341,44 @@ impl GaitProblem {
                 blocks.push((Block::Cones, spec_));
             }
         }
-        // (A planar root's z is fixed: only x is centred.)
-        let centring: Vec<usize> = (0..spec.frames)
-            .map(|i| layout.q(i, 3))
-            .chain(
-                (0..spec.frames)
-                    .filter(|_| !sk.planar)
-                    .map(|i| layout.q(i, 5)),
-            )
-            .collect();
-        let rows = if sk.planar { 1 } else { 2 };
-        blocks.push((
-            Block::Centring,
-            BlockSpec::equal(centring, vec![0.0; rows]).linear(),
-        ));
+        if spec.closure.is_cyclic() {
+            // (A planar root's z is fixed: only x is centred.) On a transformed cycle the sums
+            // follow the path, and the yaw is centred too.
+            let frames = 0..spec.frames;
+            let mut centring: Vec<usize> = frames.clone().map(|i| layout.q(i, 3)).collect();
+            let (mut targets, mut yaw) = (vec![0.0], Vec::new());
+            if !sk.planar {
+                centring.extend(frames.clone().map(|i| layout.q(i, 5)));
+                targets.push(0.0);
+            }
+            if !treadmill {
+                let path: Vec<PlanarMotion> = frames.clone().map(|i| spec.path(i)).collect();
+                targets[0] = path.iter().map(|p| p.x).sum();
+                if !sk.planar {
+                    targets[1] = path.iter().map(|p| p.z).sum();
+                    yaw = frames.map(|i| layout.q(i, 0)).collect();
+                    targets.push(path.iter().map(|p| p.yaw).sum());
+                }
+            }
+            centring.extend(yaw);
+            blocks.push((
+                Block::Centring,
+                BlockSpec::equal(centring, targets).linear(),
+            ));
+        }
 
         let mut terms = Vec::new();
         for i in 0..spec.frames {
+            let (Some((before, seam_before)), Some((after, seam_after))) =
+                (layout.prev(i), layout.next(i))
+            else {
+                continue;
+            };
             let loads = layout.loads(i);
             let mut variables: Vec<usize> = layout
-                .q_vars(layout.prev(i))
+                .q_vars(before)
                 .chain(layout.q_vars(i))
-                .chain(layout.q_vars(layout.next(i)))
+                .chain(layout.q_vars(after))
                 .collect();
             variables
                 .extend(layout.passive_start..layout.passive_start + 3 * layout.passive_dofs.len());
@@ -287,26 +389,63 @@ impl GaitProblem {
             terms.push((
                 Term::Effort {
                     feet: loads.iter().map(|l| l.0).collect(),
+                    seams: [seam_before, seam_after],
                 },
                 TermSpec { variables },
             ));
         }
         for i in 0..spec.frames {
+            let Some((j, seam)) = layout.next(i) else {
+                continue;
+            };
+            if layout.fixed(i) && layout.fixed(j) {
+                continue;
+            }
             let variables = layout
                 .q_vars(i)
-                .chain(layout.q_vars(layout.next(i)))
+                .chain(layout.q_vars(j))
                 .chain(layout.shape.clone())
                 .collect();
-            terms.push((Term::Smooth, TermSpec { variables }));
+            let path_step = matches!(spec.closure, Closure::Transformed { .. }).then(|| {
+                let (a, b) = (spec.path(i), spec.path(i + 1));
+                PlanarMotion {
+                    x: b.x - a.x,
+                    z: b.z - a.z,
+                    yaw: b.yaw - a.yaw,
+                }
+            });
+            terms.push((Term::Smooth { seam, path_step }, TermSpec { variables }));
         }
         let mass = sk.total_mass();
+        let cycle = spec.cycle_motion();
+        let rest = sk.rest_pose();
+        let posture = spec.posture_coordinates();
         Self {
+            rest,
+            posture,
             spec,
             layout,
             shapes,
             blocks,
             terms,
             mass,
+            cycle,
+        }
+    }
+
+    /// The fixed frames of an open clip with their coordinates (none for a cycle).
+    pub(super) fn fixed_frames(&self) -> Vec<(usize, &Vec<f64>)> {
+        match &self.spec.closure {
+            Closure::Open(ends) => {
+                let n = self.spec.frames;
+                vec![
+                    (0, &ends.first[0]),
+                    (1, &ends.first[1]),
+                    (n - 2, &ends.last[0]),
+                    (n - 1, &ends.last[1]),
+                ]
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -336,10 +475,28 @@ impl GaitProblem {
 
     /// Overwrites the rest-pose start `x` with what `clip` has (see [`GaitSpec::with_warm_start`],
     /// which checked its sizes), clamped to the bounds.
-    fn warm_start(&self, clip: &GaitClip, x: &mut [f64]) {
+    /// A transformed cycle started from another one (of any speed and turn rate) bends it onto
+    /// its own path: each frame's root moves from where the clip's path had it to where this
+    /// path has it.
+    pub(super) fn warm_start(&self, clip: &GaitClip, x: &mut [f64]) {
         let sk = &self.spec.skeleton;
         let (lo, hi) = sk.bounds();
         for (i, q) in clip.frames.iter().enumerate() {
+            let q = match (&self.spec.closure, &clip.closure) {
+                (Closure::Transformed { turn_rate }, Closure::Transformed { turn_rate: old })
+                    if !sk.planar =>
+                {
+                    let dt = clip.period / clip.frames.len() as f64;
+                    let from = PlanarMotion::along_arc(clip.speed, *old, i as f64 * dt);
+                    let to = PlanarMotion::along_arc(
+                        self.spec.speed,
+                        *turn_rate,
+                        i as f64 * self.spec.dt(),
+                    );
+                    to.compose(&from.inverse()).apply_heading_root(q)
+                }
+                _ => q.clone(),
+            };
             for (d, v) in q.iter().enumerate() {
                 x[self.layout.q(i, d)] = v.clamp(lo[d], hi[d]);
             }
@@ -379,7 +536,7 @@ impl GaitProblem {
 
     /// Splits a block's variables into the others and the trailing shape variables, and returns
     /// the morphology those give (the file's, without morphology).
-    fn shaped<'a, D: Scalar>(&self, x: &'a [D]) -> (&'a [D], Morphology<D>) {
+    pub(super) fn shaped<'a, D: Scalar>(&self, x: &'a [D]) -> (&'a [D], Morphology<D>) {
         let (x, scales) = x.split_at(x.len() - self.layout.shape.len());
         let sk = &self.spec.skeleton;
         let morph = match &self.shapes {
@@ -390,20 +547,28 @@ impl GaitProblem {
     }
 
     /// SI loads (force N, torque N·m) per frame and foot, `None` out of contact.
+    /// An open clip's end frames have no loads of their own (their dynamics are those of the
+    /// clips they come from): a foot down there shows a zero load.
     pub fn loads(&self, x: &[f64]) -> Vec<Vec<Option<ContactLoad>>> {
         let mass = self.shaped(&x[self.layout.shape.clone()]).1.total_mass();
         self.layout
             .force_start
             .iter()
-            .map(|row| {
+            .enumerate()
+            .map(|(i, row)| {
                 row.iter()
-                    .map(|s| {
-                        s.map(|s| ContactLoad {
+                    .enumerate()
+                    .map(|(k, s)| match s {
+                        Some(s) => Some(ContactLoad {
                             force: std::array::from_fn(|c| x[s + c] * mass),
                             torque: std::array::from_fn(|c| {
                                 x[s + 3 + c] * mass * self.torque_scale(c)
                             }),
-                        })
+                        }),
+                        None => self.spec.in_contact(i, k).then_some(ContactLoad {
+                            force: [0.0; 3],
+                            torque: [0.0; 3],
+                        }),
                     })
                     .collect()
             })
@@ -435,7 +600,7 @@ impl GaitProblem {
     }
 
     /// A foot's torque t/m from its three stored variables.
-    fn torque<D: Scalar>(&self, x: &[D]) -> Vec3<D> {
+    pub(super) fn torque<D: Scalar>(&self, x: &[D]) -> Vec3<D> {
         Vec3::new(
             x[0].clone() * self.torque_scale(0),
             x[1].clone() * self.torque_scale(1),
@@ -443,316 +608,17 @@ impl GaitProblem {
         )
     }
 
-    fn vec3<D: Scalar>(x: &[D]) -> Vec3<D> {
+    pub(super) fn vec3<D: Scalar>(x: &[D]) -> Vec3<D> {
         Vec3::new(x[0].clone(), x[1].clone(), x[2].clone())
     }
 
-    fn node<D: Scalar>(k: &crate::spacetime::dynamics::Kinematics<D>, node: Node) -> Vec3<D> {
+    pub(super) fn node<D: Scalar>(
+        k: &crate::spacetime::dynamics::Kinematics<D>,
+        node: Node,
+    ) -> Vec3<D> {
         match node {
             Node::Origin(l) => k.limbs[l].origin.clone(),
             Node::End(l) => k.limbs[l].end.clone(),
-        }
-    }
-    /// Objective term `term` as weighted residuals r (the term is Σ r²): every cost of
-    /// (3.14)–(3.17) is a sum of squares, so the Gauss–Newton Hessian applies
-    /// ([`crate::spacetime::autodiff::Curvature`]).
-    fn residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Vec<D> {
-        let sk = &self.spec.skeleton;
-        let (dof, dt, n) = (self.layout.dof, self.spec.dt(), self.spec.frames as f64);
-        let w = &self.spec.weights;
-        let (x, morph) = self.shaped(x);
-        match &self.terms[term].0 {
-            Term::Effort { feet } => {
-                let (qm, rest) = x.split_at(dof);
-                let (q, rest) = rest.split_at(dof);
-                let (qp, rest) = rest.split_at(dof);
-                let np = self.layout.passive_dofs.len();
-                let (passive, loads) = rest.split_at(3 * np);
-                let qd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
-                    .collect();
-                let qdd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
-                    .collect();
-                let total = morph.total_mass();
-                let loads: Vec<FootLoad<D>> = feet
-                    .iter()
-                    .enumerate()
-                    .map(|(j, &k)| FootLoad {
-                        foot: k,
-                        force: Self::vec3(&loads[6 * j..]).scale(&total),
-                        torque: self.torque(&loads[6 * j + 3..]).scale(&total),
-                    })
-                    .collect();
-                let id = inverse_dynamics(sk, &morph, q, &qd, &qdd, GRAVITY, &loads);
-                let scale = (w.effort / self.mass / n).sqrt();
-                // Per passive coordinate: (t_a, t_p), with t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13)
-                // and t_a = t − t_p.
-                let torques: Vec<(D, D)> = self
-                    .layout
-                    .passive_dofs
-                    .iter()
-                    .enumerate()
-                    .map(|(p, &d)| {
-                        let (ks, rest, kd) =
-                            (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
-                        let tp = -(ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d]);
-                        (id.generalized_forces[d].clone() - &tp, tp)
-                    })
-                    .collect();
-                if !self.spec.morphology.is_some_and(|m| m.muscle) {
-                    return torques.into_iter().map(|(ta, _)| ta * scale).collect();
-                }
-                // The muscle-aware effort (3.26)–(3.33), joint by joint.
-                let mut r = Vec::new();
-                for (i, limb) in sk.limbs.iter().enumerate() {
-                    let Some(parent) = limb.parent else { continue };
-                    let coords: Vec<usize> = limb
-                        .dofs
-                        .clone()
-                        .filter_map(|d| self.layout.passive_dofs.iter().position(|&e| e == d))
-                        .collect();
-                    if coords.is_empty() {
-                        continue;
-                    }
-                    let active: Vec<D> = coords.iter().map(|&p| torques[p].0.clone()).collect();
-                    let passive: Vec<D> = coords.iter().map(|&p| torques[p].1.clone()).collect();
-                    let frame = &id.kinematics.limbs[i];
-                    let axial = id.joint_forces[i].dot(&(&frame.end - &frame.origin));
-                    let arm = moment_arm(
-                        &morph.length[parent],
-                        &morph.radius[parent],
-                        &morph.length[i],
-                        &morph.radius[i],
-                    );
-                    let area = muscle_area(&morph.radius[parent], &morph.radius[i]);
-                    r.extend(muscle_residuals(
-                        &active, &passive, &axial, &arm, &area, scale,
-                    ));
-                }
-                r
-            }
-            Term::Smooth => {
-                let (q, qn) = x.split_at(dof);
-                let jv = (w.joint_velocity / n).sqrt() / dt;
-                let mut r: Vec<D> = (0..dof).map(|d| (qn[d].clone() - &q[d]) * jv).collect();
-                if let Some(h) = sk.head {
-                    let (k0, k1) = (
-                        forward_kinematics(sk, &morph, q),
-                        forward_kinematics(sk, &morph, qn),
-                    );
-                    let v = (&k1.limbs[h].end - &k0.limbs[h].end)
-                        .scale_f((w.head_velocity / n).sqrt() / dt);
-                    r.extend([v.y, v.z]);
-                    let ho = (w.head_orientation / n).sqrt();
-                    let m = &k0.limbs[h].rotation.m;
-                    for (i, row) in m.iter().enumerate() {
-                        for (j, e) in row.iter().enumerate() {
-                            r.push(if i == j {
-                                (e.clone() - 1.0) * ho
-                            } else {
-                                e.clone() * ho
-                            });
-                        }
-                    }
-                }
-                r
-            }
-        }
-    }
-}
-
-impl BlockProblem for GaitProblem {
-    fn num_variables(&self) -> usize {
-        self.layout.n
-    }
-
-    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
-        for v in self.layout.shape.clone().step_by(2) {
-            (lower[v], upper[v]) = LENGTH_SCALE;
-            (lower[v + 1], upper[v + 1]) = RADIUS_SCALE;
-        }
-        let (lo, hi) = self.spec.skeleton.bounds();
-        for i in 0..self.spec.frames {
-            for d in 0..self.layout.dof {
-                lower[self.layout.q(i, d)] = lo[d];
-                upper[self.layout.q(i, d)] = hi[d];
-            }
-        }
-        for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
-            let [ks, rest, kd] = self.layout.passive(p);
-            lower[ks] = 0.0;
-            lower[kd] = 0.0;
-            lower[rest] = lo[d];
-            upper[rest] = hi[d];
-        }
-        for row in &self.layout.force_start {
-            for s in row.iter().flatten() {
-                lower[s + 1] = MIN_NORMAL_FORCE;
-                if self.spec.skeleton.planar {
-                    // In the plane: no force along z, no torque about x or y.
-                    for k in [s + 2, s + 3, s + 4] {
-                        (lower[k], upper[k]) = (0.0, 0.0);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The rest pose in every frame (with a small seeded perturbation of the joint coordinates
-    /// when the seed is not 0), no passive elements (k = 0, q̄ = rest), and the weight shared
-    /// equally by the feet in contact.
-    fn initial_point(&self, x: &mut [f64]) {
-        use rand::{Rng, SeedableRng};
-        let rest = self.spec.skeleton.rest_pose();
-        let (lo, hi) = self.spec.skeleton.bounds();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.spec.seed);
-        for i in 0..self.spec.frames {
-            for d in 0..self.layout.dof {
-                let noise = if self.spec.seed != 0 && d >= 6 {
-                    rng.random_range(-0.02..0.02)
-                } else {
-                    0.0
-                };
-                x[self.layout.q(i, d)] = (rest[d] + noise).clamp(lo[d], hi[d]);
-            }
-        }
-        for (p, &d) in self.layout.passive_dofs.iter().enumerate() {
-            let [ks, r, kd] = self.layout.passive(p);
-            x[ks] = 0.0;
-            x[r] = rest[d];
-            x[kd] = 0.0;
-        }
-        for i in 0..self.spec.frames {
-            let loads = self.layout.loads(i);
-            for &(_, s) in &loads {
-                x[s + 1] = -GRAVITY[1] / loads.len() as f64;
-            }
-        }
-        for v in self.layout.shape.clone() {
-            x[v] = 1.0;
-        }
-        if let Some(clip) = &self.spec.warm_start {
-            self.warm_start(clip, x);
-        }
-    }
-
-    fn objective_terms(&self) -> Vec<TermSpec> {
-        self.terms.iter().map(|t| t.1.clone()).collect()
-    }
-
-    fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
-        let r = self.residuals(term, x);
-        r.into_iter().fold(D::zero(), |acc, v| acc + v.clone() * v)
-    }
-
-    fn objective_residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Option<Vec<D>> {
-        Some(self.residuals(term, x))
-    }
-
-    fn constraint_blocks(&self) -> Vec<BlockSpec> {
-        self.blocks.iter().map(|b| b.1.clone()).collect()
-    }
-
-    fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D> {
-        let sk = &self.spec.skeleton;
-        let dof = self.layout.dof;
-        let block = &self.blocks[block].0;
-        // Only the blocks with kinematics read the shape variables.
-        let (x, morph) = match block {
-            Block::Cones | Block::Centring => (x, None),
-            _ => {
-                let (x, morph) = self.shaped(x);
-                (x, Some(morph))
-            }
-        };
-        let morph = || morph.as_ref().expect("kinematic blocks have a morphology");
-        match block {
-            Block::Kinematic { rows } => {
-                let k = forward_kinematics(sk, morph(), x);
-                rows.iter()
-                    .map(|row| match row {
-                        KinematicRow::Clearance(node) => Self::node(&k, *node).y,
-                        KinematicRow::FootHeight(f) => k.foot(sk, *f).y.clone(),
-                        KinematicRow::Twist(f) => {
-                            let r = &k.limbs[sk.feet[*f]].rotation.m;
-                            r[0][2].clone() - &r[2][0]
-                        }
-                        KinematicRow::Separation(s) => {
-                            let sep = &sk.separations[*s];
-                            (&k.limbs[sep.a].end - &k.limbs[sep.b].end).norm_squared()
-                        }
-                        KinematicRow::HeadHeight => k.limbs
-                            [sk.head.expect("a head-height row needs a head")]
-                        .end
-                        .y
-                        .clone(),
-                    })
-                    .collect()
-            }
-            Block::Slip { foot } => {
-                let (a, b) = x.split_at(dof);
-                let (ka, kb) = (
-                    forward_kinematics(sk, morph(), a),
-                    forward_kinematics(sk, morph(), b),
-                );
-                let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
-                if sk.planar { vec![d.x] } else { vec![d.x, d.z] }
-            }
-            Block::Momentum { feet } => {
-                let (qm, rest) = x.split_at(dof);
-                let (q, rest) = rest.split_at(dof);
-                let (qp, loads) = rest.split_at(dof);
-                let (km, k, kp) = (
-                    forward_kinematics(sk, morph(), qm),
-                    forward_kinematics(sk, morph(), q),
-                    forward_kinematics(sk, morph(), qp),
-                );
-                let dt = self.spec.dt();
-                let total = morph().total_mass();
-                let mut linear = Vec3::<D>::from_f64(GRAVITY).scale(&-total.clone());
-                let mut angular = Vec3::<D>::zero();
-                for (l, mass) in morph().mass.iter().enumerate() {
-                    let a = (&kp.limbs[l].com - k.limbs[l].com.scale_f(2.0) + &km.limbs[l].com)
-                        .scale(&(mass.clone() * (1.0 / (dt * dt))));
-                    angular = angular + (&k.limbs[l].com - &k.com).cross(&a);
-                    linear = linear + a;
-                }
-                let inv = total.recip();
-                let mut out_l = linear.scale(&inv);
-                let mut out_a = angular.scale(&inv);
-                for (j, &f) in feet.iter().enumerate() {
-                    let force = Self::vec3(&loads[6 * j..]);
-                    let torque = self.torque(&loads[6 * j + 3..]);
-                    out_a = out_a - (k.foot(sk, f) - &k.com).cross(&force) - torque;
-                    out_l = out_l - force;
-                }
-                if sk.planar {
-                    vec![out_l.x, out_l.y, out_a.z]
-                } else {
-                    vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
-                }
-            }
-            Block::Cones => {
-                let (fx, fy, fz) = (&x[0], &x[1], &x[2]);
-                let (tx, ty, tz) = (&x[3], &x[4], &x[5]);
-                let normal = fy.clone() * fy;
-                let friction = normal.clone() * (self.spec.mu * self.spec.mu)
-                    - fx.clone() * fx
-                    - fz.clone() * fz;
-                vec![
-                    friction,
-                    normal - tx.clone() * tx - ty.clone() * ty - tz.clone() * tz,
-                ]
-            }
-            Block::Centring => {
-                let n = self.spec.frames;
-                if sk.planar {
-                    vec![x[..n].iter().cloned().sum()]
-                } else {
-                    vec![x[..n].iter().cloned().sum(), x[n..].iter().cloned().sum()]
-                }
-            }
         }
     }
 }

@@ -202,6 +202,8 @@ fn solve_gait_timed(
         solve_time_s: time.as_secs_f64(),
         morphology: p.limb_shapes(&x),
         projected_from,
+        closure: spec.closure.clone(),
+        max_head_height: spec.max_head_height,
     };
     Ok((clip, callbacks))
 }

@@ -583,3 +583,6 @@ fn simple_biped_walk_is_physically_valid() {
     let text = ron::ser::to_string(&clip).unwrap();
     assert_eq!(crate::files::from_ron::<GaitClip>(&text).unwrap(), clip);
 }
+
+#[path = "closure_tests.rs"]
+mod closure_tests;

@@ -16,6 +16,7 @@
 
 pub mod discover;
 pub mod events;
+pub mod pool;
 
 use crate::spacetime::gait::{FootTiming, GaitClip, StageSummary};
 use crate::spacetime::morphology::MorphologyOptions;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 
 pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
+pub use pool::{PoolEvent, SolverPool};
 
 /// Second derivatives of a gait solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -109,6 +111,32 @@ pub struct GaitRequest {
     pub print_level: i32,
     /// Write the clip here (RON, atomically).
     pub out: Option<PathBuf>,
+    /// Solve a transformed cycle turning at this rate (rad/s, positive to the left;
+    /// specs/001.md §1.4) instead of the treadmill cycle.
+    #[serde(default)]
+    pub turn_rate: Option<f64>,
+    /// A ceiling the head stays under (m): a crouching gait (specs/001.md §1.7).
+    #[serde(default)]
+    pub ceiling: Option<f64>,
+    /// The objective's weights C₁..C₄ (and the posture's) instead of the thesis's.
+    #[serde(default)]
+    pub weights: Option<crate::spacetime::gait::GaitWeights>,
+    /// The limbs the posture term holds (parts of their names; empty: all).
+    #[serde(default)]
+    pub posture_limbs: Vec<String>,
+    /// Solve a connecting clip between two solved clips instead of a cycle (specs/004.md
+    /// App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
+    #[serde(default)]
+    pub connect: Option<ConnectRequest>,
+}
+
+/// A connecting clip's two ends: gait clips (transformed cycles or open clips) of the request's
+/// creature, and how to join them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectRequest {
+    pub from: PathBuf,
+    pub to: PathBuf,
+    pub connection: crate::spacetime::gait::Connection,
 }
 
 impl GaitRequest {
@@ -129,6 +157,11 @@ impl GaitRequest {
             morphology: None,
             print_level: 0,
             out: None,
+            turn_rate: None,
+            ceiling: None,
+            weights: None,
+            posture_limbs: Vec::new(),
+            connect: None,
         }
     }
 

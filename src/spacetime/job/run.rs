@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::spacetime::gait::{
-    FirstStage, GaitProblem, GaitSpec, audit, default_timings, gait_solver_options, solve_gait,
-    solve_gait_staged, warm_start_options,
+    FirstStage, GaitProblem, GaitSpec, audit, connecting_spec, default_timings,
+    gait_solver_options, solve_gait, solve_gait_staged, warm_start_options,
 };
 use crate::spacetime::skeleton::Skeleton;
 use crate::spacetime::{Curvature, HessianMode};
@@ -70,6 +70,31 @@ pub fn run_gait(
         Some(path) => Some((path.display().to_string(), read_start(path, &skeleton)?)),
         None => None,
     };
+    if let Some(connect) = &request.connect {
+        anyhow::ensure!(
+            request.discover.is_none() && request.morphology.is_none() && start.is_none(),
+            "a connecting clip starts from its two ends' blend, with the file's body"
+        );
+        let (a, b) = (
+            read_start(&connect.from, &skeleton)?,
+            read_start(&connect.to, &skeleton)?,
+        );
+        let spec = connecting_spec(&skeleton, &a, &b, &connect.connection)
+            .with_context(|| {
+                format!(
+                    "connecting {} to {}",
+                    connect.from.display(),
+                    connect.to.display()
+                )
+            })?
+            .with_ceiling(request.ceiling);
+        let mut spec = spec;
+        if let Some(weights) = request.weights {
+            spec.weights = weights;
+        }
+        spec.posture_limbs = request.posture_limbs.clone();
+        return solve_and_report(request, spec, None, on_event);
+    }
     let (default_period, default_contacts) = default_timings(&skeleton);
     let (period, timings) = match &request.discover {
         Some(discovery) => {
@@ -95,13 +120,36 @@ pub fn run_gait(
     };
     let mut spec = GaitSpec::new(skeleton, request.speed, period, &timings)?
         .with_seed(request.seed)
-        .with_morphology(request.morphology);
+        .with_morphology(request.morphology)
+        .with_ceiling(request.ceiling);
+    if let Some(turn_rate) = request.turn_rate {
+        anyhow::ensure!(
+            request.discover.is_none() && request.morphology.is_none(),
+            "a transformed cycle (a turn rate) is solved with given timings and the file's body"
+        );
+        spec = spec.transformed(turn_rate)?;
+    }
+    if let Some(weights) = request.weights {
+        spec.weights = weights;
+    }
+    spec.posture_limbs = request.posture_limbs.clone();
     if let Some((from, clip)) = &start {
         spec = spec
             .with_warm_start(clip.clone())
             .with_context(|| format!("starting from {from}"))?;
         on_event(GaitEvent::Start { from: from.clone() });
     }
+    solve_and_report(request, spec, start, on_event)
+}
+
+/// Solves `spec` as `request` asks (staged or in one mode), keeps a valid `start` the solve did
+/// not improve on, audits the clip, writes it and reports the outcome.
+fn solve_and_report(
+    request: &GaitRequest,
+    spec: GaitSpec,
+    start: Option<(String, GaitClip)>,
+    on_event: &mut dyn FnMut(GaitEvent),
+) -> Result<GaitOutcome> {
     let mut options = gait_solver_options();
     options.print_level = request.print_level;
     options.max_iterations = request.max_iterations;
@@ -175,6 +223,8 @@ pub fn run_gait(
             && s.period == spec.period
             && s.timings == spec.timings
             && s.speed == spec.speed
+            && s.closure == spec.closure
+            && s.max_head_height == spec.max_head_height
             && s.morphology.is_some() == spec.morphology.is_some()
             && !(clip.is_valid() && clip.cost <= s.cost)
     }) {

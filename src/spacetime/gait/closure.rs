@@ -1,0 +1,77 @@
+//! How a clip's last frame leads on to its first: the treadmill cycle of specs/004.md §1.2, the
+//! transformed cycle of specs/001.md §1.4 (Eq. 3.11) that turns and travels, and open clips
+//! with fixed end frames (specs/004.md §1.9 and App. C: connecting clips, starts and stops).
+//!
+//! # Transformed cycles
+//! The frame after the last is T(frame 0) and the frame before the first is T⁻¹(frame N−1), with
+//! T a rigid motion of the ground plane: a turn by α = ω·P about the vertical through the centre
+//! c = (0, 0, −V/ω) of the circle the creature travels at speed V and turn rate ω, i.e.
+//! T(p) = R_y(α)·p + t with t = (V sin α/ω, 0, −V(1 − cos α)/ω) (the straight limit t = (V·P, 0, 0)
+//! at ω = 0). A positive ω turns left (towards −z; +y is up and z the creature's right). Feet in
+//! contact stay where they are in the world (no treadmill), so a turning gait leans into its
+//! turn by its own momentum (§1.4's reason to prefer this over a treadmill).
+//!
+//! The creature's root is in heading coordinates ([`super::Skeleton::with_heading_root`]: yaw,
+//! pitch, roll, x, y, z), where T acts linearly: the yaw grows by α and (x, z) turn by α and
+//! move by t. The path p(t) = T_t(0), the root's place and heading at time t if it moved
+//! exactly along the circle, pins the cycle in the world: the root's mean offset from the path
+//! (x, z and yaw) is zero.
+//!
+//! # Open clips
+//! No wrap: the first two and the last two frames are fixed (bounds with lower = upper), so the
+//! finite-difference velocities and accelerations at either end equal those of the clips the
+//! ends were taken from (App. C), and the dynamics hold at every interior frame.
+
+pub use crate::model::planar::PlanarMotion;
+use serde::{Deserialize, Serialize};
+
+/// How the frames of a gait NLP close (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub enum Closure {
+    /// Cyclic in place, the ground moving at −V under the feet (specs/004.md §1.2).
+    #[default]
+    Treadmill,
+    /// Transformed cyclic (specs/001.md §1.4) at the spec's speed and this turn rate (rad/s
+    /// about +y, positive to the left).
+    Transformed { turn_rate: f64 },
+    /// Not cyclic: the first two and last two frames are the given coordinates (heading root).
+    Open(Box<OpenEnds>),
+}
+
+/// The fixed frames of an open clip, in heading-root coordinates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenEnds {
+    pub first: [Vec<f64>; 2],
+    pub last: [Vec<f64>; 2],
+}
+
+impl Closure {
+    /// Whether frame `N−1` is followed by frame 0.
+    pub fn is_cyclic(&self) -> bool {
+        !matches!(self, Closure::Open(_))
+    }
+
+    /// Whether the creature stays in place on a moving ground.
+    pub fn is_treadmill(&self) -> bool {
+        matches!(self, Closure::Treadmill)
+    }
+
+    /// Turn rate (rad/s) of a transformed cycle; 0 otherwise.
+    pub fn turn_rate(&self) -> f64 {
+        match self {
+            Closure::Transformed { turn_rate } => *turn_rate,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Which transform a block applies to a neighbouring frame it reads across the cycle's seam.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seam {
+    /// The neighbour is a frame of the same cycle.
+    None,
+    /// The neighbour is frame 0 standing for frame N: apply T.
+    Forward,
+    /// The neighbour is frame N−1 standing for frame −1: apply T⁻¹.
+    Backward,
+}

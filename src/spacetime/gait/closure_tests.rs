@@ -1,0 +1,128 @@
+//! Transformed cycles (specs/001.md §1.4) and open clips with fixed ends (specs/004.md App. C).
+
+use super::*;
+
+fn biped_walk() -> (Skeleton, f64, Vec<FootTiming>) {
+    let sk = creature("simple_biped");
+    let (period, timings) = default_timings(&sk);
+    (sk, period, timings)
+}
+
+/// The blocks reading across the seam apply T: their derivatives (through the transform) are
+/// exact, for a turning cycle of a one-legged hopper and of a biped with a ball hip.
+#[test]
+fn transformed_cycle_derivatives_match_differences() {
+    let spec = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)])
+        .unwrap()
+        .transformed(0.6)
+        .unwrap();
+    assert!(spec.skeleton.has_heading_root());
+    check_derivatives(spec.clone());
+    check_hessian(spec);
+    let (sk, period, timings) = biped_walk();
+    let mut spec = GaitSpec::new(sk, 0.7, period, &timings)
+        .unwrap()
+        .transformed(-0.5)
+        .unwrap();
+    spec.weights.posture = 0.1;
+    check_derivatives(spec);
+}
+
+/// A turning walk: feasible, physically valid by the independent audit (which applies T across
+/// the seam), every planted foot still in the world between its contact frames, and the cycle
+/// closes through T: the root's yaw grows by ω·P from frame 0 to "frame N".
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_turning_walk_is_a_valid_transformed_cycle() {
+    let (sk, period, timings) = biped_walk();
+    let turn = 30f64.to_radians();
+    let spec = GaitSpec::new(sk, 0.7, period, &timings)
+        .unwrap()
+        .transformed(turn)
+        .unwrap();
+    let clip = solve_logged(&spec, 150);
+    check_solution(&spec, &clip);
+    assert_eq!(clip.closure, Closure::Transformed { turn_rate: turn });
+    let body = clip.body(&spec.skeleton).unwrap();
+    let morph = body.morphology::<f64>();
+    let n = clip.frames.len() as i64;
+    for k in 0..n {
+        for f in 0..body.feet.len() {
+            if clip.contact_at(k, f).is_some() && clip.contact_at(k + 1, f).is_some() {
+                let p = |q: &Vec<f64>| forward_kinematics(&body, &morph, q).foot(&body, f).re();
+                let (a, b) = (p(&clip.frame_at(k)), p(&clip.frame_at(k + 1)));
+                let slide = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+                assert!(slide < 1e-6, "foot {f} slides {slide} m from frame {k}");
+            }
+        }
+    }
+    // Frame N is T(frame 0): a yaw of ω·P more, and the root went round the arc.
+    let (first, after_last) = (clip.frame_at(0), clip.frame_at(n));
+    assert!((after_last[0] - first[0] - turn * period).abs() < 1e-12);
+    let mean_yaw_rate = (clip.frames[n as usize - 1][0] - first[0]) / (period - spec.dt());
+    assert!(
+        (mean_yaw_rate - turn).abs() < 0.5 * turn,
+        "the root turns at {mean_yaw_rate} rad/s"
+    );
+    // The library clip carries T, and its bodies loop onto themselves through it.
+    let c = crate::model::load_character(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
+    )
+    .unwrap();
+    let lib = crate::clip::from_gait::clip_of_gait(
+        &clip,
+        &c,
+        crate::clip::CharacterRef {
+            path: "characters/simple_biped.ron".into(),
+            hash: String::new(),
+        },
+    )
+    .unwrap();
+    let t = lib.cycle_motion().unwrap();
+    assert!((t.yaw - turn * period).abs() < 1e-12);
+    assert_eq!(lib.tags.turn_rate, Some(turn));
+}
+
+/// A connecting clip keeps its first two and last two frames exactly (fixed), is feasible and
+/// passes the audit, so the motion A → connection → B is physically valid across both joins.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_connection_keeps_its_ends_and_is_valid() {
+    let (sk, period, timings) = biped_walk();
+    let straight = GaitSpec::new(sk.clone(), 0.7, period, &timings)
+        .unwrap()
+        .transformed(0.0)
+        .unwrap();
+    let a = solve_logged(&straight, 150);
+    check_solution(&straight, &a);
+    let c = Connection {
+        from_frame: 4,
+        to_frame: 20,
+        frames: 16,
+        duration: 0.5,
+        placement: None,
+    };
+    let spec = connecting_spec(&sk, &a, &a, &c).unwrap();
+    assert!(!spec.closure.is_cyclic() && spec.frames == 16);
+    let clip = solve_logged(&spec, 150);
+    assert!(
+        clip.converged() && clip.max_violation <= 1e-6,
+        "{} {}",
+        clip.status,
+        clip.max_violation
+    );
+    let audit = audit(&clip.body(&spec.skeleton).unwrap(), &clip, spec.mu, spec.nu);
+    assert!(audit.max() <= 1e-6, "{audit:?}");
+    let placement = Connection::default_placement(&a, &a, 4, 20, 0.5);
+    let ends = [
+        (0, a.frame_at(4)),
+        (1, a.frame_at(5)),
+        (14, placement.apply_heading_root(&a.frame_at(19))),
+        (15, placement.apply_heading_root(&a.frame_at(20))),
+    ];
+    for (i, want) in ends {
+        for (x, y) in clip.frames[i].iter().zip(&want) {
+            assert_eq!(x, y, "frame {i} moved");
+        }
+    }
+}
