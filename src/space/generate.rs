@@ -1,0 +1,549 @@
+//! Solving a parameter space (specs/001.md §1.7 `generate(solver="ipopt")`, §1.8 "one
+//! independent process per problem"): every point a transformed-cyclic gait solve in a
+//! `motionlab gait-job` process of its own (IPOPT's linear solver is not thread-safe), `threads`
+//! at a time, then the space's connections. A job with typed events ([`SpaceEvent`]), resumable
+//! and never stopped by one point's failure.
+//!
+//! - **Order and warm starts.** Points are solved straight first, then by growing |turn rate|
+//!   and speed. A point starts from the nearest point before it within reach (speed in m/s, turn
+//!   rate in units of 45°/s, plus 1 across gait families; at most 1.5) once that one is solved,
+//!   bent onto its own arc and solved with the exact Hessian; with none in reach, from the rest
+//!   pose with the default staged solve. Solves run side by side as their sources allow. This
+//!   is continuation across the space, which the thesis leaves to CMA-ES or hand-tuned timings.
+//! - **Files.** `OUT/gait/STEM.ron` the solver's gait clip, `OUT/clips/STEM.ron` the library clip
+//!   (tagged with speed, turn rate, family, cost), `OUT/space.ron` the manifest: every point's
+//!   and connection's outcome. All written atomically.
+//! - **Resume.** A point whose valid gait clip is in `OUT/gait` is not solved again; a point
+//!   the manifest records as failed is retried only when asked.
+//! - **Failure.** A solve that ends unconverged or with a violation over 1e-6 is recorded as
+//!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
+//!   ("infeasible specifications fail in the solver and are simply never solved", §1.7).
+
+use super::{ParameterSpace, Point, file_stem};
+use crate::clip::{CharacterRef, Clip};
+use crate::spacetime::gait::GaitClip;
+use crate::spacetime::job::{GaitRequest, PoolEvent, SolverPool};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A space to solve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpaceRequest {
+    pub space: PathBuf,
+    pub out: PathBuf,
+    /// Solves side by side (0: one per core).
+    pub threads: usize,
+    /// Solve again the points the manifest records as failed.
+    pub retry_failed: bool,
+}
+
+/// How one point or connection ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Outcome {
+    Solved {
+        cost: f64,
+        max_violation: f64,
+        audit: f64,
+        iterations: usize,
+        seconds: f64,
+        /// The point it started from, if any.
+        warm_start: Option<String>,
+    },
+    Failed {
+        reason: String,
+    },
+}
+
+/// One line of the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    pub name: String,
+    /// File stem of its clips.
+    pub stem: String,
+    pub outcome: Outcome,
+}
+
+/// `OUT/space.ron`: what the job has done so far.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub space: String,
+    pub entries: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    fn record(&mut self, entry: ManifestEntry) {
+        self.entries.retain(|e| e.name != entry.name);
+        self.entries.push(entry);
+    }
+
+    fn failed(&self, name: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.name == name && matches!(e.outcome, Outcome::Failed { .. }))
+    }
+}
+
+/// Progress of a space job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SpaceEvent {
+    /// The work: points and connections in all, how many are done already.
+    Planned {
+        points: usize,
+        connections: usize,
+        done: usize,
+    },
+    /// A solve started (`from`: the point it is warm-started from).
+    Started {
+        name: String,
+        from: Option<String>,
+    },
+    /// An iteration of a running solve.
+    Iteration {
+        name: String,
+        iteration: usize,
+        objective: f64,
+        infeasibility: f64,
+    },
+    Solved {
+        name: String,
+        cost: f64,
+        max_violation: f64,
+        seconds: f64,
+    },
+    Failed {
+        name: String,
+        reason: String,
+    },
+    /// Everything has been tried.
+    Finished {
+        solved: usize,
+        failed: usize,
+    },
+}
+
+/// A solve to run in a process: its name and request.
+struct Job {
+    name: String,
+    stem: String,
+    request: GaitRequest,
+    warm_start: Option<String>,
+    family: Option<String>,
+    turn_rate: f64,
+    /// A connection's ends, recorded on its library clip.
+    joins: Option<crate::clip::Joins>,
+}
+
+/// The library clip of a gait clip, tagged.
+fn library_clip(gait: &GaitClip, character_path: &Path, family: Option<&str>) -> Result<Clip> {
+    let text = std::fs::read_to_string(character_path)
+        .with_context(|| format!("reading {}", character_path.display()))?;
+    let character =
+        crate::model::load_character(character_path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut clip = crate::clip::from_gait::clip_of_gait(
+        gait,
+        &character,
+        CharacterRef::new(character_path, &text),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    clip.tags.source = "space".into();
+    clip.tags.family = family.map(str::to_string);
+    Ok(clip)
+}
+
+/// Waits for a job of `pool` to end, reporting iterations meanwhile.
+fn wait(
+    pool: &mut SolverPool,
+    jobs: &[Job],
+    on_event: &mut dyn FnMut(SpaceEvent),
+) -> Option<(usize, Result<GaitClip, String>)> {
+    loop {
+        match pool.next_event()? {
+            PoolEvent::Iteration {
+                job,
+                iteration,
+                objective,
+                infeasibility,
+            } => on_event(SpaceEvent::Iteration {
+                name: jobs[job].name.clone(),
+                iteration,
+                objective,
+                infeasibility,
+            }),
+            PoolEvent::Done { job, clip } => return Some((job, clip)),
+        }
+    }
+}
+
+/// How far apart two points are for a warm start: speed in m/s, turn rate in units of 45°/s,
+/// and 1 more across gait families.
+fn separation(a: &Point, b: &Point) -> f64 {
+    (a.speed - b.speed).abs()
+        + (a.turn_rate - b.turn_rate).abs() / 45f64.to_radians()
+        + if a.family == b.family { 0.0 } else { 1.0 }
+}
+
+/// A warm start farther than this starts from the rest pose instead.
+const REACH: f64 = 1.5;
+
+/// The first frame where a foot lands (down at k, not at k − 1, cyclically); 0 if none.
+fn first_touchdown(clip: &GaitClip) -> usize {
+    let n = clip.contacts.len();
+    (0..n)
+        .find(|&k| {
+            let prev = (k + n - 1) % n;
+            (0..clip.contacts[k].len())
+                .any(|f| clip.contacts[k][f].is_some() && clip.contacts[prev][f].is_none())
+        })
+        .unwrap_or(0)
+}
+
+/// Solves the space of `request` with `gait-job` processes of `exe`, reporting to `on_event`.
+/// Returns the manifest (also written to `OUT/space.ron`).
+pub fn generate(
+    request: &SpaceRequest,
+    exe: &Path,
+    on_event: &mut dyn FnMut(SpaceEvent),
+) -> Result<Manifest> {
+    let space = ParameterSpace::load(&request.space)?;
+    let points = space.points().map_err(|e| anyhow::anyhow!(e))?;
+    let dirs = ["gait", "clips", "failed"].map(|d| request.out.join(d));
+    for d in &dirs {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let [gait_dir, clip_dir, failed_dir] = dirs;
+    let manifest_path = request.out.join("space.ron");
+    let mut manifest: Manifest = if manifest_path.exists() {
+        crate::files::read_ron(&manifest_path)?
+    } else {
+        Manifest {
+            space: space.name.clone(),
+            entries: Vec::new(),
+        }
+    };
+    let gait_path = |stem: &str| gait_dir.join(format!("{stem}.ron"));
+    let solved = |stem: &str| -> Option<GaitClip> {
+        crate::files::read_ron::<GaitClip>(&gait_path(stem))
+            .ok()
+            .filter(|c| c.is_valid())
+    };
+    let skip = |name: &str, stem: &str, manifest: &Manifest| {
+        solved(stem).is_some() || (!request.retry_failed && manifest.failed(name))
+    };
+    let done = points
+        .iter()
+        .filter(|p| skip(&p.name(&space), &p.stem(&space), &manifest))
+        .count()
+        + space
+            .connections
+            .iter()
+            .filter(|c| skip(&c.name, &file_stem(&c.name), &manifest))
+            .count();
+    on_event(SpaceEvent::Planned {
+        points: points.len(),
+        connections: space.connections.len(),
+        done,
+    });
+    let (mut n_solved, mut n_failed) = (0, 0);
+    let files = Files {
+        clips: clip_dir,
+        failed: failed_dir,
+        manifest: manifest_path.clone(),
+    };
+    let threads = if request.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        request.threads
+    };
+    let mut solvers = SolverPool::new(exe, threads);
+    // Points solved before (or by hand) whose library clip or manifest line is missing get them.
+    for p in &points {
+        let (name, stem) = (p.name(&space), p.stem(&space));
+        let listed = manifest.entries.iter().any(|e| e.name == name);
+        if let Some(gait) = solved(&stem)
+            && (!listed || !files.clips.join(format!("{stem}.ron")).exists())
+        {
+            let job = Job {
+                name,
+                stem: stem.clone(),
+                request: p.request(&space.solver, gait_path(&stem)),
+                warm_start: None,
+                family: p.family.clone(),
+                turn_rate: p.turn_rate,
+                joins: None,
+            };
+            files.finish(&job, Ok(gait), &mut manifest, &mut |_| {})?;
+        }
+    }
+    // Points in the order of the continuation: straight first, then by turn rate, speed and
+    // file order. Each starts from the nearest point before it within reach, once that one has
+    // ended (solved: its clip; failed: the next nearest, or the rest pose).
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| {
+        let key = |p: &Point| (p.turn_rate.abs(), p.speed);
+        key(&points[a])
+            .partial_cmp(&key(&points[b]))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    let rank: Vec<usize> = {
+        let mut r = vec![0; points.len()];
+        for (k, &i) in order.iter().enumerate() {
+            r[i] = k;
+        }
+        r
+    };
+    let mut pending: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| !skip(&points[i].name(&space), &points[i].stem(&space), &manifest))
+        .collect();
+    let mut ended: Vec<bool> = (0..points.len()).map(|i| !pending.contains(&i)).collect();
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut job_point: Vec<usize> = Vec::new();
+    loop {
+        // Start what can start.
+        while solvers.busy() < threads {
+            let ready = pending.iter().position(|&i| {
+                let p = &points[i];
+                // Every nearer earlier candidate must have ended.
+                points.iter().enumerate().all(|(o, q)| {
+                    rank[o] >= rank[i]
+                        || q.character != p.character
+                        || separation(p, q) > REACH
+                        || ended[o]
+                })
+            });
+            let Some(k) = ready else { break };
+            let i = pending.remove(k);
+            let p = &points[i];
+            let stem = p.stem(&space);
+            let mut request = p.request(&space.solver, gait_path(&stem));
+            let source = points
+                .iter()
+                .enumerate()
+                .filter(|(o, q)| {
+                    rank[*o] < rank[i]
+                        && q.character == p.character
+                        && q.ceiling == p.ceiling
+                        && separation(p, q) <= REACH
+                })
+                .filter(|(_, q)| solved(&q.stem(&space)).is_some())
+                .min_by(|(_, a), (_, b)| separation(p, a).total_cmp(&separation(p, b)))
+                .map(|(_, q)| q);
+            if let Some(o) = source {
+                request.init = Some(gait_path(&o.stem(&space)));
+                // From a solved neighbour the exact Hessian converges directly.
+                request.hessian = crate::spacetime::job::GaitHessian::Exact;
+            }
+            let job = Job {
+                name: p.name(&space),
+                stem,
+                request,
+                warm_start: source.map(|o| o.name(&space)),
+                family: p.family.clone(),
+                turn_rate: p.turn_rate,
+                joins: None,
+            };
+            on_event(SpaceEvent::Started {
+                name: job.name.clone(),
+                from: job.warm_start.clone(),
+            });
+            let index = jobs.len();
+            let started = solvers.start(index, &job.request);
+            jobs.push(job);
+            job_point.push(i);
+            if let Err(e) = started {
+                ended[i] = true;
+                if files.finish(&jobs[index], Err(e), &mut manifest, on_event)? {
+                    n_solved += 1;
+                } else {
+                    n_failed += 1;
+                }
+            }
+        }
+        let Some((index, result)) = wait(&mut solvers, &jobs, on_event) else {
+            break;
+        };
+        ended[job_point[index]] = true;
+        if files.finish(&jobs[index], result, &mut manifest, on_event)? {
+            n_solved += 1;
+        } else {
+            n_failed += 1;
+        }
+    }
+    // Connections, between solved points.
+    let by_name = |name: &str| points.iter().find(|p| p.name(&space) == name);
+    let mut connection_jobs = Vec::new();
+    for c in &space.connections {
+        let stem = file_stem(&c.name);
+        if skip(&c.name, &stem, &manifest) {
+            continue;
+        }
+        let (Some(a), Some(b)) = (by_name(&c.from), by_name(&c.to)) else {
+            continue;
+        };
+        let (Some(ga), Some(gb)) = (solved(&a.stem(&space)), solved(&b.stem(&space))) else {
+            let reason = format!("`{}` or `{}` is not solved", c.from, c.to);
+            on_event(SpaceEvent::Failed {
+                name: c.name.clone(),
+                reason: reason.clone(),
+            });
+            n_failed += 1;
+            manifest.record(ManifestEntry {
+                name: c.name.clone(),
+                stem,
+                outcome: Outcome::Failed { reason },
+            });
+            continue;
+        };
+        let (from_frame, to_frame) = (
+            c.from_frame.unwrap_or_else(|| first_touchdown(&ga)),
+            c.to_frame.unwrap_or_else(|| first_touchdown(&gb)),
+        );
+        let placement = crate::spacetime::gait::Connection::default_placement(
+            &ga, &gb, from_frame, to_frame, c.duration,
+        );
+        let mut request = space.connection_request(
+            c,
+            a.character.clone(),
+            gait_path(&a.stem(&space)),
+            gait_path(&b.stem(&space)),
+            from_frame,
+            to_frame,
+            placement,
+            gait_path(&stem),
+        );
+        // The same objective as the points it joins.
+        request.weights = a.weights;
+        request.posture_limbs = a.posture_limbs.clone();
+        connection_jobs.push(Job {
+            name: c.name.clone(),
+            stem,
+            request,
+            warm_start: None,
+            family: c.family.clone(),
+            turn_rate: 0.0,
+            joins: Some(crate::clip::Joins {
+                from: a.stem(&space),
+                from_frame,
+                to: b.stem(&space),
+                to_frame,
+                placement,
+            }),
+        });
+    }
+    let mut next = 0;
+    loop {
+        while solvers.busy() < threads && next < connection_jobs.len() {
+            let job = &connection_jobs[next];
+            on_event(SpaceEvent::Started {
+                name: job.name.clone(),
+                from: None,
+            });
+            if let Err(e) = solvers.start(next, &job.request) {
+                if files.finish(job, Err(e), &mut manifest, on_event)? {
+                    n_solved += 1;
+                } else {
+                    n_failed += 1;
+                }
+            }
+            next += 1;
+        }
+        let Some((index, result)) = wait(&mut solvers, &connection_jobs, on_event) else {
+            break;
+        };
+        if files.finish(&connection_jobs[index], result, &mut manifest, on_event)? {
+            n_solved += 1;
+        } else {
+            n_failed += 1;
+        }
+    }
+    crate::files::write_ron(&manifest_path, &manifest)
+        .with_context(|| format!("writing {}", manifest_path.display()))?;
+    on_event(SpaceEvent::Finished {
+        solved: n_solved,
+        failed: n_failed,
+    });
+    Ok(manifest)
+}
+
+/// Where a job's results go.
+struct Files {
+    clips: PathBuf,
+    failed: PathBuf,
+    manifest: PathBuf,
+}
+
+impl Files {
+    /// Records how `job` ended (its library clip written when it solved, its gait clip moved to
+    /// the failed folder when not) and rewrites the manifest. True if it solved.
+    fn finish(
+        &self,
+        job: &Job,
+        result: Result<GaitClip, String>,
+        manifest: &mut Manifest,
+        on_event: &mut dyn FnMut(SpaceEvent),
+    ) -> Result<bool> {
+        let outcome = match result {
+            Ok(gait) if gait.is_valid() => {
+                let character = job.request.creature.clone();
+                let mut clip = library_clip(&gait, &character, job.family.as_deref())?;
+                clip.tags.turn_rate = Some(job.turn_rate);
+                clip.joins = job.joins.clone();
+                clip.save(&self.clips.join(format!("{}.ron", job.stem)))
+                    .with_context(|| format!("writing the clip of {}", job.name))?;
+                let skeleton = crate::spacetime::skeleton::Skeleton::load(&character)?;
+                let audit = crate::spacetime::gait::audit(
+                    &gait.body(&skeleton)?,
+                    &gait,
+                    crate::spacetime::gait::MU,
+                    crate::spacetime::gait::NU,
+                )
+                .max();
+                on_event(SpaceEvent::Solved {
+                    name: job.name.clone(),
+                    cost: gait.cost,
+                    max_violation: gait.max_violation,
+                    seconds: gait.solve_time_s,
+                });
+                Outcome::Solved {
+                    cost: gait.cost,
+                    max_violation: gait.max_violation,
+                    audit,
+                    iterations: gait.iterations,
+                    seconds: gait.solve_time_s,
+                    warm_start: job.warm_start.clone(),
+                }
+            }
+            other => {
+                let reason = match other {
+                    Ok(gait) => {
+                        let from = job.request.out.clone().expect("every job writes a clip");
+                        let _ =
+                            std::fs::rename(&from, self.failed.join(format!("{}.ron", job.stem)));
+                        format!(
+                            "the solve ended {} with violation {:.2e}",
+                            gait.status, gait.max_violation
+                        )
+                    }
+                    Err(e) => e,
+                };
+                on_event(SpaceEvent::Failed {
+                    name: job.name.clone(),
+                    reason: reason.clone(),
+                });
+                Outcome::Failed { reason }
+            }
+        };
+        let solved = matches!(outcome, Outcome::Solved { .. });
+        manifest.record(ManifestEntry {
+            name: job.name.clone(),
+            stem: job.stem.clone(),
+            outcome,
+        });
+        crate::files::write_ron(&self.manifest, manifest)
+            .with_context(|| format!("writing {}", self.manifest.display()))?;
+        Ok(solved)
+    }
+}

@@ -1,0 +1,549 @@
+//! Parameter spaces (specs/001.md §1.7; McIntosh §3.4, §4.2.3): an n-dimensional space of
+//! animation specifications, each dimension a list of values and each value a list of
+//! *specifiers* (speed, turn rate, contact timing, character, a ceiling, objective weights, a
+//! gait-family tag). A point of the space takes one value per dimension; its specification is
+//! the union of those values' specifiers (Eq. 3.15), solved as one gait NLP. The space is
+//! sampled full-factorially (Eq. 3.12) except for the combinations the file excludes.
+//!
+//! Beyond the thesis, a space may list *connections*: clips joining two of its points (a start
+//! from standing into a walk, a stop), solved as open clips with fixed end frames
+//! ([`crate::spacetime::gait::Connection`], specs/004.md App. C).
+//!
+//! A space is a RON file in `spaces/`:
+//!
+//! ```ron
+//! (
+//!     name: "human3d_locomotion",
+//!     character: "../characters/human3d_walker.ron",
+//!     dimensions: [
+//!         (name: "gait", values: [
+//!             (label: "walk1.0", specifiers: [Family("walk"), Speed(1.0),
+//!                 Timing(period: 1.05, contacts: [("l_foot", 0.0, 0.6), ("r_foot", 0.5, 0.6)])]),
+//!         ]),
+//!         (name: "turn", values: [
+//!             (label: "0", specifiers: [TurnRate(0.0)]),
+//!             (label: "30", specifiers: [TurnRate(30.0)]),
+//!         ]),
+//!     ],
+//!     exclude: [["walk1.0", "30"]],
+//! )
+//! ```
+//!
+//! Paths are relative to the space file. [`generate`] solves a space as a background job.
+
+pub mod generate;
+
+use crate::spacetime::gait::{Connection, FootTiming, GaitWeights};
+use crate::spacetime::job::{ConnectRequest, GaitRequest};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One specifier (specs/001.md §1.7, "Specifier subclasses").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Specifier {
+    /// The character file (a generic-part-named creature), relative to the space file.
+    Character(PathBuf),
+    /// Forward speed of the root along its path (m/s).
+    Speed(f64),
+    /// Turn rate (degrees per second, positive to the left).
+    TurnRate(f64),
+    /// AnimationTiming and ContactTiming: the cycle's period (s) and each foot's contact
+    /// window `(foot, start, duration)` as fractions of the period.
+    Timing {
+        period: f64,
+        contacts: Vec<(String, f64, f64)>,
+    },
+    /// The head stays under this height (m) in every frame: a crouch (Eq. 3.14).
+    Ceiling(f64),
+    /// The objective's weights C₁..C₄ (effort, joint velocity, head velocity, head
+    /// orientation) instead of the thesis's 25, 0.1, 25, 100.
+    Weights(f64, f64, f64, f64),
+    /// A preferred posture: this weight on Σ (q − q_rest)² per frame over the joint
+    /// coordinates of the limbs named (by parts of their names; none: every limb)
+    /// (specs/001.md §1.2 "preferred joint angles").
+    Posture(f64, #[serde(default)] Vec<String>),
+    /// A gait-family tag carried by the clip (`walk`, `run`, `stand`, …).
+    Family(String),
+}
+
+/// One value of a dimension: a label and its specifiers (none: the value adds nothing).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Value {
+    pub label: String,
+    #[serde(default)]
+    pub specifiers: Vec<Specifier>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dimension {
+    pub name: String,
+    pub values: Vec<Value>,
+}
+
+/// A connection between two points of the space (their labels joined as in
+/// [`Point::name`]), from frame `from_frame` of the first into frame `to_frame` of the second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpaceConnection {
+    /// The clip's name and file stem.
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Frame of `from` the connection leaves at; `None`: where its first foot lands.
+    #[serde(default)]
+    pub from_frame: Option<usize>,
+    /// Frame of `to` it arrives at; `None`: where its first foot lands.
+    #[serde(default)]
+    pub to_frame: Option<usize>,
+    /// Frames and seconds of the connecting clip.
+    pub frames: usize,
+    pub duration: f64,
+    #[serde(default)]
+    pub family: Option<String>,
+}
+
+/// Settings of every solve of the space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpaceSolver {
+    /// IPOPT iteration limit of one point.
+    pub max_iterations: usize,
+}
+
+impl Default for SpaceSolver {
+    fn default() -> Self {
+        Self {
+            max_iterations: 3000,
+        }
+    }
+}
+
+/// A parameter space file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterSpace {
+    pub name: String,
+    /// The character of every point without a `Character` specifier.
+    #[serde(default)]
+    pub character: Option<PathBuf>,
+    pub dimensions: Vec<Dimension>,
+    /// Specifiers every point has (a space-wide objective, say), besides its values'.
+    #[serde(default)]
+    pub common: Vec<Specifier>,
+    /// Combinations not to solve: each a list of value labels; a point with all of them is
+    /// left out (McIntosh Fig. 3.8: "speed ≥ 2 m/s with Crouch = On is excluded").
+    #[serde(default)]
+    pub exclude: Vec<Vec<String>>,
+    #[serde(default)]
+    pub connections: Vec<SpaceConnection>,
+    #[serde(default)]
+    pub solver: SpaceSolver,
+}
+
+/// One point of a space: a value index per dimension and the specification they make.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Label of each dimension's value.
+    pub labels: Vec<String>,
+    pub character: PathBuf,
+    pub speed: f64,
+    /// rad/s.
+    pub turn_rate: f64,
+    pub period: Option<f64>,
+    pub contacts: Option<Vec<FootTiming>>,
+    pub ceiling: Option<f64>,
+    pub weights: Option<GaitWeights>,
+    pub posture_limbs: Vec<String>,
+    pub family: Option<String>,
+}
+
+impl Point {
+    /// `dimension=label` pairs joined by `,`: the point's name in files and messages.
+    pub fn name(&self, space: &ParameterSpace) -> String {
+        space
+            .dimensions
+            .iter()
+            .zip(&self.labels)
+            .map(|(d, l)| format!("{}={l}", d.name))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The file stem of the point's clips: its name with only characters safe in file names.
+    pub fn stem(&self, space: &ParameterSpace) -> String {
+        file_stem(&self.name(space))
+    }
+
+    /// Whether two points share the timing that their warm starts need in common.
+    pub fn same_timing(&self, other: &Point) -> bool {
+        self.period == other.period && self.contacts == other.contacts
+    }
+
+    /// The gait request of the point (a transformed cycle), writing to `out`.
+    pub fn request(&self, solver: &SpaceSolver, out: PathBuf) -> GaitRequest {
+        GaitRequest {
+            period: self.period,
+            contacts: self.contacts.clone(),
+            max_iterations: solver.max_iterations,
+            out: Some(out),
+            turn_rate: Some(self.turn_rate),
+            ceiling: self.ceiling,
+            weights: self.weights,
+            posture_limbs: self.posture_limbs.clone(),
+            ..GaitRequest::new(self.character.clone(), self.speed)
+        }
+    }
+}
+
+/// A name with only `[A-Za-z0-9._=-]` (others become `_`).
+pub fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._=-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// What is wrong with a space file.
+#[derive(Debug, thiserror::Error)]
+pub enum SpaceError {
+    #[error("{path}:{line}: {message}")]
+    Syntax {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl ParameterSpace {
+    /// Reads and checks a space file (see [`Self::check`]); paths in it become relative to the
+    /// working directory.
+    pub fn load(path: &Path) -> Result<ParameterSpace, SpaceError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| SpaceError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let mut space: ParameterSpace =
+            crate::files::from_ron(&text).map_err(|e| SpaceError::Syntax {
+                path: shown.clone(),
+                line: e.span.start.line,
+                message: e.code.to_string(),
+            })?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let resolve = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = normalized(&base.join(&*p));
+            }
+        };
+        if let Some(c) = &mut space.character {
+            resolve(c);
+        }
+        for d in &mut space.dimensions {
+            for v in &mut d.values {
+                for s in &mut v.specifiers {
+                    if let Specifier::Character(c) = s {
+                        resolve(c);
+                    }
+                }
+            }
+        }
+        space.check().map_err(|message| SpaceError::Invalid {
+            path: shown,
+            message,
+        })?;
+        Ok(space)
+    }
+
+    /// Dimensions with values, unique labels, finite numbers in range, no point with two
+    /// values of one setting, every point with a character, connections between points that
+    /// exist.
+    pub fn check(&self) -> Result<(), String> {
+        if self.dimensions.is_empty() {
+            return Err("expected at least one dimension".into());
+        }
+        for s in &self.common {
+            check_specifier(s).map_err(|e| format!("common: {e}"))?;
+        }
+        let mut labels = std::collections::HashSet::new();
+        for d in &self.dimensions {
+            if d.values.is_empty() {
+                return Err(format!("dimension `{}` has no values", d.name));
+            }
+            for v in &d.values {
+                if !labels.insert(v.label.clone()) {
+                    return Err(format!(
+                        "value label `{}` is used twice; labels name values across dimensions",
+                        v.label
+                    ));
+                }
+                for s in &v.specifiers {
+                    check_specifier(s)
+                        .map_err(|e| format!("dimension `{}`, value `{}`: {e}", d.name, v.label))?;
+                }
+            }
+        }
+        for combo in &self.exclude {
+            for l in combo {
+                if !labels.contains(l) {
+                    return Err(format!("exclude names `{l}`, which no dimension has"));
+                }
+            }
+        }
+        if self.solver.max_iterations == 0 {
+            return Err("solver.max_iterations must be at least 1".into());
+        }
+        let points = self.points()?;
+        let names: Vec<String> = points.iter().map(|p| p.name(self)).collect();
+        for c in &self.connections {
+            for end in [&c.from, &c.to] {
+                if !names.contains(end) {
+                    return Err(format!(
+                        "connection `{}` names point `{end}`, which the space does not solve (points: {})",
+                        c.name,
+                        names.join("; ")
+                    ));
+                }
+            }
+            if c.frames < 5 || !(c.duration > 0.0 && c.duration.is_finite()) {
+                return Err(format!(
+                    "connection `{}`: expected at least 5 frames and a positive duration",
+                    c.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every point of the full-factorial product, minus the excluded ones, in order (the last
+    /// dimension varying fastest).
+    pub fn points(&self) -> Result<Vec<Point>, String> {
+        let mut out = Vec::new();
+        let sizes: Vec<usize> = self.dimensions.iter().map(|d| d.values.len()).collect();
+        let total: usize = sizes.iter().product();
+        for mut k in 0..total {
+            let mut picks = vec![0; sizes.len()];
+            for (d, &size) in sizes.iter().enumerate().rev() {
+                picks[d] = k % size;
+                k /= size;
+            }
+            let values: Vec<&Value> = picks
+                .iter()
+                .enumerate()
+                .map(|(d, &i)| &self.dimensions[d].values[i])
+                .collect();
+            let labels: Vec<String> = values.iter().map(|v| v.label.clone()).collect();
+            if self
+                .exclude
+                .iter()
+                .any(|combo| combo.iter().all(|l| labels.contains(l)))
+            {
+                continue;
+            }
+            out.push(self.point(labels, &values)?);
+        }
+        Ok(out)
+    }
+
+    /// The union of the values' specifiers (Eq. 3.15); a setting given twice is an error.
+    fn point(&self, labels: Vec<String>, values: &[&Value]) -> Result<Point, String> {
+        let mut p = Point {
+            character: PathBuf::new(),
+            labels,
+            speed: 0.0,
+            turn_rate: 0.0,
+            period: None,
+            contacts: None,
+            ceiling: None,
+            weights: None,
+            posture_limbs: Vec::new(),
+            family: None,
+        };
+        let (mut character, mut speed, mut turn) = (None, None, None);
+        let (mut weights, mut posture) = (None, None);
+        let name = p.labels.join(", ");
+        let twice = |what: &str| format!("point ({name}) has two {what} specifiers");
+        for s in self
+            .common
+            .iter()
+            .chain(values.iter().flat_map(|v| &v.specifiers))
+        {
+            match s {
+                Specifier::Character(c) => {
+                    if character.replace(c.clone()).is_some() {
+                        return Err(twice("Character"));
+                    }
+                }
+                Specifier::Speed(v) => {
+                    if speed.replace(*v).is_some() {
+                        return Err(twice("Speed"));
+                    }
+                }
+                Specifier::TurnRate(v) => {
+                    if turn.replace(v.to_radians()).is_some() {
+                        return Err(twice("TurnRate"));
+                    }
+                }
+                Specifier::Timing { period, contacts } => {
+                    if p.period.replace(*period).is_some() {
+                        return Err(twice("Timing"));
+                    }
+                    p.contacts = Some(
+                        contacts
+                            .iter()
+                            .map(|(foot, start, duration)| FootTiming {
+                                foot: foot.clone(),
+                                start: *start,
+                                duration: *duration,
+                            })
+                            .collect(),
+                    );
+                }
+                Specifier::Ceiling(h) => {
+                    if p.ceiling.replace(*h).is_some() {
+                        return Err(twice("Ceiling"));
+                    }
+                }
+                Specifier::Weights(a, b, c, d) => {
+                    if weights.is_some() {
+                        return Err(twice("Weights"));
+                    }
+                    weights = Some((*a, *b, *c, *d));
+                }
+                Specifier::Posture(w, limbs) => {
+                    if posture.replace(*w).is_some() {
+                        return Err(twice("Posture"));
+                    }
+                    p.posture_limbs = limbs.clone();
+                }
+                Specifier::Family(f) => {
+                    if p.family.replace(f.clone()).is_some() {
+                        return Err(twice("Family"));
+                    }
+                }
+            }
+        }
+        p.character = character
+            .or_else(|| self.character.clone())
+            .ok_or_else(|| {
+                format!(
+                    "point ({name}) has no character: give `character` or a Character specifier"
+                )
+            })?;
+        p.speed = speed.unwrap_or(0.0);
+        p.turn_rate = turn.unwrap_or(0.0);
+        if weights.is_some() || posture.is_some() {
+            let t = GaitWeights::THESIS;
+            let (a, b, c, d) = weights.unwrap_or((
+                t.effort,
+                t.joint_velocity,
+                t.head_velocity,
+                t.head_orientation,
+            ));
+            p.weights = Some(GaitWeights {
+                effort: a,
+                joint_velocity: b,
+                head_velocity: c,
+                head_orientation: d,
+                posture: posture.unwrap_or(0.0),
+            });
+        }
+        Ok(p)
+    }
+
+    /// The gait request of a connection between two solved points' gait clips.
+    #[allow(clippy::too_many_arguments)]
+    pub fn connection_request(
+        &self,
+        c: &SpaceConnection,
+        character: PathBuf,
+        from: PathBuf,
+        to: PathBuf,
+        from_frame: usize,
+        to_frame: usize,
+        placement: crate::model::planar::PlanarMotion,
+        out: PathBuf,
+    ) -> GaitRequest {
+        GaitRequest {
+            max_iterations: self.solver.max_iterations,
+            out: Some(out),
+            connect: Some(ConnectRequest {
+                from,
+                to,
+                connection: Connection {
+                    from_frame,
+                    to_frame,
+                    frames: c.frames,
+                    duration: c.duration,
+                    placement: Some(placement),
+                },
+            }),
+            ..GaitRequest::new(character, 0.0)
+        }
+    }
+}
+
+/// `a/b/../c` as `a/c` (lexically: the files named in a space stay readable in messages).
+fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir
+                if out
+                    .components()
+                    .next_back()
+                    .is_some_and(|l| matches!(l, std::path::Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn check_specifier(s: &Specifier) -> Result<(), String> {
+    let finite_in = |v: f64, lo: f64, hi: f64, what: &str| {
+        if v.is_finite() && (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(format!("{what} must be in [{lo}, {hi}], found {v}"))
+        }
+    };
+    match s {
+        Specifier::Character(_) | Specifier::Family(_) => Ok(()),
+        Specifier::Speed(v) => finite_in(*v, -20.0, 20.0, "Speed (m/s)"),
+        Specifier::TurnRate(v) => finite_in(*v, -720.0, 720.0, "TurnRate (°/s)"),
+        Specifier::Ceiling(h) => finite_in(*h, 0.0, 10.0, "Ceiling (m)"),
+        Specifier::Timing { period, contacts } => {
+            finite_in(*period, 1e-3, 10.0, "Timing period (s)")?;
+            if contacts.is_empty() {
+                return Err("Timing needs a contact window per foot".into());
+            }
+            for (foot, start, duration) in contacts {
+                finite_in(*start, 0.0, 1.0, &format!("foot `{foot}` start"))?;
+                finite_in(*duration, 0.0, 1.0, &format!("foot `{foot}` duration"))?;
+            }
+            Ok(())
+        }
+        Specifier::Weights(a, b, c, d) => {
+            for v in [a, b, c, d] {
+                finite_in(*v, 0.0, 1e6, "Weights")?;
+            }
+            Ok(())
+        }
+        Specifier::Posture(w, _) => finite_in(*w, 0.0, 1e6, "Posture"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+use super::*;
+
+fn value(label: &str, specifiers: Vec<Specifier>) -> Value {
+    Value {
+        label: label.into(),
+        specifiers,
+    }
+}
+
+/// McIntosh §3.4's hypothetical space: 3 characters × 3 speeds × 7 turn rates × 2 loads = 126
+/// animations; with the (knight, sprint) pair excluded, 126 − 14 = 112.
+#[test]
+fn the_space_is_full_factorial_minus_its_exclusions() {
+    let dim = |name: &str, values: Vec<Value>| Dimension {
+        name: name.into(),
+        values,
+    };
+    let mut space = ParameterSpace {
+        name: "thesis".into(),
+        character: Some("c.ron".into()),
+        dimensions: vec![
+            dim(
+                "character",
+                ["knight", "ogre", "dragon"]
+                    .iter()
+                    .map(|c| value(c, vec![Specifier::Character(format!("{c}.ron").into())]))
+                    .collect(),
+            ),
+            dim(
+                "speed",
+                [("walk", 1.0), ("jog", 2.0), ("sprint", 4.0)]
+                    .iter()
+                    .map(|(l, v)| value(l, vec![Specifier::Speed(*v)]))
+                    .collect(),
+            ),
+            dim(
+                "turn",
+                [-90, -60, -30, 0, 30, 60, 90]
+                    .iter()
+                    .map(|t| value(&t.to_string(), vec![Specifier::TurnRate(*t as f64)]))
+                    .collect(),
+            ),
+            dim(
+                "load",
+                vec![
+                    value("chest", vec![Specifier::Weights(50.0, 0.1, 25.0, 100.0)]),
+                    value("nothing", vec![]),
+                ],
+            ),
+        ],
+        common: Vec::new(),
+        exclude: Vec::new(),
+        connections: Vec::new(),
+        solver: SpaceSolver::default(),
+    };
+    space.check().unwrap();
+    let points = space.points().unwrap();
+    assert_eq!(points.len(), 126);
+    // The union of the values' specifiers (Eq. 3.15), the Character specifier over the default.
+    let p = &points[1];
+    assert_eq!(p.labels, ["knight", "walk", "-90", "nothing"]);
+    assert_eq!(p.character, PathBuf::from("knight.ron"));
+    assert_eq!(p.speed, 1.0);
+    assert!((p.turn_rate + 90f64.to_radians()).abs() < 1e-15);
+    assert_eq!(p.weights, None);
+    assert_eq!(points[0].weights.map(|w| w.effort), Some(50.0));
+    assert_eq!(
+        p.name(&space),
+        "character=knight,speed=walk,turn=-90,load=nothing"
+    );
+    space.exclude = vec![vec!["knight".into(), "sprint".into()]];
+    assert_eq!(space.points().unwrap().len(), 112);
+    // Names of points become file stems with only safe characters.
+    assert_eq!(
+        file_stem("gait=walk 1.0,turn=-30"),
+        "gait=walk_1.0_turn=-30"
+    );
+}
+
+#[test]
+fn a_setting_given_twice_or_a_bad_number_is_an_error_naming_it() {
+    let space = ParameterSpace {
+        name: "s".into(),
+        character: Some("c.ron".into()),
+        dimensions: vec![
+            Dimension {
+                name: "a".into(),
+                values: vec![value("fast", vec![Specifier::Speed(2.0)])],
+            },
+            Dimension {
+                name: "b".into(),
+                values: vec![value("slow", vec![Specifier::Speed(0.5)])],
+            },
+        ],
+        common: Vec::new(),
+        exclude: Vec::new(),
+        connections: Vec::new(),
+        solver: SpaceSolver::default(),
+    };
+    let e = space.check().unwrap_err();
+    assert!(
+        e.contains("two Speed specifiers") && e.contains("fast, slow"),
+        "{e}"
+    );
+    let mut bad = space.clone();
+    bad.dimensions[1].values[0].specifiers = vec![Specifier::TurnRate(f64::NAN)];
+    let e = bad.check().unwrap_err();
+    assert!(e.contains("dimension `b`, value `slow`: TurnRate"), "{e}");
+    let mut bad = space.clone();
+    bad.dimensions.truncate(1);
+    bad.exclude = vec![vec!["medium".into()]];
+    assert!(bad.check().unwrap_err().contains("`medium`"));
+}
+
+#[test]
+fn a_malformed_space_file_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.ron");
+    std::fs::write(
+        &path,
+        "(\n    name: \"x\",\n    dimensions: [ (name: 3) ],\n)\n",
+    )
+    .unwrap();
+    let e = ParameterSpace::load(&path).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("{}:3:", path.display())), "{e}");
+}
+
+/// The shipped spaces load and expand: human3d's has walks at 3 speeds × 5 turn rates, a run at
+/// 3 or more turn rates, standing, and a start and a stop.
+#[test]
+fn the_shipped_human_space_covers_the_clip_set() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let space = ParameterSpace::load(&root.join("spaces/human3d_locomotion.ron")).unwrap();
+    let points = space.points().unwrap();
+    let family = |f: &'static str| {
+        points
+            .iter()
+            .filter(move |p| p.family.as_deref() == Some(f))
+    };
+    let walks: Vec<&Point> = family("walk").collect();
+    let speeds: std::collections::BTreeSet<u64> =
+        walks.iter().map(|p| (p.speed * 100.0) as u64).collect();
+    let turns: std::collections::BTreeSet<i64> = walks
+        .iter()
+        .map(|p| p.turn_rate.to_degrees().round() as i64)
+        .collect();
+    assert!(
+        speeds.len() >= 3 && turns.len() >= 5,
+        "{speeds:?} {turns:?}"
+    );
+    let runs: Vec<&Point> = family("run").collect();
+    assert!(runs.iter().all(|p| p.speed >= 2.5) && runs.len() >= 3);
+    assert_eq!(family("stand").count(), 1);
+    assert!(space.connections.len() >= 2);
+}
