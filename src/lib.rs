@@ -12,11 +12,14 @@ pub mod diversity;
 pub mod files;
 pub mod jobs;
 pub mod model;
+pub mod motion_graph;
 pub mod nlp;
 pub mod optim;
 pub mod scene;
 pub mod sim;
+pub mod space;
 pub mod spacetime;
+pub mod steering;
 pub mod task;
 pub mod untrusted;
 

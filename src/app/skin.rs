@@ -7,9 +7,6 @@ use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
 
-/// Distance from a joint centre within which a vertex is shared with the neighbouring bone (m).
-pub const BLEND_RADIUS: f32 = 0.09;
-
 fn body_colour(name: &str) -> [f32; 4] {
     if name.starts_with("l_") {
         [0.42, 0.55, 0.78, 1.0]
@@ -113,21 +110,6 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
         let pose = Transform::from_translation(crate::app::model_vec3(b.position))
             .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
         inverse_bind.push(pose.to_matrix().inverse());
-        // Joints touching this body, with the body on the other side.
-        let neighbours: Vec<(Vec3, usize)> = c
-            .joints
-            .iter()
-            .filter_map(|j| {
-                let other = if j.child == b.name {
-                    &j.parent
-                } else if j.parent == b.name {
-                    &j.child
-                } else {
-                    return None;
-                };
-                Some((crate::app::model_vec3(j.anchor), c.body_index(other)?))
-            })
-            .collect();
         let m = shape_mesh(&b.shape.as_f32());
         let Some(VertexAttributeValues::Float32x3(p)) = m.attribute(Mesh::ATTRIBUTE_POSITION)
         else {
@@ -148,28 +130,9 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
                     .to_array(),
             );
             colours.push(colour);
-            let mut infl: Vec<(usize, f32)> = neighbours
-                .iter()
-                .filter_map(|(a, o)| {
-                    let d = w.distance(*a) / BLEND_RADIUS;
-                    (d < 1.0).then(|| {
-                        let s = 1.0 - d;
-                        (*o, 0.5 * s * s * (3.0 - 2.0 * s))
-                    })
-                })
-                .collect();
-            infl.sort_by(|a, b| b.1.total_cmp(&a.1));
-            infl.truncate(3);
-            let other: f32 = infl.iter().map(|x| x.1).sum();
-            let mut ji = [bi as u16, 0, 0, 0];
-            let mut jw = [1.0 - other.min(0.9), 0.0, 0.0, 0.0];
-            for (k, (o, wt)) in infl.iter().enumerate() {
-                ji[k + 1] = *o as u16;
-                jw[k + 1] = *wt;
-            }
-            let sum: f32 = jw.iter().sum();
+            let (ji, jw) = crate::model::skin::influence(c, bi, w.as_dvec3().to_array());
             joints.push(ji);
-            weights.push(jw.map(|x| x / sum));
+            weights.push(jw);
         }
         if let Some(ix) = m.indices() {
             indices.extend(ix.iter().map(|i| base + i as u32));

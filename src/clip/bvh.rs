@@ -440,7 +440,7 @@ pub fn clip_on_character(
             }
         })
         .collect();
-    Ok(Clip {
+    let mut clip = Clip {
         character: character_ref,
         rate: 1.0 / bvh.frame_time,
         coordinates: character.dof_names(),
@@ -450,12 +450,17 @@ pub fn clip_on_character(
         torques: None,
         ground_forces: None,
         cycle: None,
+        joins: None,
         tags: Tags {
             source: "bvh".into(),
             ..Tags::default()
         },
         provenance: Provenance::here(),
-    })
+    };
+    // Motion capture does not say when a foot is down: a foot within 5 cm of the clip's lowest
+    // foot point, moving slower than 0.4 m/s, is.
+    clip.estimate_contacts(character, 0.05, 0.4);
+    Ok(clip)
 }
 
 /// A character built from the hierarchy (see the module docs); its reference pose is the file's

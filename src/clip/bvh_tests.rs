@@ -86,6 +86,7 @@ fn human3d_poses_survive_a_bvh_round_trip() {
         torques: None,
         ground_forces: None,
         cycle: None,
+        joins: None,
         tags: Tags::default(),
         provenance: Provenance::default(),
     };

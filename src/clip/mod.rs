@@ -19,6 +19,7 @@ pub mod gltf;
 pub mod pose;
 
 use crate::model::Character;
+use crate::model::planar::PlanarMotion;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -60,6 +61,46 @@ pub struct Cycle {
     pub translation: [f64; 3],
     /// rad, about +y.
     pub yaw: f64,
+}
+
+impl Cycle {
+    /// T as a motion of the ground plane, for a clip whose first root is at `pivot`.
+    pub fn motion(&self, pivot: [f64; 3]) -> PlanarMotion {
+        let turn = PlanarMotion {
+            x: 0.0,
+            z: 0.0,
+            yaw: self.yaw,
+        };
+        let turned = turn.apply_vec3(pivot);
+        PlanarMotion {
+            x: pivot[0] - turned[0] + self.translation[0],
+            z: pivot[2] - turned[2] + self.translation[2],
+            yaw: self.yaw,
+        }
+    }
+
+    /// The cycle of a clip that motion `t` carries from one loop to the next, its first root
+    /// at `pivot`.
+    pub fn from_motion(t: &PlanarMotion, pivot: [f64; 3]) -> Self {
+        let moved = t.apply_vec3(pivot);
+        Cycle {
+            translation: [moved[0] - pivot[0], 0.0, moved[2] - pivot[2]],
+            yaw: t.yaw,
+        }
+    }
+}
+
+/// What a connecting clip joins (specs/004.md App. C): its first two frames are frames
+/// `from_frame` and `from_frame + 1` of clip `from` (in that clip's coordinates), its last two
+/// are frames `to_frame − 1` and `to_frame` of clip `to` moved by `placement`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Joins {
+    /// File stems of the joined clips (in the same folder).
+    pub from: String,
+    pub from_frame: usize,
+    pub to: String,
+    pub to_frame: usize,
+    pub placement: PlanarMotion,
 }
 
 /// Where a clip came from.
@@ -137,6 +178,9 @@ pub struct Clip {
     /// Present for a cyclic clip: the transform from one cycle to the next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle: Option<Cycle>,
+    /// A connecting clip's ends ([`Joins`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joins: Option<Joins>,
     pub tags: Tags,
     pub provenance: Provenance,
 }
@@ -279,6 +323,100 @@ impl Clip {
         let f = &self.frames[i];
         pose::body_poses(character, &f.root, &f.joints)
     }
+
+    /// Marks each foot effector down where its point is within `height` (m) of the lowest any
+    /// foot point gets in the clip and moves slower than `speed` (m/s) along the ground, for a
+    /// motion that does not say (motion capture); sets the effector names. Other effectors are
+    /// never down.
+    pub fn estimate_contacts(&mut self, character: &Character, height: f64, speed: f64) {
+        use crate::model::EffectorTag;
+        self.effectors = character
+            .end_effectors
+            .iter()
+            .map(|e| format!("{}.{:?}", e.body, e.tag).to_lowercase())
+            .collect();
+        let n = self.frames.len();
+        let points: Vec<Vec<Option<[f64; 3]>>> = (0..n)
+            .map(|i| {
+                let poses = self.body_poses(character, i);
+                character
+                    .end_effectors
+                    .iter()
+                    .map(|e| {
+                        if e.tag != EffectorTag::Foot {
+                            return None;
+                        }
+                        let b = character.body_index(&e.body)?;
+                        let p = poses[b];
+                        let w = pose::quat_of(&p) * nalgebra::Vector3::from(e.point);
+                        Some([p[0] + w.x, p[1] + w.y, p[2] + w.z])
+                    })
+                    .collect()
+            })
+            .collect();
+        let ground = points
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|p| p[1])
+            .fold(f64::INFINITY, f64::min);
+        let dt = 1.0 / self.rate;
+        self.contacts = (0..n)
+            .map(|i| {
+                let (a, b) = (i.saturating_sub(1), (i + 1).min(n - 1));
+                points[i]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| {
+                        let (Some(p), Some(pa), Some(pb)) = (p, points[a][k], points[b][k]) else {
+                            return false;
+                        };
+                        let v = ((pb[0] - pa[0]).powi(2) + (pb[2] - pa[2]).powi(2)).sqrt()
+                            / (((b - a).max(1)) as f64 * dt);
+                        p[1] - ground < height && v < speed
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+
+    /// T of a cyclic clip as a motion of the ground plane (frame N = T(frame 0)).
+    pub fn cycle_motion(&self) -> Option<PlanarMotion> {
+        let r = self.frames.first()?.root;
+        self.cycle.map(|c| c.motion([r[0], r[1], r[2]]))
+    }
+
+    /// The heading frame of frame `i`: the root's ground position and the yaw of its forward
+    /// axis (+x of the reference pose, the model's convention) on `character`.
+    pub fn heading(&self, character: &Character, i: usize) -> PlanarMotion {
+        self.heading_along(character, i, [1.0, 0.0, 0.0])
+    }
+
+    /// [`Self::heading`] for a character whose forward axis in the reference pose is
+    /// `forward` (motion capture skeletons face where their capture did).
+    pub fn heading_along(
+        &self,
+        character: &Character,
+        i: usize,
+        forward: [f64; 3],
+    ) -> PlanarMotion {
+        let f = &self.frames[i].root;
+        let forward = self.root_turn(character, i) * nalgebra::Vector3::from(forward);
+        PlanarMotion {
+            x: f[0],
+            z: f[2],
+            yaw: (-forward.z).atan2(forward.x),
+        }
+    }
+
+    /// The root body's rotation at frame `i` relative to its reference pose.
+    pub fn root_turn(&self, character: &Character, i: usize) -> nalgebra::UnitQuaternion<f64> {
+        let root = character
+            .body_index(&character.root.body)
+            .expect("validated character");
+        pose::quat_of(&self.frames[i].root)
+            * pose::reference_orientation(&character.bodies[root]).inverse()
+    }
 }
 
 /// A clip from body poses per frame (a simulation's recording): the root body's pose and the
@@ -319,6 +457,7 @@ pub fn from_body_poses(
         torques: None,
         ground_forces: None,
         cycle: None,
+        joins: None,
         tags,
         provenance: Provenance::here(),
     }

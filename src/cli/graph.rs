@@ -1,0 +1,254 @@
+//! `motionlab graph build|info` and `motionlab steer`: motion graphs and the steering controller
+//! from the command line. Parsing and printing only; the work is `motionlab::motion_graph` and
+//! `motionlab::steering`.
+
+use anyhow::{Context, Result};
+use motionlab::clip::Clip;
+use motionlab::motion_graph::{GraphSettings, MotionGraph, WindowSettings, build};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Subcommand)]
+pub enum GraphCommand {
+    /// Build a motion graph from clips of one character (specs/001.md §1.11): the skin's point
+    /// cloud distance, transitions at local minima under the threshold, pruned to the largest
+    /// strongly connected component. Example:
+    /// `motionlab graph build assets/spaces/human3d_locomotion/clips --out assets/graphs/human3d.ron`
+    Build {
+        /// Clip files, or folders whose `.ron` files are all clips.
+        #[arg(required = true)]
+        clips: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// The character (default: the one the first clip names).
+        #[arg(long)]
+        character: Option<PathBuf>,
+        /// Largest distance of a transition (m, RMS over the skin's points).
+        #[arg(long, default_value_t = 0.05, value_parser = crate::flags::height)]
+        threshold: f64,
+        /// Frames on each side of a compared frame.
+        #[arg(long, default_value_t = 2)]
+        window: usize,
+    },
+    /// Print a graph's clips, transitions and what was pruned, with why.
+    Info { graph: PathBuf },
+    /// Replace blended transitions by physically valid connecting clips (specs/004.md App. C),
+    /// solved with the gait NLP: the cheapest blend of each pair of clips, up to --budget. Then
+    /// build the graph again with the connections' clips. Example:
+    /// `motionlab graph connect assets/graphs/human3d.ron --gait-dir assets/spaces/human3d_locomotion/gait --out assets/spaces/human3d_links`
+    Connect {
+        graph: PathBuf,
+        /// The gait clips of the graph's clips (a space's gait/ folder).
+        #[arg(long)]
+        gait_dir: PathBuf,
+        /// Folder for the connections (gait/ and clips/).
+        #[arg(long)]
+        out: PathBuf,
+        /// At most this many connections.
+        #[arg(long, default_value_t = 40)]
+        budget: usize,
+        /// Frames of each connection.
+        #[arg(long, default_value_t = 12)]
+        frames: usize,
+        #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
+        threads: usize,
+    },
+}
+
+/// Clip files named on the command line, folders expanded (sorted).
+fn clip_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("reading {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|e| e == "ron"))
+                .collect();
+            files.sort();
+            anyhow::ensure!(!files.is_empty(), "{}: no .ron clips in it", p.display());
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(command: GraphCommand) -> Result<()> {
+    match command {
+        GraphCommand::Build {
+            clips,
+            out,
+            character,
+            threshold,
+            window,
+        } => {
+            let files = clip_files(&clips)?;
+            let mut loaded = Vec::with_capacity(files.len());
+            for f in &files {
+                let clip = Clip::load(f)?;
+                let name = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                loaded.push((name, f.clone(), clip));
+            }
+            let character_path = match character {
+                Some(c) => c,
+                None => PathBuf::from(&loaded[0].2.character.path),
+            };
+            let c = motionlab::model::load_character(&character_path)
+                .with_context(|| format!("the graph's character {}", character_path.display()))?;
+            let settings = GraphSettings {
+                threshold,
+                window: WindowSettings {
+                    half_width: window,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let started = std::time::Instant::now();
+            let (graph, _) = build(&c, &character_path, &loaded, &settings)?;
+            let seconds = started.elapsed().as_secs_f64();
+            graph.save(&out)?;
+            print_graph(&graph);
+            println!("build_seconds {seconds:.3}");
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+        GraphCommand::Connect {
+            graph,
+            gait_dir,
+            out,
+            budget,
+            frames,
+            threads,
+        } => {
+            anyhow::ensure!(
+                frames >= 6,
+                "--frames: a connection needs at least 6 frames"
+            );
+            let g = MotionGraph::load(&graph)?;
+            let threads = if threads == 0 {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            } else {
+                threads
+            };
+            let options = motionlab::motion_graph::connect::ConnectOptions {
+                gait_dir,
+                out,
+                frames,
+                budget,
+                threads,
+                max_iterations: 1500,
+            };
+            let exe = std::env::current_exe()?;
+            let outcomes = motionlab::motion_graph::connect::connect(
+                &g,
+                &options,
+                &exe,
+                &mut |o| match &o.result {
+                    Ok((cost, violation)) => println!(
+                        "connection {} solved cost {cost:.4} max_violation {violation:.2e} replaces blend {:.3} m",
+                        o.name, o.blend_cost
+                    ),
+                    Err(e) => println!("connection {} failed: {e}", o.name),
+                },
+            )?;
+            let solved: Vec<f64> = outcomes
+                .iter()
+                .filter_map(|o| o.result.as_ref().ok().map(|r| r.1))
+                .collect();
+            println!(
+                "connections {} solved {} failed {} worst_violation {:.2e}",
+                outcomes.len(),
+                solved.len(),
+                outcomes.len() - solved.len(),
+                solved.iter().copied().fold(0.0, f64::max)
+            );
+            Ok(())
+        }
+        GraphCommand::Info { graph } => {
+            let g = MotionGraph::load(&graph)?;
+            print_graph(&g.graph);
+            Ok(())
+        }
+    }
+}
+
+fn print_graph(g: &MotionGraph) {
+    for (i, c) in g.clips.iter().enumerate() {
+        let out = g.transitions.iter().filter(|t| t.from.clip == i).count();
+        let into = g.transitions.iter().filter(|t| t.to.clip == i).count();
+        println!(
+            "clip {} frames {} family {} speed {:.2} turn_rate {:.1} transitions_out {out} in {into}",
+            c.name,
+            c.frames,
+            c.family,
+            c.speed,
+            c.turn_rate.to_degrees()
+        );
+    }
+    for p in &g.pruned {
+        println!("pruned {}: {}", p.name, p.reason);
+    }
+    let exact = g.transitions.iter().filter(|t| t.exact).count();
+    println!(
+        "frames {} component_frames {} candidates {} transitions {} exact {} pruned_transitions {} clips {} pruned_clips {}",
+        g.stats.frames,
+        g.stats.component_frames,
+        g.stats.candidates,
+        g.transitions.len(),
+        exact,
+        g.stats.pruned_transitions,
+        g.clips.len(),
+        g.pruned.len()
+    );
+}
+
+/// `motionlab steer GRAPH --script S [--random-walk SEED]`: plays the script and prints a line
+/// per second.
+pub fn steer(graph: &Path, script: &Path, random_walk: Option<u64>, physics: bool) -> Result<()> {
+    use motionlab::steering::{Controller, Mode, StickScript, run_script};
+    let g = std::sync::Arc::new(MotionGraph::load(graph)?);
+    let script = StickScript::load(script)?;
+    let mode = match random_walk {
+        Some(seed) => Mode::RandomWalk {
+            seed,
+            probability: 0.5,
+        },
+        None => Mode::Steer,
+    };
+    let start = Controller::default_start(&g, "stand");
+    let mut controller = Controller::new(g.clone(), start, mode);
+    if physics {
+        let report = motionlab::steering::physics::run_tracked(&mut controller, &script)?;
+        print_trace(&report.trace, script.rate);
+        match report.fell_at {
+            Some(t) => println!("physics fell at {t:.2} s"),
+            None => println!("physics stayed up for {:.2} s", script.duration),
+        }
+        println!(
+            "tracking_error_rad {:.3} root_error_m {:.3}",
+            report.joint_error, report.root_error
+        );
+        return Ok(());
+    }
+    let trace = run_script(&mut controller, &script, |_, _, _| {});
+    print_trace(&trace, script.rate);
+    Ok(())
+}
+
+fn print_trace(trace: &motionlab::steering::SteerTrace, rate: f64) {
+    for s in trace.per_second(rate) {
+        println!(
+            "second {} heading_error_deg {:.1} speed_error {:.2} foot_slide_m {:.3} transitions {}",
+            s.second, s.heading_error, s.speed_error, s.foot_slide, s.transitions
+        );
+    }
+    let worst_slide = trace.foot_slides.iter().map(|s| s.1).fold(0.0, f64::max);
+    println!(
+        "transitions {} max_joint_jump_rad {:.3} max_root_turn_rad {:.3} max_foot_slide_m {:.3}",
+        trace.transitions, trace.max_joint_jump, trace.max_root_turn, worst_slide
+    );
+}

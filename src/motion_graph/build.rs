@@ -1,0 +1,332 @@
+//! Building a motion graph (specs/001.md §1.11): every frame's window of the skin's point cloud,
+//! the distance map over all pairs of frames (in parallel), its local minima under the threshold
+//! as transitions, the exact transitions of connecting clips, and the pruning to the largest
+//! strongly connected component.
+
+use super::distance::WindowFeature;
+use super::*;
+use crate::model::skin::SkinPoints;
+use rayon::prelude::*;
+
+/// The distance between every pair of frames (m), row-major over the frames of all clips in
+/// order: what the app shows as an image.
+#[derive(Clone, Debug)]
+pub struct DistanceMap {
+    /// First frame of each clip.
+    pub offsets: Vec<usize>,
+    pub size: usize,
+    pub values: Vec<f32>,
+}
+
+impl DistanceMap {
+    pub fn at(&self, a: FrameRef, b: FrameRef) -> f32 {
+        self.values[(self.offsets[a.clip] + a.frame) * self.size + self.offsets[b.clip] + b.frame]
+    }
+}
+
+/// The skin's points at frame k of a clip: for a cyclic clip any k (moved by T^⌊k/N⌋), for
+/// another clamped to its frames.
+fn cloud_at(clouds: &[Vec<[f64; 3]>], cycle: Option<PlanarMotion>, k: i64) -> Vec<[f64; 3]> {
+    let n = clouds.len() as i64;
+    match cycle {
+        Some(t) => {
+            let m = t.power(k.div_euclid(n));
+            clouds[k.rem_euclid(n) as usize]
+                .iter()
+                .map(|p| m.apply_vec3(*p))
+                .collect()
+        }
+        None => clouds[k.clamp(0, n - 1) as usize].clone(),
+    }
+}
+
+/// The graph clip of a clip named `name` at `path`.
+fn graph_clip(name: &str, path: &Path, clip: &Clip) -> GraphClip {
+    GraphClip {
+        name: name.to_string(),
+        path: path.to_path_buf(),
+        frames: clip.frames.len(),
+        rate: clip.rate,
+        cycle: clip.cycle_motion(),
+        speed: clip.tags.speed.unwrap_or(0.0),
+        turn_rate: clip.tags.turn_rate.unwrap_or(0.0),
+        family: clip
+            .tags
+            .family
+            .clone()
+            .unwrap_or_else(|| clip.tags.source.clone()),
+        joins: clip.joins.clone(),
+    }
+}
+
+/// Builds the graph of `clips` (name, file, clip) of `character` (whose file is
+/// `character_path`) with `settings`, and the distance map it came from.
+pub fn build(
+    character: &Character,
+    character_path: &Path,
+    clips: &[(String, PathBuf, Clip)],
+    settings: &GraphSettings,
+) -> anyhow::Result<(MotionGraph, DistanceMap)> {
+    anyhow::ensure!(!clips.is_empty(), "a motion graph needs at least one clip");
+    for (name, path, clip) in clips {
+        clip.check_character(character)
+            .map_err(|e| anyhow::anyhow!("clip `{name}` ({}): {e}", path.display()))?;
+    }
+    let graph_clips: Vec<GraphClip> = clips
+        .iter()
+        .map(|(name, path, clip)| graph_clip(name, path, clip))
+        .collect();
+    let skin = SkinPoints::sample(character);
+    // Point clouds of every frame, then the window features.
+    let clouds: Vec<Vec<Vec<[f64; 3]>>> = clips
+        .par_iter()
+        .map(|(_, _, clip)| {
+            (0..clip.frames.len())
+                .map(|i| skin.posed(&clip.body_poses(character, i)))
+                .collect()
+        })
+        .collect();
+    let k = settings.window.half_width as i64;
+    let features: Vec<Vec<WindowFeature>> = clips
+        .par_iter()
+        .zip(&clouds)
+        .zip(&graph_clips)
+        .map(|(((_, _, clip), c), g)| {
+            (0..clip.frames.len() as i64)
+                .map(|i| {
+                    let window: Vec<Vec<[f64; 3]>> =
+                        (i - k..=i + k).map(|j| cloud_at(c, g.cycle, j)).collect();
+                    WindowFeature::new(&window, 1.0 / clip.rate, &settings.window)
+                })
+                .collect()
+        })
+        .collect();
+    let offsets: Vec<usize> = graph_clips
+        .iter()
+        .scan(0, |acc, c| {
+            let o = *acc;
+            *acc += c.frames;
+            Some(o)
+        })
+        .collect();
+    let size: usize = graph_clips.iter().map(|c| c.frames).sum();
+    let flat: Vec<(FrameRef, &WindowFeature)> = features
+        .iter()
+        .enumerate()
+        .flat_map(|(c, fs)| {
+            fs.iter()
+                .enumerate()
+                .map(move |(frame, f)| (FrameRef { clip: c, frame }, f))
+        })
+        .collect();
+    let values: Vec<f32> = flat
+        .par_iter()
+        .flat_map_iter(|(_, a)| flat.iter().map(|(_, b)| a.distance_only(b)))
+        .collect();
+    let map = DistanceMap {
+        offsets,
+        size,
+        values,
+    };
+    // Local minima under the threshold, per pair of clips.
+    let mut transitions = Vec::new();
+    let mut candidates = 0;
+    for (a, ga) in graph_clips.iter().enumerate() {
+        for (b, gb) in graph_clips.iter().enumerate() {
+            let (na, nb) = (ga.frames as i64, gb.frames as i64);
+            let at = |i: i64, j: i64| -> Option<f32> {
+                let wrap = |x: i64, n: i64, cyclic: bool| {
+                    if cyclic {
+                        Some(x.rem_euclid(n))
+                    } else {
+                        (0..n).contains(&x).then_some(x)
+                    }
+                };
+                let i = wrap(i, na, ga.cycle.is_some())?;
+                let j = wrap(j, nb, gb.cycle.is_some())?;
+                Some(map.at(
+                    FrameRef {
+                        clip: a,
+                        frame: i as usize,
+                    },
+                    FrameRef {
+                        clip: b,
+                        frame: j as usize,
+                    },
+                ))
+            };
+            let skip = (settings.min_skip * ga.rate).ceil() as i64;
+            for i in 0..na {
+                for j in 0..nb {
+                    if a == b {
+                        let d = (i - j).abs();
+                        let d = if ga.cycle.is_some() { d.min(na - d) } else { d };
+                        if d < skip.max(1) {
+                            continue;
+                        }
+                    }
+                    let v = at(i, j).expect("in range");
+                    if v as f64 > settings.threshold {
+                        continue;
+                    }
+                    // A strict minimum against the earlier neighbours, weak against the later
+                    // ones: one transition per plateau.
+                    let minimum = (-1..=1).all(|di| {
+                        (-1..=1).all(|dj| {
+                            if (di, dj) == (0, 0) {
+                                return true;
+                            }
+                            match at(i + di, j + dj) {
+                                None => true,
+                                Some(w) if (di, dj) < (0, 0) => v < w,
+                                Some(w) => v <= w,
+                            }
+                        })
+                    });
+                    if !minimum {
+                        continue;
+                    }
+                    candidates += 1;
+                    let from = FrameRef {
+                        clip: a,
+                        frame: i as usize,
+                    };
+                    let similar = FrameRef {
+                        clip: b,
+                        frame: j as usize,
+                    };
+                    let (_, align) = features[a][i as usize].distance(&features[b][j as usize]);
+                    let Some((to, step)) = continuation(&graph_clips, similar) else {
+                        continue;
+                    };
+                    if continuation(&graph_clips, from).is_some_and(|(n, _)| n == to) {
+                        continue;
+                    }
+                    transitions.push(Transition {
+                        from,
+                        to,
+                        motion: align.compose(&step),
+                        cost: v as f64,
+                        exact: false,
+                    });
+                }
+            }
+        }
+    }
+    // Entries into connecting clips: their first frame is `from`'s frame a, their second
+    // `from`'s a + 1, in `from`'s coordinates.
+    for (c, g) in graph_clips.iter().enumerate() {
+        let Some(joins) = &g.joins else { continue };
+        let Some(a) = graph_clips.iter().position(|o| o.name == joins.from) else {
+            continue;
+        };
+        if g.frames < 2 {
+            continue;
+        }
+        transitions.push(Transition {
+            from: FrameRef {
+                clip: a,
+                frame: joins.from_frame % graph_clips[a].frames,
+            },
+            to: FrameRef { clip: c, frame: 1 },
+            motion: PlanarMotion::IDENTITY,
+            cost: 0.0,
+            exact: true,
+        });
+    }
+    // A blend that a connecting clip replaces (one leaving the same frame for the same clip) is
+    // dropped: the connection is the physically valid way across.
+    let replaced: Vec<(usize, usize, usize)> = graph_clips
+        .iter()
+        .filter_map(|g| {
+            let j = g.joins.as_ref()?;
+            let a = graph_clips.iter().position(|o| o.name == j.from)?;
+            let b = graph_clips.iter().position(|o| o.name == j.to)?;
+            Some((a, j.from_frame, b))
+        })
+        .collect();
+    transitions.retain(|t| t.exact || !replaced.contains(&(t.from.clip, t.from.frame, t.to.clip)));
+    // The largest strongly connected component of frames, continuations and transitions.
+    let index = |f: FrameRef| map.offsets[f.clip] + f.frame;
+    let inside: Vec<bool> = super::component(&graph_clips, &transitions)
+        .into_iter()
+        .flatten()
+        .collect();
+    let component_frames = inside.iter().filter(|&&b| b).count();
+    let all_transitions = transitions.clone();
+    let before = transitions.len();
+    transitions.retain(|t| inside[index(t.from)] && inside[index(t.to)]);
+    let pruned_transitions = before - transitions.len();
+    // Why a clip is out: none of its frames reaches the component, or the component reaches
+    // none of them (over every edge, the dropped transitions included).
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for (c, gc) in graph_clips.iter().enumerate() {
+        for frame in 0..gc.frames {
+            let f = FrameRef { clip: c, frame };
+            if let Some((n, _)) = continuation(&graph_clips, f) {
+                edges.push((index(f), index(n)));
+            }
+        }
+    }
+    edges.extend(all_transitions.iter().map(|t| (index(t.from), index(t.to))));
+    let reaches = |from: &[usize], reversed: bool| -> Vec<bool> {
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); size];
+        for &(a, b) in &edges {
+            if reversed {
+                next[b].push(a);
+            } else {
+                next[a].push(b);
+            }
+        }
+        let mut seen = vec![false; size];
+        let mut stack: Vec<usize> = from.to_vec();
+        for &s in from {
+            seen[s] = true;
+        }
+        while let Some(n) = stack.pop() {
+            for &m in &next[n] {
+                if !seen[m] {
+                    seen[m] = true;
+                    stack.push(m);
+                }
+            }
+        }
+        seen
+    };
+    let component: Vec<usize> = (0..size).filter(|&k| inside[k]).collect();
+    let from_component = reaches(&component, false);
+    let to_component = reaches(&component, true);
+    let mut pruned = Vec::new();
+    for (c, gc) in graph_clips.iter().enumerate() {
+        let frames: Vec<usize> = (0..gc.frames).map(|f| map.offsets[c] + f).collect();
+        if frames.iter().any(|&f| inside[f]) {
+            continue;
+        }
+        let reachable = frames.iter().any(|&f| from_component[f]);
+        let returns = frames.iter().any(|&f| to_component[f]);
+        let reason = match (reachable, returns) {
+            (false, false) => "no transition joins it to the rest (none under the threshold)",
+            (true, false) => "no way back: nothing leads from it into the rest of the graph",
+            (false, true) => "unreachable: nothing in the rest of the graph leads into it",
+            (true, true) => "outside the largest strongly connected component",
+        };
+        pruned.push(PrunedClip {
+            name: gc.name.clone(),
+            reason: reason.into(),
+        });
+    }
+    let graph = MotionGraph {
+        character: character_path.to_path_buf(),
+        settings: *settings,
+        clips: graph_clips,
+        transitions,
+        pruned,
+        stats: GraphStats {
+            frames: size,
+            candidates,
+            pruned_transitions,
+            component_frames,
+        },
+    };
+    Ok((graph, map))
+}

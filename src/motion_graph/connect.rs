@@ -1,0 +1,203 @@
+//! Physically valid transitions (specs/004.md §1.9 "Physical validity across clips", App. C):
+//! where a graph blends from frame i of clip A into clip B, solve instead a connecting clip with
+//! the gait NLP whose first two frames are A's frames i and i + 1 and whose last two are B's
+//! frames (placed by the transition's alignment) L − 2 and L − 1 frames on, so that A →
+//! connection → B is one physically valid motion. Rebuilt with the connections, the graph
+//! enters each through an exact transition and drops the blend it replaces
+//! ([`super::build`]).
+//!
+//! The connections chosen are the cheapest blended transition of each ordered pair of clips,
+//! cheapest first, up to a budget; each is a `gait-job` process ([`SolverPool`]). The clips
+//! need their solver-side gait clips (a space's `gait/` folder) for loads and springs.
+
+use super::{FrameRef, LoadedGraph};
+use crate::clip::{CharacterRef, Joins};
+use crate::spacetime::gait::{Connection, GaitClip};
+use crate::spacetime::job::{ConnectRequest, GaitRequest, PoolEvent, SolverPool};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// What to connect and where the results go.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// The gait clips of the graph's clips, by the same file stems.
+    pub gait_dir: PathBuf,
+    /// `OUT/gait/` and `OUT/clips/` receive the connections.
+    pub out: PathBuf,
+    /// Frames of each connection (both ends' pairs included).
+    pub frames: usize,
+    /// At most this many connections (the cheapest transitions first).
+    pub budget: usize,
+    pub threads: usize,
+    pub max_iterations: usize,
+}
+
+/// How one connection ended.
+#[derive(Clone, Debug)]
+pub struct ConnectionOutcome {
+    pub name: String,
+    pub from: FrameRef,
+    pub to: FrameRef,
+    /// The blend it replaces (m).
+    pub blend_cost: f64,
+    /// Solved: the gait cost and largest violation; failed: why.
+    pub result: Result<(f64, f64), String>,
+}
+
+/// The blended transitions to replace: the cheapest of each ordered pair of clips.
+pub fn choose(graph: &LoadedGraph, budget: usize) -> Vec<usize> {
+    let mut best: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
+    for (k, t) in graph.graph.transitions.iter().enumerate() {
+        if t.exact {
+            continue;
+        }
+        let key = (t.from.clip, t.to.clip);
+        let better = best
+            .get(&key)
+            .is_none_or(|&b| t.cost < graph.graph.transitions[b].cost);
+        if better {
+            best.insert(key, k);
+        }
+    }
+    let mut chosen: Vec<usize> = best.into_values().collect();
+    chosen.sort_by(|&a, &b| {
+        graph.graph.transitions[a]
+            .cost
+            .total_cmp(&graph.graph.transitions[b].cost)
+    });
+    chosen.truncate(budget);
+    chosen
+}
+
+/// Solves connections for the chosen transitions of `graph`, `exe gait-job` processes, reporting
+/// each as it ends.
+pub fn connect(
+    graph: &LoadedGraph,
+    options: &ConnectOptions,
+    exe: &Path,
+    on_done: &mut dyn FnMut(&ConnectionOutcome),
+) -> Result<Vec<ConnectionOutcome>> {
+    let (gait_out, clip_out) = (options.out.join("gait"), options.out.join("clips"));
+    for d in [&gait_out, &clip_out] {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let g = &graph.graph;
+    let read_gait = |name: &str| -> Result<GaitClip> {
+        crate::files::read_ron(&options.gait_dir.join(format!("{name}.ron")))
+    };
+    struct Job {
+        name: String,
+        transition: usize,
+        request: GaitRequest,
+        joins: Joins,
+    }
+    let mut jobs = Vec::new();
+    for k in choose(graph, options.budget) {
+        let t = &g.transitions[k];
+        let (ca, cb) = (&g.clips[t.from.clip], &g.clips[t.to.clip]);
+        let (a, b) = (read_gait(&ca.name)?, read_gait(&cb.name)?);
+        // The transition plays B's frame `to` after A's `from`; B's frame before it was aligned
+        // with A's `from`. The connection ends L − 1 frames after that one, B moved the same way.
+        let n_b = cb.frames as i64;
+        let similar = t.to.frame as i64 - 1;
+        let (similar, align) = if similar < 0 {
+            // `to` is frame 0 after a wrap: the similar frame is N − 1 of the previous loop.
+            (
+                n_b - 1,
+                t.motion.compose(&cb.cycle.unwrap_or_default().inverse()),
+            )
+        } else {
+            (similar, t.motion)
+        };
+        let end = similar + options.frames as i64 - 1;
+        let loops = end.div_euclid(n_b);
+        let placement = align.compose(&cb.cycle.unwrap_or_default().power(loops));
+        let to_frame = end.rem_euclid(n_b) as usize;
+        let dt = 0.5 * (a.frame_time() + b.frame_time());
+        let name = format!(
+            "link_{}_{}_to_{}_{}",
+            ca.name, t.from.frame, cb.name, to_frame
+        );
+        let stem = crate::space::file_stem(&name);
+        let request = GaitRequest {
+            max_iterations: options.max_iterations,
+            out: Some(gait_out.join(format!("{stem}.ron"))),
+            connect: Some(ConnectRequest {
+                from: options.gait_dir.join(format!("{}.ron", ca.name)),
+                to: options.gait_dir.join(format!("{}.ron", cb.name)),
+                connection: Connection {
+                    from_frame: t.from.frame,
+                    to_frame,
+                    frames: options.frames,
+                    duration: dt * (options.frames - 1) as f64,
+                    placement: Some(placement),
+                },
+            }),
+            ..GaitRequest::new(graph.character_path.clone(), 0.5 * (ca.speed + cb.speed))
+        };
+        jobs.push(Job {
+            name: stem,
+            transition: k,
+            request,
+            joins: Joins {
+                from: ca.name.clone(),
+                from_frame: t.from.frame,
+                to: cb.name.clone(),
+                to_frame,
+                placement,
+            },
+        });
+    }
+    let text = std::fs::read_to_string(&graph.character_path)
+        .with_context(|| format!("reading {}", graph.character_path.display()))?;
+    let character_ref = CharacterRef::new(&graph.character_path, &text);
+    let mut pool = SolverPool::new(exe, options.threads.max(1));
+    let mut outcomes = Vec::new();
+    let mut next = 0;
+    loop {
+        while pool.busy() < options.threads.max(1) && next < jobs.len() {
+            if let Err(e) = pool.start(next, &jobs[next].request) {
+                anyhow::bail!("{e}");
+            }
+            next += 1;
+        }
+        let Some(event) = pool.next_event() else {
+            break;
+        };
+        let PoolEvent::Done { job, clip } = event else {
+            continue;
+        };
+        let j = &jobs[job];
+        let t = &g.transitions[j.transition];
+        let result = match clip {
+            Ok(gait) if gait.is_valid() => {
+                let mut clip = crate::clip::from_gait::clip_of_gait(
+                    &gait,
+                    &graph.character,
+                    character_ref.clone(),
+                )
+                .map_err(|e| anyhow::anyhow!(e))?;
+                clip.tags.source = "connection".into();
+                clip.tags.family = Some("transition".into());
+                clip.joins = Some(j.joins.clone());
+                clip.save(&clip_out.join(format!("{}.ron", j.name)))?;
+                Ok((gait.cost, gait.max_violation))
+            }
+            Ok(gait) => Err(format!(
+                "the solve ended {} with violation {:.2e}",
+                gait.status, gait.max_violation
+            )),
+            Err(e) => Err(e),
+        };
+        let outcome = ConnectionOutcome {
+            name: j.name.clone(),
+            from: t.from,
+            to: t.to,
+            blend_cost: t.cost,
+            result,
+        };
+        on_done(&outcome);
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}
