@@ -15,8 +15,12 @@ mod cec2006_cli;
 mod clip_cli;
 #[path = "cli/flags.rs"]
 mod flags;
+#[path = "cli/graph.rs"]
+mod graph_cli;
 #[path = "cli/jobs.rs"]
 mod job_cli;
+#[path = "cli/space.rs"]
+mod space_cli;
 #[path = "cli/spacetime.rs"]
 mod spacetime_cli;
 #[path = "cli/task.rs"]
@@ -155,6 +159,32 @@ enum Command {
     /// Summarize exploration results: D over runs, and the motion and shape distance of every
     /// variant to the input (mean and standard deviation).
     Summarize { results: Vec<PathBuf> },
+    /// Motion graphs (specs/001.md §1.11): build one from clips, or describe one.
+    Graph {
+        #[command(subcommand)]
+        command: graph_cli::GraphCommand,
+    },
+    /// Steer a character through a motion graph with a scripted stick timeline; prints heading
+    /// error, speed error, foot slide and transitions per second. Example:
+    /// `motionlab steer assets/graphs/human3d.ron --script tests/data/steer_north_east.ron`
+    Steer {
+        graph: PathBuf,
+        /// The stick timeline (RON: keys of time, move (east, north), run, facing).
+        #[arg(long)]
+        script: PathBuf,
+        /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
+        #[arg(long)]
+        random_walk: Option<u64>,
+        /// Drive the Rapier-simulated character by tracking the played motion, and report how
+        /// long it stays up and how closely it tracks.
+        #[arg(long)]
+        physics: bool,
+    },
+    /// Parameter spaces of gaits (specs/001.md §1.7): list a space's points, or solve them all.
+    Space {
+        #[command(subcommand)]
+        command: space_cli::SpaceCommand,
+    },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
     Check { file: PathBuf },
     /// Solve a spacetime problem as a sparse NLP with IPOPT (specs/001.md §1.2–1.3).
@@ -263,6 +293,12 @@ struct GuiArgs {
     /// by side.
     #[arg(long)]
     clip: Vec<PathBuf>,
+    /// Open the Steering view on this motion graph at launch (e.g. assets/graphs/human3d.ron).
+    #[arg(long, value_name = "GRAPH")]
+    steer: Option<PathBuf>,
+    /// With --steer: drive the stick from this script (RON timeline) instead of the controls.
+    #[arg(long, requires = "steer", value_name = "SCRIPT")]
+    steer_script: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -439,6 +475,14 @@ fn main() {
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::GaitJob { request }) => spacetime_cli::gait_job(&request),
         Some(Command::Clip { command }) => clip_cli::run(command),
+        Some(Command::Space { command }) => space_cli::run(command),
+        Some(Command::Graph { command }) => graph_cli::run(command),
+        Some(Command::Steer {
+            graph,
+            script,
+            random_walk,
+            physics,
+        }) => graph_cli::steer(&graph, &script, random_walk, physics),
         Some(Command::Bench {
             what,
             quick,
@@ -483,6 +527,8 @@ fn gui(args: GuiArgs) -> Result<()> {
         discover_gait: args.discover_gait,
         gait_speed: args.gait_speed,
         clips: args.clip,
+        steer: args.steer,
+        steer_script: args.steer_script,
     })
 }
 

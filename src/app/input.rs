@@ -27,7 +27,12 @@ fn push_input(
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
     gamepads: Query<&Gamepad>,
     egui_input: Option<Res<EguiWantsInput>>,
+    steering: Option<Res<super::steering::SteeringState>>,
 ) {
+    // While steering, the keys and sticks steer the figure instead.
+    if steering.is_some_and(|s| s.active) {
+        return;
+    }
     let fwd = orbit.forward_flat();
     let right = fwd.cross(Vec3::Y);
     let target = live.heaviest_body();

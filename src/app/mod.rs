@@ -17,6 +17,8 @@
 //!   gait playing in side and front views, save and load clips;
 //! - [`library::LibraryPlugin`]: every clip of `assets/` and `results/`, played on skinned
 //!   characters side by side or as ghosts, with a timeline and BVH export;
+//! - [`steering::SteeringPlugin`]: the human steered through its motion graph with keyboard or
+//!   gamepad, its trajectories, the graph and its distance map;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
@@ -29,6 +31,7 @@ pub mod overlays;
 pub mod panels;
 pub mod screenshot;
 pub mod skin;
+pub mod steering;
 pub mod viewport;
 
 use bevy::prelude::*;
@@ -56,6 +59,10 @@ pub struct AppOptions {
     pub gait_speed: f64,
     /// Clips selected in the Library panel at launch (shown side by side).
     pub clips: Vec<PathBuf>,
+    /// Motion graph steered in the Steering view at launch.
+    pub steer: Option<PathBuf>,
+    /// Stick timeline that drives the Steering view instead of the controls.
+    pub steer_script: Option<PathBuf>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -105,6 +112,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         diversity_panel::DiversityPanelPlugin,
         gait_panel::GaitPanelPlugin,
         library::LibraryPlugin,
+        steering::SteeringPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);

@@ -244,10 +244,11 @@ fn workbench_ui(
 fn skin_visibility(
     overlays: Res<Overlays>,
     library: Option<Res<super::library::Library>>,
+    steering: Option<Res<super::steering::SteeringState>>,
     mut skins: Query<&mut Visibility, With<CharacterSkin>>,
 ) {
-    // The Library's figures replace the live character while they play.
-    let library = library.is_some_and(|l| l.showing());
+    // The Library's figures, or the steered one, replace the live character while they play.
+    let library = library.is_some_and(|l| l.showing()) || steering.is_some_and(|s| s.active);
     for mut v in &mut skins {
         let want = if overlays.skin && !library {
             Visibility::Inherited

@@ -189,6 +189,12 @@ impl Library {
     }
 }
 
+/// A path of the project's files (`assets/…`), from the working directory when it has them,
+/// else from the folder the program was built from.
+pub fn root_path(relative: &str) -> PathBuf {
+    root_dir().join(relative)
+}
+
 /// The folder the program was built from when the working directory has no `assets/`.
 fn root_dir() -> PathBuf {
     if Path::new("assets").is_dir() {
@@ -514,19 +520,18 @@ pub fn poses_at(clip: &Clip, character: &Character, t: f64, looping: bool) -> Ve
     let a = clip.body_poses(character, i0);
     let b = clip.body_poses(character, i1);
     let first_root = clip.frames[0].root;
+    // Loop k is the clip moved by T^k (composed, so turning clips keep turning).
     let place = |p: [f64; 7], cycles: f64| -> [f64; 7] {
         match (&clip.cycle, cycles > 0.0) {
             (Some(c), true) => {
-                let yaw = nalgebra::UnitQuaternion::from_axis_angle(
-                    &nalgebra::Vector3::y_axis(),
-                    c.yaw * cycles,
-                );
-                let pivot = nalgebra::Vector3::new(first_root[0], first_root[1], first_root[2]);
-                let pos = pivot
-                    + yaw * (nalgebra::Vector3::new(p[0], p[1], p[2]) - pivot)
-                    + nalgebra::Vector3::from(c.translation) * cycles;
+                let t = c
+                    .motion([first_root[0], first_root[1], first_root[2]])
+                    .power(cycles as i64);
+                let pos = t.apply_vec3([p[0], p[1], p[2]]);
+                let yaw =
+                    nalgebra::UnitQuaternion::from_axis_angle(&nalgebra::Vector3::y_axis(), t.yaw);
                 let q = yaw * crate::clip::pose::quat_of(&p);
-                crate::clip::pose::pose_of(pos, &q)
+                crate::clip::pose::pose_of(nalgebra::Vector3::from(pos), &q)
             }
             _ => p,
         }
@@ -554,11 +559,16 @@ fn pose_figures(
     mut bones: Query<(&LibraryBone, &mut Transform)>,
     mut orbit: ResMut<super::viewport::OrbitCamera>,
     mut framed: Local<u64>,
+    mut focused: Local<bool>,
 ) {
     if !library.showing() {
-        orbit.focus = None;
+        // Let go of the camera once (another view may be steering it).
+        if std::mem::take(&mut *focused) {
+            orbit.focus = None;
+        }
         return;
     }
+    *focused = true;
     let m = library.selected.len();
     if *framed != library.generation {
         // A new selection: step back far enough to see every figure, from the side.

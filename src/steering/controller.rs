@@ -1,0 +1,465 @@
+//! The real-time controller over a motion graph: every render step it advances the intent
+//! springs, plays the current frame towards its continuation, and at each frame boundary picks
+//! the next edge, then inertializes a blended transition and locks the planted feet.
+//!
+//! Two modes:
+//! - **random walk** (specs/001.md §1.14, the thesis's playback): at a frame with transitions,
+//!   take one of them at random (seeded) half of the time;
+//! - **steering** (specs/001.md §1.15, beyond the thesis; specs/004.md §1.9's task costs): each
+//!   edge out of the frame — playing on, or a transition — is scored by where it leads over a
+//!   one-second horizon against where the user wants to be: the predicted root positions and
+//!   facings at ⅓, ⅔ and 1 s, the travel direction |θ_v − atan2(v)|, the speed |s_t − ‖v‖|, the
+//!   gait type 10·(1 − δ) scaled, plus the transition's own distance. A transition is taken only
+//!   when it beats playing on by a margin (no dithering).
+//!
+//! The character's place is one ground motion W from the current clip's coordinates to the
+//! world; every edge taken composes W with the edge's root displacement.
+
+use super::foot_lock::FootLocks;
+use super::index::{SteeringIndex, lerp};
+use super::inertialize::Inertialization;
+use super::intent::{Gait, HORIZON, Intent, Stick};
+use super::spring::wrap_angle;
+use crate::clip::ClipFrame;
+use crate::clip::pose::{pose_of, quat_of};
+use crate::model::planar::PlanarMotion;
+use crate::motion_graph::{FrameRef, LoadedGraph};
+use nalgebra::{UnitQuaternion, Vector3};
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+
+/// How the next edge is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    Steer,
+    /// Take a transition with this probability where there is one.
+    RandomWalk {
+        seed: u64,
+        probability: f64,
+    },
+}
+
+/// Weights of the steering cost (per m, per rad, per m/s, per gait mismatch, per threshold of
+/// transition distance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostWeights {
+    pub position: f64,
+    pub facing: f64,
+    pub direction: f64,
+    pub speed: f64,
+    pub gait: f64,
+    pub transition: f64,
+    /// How much a transition must beat playing on by.
+    pub margin: f64,
+    /// Root-motion warping: the largest turn (rad/s) added to the played motion to bring the
+    /// facing onto the desired one (0: none), and the half-life of that correction (s).
+    pub warp_rate: f64,
+    pub warp_halflife: f64,
+}
+
+impl Default for CostWeights {
+    fn default() -> Self {
+        Self {
+            position: 1.0,
+            facing: 0.6,
+            direction: 0.6,
+            speed: 1.0,
+            gait: 1.0,
+            transition: 0.3,
+            margin: 0.15,
+            warp_rate: 20f64.to_radians(),
+            warp_halflife: 0.3,
+        }
+    }
+}
+
+/// The last decision: what was taken and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// The transition taken (its index in the graph), or `None`: played on.
+    pub transition: Option<usize>,
+    pub cost: f64,
+    /// Playing on would have cost this.
+    pub continue_cost: f64,
+    /// Edges weighed.
+    pub candidates: usize,
+}
+
+/// One step's result: the pose in the world and what it came from.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub pose: ClipFrame,
+    /// Per effector: down in the current frame.
+    pub contacts: Vec<bool>,
+    pub frame: FrameRef,
+    /// The root's heading frame in the world.
+    pub heading: PlanarMotion,
+}
+
+/// The controller.
+pub struct Controller {
+    pub graph: Arc<LoadedGraph>,
+    index: SteeringIndex,
+    pub intent: Intent,
+    pub mode: Mode,
+    pub weights: CostWeights,
+    current: FrameRef,
+    time_in_frame: f64,
+    /// The current clip's coordinates → the world.
+    world: PlanarMotion,
+    inertia: Inertialization,
+    pub locks: FootLocks,
+    pub last_decision: Option<Decision>,
+    pub transitions_taken: usize,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl Controller {
+    /// Starts at `start` placed at the world origin facing its own heading.
+    pub fn new(graph: Arc<LoadedGraph>, start: FrameRef, mode: Mode) -> Self {
+        let index = SteeringIndex::new(&graph);
+        let heading = index.get(start).heading;
+        let seed = match mode {
+            Mode::RandomWalk { seed, .. } => seed,
+            Mode::Steer => 0,
+        };
+        let locks = FootLocks::new(&graph.character);
+        Self {
+            index,
+            intent: Intent::new(heading.yaw),
+            mode,
+            weights: CostWeights::default(),
+            current: start,
+            time_in_frame: 0.0,
+            world: PlanarMotion {
+                x: -heading.x,
+                z: -heading.z,
+                yaw: 0.0,
+            },
+            inertia: Inertialization::new(0.12),
+            locks,
+            last_decision: None,
+            transitions_taken: 0,
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            graph,
+        }
+    }
+
+    /// The first frame in the graph's component of the clip of `family` with the smallest
+    /// |turn rate| and speed (the stand, when there is one), else of the first kept clip.
+    pub fn default_start(graph: &LoadedGraph, family: &str) -> FrameRef {
+        let kept: Vec<usize> = (0..graph.clips.len()).filter(|&c| graph.kept(c)).collect();
+        let clip = kept
+            .iter()
+            .copied()
+            .filter(|&c| graph.graph.clips[c].family == family)
+            .min_by(|&a, &b| {
+                let key = |c: usize| {
+                    let g = &graph.graph.clips[c];
+                    g.turn_rate.abs() + g.speed
+                };
+                key(a).total_cmp(&key(b))
+            })
+            .or(kept.first().copied())
+            .unwrap_or(0);
+        let frame = (0..graph.graph.clips[clip].frames)
+            .find(|&frame| graph.inside(FrameRef { clip, frame }))
+            .unwrap_or(0);
+        FrameRef { clip, frame }
+    }
+
+    pub fn current(&self) -> FrameRef {
+        self.current
+    }
+
+    /// Turns the character where it stands so that it faces `yaw`, and its intent with it.
+    pub fn face(&mut self, yaw: f64) {
+        let here = self.heading();
+        self.turn_world(wrap_angle(yaw - here.yaw));
+        self.intent = Intent::new(yaw);
+        self.locks.clear();
+    }
+
+    /// Turns the character's place by `yaw` about its root (the played motion turns with it).
+    pub fn turn_world(&mut self, yaw: f64) {
+        let here = self.heading();
+        let to_origin = PlanarMotion {
+            x: -here.x,
+            z: -here.z,
+            yaw: 0.0,
+        };
+        let turn = PlanarMotion {
+            x: 0.0,
+            z: 0.0,
+            yaw,
+        };
+        self.world = to_origin
+            .inverse()
+            .compose(&turn.compose(&to_origin.compose(&self.world)));
+    }
+
+    /// Moves the character's place by `shift` (a ground motion applied after its own).
+    pub fn shift_world(&mut self, shift: &PlanarMotion) {
+        self.world = shift.compose(&self.world);
+    }
+
+    /// Moves the character's place so that its root is over (x, z), keeping its heading.
+    pub fn place_root(&mut self, x: f64, z: f64) {
+        let h = self.heading();
+        self.shift_world(&PlanarMotion {
+            x: x - h.x,
+            z: z - h.z,
+            yaw: 0.0,
+        });
+        self.locks.clear();
+    }
+
+    /// The world motion of the current clip.
+    pub fn world(&self) -> PlanarMotion {
+        self.world
+    }
+
+    /// A frame of a clip, moved into the world by `m`.
+    fn placed(&self, f: FrameRef, m: &PlanarMotion) -> ClipFrame {
+        let frame = &self.graph.clips[f.clip].frames[f.frame];
+        let p = m.apply_vec3([frame.root[0], frame.root[1], frame.root[2]]);
+        let q = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), m.yaw) * quat_of(&frame.root);
+        ClipFrame {
+            root: pose_of(Vector3::from(p), &q),
+            joints: frame.joints.clone(),
+        }
+    }
+
+    /// The frame after `f` along its continuation, in the world of `m` (f's clip's motion), or
+    /// `f` itself at a dead end.
+    fn placed_next(&self, f: FrameRef, m: &PlanarMotion) -> (ClipFrame, f64) {
+        match self.graph.next(f) {
+            Some((n, step)) => (self.placed(n, &m.compose(&step)), self.graph.frame_time(f)),
+            None => (self.placed(f, m), self.graph.frame_time(f)),
+        }
+    }
+
+    /// The cost of arriving at `g` with clip motion `m` (world), see the module docs.
+    fn cost(&self, g: FrameRef, m: &PlanarMotion, desired: &[PlanarMotion; 3]) -> f64 {
+        let w = &self.weights;
+        let feat = self.index.get(g);
+        let start = m.compose(&feat.heading);
+        let mut cost = 0.0;
+        for k in 0..HORIZON.len() {
+            let p = start.compose(&feat.future[k]);
+            let d = &desired[k];
+            cost += w.position * ((p.x - d.x).powi(2) + (p.z - d.z).powi(2)).sqrt()
+                + w.facing * wrap_angle(p.yaw - d.yaw).abs();
+        }
+        let c = &self.intent.command;
+        let first = start.compose(&feat.future[0]);
+        if c.speed > 0.1 && feat.speed > 0.1 {
+            let travel = (-(first.z - start.z)).atan2(first.x - start.x);
+            cost += w.direction * wrap_angle(c.direction - travel).abs();
+        }
+        cost += w.speed * (c.speed - feat.speed).abs();
+        let clip = &self.graph.graph.clips[g.clip];
+        let family = match &clip.joins {
+            // A connection counts as the gait it leads into.
+            Some(j) => self
+                .graph
+                .graph
+                .clips
+                .iter()
+                .find(|o| o.name == j.to)
+                .map_or(clip.family.as_str(), |o| o.family.as_str()),
+            None => clip.family.as_str(),
+        };
+        if !c.gait.matches(family) {
+            cost += w.gait;
+        }
+        cost
+    }
+
+    /// Picks the edge out of the current frame; returns (next frame, motion, blended?).
+    fn decide(&mut self, desired: &[PlanarMotion; 3]) -> Option<(FrameRef, PlanarMotion, bool)> {
+        let f = self.current;
+        // Never into a frame outside the graph's strongly connected component (a dead end).
+        let go_on = self.graph.next(f).filter(|(n, _)| self.graph.inside(*n));
+        let branches: Vec<(usize, FrameRef, PlanarMotion, f64, bool)> = self
+            .graph
+            .branches(f)
+            .filter(|(_, t)| self.graph.inside(t.to))
+            .map(|(k, t)| (k, t.to, t.motion, t.cost, t.exact))
+            .collect();
+        if branches.is_empty() {
+            let (n, m) = go_on?;
+            return Some((n, m, false));
+        }
+        let chosen = match self.mode {
+            Mode::RandomWalk { probability, .. } => {
+                let take = go_on.is_none() || self.rng.random_bool(probability.clamp(0.0, 1.0));
+                if take {
+                    let i = self.rng.random_range(0..branches.len());
+                    Some(i)
+                } else {
+                    None
+                }
+            }
+            Mode::Steer => {
+                let threshold = self.graph.graph.settings.threshold.max(1e-6);
+                let continue_cost = go_on
+                    .map(|(n, m)| self.cost(n, &self.world.compose(&m), desired))
+                    .unwrap_or(f64::INFINITY);
+                let mut best: Option<(usize, f64)> = None;
+                for (i, &(_, to, m, d, exact)) in branches.iter().enumerate() {
+                    let mut c = self.cost(to, &self.world.compose(&m), desired);
+                    if !exact {
+                        c += self.weights.transition * d / threshold;
+                    }
+                    if best.is_none_or(|(_, b)| c < b) {
+                        best = Some((i, c));
+                    }
+                }
+                let take = best.filter(|&(_, c)| c < continue_cost - self.weights.margin);
+                self.last_decision = Some(Decision {
+                    transition: take.map(|(i, _)| branches[i].0),
+                    cost: take.map_or(continue_cost, |(_, c)| c),
+                    continue_cost,
+                    candidates: branches.len() + usize::from(go_on.is_some()),
+                });
+                take.map(|(i, _)| i)
+            }
+        };
+        match chosen {
+            Some(i) => {
+                let (_, to, m, _, exact) = branches[i];
+                self.transitions_taken += 1;
+                Some((to, m, !exact))
+            }
+            None => {
+                let (n, m) = go_on?;
+                Some((n, m, false))
+            }
+        }
+    }
+
+    /// Root-motion warping (Holden's "adjustment"): while travelling, turns the played motion
+    /// about the root by the gap between the desired facing and the heading the clip will have
+    /// a horizon step ahead, at most `warp_rate`. The clips do the turning; this closes what
+    /// their turn rates leave (and lets a graph of straight mocap turn at all). Planted feet
+    /// stay locked, so it costs no sliding.
+    fn warp(&mut self, dt: f64) {
+        let w = self.weights;
+        if w.warp_rate <= 0.0 || self.intent.command.speed <= 0.0 {
+            return;
+        }
+        let ahead = self.predicted()[0];
+        let desired = self.desired()[0];
+        let gap = wrap_angle(desired.yaw - ahead.yaw);
+        let rate = (gap / w.warp_halflife.max(1e-3)).clamp(-w.warp_rate, w.warp_rate);
+        self.turn_world(rate * dt);
+    }
+
+    /// The heading frame (world) of the character now: the current frame's, towards the next.
+    pub fn heading(&self) -> PlanarMotion {
+        let f = self.current;
+        let a = self.world.compose(&self.index.get(f).heading);
+        match self.graph.next(f) {
+            Some((n, m)) => {
+                let b = self.world.compose(&m).compose(&self.index.get(n).heading);
+                lerp(&a, &b, self.time_in_frame / self.graph.frame_time(f))
+            }
+            None => a,
+        }
+    }
+
+    /// The desired trajectory from where the character is now.
+    pub fn desired(&self) -> [PlanarMotion; 3] {
+        self.intent.predict(&self.heading())
+    }
+
+    /// The trajectory the current clip would follow from here.
+    pub fn predicted(&self) -> [PlanarMotion; 3] {
+        let feat = self.index.get(self.current);
+        let start = self.world.compose(&feat.heading);
+        feat.future.map(|f| start.compose(&f))
+    }
+
+    /// Advances by `dt` seconds with the controls `stick`; the pose to show.
+    pub fn step(&mut self, stick: &Stick, dt: f64) -> Output {
+        self.intent.update(stick, dt);
+        self.inertia.update(dt);
+        self.time_in_frame += dt;
+        // Decisions at every frame boundary passed (several at low render rates).
+        let mut guard = 0;
+        while self.time_in_frame >= self.graph.frame_time(self.current) && guard < 100 {
+            guard += 1;
+            self.time_in_frame -= self.graph.frame_time(self.current);
+            let desired = self.desired();
+            let Some((next, m, blended)) = self.decide(&desired) else {
+                // A dead end (outside the graph's component): stay on the last frame.
+                self.time_in_frame = 0.0;
+                break;
+            };
+            let new_world = self.world.compose(&m);
+            if blended {
+                // Where the old path would be now, against where the new one is.
+                let (from, from_dt) = self.placed_next(self.current, &self.world);
+                let (from_next, _) = match self.graph.next(self.current) {
+                    Some((n, s)) => self.placed_next(n, &self.world.compose(&s)),
+                    None => (from.clone(), from_dt),
+                };
+                let to = self.placed(next, &new_world);
+                let (to_next, to_dt) = self.placed_next(next, &new_world);
+                self.inertia
+                    .transition(&from, &from_next, from_dt, &to, &to_next, to_dt);
+            }
+            self.world = new_world;
+            self.current = next;
+        }
+        self.warp(dt);
+        let f = self.current;
+        let s = (self.time_in_frame / self.graph.frame_time(f)).clamp(0.0, 1.0);
+        let a = self.placed(f, &self.world);
+        let (b, _) = self.placed_next(f, &self.world);
+        let mut pose = blend(&a, &b, s);
+        pose = self.inertia.apply(&pose);
+        let contacts = self.graph.clips[f.clip]
+            .contacts
+            .get(f.frame)
+            .cloned()
+            .unwrap_or_default();
+        self.locks
+            .apply(&self.graph.character, &mut pose, &contacts, dt);
+        Output {
+            pose,
+            contacts,
+            frame: f,
+            heading: self.heading(),
+        }
+    }
+}
+
+/// Between two poses: positions and joint coordinates linearly, the root's rotation by slerp.
+pub fn blend(a: &ClipFrame, b: &ClipFrame, s: f64) -> ClipFrame {
+    let (qa, qb) = (quat_of(&a.root), quat_of(&b.root));
+    let p = Vector3::new(
+        a.root[0] + s * (b.root[0] - a.root[0]),
+        a.root[1] + s * (b.root[1] - a.root[1]),
+        a.root[2] + s * (b.root[2] - a.root[2]),
+    );
+    ClipFrame {
+        root: pose_of(p, &qa.slerp(&qb, s)),
+        joints: a
+            .joints
+            .iter()
+            .zip(&b.joints)
+            .map(|(x, y)| x + s * (y - x))
+            .collect(),
+    }
+}
+
+/// A way to tell which gait the intent asks for from outside (for reports).
+pub fn gait_name(g: Gait) -> &'static str {
+    match g {
+        Gait::Stand => "stand",
+        Gait::Walk => "walk",
+        Gait::Run => "run",
+    }
+}

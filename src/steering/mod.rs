@@ -1,0 +1,26 @@
+//! Steering a character through a motion graph with keyboard or gamepad (specs/001.md §1.14–1.15,
+//! specs/004.md §1.9): the per-frame pipeline input → desired motion → trajectory → choice of
+//! edge → inertialization → foot locking, after Holden's Motion-Matching controller.
+//!
+//! - [`spring`]: critically damped springs (intent smoothing, prediction, offset decay);
+//! - [`intent`]: stick to the task parameters (direction, facing, speed, gait) and the desired
+//!   trajectory;
+//! - [`index`]: each graph frame's future trajectory, precomputed;
+//! - [`controller`]: random-walk playback and steering by task cost;
+//! - [`inertialize`]: transitions without pose pops;
+//! - [`foot_lock`]: planted feet held by two-bone IK;
+//! - [`script`]: scripted stick timelines and what they measure;
+//! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback).
+
+pub mod controller;
+pub mod foot_lock;
+pub mod index;
+pub mod inertialize;
+pub mod intent;
+pub mod physics;
+pub mod script;
+pub mod spring;
+
+pub use controller::{Controller, Mode, Output};
+pub use intent::{Gait, Stick};
+pub use script::{SteerTrace, StickScript, run_script};

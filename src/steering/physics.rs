@@ -1,0 +1,282 @@
+//! Physics playback of a steered motion: the Rapier-simulated character tracks the poses the
+//! steering controller ([`crate::steering::Controller`]) plays, through the one stepping loop
+//! ([`crate::sim::Simulation::step_controlled`]).
+//!
+//! - **Targets:** every joint's PD target is the played pose's coordinate.
+//! - **Balance** (after SIMBICON, Yin, Loken & van de Panne 2007): the hip of a leg in the air
+//!   aims its flexion and abduction further by c_d·d + c_v·v, d and v the centre of mass's
+//!   horizontal offset and velocity from the planted foot in the character's heading frame, so
+//!   a step lands where it catches the fall; the trunk leans back towards upright through the
+//!   planted hip.
+//! - **Reference:** the kinematic controller's place in the world follows the simulated pelvis
+//!   (position and heading, by a spring), so its choices steer the body that exists.
+//!
+//! The character falls when a body other than a foot touches the ground or its centre of mass
+//! drops below half its standing height ([`crate::sim::Simulation::has_fallen`]).
+
+use crate::model::EffectorTag;
+use crate::model::planar::PlanarMotion;
+use crate::sim::{Controller as SimController, SimSettings, Simulation};
+use crate::steering::script::{ScriptPush, SteerTrace, StickScript, run_script};
+use crate::steering::{Controller, Output};
+
+/// Gains of the balance feedback.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BalanceGains {
+    /// rad per m of centre-of-mass offset.
+    pub c_d: f64,
+    /// rad per m/s of centre-of-mass velocity.
+    pub c_v: f64,
+    /// Fraction of the trunk's tilt the planted hip takes back.
+    pub trunk: f64,
+    /// Half-life (s) with which the kinematic reference follows the simulated pelvis.
+    pub follow: f64,
+}
+
+impl Default for BalanceGains {
+    fn default() -> Self {
+        Self {
+            c_d: 0.5,
+            c_v: 0.2,
+            trunk: 0.5,
+            follow: 0.3,
+        }
+    }
+}
+
+/// The PD targets of one step.
+struct Targets {
+    joints: Vec<f32>,
+}
+
+impl SimController for Targets {
+    fn update(&mut self, _sim: &Simulation, targets: &mut [f32]) {
+        for (t, v) in targets.iter_mut().zip(&self.joints) {
+            *t = *v;
+        }
+    }
+}
+
+/// What a tracked run measured.
+#[derive(Clone, Debug)]
+pub struct TrackingReport {
+    /// The kinematic controller's run (heading, speed, slides of the played motion).
+    pub trace: SteerTrace,
+    /// When the simulated character fell, if it did.
+    pub fell_at: Option<f64>,
+    /// RMS difference of the simulated and played joint coordinates while up (rad).
+    pub joint_error: f64,
+    /// Mean horizontal distance of the simulated pelvis from the played one while up (m).
+    pub root_error: f64,
+}
+
+/// The legs: per foot effector, its index, the foot body and the hip's flexion (z) and
+/// abduction (x) coordinates.
+struct Leg {
+    effector: usize,
+    foot: usize,
+    flexion: Option<usize>,
+    abduction: Option<usize>,
+}
+
+fn legs(c: &crate::model::Character) -> Vec<Leg> {
+    let names = c.dof_names();
+    c.end_effectors
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.tag == EffectorTag::Foot)
+        .filter_map(|(k, e)| {
+            // foot ← ankle ← shin ← knee ← thigh ← hip (a toe's parent is the foot).
+            let up = |body: usize| c.joints.iter().position(|j| j.child == c.bodies[body].name);
+            let mut foot = c.body_index(&e.body)?;
+            if e.body.to_lowercase().contains("toe") {
+                foot = c.body_index(&c.joints[up(foot)?].parent)?;
+            }
+            let shin = c.body_index(&c.joints[up(foot)?].parent)?;
+            let thigh = c.body_index(&c.joints[up(shin)?].parent)?;
+            let hip = &c.joints[up(thigh)?];
+            let axes = hip.kind.axes();
+            let coordinate = |axis: [f64; 3]| {
+                let k = axes.iter().position(|a| a == &axis)?;
+                let name = if axes.len() == 1 {
+                    hip.name.clone()
+                } else {
+                    format!("{}.{k}", hip.name)
+                };
+                names.iter().position(|n| *n == name)
+            };
+            Some(Leg {
+                effector: k,
+                foot,
+                flexion: coordinate([0.0, 0.0, 1.0]),
+                abduction: coordinate([1.0, 0.0, 0.0]),
+            })
+        })
+        .collect()
+}
+
+/// Plays `script` through `controller` with the simulated character tracking it (see the
+/// module docs); pushes of the script hit the simulated pelvis.
+pub fn run_tracked(
+    controller: &mut Controller,
+    script: &StickScript,
+) -> anyhow::Result<TrackingReport> {
+    run_tracked_with(controller, script, BalanceGains::default())
+}
+
+pub fn run_tracked_with(
+    controller: &mut Controller,
+    script: &StickScript,
+    gains: BalanceGains,
+) -> anyhow::Result<TrackingReport> {
+    let character = controller.graph.character.clone();
+    let mut sim = Simulation::new(&character, SimSettings::default())?;
+    let sim_dt = sim.settings().dt as f64;
+    let root = character
+        .body_index(&character.root.body)
+        .expect("validated character");
+    let legs = legs(&character);
+    let mut pushes: Vec<ScriptPush> = script.pushes.clone();
+    pushes.sort_by(|a, b| a.time.total_cmp(&b.time));
+    let mut fell_at = None;
+    let (mut joint_sq, mut joint_n, mut root_sum, mut root_n) = (0.0, 0usize, 0.0, 0usize);
+    let mut sim_time = 0.0;
+    let mut targets = Vec::new();
+    // The simulated character starts in its reference pose: the kinematic one is placed on it.
+    let start = sim.body_pose(root);
+    controller.place_root(start[0] as f64, start[2] as f64);
+    let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
+    let trace = run_script(
+        controller,
+        script,
+        |t, out: &Output, controller: &mut Controller| {
+            if fell_at.is_some() {
+                return;
+            }
+            for p in pushes
+                .iter()
+                .filter(|p| p.time <= t && p.time > t - 1.0 / script.rate)
+            {
+                sim.push(
+                    root,
+                    [
+                        p.impulse[0] as f32,
+                        p.impulse[1] as f32,
+                        p.impulse[2] as f32,
+                    ],
+                    0.1,
+                );
+            }
+            let joints = balanced_targets(&sim, &legs, out, &gains, root);
+            let mut step = Targets { joints };
+            while sim_time + 0.5 * sim_dt < t {
+                sim.step_controlled(&mut step, &mut targets);
+                sim_time += sim_dt;
+            }
+            if sim.has_fallen() || sim.failure().is_some() {
+                fell_at = Some(t);
+                return;
+            }
+            let (q, _) = sim.dof_state();
+            for (a, b) in q.iter().zip(&out.pose.joints) {
+                joint_sq += (*a as f64 - b).powi(2);
+                joint_n += 1;
+            }
+            let p = sim.body_pose(root);
+            let (dx, dz) = (
+                p[0] as f64 - out.pose.root[0],
+                p[2] as f64 - out.pose.root[2],
+            );
+            root_sum += (dx * dx + dz * dz).sqrt();
+            root_n += 1;
+            // The reference follows the simulated pelvis: its place, and its heading.
+            let turn = crate::clip::pose::quat_of(&[
+                p[0] as f64,
+                p[1] as f64,
+                p[2] as f64,
+                p[3] as f64,
+                p[4] as f64,
+                p[5] as f64,
+                p[6] as f64,
+            ]) * crate::clip::pose::quat_of(&out.pose.root).inverse();
+            let forward = turn * nalgebra::Vector3::x();
+            let yaw = (-forward.z).atan2(forward.x);
+            controller.shift_world(&PlanarMotion {
+                x: follow * dx,
+                z: follow * dz,
+                yaw: 0.0,
+            });
+            controller.turn_world(follow * yaw);
+        },
+    );
+    Ok(TrackingReport {
+        trace,
+        fell_at,
+        joint_error: (joint_sq / joint_n.max(1) as f64).sqrt(),
+        root_error: root_sum / root_n.max(1) as f64,
+    })
+}
+
+/// The played pose's coordinates with the balance feedback added (see the module docs).
+fn balanced_targets(
+    sim: &Simulation,
+    legs: &[Leg],
+    out: &Output,
+    gains: &BalanceGains,
+    root: usize,
+) -> Vec<f32> {
+    let mut q: Vec<f64> = out.pose.joints.clone();
+    let com = sim.com();
+    let v = sim.com_velocity();
+    let heading = out.heading;
+    // Forward and left of the heading, on the ground.
+    let (fwd, left) = (
+        [heading.yaw.cos(), -heading.yaw.sin()],
+        [-heading.yaw.sin(), -heading.yaw.cos()],
+    );
+    let planted: Vec<&Leg> = legs
+        .iter()
+        .filter(|l| out.contacts.get(l.effector).copied().unwrap_or(false))
+        .collect();
+    if let Some(stance) = planted.first() {
+        let foot = sim.body_pose(stance.foot);
+        let d = [
+            com[0] as f64 - foot[0] as f64,
+            com[2] as f64 - foot[2] as f64,
+        ];
+        let (d_fwd, d_left) = (
+            d[0] * fwd[0] + d[1] * fwd[1],
+            d[0] * left[0] + d[1] * left[1],
+        );
+        let (v_fwd, v_left) = (
+            v[0] as f64 * fwd[0] + v[2] as f64 * fwd[1],
+            v[0] as f64 * left[0] + v[2] as f64 * left[1],
+        );
+        for l in legs
+            .iter()
+            .filter(|l| !out.contacts.get(l.effector).copied().unwrap_or(false))
+        {
+            if let Some(k) = l.flexion {
+                q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd;
+            }
+            if let Some(k) = l.abduction {
+                // Abduction about +x moves the leg towards −z... towards the left for +z.
+                q[k] -= gains.c_d * d_left + gains.c_v * v_left;
+            }
+        }
+        // The trunk's tilt (the root body's up axis off the vertical), taken back by the
+        // planted hip.
+        let pelvis = sim.body_pose(root);
+        let r = crate::model::rotation::rotate(
+            crate::model::rotation::pose_rotation(pelvis),
+            [0.0, 1.0, 0.0],
+        );
+        let pitch = (r[0] as f64 * fwd[0] + r[2] as f64 * fwd[1]).asin();
+        let reference = crate::clip::pose::quat_of(&out.pose.root) * nalgebra::Vector3::y();
+        let want = (reference.x * fwd[0] + reference.z * fwd[1]).asin();
+        if let Some(k) = stance.flexion {
+            q[k] += gains.trunk * (pitch - want);
+        }
+    }
+    q.into_iter().map(|x| x as f32).collect()
+}

@@ -1,0 +1,138 @@
+//! The steering controller on the shipped human graph (issue P6's acceptance): a scripted run
+//! (walk north, run east, stop) measured as a player would judge it, and the graph itself.
+
+use motionlab::motion_graph::MotionGraph;
+use motionlab::steering::spring::wrap_angle;
+use motionlab::steering::{Controller, Mode, StickScript, run_script};
+use std::path::Path;
+use std::sync::Arc;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The largest change of a joint coordinate between two 1/60 s steps, transitions included
+/// (rad): the bound the run keeps to.
+const JOINT_JUMP_BOUND: f64 = 0.25;
+
+#[test]
+fn the_scripted_run_follows_the_commands_without_sliding_or_popping() {
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let script = StickScript::load(&root().join("tests/data/steer_north_east.ron")).unwrap();
+    let start = Controller::default_start(&graph, "stand");
+    let mut controller = Controller::new(graph, start, Mode::Steer);
+    let trace = run_script(&mut controller, &script, |_, _, _| {});
+    // The three commands: (from, to, direction, speed).
+    let segments = [
+        (0.0, 5.0, 90f64.to_radians(), 1.4),
+        (5.0, 10.0, 0.0, 2.6),
+        (10.0, script.duration, f64::NAN, 0.0),
+    ];
+    for (t0, t1, direction, speed) in segments {
+        let samples: Vec<_> = trace
+            .samples
+            .iter()
+            .filter(|s| s.time >= t0 && s.time < t1)
+            .collect();
+        assert!(
+            samples
+                .iter()
+                .all(|s| (s.command_speed - speed).abs() < 1e-9)
+        );
+        if speed > 0.0 {
+            // Within 10° of the command 1.5 s after it, and from then on.
+            for s in samples.iter().filter(|s| s.time >= t0 + 1.5) {
+                let err = wrap_angle(s.direction - direction).abs().to_degrees();
+                assert!(
+                    err <= 10.0,
+                    "at {:.2} s the heading is {err:.1}° off the command (segment from {t0} s)",
+                    s.time
+                );
+            }
+        }
+        // Within 0.2 m/s of the commanded speed once reached, for the rest of the segment.
+        let reached = samples
+            .iter()
+            .position(|s| (s.speed - speed).abs() <= 0.2)
+            .unwrap_or_else(|| panic!("the speed never reaches {speed} m/s after {t0} s"));
+        for s in &samples[reached..] {
+            assert!(
+                (s.speed - speed).abs() <= 0.2,
+                "at {:.2} s the speed is {:.2} m/s against {speed}",
+                s.time,
+                s.speed
+            );
+        }
+        eprintln!(
+            "segment from {t0} s: speed {speed} reached at {:.2} s",
+            samples[reached].time
+        );
+    }
+    let worst = trace.foot_slides.iter().map(|s| s.1).fold(0.0, f64::max);
+    eprintln!(
+        "{} steps, worst slide {worst:.4} m, largest joint jump {:.3} rad, root turn {:.3} rad, {} transitions",
+        trace.foot_slides.len(),
+        trace.max_joint_jump,
+        trace.max_root_turn,
+        trace.transitions
+    );
+    assert!(trace.foot_slides.len() >= 10, "the feet step");
+    assert!(worst <= 0.02, "a planted foot slides {worst} m");
+    assert!(
+        trace.max_joint_jump <= JOINT_JUMP_BOUND,
+        "a joint jumps {} rad between two frames",
+        trace.max_joint_jump
+    );
+    assert!(trace.transitions >= 3, "the run changes clips");
+}
+
+/// Every clip of the shipped set is in the graph's largest strongly connected component, or the
+/// graph says why not; the graph walks forever at random without a dead end.
+#[test]
+fn the_shipped_graph_is_strongly_connected_and_walks_forever() {
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let g = &graph.graph;
+    assert!(g.clips.len() >= 20, "{} clips", g.clips.len());
+    for (i, c) in g.clips.iter().enumerate() {
+        let pruned = g.pruned.iter().find(|p| p.name == c.name);
+        let used = g
+            .transitions
+            .iter()
+            .any(|t| t.from.clip == i || t.to.clip == i);
+        match pruned {
+            Some(p) => assert!(!p.reason.is_empty() && !used),
+            None => assert!(used, "clip {} is kept but joined by nothing", c.name),
+        }
+    }
+    for family in ["stand", "walk", "run", "start", "stop"] {
+        assert!(
+            g.clips
+                .iter()
+                .enumerate()
+                .any(|(i, c)| c.family == family && graph.kept(i)),
+            "no {family} clip in the graph"
+        );
+    }
+    let start = Controller::default_start(&graph, "walk");
+    let mut c = Controller::new(
+        graph.clone(),
+        start,
+        Mode::RandomWalk {
+            seed: 7,
+            probability: 0.5,
+        },
+    );
+    let stick = motionlab::steering::Stick::default();
+    let mut clips = std::collections::BTreeSet::new();
+    for _ in 0..60 * 60 {
+        let out = c.step(&stick, 1.0 / 60.0);
+        assert!(graph.kept(out.frame.clip), "walked out of the graph");
+        clips.insert(out.frame.clip);
+    }
+    assert!(
+        c.transitions_taken > 20 && clips.len() > 5,
+        "{} transitions, {} clips",
+        c.transitions_taken,
+        clips.len()
+    );
+}
