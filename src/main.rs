@@ -216,7 +216,8 @@ enum Command {
         /// 24 CEC 2006 constrained problems; `--quick`: a smaller budget) or `gait` (single
         /// fixed-contact solves of the simple biped and the horse; `--quick`: 100 iterations) or
         /// `impulse` (human3d built from impulse joints instead of the multibody, standing 10 s:
-        /// steps/s, foot drift, joint gap; `--quick`: 2 s).
+        /// steps/s, foot drift, joint gap; `--quick`: 2 s) or `steering` (the steering
+        /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -501,8 +502,9 @@ fn main() {
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
             "gait" => spacetime_cli::bench_gait(quick, &characters),
             "impulse" => bench_impulse(quick, &characters),
+            "steering" => graph_cli::bench_steering(quick, None),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait or impulse"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse or steering"
             )),
         },
     };

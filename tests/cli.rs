@@ -300,7 +300,7 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     let bad = motionlab(&["bench", "nonsense"]);
     assert!(!bad.status.success());
     assert!(
-        stderr(&bad).contains("expected sim, cma, diversity, cec2006, gait or impulse"),
+        stderr(&bad).contains("expected sim, cma, diversity, cec2006, gait, impulse or steering"),
         "{}",
         stderr(&bad)
     );

@@ -136,3 +136,86 @@ fn the_shipped_graph_is_strongly_connected_and_walks_forever() {
         clips.len()
     );
 }
+
+fn run(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "motionlab {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Motion capture we did not make (CMU trial 12_01, a straight walk; tests/data/cmu) becomes a
+/// clip on its own skeleton, a graph that walks forever, and a character that turns where the
+/// stick says: the clip walks straight, so the graph's transitions keep it walking and the
+/// root-motion warping turns it (at most 20°/s) with its planted feet locked.
+#[test]
+fn motion_capture_we_did_not_make_builds_a_graph_that_can_be_steered() {
+    use motionlab::steering::script::StickKey;
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("walk.ron");
+    let graph = dir.path().join("walk_graph.ron");
+    run(&[
+        "clip",
+        "import",
+        "tests/data/cmu/12_01_walk.bvh",
+        "--out",
+        clip.to_str().unwrap(),
+        "--scale",
+        "0.056",
+    ]);
+    let built = run(&[
+        "graph",
+        "build",
+        clip.to_str().unwrap(),
+        "--out",
+        graph.to_str().unwrap(),
+    ]);
+    assert!(built.contains("transitions"), "{built}");
+    let g = Arc::new(MotionGraph::load(&graph).unwrap());
+    assert!(!g.graph.transitions.is_empty());
+    assert!(g.graph.stats.component_frames * 10 >= g.graph.stats.frames * 9);
+    let key = |time: f64, movement: (f64, f64)| StickKey {
+        time,
+        movement,
+        facing: None,
+        run: false,
+    };
+    let script = StickScript {
+        keys: vec![key(0.0, (0.0, 0.6)), key(6.0, (0.6, 0.0))],
+        duration: 20.0,
+        rate: 60.0,
+        pushes: Vec::new(),
+    };
+    let start = Controller::default_start(&g, "walk");
+    let mut controller = Controller::new(g, start, Mode::Steer);
+    let trace = run_script(&mut controller, &script, |_, _, _| {});
+    for s in trace.samples.iter().filter(|s| s.time >= 14.0) {
+        let err = wrap_angle(s.direction - s.command_direction)
+            .abs()
+            .to_degrees();
+        assert!(
+            err <= 15.0,
+            "at {:.2} s the heading is {err:.1}° off",
+            s.time
+        );
+        assert!(
+            s.speed > 0.5,
+            "at {:.2} s it has stopped ({:.2} m/s)",
+            s.time,
+            s.speed
+        );
+    }
+    let worst = trace.foot_slides.iter().map(|s| s.1).fold(0.0, f64::max);
+    assert!(
+        trace.foot_slides.len() >= 10 && worst <= 0.03,
+        "slides up to {worst} m"
+    );
+    assert!(trace.transitions > 3, "{} transitions", trace.transitions);
+}

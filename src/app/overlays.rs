@@ -115,9 +115,10 @@ fn draw_overlays(
     live: Res<LiveSim>,
     overlays: Res<Overlays>,
     library: Option<Res<super::library::Library>>,
+    steering: Option<Res<super::steering::SteeringState>>,
 ) {
     // The live character is hidden while the Library's figures play.
-    if library.is_some_and(|l| l.showing()) {
+    if library.is_some_and(|l| l.showing()) || steering.is_some_and(|s| s.active) {
         return;
     }
     let sim = &live.sim;

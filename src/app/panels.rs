@@ -46,6 +46,7 @@ fn workbench_ui(
     mut jobs: ResMut<JobsState>,
     mut diversity: ResMut<DiversityState>,
     diagnostics: Res<DiagnosticsStore>,
+    steering: Res<super::steering::SteeringState>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut root = egui::Ui::new(
@@ -95,7 +96,9 @@ fn workbench_ui(
         });
     });
 
-    egui::Panel::left("workbench_left").default_size(290.0).resizable(true).show(&mut root, |ui| {
+    // While steering, the live simulation's controls make way for the view.
+    if !steering.active {
+        egui::Panel::left("workbench_left").default_size(290.0).resizable(true).show(&mut root, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading("Character");
             let current = live.path.clone();
@@ -221,6 +224,7 @@ fn workbench_ui(
             ui.small("Right-drag orbits, middle-drag pans, wheel zooms; gamepad right stick and triggers.");
         });
     });
+    }
 
     if diversity.visible {
         egui::Panel::right("workbench_diversity")

@@ -252,3 +252,64 @@ fn print_trace(trace: &motionlab::steering::SteerTrace, rate: f64) {
         trace.transitions, trace.max_joint_jump, trace.max_root_turn, worst_slide
     );
 }
+
+/// `motionlab bench steering`: the controller's time per 1/60 s step on the human graph
+/// playing the acceptance script (steps that cross a frame boundary decide an edge), median and
+/// 99th percentile over `repeats` runs, and the graph's build time.
+pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
+    use motionlab::steering::{Controller, Mode, StickScript};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph_path = graph
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root.join("assets/graphs/human3d.ron"));
+    let g = std::sync::Arc::new(MotionGraph::load(&graph_path)?);
+    let script = StickScript::load(&root.join("tests/data/steer_north_east.ron"))?;
+    let repeats = if quick { 1 } else { 5 };
+    let mut times = Vec::new();
+    for _ in 0..repeats {
+        let mut c = Controller::new(
+            g.clone(),
+            Controller::default_start(&g, "stand"),
+            Mode::Steer,
+        );
+        let dt = 1.0 / script.rate;
+        let steps = (script.duration * script.rate) as usize;
+        for i in 0..steps {
+            let stick = script.stick_at((i + 1) as f64 * dt);
+            let started = std::time::Instant::now();
+            std::hint::black_box(c.step(&stick, dt));
+            times.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    println!(
+        "steering_step_us median {:.1} p99 {:.1} max {:.1} (steps {})",
+        at(0.5),
+        at(0.99),
+        at(1.0),
+        times.len()
+    );
+    // The graph's build time from its clips (median of 3).
+    let clips: Vec<(String, PathBuf, Clip)> = g
+        .graph
+        .clips
+        .iter()
+        .zip(&g.clips)
+        .map(|(gc, c)| (gc.name.clone(), gc.path.clone(), c.clone()))
+        .collect();
+    let mut builds = Vec::new();
+    for _ in 0..if quick { 1 } else { 3 } {
+        let started = std::time::Instant::now();
+        build(&g.character, &g.character_path, &clips, &g.graph.settings)?;
+        builds.push(started.elapsed().as_secs_f64());
+    }
+    builds.sort_by(f64::total_cmp);
+    println!(
+        "graph_build_seconds {:.3} (clips {}, frames {})",
+        builds[builds.len() / 2],
+        clips.len(),
+        g.graph.stats.frames
+    );
+    Ok(())
+}

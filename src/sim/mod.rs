@@ -22,6 +22,7 @@ mod actuation;
 pub mod bench;
 mod controller;
 pub mod impulse_joints;
+pub mod props;
 mod rollout;
 mod world;
 

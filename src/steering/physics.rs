@@ -115,6 +115,112 @@ fn legs(c: &crate::model::Character) -> Vec<Leg> {
         .collect()
 }
 
+/// The simulated character tracking a controller, one played pose at a time (what the
+/// scripted runs and the app's physics mode step).
+pub struct PhysicsPlayback {
+    pub sim: Simulation,
+    legs: Vec<Leg>,
+    pub gains: BalanceGains,
+    root: usize,
+    targets: Vec<f32>,
+    /// Simulated seconds.
+    time: f64,
+    /// When it fell, if it did (simulated seconds).
+    pub fell_at: Option<f64>,
+    joint_sq: f64,
+    joint_n: usize,
+    root_sum: f64,
+    root_n: usize,
+}
+
+impl PhysicsPlayback {
+    /// A simulation of the controller's character, standing in its reference pose, with the
+    /// controller's place moved onto it.
+    pub fn new(controller: &mut Controller, gains: BalanceGains) -> anyhow::Result<Self> {
+        let character = controller.graph.character.clone();
+        let sim = Simulation::new(&character, SimSettings::default())?;
+        let root = character
+            .body_index(&character.root.body)
+            .expect("validated character");
+        let start = sim.body_pose(root);
+        controller.place_root(start[0] as f64, start[2] as f64);
+        Ok(Self {
+            legs: legs(&character),
+            sim,
+            gains,
+            root,
+            targets: Vec::new(),
+            time: 0.0,
+            fell_at: None,
+            joint_sq: 0.0,
+            joint_n: 0,
+            root_sum: 0.0,
+            root_n: 0,
+        })
+    }
+
+    /// An impulse (N·s, world) on the simulated pelvis.
+    pub fn push(&mut self, impulse: [f64; 3]) {
+        self.sim.push(
+            self.root,
+            [impulse[0] as f32, impulse[1] as f32, impulse[2] as f32],
+            0.1,
+        );
+    }
+
+    /// Simulates up to time `t` tracking `out` (the controller's pose now), then lets the
+    /// controller's place follow the simulated pelvis by `follow` (a fraction).
+    pub fn track(&mut self, t: f64, out: &Output, controller: &mut Controller, follow: f64) {
+        if self.fell_at.is_some() {
+            return;
+        }
+        let joints = balanced_targets(&self.sim, &self.legs, out, &self.gains, self.root);
+        let mut step = Targets { joints };
+        let dt = self.sim.settings().dt as f64;
+        while self.time + 0.5 * dt < t {
+            self.sim.step_controlled(&mut step, &mut self.targets);
+            self.time += dt;
+        }
+        if self.sim.has_fallen() || self.sim.failure().is_some() {
+            self.fell_at = Some(t);
+            return;
+        }
+        let (q, _) = self.sim.dof_state();
+        for (a, b) in q.iter().zip(&out.pose.joints) {
+            self.joint_sq += (*a as f64 - b).powi(2);
+            self.joint_n += 1;
+        }
+        let p = self.sim.body_pose(self.root);
+        let (dx, dz) = (
+            p[0] as f64 - out.pose.root[0],
+            p[2] as f64 - out.pose.root[2],
+        );
+        self.root_sum += (dx * dx + dz * dz).sqrt();
+        self.root_n += 1;
+        // The reference follows the simulated pelvis: its place, and its heading.
+        let sim_root = p.map(|v| v as f64);
+        let turn = crate::clip::pose::quat_of(&sim_root)
+            * crate::clip::pose::quat_of(&out.pose.root).inverse();
+        let forward = turn * nalgebra::Vector3::x();
+        let yaw = (-forward.z).atan2(forward.x);
+        controller.shift_world(&PlanarMotion {
+            x: follow * dx,
+            z: follow * dz,
+            yaw: 0.0,
+        });
+        controller.turn_world(follow * yaw);
+    }
+
+    /// RMS difference of the simulated and played joint coordinates so far (rad), and the mean
+    /// distance of the simulated pelvis from the played one (m).
+    pub fn errors(&self) -> (f64, f64) {
+        (
+            (self.joint_sq / self.joint_n.max(1) as f64).sqrt(),
+            self.root_sum / self.root_n.max(1) as f64,
+        )
+    }
+}
+
 /// Plays `script` through `controller` with the simulated character tracking it (see the
 /// module docs); pushes of the script hit the simulated pelvis.
 pub fn run_tracked(
@@ -129,91 +235,25 @@ pub fn run_tracked_with(
     script: &StickScript,
     gains: BalanceGains,
 ) -> anyhow::Result<TrackingReport> {
-    let character = controller.graph.character.clone();
-    let mut sim = Simulation::new(&character, SimSettings::default())?;
-    let sim_dt = sim.settings().dt as f64;
-    let root = character
-        .body_index(&character.root.body)
-        .expect("validated character");
-    let legs = legs(&character);
+    let mut physics = PhysicsPlayback::new(controller, gains)?;
+    let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let mut pushes: Vec<ScriptPush> = script.pushes.clone();
     pushes.sort_by(|a, b| a.time.total_cmp(&b.time));
-    let mut fell_at = None;
-    let (mut joint_sq, mut joint_n, mut root_sum, mut root_n) = (0.0, 0usize, 0.0, 0usize);
-    let mut sim_time = 0.0;
-    let mut targets = Vec::new();
-    // The simulated character starts in its reference pose: the kinematic one is placed on it.
-    let start = sim.body_pose(root);
-    controller.place_root(start[0] as f64, start[2] as f64);
-    let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
-    let trace = run_script(
-        controller,
-        script,
-        |t, out: &Output, controller: &mut Controller| {
-            if fell_at.is_some() {
-                return;
-            }
-            for p in pushes
-                .iter()
-                .filter(|p| p.time <= t && p.time > t - 1.0 / script.rate)
-            {
-                sim.push(
-                    root,
-                    [
-                        p.impulse[0] as f32,
-                        p.impulse[1] as f32,
-                        p.impulse[2] as f32,
-                    ],
-                    0.1,
-                );
-            }
-            let joints = balanced_targets(&sim, &legs, out, &gains, root);
-            let mut step = Targets { joints };
-            while sim_time + 0.5 * sim_dt < t {
-                sim.step_controlled(&mut step, &mut targets);
-                sim_time += sim_dt;
-            }
-            if sim.has_fallen() || sim.failure().is_some() {
-                fell_at = Some(t);
-                return;
-            }
-            let (q, _) = sim.dof_state();
-            for (a, b) in q.iter().zip(&out.pose.joints) {
-                joint_sq += (*a as f64 - b).powi(2);
-                joint_n += 1;
-            }
-            let p = sim.body_pose(root);
-            let (dx, dz) = (
-                p[0] as f64 - out.pose.root[0],
-                p[2] as f64 - out.pose.root[2],
-            );
-            root_sum += (dx * dx + dz * dz).sqrt();
-            root_n += 1;
-            // The reference follows the simulated pelvis: its place, and its heading.
-            let turn = crate::clip::pose::quat_of(&[
-                p[0] as f64,
-                p[1] as f64,
-                p[2] as f64,
-                p[3] as f64,
-                p[4] as f64,
-                p[5] as f64,
-                p[6] as f64,
-            ]) * crate::clip::pose::quat_of(&out.pose.root).inverse();
-            let forward = turn * nalgebra::Vector3::x();
-            let yaw = (-forward.z).atan2(forward.x);
-            controller.shift_world(&PlanarMotion {
-                x: follow * dx,
-                z: follow * dz,
-                yaw: 0.0,
-            });
-            controller.turn_world(follow * yaw);
-        },
-    );
+    let trace = run_script(controller, script, |t, out, controller| {
+        for p in pushes
+            .iter()
+            .filter(|p| p.time <= t && p.time > t - 1.0 / script.rate)
+        {
+            physics.push(p.impulse);
+        }
+        physics.track(t, out, controller, follow);
+    });
+    let (joint_error, root_error) = physics.errors();
     Ok(TrackingReport {
         trace,
-        fell_at,
-        joint_error: (joint_sq / joint_n.max(1) as f64).sqrt(),
-        root_error: root_sum / root_n.max(1) as f64,
+        fell_at: physics.fell_at,
+        joint_error,
+        root_error,
     })
 }
 

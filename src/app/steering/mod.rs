@@ -7,6 +7,7 @@
 //! turns input into [`Stick`] values, steps the controller once per frame and poses the figure.
 
 mod panel;
+mod props;
 mod view;
 
 use crate::motion_graph::{DistanceMap, MotionGraph};
@@ -27,7 +28,14 @@ impl Plugin for SteeringPlugin {
             .add_systems(Startup, open_at_launch)
             .add_systems(
                 Update,
-                (read_controls, step_controller, pose_figure, draw_paths)
+                (
+                    read_controls,
+                    step_controller,
+                    props::step_props,
+                    pose_figure,
+                    props::show_props,
+                    draw_paths,
+                )
                     .chain()
                     .before(super::character::StepSimulation),
             )
@@ -61,6 +69,13 @@ pub struct SteeringState {
     /// Time of the last decision (µs).
     pub decision_us: f64,
     pub message: String,
+    /// Physics playback: the simulated human tracking the controller (when on).
+    pub physics: Option<crate::steering::physics::PhysicsPlayback>,
+    pub physics_on: bool,
+    /// Boxes, a ramp and thrown balls (see [`props`]).
+    pub props: Option<crate::sim::props::PropWorld>,
+    /// A ball to throw this frame.
+    pub throw: bool,
     /// Increases when the figure must be rebuilt.
     generation: u64,
 }
@@ -93,11 +108,42 @@ impl SteeringState {
             Mode::Steer
         };
         let start = Controller::default_start(&graph, "stand");
-        self.controller = Some(Controller::new(graph, start, mode));
+        let mut controller = Controller::new(graph, start, mode);
+        self.physics = None;
+        if self.physics_on {
+            match crate::steering::physics::PhysicsPlayback::new(
+                &mut controller,
+                Default::default(),
+            ) {
+                Ok(p) => self.physics = Some(p),
+                Err(e) => self.message = format!("no physics playback: {e}"),
+            }
+        }
+        self.props = Some(props::scene(&controller.graph.character));
+        self.controller = Some(controller);
         self.time = 0.0;
         self.recent.clear();
         self.last = None;
         self.generation += 1;
+    }
+
+    /// The body poses on show: the simulated human's in physics playback, else the played
+    /// pose's.
+    pub fn shown_poses(&self) -> Option<Vec<[f64; 7]>> {
+        if let Some(p) = &self.physics {
+            let n = p.sim.character().bodies.len();
+            return Some(
+                (0..n)
+                    .map(|i| p.sim.body_pose(i).map(|v| v as f64))
+                    .collect(),
+            );
+        }
+        let (c, out) = (self.controller.as_ref()?, self.last.as_ref()?);
+        Some(crate::clip::pose::body_poses(
+            &c.graph.character,
+            &out.pose.root,
+            &out.pose.joints,
+        ))
     }
 
     /// The distance map of the graph on show, if computed.
@@ -216,6 +262,10 @@ fn step_controller(
     let started = std::time::Instant::now();
     let out = controller.step(&stick, dt);
     st.decision_us = started.elapsed().as_secs_f64() * 1e6;
+    if let Some(physics) = st.physics.as_mut() {
+        let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
+        physics.track(st.time, &out, controller, follow);
+    }
     if controller.transitions_taken > before
         && let Some(t) = controller.last_decision.as_ref().and_then(|d| d.transition)
     {
@@ -284,11 +334,13 @@ fn pose_figure(
             *t = super::pose_to_transform(p.map(|v| v as f32));
         }
     }
-    orbit.focus = Some(Vec3::new(
-        out.pose.root[0] as f32,
-        out.pose.root[1] as f32,
-        out.pose.root[2] as f32,
-    ));
+    let root = state
+        .controller
+        .as_ref()
+        .and_then(|c| c.graph.character.body_index(&c.graph.character.root.body))
+        .unwrap_or(0);
+    let p = poses[root];
+    orbit.focus = Some(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
 }
 
 /// The desired trajectory (blue) and the one the current clip leads to (orange), on the ground.

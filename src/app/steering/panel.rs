@@ -69,16 +69,37 @@ pub(super) fn steering_window(
                 let before = st.random_walk;
                 ui.checkbox(&mut st.random_walk, "random walk")
                     .on_hover_text("The thesis's playback: transitions taken at random");
-                if before != st.random_walk
+                let physics = st.physics_on;
+                ui.checkbox(&mut st.physics_on, "physics")
+                    .on_hover_text("The Rapier-simulated human tracks the played motion (off: kinematic playback)");
+                if (before != st.random_walk || physics != st.physics_on)
                     && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
                 {
                     st.start(g);
                 }
+                if ui.button("Throw ball").on_hover_text("B, or the gamepad's north button").clicked() {
+                    st.throw = true;
+                }
             });
+            if let Some(p) = &st.physics {
+                let (joint, root) = p.errors();
+                let text = match p.fell_at {
+                    Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
+                    None => format!("physics: standing · tracking error {joint:.2} rad, pelvis {root:.2} m off"),
+                };
+                ui.colored_label(
+                    if p.fell_at.is_some() {
+                        egui::Color32::from_rgb(230, 120, 40)
+                    } else {
+                        egui::Color32::from_rgb(60, 170, 80)
+                    },
+                    text,
+                );
+            }
             if !st.message.is_empty() {
                 ui.small(&st.message);
             }
-            ui.small("WASD/arrows: direction (camera-relative) · Shift: run · Q/E: facing · gamepad: sticks, B/RT run");
+            ui.small("WASD/arrows: direction (camera-relative) · Shift: run · Q/E: facing · B: throw a ball · gamepad: sticks, B/RT run, Y throw");
             let Some(c) = &st.controller else {
                 return;
             };
