@@ -189,6 +189,9 @@ pub struct GaitArgs {
     /// Keep the head under this height (m) in every frame: a crouching gait.
     #[arg(long, value_parser = crate::flags::height)]
     pub ceiling: Option<f64>,
+    /// Feet in contact are flat (their up axis vertical), for feet with soles.
+    #[arg(long)]
+    pub flat_feet: bool,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -272,6 +275,7 @@ impl GaitArgs {
             ceiling: self.ceiling,
             weights: None,
             posture_limbs: Vec::new(),
+            flat_feet: self.flat_feet,
             connect: None,
         })
     }

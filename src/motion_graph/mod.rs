@@ -346,3 +346,6 @@ pub fn continuation(clips: &[GraphClip], f: FrameRef) -> Option<(FrameRef, Plana
     )?;
     Some((next, joins.placement.compose(&motion)))
 }
+
+#[cfg(test)]
+mod tests;

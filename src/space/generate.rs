@@ -417,6 +417,7 @@ pub fn generate(
         // The same objective as the points it joins.
         request.weights = a.weights;
         request.posture_limbs = a.posture_limbs.clone();
+        request.flat_feet = a.flat_feet;
         connection_jobs.push(Job {
             name: c.name.clone(),
             stem,

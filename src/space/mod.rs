@@ -64,6 +64,8 @@ pub enum Specifier {
     Posture(f64, #[serde(default)] Vec<String>),
     /// A gait-family tag carried by the clip (`walk`, `run`, `stand`, …).
     Family(String),
+    /// Feet in contact are flat (for feet with soles).
+    FlatFeet,
 }
 
 /// One value of a dimension: a label and its specifiers (none: the value adds nothing).
@@ -151,6 +153,7 @@ pub struct Point {
     pub ceiling: Option<f64>,
     pub weights: Option<GaitWeights>,
     pub posture_limbs: Vec<String>,
+    pub flat_feet: bool,
     pub family: Option<String>,
 }
 
@@ -187,6 +190,7 @@ impl Point {
             ceiling: self.ceiling,
             weights: self.weights,
             posture_limbs: self.posture_limbs.clone(),
+            flat_feet: self.flat_feet,
             ..GaitRequest::new(self.character.clone(), self.speed)
         }
     }
@@ -365,6 +369,7 @@ impl ParameterSpace {
             ceiling: None,
             weights: None,
             posture_limbs: Vec::new(),
+            flat_feet: false,
             family: None,
         };
         let (mut character, mut speed, mut turn) = (None, None, None);
@@ -429,6 +434,7 @@ impl ParameterSpace {
                         return Err(twice("Family"));
                     }
                 }
+                Specifier::FlatFeet => p.flat_feet = true,
             }
         }
         p.character = character
@@ -520,7 +526,7 @@ fn check_specifier(s: &Specifier) -> Result<(), String> {
         }
     };
     match s {
-        Specifier::Character(_) | Specifier::Family(_) => Ok(()),
+        Specifier::Character(_) | Specifier::Family(_) | Specifier::FlatFeet => Ok(()),
         Specifier::Speed(v) => finite_in(*v, -20.0, 20.0, "Speed (m/s)"),
         Specifier::TurnRate(v) => finite_in(*v, -720.0, 720.0, "TurnRate (°/s)"),
         Specifier::Ceiling(h) => finite_in(*h, 0.0, 10.0, "Ceiling (m)"),

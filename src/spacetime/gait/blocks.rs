@@ -313,6 +313,8 @@ impl BlockProblem for GaitProblem {
                             let r = &k.limbs[sk.feet[*f]].rotation.m;
                             r[0][2].clone() - &r[2][0]
                         }
+                        KinematicRow::FlatX(f) => k.limbs[sk.feet[*f]].rotation.m[0][1].clone(),
+                        KinematicRow::FlatZ(f) => k.limbs[sk.feet[*f]].rotation.m[2][1].clone(),
                         KinematicRow::Separation(s) => {
                             let sep = &sk.separations[*s];
                             (&k.limbs[sep.a].end - &k.limbs[sep.b].end).norm_squared()

@@ -253,6 +253,9 @@ pub struct GaitSpec {
     /// The limbs whose joints the posture term ([`GaitWeights::posture`]) holds, by parts of
     /// their names (`arm`, `hand`); empty: every limb.
     pub posture_limbs: Vec<String>,
+    /// A foot in contact is flat: its limb's up axis is vertical (for feet with soles; the
+    /// thesis's feet are points, free to pitch and roll on the ground).
+    pub flat_feet: bool,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -316,6 +319,7 @@ impl GaitSpec {
             closure: Closure::Treadmill,
             max_head_height: None,
             posture_limbs: Vec::new(),
+            flat_feet: false,
             warm_start: None,
             contact: Vec::new(),
         };
@@ -399,6 +403,7 @@ impl GaitSpec {
             closure: Closure::Open(Box::new(ends)),
             max_head_height: None,
             posture_limbs: Vec::new(),
+            flat_feet: false,
             warm_start: None,
             contact,
         };

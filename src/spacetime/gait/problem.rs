@@ -144,6 +144,9 @@ pub(super) enum KinematicRow {
     FootHeight(usize),
     /// (3.5) on a treadmill: the foot does not turn about y at all.
     Twist(usize),
+    /// A flat foot in contact: the x and z components of its up axis (two rows).
+    FlatX(usize),
+    FlatZ(usize),
     Separation(usize),
     /// The head point's height (bounded below by the minimum head height, or above by a
     /// ceiling).
@@ -247,6 +250,16 @@ impl GaitProblem {
                         rows.push(KinematicRow::Twist(k));
                         lower.push(0.0);
                         upper.push(0.0);
+                    }
+                    if spec.flat_feet {
+                        rows.push(KinematicRow::FlatZ(k));
+                        lower.push(0.0);
+                        upper.push(0.0);
+                        if !sk.planar {
+                            rows.push(KinematicRow::FlatX(k));
+                            lower.push(0.0);
+                            upper.push(0.0);
+                        }
                     }
                 }
             }

@@ -124,6 +124,9 @@ pub struct GaitRequest {
     /// The limbs the posture term holds (parts of their names; empty: all).
     #[serde(default)]
     pub posture_limbs: Vec<String>,
+    /// Feet in contact are flat ([`crate::spacetime::gait::GaitSpec::flat_feet`]).
+    #[serde(default)]
+    pub flat_feet: bool,
     /// Solve a connecting clip between two solved clips instead of a cycle (specs/004.md
     /// App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
     #[serde(default)]
@@ -161,6 +164,7 @@ impl GaitRequest {
             ceiling: None,
             weights: None,
             posture_limbs: Vec::new(),
+            flat_feet: false,
             connect: None,
         }
     }

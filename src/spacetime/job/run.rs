@@ -93,6 +93,7 @@ pub fn run_gait(
             spec.weights = weights;
         }
         spec.posture_limbs = request.posture_limbs.clone();
+        spec.flat_feet = request.flat_feet;
         return solve_and_report(request, spec, None, on_event);
     }
     let (default_period, default_contacts) = default_timings(&skeleton);
@@ -133,6 +134,7 @@ pub fn run_gait(
         spec.weights = weights;
     }
     spec.posture_limbs = request.posture_limbs.clone();
+    spec.flat_feet = request.flat_feet;
     if let Some((from, clip)) = &start {
         spec = spec
             .with_warm_start(clip.clone())

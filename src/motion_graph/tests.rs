@@ -1,0 +1,194 @@
+//! The graph's construction on small made-up clips: transitions where frames match, pruning to
+//! the largest strongly connected component with a reason, continuations across a cycle's seam,
+//! and a playback that never walks out of the component.
+
+use super::*;
+use crate::clip::{CharacterRef, ClipFrame, Cycle, Provenance, Tags};
+
+fn human() -> Character {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d.ron");
+    crate::model::load_character(&path).unwrap()
+}
+
+/// A clip of the human in its reference pose swinging its knees (so frames differ) while it
+/// glides along +x at `speed`; cyclic when `cyclic`.
+fn glide(c: &Character, frames: usize, speed: f64, cyclic: bool, phase: f64, elbows: f64) -> Clip {
+    let root = c.body_index(&c.root.body).unwrap();
+    let b = &c.bodies[root];
+    let q = b.orientation();
+    let names = c.dof_names();
+    let rate = 30.0;
+    let frames_v: Vec<ClipFrame> = (0..frames)
+        .map(|i| {
+            let t = i as f64 / frames as f64 * std::f64::consts::TAU + phase;
+            let joints = names
+                .iter()
+                .map(|n| {
+                    if n.contains("knee") {
+                        -0.4 - 0.3 * t.sin()
+                    } else if n.contains("elbow") {
+                        elbows
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            ClipFrame {
+                root: [
+                    b.position[0] + speed * i as f64 / rate,
+                    b.position[1],
+                    b.position[2],
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3],
+                ],
+                joints,
+            }
+        })
+        .collect();
+    Clip {
+        character: CharacterRef {
+            path: "characters/human3d.ron".into(),
+            hash: String::new(),
+        },
+        rate,
+        coordinates: names,
+        frames: frames_v,
+        effectors: Vec::new(),
+        contacts: Vec::new(),
+        torques: None,
+        ground_forces: None,
+        cycle: cyclic.then_some(Cycle {
+            translation: [speed * frames as f64 / rate, 0.0, 0.0],
+            yaw: 0.0,
+        }),
+        joins: None,
+        tags: Tags {
+            source: "test".into(),
+            ..Default::default()
+        },
+        provenance: Provenance::default(),
+    }
+}
+
+#[test]
+fn matching_frames_become_transitions_and_a_dead_end_is_pruned_with_its_reason() {
+    let c = human();
+    let clips = vec![
+        (
+            "a".to_string(),
+            PathBuf::from("a.ron"),
+            glide(&c, 30, 1.0, true, 0.0, 0.0),
+        ),
+        // The same motion half a cycle on: its frames match a's, shifted.
+        (
+            "b".to_string(),
+            PathBuf::from("b.ron"),
+            glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0),
+        ),
+        // Elbows bent double: no frame of it is near the others'.
+        (
+            "c".to_string(),
+            PathBuf::from("c.ron"),
+            glide(&c, 12, 1.0, false, 0.0, 2.0),
+        ),
+    ];
+    let settings = GraphSettings::default();
+    let (g, map) = build(&c, Path::new("characters/human3d.ron"), &clips, &settings).unwrap();
+    assert_eq!(map.size, 72);
+    // a's frame i is b's frame i − 15: the distance there is zero (up to rounding).
+    let d = map.at(
+        FrameRef { clip: 0, frame: 20 },
+        FrameRef { clip: 1, frame: 5 },
+    );
+    assert!(d < 1e-3, "{d}");
+    assert!(
+        g.transitions
+            .iter()
+            .any(|t| t.from.clip == 0 && t.to.clip == 1)
+    );
+    assert!(
+        g.transitions
+            .iter()
+            .any(|t| t.from.clip == 1 && t.to.clip == 0)
+    );
+    let pruned: Vec<&str> = g.pruned.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(pruned, ["c"]);
+    assert!(
+        g.pruned[0].reason.contains("no transition joins it"),
+        "{}",
+        g.pruned[0].reason
+    );
+    assert!(
+        g.transitions
+            .iter()
+            .all(|t| t.from.clip != 2 && t.to.clip != 2)
+    );
+    // Across a cycle's seam the continuation carries T: frame 29 → frame 0 moved 1 m on.
+    let (next, t) = continuation(&g.clips, FrameRef { clip: 0, frame: 29 }).unwrap();
+    assert_eq!(next, FrameRef { clip: 0, frame: 0 });
+    assert!((t.x - 1.0).abs() < 1e-9 && t.yaw.abs() < 1e-12);
+    // The whole graph is one component but for c; every kept frame can reach every other.
+    let inside = component(&g.clips, &g.transitions);
+    assert!(inside[0].iter().chain(&inside[1]).all(|&b| b));
+    assert!(inside[2].iter().all(|&b| !b));
+}
+
+/// An open clip that a transition enters but that leads nowhere: the component leaves it out,
+/// and a random walk started in the graph never plays it.
+#[test]
+fn playback_never_enters_a_dead_end() {
+    let c = human();
+    let clips = vec![
+        (
+            "a".to_string(),
+            PathBuf::from("a.ron"),
+            glide(&c, 30, 1.0, true, 0.0, 0.0),
+        ),
+        (
+            "b".to_string(),
+            PathBuf::from("b.ron"),
+            glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0),
+        ),
+        (
+            "c".to_string(),
+            PathBuf::from("c.ron"),
+            glide(&c, 40, 1.0, false, 0.0, 0.0),
+        ),
+    ];
+    let (g, _) = build(
+        &c,
+        Path::new("characters/human3d.ron"),
+        &clips,
+        &GraphSettings::default(),
+    )
+    .unwrap();
+    let loaded = LoadedGraph::new(
+        g,
+        c,
+        PathBuf::from("characters/human3d.ron"),
+        clips.into_iter().map(|x| x.2).collect(),
+    )
+    .unwrap();
+    // c's last frames lead nowhere.
+    assert!(!loaded.inside(FrameRef { clip: 2, frame: 39 }));
+    let graph = std::sync::Arc::new(loaded);
+    let mut walk = crate::steering::Controller::new(
+        graph.clone(),
+        FrameRef { clip: 0, frame: 0 },
+        crate::steering::Mode::RandomWalk {
+            seed: 3,
+            probability: 0.5,
+        },
+    );
+    for _ in 0..1200 {
+        let out = walk.step(&crate::steering::Stick::default(), 1.0 / 60.0);
+        assert!(
+            graph.inside(out.frame),
+            "played {:?}, outside the component",
+            out.frame
+        );
+    }
+    assert!(walk.transitions_taken > 10);
+}
