@@ -102,6 +102,7 @@ fn generate(
                 from.map(|f| format!(" from {f}")).unwrap_or_default()
             )
         }),
+        SpaceEvent::Mirrored { name, of } => bar.suspend(|| println!("mirror {name} from {of}")),
         SpaceEvent::Iteration {
             name,
             iteration,

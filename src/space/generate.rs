@@ -5,11 +5,14 @@
 //! and never stopped by one point's failure.
 //!
 //! - **Order and warm starts.** Points are solved straight first, then by growing |turn rate|
-//!   and speed. A point starts from the nearest point before it within reach (speed in m/s, turn
-//!   rate in units of 45°/s, plus 1 across gait families; at most 1.5) once that one is solved,
-//!   bent onto its own arc and solved with the exact Hessian; with none in reach, from the rest
-//!   pose with the default staged solve. Solves run side by side as their sources allow. This
-//!   is continuation across the space, which the thesis leaves to CMA-ES or hand-tuned timings.
+//!   and speed. A point starts from the nearest point before it within reach (the same gait
+//!   but for the turn rate, at most 67.5°/s away) once that one is solved, bent onto its own
+//!   arc and solved with the exact Hessian; with none in reach, from the rest pose with the
+//!   default staged solve. Solves run side by side as their sources allow. This is continuation
+//!   across the space, which the thesis leaves to CMA-ES or hand-tuned timings.
+//! - **Mirror images.** Of two points that differ only by the sign of the turn rate, the first
+//!   is solved and the second is its mirror image ([`GaitClip::mirrored`]), exactly as feasible
+//!   and as costly; of two solved before, the cheaper one's image replaces the other.
 //! - **Files.** `OUT/gait/STEM.ron` the solver's gait clip, `OUT/clips/STEM.ron` the library clip
 //!   (tagged with speed, turn rate, family, cost), `OUT/space.ron` the manifest: every point's
 //!   and connection's outcome. All written atomically.
@@ -49,6 +52,10 @@ pub enum Outcome {
         seconds: f64,
         /// The point it started from, if any.
         warm_start: Option<String>,
+        /// The point whose mirror image it is (not solved itself; see
+        /// [`GaitClip::mirrored`]).
+        #[serde(default)]
+        mirror_of: Option<String>,
     },
     Failed {
         reason: String,
@@ -98,6 +105,11 @@ pub enum SpaceEvent {
         name: String,
         from: Option<String>,
     },
+    /// A point made as the mirror image of its opposite turn (`of`), not solved.
+    Mirrored {
+        name: String,
+        of: String,
+    },
     /// An iteration of a running solve.
     Iteration {
         name: String,
@@ -132,6 +144,8 @@ struct Job {
     turn_rate: f64,
     /// A connection's ends, recorded on its library clip.
     joins: Option<crate::clip::Joins>,
+    /// The point it is the mirror image of.
+    mirror_of: Option<String>,
 }
 
 /// The library clip of a gait clip, tagged.
@@ -175,12 +189,110 @@ fn wait(
     }
 }
 
-/// How far apart two points are for a warm start: speed in m/s, turn rate in units of 45°/s,
-/// and 1 more across gait families.
+/// How far apart two points are for a warm start: their turn rates in units of 45°/s.
+///
+/// Only the turn rate is continued: a walk at 1.0 m/s started from the solved 0.6 m/s walk (same
+/// family, another period and stride) converged to a cost of 6,100 against 10.2 from the rest
+/// pose, so points of other speeds or timings are out of reach.
 fn separation(a: &Point, b: &Point) -> f64 {
-    (a.speed - b.speed).abs()
-        + (a.turn_rate - b.turn_rate).abs() / 45f64.to_radians()
-        + if a.family == b.family { 0.0 } else { 1.0 }
+    if (a.speed - b.speed).abs() > 1e-9 || a.family != b.family || !same_timing(a, b) {
+        return f64::INFINITY;
+    }
+    (a.turn_rate - b.turn_rate).abs() / 45f64.to_radians()
+}
+
+fn same_timing(a: &Point, b: &Point) -> bool {
+    let windows = |p: &Point| {
+        p.contacts.as_ref().map(|c| {
+            c.iter()
+                .map(|t| (t.foot.clone(), t.start, t.duration))
+                .collect::<Vec<_>>()
+        })
+    };
+    a.period == b.period && windows(a) == windows(b)
+}
+
+/// Whether `a` and `b` are the same point but for opposite, non-zero turn rates.
+fn mirror_images(a: &Point, b: &Point) -> bool {
+    let straight = |p: &Point| Point {
+        labels: Vec::new(),
+        turn_rate: 0.0,
+        ..p.clone()
+    };
+    a.turn_rate != 0.0 && b.turn_rate == -a.turn_rate && straight(a) == straight(b)
+}
+
+/// Writes point `i`'s gait clip as the mirror image of point `o`'s solved one and returns its
+/// job; `None` when `o` is not solved or its creature is not mirror-symmetric.
+fn mirror_job(
+    space: &ParameterSpace,
+    points: &[Point],
+    i: usize,
+    o: usize,
+    gait_path: &dyn Fn(&str) -> PathBuf,
+    solved: &dyn Fn(&str) -> Option<GaitClip>,
+) -> Result<Option<Job>> {
+    let (p, q) = (&points[i], &points[o]);
+    let Some(source) = solved(&q.stem(space)) else {
+        return Ok(None);
+    };
+    let skeleton = crate::spacetime::skeleton::Skeleton::load(&p.character)?;
+    let Ok(gait) = source.mirrored(&skeleton) else {
+        return Ok(None);
+    };
+    let stem = p.stem(space);
+    crate::files::write_ron(&gait_path(&stem), &gait)
+        .with_context(|| format!("writing the mirror image {stem}"))?;
+    Ok(Some(Job {
+        name: p.name(space),
+        stem: stem.clone(),
+        request: p.request(&space.solver, gait_path(&stem)),
+        warm_start: None,
+        family: p.family.clone(),
+        turn_rate: p.turn_rate,
+        joins: None,
+        mirror_of: Some(q.name(space)),
+    }))
+}
+
+/// When point `i` and its opposite turn are both solved and one costs more (by over 0.1%),
+/// the other's mirror image replaces it: two solves of mirror-image problems that ended in
+/// different local optima keep the better one, on both sides.
+#[allow(clippy::too_many_arguments)]
+fn settle_mirrors(
+    space: &ParameterSpace,
+    points: &[Point],
+    partners: &[Option<usize>],
+    i: usize,
+    gait_path: &dyn Fn(&str) -> PathBuf,
+    solved: &dyn Fn(&str) -> Option<GaitClip>,
+    files: &Files,
+    manifest: &mut Manifest,
+    on_event: &mut dyn FnMut(SpaceEvent),
+) -> Result<()> {
+    let Some(o) = partners[i] else { return Ok(()) };
+    let (Some(a), Some(b)) = (
+        solved(&points[i].stem(space)),
+        solved(&points[o].stem(space)),
+    ) else {
+        return Ok(());
+    };
+    let (worse, better) = if a.cost > b.cost * 1.001 {
+        (i, o)
+    } else if b.cost > a.cost * 1.001 {
+        (o, i)
+    } else {
+        return Ok(());
+    };
+    if let Some(job) = mirror_job(space, points, worse, better, gait_path, solved)? {
+        on_event(SpaceEvent::Mirrored {
+            name: job.name.clone(),
+            of: points[better].name(space),
+        });
+        let gait = solved(&job.stem).ok_or_else(|| "the mirror image was not written".to_string());
+        files.finish(&job, gait, manifest, on_event)?;
+    }
+    Ok(())
 }
 
 /// A warm start farther than this starts from the rest pose instead.
@@ -271,9 +383,27 @@ pub fn generate(
                 family: p.family.clone(),
                 turn_rate: p.turn_rate,
                 joins: None,
+                mirror_of: None,
             };
             files.finish(&job, Ok(gait), &mut manifest, &mut |_| {})?;
         }
+    }
+    // Of two opposite turns solved before, the cheaper one's mirror image replaces the other.
+    let partners: Vec<Option<usize>> = (0..points.len())
+        .map(|i| (0..points.len()).find(|&o| mirror_images(&points[i], &points[o])))
+        .collect();
+    for i in 0..points.len() {
+        settle_mirrors(
+            &space,
+            &points,
+            &partners,
+            i,
+            &gait_path,
+            &solved,
+            &files,
+            &mut manifest,
+            on_event,
+        )?;
     }
     // Points in the order of the continuation: straight first, then by turn rate, speed and
     // file order. Each starts from the nearest point before it within reach, once that one has
@@ -306,11 +436,11 @@ pub fn generate(
         while solvers.busy() < threads {
             let ready = pending.iter().position(|&i| {
                 let p = &points[i];
-                // Every nearer earlier candidate must have ended.
+                // Every nearer earlier candidate, and an earlier mirror image, must have ended.
                 points.iter().enumerate().all(|(o, q)| {
                     rank[o] >= rank[i]
                         || q.character != p.character
-                        || separation(p, q) > REACH
+                        || (separation(p, q) > REACH && partners[i] != Some(o))
                         || ended[o]
                 })
             });
@@ -318,6 +448,24 @@ pub fn generate(
             let i = pending.remove(k);
             let p = &points[i];
             let stem = p.stem(&space);
+            // The mirror image of a solved opposite turn instead of a solve.
+            if let Some(o) = partners[i].filter(|&o| rank[o] < rank[i])
+                && let Some(job) = mirror_job(&space, &points, i, o, &gait_path, &solved)?
+            {
+                ended[i] = true;
+                on_event(SpaceEvent::Mirrored {
+                    name: job.name.clone(),
+                    of: points[o].name(&space),
+                });
+                let gait =
+                    solved(&job.stem).ok_or_else(|| "the mirror image was not written".to_string());
+                if files.finish(&job, gait, &mut manifest, on_event)? {
+                    n_solved += 1;
+                } else {
+                    n_failed += 1;
+                }
+                continue;
+            }
             let mut request = p.request(&space.solver, gait_path(&stem));
             let source = points
                 .iter()
@@ -344,6 +492,7 @@ pub fn generate(
                 family: p.family.clone(),
                 turn_rate: p.turn_rate,
                 joins: None,
+                mirror_of: None,
             };
             on_event(SpaceEvent::Started {
                 name: job.name.clone(),
@@ -368,6 +517,17 @@ pub fn generate(
         ended[job_point[index]] = true;
         if files.finish(&jobs[index], result, &mut manifest, on_event)? {
             n_solved += 1;
+            settle_mirrors(
+                &space,
+                &points,
+                &partners,
+                job_point[index],
+                &gait_path,
+                &solved,
+                &files,
+                &mut manifest,
+                on_event,
+            )?;
         } else {
             n_failed += 1;
         }
@@ -425,6 +585,7 @@ pub fn generate(
             warm_start: None,
             family: c.family.clone(),
             turn_rate: 0.0,
+            mirror_of: None,
             joins: Some(crate::clip::Joins {
                 from: a.stem(&space),
                 from_frame,
@@ -515,6 +676,7 @@ impl Files {
                     iterations: gait.iterations,
                     seconds: gait.solve_time_s,
                     warm_start: job.warm_start.clone(),
+                    mirror_of: job.mirror_of.clone(),
                 }
             }
             other => {

@@ -394,6 +394,7 @@ mod tests {
                 "horse",
                 "human2d",
                 "human3d",
+                "human3d_walker",
                 "monoped",
                 "pentaped",
                 "simple biped",

@@ -147,7 +147,11 @@ impl FootLocks {
             }
         }
         if changed {
-            pose.joints = coordinates_of(c, &poses);
+            let joints = coordinates_of(c, &poses);
+            // A leg the solver could not bend (a degenerate triangle) keeps the played pose.
+            if joints.iter().all(|v| v.is_finite()) {
+                pose.joints = joints;
+            }
         }
     }
 
@@ -196,7 +200,9 @@ fn solve_leg(
         .norm()
         .clamp((l1 - l2).abs() + 1e-4, l1 + l2 - 1e-4);
     let (u, w) = (h - k, a - k);
-    let interior = u.angle(&w);
+    // atan2 of the cross and dot products: exact where acos of a rounded cosine is not (a
+    // straight leg's cosine can round past −1, and acos of it is NaN).
+    let interior = u.cross(&w).norm().atan2(u.dot(&w));
     let wanted = ((l1 * l1 + l2 * l2 - reach * reach) / (2.0 * l1 * l2))
         .clamp(-1.0, 1.0)
         .acos();
@@ -225,7 +231,10 @@ fn solve_leg(
     let com = new_ankle
         + rel
             * (Vector3::from(c.bodies[leg.foot].position) - Vector3::from(c.joints[ankle].anchor));
-    poses[leg.foot] = pose_of(com, &foot_rotation);
+    let foot = pose_of(com, &foot_rotation);
+    if foot.iter().all(|v| v.is_finite()) {
+        poses[leg.foot] = foot;
+    }
 }
 
 #[cfg(test)]

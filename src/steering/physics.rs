@@ -29,6 +29,10 @@ pub struct BalanceGains {
     pub c_v: f64,
     /// Fraction of the trunk's tilt the planted hip takes back.
     pub trunk: f64,
+    /// Ankle strategy of the planted feet: rad per m of the centre of mass ahead of them, and per
+    /// m/s.
+    pub ankle_d: f64,
+    pub ankle_v: f64,
     /// Half-life (s) with which the kinematic reference follows the simulated pelvis.
     pub follow: f64,
 }
@@ -39,6 +43,8 @@ impl Default for BalanceGains {
             c_d: 0.5,
             c_v: 0.2,
             trunk: 0.5,
+            ankle_d: 1.5,
+            ankle_v: 0.3,
             follow: 0.3,
         }
     }
@@ -77,6 +83,8 @@ struct Leg {
     foot: usize,
     flexion: Option<usize>,
     abduction: Option<usize>,
+    /// The ankle's pitch coordinate (about z).
+    ankle: Option<usize>,
 }
 
 fn legs(c: &crate::model::Character) -> Vec<Leg> {
@@ -95,21 +103,23 @@ fn legs(c: &crate::model::Character) -> Vec<Leg> {
             let shin = c.body_index(&c.joints[up(foot)?].parent)?;
             let thigh = c.body_index(&c.joints[up(shin)?].parent)?;
             let hip = &c.joints[up(thigh)?];
-            let axes = hip.kind.axes();
-            let coordinate = |axis: [f64; 3]| {
+            let ankle = &c.joints[up(foot)?];
+            let coordinate = |joint: &crate::model::Joint, axis: [f64; 3]| {
+                let axes = joint.kind.axes();
                 let k = axes.iter().position(|a| a == &axis)?;
                 let name = if axes.len() == 1 {
-                    hip.name.clone()
+                    joint.name.clone()
                 } else {
-                    format!("{}.{k}", hip.name)
+                    format!("{}.{k}", joint.name)
                 };
                 names.iter().position(|n| *n == name)
             };
             Some(Leg {
                 effector: k,
                 foot,
-                flexion: coordinate([0.0, 0.0, 1.0]),
-                abduction: coordinate([1.0, 0.0, 0.0]),
+                flexion: coordinate(hip, [0.0, 0.0, 1.0]),
+                abduction: coordinate(hip, [1.0, 0.0, 0.0]),
+                ankle: coordinate(ankle, [0.0, 0.0, 1.0]),
             })
         })
         .collect()
@@ -278,34 +288,49 @@ fn balanced_targets(
         .iter()
         .filter(|l| out.contacts.get(l.effector).copied().unwrap_or(false))
         .collect();
-    if let Some(stance) = planted.first() {
-        let foot = sim.body_pose(stance.foot);
-        let d = [
-            com[0] as f64 - foot[0] as f64,
-            com[2] as f64 - foot[2] as f64,
-        ];
-        let (d_fwd, d_left) = (
-            d[0] * fwd[0] + d[1] * fwd[1],
-            d[0] * left[0] + d[1] * left[1],
-        );
-        let (v_fwd, v_left) = (
-            v[0] as f64 * fwd[0] + v[2] as f64 * fwd[1],
-            v[0] as f64 * left[0] + v[2] as f64 * left[1],
-        );
-        for l in legs
-            .iter()
-            .filter(|l| !out.contacts.get(l.effector).copied().unwrap_or(false))
-        {
-            if let Some(k) = l.flexion {
-                q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd;
-            }
-            if let Some(k) = l.abduction {
-                // Abduction about +x moves the leg towards −z... towards the left for +z.
-                q[k] -= gains.c_d * d_left + gains.c_v * v_left;
-            }
+    if planted.is_empty() {
+        return q.into_iter().map(|x| x as f32).collect();
+    }
+    // The centre of mass relative to the planted feet (their mean), along and across the heading.
+    let mut support = [0.0, 0.0];
+    for l in &planted {
+        let f = sim.body_pose(l.foot);
+        support[0] += f[0] as f64 / planted.len() as f64;
+        support[1] += f[2] as f64 / planted.len() as f64;
+    }
+    let d = [com[0] as f64 - support[0], com[2] as f64 - support[1]];
+    let (d_fwd, d_left) = (
+        d[0] * fwd[0] + d[1] * fwd[1],
+        d[0] * left[0] + d[1] * left[1],
+    );
+    let (v_fwd, v_left) = (
+        v[0] as f64 * fwd[0] + v[2] as f64 * fwd[1],
+        v[0] as f64 * left[0] + v[2] as f64 * left[1],
+    );
+    // Planted ankles push the centre of mass back over the feet (a larger ankle angle tips the
+    // shin forward).
+    for l in &planted {
+        if let Some(k) = l.ankle {
+            q[k] -= gains.ankle_d * d_fwd + gains.ankle_v * v_fwd;
         }
-        // The trunk's tilt (the root body's up axis off the vertical), taken back by the
-        // planted hip.
+    }
+    // A leg in the air aims its step where it catches the fall (SIMBICON): further forward when
+    // the centre of mass runs ahead, further left when it drifts left (abduction about +x
+    // swings a hanging leg towards −z, the character's left).
+    for l in legs
+        .iter()
+        .filter(|l| !out.contacts.get(l.effector).copied().unwrap_or(false))
+    {
+        if let Some(k) = l.flexion {
+            q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd;
+        }
+        if let Some(k) = l.abduction {
+            q[k] += gains.c_d * d_left + gains.c_v * v_left;
+        }
+    }
+    // On one foot, the trunk's tilt (the root body's up axis off the played one's) is taken
+    // back by the planted hip.
+    if planted.len() == 1 {
         let pelvis = sim.body_pose(root);
         let r = crate::model::rotation::rotate(
             crate::model::rotation::pose_rotation(pelvis),
@@ -314,7 +339,7 @@ fn balanced_targets(
         let pitch = (r[0] as f64 * fwd[0] + r[2] as f64 * fwd[1]).asin();
         let reference = crate::clip::pose::quat_of(&out.pose.root) * nalgebra::Vector3::y();
         let want = (reference.x * fwd[0] + reference.z * fwd[1]).asin();
-        if let Some(k) = stance.flexion {
+        if let Some(k) = planted[0].flexion {
             q[k] += gains.trunk * (pitch - want);
         }
     }

@@ -593,6 +593,7 @@ mod blocks;
 mod clip;
 pub mod closure;
 mod connect;
+mod mirror;
 mod problem;
 mod solve;
 #[cfg(test)]
