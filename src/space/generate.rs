@@ -561,8 +561,15 @@ pub fn generate(
             c.from_frame.unwrap_or_else(|| first_touchdown(&ga)),
             c.to_frame.unwrap_or_else(|| first_touchdown(&gb)),
         );
-        let placement = crate::spacetime::gait::Connection::default_placement(
-            &ga, &gb, from_frame, to_frame, c.duration,
+        let skeleton = crate::spacetime::skeleton::Skeleton::load(&a.character)?;
+        let placement = crate::spacetime::gait::Connection::matched_placement(
+            &skeleton.with_heading_root(),
+            &ga,
+            &gb,
+            from_frame,
+            to_frame,
+            c.frames,
+            c.duration,
         );
         let mut request = space.connection_request(
             c,

@@ -67,7 +67,7 @@ impl Default for CostWeights {
             gait: 1.0,
             transition: 0.3,
             margin: 0.15,
-            warp_rate: 20f64.to_radians(),
+            warp_rate: 45f64.to_radians(),
             warp_halflife: 0.3,
         }
     }
@@ -343,7 +343,8 @@ impl Controller {
     /// about the root by the gap between the desired facing and the heading the clip will have
     /// a horizon step ahead, at most `warp_rate`. The clips do the turning; this closes what
     /// their turn rates leave (and lets a graph of straight mocap turn at all). Planted feet
-    /// stay locked, so it costs no sliding.
+    /// stay locked, so it costs no sliding. (Turning about the planted feet instead moved the
+    /// root by the turn times its distance from them: 2.8 m/s in a 2.6 m/s run.)
     fn warp(&mut self, dt: f64) {
         let w = self.weights;
         if w.warp_rate <= 0.0 || self.intent.command.speed <= 0.0 {

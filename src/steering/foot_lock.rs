@@ -27,7 +27,13 @@ struct Leg {
     foot: usize,
     effector_body: usize,
     point: Vector3<f64>,
-    /// Where the foot is held, and the spring's velocity after a release.
+    /// The knee hinge's flexion direction (−1 or +1: the side of its wider limit), 0 when the
+    /// knee is not a limited hinge (then it bends in the plane the leg makes).
+    flexion: f64,
+    /// The leg's joint coordinates (hip, knee, ankle) in the pose's order.
+    coordinates: Vec<usize>,
+    /// Where the foot is held; after a release, its offset from the animated foot and the
+    /// offset's velocity.
     lock: Option<Vector3<f64>>,
     release: Option<(Vector3<f64>, Vector3<f64>)>,
 }
@@ -64,34 +70,55 @@ impl FootLocks {
         let parent_joint =
             |body: usize| c.joints.iter().position(|j| j.child == c.bodies[body].name);
         let parent_body = |joint: usize| c.body_index(&c.joints[joint].parent);
-        let legs = c
-            .end_effectors
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.tag == EffectorTag::Foot)
-            .filter_map(|(k, e)| {
-                let effector_body = c.body_index(&e.body)?;
-                // Motion-capture skeletons end a leg in a toe: the foot is its parent.
-                let foot = if e.body.to_lowercase().contains("toe") {
-                    parent_body(parent_joint(effector_body)?)?
-                } else {
-                    effector_body
-                };
-                let shin = parent_body(parent_joint(foot)?)?;
-                let thigh = parent_body(parent_joint(shin)?)?;
-                parent_joint(thigh)?;
-                Some(Leg {
-                    effector: k,
-                    thigh,
-                    shin,
-                    foot,
-                    effector_body,
-                    point: Vector3::from(e.point),
-                    lock: None,
-                    release: None,
+        let legs =
+            c.end_effectors
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.tag == EffectorTag::Foot)
+                .filter_map(|(k, e)| {
+                    let effector_body = c.body_index(&e.body)?;
+                    // Motion-capture skeletons end a leg in a toe: the foot is its parent.
+                    let foot = if e.body.to_lowercase().contains("toe") {
+                        parent_body(parent_joint(effector_body)?)?
+                    } else {
+                        effector_body
+                    };
+                    let shin = parent_body(parent_joint(foot)?)?;
+                    let thigh = parent_body(parent_joint(shin)?)?;
+                    parent_joint(thigh)?;
+                    let knee = &c.joints[parent_joint(shin)?];
+                    let flexion =
+                        match (&knee.kind, knee.limits.first()) {
+                            (crate::model::JointKind::Hinge { .. }, Some(&(lo, hi))) => {
+                                if -lo > hi { -1.0 } else { 1.0 }
+                            }
+                            _ => 0.0,
+                        };
+                    let first = |joint: usize| -> usize {
+                        c.joints[..joint].iter().map(|j| j.kind.dof()).sum()
+                    };
+                    let coordinates = [
+                        parent_joint(thigh)?,
+                        parent_joint(shin)?,
+                        parent_joint(foot)?,
+                    ]
+                    .into_iter()
+                    .flat_map(|j| first(j)..first(j) + c.joints[j].kind.dof())
+                    .collect();
+                    Some(Leg {
+                        flexion,
+                        coordinates,
+                        effector: k,
+                        thigh,
+                        shin,
+                        foot,
+                        effector_body,
+                        point: Vector3::from(e.point),
+                        lock: None,
+                        release: None,
+                    })
                 })
-            })
-            .collect();
+                .collect();
         Self {
             legs,
             release_halflife: 0.08,
@@ -120,7 +147,7 @@ impl FootLocks {
             return;
         }
         let mut poses = body_poses(c, &pose.root, &pose.joints);
-        let mut changed = false;
+        let mut changed: Vec<usize> = Vec::new();
         for k in 0..self.legs.len() {
             let leg = self.legs[k].clone();
             let down = contacts.get(leg.effector).copied().unwrap_or(false);
@@ -134,7 +161,7 @@ impl FootLocks {
             } else if let Some(lock) = leg.lock {
                 // Just lifted: spring from the lock to the animated foot.
                 self.legs[k].lock = None;
-                self.legs[k].release = Some((lock, Vector3::zeros()));
+                self.legs[k].release = Some((lock - here, Vector3::zeros()));
                 self.follow(k, here, dt)
             } else if leg.release.is_some() {
                 self.follow(k, here, dt)
@@ -143,34 +170,45 @@ impl FootLocks {
             };
             if let Some(t) = target {
                 solve_leg(c, &mut poses, &leg, here, t);
-                changed = true;
+                changed.extend(leg.coordinates.iter().copied());
             }
         }
-        if changed {
+        if !changed.is_empty() {
             let joints = coordinates_of(c, &poses);
-            // A leg the solver could not bend (a degenerate triangle) keeps the played pose.
-            if joints.iter().all(|v| v.is_finite()) {
-                pose.joints = joints;
+            // Only the bent legs' coordinates are read back: another ball joint's angles read
+            // back from its body can come out on the other branch (a shoulder's 1.17 rad as
+            // −1.95), a jump of 3 rad that is no motion at all. A leg the solver could not bend
+            // (a degenerate triangle) keeps the played pose.
+            if changed.iter().all(|&i| joints[i].is_finite()) {
+                for i in changed {
+                    pose.joints[i] = joints[i];
+                }
             }
         }
     }
 
-    /// Moves a released lock towards `here`; ends the release when it has caught up.
+    /// Decays a released lock's offset from the animated foot (at `here`); ends the release
+    /// when it has died out. The offset, not the point, is sprung: a point chasing a swinging
+    /// foot lags it by its speed times the half-life all through the swing, and the next lock
+    /// would snap the leg to the animated foot.
     fn follow(&mut self, k: usize, here: Vector3<f64>, dt: f64) -> Option<Vector3<f64>> {
         let h = self.release_halflife;
-        let (mut p, mut v) = self.legs[k].release?;
+        let (mut o, mut v) = self.legs[k].release?;
         for a in 0..3 {
-            towards(&mut p[a], &mut v[a], here[a], h, dt);
+            towards(&mut o[a], &mut v[a], 0.0, h, dt);
         }
-        if (p - here).norm() < 1e-4 {
+        if o.norm() < 1e-4 && v.norm() < 1e-3 {
             self.legs[k].release = None;
             None
         } else {
-            self.legs[k].release = Some((p, v));
-            Some(p)
+            self.legs[k].release = Some((o, v));
+            Some(here + o)
         }
     }
 }
+
+/// The fraction of a leg's length over which the IK's reach is softened.
+const SOFT_REACH: f64 = 0.03;
 
 /// Bends one leg of `poses` so that its foot point (now at `foot_point`) reaches `target`,
 /// keeping the foot's world orientation (the point moves with the ankle).
@@ -196,9 +234,19 @@ fn solve_leg(
     if l1 < 1e-6 || l2 < 1e-6 {
         return;
     }
-    let reach = (want_ankle - h)
-        .norm()
-        .clamp((l1 - l2).abs() + 1e-4, l1 + l2 - 1e-4);
+    // Soft IK near full extension: the knee's angle changes without bound per unit of reach as
+    // the leg straightens, so a target just out of reach and then just inside it popped the
+    // knee by 0.43 rad in one frame. The last SOFT_REACH of the leg's length is approached
+    // exponentially instead (the foot falls short of its target by millimetres).
+    let full = l1 + l2;
+    let soft = SOFT_REACH * full;
+    let distance = (want_ankle - h).norm();
+    let distance = if distance > full - soft {
+        full - soft + soft * (1.0 - (-(distance - (full - soft)) / soft).exp())
+    } else {
+        distance
+    };
+    let reach = distance.clamp((l1 - l2).abs() + 1e-4, full - 1e-4);
     let (u, w) = (h - k, a - k);
     // atan2 of the cross and dot products: exact where acos of a rounded cosine is not (a
     // straight leg's cosine can round past −1, and acos of it is NaN).
@@ -207,7 +255,14 @@ fn solve_leg(
         .clamp(-1.0, 1.0)
         .acos();
     let normal = u.cross(&w);
-    let bend = if normal.norm() > 1e-9 {
+    let bend = if let (crate::model::JointKind::Hinge { axis }, true) =
+        (&c.joints[knee].kind, leg.flexion != 0.0)
+    {
+        // About the knee's own axis, towards flexion: a nearly straight leg has no plane to
+        // bend in (the cross product flips with rounding and the knee would pop backwards).
+        let n = relative(c, poses, leg.thigh) * Vector3::from(*axis);
+        Rotation3::from_axis_angle(&Unit::new_normalize(n), leg.flexion * (interior - wanted))
+    } else if normal.norm() > 1e-9 {
         Rotation3::from_axis_angle(&Unit::new_normalize(normal), wanted - interior)
     } else {
         Rotation3::identity()

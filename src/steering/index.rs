@@ -50,6 +50,55 @@ pub fn forward_axis(graph: &LoadedGraph) -> [f64; 3] {
     }
 }
 
+/// Frames each side of a frame over which the yaw of a clip that is not a cycle is averaged.
+const YAW_WINDOW: usize = 15;
+
+/// The headings with their yaw averaged over a whole cycle around each frame (a cycle's frames
+/// continue with its turn `cycle_yaw` added per lap), or over ±[`YAW_WINDOW`] frames of an open
+/// clip. A walking pelvis swings its yaw through a stride (±21° in the human's 1.4 m/s walk),
+/// which steering would otherwise chase: the heading is where the character goes, not where
+/// its pelvis points this instant.
+fn smooth_yaw(raw: &[PlanarMotion], cycle_yaw: Option<f64>) -> Vec<PlanarMotion> {
+    let n = raw.len();
+    if n < 2 {
+        return raw.to_vec();
+    }
+    // Unwrapped yaw along the clip.
+    let mut yaw = vec![raw[0].yaw; n];
+    for i in 1..n {
+        yaw[i] = yaw[i - 1] + crate::steering::spring::wrap_angle(raw[i].yaw - raw[i - 1].yaw);
+    }
+    let at = |j: i64| -> f64 {
+        match cycle_yaw {
+            Some(turn) => {
+                let laps = j.div_euclid(n as i64);
+                // The lap's seam: the unwrapped yaw of frame 0 of the next lap.
+                let seam = crate::steering::spring::wrap_angle(raw[0].yaw + turn - yaw[n - 1])
+                    + yaw[n - 1]
+                    - raw[0].yaw;
+                yaw[j.rem_euclid(n as i64) as usize] + laps as f64 * seam
+            }
+            None => yaw[j.clamp(0, n as i64 - 1) as usize],
+        }
+    };
+    (0..n)
+        .map(|i| {
+            let (lo, hi) = match cycle_yaw {
+                Some(_) => (
+                    i as i64 - (n as i64) / 2,
+                    i as i64 - (n as i64) / 2 + n as i64 - 1,
+                ),
+                None => (i as i64 - YAW_WINDOW as i64, i as i64 + YAW_WINDOW as i64),
+            };
+            let mean = (lo..=hi).map(at).sum::<f64>() / (hi - lo + 1) as f64;
+            PlanarMotion {
+                yaw: crate::steering::spring::wrap_angle(mean),
+                ..raw[i]
+            }
+        })
+        .collect()
+}
+
 impl SteeringIndex {
     pub fn new(graph: &LoadedGraph) -> Self {
         let forward = forward_axis(graph);
@@ -57,9 +106,10 @@ impl SteeringIndex {
             .clips
             .iter()
             .map(|c| {
-                (0..c.frames.len())
+                let raw: Vec<PlanarMotion> = (0..c.frames.len())
                     .map(|i| c.heading_along(&graph.character, i, forward))
-                    .collect()
+                    .collect();
+                smooth_yaw(&raw, c.cycle.map(|k| k.yaw))
             })
             .collect();
         let frames = graph
