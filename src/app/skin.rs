@@ -92,6 +92,9 @@ pub fn spawn_skinned<B: Bundle>(
             joints,
         },
         Transform::IDENTITY,
+        // Its bounds are the bind pose's at the origin: once the figure walks away, frustum
+        // culling hid it (its shadow stayed).
+        bevy::camera::visibility::NoFrustumCulling,
     ));
 }
 

@@ -49,7 +49,8 @@ pub(super) fn steering_window(
     egui::Window::new("Steering")
         .id(egui::Id::new("steering_window"))
         .open(&mut open)
-        .default_pos(central.right_top() + egui::vec2(-440.0, 40.0))
+        // On the left, where the hidden simulation panel was: the figure is at the centre.
+        .default_pos(central.left_top() + egui::vec2(10.0, 40.0))
         .default_size(egui::vec2(430.0, 600.0))
         .resizable(true)
         .show(ctx, |ui| {
