@@ -9,6 +9,7 @@
 
 pub mod cec2006;
 mod cmaes;
+pub mod pareto;
 mod restarts;
 
 pub use cmaes::{Cmaes, CmaesOptions, StopReason};
