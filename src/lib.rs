@@ -15,6 +15,7 @@ pub mod model;
 pub mod motion_graph;
 pub mod nlp;
 pub mod optim;
+pub mod pareto;
 pub mod scene;
 pub mod sim;
 pub mod space;

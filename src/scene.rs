@@ -36,6 +36,10 @@ pub struct Scene {
     /// A motion task: seed controller, free parameters, constraints, metric.
     #[serde(default)]
     pub task: Option<crate::task::TaskDef>,
+    /// A Pareto jump over the task (specs/000.md §1.6): head body, effort weights, assist range,
+    /// height bins and hypervolume reference.
+    #[serde(default)]
+    pub pareto: Option<crate::pareto::JumpDef>,
 }
 
 fn default_seconds() -> f32 {
@@ -274,6 +278,12 @@ pub fn parse_scene(
             message,
         })?;
     }
+    if loaded.scene.pareto.is_some() {
+        loaded.jump().map_err(|message| SceneError::Task {
+            scene: path.into(),
+            message,
+        })?;
+    }
     Ok(loaded)
 }
 
@@ -295,6 +305,18 @@ impl LoadedScene {
         )?;
         task.obstacles = self.scene.obstacles.clone();
         Ok(task)
+    }
+}
+
+impl LoadedScene {
+    /// The scene's Pareto jump (its `task` with the `pareto` section).
+    pub fn jump(&self) -> Result<crate::pareto::JumpTask, String> {
+        let def = self
+            .scene
+            .pareto
+            .clone()
+            .ok_or_else(|| format!("scene {:?} has no `pareto` section", self.scene.name))?;
+        crate::pareto::JumpTask::new(self.task(false)?, def)
     }
 }
 

@@ -338,12 +338,15 @@ impl PhaseController {
         let p = &self.phases[phase].def;
         let v = sim.com_velocity();
         let h = sim.com()[1] - sim.ground_height();
+        // Ballistic predictions under the gravity of the moment (the Pareto jump's assist
+        // lowers it after take-off); at least 1 m/s² so an upward pull predicts the timeout.
+        let g = (-sim.gravity()).max(1.0);
         match p.end {
             Transition::After | Transition::Liftoff | Transition::FootContact => p.duration,
-            Transition::Apex => (v[1] / G).clamp(0.02, p.timeout),
+            Transition::Apex => (v[1] / g).clamp(0.02, p.timeout),
             Transition::Touchdown => {
                 let drop = (h - sim.reference_com_height()).max(0.0);
-                ((v[1] + (v[1] * v[1] + 2.0 * G * drop).sqrt()) / G).clamp(0.02, p.timeout)
+                ((v[1] + (v[1] * v[1] + 2.0 * g * drop).sqrt()) / g).clamp(0.02, p.timeout)
             }
             Transition::Rotation(deg) => {
                 let w = sim.body_velocity(self.root).1[2];

@@ -187,6 +187,7 @@ pub struct Snapshot {
     pushes: Vec<(usize, Vector, u32)>,
     failure: Option<Failure>,
     gain_multipliers: Vec<(f32, f32)>,
+    gravity: f32,
 }
 
 /// Poses and contacts of every model body at one instant.
@@ -231,6 +232,9 @@ pub struct Simulation {
     gain_multipliers: Vec<(f32, f32)>,
     /// Per joint: child body index and the anchor in the child's frame.
     joint_anchors: Vec<(usize, Vector)>,
+    /// Vertical acceleration of gravity, m/s² (−9.81 unless a controller changes it: the
+    /// supernatural assist of specs/000.md §4.3.3).
+    gravity: f32,
 }
 
 const CHARACTER_GROUP: Group = Group::GROUP_2;
@@ -268,6 +272,19 @@ impl Simulation {
 
     pub fn failure(&self) -> Option<&Failure> {
         self.failure.as_ref()
+    }
+
+    /// Vertical acceleration of gravity, m/s² (negative: down).
+    pub fn gravity(&self) -> f32 {
+        self.gravity
+    }
+
+    /// Sets the vertical acceleration of gravity for the coming steps (m/s², negative: down;
+    /// positive values pull upwards). A non-finite value is ignored.
+    pub fn set_gravity(&mut self, g: f32) {
+        if g.is_finite() {
+            self.gravity = g;
+        }
     }
 
     pub fn ground_height(&self) -> f32 {
@@ -425,11 +442,12 @@ impl Simulation {
         let st = &mut self.state;
         let pipeline = &mut self.pipeline;
         let params = &self.params;
+        let gravity = self.gravity;
         // A state that diverges within one step (an ill-conditioned character) can make the
         // physics solver panic on its NaNs; that ends the simulation as a failure instead.
         let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pipeline.step(
-                Vector::new(0.0, -crate::model::rotation::GRAVITY, 0.0),
+                Vector::new(0.0, gravity, 0.0),
                 params,
                 &mut st.islands,
                 &mut st.broad_phase,
@@ -635,6 +653,7 @@ impl Simulation {
             pushes: self.pushes.clone(),
             failure: self.failure.clone(),
             gain_multipliers: self.gain_multipliers.clone(),
+            gravity: self.gravity,
         }
     }
 
@@ -648,6 +667,7 @@ impl Simulation {
         self.pushes = s.pushes.clone();
         self.failure = s.failure.clone();
         self.gain_multipliers = s.gain_multipliers.clone();
+        self.gravity = s.gravity;
         // The pipeline keeps only scratch buffers; a fresh one makes restore independent of them.
         self.pipeline = PhysicsPipeline::new();
         self.apply_motor_settings();

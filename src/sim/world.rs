@@ -290,6 +290,7 @@ impl Simulation {
             foot_body,
             gain_multipliers: vec![(1.0, 1.0); n],
             joint_anchors,
+            gravity: -crate::model::rotation::GRAVITY,
         };
         sim.reference_com_height = sim.com()[1] - ground_height;
         sim.apply_armature();

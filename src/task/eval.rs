@@ -106,11 +106,34 @@ pub(crate) struct Record {
 }
 
 pub fn evaluate(task: &Task, x: &[f64], metric: Metric) -> Evaluation {
-    run(task, x, metric, false).evaluation
+    run(task, x, metric, false, &mut ()).evaluation
 }
 
 pub fn evaluate_recorded(task: &Task, x: &[f64], metric: Metric) -> TaskRun {
-    run(task, x, metric, true)
+    run(task, x, metric, true, &mut ())
+}
+
+/// Watches (and may adjust the world of) a task rollout: what a search over tasks measures
+/// beyond the constraints, e.g. the Pareto jump's effort and its supernatural assist
+/// (specs/000.md §1.6), which changes gravity after take-off.
+pub trait StepObserver {
+    /// Before each step, after the previous one's checks.
+    fn before_step(&mut self, _sim: &mut Simulation, _controller: &PhaseController) {}
+    /// After each step that did not fail.
+    fn after_step(&mut self, _sim: &Simulation) {}
+}
+
+impl StepObserver for () {}
+
+/// [`evaluate`] (with frames when `keep_frames`) while `observer` watches every step.
+pub fn evaluate_observed(
+    task: &Task,
+    x: &[f64],
+    metric: Metric,
+    keep_frames: bool,
+    observer: &mut dyn StepObserver,
+) -> TaskRun {
+    run(task, x, metric, keep_frames, observer)
 }
 
 fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Character) -> TaskRun {
@@ -138,7 +161,13 @@ fn failed(task: &Task, terms: Vec<(String, f64)>, character: &crate::model::Char
     }
 }
 
-fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
+fn run(
+    task: &Task,
+    x: &[f64],
+    metric: Metric,
+    keep_frames: bool,
+    observer: &mut dyn StepObserver,
+) -> TaskRun {
     let (def, character) = task.instantiate(x);
     let mut settings = task.settings;
     settings.gain_scale *= task.strength;
@@ -233,11 +262,13 @@ fn run(task: &Task, x: &[f64], metric: Metric, keep_frames: bool) -> TaskRun {
                 break;
             }
         }
+        observer.before_step(&mut sim, &ctrl);
         sim.step_controlled(&mut ctrl, &mut targets);
         if sim.failure().is_some() {
             fell = true;
             break;
         }
+        observer.after_step(&sim);
         hasher.add(&sim);
         if !task.obstacles.is_empty() && sim.touches_obstacle() {
             obstacle_contact += settings.dt;

@@ -13,8 +13,8 @@ pub mod prepare;
 mod ranges;
 
 pub use eval::{
-    Evaluation, FALL_COM_FRACTION, Metric, Summary, TaskRun, constraint_penalty, evaluate,
-    evaluate_recorded,
+    Evaluation, FALL_COM_FRACTION, Metric, StepObserver, Summary, TaskRun, constraint_penalty,
+    evaluate, evaluate_observed, evaluate_recorded,
 };
 
 use crate::control::phase::{PhaseController, PhaseControllerDef, resolve_dofs};
@@ -119,6 +119,10 @@ pub struct FreeParams {
     /// Degrees of freedom (joint, joint.axis or symmetric names) free in those phases.
     #[serde(default)]
     pub joints: Vec<String>,
+    /// Single (phase, degree of freedom) pairs free besides the `pose_phases` × `joints` grid
+    /// (the Pareto jump frees the ankles in take-off and rise only, specs/000.md §1.6).
+    #[serde(default)]
+    pub pose_extra: Vec<(String, String)>,
     /// ± degrees around the seed.
     #[serde(default = "default_range")]
     pub range: f32,
@@ -266,10 +270,16 @@ impl Task {
                 .ok_or_else(|| format!("free parameters name unknown phase {n:?}"))
         };
         let mut params = Vec::new();
-        for pn in &def.free.pose_phases {
+        let grid = def
+            .free
+            .pose_phases
+            .iter()
+            .flat_map(|p| def.free.joints.iter().map(move |k| (p.clone(), k.clone())));
+        for (pn, k) in grid.chain(def.free.pose_extra.iter().cloned()) {
+            let (pn, k) = (&pn, &k);
             let pi = phase_index(pn)?;
             let target = seed_ctrl.phase_target(pi);
-            for k in &def.free.joints {
+            {
                 let dofs = resolve_dofs(&character, k)?;
                 // A pair name is overridden by a side's own name in the same pose: freeing it
                 // would give the search a parameter that changes nothing.

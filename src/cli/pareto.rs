@@ -1,0 +1,188 @@
+//! `motionlab pareto`: grows a front of jump controllers (specs/000.md §1.6) as a job with a
+//! progress bar, checkpoints and `--resume`; prints one line per front point (the columns of
+//! Table 4.2 and the height) and the hypervolume.
+
+use anyhow::{Context, Result};
+use motionlab::pareto::{Method, ParetoConfig, ParetoRun, load_result};
+use std::path::PathBuf;
+
+/// Options of `pareto`.
+#[derive(clap::Args)]
+pub struct ParetoArgs {
+    /// Scene with a jump `task` and a `pareto` section (scenes/pareto_jump2d.ron).
+    pub scene: PathBuf,
+    /// rmoo (re-sampled MO-CMA-ES), bsoo (16 height bins of CMA-ES) or mocma (no resampling).
+    #[arg(long, default_value = "rmoo")]
+    pub method: Method,
+    /// RMOO and MO-CMA-ES: generations (default 1000); BSOO: the most per bin (default 3000).
+    #[arg(long, value_parser = crate::flags::generations)]
+    pub generations: Option<u64>,
+    /// BSOO: generations without improvement that end a bin.
+    #[arg(long, default_value_t = 300, value_parser = crate::flags::generations)]
+    pub stall: u64,
+    /// Stop after this many rollouts (equal-budget comparisons).
+    #[arg(long, value_parser = crate::flags::generations)]
+    pub evaluations: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Folder for checkpoint.ron and result.ron (default results/pareto-SCENE-METHOD-seedS).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue the run in `--out` from its checkpoint.
+    #[arg(long)]
+    pub resume: bool,
+    #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
+    pub threads: usize,
+}
+
+pub fn run(args: ParetoArgs) -> Result<()> {
+    let stem = args
+        .scene
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scene".into());
+    let folder = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("results").join(format!(
+            "pareto-{stem}-{}-seed{}",
+            format!("{:?}", args.method).to_lowercase(),
+            args.seed
+        ))
+    });
+    let cp = folder.join("checkpoint.ron");
+    let finished = folder.join("result.ron");
+    let path = if args.resume && !cp.exists() && finished.exists() {
+        eprintln!(
+            "{} holds a finished Pareto run; reporting its result",
+            folder.display()
+        );
+        finished
+    } else {
+        let job = if args.resume {
+            let text = std::fs::read_to_string(&cp)
+                .with_context(|| format!("reading checkpoint {}", cp.display()))?;
+            ParetoRun::from_checkpoint(&text)
+                .with_context(|| format!("resuming from {}", cp.display()))?
+        } else {
+            let mut config = ParetoConfig::new(&args.scene, args.method);
+            config.seed = args.seed;
+            if let Some(g) = args.generations {
+                config.generations = g;
+            }
+            config.stall_generations = args.stall;
+            config.max_evaluations = args.evaluations;
+            ParetoRun::new(config)?
+        };
+        crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "Pareto run")?
+    };
+    let r = load_result(&path)?;
+    for (k, p) in r.front.iter().enumerate() {
+        let o = &p.outcome;
+        println!(
+            "point {k} height {:.4} log_effort {:.4} joint_effort {:.1} assist_effort {:.1} g0 {:.3} T {:.3}{}",
+            o.height,
+            o.log_effort,
+            o.joint_effort,
+            o.assist_effort,
+            o.assist.g0,
+            o.assist.duration,
+            if o.is_natural() { " natural" } else { "" }
+        );
+    }
+    println!("hypervolume {:.6}", r.hypervolume);
+    eprintln!(
+        "result: {} ({} generations, {} rollouts)",
+        path.display(),
+        r.generations,
+        r.evaluations
+    );
+    Ok(())
+}
+
+/// `bench pareto`: RMOO against BSOO on scenes/pareto_jump2d.ron at equal rollout budgets over
+/// 3 seeds (specs/000.md §5 C.24; the thesis: RMOO about 2× faster). Prints, per seed and
+/// method, the hypervolume at the budget and the rollouts each needed to reach 90 % of the
+/// best hypervolume either reached; `--quick`: one seed, 300 rollouts.
+pub fn bench_pareto(quick: bool, first_seed: u64) -> Result<()> {
+    use motionlab::pareto::run::HypervolumePoint;
+    let (seeds, budget) = if quick { (1, 300) } else { (3, 12_000) };
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
+    println!(
+        "pareto_bench scene=scenes/pareto_jump2d.ron budget={budget} seeds={seeds} threads={}",
+        pool.current_num_threads()
+    );
+    // Hypervolume after `e` rollouts: the last recorded value at or before e.
+    let at = |h: &[HypervolumePoint], e: u64| {
+        h.iter()
+            .take_while(|p| p.evaluations <= e)
+            .last()
+            .map(|p| p.hypervolume)
+            .unwrap_or(0.0)
+    };
+    let mut wins = 0;
+    for seed in first_seed..first_seed + seeds {
+        let mut histories = Vec::new();
+        for method in [Method::Rmoo, Method::Bsoo] {
+            let mut config = ParetoConfig::new("scenes/pareto_jump2d.ron", method);
+            config.seed = seed;
+            config.max_evaluations = Some(budget);
+            config.generations = u64::MAX / 2;
+            let t0 = std::time::Instant::now();
+            let mut run = ParetoRun::new(config)?;
+            while !run.is_finished() {
+                run.generation(&pool);
+            }
+            let r = run.result();
+            let natural = r.front.iter().filter(|p| p.outcome.is_natural()).count();
+            let top_natural = r
+                .front
+                .iter()
+                .filter(|p| p.outcome.is_natural())
+                .map(|p| p.outcome.height)
+                .fold(f64::NAN, f64::max);
+            eprintln!(
+                "seed {seed} {method:?}: {:.0} s, {} rollouts",
+                t0.elapsed().as_secs_f64(),
+                r.evaluations
+            );
+            histories.push((
+                method,
+                r.history.clone(),
+                r.front.len(),
+                natural,
+                top_natural,
+            ));
+        }
+        let best = histories
+            .iter()
+            .map(|h| at(&h.1, budget))
+            .fold(0.0, f64::max);
+        for (method, history, points, natural, top) in &histories {
+            let reach = history
+                .iter()
+                .find(|p| p.hypervolume >= 0.9 * best)
+                .map(|p| p.evaluations.to_string())
+                .unwrap_or_else(|| "never".into());
+            println!(
+                "seed {seed} {:<5} hypervolume {:.4} rollouts_to_90% {reach} front {points} natural {natural} highest_natural {top:.3}",
+                format!("{method:?}").to_lowercase(),
+                at(history, budget)
+            );
+        }
+        // At every shared budget point, RMOO's hypervolume against BSOO's.
+        let (r, b) = (&histories[0].1, &histories[1].1);
+        let checkpoints: Vec<u64> = (1..=10).map(|k| budget * k / 10).collect();
+        let ahead = checkpoints
+            .iter()
+            .filter(|&&e| at(r, e) >= at(b, e))
+            .count();
+        println!(
+            "seed {seed} rmoo_at_least_bsoo {ahead}/{} budget checkpoints",
+            checkpoints.len()
+        );
+        if at(r, budget) >= at(b, budget) {
+            wins += 1;
+        }
+    }
+    println!("rmoo_wins {wins}/{seeds}");
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! Pareto fronts of jump height against effort (specs/000.md §1.6, thesis Ch. 4): the jump task
+//! with its supernatural assist and weighted effort, and the two searches over it, RMOO (the
+//! thesis's re-sampled MO-CMA-ES, Algorithm 1) and BSOO (binned single-objective CMA-ES). The
+//! multi-objective machinery itself (non-dominated sorting, hypervolume, MO-CMA-ES) lives in
+//! [`crate::optim::pareto`].
+
+pub mod assist;
+pub mod effort;
+pub mod jump;
+pub mod run;
+pub mod search;
+
+pub use assist::{Assist, NATURAL_GRAVITY};
+pub use effort::EffortWeights;
+pub use jump::{JumpDef, JumpOutcome, JumpTask};
+pub use run::{Method, ParetoConfig, ParetoResult, ParetoRun, load_result};
+pub use search::{FrontPoint, Sample};
+
+#[cfg(test)]
+mod tests;
