@@ -21,6 +21,8 @@ mod flags;
 mod graph_cli;
 #[path = "cli/jobs.rs"]
 mod job_cli;
+#[path = "cli/pareto.rs"]
+mod pareto_cli;
 #[path = "cli/space.rs"]
 mod space_cli;
 #[path = "cli/spacetime.rs"]
@@ -203,6 +205,9 @@ enum Command {
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
     /// character file; prints the timings, cost and violations, writes the clip as RON.
     Gait(spacetime_cli::GaitArgs),
+    /// Grow a Pareto front of jump height against effort (specs/000.md §1.6): RMOO, BSOO or
+    /// MO-CMA-ES over a scene's jump; prints the front and its hypervolume.
+    Pareto(pareto_cli::ParetoArgs),
     /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per
     /// line) on standard output: what the Gait panel and a discovery's sample processes run.
     #[command(hide = true)]
@@ -211,7 +216,7 @@ enum Command {
         request: String,
     },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
-    /// `cec2006`, `gait` or `impulse`.
+    /// `cec2006`, `gait`, `impulse`, `steering` or `pareto`.
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
         /// of backflip2d on all cores; `--quick`: 5 generations) or `cec2006` (basin-CMA on the
@@ -219,7 +224,9 @@ enum Command {
         /// fixed-contact solves of the simple biped and the horse; `--quick`: 100 iterations) or
         /// `impulse` (human3d built from impulse joints instead of the multibody, standing 10 s:
         /// steps/s, foot drift, joint gap; `--quick`: 2 s) or `steering` (the steering
-        /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time).
+        /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time)
+        /// or `pareto` (RMOO against BSOO on scenes/pareto_jump2d.ron, 3 seeds × 12,000
+        /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -228,7 +235,7 @@ enum Command {
         /// Folder of the built-in characters.
         #[arg(long, default_value = "characters")]
         characters: PathBuf,
-        /// Random seed (`bench cec2006`).
+        /// Random seed (`bench cec2006`; the first seed of `bench pareto`).
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -302,6 +309,17 @@ struct GuiArgs {
     /// With --steer: drive the stick from this script (RON timeline) instead of the controls.
     #[arg(long, requires = "steer", value_name = "SCRIPT")]
     steer_script: Option<PathBuf>,
+    /// Grow the Pareto front of this scene at launch (RMOO, 300 generations) and show the
+    /// Pareto panel.
+    #[arg(long, value_name = "SCENE")]
+    pareto: Option<PathBuf>,
+    /// Show this Pareto result (`motionlab pareto --out DIR` writes DIR/result.ron) in the
+    /// Pareto panel at launch.
+    #[arg(long, value_name = "RESULT")]
+    pareto_result: Option<PathBuf>,
+    /// With --pareto-result: play this front point at launch; repeat to add ghosts.
+    #[arg(long, requires = "pareto_result", value_name = "I")]
+    pareto_point: Vec<usize>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -476,6 +494,7 @@ fn main() {
             trajectory,
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
+        Some(Command::Pareto(args)) => pareto_cli::run(args),
         Some(Command::GaitJob { request }) => spacetime_cli::gait_job(&request),
         Some(Command::Clip { command }) => clip_cli::run(command),
         Some(Command::Space { command }) => space_cli::run(command),
@@ -505,8 +524,9 @@ fn main() {
             "gait" => spacetime_cli::bench_gait(quick, &characters),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" => graph_cli::bench_steering(quick, None),
+            "pareto" => pareto_cli::bench_pareto(quick, seed),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse or steering"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering or pareto"
             )),
         },
     };
@@ -533,6 +553,9 @@ fn gui(args: GuiArgs) -> Result<()> {
         clips: args.clip,
         steer: args.steer,
         steer_script: args.steer_script,
+        pareto: args.pareto,
+        pareto_result: args.pareto_result,
+        pareto_points: args.pareto_point,
     })
 }
 

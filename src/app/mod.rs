@@ -19,6 +19,9 @@
 //!   characters side by side or as ghosts, with a timeline and BVH export;
 //! - [`steering::SteeringPlugin`]: the human steered through its motion graph with keyboard or
 //!   gamepad, its trajectories, the graph and its distance map;
+//! - [`pareto_panel::ParetoPanelPlugin`]: Pareto fronts of jump height against effort (RMOO,
+//!   BSOO), live front and hypervolume, the Table 4.2 columns, jumps played as ghosts with the
+//!   assist drawn;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
@@ -29,6 +32,7 @@ pub mod jobs_panel;
 pub mod library;
 pub mod overlays;
 pub mod panels;
+pub mod pareto_panel;
 pub mod screenshot;
 pub mod skin;
 pub mod steering;
@@ -63,6 +67,12 @@ pub struct AppOptions {
     pub steer: Option<PathBuf>,
     /// Stick timeline that drives the Steering view instead of the controls.
     pub steer_script: Option<PathBuf>,
+    /// Scene whose Pareto front is grown at launch (shows the Pareto panel).
+    pub pareto: Option<PathBuf>,
+    /// Pareto result shown in the Pareto panel at launch.
+    pub pareto_result: Option<PathBuf>,
+    /// Front points of `pareto_result` playing at launch (the first opaque, the rest ghosts).
+    pub pareto_points: Vec<usize>,
 }
 
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
@@ -113,6 +123,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         gait_panel::GaitPanelPlugin,
         library::LibraryPlugin,
         steering::SteeringPlugin,
+        pareto_panel::ParetoPanelPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);

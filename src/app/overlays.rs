@@ -116,9 +116,13 @@ fn draw_overlays(
     overlays: Res<Overlays>,
     library: Option<Res<super::library::Library>>,
     steering: Option<Res<super::steering::SteeringState>>,
+    pareto: Option<Res<super::pareto_panel::ParetoState>>,
 ) {
-    // The live character is hidden while the Library's figures play.
-    if library.is_some_and(|l| l.showing()) || steering.is_some_and(|s| s.active) {
+    // The live character is hidden while the Library's, the steered or the Pareto figures play.
+    if library.is_some_and(|l| l.showing())
+        || steering.is_some_and(|s| s.active)
+        || pareto.is_some_and(|p| p.showing())
+    {
         return;
     }
     let sim = &live.sim;

@@ -47,6 +47,7 @@ fn workbench_ui(
     mut diversity: ResMut<DiversityState>,
     diagnostics: Res<DiagnosticsStore>,
     steering: Res<super::steering::SteeringState>,
+    mut pareto: ResMut<super::pareto_panel::ParetoState>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut root = egui::Ui::new(
@@ -212,6 +213,7 @@ fn workbench_ui(
             ui.separator();
             ui.heading("Panels");
             ui.checkbox(&mut diversity.visible, "Diversity panel (replaces Jobs)");
+            ui.checkbox(&mut pareto.visible, "Pareto panel (replaces Jobs)");
 
             ui.separator();
             ui.heading("Overlays");
@@ -226,7 +228,14 @@ fn workbench_ui(
     });
     }
 
-    if diversity.visible {
+    if pareto.visible {
+        egui::Panel::right("workbench_pareto")
+            .default_size(540.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                super::pareto_panel::pareto_ui(ui, &mut pareto, &jobs);
+            });
+    } else if diversity.visible {
         egui::Panel::right("workbench_diversity")
             .default_size(470.0)
             .resizable(true)
@@ -249,10 +258,14 @@ fn skin_visibility(
     overlays: Res<Overlays>,
     library: Option<Res<super::library::Library>>,
     steering: Option<Res<super::steering::SteeringState>>,
+    pareto: Option<Res<super::pareto_panel::ParetoState>>,
     mut skins: Query<&mut Visibility, With<CharacterSkin>>,
 ) {
-    // The Library's figures, or the steered one, replace the live character while they play.
-    let library = library.is_some_and(|l| l.showing()) || steering.is_some_and(|s| s.active);
+    // The Library's figures, the steered one or the Pareto jumps replace the live character
+    // while they play.
+    let library = library.is_some_and(|l| l.showing())
+        || steering.is_some_and(|s| s.active)
+        || pareto.is_some_and(|p| p.showing());
     for mut v in &mut skins {
         let want = if overlays.skin && !library {
             Visibility::Inherited

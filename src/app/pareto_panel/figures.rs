@@ -1,0 +1,149 @@
+//! The selected jumps as skinned figures: the first opaque in its regime's colour, the others
+//! translucent ghosts at the same place, posed from their recorded rollouts at the panel's
+//! clock; the assist as an upward arrow on the centre of mass, as long as the external force
+//! (1 m per 800 N) while it acts.
+
+use super::*;
+
+#[derive(Component)]
+pub(super) struct ParetoBone {
+    slot: usize,
+    body: usize,
+}
+
+#[derive(Component)]
+pub(super) struct ParetoFigure;
+
+/// (slot, point, natural) of every selected point whose rollout is at hand.
+fn wanted(state: &ParetoState) -> Vec<(usize, usize, bool)> {
+    if !state.visible {
+        return Vec::new();
+    }
+    state
+        .selected
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, &i)| state.recorded(i).map(|r| (slot, i, r.outcome.is_natural())))
+        .collect()
+}
+
+pub(super) fn rebuild_figures(
+    mut commands: Commands,
+    state: Res<ParetoState>,
+    mut built: Local<Vec<(usize, usize, bool)>>,
+    old: Query<Entity, Or<(With<ParetoBone>, With<ParetoFigure>)>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut bindposes: ResMut<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
+) {
+    let want = wanted(&state);
+    if *built == want {
+        return;
+    }
+    for e in &old {
+        commands.entity(e).despawn();
+    }
+    for &(slot, point, natural) in &want {
+        let Some(rec) = state.recorded(point) else {
+            continue;
+        };
+        let [r, g, b] = regime_colour(natural);
+        let ghost = slot > 0;
+        crate::app::skin::spawn_skinned(
+            &mut commands,
+            &mut meshes,
+            &mut materials,
+            &mut bindposes,
+            &rec.run.character,
+            |body| (ParetoBone { slot, body }, Transform::IDENTITY),
+            ParetoFigure,
+            StandardMaterial {
+                base_color: Color::srgba(r, g, b, if ghost { 0.35 } else { 1.0 }),
+                alpha_mode: if ghost {
+                    AlphaMode::Blend
+                } else {
+                    AlphaMode::Opaque
+                },
+                perceptual_roughness: 0.6,
+                ..default()
+            },
+        );
+    }
+    *built = want;
+}
+
+/// Index of the frame at the panel's clock.
+fn frame_index(rec: &Recorded, t: f32) -> Option<usize> {
+    let f = &rec.run.frames;
+    if f.is_empty() {
+        return None;
+    }
+    Some(f.partition_point(|x| x.time < t).min(f.len() - 1))
+}
+
+pub(super) fn pose_figures(
+    state: Res<ParetoState>,
+    mut bones: Query<(&ParetoBone, &mut Transform)>,
+    mut orbit: ResMut<crate::app::viewport::OrbitCamera>,
+    mut framed: Local<Vec<usize>>,
+    mut focused: Local<bool>,
+) {
+    if !state.showing() {
+        // Let go of the camera once (another view may be steering it).
+        if std::mem::take(&mut *focused) {
+            orbit.focus = None;
+        }
+        framed.clear();
+        return;
+    }
+    *focused = true;
+    // Frame the whole of the highest selected jump, from the side, once per selection.
+    let top = state
+        .selected
+        .iter()
+        .filter_map(|&i| state.recorded(i))
+        .map(|r| r.outcome.height as f32)
+        .fold(1.6f32, f32::max);
+    orbit.focus = Some(Vec3::new(0.0, 0.45 * top + 0.2, 0.0));
+    if *framed != state.selected {
+        *framed = state.selected.clone();
+        orbit.distance = 2.0 + 1.7 * top;
+        orbit.yaw = 0.35;
+        orbit.pitch = 0.12;
+    }
+    for (bone, mut t) in &mut bones {
+        let Some(rec) = state.selected.get(bone.slot).and_then(|&i| state.recorded(i)) else {
+            continue;
+        };
+        let Some(k) = frame_index(rec, state.clock) else {
+            continue;
+        };
+        if let Some(p) = rec.run.frames[k].poses.get(bone.body) {
+            *t = crate::app::pose_to_transform(*p);
+        }
+    }
+}
+
+/// Newtons per metre of the assist arrow.
+const NEWTONS_PER_METRE: f32 = 800.0;
+
+pub(super) fn draw_assist(state: Res<ParetoState>, mut gizmos: Gizmos) {
+    if !state.visible {
+        return;
+    }
+    for &i in &state.selected {
+        let Some(rec) = state.recorded(i) else {
+            continue;
+        };
+        let Some(k) = frame_index(rec, state.clock) else {
+            continue;
+        };
+        let Some(g) = assisted(rec, k) else { continue };
+        let mass = rec.run.character.total_mass() as f32;
+        let force = crate::pareto::Assist::external_force(mass, g);
+        let c = rec.run.frames[k].com;
+        let from = Vec3::new(c[0], c[1], c[2]);
+        let to = from + Vec3::Y * (force / NEWTONS_PER_METRE);
+        gizmos.arrow(from, to, Color::srgb(1.0, 0.55, 0.1));
+    }
+}
