@@ -46,7 +46,10 @@ fn rosenbrock(x: &[f64]) -> f64 {
         .sum()
 }
 
-const FUNCTIONS: [(&str, fn(&[f64]) -> f64); 3] = [
+/// A named objective.
+type Function = (&'static str, fn(&[f64]) -> f64);
+
+const FUNCTIONS: [Function; 3] = [
     ("sphere", sphere),
     ("ellipsoid", ellipsoid),
     ("rosenbrock", rosenbrock),
@@ -78,7 +81,10 @@ fn ours(name: &str, f: fn(&[f64]) -> f64, seed: u64) -> u64 {
     }
     assert_eq!(es.evaluations(), counted, "ours, {name} seed {seed}");
     let (x, v) = es.best().unwrap();
-    assert!(v <= TARGET && f(x) == v, "ours, {name} seed {seed}: best {v:e}");
+    assert!(
+        v <= TARGET && f(x) == v,
+        "ours, {name} seed {seed}: best {v:e}"
+    );
     counted
 }
 

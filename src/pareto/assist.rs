@@ -33,7 +33,7 @@ impl Assist {
 
     /// Vertical gravity `since` seconds after take-off (natural before take-off, `since < 0`).
     pub fn gravity_at(&self, since: f32) -> f32 {
-        if self.is_natural() || !(since >= 0.0) || since >= self.duration {
+        if self.is_natural() || since.is_nan() || since < 0.0 || since >= self.duration {
             return NATURAL_GRAVITY;
         }
         self.g0 + (NATURAL_GRAVITY - self.g0) * (since / self.duration)

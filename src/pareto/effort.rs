@@ -46,7 +46,7 @@ impl EffortWeights {
             weights.extend(std::iter::repeat_n(w, j.kind.dof()));
         }
         let sum: f64 = weights.iter().sum();
-        if !(sum > 0.0) {
+        if sum <= 0.0 {
             return Err("effort weights are all zero".into());
         }
         let n = weights.len() as f64;

@@ -223,7 +223,9 @@ impl JumpTask {
                 def.max_duration
             ));
         }
-        if def.bins == 0 || !(def.heights.0 < def.heights.1) {
+        if def.bins == 0
+            || def.heights.0.partial_cmp(&def.heights.1) != Some(std::cmp::Ordering::Less)
+        {
             return Err(format!(
                 "pareto.heights {:?} with {} bins: expected lowest < highest and bins ≥ 1",
                 def.heights, def.bins

@@ -78,8 +78,8 @@ impl ParetoConfig {
 /// The state of either search.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Search {
-    Rmoo(Rmoo),
-    Bsoo(Bsoo),
+    Rmoo(Box<Rmoo>),
+    Bsoo(Box<Bsoo>),
 }
 
 /// Hypervolume of the front after a number of rollouts.
@@ -140,7 +140,7 @@ impl ParetoRun {
         }
         let bounds = jump.bounds();
         let search = match config.method {
-            Method::Rmoo | Method::Mocma => Search::Rmoo(Rmoo::new(
+            Method::Rmoo | Method::Mocma => Search::Rmoo(Box::new(Rmoo::new(
                 &jump.def,
                 &x0,
                 seed.clone(),
@@ -150,8 +150,8 @@ impl ParetoRun {
                     max_failures: (config.method == Method::Rmoo).then_some(3),
                     ..Default::default()
                 },
-            )),
-            Method::Bsoo => Search::Bsoo(Bsoo::new(
+            ))),
+            Method::Bsoo => Search::Bsoo(Box::new(Bsoo::new(
                 &jump.def,
                 &x0,
                 bounds,
@@ -161,7 +161,7 @@ impl ParetoRun {
                     stall_generations: config.stall_generations,
                     ..Default::default()
                 },
-            )),
+            ))),
         };
         let mut run = ParetoRun {
             config,

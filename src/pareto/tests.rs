@@ -84,7 +84,10 @@ fn run_config(method: Method, generations: u64) -> ParetoConfig {
 }
 
 fn pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
 }
 
 /// RMOO keeps at most 3 failures per generation after resampling, its front is non-dominated,
@@ -102,7 +105,7 @@ fn rmoo_generations_keep_the_success_criterion_and_a_clean_front() {
     assert!(r.failures.iter().all(|&f| f <= 3), "{:?}", r.failures);
     // Every rollout is counted: the seed, µ children per generation and the resamples.
     assert_eq!(r.samples.len() as u64, r.evaluations);
-    assert!(r.evaluations >= 1 + 6 * 16);
+    assert!(r.evaluations > 6 * 16);
     assert!(!r.front.is_empty());
     for (i, a) in r.front.iter().enumerate() {
         assert!(a.outcome.failure.is_none());
@@ -116,7 +119,10 @@ fn rmoo_generations_keep_the_success_criterion_and_a_clean_front() {
         }
     }
     // The front has grown beyond the seed alone.
-    let (first, last) = (r.history[0].hypervolume, r.history.last().unwrap().hypervolume);
+    let (first, last) = (
+        r.history[0].hypervolume,
+        r.history.last().unwrap().hypervolume,
+    );
     assert!(last > first, "hypervolume {first} -> {last}");
     // A front point replays to the same trajectory (bit for bit).
     let p = &r.front[r.front.len() / 2];

@@ -14,6 +14,9 @@ pub(super) struct ParetoBone {
 #[derive(Component)]
 pub(super) struct ParetoFigure;
 
+/// The entities of the figures on show.
+type FigureParts = Or<(With<ParetoBone>, With<ParetoFigure>)>;
+
 /// (slot, point, natural) of every selected point whose rollout is at hand.
 fn wanted(state: &ParetoState) -> Vec<(usize, usize, bool)> {
     if !state.visible {
@@ -31,7 +34,7 @@ pub(super) fn rebuild_figures(
     mut commands: Commands,
     state: Res<ParetoState>,
     mut built: Local<Vec<(usize, usize, bool)>>,
-    old: Query<Entity, Or<(With<ParetoBone>, With<ParetoFigure>)>>,
+    old: Query<Entity, FigureParts>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut bindposes: ResMut<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
