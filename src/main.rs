@@ -665,26 +665,20 @@ fn robustness(file: &Path, out: Option<PathBuf>, resume: bool, threads: usize) -
     let character = load(file)?;
     let folder = out
         .unwrap_or_else(|| PathBuf::from("results").join(format!("robustness-{}", character.name)));
-    let cp = folder.join("checkpoint.ron");
-    let finished = folder.join("result.ron");
-    let path = if resume && !cp.exists() && finished.exists() {
-        // A finished job removes its checkpoint: resuming it reports what it found.
-        eprintln!(
-            "{} holds a finished sweep; reporting its result",
-            folder.display()
-        );
-        finished
-    } else {
-        let job = if resume {
-            let text = std::fs::read_to_string(&cp)
-                .with_context(|| format!("reading checkpoint {}", cp.display()))?;
-            RobustnessSweep::from_checkpoint(&text)
-                .with_context(|| format!("parsing checkpoint {}", cp.display()))?
-        } else {
-            RobustnessSweep::new(character, SimSettings::default(), SweepConfig::default())?
-        };
-        job_cli::run_with_progress(Box::new(job), folder, threads, "robustness sweep")?
-    };
+    let path = job_cli::start_or_resume(
+        folder,
+        resume,
+        threads,
+        "robustness sweep",
+        |text| Ok(RobustnessSweep::from_checkpoint(text)?),
+        || {
+            Ok(RobustnessSweep::new(
+                character,
+                SimSettings::default(),
+                SweepConfig::default(),
+            )?)
+        },
+    )?;
     let state: SweepState = motionlab::files::from_ron(&std::fs::read_to_string(&path)?)?;
     println!(
         "character: {} (pushed body: {})",

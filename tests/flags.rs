@@ -284,7 +284,7 @@ fn robustness_resumes_an_interrupted_sweep_to_the_same_result() {
     assert_success(&again, "robustness --resume on a finished sweep");
     assert_eq!(report(&again), report(&whole));
     assert!(
-        stderr(&again).contains("holds a finished sweep"),
+        stderr(&again).contains("holds a finished robustness sweep"),
         "{}",
         stderr(&again)
     );

@@ -75,6 +75,32 @@ pub struct AppOptions {
     pub pareto_points: Vec<usize>,
 }
 
+/// The scene files (`scenes/`, or the source tree's when run elsewhere) whose text contains
+/// `marker` (`task:` for tasks, `pareto:` for Pareto jumps), sorted.
+pub fn scene_files_with(marker: &str) -> Vec<PathBuf> {
+    let local = PathBuf::from("scenes");
+    let dir = if local.is_dir() {
+        local
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"))
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .filter(|p| {
+                    std::fs::read_to_string(p)
+                        .map(|t| t.contains(marker))
+                        .unwrap_or(false)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 /// Converts a science-side pose [x, y, z, qx, qy, qz, qw] to a Bevy transform.
 /// A character-file vector (f64) in the viewport's f32.
 pub fn model_vec3(v: [f64; 3]) -> Vec3 {

@@ -38,3 +38,34 @@ pub fn run_with_progress(
     }
     handle.result.clone().context("no result file")
 }
+
+/// The `--out DIR [--resume]` protocol of every job command: a new job (`start`), or with
+/// `resume` the one whose checkpoint is in `folder` (`from_checkpoint` parses it); a finished
+/// job has removed its checkpoint, so resuming it reports its result again. Returns the path of
+/// the result file.
+pub fn start_or_resume<J: Job + 'static>(
+    folder: PathBuf,
+    resume: bool,
+    threads: usize,
+    what: &str,
+    from_checkpoint: impl FnOnce(&str) -> Result<J>,
+    start: impl FnOnce() -> Result<J>,
+) -> Result<PathBuf> {
+    let cp = folder.join("checkpoint.ron");
+    let finished = folder.join("result.ron");
+    if resume && !cp.exists() && finished.exists() {
+        eprintln!(
+            "{} holds a finished {what}; reporting its result",
+            folder.display()
+        );
+        return Ok(finished);
+    }
+    let job = if resume {
+        let text = std::fs::read_to_string(&cp)
+            .with_context(|| format!("reading checkpoint {}", cp.display()))?;
+        from_checkpoint(&text).with_context(|| format!("resuming from {}", cp.display()))?
+    } else {
+        start()?
+    };
+    run_with_progress(Box::new(job), folder, threads, what)
+}

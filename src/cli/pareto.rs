@@ -2,7 +2,7 @@
 //! progress bar, checkpoints and `--resume`; prints one line per front point (the columns of
 //! Table 4.2 and the height) and the hypervolume.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use motionlab::pareto::{Method, ParetoConfig, ParetoRun, load_result};
 use std::path::PathBuf;
 
@@ -48,21 +48,13 @@ pub fn run(args: ParetoArgs) -> Result<()> {
             args.seed
         ))
     });
-    let cp = folder.join("checkpoint.ron");
-    let finished = folder.join("result.ron");
-    let path = if args.resume && !cp.exists() && finished.exists() {
-        eprintln!(
-            "{} holds a finished Pareto run; reporting its result",
-            folder.display()
-        );
-        finished
-    } else {
-        let job = if args.resume {
-            let text = std::fs::read_to_string(&cp)
-                .with_context(|| format!("reading checkpoint {}", cp.display()))?;
-            ParetoRun::from_checkpoint(&text)
-                .with_context(|| format!("resuming from {}", cp.display()))?
-        } else {
+    let path = crate::job_cli::start_or_resume(
+        folder,
+        args.resume,
+        args.threads,
+        "Pareto run",
+        ParetoRun::from_checkpoint,
+        || {
             let mut config = ParetoConfig::new(&args.scene, args.method);
             config.seed = args.seed;
             if let Some(g) = args.generations {
@@ -70,10 +62,9 @@ pub fn run(args: ParetoArgs) -> Result<()> {
             }
             config.stall_generations = args.stall;
             config.max_evaluations = args.evaluations;
-            ParetoRun::new(config)?
-        };
-        crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "Pareto run")?
-    };
+            ParetoRun::new(config)
+        },
+    )?;
     let r = load_result(&path)?;
     for (k, p) in r.front.iter().enumerate() {
         let o = &p.outcome;

@@ -218,26 +218,14 @@ pub fn explore(args: ExploreArgs) -> Result<()> {
     let folder = args.out.unwrap_or_else(|| {
         std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed))
     });
-    let cp = folder.join("checkpoint.ron");
-    let finished = folder.join("result.ron");
-    let path = if args.resume && !cp.exists() && finished.exists() {
-        // A finished job removes its checkpoint: resuming it reports what it found.
-        eprintln!(
-            "{} holds a finished exploration; reporting its result",
-            folder.display()
-        );
-        finished
-    } else {
-        let job = if args.resume {
-            let text = std::fs::read_to_string(&cp)
-                .with_context(|| format!("reading checkpoint {}", cp.display()))?;
-            DiversityJob::from_checkpoint(&text)
-                .with_context(|| format!("resuming from {}", cp.display()))?
-        } else {
-            DiversityJob::new(args.config)?
-        };
-        crate::job_cli::run_with_progress(Box::new(job), folder, args.threads, "exploration")?
-    };
+    let path = crate::job_cli::start_or_resume(
+        folder,
+        args.resume,
+        args.threads,
+        "exploration",
+        DiversityJob::from_checkpoint,
+        || DiversityJob::new(args.config),
+    )?;
     let r = load_result(&path)?;
     for m in r.motions.iter().skip(1) {
         println!(

@@ -159,37 +159,9 @@ pub struct DiversityState {
     rx: Receiver<Msg>,
 }
 
-fn scenes_dir() -> PathBuf {
-    let local = PathBuf::from("scenes");
-    if local.is_dir() {
-        local
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"))
-    }
-}
-
-/// Scene files that define a task.
-fn task_scenes() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .filter(|p| {
-                    std::fs::read_to_string(p)
-                        .map(|t| t.contains("task:"))
-                        .unwrap_or(false)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
     let (tx, rx) = crossbeam_channel::unbounded();
-    let scenes = task_scenes();
+    let scenes = crate::app::scene_files_with("task:");
     let scene = options.explore.clone().or_else(|| scenes.first().cloned());
     commands.insert_resource(DiversityState {
         visible: options.explore.is_some() || options.explore_result.is_some(),

@@ -115,7 +115,11 @@ pub(super) fn pose_figures(
         orbit.pitch = 0.12;
     }
     for (bone, mut t) in &mut bones {
-        let Some(rec) = state.selected.get(bone.slot).and_then(|&i| state.recorded(i)) else {
+        let Some(rec) = state
+            .selected
+            .get(bone.slot)
+            .and_then(|&i| state.recorded(i))
+        else {
             continue;
         };
         let Some(k) = frame_index(rec, state.clock) else {

@@ -95,33 +95,9 @@ pub struct ParetoState {
     live_generation: Option<u64>,
 }
 
-/// Scenes with a `pareto` section.
-fn pareto_scenes() -> Vec<PathBuf> {
-    let dir = if Path::new("scenes").is_dir() {
-        PathBuf::from("scenes")
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"))
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .filter(|p| {
-                    std::fs::read_to_string(p)
-                        .map(|t| t.contains("pareto:"))
-                        .unwrap_or(false)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 fn setup(mut commands: Commands, options: Res<super::AppOptions>) {
     let (tx, rx) = crossbeam_channel::unbounded();
-    let scenes = pareto_scenes();
+    let scenes = crate::app::scene_files_with("pareto:");
     let scene = options.pareto.clone().or_else(|| scenes.first().cloned());
     commands.insert_resource(ParetoState {
         visible: options.pareto.is_some() || options.pareto_result.is_some(),
