@@ -300,7 +300,8 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     let bad = motionlab(&["bench", "nonsense"]);
     assert!(!bad.status.success());
     assert!(
-        stderr(&bad).contains("expected sim, cma, diversity, cec2006, gait, impulse or steering"),
+        stderr(&bad)
+            .contains("expected sim, cma, diversity, cec2006, gait, impulse, steering or pareto"),
         "{}",
         stderr(&bad)
     );

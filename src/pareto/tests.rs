@@ -179,3 +179,18 @@ fn bsoo_walks_the_bins_from_the_lowest() {
     assert!(b.bests[0].is_some() && b.bests[1].is_some());
     assert_eq!(run.evaluations(), 6 * 16);
 }
+
+/// A front point saves as a clip of its replayed jump (the panel's "Save selected as clips").
+#[test]
+fn a_front_point_becomes_a_clip() {
+    let pool = pool();
+    let mut run = ParetoRun::new(run_config(Method::Mocma, 1)).unwrap();
+    run.generation(&pool);
+    let r = run.result();
+    let clip = run::front_clip(&r, 0).unwrap();
+    assert_eq!(clip.tags.source, "pareto");
+    assert_eq!(clip.tags.cost, Some(r.front[0].outcome.log_effort));
+    assert!(clip.duration() > 2.0, "{} s", clip.duration());
+    // A point that does not exist is an error, not a panic.
+    assert!(run::front_clip(&r, r.front.len()).is_err());
+}
