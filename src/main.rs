@@ -314,9 +314,10 @@ struct GuiArgs {
     #[arg(long, value_name = "SCENE")]
     pareto: Option<PathBuf>,
     /// Show this Pareto result (`motionlab pareto --out DIR` writes DIR/result.ron) in the
-    /// Pareto panel at launch.
+    /// Pareto panel at launch; repeat to plot several runs' hypervolumes side by side (the last
+    /// one's front is shown).
     #[arg(long, value_name = "RESULT")]
-    pareto_result: Option<PathBuf>,
+    pareto_result: Vec<PathBuf>,
     /// With --pareto-result: play this front point at launch; repeat to add ghosts.
     #[arg(long, requires = "pareto_result", value_name = "I")]
     pareto_point: Vec<usize>,

@@ -69,8 +69,9 @@ pub struct AppOptions {
     pub steer_script: Option<PathBuf>,
     /// Scene whose Pareto front is grown at launch (shows the Pareto panel).
     pub pareto: Option<PathBuf>,
-    /// Pareto result shown in the Pareto panel at launch.
-    pub pareto_result: Option<PathBuf>,
+    /// Pareto results opened in the Pareto panel at launch: every one's hypervolume is plotted
+    /// (RMOO against BSOO side by side), the last one's front is shown.
+    pub pareto_result: Vec<PathBuf>,
     /// Front points of `pareto_result` playing at launch (the first opaque, the rest ghosts).
     pub pareto_points: Vec<usize>,
 }

@@ -82,7 +82,6 @@ pub struct ParetoState {
     /// Front points playing (indices into the result's front); all but the first are ghosts.
     pub selected: Vec<usize>,
     pub clip_dir: String,
-    pub load_path: String,
     /// Playback time, s.
     pub clock: f32,
     pub half_speed: bool,
@@ -100,7 +99,7 @@ fn setup(mut commands: Commands, options: Res<super::AppOptions>) {
     let scenes = crate::app::scene_files_with("pareto:");
     let scene = options.pareto.clone().or_else(|| scenes.first().cloned());
     commands.insert_resource(ParetoState {
-        visible: options.pareto.is_some() || options.pareto_result.is_some(),
+        visible: options.pareto.is_some() || !options.pareto_result.is_empty(),
         scenes,
         scene,
         method: Method::Rmoo,
@@ -113,11 +112,6 @@ fn setup(mut commands: Commands, options: Res<super::AppOptions>) {
         histories: Vec::new(),
         selected: options.pareto_points.clone(),
         clip_dir: "results/pareto-clips".into(),
-        load_path: options
-            .pareto_result
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
         clock: 0.0,
         half_speed: false,
         jump: None,
@@ -293,9 +287,10 @@ fn start_on_launch(
     }
     let Some(jobs) = jobs else { return };
     *done = true;
-    if let Some(path) = &options.pareto_result {
-        let p = path.clone();
-        state.load(&p);
+    if !options.pareto_result.is_empty() {
+        for p in &options.pareto_result {
+            state.load(p);
+        }
         state.selected = options.pareto_points.clone();
         if let Some(n) = state.result.as_ref().map(|r| r.front.len()) {
             state.selected.retain(|&i| i < n);
