@@ -1,8 +1,10 @@
 //! Environmental selection by non-dominated rank and hypervolume contribution, the order
 //! ≺_{s,X} of spec `000.md` §1.6b, Eq. 4.16 (Igel, Hansen & Roth 2007, §3.2):
 //!
-//!     x ≺_{s,X} x′ ⇔ rank(x, X) < rank(x′, X)
-//!                    ∨ (rank(x, X) = rank(x′, X) ∧ Δs(x, ndom_rank(X)) > Δs(x′, ndom_rank(X)))
+//! ```text
+//! x ≺_{s,X} x′ ⇔ rank(x, X) < rank(x′, X)
+//!                ∨ (rank(x, X) = rank(x′, X) ∧ Δs(x, ndom_rank(X)) > Δs(x′, ndom_rank(X)))
+//! ```
 //!
 //! Contributions Δs are taken within each level ndom_l(X) (boundary points +∞, see
 //! [`contributions`]); remaining ties are broken by index, so the order is deterministic.
