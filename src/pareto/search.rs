@@ -104,15 +104,15 @@ impl Rmoo {
     }
 
     pub fn generation(&mut self, evaluate: &mut Evaluate, samples: &mut Vec<Sample>) {
+        // Child k is parent k's offspring.
         let asked = self.es.ask();
-        let mut parents: Vec<usize> = (0..asked.len()).collect();
-        let mut outcomes = evaluate(&asked);
+        let outcomes = evaluate(&asked);
         self.evaluations += asked.len() as u64;
-        let mut children: Vec<(usize, Params, JumpOutcome)> = parents
-            .drain(..)
-            .zip(asked)
-            .zip(outcomes.drain(..))
-            .map(|((p, x), o)| (p, x, o))
+        let mut children: Vec<(usize, Params, JumpOutcome)> = asked
+            .into_iter()
+            .zip(outcomes)
+            .enumerate()
+            .map(|(p, (x, o))| (p, x, o))
             .collect();
         record(children.iter().map(|c| &c.2), samples);
         if let Some(max) = self.options.max_failures {
