@@ -9,6 +9,8 @@ pub mod blas;
 pub mod clip;
 pub mod control;
 pub mod diversity;
+/// The character editor's model (no Bevy): edits, undo, mirror mode, physics lint.
+pub mod editor;
 pub mod files;
 pub mod jobs;
 pub mod model;

@@ -1,0 +1,26 @@
+//! The character editor's model, without Bevy: the editing tools of specs/002_003.md §A3 as
+//! [`Edit`]s and an undoable [`Editor`] with a mirror mode (issue P7, deliverable 1; checklist §A4 item 12: "each operation keeps the structure a tree,
+//! updates joint count and DoF count, and is undoable").
+//!
+//! The editor works on the one character model ([`crate::model::Character`]) in its file
+//! conventions: y up, x forward, z lateral (the left side at z < 0), the reference pose in world
+//! coordinates, angles in degrees. Every edit addresses bodies and joints by name and keeps every
+//! reference consistent (root, joint parents and children, end effectors, mirror pairs,
+//! separations); the [`Editor`] accepts an edit only if the result passes
+//! [`crate::model::Character::validate`].
+//!
+//! - `edit`: [`Edit`] and the body and joint tools;
+//! - `effector`: end-effector pads on terminal bodies;
+//! - `structure`: new root, delete, merge;
+//! - `mirror`: reflection of an edit onto the partner body;
+//! - `document`: [`Editor`], undo and redo, saving.
+
+mod document;
+mod edit;
+mod effector;
+mod geometry;
+mod mirror;
+mod structure;
+
+pub use document::{EditError, Editor};
+pub use edit::{DeleteMode, Edit};
