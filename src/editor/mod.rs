@@ -1,5 +1,6 @@
 //! The character editor's model, without Bevy: the editing tools of specs/002_003.md §A3 as
-//! [`Edit`]s and an undoable [`Editor`] with a mirror mode (issue P7, deliverable 1; checklist §A4 item 12: "each operation keeps the structure a tree,
+//! [`Edit`]s, an undoable [`Editor`] with a mirror mode, and the physics [`lint`] (issue P7,
+//! deliverables 1 and 2; checklist §A4 item 12: "each operation keeps the structure a tree,
 //! updates joint count and DoF count, and is undoable").
 //!
 //! The editor works on the one character model ([`crate::model::Character`]) in its file
@@ -13,14 +14,20 @@
 //! - `effector`: end-effector pads on terminal bodies;
 //! - `structure`: new root, delete, merge;
 //! - `mirror`: reflection of an edit onto the partner body;
-//! - `document`: [`Editor`], undo and redo, saving.
+//! - `document`: [`Editor`], undo and redo, saving;
+//! - `lint`: [`lint`] and [`validation`].
 
 mod document;
 mod edit;
 mod effector;
 mod geometry;
+mod lint;
 mod mirror;
 mod structure;
 
 pub use document::{EditError, Editor};
 pub use edit::{DeleteMode, Edit};
+pub use lint::{
+    Lint, LintKind, MAX_INERTIA_RATIO, MAX_MASS_RATIO, MAX_OVERLAP, MIN_LIMIT_RANGE,
+    TRIANGLE_TOLERANCE, lint, validation,
+};

@@ -30,6 +30,9 @@ use actuation::AxisFrame;
 pub use actuation::Dof;
 pub use controller::{Controller, HoldPose};
 pub use rollout::{Push, Rollout, RolloutSpec, TrajectoryHasher, continue_rollout, run_rollout};
+/// A model body's collider and reference-pose placement, for geometric queries outside the
+/// simulation (the editor's interpenetration lint).
+pub(crate) use world::{body_collider, body_pose as reference_body_pose};
 
 use crate::model::{Character, EffectorTag, RootKind};
 use rapier3d::math::{Pose, Rotation, Vector};

@@ -346,7 +346,7 @@ pub(super) fn ground_collider(half_extents: [f32; 3], ground: &GroundSettings) -
 
 /// The collider of a model body: its shape, colliding with the ground only, with friction and
 /// restitution taken from the ground (combine rule Min).
-pub(super) fn body_collider(b: &crate::model::Body) -> ColliderBuilder {
+pub(crate) fn body_collider(b: &crate::model::Body) -> ColliderBuilder {
     let shape = match b.shape.as_f32() {
         ShapeF32::Capsule {
             radius,
@@ -387,7 +387,7 @@ pub(super) fn body_collider(b: &crate::model::Body) -> ColliderBuilder {
         ))
 }
 
-pub(super) fn body_pose(b: &crate::model::Body) -> Pose {
+pub(crate) fn body_pose(b: &crate::model::Body) -> Pose {
     let q = crate::model::euler_xyz_deg_to_quat(b.rotation.map(|x| x as f32));
     Pose::from_parts(
         model_vec(b.position),
