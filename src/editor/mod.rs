@@ -31,3 +31,12 @@ pub use lint::{
     Lint, LintKind, MAX_INERTIA_RATIO, MAX_MASS_RATIO, MAX_OVERLAP, MIN_LIMIT_RANGE,
     TRIANGLE_TOLERANCE, lint, validation,
 };
+
+#[cfg(test)]
+mod lint_tests;
+#[cfg(test)]
+mod mirror_tests;
+#[cfg(test)]
+mod random_tests;
+#[cfg(test)]
+mod tests;
