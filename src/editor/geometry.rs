@@ -30,7 +30,7 @@ pub(super) fn neg(x: f64) -> f64 {
 }
 
 /// Volume of a shape, m³ (mass = density × volume).
-pub(super) fn volume(shape: &Shape) -> f64 {
+pub fn volume(shape: &Shape) -> f64 {
     use std::f64::consts::PI;
     match *shape {
         Shape::Capsule {

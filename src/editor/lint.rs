@@ -208,9 +208,7 @@ fn overlap(pa: &Pose, sa: &dyn Shape, pb: &Pose, sb: &dyn Shape) -> Option<f64> 
 /// the `error: ` it puts before the first): the line is that of the text `save_character` would
 /// write to `path`. Empty for a valid character.
 pub fn validation(c: &Character, path: &Path) -> Vec<String> {
-    // The text of `save_character` (its test checks they agree).
-    let config = ron::ser::PrettyConfig::default().struct_names(false);
-    let text = match ron::ser::to_string_pretty(c, config) {
+    let text = match crate::model::character_text(c) {
         Ok(text) => text,
         Err(e) => return vec![format!("{}: cannot write: {e}", path.display())],
     };

@@ -115,10 +115,14 @@ fn describe_syntax(e: &ron::Error) -> String {
     }
 }
 
+/// The text [`save_character`] writes.
+pub fn character_text(c: &Character) -> Result<String, ron::Error> {
+    ron::ser::to_string_pretty(c, ron::ser::PrettyConfig::default().struct_names(false))
+}
+
 /// Writes a character atomically (temporary file, then rename).
 pub fn save_character(c: &Character, path: &Path) -> std::io::Result<()> {
-    let text = ron::ser::to_string_pretty(c, ron::ser::PrettyConfig::default().struct_names(false))
-        .map_err(std::io::Error::other)?;
+    let text = character_text(c).map_err(std::io::Error::other)?;
     crate::files::write_atomic(path, text.as_bytes())
 }
 

@@ -23,7 +23,8 @@ mod validate;
 
 pub use inertia::principal_inertia;
 pub use load::{
-    ModelError, load_character, parse_character, parse_validated, read_text, save_character,
+    ModelError, character_text, load_character, parse_character, parse_validated, read_text,
+    save_character,
 };
 pub use rotation::{euler_xyz_deg_to_quat, quat_mul, rotate};
 use validate::validate;
