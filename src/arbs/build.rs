@@ -48,65 +48,23 @@
 //!   sanitised; `mirror_pairs` pair every left body with the right body of the same name.
 
 use super::ArbsError;
+use super::axes::{AxisRule, AxisSource, hinge_axis, motion_axes};
 use super::feet::{self, Pad};
 use super::names;
 use super::skeleton::{Skeleton, unique};
+use super::skin_fit::{RADIUS_FRACTION, RadiusRule, bound_vertices, fit_radii, fit_to_skin};
 use crate::model::{
     Axis, Body, Character, EffectorTag, EndEffector, GaitHints, Joint, JointKind, Root, RootKind,
     Shape,
 };
-use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Rotation3, Vector3};
 
 /// Default hinge limits, degrees.
 pub const DEFAULT_LIMITS: (f64, f64) = (-120.0, 120.0);
-/// Radius as a fraction of the segment length (§A1.1).
-pub const RADIUS_FRACTION: f64 = 0.1;
-/// Bounds of a skin-fitted radius, as fractions of the segment length.
-pub const FITTED_RADIUS: (f64, f64) = (0.05, 0.4);
 /// Shortest segment, as a fraction of the skeleton's height.
 pub const MIN_SEGMENT: f64 = 0.02;
 /// A leaf whose far end is this fraction of the height above the ground is a foot.
 pub const FOOT_BAND: f64 = 0.15;
-
-/// How capsule radii are chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum RadiusRule {
-    /// Fitted to the skin when the skeleton has skin samples, else 10 % of the length.
-    #[default]
-    Auto,
-    /// This fraction of the segment length, (0, 1].
-    Fraction(f64),
-    /// Fitted to the skin (10 % for bodies without bound vertices).
-    Skin,
-}
-
-/// How hinge axes are chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AxisRule {
-    /// [`AxisRule::Motion`] when the skeleton has animation frames, else geometry.
-    #[default]
-    Auto,
-    /// The cross-product rule of §A1.1 (with the collinear fallback).
-    Geometry,
-    /// The axis of largest rotation in the skeleton's animations (§A1.1's [AMBIG] list), the
-    /// geometric rule for joints that turn less than [`MIN_MOTION`] (RMS).
-    Motion,
-}
-
-/// Where a hinge's axis came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AxisSource {
-    /// (c_parent − p) × (c_child − p).
-    CrossProduct,
-    /// The collinear fallback (lateral z, else x, made perpendicular to the limb).
-    Collinear,
-    /// The principal axis of the joint's rotations in the animations.
-    Motion,
-}
-
-/// A joint turning less than this (RMS over the animation frames, rad) keeps the geometric
-/// axis under [`AxisRule::Motion`]: 3°.
-pub const MIN_MOTION: f64 = 0.0524;
 
 /// Settings of [`build_character`].
 #[derive(Clone, Debug, PartialEq)]
@@ -212,28 +170,6 @@ fn frame_along(dir: Vector3<f64>) -> Rotation3<f64> {
     Rotation3::from_basis_unchecked(&[x, y, z])
 }
 
-/// The hinge axis of §A1.1 for directions `u` (to the parent's centre) and `v` (to the child's
-/// centre), and whether the collinear fallback was used (`limb`: the child's direction).
-pub fn hinge_axis(u: Vector3<f64>, v: Vector3<f64>, limb: Vector3<f64>) -> (Vector3<f64>, bool) {
-    let c = u.cross(&v);
-    // sin 3° ≈ 0.052.
-    if c.norm() > 0.052 * u.norm() * v.norm() && c.norm() > 1e-12 {
-        return (c.normalize(), false);
-    }
-    let limb = if limb.norm() > 1e-12 {
-        limb.normalize()
-    } else {
-        Vector3::y()
-    };
-    for cand in [Vector3::z(), Vector3::x(), Vector3::y()] {
-        let w = cand - limb * cand.dot(&limb);
-        if w.norm() > 0.5 {
-            return (w.normalize(), true);
-        }
-    }
-    (Vector3::z(), true)
-}
-
 /// The segment of joint `j` with children `kids` (module docs).
 fn segment(ks: &Skeleton, j: usize, kids: &[usize], min_len: f64) -> Segment {
     let p = ks.rest_position(j);
@@ -285,13 +221,6 @@ fn segment(ks: &Skeleton, j: usize, kids: &[usize], min_len: f64) -> Segment {
         length,
         radius: RADIUS_FRACTION * length,
     }
-}
-
-/// Distance from `x` to the segment `a`–`b`.
-fn distance_to_segment(x: Vector3<f64>, a: Vector3<f64>, b: Vector3<f64>) -> f64 {
-    let ab = b - a;
-    let t = ((x - a).dot(&ab) / ab.norm_squared().max(1e-18)).clamp(0.0, 1.0);
-    (x - (a + ab * t)).norm()
 }
 
 /// Builds the automatic ARBS of `ks` (module docs) and the map back to the skeleton.
@@ -355,10 +284,16 @@ pub fn build_character(
         .filter_map(|(b, s)| names::part(&ks.joints[s.joint].name).map(|(g, w)| (w, b, g)))
         .collect();
     claims.sort_by_key(|c| (std::cmp::Reverse(c.0), c.1));
-    let mut taken = std::collections::HashSet::new();
-    for (_, b, g) in claims {
-        if taken.insert(g.clone()) {
-            generic[b] = Some(g);
+    let mut taken = std::collections::HashMap::new();
+    for (w, b, g) in claims {
+        match taken.get(&g) {
+            None => {
+                taken.insert(g.clone(), w);
+                generic[b] = Some(g);
+            }
+            // A chain of trunk segments: spine, spine_2, … (unique() numbers them).
+            Some(&first) if first == w && names::is_trunk(&g) => generic[b] = Some(g),
+            Some(_) => {}
         }
     }
     let mut body_names = unique(
@@ -631,218 +566,4 @@ pub fn build_character(
         axes: axis_sources,
     };
     Ok((character, map))
-}
-
-/// Motion axes of every body's hinge (`None`: the root, or a joint turning less than
-/// [`MIN_MOTION`]). A body's samples are the relative rotations J_f of its KS joint k to its
-/// parent's kp over every frame of every animation, J = (R_kp·R_kp,rest⁻¹)⁻¹·(R_k·R_k,rest⁻¹)
-/// (the world-aligned rest frame of the clips' joints); its axis is the principal eigenvector
-/// of Σ ω ωᵀ with ω = log J. Bodies are visited children first: what a hinge cannot make —
-/// J·R(a, θ)⁻¹, θ the twist of J about the chosen axis a — is handed up to its parent's
-/// samples when the parent has no other child body and a hinge of its own (the parent's
-/// J_p becomes J_p·J·R(a, θ)⁻¹, the rotation it needs for the pair to make J_p·J), so that two
-/// hinges in a row (a clavicle and a shoulder) share a two-axis motion.
-fn motion_axes(
-    ks: &Skeleton,
-    segs: &[Segment],
-    parent_body: &[Option<usize>],
-) -> Vec<Option<Vector3<f64>>> {
-    let turn =
-        |f: &[super::JointPose], j: usize| f[j].rotation() * ks.joints[j].rest.rotation().inverse();
-    let mut samples: Vec<Vec<UnitQuaternion<f64>>> = segs
-        .iter()
-        .zip(parent_body)
-        .map(|(s, pb)| match pb {
-            Some(pb) => ks
-                .animations
-                .iter()
-                .flat_map(|a| &a.frames)
-                .map(|f| turn(f, segs[*pb].joint).inverse() * turn(f, s.joint))
-                .collect(),
-            None => Vec::new(),
-        })
-        .collect();
-    let mut child_bodies = vec![0usize; segs.len()];
-    for p in parent_body.iter().flatten() {
-        child_bodies[*p] += 1;
-    }
-    let mut out = vec![None; segs.len()];
-    for b in (0..segs.len()).rev() {
-        let Some(pb) = parent_body[b] else { continue };
-        let n = samples[b].len();
-        if n == 0 {
-            continue;
-        }
-        let mut m = Matrix3::zeros();
-        for q in &samples[b] {
-            let w = q.scaled_axis();
-            m += w * w.transpose();
-        }
-        if (m.trace() / n as f64).sqrt() < MIN_MOTION {
-            continue;
-        }
-        let eig = m.symmetric_eigen();
-        let axis: Vector3<f64> = eig.eigenvectors.column(eig.eigenvalues.imax()).into_owned();
-        let axis = axis.normalize();
-        out[b] = Some(axis);
-        if child_bodies[pb] == 1 && parent_body[pb].is_some() {
-            let rest: Vec<UnitQuaternion<f64>> = samples[b]
-                .iter()
-                .map(|q| {
-                    let c = q.quaternion();
-                    let along = c.imag().dot(&axis);
-                    let twist = 2.0 * along.atan2(c.w);
-                    q * UnitQuaternion::from_axis_angle(
-                        &nalgebra::Unit::new_unchecked(axis),
-                        -twist,
-                    )
-                })
-                .collect();
-            for (qp, r) in samples[pb].iter_mut().zip(rest) {
-                *qp *= r;
-            }
-        }
-    }
-    out
-}
-
-/// Per body: the skin vertices bound to its joint, with their weights for it.
-fn bound_vertices(
-    ks: &Skeleton,
-    body_of: &[Option<usize>],
-    bodies: usize,
-) -> Vec<Vec<(Vector3<f64>, f64)>> {
-    let mut out = vec![Vec::new(); bodies];
-    for v in &ks.skin {
-        for k in 0..4 {
-            let w = v.weights[k];
-            if w > 0.0
-                && let Some(b) = body_of.get(v.joints[k]).copied().flatten()
-            {
-                out[b].push((Vector3::from(v.position), w));
-            }
-        }
-    }
-    out
-}
-
-/// The weighted quantile `q` of `(value, weight)` pairs.
-fn weighted_quantile(mut v: Vec<(f64, f64)>, q: f64) -> f64 {
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let total: f64 = v.iter().map(|x| x.1).sum();
-    let mut acc = 0.0;
-    for (x, w) in &v {
-        acc += w;
-        if acc >= q * total {
-            return *x;
-        }
-    }
-    v.last().map_or(0.0, |x| x.0)
-}
-
-/// A multi-child body fitted to its skin as well (module docs): the line through the centre of
-/// the skin's 5–95 % box, along the skin's principal axis when the skin is elongated (largest
-/// eigenvalue at least twice the next), else along the KS axis; its ends cover the children,
-/// the joint (unless it is the root, which anchors nothing) and the skin's 5–95 % range.
-fn fit_to_skin(
-    ks: &Skeleton,
-    s: &mut Segment,
-    kids: &[usize],
-    bound: &[(Vector3<f64>, f64)],
-    min_len: f64,
-) {
-    let total: f64 = bound.iter().map(|x| x.1).sum();
-    if total < 4.0 {
-        return;
-    }
-    let mean = bound.iter().map(|(x, w)| x * *w).sum::<Vector3<f64>>() / total;
-    let cov = bound
-        .iter()
-        .map(|(x, w)| (x - mean) * (x - mean).transpose() * *w)
-        .sum::<Matrix3<f64>>()
-        / total;
-    let eig = cov.symmetric_eigen();
-    let mut order = [0, 1, 2];
-    order.sort_by(|&a, &b| eig.eigenvalues[b].total_cmp(&eig.eigenvalues[a]));
-    let range = |axis: &Vector3<f64>| {
-        let proj: Vec<(f64, f64)> = bound
-            .iter()
-            .map(|(x, w)| ((x - mean).dot(axis), *w))
-            .collect();
-        (
-            weighted_quantile(proj.clone(), 0.05),
-            weighted_quantile(proj, 0.95),
-        )
-    };
-    let mut centre = mean;
-    for &k in &order {
-        let e: Vector3<f64> = eig.eigenvectors.column(k).into_owned();
-        let (lo, hi) = range(&e);
-        centre += e * ((lo + hi) / 2.0);
-    }
-    let p = ks.rest_position(s.joint);
-    let kids_mean = kids
-        .iter()
-        .map(|&k| ks.rest_position(k))
-        .sum::<Vector3<f64>>()
-        / kids.len() as f64;
-    let (l1, l2) = (eig.eigenvalues[order[0]], eig.eigenvalues[order[1]]);
-    let mut axis: Vector3<f64> = if l1 >= 2.0 * l2 {
-        eig.eigenvectors.column(order[0]).into_owned()
-    } else {
-        s.dir
-    };
-    if axis.dot(&(kids_mean - p)) < 0.0 {
-        axis = -axis;
-    }
-    let (skin_lo, skin_hi) = range(&axis);
-    let offset = (mean - centre).dot(&axis);
-    let mut lo = skin_lo + offset;
-    let mut hi = skin_hi + offset;
-    let covered = kids
-        .iter()
-        .map(|&k| ks.rest_position(k))
-        .chain((ks.joints[s.joint].parent.is_some()).then_some(p));
-    for x in covered {
-        let t = (x - centre).dot(&axis);
-        lo = lo.min(t);
-        hi = hi.max(t);
-    }
-    if hi - lo < min_len {
-        let mid = (lo + hi) / 2.0;
-        lo = mid - min_len / 2.0;
-        hi = mid + min_len / 2.0;
-    }
-    s.a = centre + axis * lo;
-    s.b = centre + axis * hi;
-    s.dir = axis;
-    s.length = hi - lo;
-}
-
-/// Radii by `rule` (module docs), from the skin vertices `bound` to each body.
-fn fit_radii(
-    ks: &Skeleton,
-    rule: RadiusRule,
-    segs: &mut [Segment],
-    bound: &[Vec<(Vector3<f64>, f64)>],
-) {
-    let fraction = match rule {
-        RadiusRule::Fraction(f) => Some(f),
-        RadiusRule::Auto if ks.skin.is_empty() => Some(RADIUS_FRACTION),
-        _ => None,
-    };
-    for (s, v) in segs.iter_mut().zip(bound) {
-        let total: f64 = v.iter().map(|x| x.1).sum();
-        s.radius = match fraction {
-            Some(f) => f * s.length,
-            None if total >= 1.0 => weighted_quantile(
-                v.iter()
-                    .map(|(x, w)| (distance_to_segment(*x, s.a, s.b), *w))
-                    .collect(),
-                0.5,
-            )
-            .clamp(FITTED_RADIUS.0 * s.length, FITTED_RADIUS.1 * s.length),
-            None => RADIUS_FRACTION * s.length,
-        };
-    }
 }

@@ -19,8 +19,9 @@
 //! | weaker: `leg` → `shin`, `arm` → `upper_arm`, `shoulder` → `clavicle`, `hip` with a side → `thigh` |
 //!
 //! Sided parts are prefixed `l_`/`r_`. A generic name goes to the strongest claim (then the
-//! first joint in the skeleton); the others keep their own name, sanitised (lowercase, runs of
-//! other characters replaced by `_`).
+//! first joint in the skeleton); equally strong claims on a trunk part are numbered in
+//! skeleton order (`spine`, `spine_2`, …), other losers keep their own name, sanitised
+//! (lowercase, runs of other characters replaced by `_`).
 
 /// Left or right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +167,11 @@ pub fn part(name: &str) -> Option<(String, u8)> {
         (false, _) => part.to_string(),
     };
     Some((name, strength))
+}
+
+/// Parts that come in chains (several spine or neck segments), numbered `spine`, `spine_2`, …
+pub fn is_trunk(part: &str) -> bool {
+    matches!(part, "spine" | "chest" | "neck")
 }
 
 /// The anatomical name of the joint that moves a generic part (`l_shin` → `l_knee`), if any.

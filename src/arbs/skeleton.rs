@@ -7,7 +7,8 @@
 //! by the glTF convention, BVH motion capture is assumed to as well), then a uniform scale to
 //! metres: to `height` when asked (the rest pose's height: skin when there is one, else
 //! joints), else ×0.01 when the rest pose is taller than 20 units (centimetres, the rule of
-//! [`crate::clip::bvh::guess_scale`]), else unchanged. Sizes are bounded ([`MAX_JOINTS`],
+//! [`crate::clip::bvh::guess_scale`]), else unchanged; last a vertical shift that puts the rest
+//! pose's lowest point (skin, else joints) at y = 0. Sizes are bounded ([`MAX_JOINTS`],
 //! [`MAX_FRAMES`], [`MAX_FILE_BYTES`]) and every number is checked finite.
 
 use super::ArbsError;
@@ -366,6 +367,20 @@ impl Skeleton {
             s.position = [v.x, v.y, v.z];
         }
         self.scale *= scale;
+        // The rest pose stands on y = 0.
+        let (ground, _) = self.rest_extent();
+        let lift = |p: &mut JointPose| p.position[1] -= ground;
+        for j in &mut self.joints {
+            lift(&mut j.rest);
+        }
+        for a in &mut self.animations {
+            for frame in &mut a.frames {
+                frame.iter_mut().for_each(lift);
+            }
+        }
+        for s in &mut self.skin {
+            s.position[1] -= ground;
+        }
         let height = self.rest_height();
         if !(height.is_finite() && height > 1e-3 && height < 1e3) {
             return Err(err(format!(

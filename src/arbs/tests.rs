@@ -343,3 +343,102 @@ fn error_summaries() {
         "median 3.0 cm, p90 7.6 cm, max 10.0 cm, 80 % of frames <= 5 cm"
     );
 }
+
+/// A skeleton animated by world rotations `turn(f, j)` about its rest joints: every joint's
+/// position follows its parent's rotation.
+fn animate(
+    ks: &Skeleton,
+    frames: usize,
+    turn: impl Fn(usize, usize) -> UnitQuaternion<f64>,
+) -> Vec<Vec<JointPose>> {
+    (0..frames)
+        .map(|f| {
+            let mut out: Vec<JointPose> = Vec::with_capacity(ks.joints.len());
+            for (j, joint) in ks.joints.iter().enumerate() {
+                let q = turn(f, j);
+                let p = match joint.parent {
+                    None => ks.rest_position(j),
+                    Some(p) => {
+                        let qp = turn(f, p);
+                        out[p].position() + qp * (ks.rest_position(j) - ks.rest_position(p))
+                    }
+                };
+                out.push(JointPose::new(p, &q));
+            }
+            out
+        })
+        .collect()
+}
+
+/// §A1.1 [AMBIG]: a joint that turns about x in the animation gets x, not the cross product;
+/// the motion transfers exactly. With `AxisRule::Geometry` the cross product stays.
+#[test]
+fn a_turning_joint_takes_its_axis_of_motion() {
+    let mut ks = y_skeleton();
+    let angle = |f: usize| 0.5 * (std::f64::consts::TAU * f as f64 / 20.0).sin();
+    ks.animations[0].frames = animate(&ks, 20, |f, j| {
+        if j == 3 || j == 4 {
+            UnitQuaternion::from_axis_angle(&Vector3::x_axis(), angle(f))
+        } else {
+            UnitQuaternion::identity()
+        }
+    });
+    let (c, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    let left = c.body_index("left").unwrap();
+    assert_eq!(map.axes[left], Some(AxisSource::Motion));
+    let JointKind::Hinge { axis } = c.joint_to("left").unwrap().kind else {
+        panic!()
+    };
+    assert!(axis[0].abs() > 0.999, "{axis:?}");
+    assert_eq!(
+        map.axes[c.body_index("right").unwrap()],
+        Some(AxisSource::CrossProduct)
+    );
+    let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
+    assert!(t.effector_summary().max < 1e-4, "{}", t.effector_summary());
+    let geometric = ArbsOptions {
+        axes: AxisRule::Geometry,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&ks, &geometric).unwrap();
+    assert_eq!(map.axes[left], Some(AxisSource::CrossProduct));
+    let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
+    assert!(t.effector_summary().max > 0.01, "{}", t.effector_summary());
+}
+
+/// A clavicle that never turns above a shoulder that lowers (about x) and swings (about z):
+/// the shoulder keeps the larger motion, the clavicle takes the swing it cannot make, and the
+/// pair follows the arm exactly.
+#[test]
+fn two_hinges_in_a_row_share_a_two_axis_motion() {
+    let mut ks = skeleton(&[
+        ("root", None, [0.0, 1.0, 0.0]),
+        ("clav", Some(0), [0.0, 1.5, 0.0]),
+        ("shoulder", Some(1), [0.0, 1.5, -0.2]),
+        ("elbow", Some(2), [0.0, 1.5, -0.5]),
+        ("wrist", Some(3), [0.0, 1.5, -0.8]),
+        ("leg", Some(0), [0.0, 0.5, 0.0]),
+        ("leg_tip", Some(5), [0.0, 0.0, 0.0]),
+    ]);
+    let phase = |f: usize| std::f64::consts::TAU * f as f64 / 24.0;
+    ks.animations[0].frames = animate(&ks, 24, |f, j| {
+        if (2..=4).contains(&j) {
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), 0.5 * phase(f).sin())
+                * UnitQuaternion::from_axis_angle(
+                    &Vector3::x_axis(),
+                    -1.2 * (0.5 + 0.5 * phase(f).cos()),
+                )
+        } else {
+            UnitQuaternion::identity()
+        }
+    });
+    let (c, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    let axis = |body: &str| match c.joint_to(body).unwrap().kind {
+        JointKind::Hinge { axis } => Vector3::from(axis),
+        _ => panic!(),
+    };
+    assert!(axis("shoulder").x.abs() > 0.999, "{:?}", axis("shoulder"));
+    assert!(axis("clav").z.abs() > 0.999, "{:?}", axis("clav"));
+    let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
+    assert!(t.effector_summary().max < 1e-3, "{}", t.effector_summary());
+}

@@ -85,3 +85,38 @@ fn avatar_stands_and_walks_and_runs() {
         assert!(ee.within >= 0.8, "{name} end effectors: {ee}");
     }
 }
+
+/// Motion capture without a skin (CMU trial 12_01, tests/data/cmu): 10 % radii, pads under
+/// the toes, numbered spine segments; it stands, and the walk transfers.
+#[test]
+fn a_bvh_walk_stands_and_transfers() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cmu/12_01_walk.bvh");
+    let ks = Skeleton::load(
+        &path,
+        &LoadOptions {
+            height: Some(1.7),
+            forward: None,
+        },
+    )
+    .unwrap();
+    let (c, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    for n in [
+        "pelvis", "spine", "spine_2", "spine_3", "neck", "neck_2", "head", "l_thigh",
+    ] {
+        assert!(c.body_index(n).is_some(), "{n}");
+    }
+    assert_eq!(c.mirror_pairs.len(), 9, "{:?}", c.mirror_pairs);
+    let r = run_rollout(
+        &c,
+        SimSettings::default(),
+        &mut HoldPose::reference(),
+        &RolloutSpec::seconds(10.0),
+    )
+    .unwrap();
+    assert!(!r.fell, "fell at {:?}", r.fell_at);
+    let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
+    assert_eq!(t.clip.frames.len(), 524);
+    let (root, ee) = (t.root_summary(), t.effector_summary());
+    eprintln!("CMU 12_01: root {root}\n  end effectors {ee}");
+    assert!(root.within >= 0.9 && ee.within >= 0.9, "{root}; {ee}");
+}

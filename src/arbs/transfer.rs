@@ -316,6 +316,13 @@ impl<'a> Ik<'a> {
 
     /// `s` moved by `step`, projected onto the joint limits.
     fn moved(&self, s: &State, step: &DVector<f64>) -> State {
+        let mut out = self.moved_free(s, step);
+        self.project(&mut out.q);
+        out
+    }
+
+    /// `s` moved by `step`, limits ignored.
+    fn moved_free(&self, s: &State, step: &DVector<f64>) -> State {
         let q0 = pose::quat_of(&s.root);
         let turn = UnitQuaternion::from_scaled_axis(Vector3::new(step[3], step[4], step[5]));
         let p = Vector3::new(
@@ -550,4 +557,40 @@ fn seed(ik: &Ik, ks: &Skeleton, map: &ArbsMap, frame: &[super::JointPose]) -> St
     }
     ik.project(&mut q);
     State { root, q }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arbs::{ArbsOptions, build_character};
+
+    /// The analytic Jacobian agrees with central differences through `pose::body_poses`.
+    #[test]
+    fn the_jacobian_matches_finite_differences() {
+        let ks = crate::arbs::tests::humanoid();
+        let (c, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+        let leaves: Vec<bool> = (0..ks.joints.len()).map(|j| ks.is_leaf(j)).collect();
+        let ik = Ik::new(&c, &map, &leaves, &TransferOptions::default());
+        let mut s = seed(&ik, &ks, &map, &ks.animations[0].frames[0]);
+        for (k, q) in s.q.iter_mut().enumerate() {
+            *q = 0.3 * (k as f64 + 1.0).sin();
+        }
+        s.root = pose::pose_of(
+            Vector3::new(0.1, 1.0, -0.2),
+            &(UnitQuaternion::from_euler_angles(0.2, -0.4, 0.3) * pose::quat_of(&s.root)),
+        );
+        let goal = vec![Vector3::zeros(); ik.targets.len()];
+        let (r0, jac) = ik.linearize(&s, &goal);
+        let h = 1e-6;
+        for col in 0..6 + ik.ndof {
+            let mut step = DVector::zeros(6 + ik.ndof);
+            step[col] = h;
+            let (rp, _) = ik.linearize(&ik.moved_free(&s, &step), &goal);
+            step[col] = -h;
+            let (rm, _) = ik.linearize(&ik.moved_free(&s, &step), &goal);
+            let fd = (rp - rm) / (2.0 * h);
+            let err = (fd - jac.column(col)).norm();
+            assert!(err < 1e-6 * (1.0 + r0.norm()), "column {col}: {err}");
+        }
+    }
 }
