@@ -4,6 +4,7 @@
 //! [`analysis`] → `app` (Bevy, behind the `gui` feature). The science modules never depend on Bevy.
 
 pub mod analysis;
+pub mod arbs;
 #[cfg(feature = "ipopt")]
 pub mod blas;
 pub mod clip;

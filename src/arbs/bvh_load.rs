@@ -1,0 +1,131 @@
+//! BVH (Biovision hierarchy) → [`Skeleton`] (specs/002_003.md §A1.0), through the project's one
+//! BVH parser ([`crate::clip::bvh::parse`], whose errors name the file and the line).
+//!
+//! Every node is a joint and every `End Site` a leaf joint named `<node>_end`, so that the last
+//! bone of a chain (a head, a toe) has both of its ends. The rest pose is the hierarchy's
+//! offsets with every rotation zero. The one animation is the MOTION section: a node's local
+//! transform is a translation — its offset, with the components given by position channels
+//! replacing the offset's — then its rotation channels in file order (R = R₁·R₂·R₃);
+//! world transforms compose from the root. Motion capture is assumed to face +z (the CMU
+//! convention), like glTF; [`super::LoadOptions::forward`] overrides it.
+
+use super::ArbsError;
+use super::skeleton::{Animation, Forward, JointPose, KsJoint, LoadOptions, Skeleton, unique};
+use crate::clip::bvh::{self, Channel};
+use nalgebra::{Unit, UnitQuaternion, Vector3};
+use std::path::Path;
+
+impl Skeleton {
+    /// Reads BVH text; `path` names the file in messages.
+    pub fn from_bvh(text: &str, path: &str, options: &LoadOptions) -> Result<Skeleton, ArbsError> {
+        let parsed = bvh::parse(text, path)?;
+        let n = parsed.nodes.len();
+        // Joints: the nodes, each followed by its end site if it has one (parents stay first).
+        let mut names = Vec::new();
+        let mut parents = Vec::new();
+        let mut offsets = Vec::new();
+        let mut index_of_node = vec![0usize; n];
+        let mut end_of_node = vec![None; n];
+        for (i, node) in parsed.nodes.iter().enumerate() {
+            index_of_node[i] = names.len();
+            names.push(node.name.clone());
+            parents.push(node.parent.map(|p| index_of_node[p]));
+            offsets.push(Vector3::from(node.offset));
+            if let Some(e) = node.end_site {
+                end_of_node[i] = Some(names.len());
+                names.push(format!("{}_end", node.name));
+                parents.push(Some(index_of_node[i]));
+                offsets.push(Vector3::from(e));
+            }
+        }
+        // Node order in a BVH file is depth-first, so every parent precedes its children; the
+        // end sites were inserted right after their node, which keeps that true.
+        let names = unique(names);
+        let mut rest = Vec::with_capacity(names.len());
+        for (k, off) in offsets.iter().enumerate() {
+            let p = match parents[k] {
+                Some(p) => rest[p] + off,
+                None => *off,
+            };
+            rest.push(p);
+        }
+        let joints: Vec<KsJoint> = (0..names.len())
+            .map(|k| KsJoint {
+                name: names[k].clone(),
+                parent: parents[k],
+                rest: JointPose::new(rest[k], &UnitQuaternion::identity()),
+            })
+            .collect();
+        // Motion.
+        let starts: Vec<usize> = parsed
+            .nodes
+            .iter()
+            .scan(0, |acc, node| {
+                let s = *acc;
+                *acc += node.channels.len();
+                Some(s)
+            })
+            .collect();
+        let frames = parsed
+            .frames
+            .iter()
+            .map(|row| {
+                let mut world: Vec<(Vector3<f64>, UnitQuaternion<f64>)> =
+                    Vec::with_capacity(joints.len());
+                world.resize(joints.len(), (Vector3::zeros(), UnitQuaternion::identity()));
+                for (i, node) in parsed.nodes.iter().enumerate() {
+                    let mut t = Vector3::from(node.offset);
+                    let mut r = UnitQuaternion::identity();
+                    for (c, ch) in node.channels.iter().enumerate() {
+                        let v = row[starts[i] + c];
+                        match *ch {
+                            Channel::Position(a) => t[a] = v,
+                            Channel::Rotation(a) => {
+                                let mut axis = Vector3::zeros();
+                                axis[a] = 1.0;
+                                r *= UnitQuaternion::from_axis_angle(
+                                    &Unit::new_unchecked(axis),
+                                    v.to_radians(),
+                                );
+                            }
+                        }
+                    }
+                    let k = index_of_node[i];
+                    world[k] = match node.parent {
+                        Some(p) => {
+                            let (pp, pq) = world[index_of_node[p]];
+                            (pp + pq * t, pq * r)
+                        }
+                        None => (t, r),
+                    };
+                    if let Some(e) = end_of_node[i] {
+                        let (p, q) = world[k];
+                        world[e] = (p + q * offsets[e], q);
+                    }
+                }
+                world
+                    .iter()
+                    .map(|(p, q)| JointPose::new(*p, q))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let name = Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "skeleton".into());
+        Skeleton {
+            name: name.clone(),
+            source: path.into(),
+            joints,
+            skin: Vec::new(),
+            animations: vec![Animation {
+                name,
+                rate: 1.0 / parsed.frame_time,
+                frames,
+            }],
+            warnings: parsed.warnings,
+            scale: 1.0,
+        }
+        .finish(Forward::PlusZ, options)
+    }
+}

@@ -1,0 +1,725 @@
+//! glTF 2.0 (`.gltf` with its buffers, or binary `.glb`) → [`Skeleton`] (specs/002_003.md
+//! §A1.0: "a skinned character with a Kinematic Skeleton").
+//!
+//! - **Joints**: the first skin's joints; a joint's parent is its nearest ancestor node that is
+//!   also a joint of the skin. A skin whose joints form several trees keeps the largest (a
+//!   warning names what was dropped).
+//! - **Rest pose**: the bind pose, `M · IBM⁻¹` per joint with `IBM` its inverse bind matrix and
+//!   `M` the world transform of the node that carries the skinned mesh (the space the mesh's
+//!   vertices are in); without inverse bind matrices, the node hierarchy's own transforms.
+//! - **Skin samples**: the skinned vertices (`POSITION`, `JOINTS_0`, `WEIGHTS_0`) transformed by
+//!   the same `M`, for radius and feet fitting.
+//! - **Animations**: every named animation, and the unnamed ones merged into one called
+//!   `animation` (COLLADA2GLTF writes one unnamed animation per joint). Translation, rotation
+//!   and scale channels of every ancestor of a joint are sampled — linear (slerp for rotations),
+//!   step or cubic-spline interpolation — and composed through the node hierarchy, non-joint
+//!   ancestors included. The sampling instants are the keyframe times when every channel shares
+//!   one regular grid of 10 to 240 fps, else 30 fps from the first keyframe to the last.
+//! - **Robustness**: the JSON goes through `gltf`'s validation (every index in range); accessors
+//!   are then read here, every offset, stride and count checked against its buffer view and
+//!   buffer with overflow-checked arithmetic, so a malformed file is an [`ArbsError`] naming
+//!   the file, the accessor and the problem. External buffers must lie beside the file (no
+//!   absolute paths, no `..`); `data:` URIs are decoded (base64).
+
+use super::ArbsError;
+use super::gltf_data::{load_buffers, read_accessor};
+use super::skeleton::{
+    Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
+    MAX_SKIN_SAMPLES, Skeleton, SkinSample, rotation_of, unique,
+};
+use gltf::accessor::Dimensions;
+use gltf::animation::{Interpolation, Property};
+use nalgebra::{Matrix3, Matrix4, UnitQuaternion, Vector3};
+use std::path::Path;
+
+/// The most nodes a file may have.
+const MAX_NODES: usize = 100_000;
+/// The sampling rate of irregular or sparse keyframes, fps.
+const SAMPLE_RATE: f64 = 30.0;
+
+impl Skeleton {
+    /// Reads glTF or GLB bytes; `dir` is where external buffers are looked for, `path` names
+    /// the file in messages.
+    pub fn from_gltf(
+        bytes: &[u8],
+        dir: Option<&Path>,
+        path: &str,
+        options: &LoadOptions,
+    ) -> Result<Skeleton, ArbsError> {
+        read(bytes, dir, path)?.finish(Forward::PlusZ, options)
+    }
+}
+
+/// A node's local transform: translation, rotation, scale.
+#[derive(Clone, Copy, Debug)]
+struct Trs {
+    t: Vector3<f64>,
+    r: UnitQuaternion<f64>,
+    s: Vector3<f64>,
+}
+
+impl Trs {
+    fn matrix(&self) -> Matrix4<f64> {
+        Matrix4::new_translation(&self.t)
+            * self.r.to_homogeneous()
+            * Matrix4::new_nonuniform_scaling(&self.s)
+    }
+
+    fn of_matrix(m: &Matrix4<f64>) -> Trs {
+        let m3: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
+        let sign = if m3.determinant() < 0.0 { -1.0 } else { 1.0 };
+        Trs {
+            t: Vector3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]),
+            r: rotation_of(&m3),
+            s: Vector3::new(
+                m3.column(0).norm(),
+                m3.column(1).norm(),
+                sign * m3.column(2).norm(),
+            ),
+        }
+    }
+}
+
+fn pose_of(m: &Matrix4<f64>) -> JointPose {
+    let m3: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
+    JointPose::new(
+        Vector3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]),
+        &rotation_of(&m3),
+    )
+}
+
+fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsError> {
+    let err = |m: String| ArbsError::file(path, m);
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(err(format!(
+            "the file has {} bytes; at most {MAX_FILE_BYTES} are read",
+            bytes.len()
+        )));
+    }
+    if bytes.starts_with(b"glTF") {
+        if bytes.len() < 12 {
+            return Err(err(format!(
+                "truncated binary glTF (.glb): {} bytes, shorter than its 12-byte header",
+                bytes.len()
+            )));
+        }
+        let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+        if declared > bytes.len() {
+            return Err(err(format!(
+                "truncated binary glTF (.glb): the header declares {declared} bytes, the file holds {}",
+                bytes.len()
+            )));
+        }
+    } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(err(
+            "not a glTF file: expected JSON text (`{`) or a binary glTF (magic `glTF`)".into(),
+        ));
+    }
+    let gltf =
+        gltf::Gltf::from_slice(bytes).map_err(|e| err(format!("not a valid glTF file: {e}")))?;
+    let buffers = load_buffers(&gltf, dir, path)?;
+    let doc = &gltf.document;
+
+    // Nodes: parents, local transforms, and the order from the roots down.
+    let nodes: Vec<gltf::Node> = doc.nodes().collect();
+    if nodes.len() > MAX_NODES {
+        return Err(err(format!(
+            "the file has {} nodes; at most {MAX_NODES} are supported",
+            nodes.len()
+        )));
+    }
+    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            if parent[c.index()].is_some() || c.index() == n.index() {
+                return Err(err(format!(
+                    "node {} is the child of two nodes (or of itself): not a tree",
+                    c.index()
+                )));
+            }
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    let mut depth = vec![0usize; nodes.len()];
+    for i in 0..nodes.len() {
+        let mut cur = i;
+        while let Some(p) = parent[cur] {
+            depth[i] += 1;
+            if depth[i] > nodes.len() {
+                return Err(err(format!("node {i}: the node hierarchy has a cycle")));
+            }
+            cur = p;
+        }
+    }
+    let mut local = Vec::with_capacity(nodes.len());
+    for n in &nodes {
+        let trs = match n.transform() {
+            gltf::scene::Transform::Matrix { matrix } => {
+                let m = Matrix4::from_fn(|r, c| f64::from(matrix[c][r]));
+                Trs::of_matrix(&m)
+            }
+            gltf::scene::Transform::Decomposed {
+                translation: t,
+                rotation: r,
+                scale: s,
+            } => {
+                let q = nalgebra::Quaternion::new(r[3], r[0], r[1], r[2]).cast::<f64>();
+                if !(q.norm() > 1e-6) {
+                    return Err(err(format!(
+                        "node {}: the rotation quaternion {r:?} has no length",
+                        n.index()
+                    )));
+                }
+                Trs {
+                    t: Vector3::from(t).cast(),
+                    r: UnitQuaternion::from_quaternion(q),
+                    s: Vector3::from(s).cast(),
+                }
+            }
+        };
+        let m = trs.matrix();
+        if !m.iter().all(|v| v.is_finite()) {
+            return Err(err(format!(
+                "node {} ({}): the transform is not finite (NaN or infinity)",
+                n.index(),
+                n.name().unwrap_or("unnamed")
+            )));
+        }
+        local.push(trs);
+    }
+
+    // The skin and its joint tree.
+    let skin = doc.skins().next().ok_or_else(|| {
+        err("no skin: expected a skinned mesh whose skin lists the skeleton's joints".into())
+    })?;
+    let skin_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
+    match skin_nodes.len() {
+        0 => return Err(err("the skin has no joints".into())),
+        1 => {
+            return Err(err(
+                "the skin has one joint: at least two are needed for a body".into(),
+            ));
+        }
+        n if n > MAX_JOINTS => {
+            return Err(err(format!(
+                "the skin has {n} joints; at most {MAX_JOINTS} are supported"
+            )));
+        }
+        _ => {}
+    }
+    let mut skin_index: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, &n) in skin_nodes.iter().enumerate() {
+        if skin_index[n].is_some() {
+            return Err(err(format!("the skin lists node {n} twice")));
+        }
+        skin_index[n] = Some(i);
+    }
+    // Nearest ancestor in the skin.
+    let skin_parent: Vec<Option<usize>> = skin_nodes
+        .iter()
+        .map(|&n| {
+            let mut cur = parent[n];
+            while let Some(p) = cur {
+                if let Some(i) = skin_index[p] {
+                    return Some(i);
+                }
+                cur = parent[p];
+            }
+            None
+        })
+        .collect();
+    let root_of = |mut i: usize| {
+        while let Some(p) = skin_parent[i] {
+            i = p;
+        }
+        i
+    };
+    let roots: Vec<usize> = (0..skin_nodes.len())
+        .filter(|&i| skin_parent[i].is_none())
+        .collect();
+    let size_of = |r: usize| (0..skin_nodes.len()).filter(|&i| root_of(i) == r).count();
+    let root = roots
+        .iter()
+        .copied()
+        .max_by_key(|&r| (size_of(r), std::cmp::Reverse(r)))
+        .expect("a finite forest has a root");
+    let mut warnings = Vec::new();
+    if roots.len() > 1 {
+        let kept = size_of(root);
+        warnings.push(format!(
+            "{path}: the skin's joints form {} trees; kept the largest ({kept} joints from node {}), dropped {} joints",
+            roots.len(),
+            skin_nodes[root],
+            skin_nodes.len() - kept
+        ));
+    }
+    // Depth-first order from the root, children in skin order.
+    let mut order = Vec::new();
+    let mut stack = vec![root];
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        let kids: Vec<usize> = (0..skin_nodes.len())
+            .filter(|&c| skin_parent[c] == Some(i))
+            .collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    let mut new_index: Vec<Option<usize>> = vec![None; skin_nodes.len()];
+    for (k, &i) in order.iter().enumerate() {
+        new_index[i] = Some(k);
+    }
+
+    // Nodes whose transforms matter: the ancestors of the joints and of the skinned meshes.
+    let mesh_nodes: Vec<usize> = nodes
+        .iter()
+        .filter(|n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
+        .map(|n| n.index())
+        .collect();
+    let mut needed = vec![false; nodes.len()];
+    for &start in skin_nodes.iter().chain(&mesh_nodes) {
+        let mut cur = Some(start);
+        while let Some(c) = cur {
+            if needed[c] {
+                break;
+            }
+            needed[c] = true;
+            cur = parent[c];
+        }
+    }
+    let mut needed_order: Vec<usize> = (0..nodes.len()).filter(|&i| needed[i]).collect();
+    needed_order.sort_by_key(|&i| depth[i]);
+    let world_of = |locals: &[Trs]| -> Vec<Matrix4<f64>> {
+        let mut world = vec![Matrix4::identity(); nodes.len()];
+        for &i in &needed_order {
+            let m = locals[i].matrix();
+            world[i] = match parent[i] {
+                Some(p) => world[p] * m,
+                None => m,
+            };
+        }
+        world
+    };
+    let rest_world = world_of(&local);
+    let mesh_world = mesh_nodes
+        .first()
+        .map(|&m| rest_world[m])
+        .unwrap_or_else(Matrix4::identity);
+
+    // Rest pose: the bind pose.
+    let names = unique(
+        order
+            .iter()
+            .map(|&i| {
+                nodes[skin_nodes[i]]
+                    .name()
+                    .filter(|n| !n.trim().is_empty())
+                    .map(|n| n.trim().to_string())
+                    .unwrap_or_else(|| format!("joint{}", skin_nodes[i]))
+            })
+            .collect(),
+    );
+    let inverse_bind = match skin.inverse_bind_matrices() {
+        Some(acc) => {
+            let values = read_accessor(
+                &acc,
+                &buffers,
+                path,
+                "inverse bind matrices",
+                &[Dimensions::Mat4],
+            )?;
+            if acc.count() < skin_nodes.len() {
+                return Err(err(format!(
+                    "accessor {} (inverse bind matrices) holds {} matrices for {} joints",
+                    acc.index(),
+                    acc.count(),
+                    skin_nodes.len()
+                )));
+            }
+            Some(values)
+        }
+        None => None,
+    };
+    let mut joints = Vec::with_capacity(order.len());
+    for (k, &i) in order.iter().enumerate() {
+        let world = match &inverse_bind {
+            Some(v) => {
+                let ibm = Matrix4::from_column_slice(&v[16 * i..16 * i + 16]);
+                let inv = ibm.try_inverse().ok_or_else(|| {
+                    err(format!(
+                        "the inverse bind matrix of joint `{}` is singular",
+                        names[k]
+                    ))
+                })?;
+                mesh_world * inv
+            }
+            None => rest_world[skin_nodes[i]],
+        };
+        joints.push(KsJoint {
+            name: names[k].clone(),
+            parent: skin_parent[i].map(|p| new_index[p].expect("a kept joint's parent is kept")),
+            rest: pose_of(&world),
+        });
+    }
+
+    let skin_samples = read_skin(doc, &buffers, path, &mesh_nodes, &rest_world, &new_index)?;
+    let animations = read_animations(
+        doc,
+        &buffers,
+        path,
+        &local,
+        &needed,
+        &world_of,
+        &order.iter().map(|&i| skin_nodes[i]).collect::<Vec<_>>(),
+        &mut warnings,
+    )?;
+    let name = Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "skeleton".into());
+    Ok(Skeleton {
+        name,
+        source: path.into(),
+        joints,
+        skin: skin_samples,
+        animations,
+        warnings,
+        scale: 1.0,
+    })
+}
+
+/// The skinned vertices of every mesh node that uses the skin, in world coordinates.
+fn read_skin(
+    doc: &gltf::Document,
+    buffers: &[Vec<u8>],
+    path: &str,
+    mesh_nodes: &[usize],
+    world: &[Matrix4<f64>],
+    new_index: &[Option<usize>],
+) -> Result<Vec<SkinSample>, ArbsError> {
+    let mut out = Vec::new();
+    for &n in mesh_nodes {
+        let Some(mesh) = doc.nodes().nth(n).and_then(|n| n.mesh()) else {
+            continue;
+        };
+        for (pi, prim) in mesh.primitives().enumerate() {
+            use gltf::mesh::Semantic;
+            let (Some(pos), Some(jts), Some(wts)) = (
+                prim.get(&Semantic::Positions),
+                prim.get(&Semantic::Joints(0)),
+                prim.get(&Semantic::Weights(0)),
+            ) else {
+                continue;
+            };
+            let p = read_accessor(&pos, buffers, path, "POSITION", &[Dimensions::Vec3])?;
+            let j = read_accessor(&jts, buffers, path, "JOINTS_0", &[Dimensions::Vec4])?;
+            let w = read_accessor(&wts, buffers, path, "WEIGHTS_0", &[Dimensions::Vec4])?;
+            let count = pos.count();
+            if jts.count() != count || wts.count() != count {
+                return Err(ArbsError::file(
+                    path,
+                    format!(
+                        "mesh {} primitive {pi}: {count} positions but {} JOINTS_0 and {} WEIGHTS_0",
+                        mesh.index(),
+                        jts.count(),
+                        wts.count()
+                    ),
+                ));
+            }
+            for v in 0..count {
+                let x = world[n].transform_point(&nalgebra::Point3::new(
+                    p[3 * v],
+                    p[3 * v + 1],
+                    p[3 * v + 2],
+                ));
+                let mut joints = [0usize; 4];
+                let mut weights = [0.0; 4];
+                for k in 0..4 {
+                    let ji = j[4 * v + k];
+                    if !(ji >= 0.0 && (ji as usize) < new_index.len() && ji.fract() == 0.0) {
+                        return Err(ArbsError::file(
+                            path,
+                            format!(
+                                "accessor {} (JOINTS_0) names joint {ji}; the skin has {}",
+                                jts.index(),
+                                new_index.len()
+                            ),
+                        ));
+                    }
+                    if let Some(kept) = new_index[ji as usize] {
+                        joints[k] = kept;
+                        weights[k] = w[4 * v + k];
+                    }
+                }
+                out.push(SkinSample {
+                    position: [x.x, x.y, x.z],
+                    joints,
+                    weights,
+                });
+            }
+        }
+    }
+    if out.len() > MAX_SKIN_SAMPLES {
+        let step = out.len().div_ceil(MAX_SKIN_SAMPLES);
+        out = out.into_iter().step_by(step).collect();
+    }
+    Ok(out)
+}
+
+/// One animated property of one node.
+struct Track {
+    node: usize,
+    property: Property,
+    interpolation: Interpolation,
+    times: Vec<f64>,
+    /// One value (3 or 4 numbers) per key; cubic splines hold in-tangent, value, out-tangent.
+    values: Vec<[f64; 4]>,
+}
+
+impl Track {
+    /// The value at time `t`.
+    fn sample(&self, t: f64) -> [f64; 4] {
+        let n = self.times.len();
+        let cubic = self.interpolation == Interpolation::CubicSpline;
+        let value = |k: usize| {
+            if cubic {
+                self.values[3 * k + 1]
+            } else {
+                self.values[k]
+            }
+        };
+        if n == 1 || t <= self.times[0] {
+            return value(0);
+        }
+        if t >= self.times[n - 1] {
+            return value(n - 1);
+        }
+        let k = self.times.partition_point(|&x| x <= t) - 1;
+        let dt = self.times[k + 1] - self.times[k];
+        let u = if dt > 0.0 {
+            (t - self.times[k]) / dt
+        } else {
+            0.0
+        };
+        let rotation = self.property == Property::Rotation;
+        match self.interpolation {
+            Interpolation::Step => value(k),
+            Interpolation::Linear => {
+                let (a, b) = (value(k), value(k + 1));
+                if rotation {
+                    let qa = quat(a);
+                    let qb = quat(b);
+                    let q = qa.try_slerp(&qb, u, 1e-9).unwrap_or(qa);
+                    [q.i, q.j, q.k, q.w]
+                } else {
+                    std::array::from_fn(|c| a[c] + u * (b[c] - a[c]))
+                }
+            }
+            Interpolation::CubicSpline => {
+                let (u2, u3) = (u * u, u * u * u);
+                let (h00, h10, h01, h11) = (
+                    2.0 * u3 - 3.0 * u2 + 1.0,
+                    u3 - 2.0 * u2 + u,
+                    -2.0 * u3 + 3.0 * u2,
+                    u3 - u2,
+                );
+                let (v0, b0) = (self.values[3 * k + 1], self.values[3 * k + 2]);
+                let (a1, v1) = (self.values[3 * k + 3], self.values[3 * k + 4]);
+                let v: [f64; 4] = std::array::from_fn(|c| {
+                    h00 * v0[c] + h10 * dt * b0[c] + h01 * v1[c] + h11 * dt * a1[c]
+                });
+                if rotation {
+                    let q = quat(v);
+                    [q.i, q.j, q.k, q.w]
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+/// A unit quaternion from (x, y, z, w), the identity for a zero one.
+fn quat(v: [f64; 4]) -> UnitQuaternion<f64> {
+    let q = nalgebra::Quaternion::new(v[3], v[0], v[1], v[2]);
+    if q.norm() > 1e-12 {
+        UnitQuaternion::from_quaternion(q)
+    } else {
+        UnitQuaternion::identity()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_animations(
+    doc: &gltf::Document,
+    buffers: &[Vec<u8>],
+    path: &str,
+    rest: &[Trs],
+    needed: &[bool],
+    world_of: &dyn Fn(&[Trs]) -> Vec<Matrix4<f64>>,
+    joint_nodes: &[usize],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Animation>, ArbsError> {
+    let err = |m: String| ArbsError::file(path, m);
+    // Named animations one by one; the unnamed ones together.
+    let mut groups: Vec<(String, Vec<gltf::Animation>)> = Vec::new();
+    let mut unnamed = Vec::new();
+    for a in doc.animations() {
+        match a.name().map(str::trim).filter(|n| !n.is_empty()) {
+            Some(n) => groups.push((n.to_string(), vec![a])),
+            None => unnamed.push(a),
+        }
+    }
+    if unnamed.len() > 1 {
+        warnings.push(format!(
+            "{path}: merged {} unnamed animations into one called `animation`",
+            unnamed.len()
+        ));
+    }
+    if !unnamed.is_empty() {
+        groups.push(("animation".into(), unnamed));
+    }
+    let names = unique(groups.iter().map(|g| g.0.clone()).collect());
+    let mut out = Vec::new();
+    for ((_, group), name) in groups.iter().zip(names) {
+        let mut tracks = Vec::new();
+        for a in group {
+            for ch in a.channels() {
+                let node = ch.target().node().index();
+                let property = ch.target().property();
+                if !needed[node] || property == Property::MorphTargetWeights {
+                    continue;
+                }
+                let sampler = ch.sampler();
+                let input = sampler.input();
+                let what = format!("animation `{name}` keyframe times");
+                let times = read_accessor(&input, buffers, path, &what, &[Dimensions::Scalar])?;
+                if let Some(k) = times.windows(2).position(|w| !(w[1] >= w[0])) {
+                    return Err(err(format!(
+                        "accessor {} ({what}): times must increase, found {} after {}",
+                        input.index(),
+                        times[k + 1],
+                        times[k]
+                    )));
+                }
+                if !times.iter().all(|t| t.is_finite() && t.abs() <= 1e6) {
+                    return Err(err(format!(
+                        "accessor {} ({what}): times must be finite, within ±1e6 s",
+                        input.index()
+                    )));
+                }
+                let output = sampler.output();
+                let dims = if property == Property::Rotation {
+                    Dimensions::Vec4
+                } else {
+                    Dimensions::Vec3
+                };
+                let what = format!("animation `{name}` values");
+                let flat = read_accessor(&output, buffers, path, &what, &[dims])?;
+                let m = dims.multiplicity();
+                let values: Vec<[f64; 4]> = flat
+                    .chunks(m)
+                    .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(0.0)))
+                    .collect();
+                let interpolation = sampler.interpolation();
+                let per_key = if interpolation == Interpolation::CubicSpline {
+                    3
+                } else {
+                    1
+                };
+                if values.len() != per_key * times.len() {
+                    return Err(err(format!(
+                        "accessor {} ({what}): expected {} values for {} keyframes, found {}",
+                        output.index(),
+                        per_key * times.len(),
+                        times.len(),
+                        values.len()
+                    )));
+                }
+                tracks.push(Track {
+                    node,
+                    property,
+                    interpolation,
+                    times,
+                    values,
+                });
+            }
+        }
+        if tracks.is_empty() {
+            warnings.push(format!(
+                "{path}: animation `{name}` moves no joint; skipped"
+            ));
+            continue;
+        }
+        let t0 = tracks
+            .iter()
+            .map(|t| t.times[0])
+            .fold(f64::INFINITY, f64::min);
+        let t1 = tracks
+            .iter()
+            .map(|t| t.times[t.times.len() - 1])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (times, rate) = sample_times(&tracks, t0, t1);
+        if times.len() > MAX_FRAMES {
+            return Err(err(format!(
+                "animation `{name}` lasts {:.1} s: {} frames at {rate} fps, at most {MAX_FRAMES}",
+                t1 - t0,
+                times.len()
+            )));
+        }
+        let mut frames = Vec::with_capacity(times.len());
+        let mut locals = rest.to_vec();
+        for &t in &times {
+            locals.copy_from_slice(rest);
+            for tr in &tracks {
+                let v = tr.sample(t);
+                let l = &mut locals[tr.node];
+                match tr.property {
+                    Property::Translation => l.t = Vector3::new(v[0], v[1], v[2]),
+                    Property::Scale => l.s = Vector3::new(v[0], v[1], v[2]),
+                    Property::Rotation => l.r = quat(v),
+                    Property::MorphTargetWeights => {}
+                }
+            }
+            let world = world_of(&locals);
+            frames.push(joint_nodes.iter().map(|&n| pose_of(&world[n])).collect());
+        }
+        out.push(Animation { name, rate, frames });
+    }
+    Ok(out)
+}
+
+/// The keyframe times when every track shares one regular grid of 10 to 240 fps, else a
+/// 30 fps grid from `t0` to `t1`; and the rate.
+fn sample_times(tracks: &[Track], t0: f64, t1: f64) -> (Vec<f64>, f64) {
+    let first = &tracks[0].times;
+    let shared = tracks.iter().all(|t| {
+        t.times.len() == first.len()
+            && t.times
+                .iter()
+                .zip(first)
+                .all(|(a, b)| (a - b).abs() <= 1e-6)
+    });
+    if shared && first.len() >= 2 {
+        let dt = (first[first.len() - 1] - first[0]) / (first.len() - 1) as f64;
+        let regular = dt > 0.0
+            && first
+                .windows(2)
+                .all(|w| ((w[1] - w[0]) - dt).abs() <= 1e-3 * dt);
+        let rate = 1.0 / dt;
+        if regular && (10.0..=240.0).contains(&rate) {
+            // Single-precision times: an integer rate when it is one to 1e-3.
+            let rate = if (rate - rate.round()).abs() < 1e-3 {
+                rate.round()
+            } else {
+                rate
+            };
+            return (first.clone(), rate);
+        }
+    }
+    let span = (t1 - t0).max(0.0);
+    let n = (span * SAMPLE_RATE + 1e-6).floor() as usize + 1;
+    let n = n.min(MAX_FRAMES + 1);
+    (
+        (0..n).map(|i| t0 + i as f64 / SAMPLE_RATE).collect(),
+        SAMPLE_RATE,
+    )
+}
