@@ -321,6 +321,16 @@ struct GuiArgs {
     /// With --pareto-result: play this front point at launch; repeat to add ghosts.
     #[arg(long, requires = "pareto_result", value_name = "I")]
     pareto_point: Vec<usize>,
+    /// Open the character editor at launch on this file: a character (.ron), or a skinned glTF
+    /// (.gltf, .glb) or a BVH, from which a character is built (as when dropped on the window).
+    #[arg(long, value_name = "FILE")]
+    edit: Option<PathBuf>,
+    /// With --edit: select this body (its joint's limits are drawn as arcs).
+    #[arg(long, requires = "edit", value_name = "BODY")]
+    edit_select: Option<String>,
+    /// With --edit: apply these edits at launch (RON list of editor `Edit`s), each undoable.
+    #[arg(long, requires = "edit", value_name = "EDITS")]
+    edit_script: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -557,6 +567,9 @@ fn gui(args: GuiArgs) -> Result<()> {
         pareto: args.pareto,
         pareto_result: args.pareto_result,
         pareto_points: args.pareto_point,
+        edit: args.edit,
+        edit_select: args.edit_select,
+        edit_script: args.edit_script,
     })
 }
 

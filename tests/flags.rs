@@ -1674,15 +1674,15 @@ fn gui_explore_result_shows_the_set_and_sweep_starts_the_job() {
         |_| {},
     );
     let boxes = shot.left_checkboxes();
-    // Panels (Diversity, Pareto), then the six overlay boxes.
-    assert!(boxes.len() >= 8, "checkboxes {boxes:?}");
+    // Panels (Diversity, Pareto, Editor), then the six overlay boxes.
+    assert!(boxes.len() >= 9, "checkboxes {boxes:?}");
     assert!(
-        boxes[boxes.len() - 8],
+        boxes[boxes.len() - 9],
         "the Diversity panel checkbox is not ticked: {boxes:?}"
     );
     assert!(
-        !boxes[boxes.len() - 7],
-        "the Pareto panel checkbox is ticked: {boxes:?}"
+        !boxes[boxes.len() - 8] && !boxes[boxes.len() - 7],
+        "the Pareto or Editor panel checkbox is ticked: {boxes:?}"
     );
     let (light, all) = shot.count((1195, 1595), (300, 530), |p| p.iter().all(|c| *c > 200));
     assert!(

@@ -28,6 +28,7 @@ fn push_input(
     gamepads: Query<&Gamepad>,
     egui_input: Option<Res<EguiWantsInput>>,
     steering: Option<Res<super::steering::SteeringState>>,
+    editor: Option<Res<super::editor::EditorState>>,
 ) {
     // While steering, the keys and sticks steer the figure instead.
     if steering.is_some_and(|s| s.active) {
@@ -82,7 +83,9 @@ fn push_input(
     let over_ui = egui_input
         .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
         .unwrap_or(false);
-    if over_ui || !mouse.just_pressed(MouseButton::Left) {
+    // In the editor a click selects instead ([`super::editor`]).
+    let editing = editor.is_some_and(|e| e.visible);
+    if over_ui || editing || !mouse.just_pressed(MouseButton::Left) {
         return;
     }
     let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {
@@ -94,29 +97,76 @@ fn push_input(
     let Ok(ray) = camera.viewport_to_world(cam_t, cursor) else {
         return;
     };
-    let mut best: Option<(f32, usize)> = None;
-    for (i, b) in live.character.bodies.iter().enumerate() {
-        let p = live.sim.body_pose(i);
-        let centre = Vec3::new(p[0], p[1], p[2]);
-        let radius = 0.5 * b.length().max(0.1) as f32;
-        let oc = centre - ray.origin;
-        let t = oc.dot(*ray.direction);
-        if t <= 0.0 {
-            continue;
-        }
-        let d2 = oc.length_squared() - t * t;
-        let r = match b.shape.as_f32() {
-            crate::model::Shape::Capsule { radius, .. }
-            | crate::model::Shape::Cylinder { radius, .. } => radius * 1.3,
-            _ => radius * 0.8,
-        }
-        .max(0.05);
-        if d2 <= r * r && best.map(|(bt, _)| t < bt).unwrap_or(true) {
-            best = Some((t, i));
-        }
-    }
-    if let Some((_, i)) = best {
+    if let Some(i) = body_under_cursor(&live, ray) {
         let d = Vec3::new(ray.direction.x, 0.0, ray.direction.z);
         live.push(i, d);
     }
+}
+
+/// The body of the live simulation nearest the camera along `ray`: what a click pushes, or
+/// selects in the editor. Each body is taken as a capsule around its main axis (boxes and
+/// ellipsoids by their longest axis and the larger of the other two sizes), 1 cm more generous.
+pub fn body_under_cursor(live: &LiveSim, ray: Ray3d) -> Option<usize> {
+    use crate::model::Shape;
+    let mut best: Option<(f32, usize)> = None;
+    for (i, b) in live.character.bodies.iter().enumerate() {
+        let pose = live.sim.body_pose(i);
+        let at = Vec3::new(pose[0], pose[1], pose[2]);
+        let q = Quat::from_xyzw(pose[3], pose[4], pose[5], pose[6]);
+        let (axis, half, radius) = match b.shape.as_f32() {
+            Shape::Capsule {
+                radius,
+                half_length,
+                axis,
+            }
+            | Shape::Cylinder {
+                radius,
+                half_length,
+                axis,
+            } => (axis.index(), half_length, radius),
+            Shape::Box { half_extents: h } | Shape::Ellipsoid { radii: h } => {
+                let k = (0..3).max_by(|&a, &c| h[a].total_cmp(&h[c])).unwrap_or(0);
+                let r = (0..3)
+                    .filter(|&m| m != k)
+                    .map(|m| h[m])
+                    .fold(0.0f32, f32::max);
+                (k, (h[k] - r).max(0.0), r)
+            }
+        };
+        let mut dir = Vec3::ZERO;
+        dir[axis] = 1.0;
+        let dir = q * dir;
+        let (t, d) = ray_segment(ray, at - dir * half, at + dir * half);
+        if t > 0.0 && d <= radius + 0.01 && best.map(|(bt, _)| t < bt).unwrap_or(true) {
+            best = Some((t, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// Distance along `ray` of its closest approach to the segment a–b, and that distance.
+fn ray_segment(ray: Ray3d, a: Vec3, b: Vec3) -> (f32, f32) {
+    let d = *ray.direction;
+    let e = b - a;
+    let w = ray.origin - a;
+    let (dd, de, ee) = (d.dot(d), d.dot(e), e.dot(e));
+    let (dw, ew) = (d.dot(w), e.dot(w));
+    let den = dd * ee - de * de;
+    let mut s = if den > 1e-9 {
+        ((dd * ew - de * dw) / den).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = (de * s - dw) / dd;
+    if t < 0.0 {
+        t = 0.0;
+        s = if ee > 1e-9 {
+            (-ew / ee).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    }
+    let p = ray.origin + d * t;
+    let q = a + e * s;
+    (t, (p - q).length())
 }

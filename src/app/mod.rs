@@ -22,10 +22,14 @@
 //! - [`pareto_panel::ParetoPanelPlugin`]: Pareto fronts of jump height against effort (RMOO,
 //!   BSOO), live front and hypervolume, the Table 4.2 columns, jumps played as ghosts with the
 //!   assist drawn;
+//! - [`editor::EditorPlugin`]: the character editor (bodies, joints with their limit arcs, pads,
+//!   structure, mirror, undo/redo, save), live re-simulation with a standing verdict and the
+//!   physics lint, and characters built from dropped skinned glTF or BVH files;
 //! - [`screenshot::ScreenshotPlugin`]: `--screenshot FILE --frames N`.
 
 pub mod character;
 pub mod diversity_panel;
+pub mod editor;
 pub mod gait_panel;
 pub mod input;
 pub mod jobs_panel;
@@ -74,6 +78,12 @@ pub struct AppOptions {
     pub pareto_result: Vec<PathBuf>,
     /// Front points of `pareto_result` playing at launch (the first opaque, the rest ghosts).
     pub pareto_points: Vec<usize>,
+    /// File opened in the character editor at launch (character, skinned glTF or BVH).
+    pub edit: Option<PathBuf>,
+    /// Body selected in the editor at launch.
+    pub edit_select: Option<String>,
+    /// Edits applied in the editor at launch (RON list).
+    pub edit_script: Option<PathBuf>,
 }
 
 /// The scene files (`scenes/`, or the source tree's when run elsewhere) whose text contains
@@ -151,6 +161,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         library::LibraryPlugin,
         steering::SteeringPlugin,
         pareto_panel::ParetoPanelPlugin,
+        editor::EditorPlugin,
     ));
     if screenshot_mode {
         app.add_plugins(screenshot::ScreenshotPlugin);

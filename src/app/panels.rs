@@ -48,6 +48,7 @@ fn workbench_ui(
     diagnostics: Res<DiagnosticsStore>,
     steering: Res<super::steering::SteeringState>,
     mut pareto: ResMut<super::pareto_panel::ParetoState>,
+    mut editor: ResMut<super::editor::EditorState>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut root = egui::Ui::new(
@@ -214,6 +215,10 @@ fn workbench_ui(
             ui.heading("Panels");
             ui.checkbox(&mut diversity.visible, "Diversity panel (replaces Jobs)");
             ui.checkbox(&mut pareto.visible, "Pareto panel (replaces Jobs)");
+            if ui.checkbox(&mut editor.visible, "Character editor (replaces Jobs)").changed() && editor.visible && editor.doc.is_none() {
+                let (c, p) = (live.character.clone(), live.path.clone());
+                editor.open(c, p);
+            }
 
             ui.separator();
             ui.heading("Overlays");
@@ -228,7 +233,14 @@ fn workbench_ui(
     });
     }
 
-    if pareto.visible {
+    if editor.visible {
+        egui::Panel::right("workbench_editor")
+            .default_size(430.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                super::editor::editor_ui(ui, &mut editor, &live);
+            });
+    } else if pareto.visible {
         egui::Panel::right("workbench_pareto")
             .default_size(540.0)
             .resizable(true)

@@ -118,6 +118,7 @@ impl Skeleton {
             source: path.into(),
             joints,
             skin: Vec::new(),
+            skin_triangles: Vec::new(),
             animations: vec![Animation {
                 name,
                 rate: 1.0 / parsed.frame_time,

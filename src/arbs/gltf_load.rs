@@ -360,7 +360,8 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
         });
     }
 
-    let skin_samples = read_skin(doc, &buffers, path, &mesh_nodes, &rest_world, &new_index)?;
+    let (skin_samples, skin_triangles) =
+        read_skin(doc, &buffers, path, &mesh_nodes, &rest_world, &new_index)?;
     let animations = read_animations(
         doc,
         &buffers,
@@ -380,13 +381,15 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
         source: path.into(),
         joints,
         skin: skin_samples,
+        skin_triangles,
         animations,
         warnings,
         scale: 1.0,
     })
 }
 
-/// The skinned vertices of every mesh node that uses the skin, in world coordinates.
+/// The skinned vertices of every mesh node that uses the skin, in world coordinates, and the
+/// triangles over them (for drawing; none when the vertices had to be thinned out).
 fn read_skin(
     doc: &gltf::Document,
     buffers: &[Vec<u8>],
@@ -394,8 +397,9 @@ fn read_skin(
     mesh_nodes: &[usize],
     world: &[Matrix4<f64>],
     new_index: &[Option<usize>],
-) -> Result<Vec<SkinSample>, ArbsError> {
+) -> Result<(Vec<SkinSample>, Vec<[usize; 3]>), ArbsError> {
     let mut out = Vec::new();
+    let mut triangles = Vec::new();
     for &n in mesh_nodes {
         let Some(mesh) = doc.nodes().nth(n).and_then(|n| n.mesh()) else {
             continue;
@@ -413,6 +417,32 @@ fn read_skin(
             let j = read_accessor(&jts, buffers, path, "JOINTS_0", &[Dimensions::Vec4])?;
             let w = read_accessor(&wts, buffers, path, "WEIGHTS_0", &[Dimensions::Vec4])?;
             let count = pos.count();
+            let base = out.len();
+            if prim.mode() == gltf::mesh::Mode::Triangles {
+                let corners: Vec<usize> = match prim.indices() {
+                    Some(ix) => {
+                        read_accessor(&ix, buffers, path, "indices", &[Dimensions::Scalar])?
+                            .into_iter()
+                            .map(|i| i as usize)
+                            .collect()
+                    }
+                    None => (0..count).collect(),
+                };
+                if let Some(bad) = corners.iter().find(|&&i| i >= count) {
+                    return Err(ArbsError::file(
+                        path,
+                        format!(
+                            "mesh {} primitive {pi}: index {bad} past its {count} vertices",
+                            mesh.index()
+                        ),
+                    ));
+                }
+                triangles.extend(
+                    corners
+                        .chunks_exact(3)
+                        .map(|t| [base + t[0], base + t[1], base + t[2]]),
+                );
+            }
             if jts.count() != count || wts.count() != count {
                 return Err(ArbsError::file(
                     path,
@@ -460,8 +490,9 @@ fn read_skin(
     if out.len() > MAX_SKIN_SAMPLES {
         let step = out.len().div_ceil(MAX_SKIN_SAMPLES);
         out = out.into_iter().step_by(step).collect();
+        triangles.clear();
     }
-    Ok(out)
+    Ok((out, triangles))
 }
 
 /// One animated property of one node.

@@ -116,6 +116,8 @@ pub struct Skeleton {
     pub source: String,
     pub joints: Vec<KsJoint>,
     pub skin: Vec<SkinSample>,
+    /// Triangles over `skin` (indices), for drawing the skin; empty for BVH.
+    pub skin_triangles: Vec<[usize; 3]>,
     pub animations: Vec<Animation>,
     /// Things the loader skipped or assumed (dropped joints, merged animations).
     pub warnings: Vec<String>,

@@ -21,6 +21,7 @@ pub(super) fn skeleton(joints: &[(&str, Option<usize>, [f64; 3])]) -> Skeleton {
         source: "synthetic.gltf".into(),
         joints,
         skin: Vec::new(),
+        skin_triangles: Vec::new(),
         animations: vec![Animation {
             name: "rest".into(),
             rate: 30.0,

@@ -60,6 +60,8 @@ pub fn lint(c: &Character) -> Vec<Lint> {
         };
         let (mp, mc) = (c.bodies[p].mass, c.bodies[ch].mass);
         let ratio = mp.max(mc) / mp.min(mc);
+        // Masses as a person would write them: 23.44, 0.154.
+        let (mp, mc) = ((mp * 1e3).round() / 1e3, (mc * 1e3).round() / 1e3);
         if ratio > MAX_MASS_RATIO {
             out.push(Lint {
                 kind: LintKind::MassRatio,

@@ -1,0 +1,324 @@
+//! The character editor (specs/002_003.md §A3 "Editing tools", §A4 item 12; issue P7): bodies
+//! selected by clicking them and moved, turned, resized and weighed; joints' axes, limits (drawn
+//! as arcs), gains and torque limits; foot and hand pads on terminal bodies; a new root, deleting
+//! and merging bodies; mirrored edits; undo and redo of every edit; atomic Save and Save As.
+//!
+//! Every edit goes through [`crate::editor::Editor`] (the science side: validation, undo,
+//! mirror, lint) and then rebuilds the live simulation, so the viewport shows at once whether the
+//! edited character still stands with its hold-pose gains; a headless 10 s rollout on a
+//! background thread gives the verdict in figures. A skinned glTF or a BVH dropped on the window
+//! (or given as `gui --edit FILE`) becomes a character through [`crate::arbs`] (§A1.1), drawn
+//! with its skeleton and skin over the bodies.
+
+use super::character::LiveSim;
+use crate::editor::{Edit, Editor, Lint};
+use crate::model::Character;
+use crate::sim::{HoldPose, RolloutSpec, SimSettings, run_rollout};
+use bevy::prelude::*;
+use bevy::window::FileDragAndDrop;
+use crossbeam_channel::{Receiver, Sender};
+use std::path::{Path, PathBuf};
+
+mod import;
+mod panel;
+mod viewport;
+
+pub use panel::editor_ui;
+
+pub struct EditorPlugin;
+
+impl Plugin for EditorPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Startup, setup).add_systems(
+            Update,
+            (
+                open_on_launch,
+                dropped_files,
+                import::poll_transfer,
+                sync_live,
+                poll_verdict,
+                viewport::pick_body,
+                viewport::draw_editor,
+                import::rebuild_skin_mesh,
+            )
+                .chain()
+                .before(super::character::StepSimulation),
+        );
+    }
+}
+
+/// Whether the edited character stands: a headless rollout of 10 s holding the reference pose
+/// with its hold-pose gains (the same as `motionlab simulate`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Running,
+    Stands { seconds: f64 },
+    Falls { at: f64 },
+    Error(String),
+}
+
+/// Seconds of the headless standing check after every edit.
+pub const STAND_SECONDS: f32 = 10.0;
+
+#[derive(Resource)]
+pub struct EditorState {
+    pub visible: bool,
+    /// The open document; `None` until a character is opened or the live one is edited.
+    pub doc: Option<Editor>,
+    pub path: Option<PathBuf>,
+    /// Selected body (its joint to the parent is the selected joint).
+    pub selected: Option<String>,
+    pub message: String,
+    pub lints: Vec<Lint>,
+    pub problems: Vec<String>,
+    /// Increases with every change of the document; the live simulation follows it.
+    pub generation: u64,
+    shown: u64,
+    pub verdict: Option<(u64, Verdict)>,
+    checking: bool,
+    tx: Sender<(u64, Verdict)>,
+    rx: Receiver<(u64, Verdict)>,
+    /// The imported skeleton drawn over the bodies (glTF or BVH), with its skin.
+    pub import: Option<import::Imported>,
+    pub transfer: import::TransferState,
+    /// Draw the imported skeleton and skin.
+    pub show_skeleton: bool,
+    pub show_skin: bool,
+}
+
+impl EditorState {
+    /// Opens `character` as the document (`path` is where Save writes; None asks on Save).
+    pub fn open(&mut self, character: Character, path: Option<PathBuf>) {
+        let mirror = self.doc.as_ref().map(|d| d.mirror).unwrap_or(true);
+        let mut doc = Editor::new(character);
+        doc.mirror = mirror;
+        self.selected = doc.character().bodies.first().map(|b| b.name.clone());
+        self.doc = Some(doc);
+        self.path = path;
+        self.visible = true;
+        self.changed();
+    }
+
+    /// Applies an edit (a slider being dragged coalesces into one undo step).
+    pub fn edit(&mut self, edit: Edit, coalesce: bool) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        let result = if coalesce {
+            doc.apply_coalesced(edit)
+        } else {
+            doc.apply(edit)
+        };
+        match result {
+            Ok(()) => {
+                self.message.clear();
+                self.changed();
+            }
+            Err(e) => self.message = format!("edit refused: {e}"),
+        }
+    }
+
+    pub fn undo(&mut self) {
+        if self.doc.as_mut().is_some_and(|d| d.undo()) {
+            self.changed();
+        }
+    }
+
+    pub fn redo(&mut self) {
+        if self.doc.as_mut().is_some_and(|d| d.redo()) {
+            self.changed();
+        }
+    }
+
+    /// Saves to `path` (atomic), which becomes the document's path.
+    pub fn save(&mut self, path: &Path) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        match doc.save(path) {
+            Ok(()) => {
+                self.message = format!("saved {}", path.display());
+                self.path = Some(path.to_path_buf());
+            }
+            Err(e) => self.message = format!("cannot save {}: {e}", path.display()),
+        }
+    }
+
+    /// After any change of the document: lint and validation again, selection kept valid.
+    fn changed(&mut self) {
+        self.generation += 1;
+        let Some(doc) = self.doc.as_ref() else {
+            return;
+        };
+        let c = doc.character();
+        self.lints = crate::editor::lint(c);
+        let path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("(unsaved character)"));
+        self.problems = crate::editor::validation(c, &path);
+        if let Some(s) = &self.selected
+            && c.body_index(s).is_none()
+        {
+            self.selected = c.bodies.first().map(|b| b.name.clone());
+        }
+    }
+}
+
+fn setup(mut commands: Commands) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    commands.insert_resource(EditorState {
+        visible: false,
+        doc: None,
+        path: None,
+        selected: None,
+        message: String::new(),
+        lints: Vec::new(),
+        problems: Vec::new(),
+        generation: 0,
+        shown: 0,
+        verdict: None,
+        checking: false,
+        tx,
+        rx,
+        import: None,
+        transfer: import::TransferState::default(),
+        show_skeleton: true,
+        show_skin: true,
+    });
+}
+
+/// `gui --edit FILE [--edit-select BODY] [--edit-script EDITS.ron]`.
+fn open_on_launch(
+    mut done: Local<bool>,
+    options: Res<super::AppOptions>,
+    mut state: ResMut<EditorState>,
+) {
+    if *done {
+        return;
+    }
+    *done = true;
+    let Some(path) = options.edit.clone() else {
+        return;
+    };
+    open_file(&mut state, &path);
+    if let Some(script) = &options.edit_script {
+        match std::fs::read_to_string(script)
+            .map_err(anyhow::Error::from)
+            .and_then(|t| Ok(crate::files::from_ron::<Vec<Edit>>(&t)?))
+        {
+            Ok(edits) => {
+                for e in edits {
+                    state.edit(e, false);
+                }
+            }
+            Err(e) => state.message = format!("{}: {e}", script.display()),
+        }
+    }
+    if let Some(s) = &options.edit_select {
+        state.selected = Some(s.clone());
+    }
+}
+
+/// Opens a character file, or builds one from a skinned glTF or a BVH (§A1.1).
+pub fn open_file(state: &mut EditorState, path: &Path) {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "ron" => match crate::model::load_character(path) {
+            Ok(c) => {
+                state.import = None;
+                state.open(c, Some(path.to_path_buf()));
+                state.message = format!("opened {}", path.display());
+            }
+            Err(e) => state.message = format!("{e}"),
+        },
+        "gltf" | "glb" | "bvh" => import::import(state, path),
+        _ => {
+            state.message = format!(
+                "{}: expected a character (.ron), a skinned glTF (.gltf, .glb) or a BVH (.bvh)",
+                path.display()
+            )
+        }
+    }
+}
+
+fn dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut state: ResMut<EditorState>) {
+    for d in drops.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = d {
+            open_file(&mut state, path_buf);
+        }
+    }
+}
+
+/// The live simulation follows the document: every change rebuilds it (time back to 0) and
+/// starts the headless standing check.
+fn sync_live(mut state: ResMut<EditorState>, mut live: ResMut<LiveSim>) {
+    if !state.visible || state.shown == state.generation {
+        return;
+    }
+    let Some(doc) = state.doc.as_ref() else {
+        return;
+    };
+    let c = doc.character().clone();
+    state.shown = state.generation;
+    if state.problems.is_empty() {
+        // The live view does not watch the document's file: the editor owns it now.
+        live.replace(c, None);
+        live.playing = true;
+        start_check(&mut state);
+    }
+}
+
+fn start_check(state: &mut EditorState) {
+    if state.checking {
+        return;
+    }
+    let Some(doc) = state.doc.as_ref() else {
+        return;
+    };
+    let c = doc.character().clone();
+    let generation = state.generation;
+    let tx = state.tx.clone();
+    state.checking = true;
+    state.verdict = Some((generation, Verdict::Running));
+    std::thread::spawn(move || {
+        let spec = RolloutSpec::seconds(STAND_SECONDS);
+        let v = match run_rollout(
+            &c,
+            SimSettings::default(),
+            &mut HoldPose::reference(),
+            &spec,
+        ) {
+            Ok(r) if r.fell => Verdict::Falls {
+                at: r.fell_at.unwrap_or(r.seconds) as f64,
+            },
+            Ok(r) => Verdict::Stands {
+                seconds: r.seconds as f64,
+            },
+            Err(e) => Verdict::Error(format!("{e}")),
+        };
+        let _ = tx.send((generation, v));
+    });
+}
+
+fn poll_verdict(mut state: ResMut<EditorState>) {
+    while let Ok((g, v)) = state.rx.try_recv() {
+        state.checking = false;
+        state.verdict = Some((g, v));
+    }
+    // An edit arrived while the last check ran: check the newest document.
+    if !state.checking
+        && state.visible
+        && state.problems.is_empty()
+        && state.doc.is_some()
+        && state
+            .verdict
+            .as_ref()
+            .is_some_and(|(g, _)| *g != state.generation)
+    {
+        start_check(&mut state);
+    }
+}

@@ -1,0 +1,163 @@
+//! The editor in the viewport: clicking a body selects it; the selected body is outlined, its
+//! joint's axes drawn as arrows from the anchor, each axis's limits as an arc from the lower to
+//! the upper limit (the child's direction at zero turned about the axis, specs/002_003.md §A3
+//! "Joints: change rotation axis and limits") with the current angle as a spoke, and the
+//! imported skeleton (the KS of §A1.1) as lines over the bodies.
+
+use super::EditorState;
+use crate::app::character::LiveSim;
+use crate::app::overlays::{OverlayGizmos, draw_shape};
+use crate::app::viewport::MainCamera;
+use crate::model::JointKind;
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+
+const SELECTED: Color = Color::srgb(1.0, 0.85, 0.1);
+const AXIS: Color = Color::srgb(0.2, 0.45, 1.0);
+const ARC: Color = Color::srgb(1.0, 0.35, 0.1);
+const SKELETON: Color = Color::srgb(0.85, 0.1, 0.85);
+
+pub(super) fn pick_body(
+    mut state: ResMut<EditorState>,
+    live: Res<LiveSim>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+) {
+    if !state.visible || !mouse.just_pressed(MouseButton::Left) {
+        return;
+    }
+    if egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area()) {
+        return;
+    }
+    let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {
+        return;
+    };
+    let Some(ray) = window
+        .cursor_position()
+        .and_then(|c| camera.viewport_to_world(cam_t, c).ok())
+    else {
+        return;
+    };
+    if let Some(i) = crate::app::input::body_under_cursor(&live, ray) {
+        state.selected = Some(live.character.bodies[i].name.clone());
+    }
+}
+
+fn quat(q: [f64; 4]) -> Quat {
+    Quat::from_xyzw(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32).normalize()
+}
+
+fn vec(v: [f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+pub(super) fn draw_editor(
+    state: Res<EditorState>,
+    live: Res<LiveSim>,
+    mut gizmos: Gizmos<OverlayGizmos>,
+) {
+    if !state.visible {
+        return;
+    }
+    if state.show_skeleton
+        && let Some(import) = &state.import
+    {
+        let s = &import.skeleton;
+        let at = |k: usize| {
+            let p = s.rest_position(k);
+            Vec3::new(p.x as f32, p.y as f32, p.z as f32)
+        };
+        for (k, j) in s.joints.iter().enumerate() {
+            gizmos.sphere(Isometry3d::from_translation(at(k)), 0.012, SKELETON);
+            if let Some(parent) = j.parent {
+                gizmos.line(at(parent), at(k), SKELETON);
+            }
+        }
+    }
+    let c = &live.character;
+    let Some(bi) = state.selected.as_deref().and_then(|s| c.body_index(s)) else {
+        return;
+    };
+    let b = &c.bodies[bi];
+    let pose = live.sim.body_pose(bi);
+    let at = Vec3::new(pose[0], pose[1], pose[2]);
+    let rot = Quat::from_xyzw(pose[3], pose[4], pose[5], pose[6]);
+    draw_shape(&mut gizmos, &b.shape.as_f32(), at, rot, SELECTED);
+    for e in c.end_effectors.iter().filter(|e| e.body == b.name) {
+        gizmos.sphere(
+            Isometry3d::from_translation(at + rot * vec(e.point)),
+            0.02,
+            SELECTED,
+        );
+    }
+    let Some(ji) = c.joints.iter().position(|j| j.child == b.name) else {
+        return;
+    };
+    let joint = &c.joints[ji];
+    let Some(pi) = c.body_index(&joint.parent) else {
+        return;
+    };
+    let anchor = Vec3::from_array(live.sim.joint_anchor_world(ji));
+    // The parent's turn since the reference pose carries the joint's zero direction.
+    let parent_pose = live.sim.body_pose(pi);
+    let parent_now = Quat::from_xyzw(
+        parent_pose[3],
+        parent_pose[4],
+        parent_pose[5],
+        parent_pose[6],
+    );
+    let parent_turn = parent_now * quat(c.bodies[pi].orientation()).inverse();
+    let child_ref = vec(b.position) - vec(joint.anchor);
+    let zero_dir = parent_turn * child_ref;
+    let child_now = at - anchor;
+    let radius = (1.2 * child_ref.length()).clamp(0.2, 0.45);
+    gizmos.sphere(Isometry3d::from_translation(anchor), 0.025, AXIS);
+    for (d, dof) in live.sim.dofs().iter().enumerate() {
+        if dof.joint != ji {
+            continue;
+        }
+        let k = live.sim.dofs()[..d]
+            .iter()
+            .filter(|x| x.joint == ji)
+            .count();
+        let axis = Vec3::from_array(live.sim.dof_axis_world(d)).normalize_or_zero();
+        if axis == Vec3::ZERO {
+            continue;
+        }
+        gizmos.arrow(anchor, anchor + axis * 0.2, AXIS);
+        let limits = joint.limits.get(k).copied();
+        // The zero direction in the plane perpendicular to the axis.
+        let u = (zero_dir - axis * zero_dir.dot(axis)).normalize_or_zero();
+        if u == Vec3::ZERO {
+            continue;
+        }
+        let v = axis.cross(u);
+        let at_angle = |deg: f64| {
+            let t = (deg as f32).to_radians();
+            anchor + (u * t.cos() + v * t.sin()) * radius
+        };
+        if let Some((lo, hi)) = limits {
+            let n = (((hi - lo).abs() / 4.0).ceil() as usize).clamp(2, 90);
+            let points: Vec<Vec3> = (0..=n)
+                .map(|i| at_angle(lo + (hi - lo) * i as f64 / n as f64))
+                .collect();
+            gizmos.linestrip(points, ARC);
+            gizmos.line(anchor, at_angle(lo), ARC);
+            gizmos.line(anchor, at_angle(hi), ARC);
+            // A fan of spokes every 15° fills the allowed range.
+            let mut a = (lo / 15.0).ceil() * 15.0;
+            while a < hi {
+                gizmos.line(anchor, at_angle(a), ARC.with_alpha(0.35));
+                a += 15.0;
+            }
+        }
+        // The current angle: the child's direction in the same plane.
+        let w = (child_now - axis * child_now.dot(axis)).normalize_or_zero();
+        if w != Vec3::ZERO && !matches!(joint.kind, JointKind::Fixed) {
+            gizmos.line(anchor, anchor + w * radius * 1.15, Color::WHITE);
+        }
+    }
+}
