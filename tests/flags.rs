@@ -1814,3 +1814,53 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
         "no Gait window over the viewport ({dark} of {all} dark)"
     );
 }
+
+/// `gui --edit CHARACTER --edit-select BODY` opens the character editor (it replaces the Jobs
+/// panel) with the body's joint limits drawn as orange arcs (fans) at the shoulder; with
+/// `--edit-script` applying bad edits (a 30 kg hand, a 3° elbow, a slack knee; mirrored to the
+/// right side) the physics lint's orange lines in the panel multiply and the standing verdict
+/// turns red (the edited character falls in its headless 10 s rollout).
+#[cfg(feature = "gui")]
+#[test]
+fn gui_editor_draws_limit_arcs_and_lints_bad_edits() {
+    use gui::*;
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--edit", HUMAN3D, "--edit-select", "l_upper_arm"];
+    let clean = screenshot(dir.path(), &[&["--frames", "60"][..], &args].concat(), |_| {});
+    let script = dir.path().join("bad.ron");
+    std::fs::write(
+        &script,
+        r#"[
+            SetBodyMass(body: "l_hand", mass: 30.0),
+            SetJointLimits(joint: "l_elbow", limits: [(0.0, 3.0)]),
+            SetJointGains(joint: "l_knee", kp: Some(40.0), kd: Some(4.0), torque_limit: Some(20.0)),
+        ]"#,
+    )
+    .unwrap();
+    let bad = screenshot(
+        dir.path(),
+        &[&["--frames", "90", "--edit-script", s(&script)][..], &args].concat(),
+        |_| {},
+    );
+    let viewport = ((300, 1160), (30, 860));
+    let arc = |p: [u8; 3]| p[0] > 200 && (40..150).contains(&p[1]) && p[2] < 90;
+    // (`count` samples every other pixel in x and y.)
+    let (arcs, _) = clean.count(viewport.0, viewport.1, arc);
+    assert!(arcs > 60, "no limit arcs drawn: {arcs} orange pixels");
+    let panel = ((1180, 1595), (90, 420));
+    let lint = |p: [u8; 3]| p[0] > 180 && (90..150).contains(&p[1]) && p[2] < 40;
+    let (clean_lint, _) = clean.count(panel.0, panel.1, lint);
+    let (bad_lint, _) = bad.count(panel.0, panel.1, lint);
+    assert!(
+        clean_lint > 25 && bad_lint > 2 * clean_lint,
+        "lint lines: {clean_lint} orange pixels clean, {bad_lint} after the bad edits"
+    );
+    let verdict = ((1180, 1595), (95, 125));
+    let red = |p: [u8; 3]| p[0] > 170 && p[1] < 70 && p[2] < 70;
+    let (clean_red, _) = clean.count(verdict.0, verdict.1, red);
+    let (bad_red, _) = bad.count(verdict.0, verdict.1, red);
+    assert!(
+        clean_red < 3 && bad_red > 8,
+        "verdict: {clean_red} red pixels clean, {bad_red} after the bad edits"
+    );
+}
