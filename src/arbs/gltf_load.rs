@@ -25,7 +25,7 @@ use super::ArbsError;
 use super::gltf_data::{load_buffers, read_accessor};
 use super::skeleton::{
     Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
-    MAX_SKIN_SAMPLES, Skeleton, SkinSample, rotation_of, unique,
+    MAX_POSES, MAX_SKIN_SAMPLES, Skeleton, SkinSample, rotation_of, unique,
 };
 use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
@@ -34,6 +34,8 @@ use std::path::Path;
 
 /// The most nodes a file may have.
 const MAX_NODES: usize = 100_000;
+/// The most node transforms one animation's sampling may compose (frames × nodes).
+const MAX_SAMPLING: usize = 100_000_000;
 /// The sampling rate of irregular or sparse keyframes, fps.
 const SAMPLE_RATE: f64 = 30.0;
 
@@ -598,6 +600,7 @@ fn read_animations(
     }
     let names = unique(groups.iter().map(|g| g.0.clone()).collect());
     let mut out = Vec::new();
+    let poses = &mut 0usize;
     for ((_, group), name) in groups.iter().zip(names) {
         let mut tracks = Vec::new();
         for a in group {
@@ -700,6 +703,21 @@ fn read_animations(
                 "animation `{name}` lasts {:.1} s: {} frames at {rate} fps, at most {MAX_FRAMES}",
                 t1 - t0,
                 times.len()
+            )));
+        }
+        *poses += times.len() * joint_nodes.len();
+        let work = times.len() * needed.iter().filter(|&&n| n).count();
+        if work > MAX_SAMPLING {
+            return Err(err(format!(
+                "animation `{name}`: {} frames through {} nodes is more than {MAX_SAMPLING} node transforms to compose",
+                times.len(),
+                work / times.len().max(1)
+            )));
+        }
+        if *poses > MAX_POSES {
+            return Err(err(format!(
+                "the animations hold {} joint transforms up to `{name}`; at most {MAX_POSES} are supported",
+                *poses
             )));
         }
         let mut frames = Vec::with_capacity(times.len());
