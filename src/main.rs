@@ -9,6 +9,8 @@ use motionlab::scene::{is_scene_text, load_scene};
 use motionlab::sim::{PdMode, RolloutSpec, SimSettings, run_rollout};
 use std::path::{Path, PathBuf};
 
+#[path = "cli/arbs.rs"]
+mod arbs_cli;
 #[path = "cli/bench.rs"]
 mod bench_cli;
 #[path = "cli/cec2006.rs"]
@@ -202,6 +204,10 @@ enum Command {
         #[command(subcommand)]
         command: clip_cli::ClipCommand,
     },
+    /// A simulated character from a skinned skeleton (`.gltf`, `.glb`, `.bvh`; the automatic
+    /// ARBS of specs/002_003.md §A1.1), with `--clip` one of its animations transferred onto it
+    /// by full-body IK (§A1.4). Prints bodies, joints, DOF, mass and the transfer's errors.
+    Arbs(arbs_cli::ArbsArgs),
     /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
     /// character file; prints the timings, cost and violations, writes the clip as RON.
     Gait(spacetime_cli::GaitArgs),
@@ -508,6 +514,7 @@ fn main() {
         Some(Command::Pareto(args)) => pareto_cli::run(args),
         Some(Command::GaitJob { request }) => spacetime_cli::gait_job(&request),
         Some(Command::Clip { command }) => clip_cli::run(command),
+        Some(Command::Arbs(args)) => arbs_cli::run(args),
         Some(Command::Space { command }) => space_cli::run(command),
         Some(Command::Graph { command }) => graph_cli::run(command),
         Some(Command::Steer {

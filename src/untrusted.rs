@@ -144,6 +144,40 @@ pub fn bvh(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A skinned skeleton (glTF or GLB bytes; BVH text when it starts with `HIERARCHY`): read, made
+/// into its automatic character (`crate::arbs`), the first 3 frames of its first animation
+/// transferred (20 iterations a frame), and the character held briefly.
+pub fn skeleton(bytes: &[u8]) -> Result<(), String> {
+    use crate::arbs::{self, ArbsOptions, LoadOptions, Skeleton, TransferOptions};
+    let options = LoadOptions::default();
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).to_ascii_uppercase();
+    let mut ks = if head.trim_start().starts_with("HIERARCHY") {
+        let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+        Skeleton::from_bvh(text, "untrusted.bvh", &options)
+    } else {
+        Skeleton::from_gltf(bytes, None, "untrusted.glb", &options)
+    }
+    .map_err(|e| e.to_string())?;
+    let (c, map) =
+        arbs::build_character(&ks, &ArbsOptions::default()).map_err(|e| e.to_string())?;
+    if let Some(a) = ks.animations.first_mut() {
+        a.frames.truncate(3);
+        let t = arbs::transfer(
+            &ks,
+            0,
+            &c,
+            &map,
+            &TransferOptions {
+                max_iterations: 20,
+                ..TransferOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        t.clip.check()?;
+    }
+    run_briefly(&c, SimSettings::default(), &[])
+}
+
 /// A clip file: its checks, then, on a shipped character, the body poses of its first frame.
 pub fn clip(text: &str) -> Result<(), String> {
     let clip: crate::clip::Clip = crate::files::from_ron(text).map_err(|e| e.to_string())?;

@@ -18,6 +18,7 @@ fn files(dir: &str) -> Vec<PathBuf> {
 fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
     use motionlab::untrusted as u;
     match target {
+        "skeleton" => u::skeleton(bytes),
         "records" => {
             let Some((&kind, rest)) = bytes.split_first() else {
                 return Err("empty".into());
@@ -68,13 +69,21 @@ fn seeds(target: &str) -> Vec<PathBuf> {
         "creature" => in_characters(true),
         "scene" => files("scenes"),
         "bvh" => files("fuzz/seeds/bvh"),
+        "skeleton" => files("fuzz/seeds/skeleton"),
         _ => files("fuzz/seeds/records"),
     }
 }
 
 #[test]
 fn every_fuzz_seed_reads_and_runs() {
-    for target in ["character", "scene", "creature", "bvh", "records"] {
+    for target in [
+        "character",
+        "scene",
+        "creature",
+        "bvh",
+        "records",
+        "skeleton",
+    ] {
         let seeds = seeds(target);
         assert!(seeds.len() >= 3, "{target}: only {} seeds", seeds.len());
         for seed in seeds {
@@ -88,7 +97,14 @@ fn every_fuzz_seed_reads_and_runs() {
 
 #[test]
 fn inputs_that_broke_a_reader_get_errors_not_panics() {
-    for target in ["character", "scene", "creature", "bvh", "records"] {
+    for target in [
+        "character",
+        "scene",
+        "creature",
+        "bvh",
+        "records",
+        "skeleton",
+    ] {
         for input in files(&format!("fuzz/regressions/{target}")) {
             let bytes = std::fs::read(&input).unwrap();
             // A panic fails the test; an error or a bounded run is the expected outcome.

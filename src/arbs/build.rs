@@ -313,11 +313,11 @@ pub fn build_character(
             .all(|&c| body_of[c].is_none())
     };
     let mut tags: Vec<(usize, EffectorTag)> = Vec::new();
-    for b in 0..segs.len() {
+    for (b, seg) in segs.iter().enumerate() {
         if !is_leaf_body(b) {
             continue;
         }
-        let j = segs[b].joint;
+        let j = seg.joint;
         let named = std::iter::once(j)
             .chain(children[j].iter().copied())
             .find_map(|k| names::effector_tag(&ks.joints[k].name));

@@ -10,7 +10,9 @@
 //! convention), like glTF; [`super::LoadOptions::forward`] overrides it.
 
 use super::ArbsError;
-use super::skeleton::{Animation, Forward, JointPose, KsJoint, LoadOptions, Skeleton, unique};
+use super::skeleton::{
+    Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_JOINTS, MAX_POSES, Skeleton, unique,
+};
 use crate::clip::bvh::{self, Channel};
 use nalgebra::{Unit, UnitQuaternion, Vector3};
 use std::path::Path;
@@ -66,6 +68,17 @@ impl Skeleton {
                 Some(s)
             })
             .collect();
+        let poses = parsed.frames.len().saturating_mul(joints.len());
+        if joints.len() > MAX_JOINTS || poses > MAX_POSES {
+            return Err(ArbsError::file(
+                path,
+                format!(
+                    "{} joints (end sites included) over {} frames: at most {MAX_JOINTS} joints and {MAX_POSES} joint transforms are supported",
+                    joints.len(),
+                    parsed.frames.len()
+                ),
+            ));
+        }
         let frames = parsed
             .frames
             .iter()

@@ -12,7 +12,7 @@ use gltf::accessor::{DataType, Dimensions};
 use std::path::{Component, Path};
 
 /// The most elements an accessor may hold.
-const MAX_ELEMENTS: usize = 50_000_000;
+const MAX_ELEMENTS: usize = 10_000_000;
 
 /// Reads an accessor's elements as numbers (normalised integers scaled to [0, 1] or [−1, 1]),
 /// checking the type, the count and every byte range first.

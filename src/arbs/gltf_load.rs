@@ -25,7 +25,7 @@ use super::ArbsError;
 use super::gltf_data::{load_buffers, read_accessor};
 use super::skeleton::{
     Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
-    MAX_SKIN_SAMPLES, Skeleton, SkinSample, rotation_of, unique,
+    MAX_POSES, MAX_SKIN_SAMPLES, Skeleton, SkinSample, rotation_of, unique,
 };
 use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
@@ -34,6 +34,8 @@ use std::path::Path;
 
 /// The most nodes a file may have.
 const MAX_NODES: usize = 100_000;
+/// The most node transforms one animation's sampling may compose (frames × nodes).
+const MAX_SAMPLING: usize = 100_000_000;
 /// The sampling rate of irregular or sparse keyframes, fps.
 const SAMPLE_RATE: f64 = 30.0;
 
@@ -115,6 +117,25 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
             "not a glTF file: expected JSON text (`{`) or a binary glTF (magic `glTF`)".into(),
         ));
     }
+    // gltf-json 1.4's validation indexes a primitive's POSITION accessor before checking the
+    // index (a panic on a bad one), so that index is checked here first.
+    let raw = gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| err(format!("not a valid glTF file: {e}")))?;
+    let json = raw.document.as_json();
+    for (mi, mesh) in json.meshes.iter().enumerate() {
+        for (pi, prim) in mesh.primitives.iter().enumerate() {
+            let position = gltf_json::validation::Checked::Valid(gltf::Semantic::Positions);
+            if let Some(i) = prim.attributes.get(&position)
+                && i.value() >= json.accessors.len()
+            {
+                return Err(err(format!(
+                    "not a valid glTF file: mesh {mi} primitive {pi} names POSITION accessor {}, which does not exist",
+                    i.value()
+                )));
+            }
+        }
+    }
+    drop(raw);
     let gltf =
         gltf::Gltf::from_slice(bytes).map_err(|e| err(format!("not a valid glTF file: {e}")))?;
     let buffers = load_buffers(&gltf, dir, path)?;
@@ -141,11 +162,11 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
         }
     }
     let mut depth = vec![0usize; nodes.len()];
-    for i in 0..nodes.len() {
+    for (i, d) in depth.iter_mut().enumerate() {
         let mut cur = i;
         while let Some(p) = parent[cur] {
-            depth[i] += 1;
-            if depth[i] > nodes.len() {
+            *d += 1;
+            if *d > nodes.len() {
                 return Err(err(format!("node {i}: the node hierarchy has a cycle")));
             }
             cur = p;
@@ -164,7 +185,7 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
                 scale: s,
             } => {
                 let q = nalgebra::Quaternion::new(r[3], r[0], r[1], r[2]).cast::<f64>();
-                if !(q.norm() > 1e-6) {
+                if q.norm().is_nan() || q.norm() <= 1e-6 {
                     return Err(err(format!(
                         "node {}: the rotation quaternion {r:?} has no length",
                         n.index()
@@ -610,20 +631,39 @@ fn read_animations(
     }
     let names = unique(groups.iter().map(|g| g.0.clone()).collect());
     let mut out = Vec::new();
+    let poses = &mut 0usize;
     for ((_, group), name) in groups.iter().zip(names) {
         let mut tracks = Vec::new();
         for a in group {
-            for ch in a.channels() {
-                let node = ch.target().node().index();
-                let property = ch.target().property();
+            // `gltf`'s validation leaves channel targets unchecked (its accessors would panic
+            // on a bad node index or path), so they are read from the JSON here.
+            let json = &doc.as_json().animations[a.index()];
+            for (ci, ch) in json.channels.iter().enumerate() {
+                let node = ch.target.node.value();
+                if node >= needed.len() {
+                    return Err(err(format!(
+                        "animation `{name}` channel {ci} targets node {node}; the file has {}",
+                        needed.len()
+                    )));
+                }
+                let gltf_json::validation::Checked::Valid(property) = ch.target.path else {
+                    return Err(err(format!(
+                        "animation `{name}` channel {ci}: expected a target path of translation, rotation, scale or weights"
+                    )));
+                };
                 if !needed[node] || property == Property::MorphTargetWeights {
                     continue;
                 }
-                let sampler = ch.sampler();
+                let Some(sampler) = a.samplers().nth(ch.sampler.value()) else {
+                    return Err(err(format!(
+                        "animation `{name}` channel {ci} names sampler {}, which does not exist",
+                        ch.sampler.value()
+                    )));
+                };
                 let input = sampler.input();
                 let what = format!("animation `{name}` keyframe times");
                 let times = read_accessor(&input, buffers, path, &what, &[Dimensions::Scalar])?;
-                if let Some(k) = times.windows(2).position(|w| !(w[1] >= w[0])) {
+                if let Some(k) = times.windows(2).position(|w| w[1] < w[0] || w[1].is_nan()) {
                     return Err(err(format!(
                         "accessor {} ({what}): times must increase, found {} after {}",
                         input.index(),
@@ -694,6 +734,21 @@ fn read_animations(
                 "animation `{name}` lasts {:.1} s: {} frames at {rate} fps, at most {MAX_FRAMES}",
                 t1 - t0,
                 times.len()
+            )));
+        }
+        *poses += times.len() * joint_nodes.len();
+        let work = times.len() * needed.iter().filter(|&&n| n).count();
+        if work > MAX_SAMPLING {
+            return Err(err(format!(
+                "animation `{name}`: {} frames through {} nodes is more than {MAX_SAMPLING} node transforms to compose",
+                times.len(),
+                work / times.len().max(1)
+            )));
+        }
+        if *poses > MAX_POSES {
+            return Err(err(format!(
+                "the animations hold {} joint transforms up to `{name}`; at most {MAX_POSES} are supported",
+                *poses
             )));
         }
         let mut frames = Vec::with_capacity(times.len());

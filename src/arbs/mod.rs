@@ -31,7 +31,7 @@ pub use axes::{AxisRule, AxisSource, MIN_MOTION, hinge_axis};
 pub use build::{ArbsMap, ArbsOptions, DEFAULT_LIMITS, MappedPoint, build_character};
 pub use skeleton::{
     Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
-    Skeleton, SkinSample,
+    MAX_POSES, Skeleton, SkinSample,
 };
 pub use skin_fit::RadiusRule;
 pub use transfer::{ErrorSummary, Transfer, TransferOptions, transfer};

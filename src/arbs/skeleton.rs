@@ -19,8 +19,8 @@ use std::path::Path;
 pub const MAX_JOINTS: usize = 1_000;
 /// The most frames an animation may have.
 pub const MAX_FRAMES: usize = 1_000_000;
-/// The most joint transforms all animations together may hold (memory bound).
-pub const MAX_POSES: usize = 50_000_000;
+/// The most joint transforms all animations together may hold (memory bound: 56 bytes each).
+pub const MAX_POSES: usize = 20_000_000;
 /// The largest file (and external buffer) read, bytes.
 pub const MAX_FILE_BYTES: u64 = 512 << 20;
 /// The most skin samples kept (larger meshes are subsampled evenly).

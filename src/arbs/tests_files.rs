@@ -269,3 +269,19 @@ fn a_bad_bvh_number_is_reported_at_its_line() {
     );
     assert!(e.contains("one joint"), "{e}");
 }
+
+/// A small file that would expand to tens of millions of joint transforms (a chain of 300
+/// joints without channels, 100,000 one-number frames) is refused before they are made.
+#[test]
+fn oversized_motion_is_refused_before_allocating() {
+    let mut text = String::from("HIERARCHY\nROOT j0\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n");
+    for i in 1..300 {
+        text += &format!("JOINT j{i}\n{{\n OFFSET 0 0.01 0\n CHANNELS 0\n");
+    }
+    text += "End Site\n{\n OFFSET 0 0.01 0\n}\n";
+    text += &"}\n".repeat(300);
+    text += "MOTION\nFrames: 100000\nFrame Time: 0.01\n";
+    text += &"0\n".repeat(100_000);
+    let e = load_error("long.bvh", text.as_bytes(), &[]);
+    assert!(e.contains("joint transforms are supported"), "{e}");
+}

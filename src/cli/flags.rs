@@ -164,3 +164,19 @@ pub fn force_bound(text: &str) -> Result<f64, String> {
 pub fn bvh_scale(text: &str) -> Result<f64, String> {
     bounded(text, 0.0, 100.0, true, " m")
 }
+
+/// A character's total mass: (0, 100000] kg.
+pub fn mass(text: &str) -> Result<f64, String> {
+    bounded(text, 0.0, 1.0e5, true, " kg")
+}
+
+/// A character's height: (0, 1000] m.
+pub fn character_height(text: &str) -> Result<f64, String> {
+    bounded(text, 0.0, 1.0e3, true, " m")
+}
+
+/// The axis a skeleton file's character faces: `+z`, `-z`, `+x` or `-x`.
+pub fn forward(text: &str) -> Result<motionlab::arbs::Forward, String> {
+    motionlab::arbs::Forward::parse(text)
+        .ok_or_else(|| format!("expected +z, -z, +x or -x, found {text:?}"))
+}

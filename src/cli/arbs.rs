@@ -1,0 +1,142 @@
+//! `motionlab arbs FILE --out CHAR.ron [--clip CLIP.ron]`: a simulated character from any
+//! skinned skeleton (`.gltf`, `.glb` or `.bvh`; the automatic ARBS of specs/002_003.md §A1.1),
+//! and with `--clip` one of its animations transferred onto it by full-body IK (§A1.4). The CLI
+//! parses arguments and prints; the work is in `motionlab::arbs`.
+
+use crate::flags;
+use anyhow::{Context, Result, bail};
+use motionlab::arbs::{
+    ArbsOptions, AxisSource, Forward, LoadOptions, Skeleton, TransferOptions, build_character,
+    transfer,
+};
+use motionlab::clip::CharacterRef;
+use motionlab::model::{read_text, save_character};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ArbsArgs {
+    /// A skinned skeleton: `.gltf` (its buffers beside it), `.glb`, or `.bvh`.
+    pub file: PathBuf,
+    /// Where to write the character (RON).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Total mass, kg (one density for every body).
+    #[arg(long, default_value_t = 50.0, value_parser = flags::mass)]
+    pub mass: f64,
+    /// Height of the rest pose, m (default: the file's units, read as centimetres when the rest
+    /// pose is taller than 20 units).
+    #[arg(long, value_parser = flags::character_height)]
+    pub height: Option<f64>,
+    /// The axis the file's character faces: +z (glTF's convention; the default), -z, +x or -x.
+    #[arg(long, value_parser = flags::forward, allow_hyphen_values = true)]
+    pub forward: Option<Forward>,
+    /// Transfer an animation onto the character and write it here (RON clip).
+    #[arg(long)]
+    pub clip: Option<PathBuf>,
+    /// The animation to transfer: its name or its index (default: the first).
+    #[arg(long, requires = "clip")]
+    pub animation: Option<String>,
+}
+
+pub fn run(a: ArbsArgs) -> Result<()> {
+    let ks = Skeleton::load(
+        &a.file,
+        &LoadOptions {
+            height: a.height,
+            forward: a.forward,
+        },
+    )?;
+    for w in &ks.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!(
+        "skeleton: {} joints, {} skin samples, {:.3} m tall ({} m per file unit)",
+        ks.joints.len(),
+        ks.skin.len(),
+        ks.rest_height(),
+        ks.scale
+    );
+    for (i, an) in ks.animations.iter().enumerate() {
+        println!(
+            "animation {i}: {} ({} frames at {} fps)",
+            an.name,
+            an.frames.len(),
+            an.rate
+        );
+    }
+    let options = ArbsOptions {
+        mass: a.mass,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&ks, &options)?;
+    save_character(&c, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
+    let text = read_text(&a.out)?;
+    println!("character: {} ({})", c.name, a.out.display());
+    println!("bodies: {}", c.bodies.len());
+    println!("joints: {}", c.joints.len());
+    println!("dof: {} internal + 6 root", c.internal_dof());
+    println!("mass: {:.2} kg", c.total_mass());
+    println!("height: {:.3} m", c.height());
+    let count = |s: AxisSource| map.axes.iter().filter(|x| **x == Some(s)).count();
+    println!(
+        "hinge axes: {} from the motion, {} cross products, {} collinear fallbacks",
+        count(AxisSource::Motion),
+        count(AxisSource::CrossProduct),
+        count(AxisSource::Collinear)
+    );
+    println!(
+        "end effectors: {}",
+        c.end_effectors
+            .iter()
+            .map(|e| format!("{} ({:?})", e.body, e.tag))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let Some(clip_path) = a.clip else {
+        return Ok(());
+    };
+    if ks.animations.is_empty() {
+        bail!(
+            "{}: the file has no animation to transfer",
+            a.file.display()
+        );
+    }
+    let which = match &a.animation {
+        Some(w) => ks.animation_index(w).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no animation {w:?}; it has {}",
+                a.file.display(),
+                ks.animations
+                    .iter()
+                    .enumerate()
+                    .map(|(i, an)| format!("{i} `{}`", an.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?,
+        None => 0,
+    };
+    let t = transfer(
+        &ks,
+        which,
+        &c,
+        &map,
+        &TransferOptions {
+            character: Some(CharacterRef::new(&a.out, &text)),
+            ..TransferOptions::default()
+        },
+    )?;
+    t.clip
+        .save(&clip_path)
+        .with_context(|| format!("writing {}", clip_path.display()))?;
+    println!(
+        "transferred: animation {which} `{}`, {} frames at {} fps",
+        ks.animations[which].name,
+        t.clip.frames.len(),
+        t.clip.rate
+    );
+    println!("root error: {}", t.root_summary());
+    println!("end-effector error: {}", t.effector_summary());
+    println!("clip: {}", clip_path.display());
+    Ok(())
+}
