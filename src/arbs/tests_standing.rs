@@ -69,13 +69,14 @@ fn rigged_figure_stands_and_its_animation_transfers() {
     assert!(ee.within >= 0.8, "end effectors: {ee}");
 }
 
-/// The Castle Game Engine avatar (licence unconfirmed, not in the repository): run with
-/// `MOTIONLAB_AVATAR=/path/to/avatar.gltf cargo test … -- --ignored avatar`.
+/// The Castle Game Engine avatar (a third-party skinned humanoid, LGPL-2+,
+/// `assets/third_party/castle_avatar/`): it stands, and its walk and run transfer.
 #[test]
-#[ignore]
 fn avatar_stands_and_walks_and_runs() {
-    let path =
-        std::env::var("MOTIONLAB_AVATAR").unwrap_or_else(|_| "/var/tmp/assets/avatar.gltf".into());
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/third_party/castle_avatar/avatar.gltf"
+    );
     let ks = Skeleton::load(Path::new(&path), &LoadOptions::default()).unwrap();
     for name in ["walk", "run"] {
         let which = ks.animation_index(name).unwrap();
