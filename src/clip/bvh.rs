@@ -18,7 +18,7 @@
 //! universal joint per one- or two-rotation node, masses at the density of water.
 
 use super::pose::{self, pose_of, reference_orientation};
-use super::{CharacterRef, Clip, ClipFrame, Provenance, Tags};
+use super::{CharacterRef, Clip, ClipFrame};
 use crate::model::{
     Axis, Body, Character, EffectorTag, EndEffector, GaitHints, Joint, JointKind, Root, RootKind,
     Shape,
@@ -440,27 +440,13 @@ pub fn clip_on_character(
             }
         })
         .collect();
-    let mut clip = Clip {
-        character: character_ref,
-        rate: 1.0 / bvh.frame_time,
-        coordinates: character.dof_names(),
+    Ok(Clip::from_key_frames(
+        character,
+        character_ref,
+        1.0 / bvh.frame_time,
         frames,
-        effectors: Vec::new(),
-        contacts: Vec::new(),
-        torques: None,
-        ground_forces: None,
-        cycle: None,
-        joins: None,
-        tags: Tags {
-            source: "bvh".into(),
-            ..Tags::default()
-        },
-        provenance: Provenance::here(),
-    };
-    // Motion capture does not say when a foot is down: a foot within 5 cm of the clip's lowest
-    // foot point, moving slower than 0.4 m/s, is.
-    clip.estimate_contacts(character, 0.05, 0.4);
-    Ok(clip)
+        "bvh",
+    ))
 }
 
 /// A character built from the hierarchy (see the module docs); its reference pose is the file's
@@ -533,19 +519,13 @@ pub fn character_of(bvh: &Bvh, name: &str, scale: f64) -> Character {
                 },
                 _ => JointKind::Ball,
             };
-            joints.push(Joint {
-                name: n.name.clone(),
-                parent: bvh.nodes[p].name.clone(),
-                child: n.name.clone(),
-                anchor: [rest[i].x, rest[i].y, rest[i].z].map(round),
+            joints.push(Joint::new(
+                n.name.clone(),
+                bvh.nodes[p].name.clone(),
+                n.name.clone(),
+                [rest[i].x, rest[i].y, rest[i].z].map(round),
                 kind,
-                limits: Vec::new(),
-                kp: None,
-                kd: None,
-                torque_limit: None,
-                armature: None,
-                rest: Vec::new(),
-            });
+            ));
         }
         if children.is_empty() {
             let lower = n.name.to_lowercase();

@@ -1,5 +1,6 @@
 use super::*;
 use crate::clip::from_gait::clip_of_gait;
+use crate::clip::{Provenance, Tags};
 use crate::model::load_character;
 use std::path::Path;
 

@@ -207,6 +207,38 @@ pub struct ClipInfo {
 }
 
 impl Clip {
+    /// A clip of key frames in the pose vocabulary (imported motion capture, transferred
+    /// animations), tagged `source`, without torques, forces or cycle. Key frames do not say
+    /// when a foot is down: a foot within 5 cm of the clip's lowest foot point, moving slower
+    /// than 0.4 m/s, is ([`Clip::estimate_contacts`]).
+    pub fn from_key_frames(
+        character: &Character,
+        character_ref: CharacterRef,
+        rate: f64,
+        frames: Vec<ClipFrame>,
+        source: &str,
+    ) -> Clip {
+        let mut clip = Clip {
+            character: character_ref,
+            rate,
+            coordinates: character.dof_names(),
+            frames,
+            effectors: Vec::new(),
+            contacts: Vec::new(),
+            torques: None,
+            ground_forces: None,
+            cycle: None,
+            joins: None,
+            tags: Tags {
+                source: source.into(),
+                ..Tags::default()
+            },
+            provenance: Provenance::here(),
+        };
+        clip.estimate_contacts(character, 0.05, 0.4);
+        clip
+    }
+
     pub fn duration(&self) -> f64 {
         self.frames.len() as f64 / self.rate
     }

@@ -113,19 +113,13 @@ pub(super) fn add_pad(
         position: add(attach, [0.0, s * half_extents[1], 0.0]),
         rotation: [0.0; 3],
     });
-    c.joints.push(Joint {
-        name: joint,
-        parent: body.to_string(),
-        child: name.clone(),
-        anchor: attach,
-        kind: JointKind::Fixed,
-        limits: Vec::new(),
-        kp: None,
-        kd: None,
-        torque_limit: None,
-        armature: None,
-        rest: Vec::new(),
-    });
+    c.joints.push(Joint::new(
+        joint,
+        body,
+        name.clone(),
+        attach,
+        JointKind::Fixed,
+    ));
     c.end_effectors
         .retain(|e| !(e.body == body && e.tag == tag));
     c.end_effectors.push(EndEffector {

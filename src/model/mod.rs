@@ -260,6 +260,31 @@ pub enum JointKind {
     Fixed,
 }
 
+impl Joint {
+    /// A joint with no limits, derived gains, no armature and the reference pose as rest.
+    pub fn new(
+        name: impl Into<String>,
+        parent: impl Into<String>,
+        child: impl Into<String>,
+        anchor: [f64; 3],
+        kind: JointKind,
+    ) -> Joint {
+        Joint {
+            name: name.into(),
+            parent: parent.into(),
+            child: child.into(),
+            anchor,
+            kind,
+            limits: Vec::new(),
+            kp: None,
+            kd: None,
+            torque_limit: None,
+            armature: None,
+            rest: Vec::new(),
+        }
+    }
+}
+
 impl JointKind {
     /// Rotation axes (world frame, reference pose) of the degrees of freedom, in order.
     pub fn axes(&self) -> Vec<[f64; 3]> {
