@@ -337,6 +337,10 @@ struct GuiArgs {
     /// With --edit: apply these edits at launch (RON list of editor `Edit`s), each undoable.
     #[arg(long, requires = "edit", value_name = "EDITS")]
     edit_script: Option<PathBuf>,
+    /// With --edit SKIN.gltf|MOCAP.bvh: transfer this animation (name or index) to a clip at
+    /// launch (the character is saved into results/characters/, the clip into results/clips/).
+    #[arg(long, requires = "edit", value_name = "ANIMATION")]
+    edit_transfer: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -577,6 +581,7 @@ fn gui(args: GuiArgs) -> Result<()> {
         edit: args.edit,
         edit_select: args.edit_select,
         edit_script: args.edit_script,
+        edit_transfer: args.edit_transfer,
     })
 }
 

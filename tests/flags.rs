@@ -1826,7 +1826,11 @@ fn gui_editor_draws_limit_arcs_and_lints_bad_edits() {
     use gui::*;
     let dir = tempfile::tempdir().unwrap();
     let args = ["--edit", HUMAN3D, "--edit-select", "l_upper_arm"];
-    let clean = screenshot(dir.path(), &[&["--frames", "60"][..], &args].concat(), |_| {});
+    let clean = screenshot(
+        dir.path(),
+        &[&["--frames", "60"][..], &args].concat(),
+        |_| {},
+    );
     let script = dir.path().join("bad.ron");
     std::fs::write(
         &script,
@@ -1863,4 +1867,44 @@ fn gui_editor_draws_limit_arcs_and_lints_bad_edits() {
         clean_red < 3 && bad_red > 8,
         "verdict: {clean_red} red pixels clean, {bad_red} after the bad edits"
     );
+}
+
+/// `gui --edit SKIN.gltf --edit-transfer walk`: the third-party avatar becomes a character, is
+/// saved into `results/characters/` of the working directory, and its walk is transferred on a
+/// background thread into `results/clips/`, a clip that loads, refers to that character file and
+/// has the animation's frames.
+#[cfg(feature = "gui")]
+#[test]
+fn gui_editor_transfers_an_imported_animation_to_a_clip() {
+    use gui::*;
+    let dir = tempfile::tempdir().unwrap();
+    let avatar = format!("{ROOT}/assets/third_party/castle_avatar/avatar.gltf");
+    screenshot(
+        dir.path(),
+        &[
+            "--frames",
+            "90",
+            "--edit",
+            &avatar,
+            "--edit-transfer",
+            "walk",
+        ],
+        |_| {},
+    );
+    let character = dir.path().join("results/characters/avatar.ron");
+    let c = motionlab::model::load_character(&character)
+        .unwrap_or_else(|e| panic!("the imported character was not saved: {e}"));
+    let clip_path = dir.path().join("results/clips/avatar-walk.clip.ron");
+    let clip = motionlab::clip::Clip::load(&clip_path)
+        .unwrap_or_else(|e| panic!("no transferred clip: {e}"));
+    assert_eq!(clip.tags.source, "transfer");
+    assert!(clip.frames.len() > 10, "{} frames", clip.frames.len());
+    assert!(
+        clip.character
+            .path
+            .ends_with("results/characters/avatar.ron"),
+        "{:?}",
+        clip.character.path
+    );
+    clip.check_character(&c).unwrap();
 }

@@ -84,6 +84,8 @@ pub struct AppOptions {
     pub edit_select: Option<String>,
     /// Edits applied in the editor at launch (RON list).
     pub edit_script: Option<PathBuf>,
+    /// Animation of the imported skeleton transferred to a clip at launch.
+    pub edit_transfer: Option<String>,
 }
 
 /// The scene files (`scenes/`, or the source tree's when run elsewhere) whose text contains

@@ -171,36 +171,24 @@ pub(super) fn import_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             }
         });
     let running = state.transfer.running.as_ref().map(|r| r.0.clone());
-    let saved = state
-        .path
-        .clone()
-        .filter(|_| state.doc.as_ref().is_some_and(|d| !d.is_modified()));
+    let modified = state.doc.as_ref().is_some_and(|d| d.is_modified());
+    // The clip refers to the character's file: an unsaved import is saved into
+    // `results/characters/` first; a modified file must be saved by the user.
+    let ready = running.is_none() && !(modified && state.path.is_some());
     ui.horizontal_wrapped(|ui| {
-        let enabled = running.is_none() && saved.is_some();
         let button = ui
-            .add_enabled(enabled, egui::Button::new("Transfer to clip"))
+            .add_enabled(ready, egui::Button::new("Transfer to clip"))
             .on_hover_text("Full-body IK per frame onto the character (specs/002_003.md §A1.4)");
         if let Some(name) = &running {
             ui.spinner();
             ui.label(format!("transferring {name}…"));
-        } else if saved.is_none() {
+        } else if modified && state.path.is_some() {
             ui.weak("save the character first: the clip refers to its file");
+        } else if state.path.is_none() {
+            ui.weak("saves the character into results/characters/ first");
         }
-        if button.clicked()
-            && let (Some(path), Some(doc)) = (saved.clone(), state.doc.as_ref())
-        {
-            let edited = doc.character().clone();
-            let import = state.import.as_ref().expect("checked above");
-            let map = remap(&import.map, &import.built, &edited);
-            let ks = import.skeleton.clone();
-            let animation = import.animation;
-            let name = ks.animations[animation].name.clone();
-            let (tx, rx) = crossbeam_channel::bounded(1);
-            state.transfer.running = Some((name.clone(), rx));
-            state.transfer.error = None;
-            std::thread::spawn(move || {
-                let _ = tx.send(run_transfer(&ks, animation, &edited, &map, &path, &name));
-            });
+        if button.clicked() {
+            start_transfer(state);
         }
     });
     if let Some(e) = &state.transfer.error {
@@ -223,6 +211,43 @@ pub(super) fn import_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             ));
         }
     }
+}
+
+/// Starts the transfer of the picked animation onto the document's character (saved first into
+/// `results/characters/` when it has no file yet).
+pub(super) fn start_transfer(state: &mut EditorState) {
+    if state.path.is_none()
+        && let Some(doc) = state.doc.as_ref()
+    {
+        let name = sanitize(&doc.character().name);
+        let path = PathBuf::from("results")
+            .join("characters")
+            .join(format!("{name}.ron"));
+        state.save(&path);
+        if state.path.is_none() {
+            return;
+        }
+    }
+    let (Some(path), Some(doc), Some(import)) = (
+        state.path.clone(),
+        state.doc.as_ref(),
+        state.import.as_ref(),
+    ) else {
+        return;
+    };
+    let edited = doc.character().clone();
+    let map = remap(&import.map, &import.built, &edited);
+    let ks = import.skeleton.clone();
+    let animation = import.animation;
+    let Some(name) = ks.animations.get(animation).map(|a| a.name.clone()) else {
+        return;
+    };
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    state.transfer.running = Some((name.clone(), rx));
+    state.transfer.error = None;
+    std::thread::spawn(move || {
+        let _ = tx.send(run_transfer(&ks, animation, &edited, &map, &path, &name));
+    });
 }
 
 fn run_transfer(

@@ -218,6 +218,23 @@ fn open_on_launch(
     if let Some(s) = &options.edit_select {
         state.selected = Some(s.clone());
     }
+    if let Some(which) = &options.edit_transfer {
+        let index = state.import.as_ref().map(|i| {
+            i.skeleton
+                .animation_index(which)
+                .ok_or_else(|| format!("{}: no animation `{which}`", i.skeleton.source))
+        });
+        match index {
+            Some(Ok(k)) => {
+                if let Some(i) = state.import.as_mut() {
+                    i.animation = k;
+                }
+                import::start_transfer(&mut state);
+            }
+            Some(Err(e)) => state.message = e,
+            None => state.message = "--edit-transfer needs a skinned glTF or a BVH".into(),
+        }
+    }
 }
 
 /// Opens a character file, or builds one from a skinned glTF or a BVH (§A1.1).
