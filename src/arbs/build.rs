@@ -1,7 +1,8 @@
 //! Auto-ARBS: a simulated character from a kinematic skeleton (specs/002_003.md §A1.1, checklist
 //! §A4 item 11).
 //!
-//! - **Bodies**: one per KS joint with children; leaves get none. A joint with one child gets
+//! - **Bodies**: one per KS joint with children; leaves get none (the paper's rule) unless they
+//!   carry skin (below). A joint with one child gets
 //!   a capsule whose two ends are the joint and the child. A joint with several children gets
 //!   a capsule along the principal axis of the point set {joint, children} (PCA: the
 //!   eigenvector of the largest eigenvalue of their covariance, turned to point from the joint
@@ -18,6 +19,17 @@
 //!   (largest eigenvalue at least twice the next), else along the KS axis; its ends cover the
 //!   children, the joint itself (except the root's, which anchors no joint) and the vertices'
 //!   5–95 % range along the axis.
+//! - **Leaves with a skin** (this project's addition): Blender and most game exporters bind
+//!   the mesh to leaf bones too (a head, hands, a shin ending a leg), and dropping them leaves
+//!   a character without its head, hands or feet. A leaf KS joint (not the root) to which the
+//!   skin binds at least [`LEAF_SKIN_WEIGHT`] = 4 vertices' worth of weight gets a capsule from
+//!   the joint along its bone — the direction from its parent joint through it, or its rest
+//!   frame's y axis (the glTF bone axis) when it sits on its parent — as long as the weighted
+//!   95th percentile of its vertices' projections on that line (at least the 2 % minimum),
+//!   shortened when it points down so that the capsule ends no lower than its lowest vertex.
+//!   Without a skin (BVH) the paper's rule stands. Opt-in ([`ArbsOptions::skinned_leaves`]):
+//!   with it the RiggedFigure (toes and hands then get bodies) falls after 1.5 s. Such a body is a leaf body like the others:
+//!   its far end can make it a foot or carry a hand or head effector; its IK point is its joint.
 //! - **Radius** ([`RadiusRule`]): 10 % of the segment length (the paper's rule), or fitted to the
 //!   skin: the weighted median distance from the segment of the skin vertices bound to the
 //!   body's joint (weights = their skin weights for that joint), clamped to [5 %, 40 %] of the
@@ -65,6 +77,9 @@ pub const DEFAULT_LIMITS: (f64, f64) = (-120.0, 120.0);
 pub const MIN_SEGMENT: f64 = 0.02;
 /// A leaf whose far end is this fraction of the height above the ground is a foot.
 pub const FOOT_BAND: f64 = 0.15;
+/// A leaf joint to which the skin binds at least this many vertices' worth of weight gets a
+/// body (module docs).
+pub const LEAF_SKIN_WEIGHT: f64 = 4.0;
 
 /// Settings of [`build_character`].
 #[derive(Clone, Debug, PartialEq)]
@@ -79,6 +94,9 @@ pub struct ArbsOptions {
     pub pads: bool,
     /// The character's name (default: the skeleton's).
     pub name: Option<String>,
+    /// Give leaf joints that carry skin a body (module docs; off by default until the
+    /// RiggedFigure, whose toes and hands then get bodies, stands with it).
+    pub skinned_leaves: bool,
 }
 
 impl Default for ArbsOptions {
@@ -90,6 +108,7 @@ impl Default for ArbsOptions {
             axes: AxisRule::Auto,
             pads: true,
             name: None,
+            skinned_leaves: false,
         }
     }
 }
@@ -223,6 +242,50 @@ fn segment(ks: &Skeleton, j: usize, kids: &[usize], min_len: f64) -> Segment {
     }
 }
 
+/// The segment of a leaf joint `j` to which the skin binds `bound` (module docs): none when the
+/// weight is under [`LEAF_SKIN_WEIGHT`] or the joint is the root; else from the joint along its
+/// bone (from its parent through it; its rest frame's y axis, the glTF bone axis, when it sits
+/// on its parent) to the weighted 95th percentile of its vertices' projections on that line.
+pub(super) fn leaf_segment(
+    ks: &Skeleton,
+    j: usize,
+    bound: &[(Vector3<f64>, f64)],
+    min_len: f64,
+) -> Option<Segment> {
+    let parent = ks.joints[j].parent?;
+    let total: f64 = bound.iter().map(|x| x.1).sum();
+    if !(total >= LEAF_SKIN_WEIGHT) {
+        return None;
+    }
+    let p = ks.rest_position(j);
+    let bone = p - ks.rest_position(parent);
+    let dir = if bone.norm() > 1e-6 * min_len.max(1e-9) {
+        bone.normalize()
+    } else {
+        ks.joints[j].rest.rotation() * Vector3::y()
+    };
+    let mut proj: Vec<(f64, f64)> = bound.iter().map(|(x, w)| ((x - p).dot(&dir), *w)).collect();
+    proj.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut acc = 0.0;
+    let mut reach = 0.0;
+    for (t, w) in &proj {
+        acc += w;
+        reach = *t;
+        if acc >= 0.95 * total {
+            break;
+        }
+    }
+    let length = reach.max(min_len);
+    Some(Segment {
+        joint: j,
+        a: p,
+        b: p + dir * length,
+        dir,
+        length,
+        radius: RADIUS_FRACTION * length,
+    })
+}
+
 /// Builds the automatic ARBS of `ks` (module docs) and the map back to the skeleton.
 pub fn build_character(
     ks: &Skeleton,
@@ -255,10 +318,18 @@ pub fn build_character(
     let height = ks.rest_height();
     let (ground, _) = ks.rest_extent();
 
-    // Segments: one per non-leaf joint, parents first.
+    // Segments: one per non-leaf joint, and per leaf with a skin, parents first.
+    let by_joint = bound_vertices(ks, &(0..n).map(Some).collect::<Vec<_>>(), n);
     let mut segs: Vec<Segment> = (0..n)
-        .filter(|&j| !children[j].is_empty())
-        .map(|j| segment(ks, j, &children[j], MIN_SEGMENT * height))
+        .filter_map(|j| {
+            if !children[j].is_empty() {
+                Some(segment(ks, j, &children[j], MIN_SEGMENT * height))
+            } else if options.skinned_leaves {
+                leaf_segment(ks, j, &by_joint[j], MIN_SEGMENT * height)
+            } else {
+                None
+            }
+        })
         .collect();
     let mut body_of: Vec<Option<usize>> = vec![None; n];
     for (b, s) in segs.iter().enumerate() {
@@ -271,6 +342,22 @@ pub fn build_character(
         }
     }
     fit_radii(ks, options.radius, &mut segs, &bound);
+    // A skinned leaf pointing down ends where its skin does: its capsule no lower than its
+    // lowest vertex (a toe running on past the sole would lift the foot off its pad).
+    for s in segs.iter_mut().filter(|s| children[s.joint].is_empty()) {
+        let low = by_joint[s.joint]
+            .iter()
+            .map(|(x, _)| x.y)
+            .fold(f64::INFINITY, f64::min);
+        if s.dir.y < -1e-9 && low.is_finite() && s.bottom() < low {
+            let length = ((s.a.y - s.radius - low) / -s.dir.y).max(MIN_SEGMENT * height);
+            if length < s.length {
+                s.length = length;
+                s.b = s.a + s.dir * length;
+                s.radius = s.radius.min(0.5 * length);
+            }
+        }
+    }
     let parent_body: Vec<Option<usize>> = segs
         .iter()
         .map(|s| ks.joints[s.joint].parent.and_then(|p| body_of[p]))
@@ -321,10 +408,14 @@ pub fn build_character(
         let named = std::iter::once(j)
             .chain(children[j].iter().copied())
             .find_map(|k| names::effector_tag(&ks.joints[k].name));
-        let far = children[j]
-            .iter()
-            .map(|&c| ks.rest_position(c).y)
-            .fold(f64::INFINITY, f64::min);
+        let far = if children[j].is_empty() {
+            seg.b.y
+        } else {
+            children[j]
+                .iter()
+                .map(|&c| ks.rest_position(c).y)
+                .fold(f64::INFINITY, f64::min)
+        };
         let tag = named.or((far - ground <= FOOT_BAND * height).then_some(EffectorTag::Foot));
         if let Some(t) = tag {
             tags.push((b, t));
@@ -525,7 +616,7 @@ pub fn build_character(
             .clone()
             .unwrap_or_else(|| names::sanitize(&ks.name)),
         description: format!(
-            "automatic ARBS (specs/002_003.md §A1.1) of {}: one capsule per non-leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg at one density, radii {}, {} feet pads",
+            "automatic ARBS (specs/002_003.md §A1.1) of {}: one capsule per non-leaf or skinned leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg at one density, radii {}, {} feet pads",
             ks.source,
             segs.len(),
             options.mass,

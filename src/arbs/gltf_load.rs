@@ -2,13 +2,19 @@
 //! §A1.0: "a skinned character with a Kinematic Skeleton").
 //!
 //! - **Joints**: the first skin's joints; a joint's parent is its nearest ancestor node that is
-//!   also a joint of the skin. A skin whose joints form several trees keeps the largest (a
-//!   warning names what was dropped).
-//! - **Rest pose**: the bind pose, `M · IBM⁻¹` per joint with `IBM` its inverse bind matrix and
-//!   `M` the world transform of the node that carries the skinned mesh (the space the mesh's
-//!   vertices are in); without inverse bind matrices, the node hierarchy's own transforms.
-//! - **Skin samples**: the skinned vertices (`POSITION`, `JOINTS_0`, `WEIGHTS_0`) transformed by
-//!   the same `M`, for radius and feet fitting.
+//!   also a joint of the skin. A skin whose joints form several trees (Blender legs parented
+//!   to the armature, not to the hips) with inverse bind matrices has every smaller tree hung
+//!   from the joint of the largest nearest to its root in the bind pose (a warning says so);
+//!   without them it keeps the largest (a warning names what was dropped).
+//! - **Rest pose**: the bind pose, `S · IBM⁻¹` per joint with `IBM` its inverse bind matrix and
+//!   `S` the bind space's placement: glTF 2.0 ignores the skinned mesh node's transform, so
+//!   Blender writes world-space bind matrices (`S` = identity; taking the mesh node's transform
+//!   as well applied an armature's scale twice), while COLLADA2GLTF writes them in the mesh
+//!   node's space and parents the skeleton like the mesh (`S` = that node's world transform).
+//!   `S` is whichever of the two puts the bind pose nearest the joints' own rest transforms
+//!   (sum of joint distances). Without inverse bind matrices, the node hierarchy's transforms.
+//! - **Skin samples**: the skinned vertices (`POSITION`, `JOINTS_0`, `WEIGHTS_0`) placed by the
+//!   same `S`, for radius and feet fitting.
 //! - **Animations**: every named animation, and the unnamed ones merged into one called
 //!   `animation` (COLLADA2GLTF writes one unnamed animation per joint). Translation, rotation
 //!   and scale channels of every ancestor of a joint are sampled — linear (slerp for rotations),
@@ -235,8 +241,29 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
         }
         skin_index[n] = Some(i);
     }
+    let inverse_bind = match skin.inverse_bind_matrices() {
+        Some(acc) => {
+            let values = read_accessor(
+                &acc,
+                &buffers,
+                path,
+                "inverse bind matrices",
+                &[Dimensions::Mat4],
+            )?;
+            if acc.count() < skin_nodes.len() {
+                return Err(err(format!(
+                    "accessor {} (inverse bind matrices) holds {} matrices for {} joints",
+                    acc.index(),
+                    acc.count(),
+                    skin_nodes.len()
+                )));
+            }
+            Some(values)
+        }
+        None => None,
+    };
     // Nearest ancestor in the skin.
-    let skin_parent: Vec<Option<usize>> = skin_nodes
+    let mut skin_parent: Vec<Option<usize>> = skin_nodes
         .iter()
         .map(|&n| {
             let mut cur = parent[n];
@@ -249,7 +276,7 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
             None
         })
         .collect();
-    let root_of = |mut i: usize| {
+    let root_of = |skin_parent: &[Option<usize>], mut i: usize| {
         while let Some(p) = skin_parent[i] {
             i = p;
         }
@@ -258,14 +285,57 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
     let roots: Vec<usize> = (0..skin_nodes.len())
         .filter(|&i| skin_parent[i].is_none())
         .collect();
-    let size_of = |r: usize| (0..skin_nodes.len()).filter(|&i| root_of(i) == r).count();
+    let size_of = |skin_parent: &[Option<usize>], r: usize| {
+        (0..skin_nodes.len())
+            .filter(|&i| root_of(skin_parent, i) == r)
+            .count()
+    };
     let root = roots
         .iter()
         .copied()
-        .max_by_key(|&r| (size_of(r), std::cmp::Reverse(r)))
+        .max_by_key(|&r| (size_of(&skin_parent, r), std::cmp::Reverse(r)))
         .expect("a finite forest has a root");
     let mut warnings = Vec::new();
+    // Several trees with bind matrices (Blender puts legs that are not parented to the hips
+    // directly under the armature): every other tree hangs from the joint of the largest one
+    // nearest to its root in the bind pose.
+    if roots.len() > 1
+        && let Some(v) = &inverse_bind
+    {
+        let bind_at = |i: usize| {
+            Matrix4::from_column_slice(&v[16 * i..16 * i + 16])
+                .try_inverse()
+                .map(|m| Vector3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]))
+        };
+        let main: Vec<usize> = (0..skin_nodes.len())
+            .filter(|&i| root_of(&skin_parent, i) == root)
+            .collect();
+        let mut joined = Vec::new();
+        for &r in roots.iter().filter(|&&r| r != root) {
+            let Some(x) = bind_at(r) else { continue };
+            let nearest = main
+                .iter()
+                .filter_map(|&m| bind_at(m).map(|y| (m, (y - x).norm())))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((m, _)) = nearest {
+                skin_parent[r] = Some(m);
+                joined.push(format!(
+                    "node {} under node {}",
+                    skin_nodes[r], skin_nodes[m]
+                ));
+            }
+        }
+        warnings.push(format!(
+            "{path}: the skin's joints form {} trees; joined them at their nearest joints ({})",
+            roots.len(),
+            joined.join(", ")
+        ));
+    }
+    let roots: Vec<usize> = (0..skin_nodes.len())
+        .filter(|&i| skin_parent[i].is_none())
+        .collect();
     if roots.len() > 1 {
+        let size_of = |r: usize| size_of(&skin_parent, r);
         let kept = size_of(root);
         warnings.push(format!(
             "{path}: the skin's joints form {} trees; kept the largest ({kept} joints from node {}), dropped {} joints",
@@ -320,10 +390,40 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
         world
     };
     let rest_world = world_of(&local);
+    // The space the bind pose and the vertices are in. glTF 2.0 ignores the skinned mesh node's
+    // transform, so Blender writes bind matrices in world space; COLLADA2GLTF writes them in the
+    // mesh node's space and parents the skeleton like the mesh. Of the two, the one in which the
+    // bind pose agrees best with the joints' own rest transforms is taken.
     let mesh_world = mesh_nodes
         .first()
         .map(|&m| rest_world[m])
         .unwrap_or_else(Matrix4::identity);
+    let bind_space = match &inverse_bind {
+        Some(v) => {
+            let misfit = |m: &Matrix4<f64>| -> f64 {
+                (0..skin_nodes.len())
+                    .filter_map(|i| {
+                        let b =
+                            Matrix4::from_column_slice(&v[16 * i..16 * i + 16]).try_inverse()?;
+                        let x = m * b;
+                        let w = rest_world[skin_nodes[i]];
+                        Some(
+                            ((x[(0, 3)] - w[(0, 3)]).powi(2)
+                                + (x[(1, 3)] - w[(1, 3)]).powi(2)
+                                + (x[(2, 3)] - w[(2, 3)]).powi(2))
+                            .sqrt(),
+                        )
+                    })
+                    .sum()
+            };
+            if misfit(&Matrix4::identity()) < misfit(&mesh_world) {
+                Matrix4::identity()
+            } else {
+                mesh_world
+            }
+        }
+        None => mesh_world,
+    };
 
     // Rest pose: the bind pose.
     let names = unique(
@@ -338,27 +438,6 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
             })
             .collect(),
     );
-    let inverse_bind = match skin.inverse_bind_matrices() {
-        Some(acc) => {
-            let values = read_accessor(
-                &acc,
-                &buffers,
-                path,
-                "inverse bind matrices",
-                &[Dimensions::Mat4],
-            )?;
-            if acc.count() < skin_nodes.len() {
-                return Err(err(format!(
-                    "accessor {} (inverse bind matrices) holds {} matrices for {} joints",
-                    acc.index(),
-                    acc.count(),
-                    skin_nodes.len()
-                )));
-            }
-            Some(values)
-        }
-        None => None,
-    };
     let mut joints = Vec::with_capacity(order.len());
     for (k, &i) in order.iter().enumerate() {
         let world = match &inverse_bind {
@@ -370,7 +449,7 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
                         names[k]
                     ))
                 })?;
-                mesh_world * inv
+                bind_space * inv
             }
             None => rest_world[skin_nodes[i]],
         };
@@ -382,7 +461,7 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
     }
 
     let (skin_samples, skin_triangles) =
-        read_skin(doc, &buffers, path, &mesh_nodes, &rest_world, &new_index)?;
+        read_skin(doc, &buffers, path, &mesh_nodes, &bind_space, &new_index)?;
     let animations = read_animations(
         doc,
         &buffers,
@@ -410,13 +489,14 @@ fn read(bytes: &[u8], dir: Option<&Path>, path: &str) -> Result<Skeleton, ArbsEr
 }
 
 /// The skinned vertices of every mesh node that uses the skin, in world coordinates, and the
-/// triangles over them (for drawing; none when the vertices had to be thinned out).
+/// triangles over them (for drawing; none when the vertices had to be thinned out), placed
+/// by `bind_space` (the bind pose's space, module docs).
 fn read_skin(
     doc: &gltf::Document,
     buffers: &[Vec<u8>],
     path: &str,
     mesh_nodes: &[usize],
-    world: &[Matrix4<f64>],
+    bind_space: &Matrix4<f64>,
     new_index: &[Option<usize>],
 ) -> Result<(Vec<SkinSample>, Vec<[usize; 3]>), ArbsError> {
     let mut out = Vec::new();
@@ -476,7 +556,7 @@ fn read_skin(
                 ));
             }
             for v in 0..count {
-                let x = world[n].transform_point(&nalgebra::Point3::new(
+                let x = bind_space.transform_point(&nalgebra::Point3::new(
                     p[3 * v],
                     p[3 * v + 1],
                     p[3 * v + 2],

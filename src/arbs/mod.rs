@@ -8,8 +8,9 @@
 //!   (`gltf_load.rs`, `gltf_data.rs`) and BVH (`bvh_load.rs`); bad files give an [`ArbsError`]
 //!   naming the file and what is wrong, never a panic.
 //! - [`build_character`] (`build.rs`; `skin_fit.rs`, `axes.rs`, `feet.rs`, `names.rs`): one
-//!   capsule body per non-leaf KS joint, hinge joints whose axes follow §A1.1's cross-product
-//!   rule (or, for joints that turn in the animations, their axis of largest rotation), masses
+//!   capsule body per non-leaf KS joint (optionally per leaf the skin binds to), hinge joints
+//!   whose axes follow §A1.1's cross-product rule (or, for joints that turn in the animations,
+//!   their axis of largest rotation), masses
 //!   from a uniform density, end effectors and feet pads, generic part names and mirror pairs;
 //!   the [`ArbsMap`] says which KS joint every body and end effector came from.
 //! - [`transfer`] (`transfer.rs`): per frame, damped least squares over the root pose and every

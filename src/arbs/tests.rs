@@ -443,3 +443,90 @@ fn two_hinges_in_a_row_share_a_two_axis_motion() {
     let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
     assert!(t.effector_summary().max < 1e-3, "{}", t.effector_summary());
 }
+
+/// Skin `count` vertices, one weight each, to joint `j` at the points `at(i)`.
+fn bind(ks: &mut Skeleton, j: usize, count: usize, at: impl Fn(usize) -> [f64; 3]) {
+    for i in 0..count {
+        ks.skin.push(SkinSample {
+            position: at(i),
+            joints: [j, 0, 0, 0],
+            weights: [1.0, 0.0, 0.0, 0.0],
+        });
+    }
+}
+
+/// Blender-style skins bind the mesh to leaf bones: a leaf with at least 4 vertices' worth of
+/// weight gets a body along its bone, as long as its vertices reach; a leaf with too little
+/// skin, and every leaf without one, keeps the paper's rule (no body).
+#[test]
+fn a_leaf_with_skin_gets_a_body_along_its_bone() {
+    // Two legs ending in leaf shins, a torso ending in a leaf head, a tip with 2 vertices.
+    let mut ks = skeleton(&[
+        ("hips", None, [0.0, 1.0, 0.0]),
+        ("l_thigh", Some(0), [0.0, 1.0, -0.1]),
+        ("l_shin", Some(1), [0.0, 0.5, -0.1]),
+        ("r_thigh", Some(0), [0.0, 1.0, 0.1]),
+        ("r_shin", Some(3), [0.0, 0.5, 0.1]),
+        ("chest", Some(0), [0.0, 1.4, 0.0]),
+        ("head", Some(5), [0.0, 1.6, 0.0]),
+        ("tail", Some(0), [-0.2, 1.0, 0.0]),
+    ]);
+    for (j, z) in [(2, -0.1), (4, 0.1)] {
+        // The shin's vertices run 0.5 m down from the knee to the ground.
+        bind(&mut ks, j, 21, |i| [0.03, 0.5 - 0.025 * i as f64, z]);
+    }
+    bind(&mut ks, 6, 11, |i| [0.0, 1.6 + 0.02 * i as f64, 0.05]);
+    bind(&mut ks, 7, 2, |_| [-0.25, 1.0, 0.0]);
+    bind(&mut ks, 0, 8, |i| [0.0, 1.0 + 0.05 * i as f64, 0.0]);
+    let options = ArbsOptions {
+        skinned_leaves: true,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&ks, &options).unwrap();
+    let made: Vec<usize> = map.bodies.iter().flatten().copied().collect();
+    for j in [2, 4, 6] {
+        assert!(
+            made.contains(&j),
+            "leaf {} with skin gets a body",
+            ks.joints[j].name
+        );
+    }
+    assert!(
+        !made.contains(&7),
+        "a leaf with 2 vertices' worth gets none"
+    );
+    // The shin runs from the knee straight down, as far as its skin (95th percentile).
+    let b = map.bodies.iter().position(|&j| j == Some(2)).unwrap();
+    let body = &c.bodies[b];
+    let crate::model::Shape::Capsule {
+        radius,
+        half_length,
+        ..
+    } = body.shape
+    else {
+        panic!("a capsule")
+    };
+    let length = 2.0 * (half_length + radius);
+    assert!((length - 0.475).abs() < 0.03, "shin length {length}");
+    assert!((body.position[1] - (0.5 - length / 2.0)).abs() < 1e-6);
+    // The shins end near the ground: they are the feet and stand on pads.
+    assert_eq!(
+        c.end_effectors
+            .iter()
+            .filter(|e| e.tag == EffectorTag::Foot)
+            .count(),
+        2
+    );
+    assert_eq!(c.bodies.len(), made.len() + 2, "two pads");
+    // The head's body is tagged by name.
+    assert!(c.end_effectors.iter().any(|e| e.tag == EffectorTag::Head));
+    // Without a skin the paper's rule stands: no leaf gets a body.
+    let (_, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    assert!(
+        map.bodies.iter().flatten().all(|&j| !ks.is_leaf(j)),
+        "off by default"
+    );
+    ks.skin.clear();
+    let (_, map) = build_character(&ks, &options).unwrap();
+    assert!(map.bodies.iter().flatten().all(|&j| !ks.is_leaf(j)));
+}
