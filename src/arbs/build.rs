@@ -555,19 +555,13 @@ pub fn build_character(
         });
         map_bodies.push(None);
         joint_names.push(format!("{name}_weld"));
-        joints.push(Joint {
-            name: String::new(),
-            parent: body_names[pad.foot].clone(),
-            child: name.clone(),
-            anchor: v3(pad.center + pad.rotation * Vector3::new(0.0, pad.half[1], 0.0)),
-            kind: JointKind::Fixed,
-            limits: Vec::new(),
-            kp: None,
-            kd: None,
-            torque_limit: None,
-            armature: None,
-            rest: Vec::new(),
-        });
+        joints.push(Joint::new(
+            String::new(),
+            body_names[pad.foot].clone(),
+            name.clone(),
+            v3(pad.center + pad.rotation * Vector3::new(0.0, pad.half[1], 0.0)),
+            JointKind::Fixed,
+        ));
         end_effectors.push(EndEffector {
             body: name,
             tag: EffectorTag::Foot,

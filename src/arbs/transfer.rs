@@ -26,7 +26,7 @@ use super::ArbsError;
 use super::build::ArbsMap;
 use super::skeleton::Skeleton;
 use crate::clip::pose::{self, BodyPose};
-use crate::clip::{CharacterRef, Clip, ClipFrame, Provenance, Tags};
+use crate::clip::{CharacterRef, Clip, ClipFrame};
 use crate::model::{Character, JointKind};
 use nalgebra::{DMatrix, DVector, Rotation3, Unit, UnitQuaternion, Vector3};
 use std::path::Path;
@@ -507,26 +507,7 @@ pub fn transfer(
             &crate::files::to_ron_string(character),
         )
     });
-    let mut clip = Clip {
-        character: character_ref,
-        rate: anim.rate,
-        coordinates: character.dof_names(),
-        frames,
-        effectors: Vec::new(),
-        contacts: Vec::new(),
-        torques: None,
-        ground_forces: None,
-        cycle: None,
-        joins: None,
-        tags: Tags {
-            source: "transfer".into(),
-            ..Tags::default()
-        },
-        provenance: Provenance::here(),
-    };
-    // Key frames do not say when a foot is down: within 5 cm of the clip's lowest foot point and
-    // slower than 0.4 m/s (as for motion capture, `crate::clip::bvh`).
-    clip.estimate_contacts(character, 0.05, 0.4);
+    let clip = Clip::from_key_frames(character, character_ref, anim.rate, frames, "transfer");
     clip.check()
         .map_err(|m| ArbsError::build(path, format!("the transferred clip is invalid: {m}")))?;
     Ok(Transfer {
