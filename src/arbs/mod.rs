@@ -21,6 +21,7 @@ mod axes;
 mod build;
 mod bvh_load;
 mod feet;
+mod gltf_animation;
 mod gltf_data;
 mod gltf_load;
 mod names;
