@@ -54,7 +54,8 @@
 //! - **Root**: the KS root's body, free (6 DoF).
 //! - **End effectors** on leaf bodies: by name first (foot/toe/ankle → Foot, hand/wrist/finger
 //!   → Hand, head → Head, in the body's joint or its leaf children), else a leaf whose far end
-//!   is within 15 % of the height above the ground is a Foot. Feet stand on pads
+//!   is within 15 % of the height above the ground is a Foot; a "hand" that low is a Foot too
+//!   (a quadruped's forefoot). Feet stand on pads
 //!   (`feet.rs`); Hand and Head effectors sit at the body's far end.
 //! - **Names** (`names.rs`): generic part names where recognisable, else the KS name
 //!   sanitised; `mirror_pairs` pair every left body with the right body of the same name.
@@ -416,7 +417,14 @@ pub fn build_character(
                 .map(|&c| ks.rest_position(c).y)
                 .fold(f64::INFINITY, f64::min)
         };
-        let tag = named.or((far - ground <= FOOT_BAND * height).then_some(EffectorTag::Foot));
+        // A limb end on the ground is a foot whatever its name: a quadruped's forefeet are
+        // "hands" in most rigs (the Khronos fox's `b_RightHand_08`).
+        let on_ground = far - ground <= FOOT_BAND * height;
+        let tag = match named {
+            Some(EffectorTag::Hand) if on_ground => Some(EffectorTag::Foot),
+            Some(t) => Some(t),
+            None => on_ground.then_some(EffectorTag::Foot),
+        };
         if let Some(t) = tag {
             tags.push((b, t));
         }

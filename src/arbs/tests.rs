@@ -236,6 +236,76 @@ fn a_humanoid_gets_generic_names_effectors_and_pads() {
     ));
 }
 
+/// A fox-like quadruped with the Khronos fox's joint names: the forelimbs end in "hands" that
+/// stand on the ground, so they are feet and get pads like the hind feet, and it stands 10 s.
+#[test]
+fn a_quadrupeds_forefeet_named_hands_are_feet() {
+    let mut j: Vec<(String, Option<usize>, [f64; 3])> = vec![
+        ("b_Hip_01".into(), None, [-0.2, 0.42, 0.0]),
+        ("b_Spine01_02".into(), Some(0), [0.0, 0.44, 0.0]),
+        ("b_Spine02_03".into(), Some(1), [0.2, 0.45, 0.0]),
+        ("b_Neck_04".into(), Some(2), [0.3, 0.52, 0.0]),
+        ("b_Head_05".into(), Some(3), [0.38, 0.6, 0.0]),
+        ("b_Head_end".into(), Some(4), [0.5, 0.58, 0.0]),
+        ("b_Tail01_012".into(), Some(0), [-0.3, 0.42, 0.0]),
+        ("b_Tail02_013".into(), Some(6), [-0.45, 0.38, 0.0]),
+    ];
+    for (side, z) in [("Left", -1.0), ("Right", 1.0)] {
+        let k = j.len();
+        j.push((format!("b_{side}UpperArm"), Some(2), [0.22, 0.4, 0.07 * z]));
+        j.push((format!("b_{side}ForeArm"), Some(k), [0.2, 0.22, 0.07 * z]));
+        j.push((format!("b_{side}Hand"), Some(k + 1), [0.21, 0.04, 0.07 * z]));
+        j.push((
+            format!("b_{side}Hand_end"),
+            Some(k + 2),
+            [0.25, 0.0, 0.07 * z],
+        ));
+        j.push((format!("b_{side}Leg01"), Some(0), [-0.22, 0.38, 0.07 * z]));
+        j.push((
+            format!("b_{side}Leg02"),
+            Some(k + 4),
+            [-0.18, 0.2, 0.07 * z],
+        ));
+        j.push((
+            format!("b_{side}Foot01"),
+            Some(k + 5),
+            [-0.24, 0.05, 0.07 * z],
+        ));
+        j.push((
+            format!("b_{side}Foot_end"),
+            Some(k + 6),
+            [-0.2, 0.0, 0.07 * z],
+        ));
+    }
+    let named: Vec<(&str, Option<usize>, [f64; 3])> =
+        j.iter().map(|(n, p, x)| (n.as_str(), *p, *x)).collect();
+    let ks = skeleton(&named);
+    let (c, _) = build_character(
+        &ks,
+        &ArbsOptions {
+            mass: 12.0,
+            ..ArbsOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(c.validate().is_empty(), "{:?}", c.validate());
+    let feet: Vec<String> = c
+        .effectors(EffectorTag::Foot)
+        .map(|e| e.body.clone())
+        .collect();
+    assert_eq!(feet.len(), 4, "{feet:?}");
+    assert!(feet.iter().all(|f| f.ends_with("_pad")), "{feet:?}");
+    assert_eq!(c.effectors(EffectorTag::Hand).count(), 0);
+    let r = crate::sim::run_rollout(
+        &c,
+        crate::sim::SimSettings::default(),
+        &mut crate::sim::HoldPose::reference(),
+        &crate::sim::RolloutSpec::seconds(10.0),
+    )
+    .unwrap();
+    assert!(!r.fell, "fell at {:?}", r.fell_at);
+}
+
 #[test]
 fn bad_options_are_refused_with_the_file_named() {
     let ks = y_skeleton();
