@@ -341,6 +341,14 @@ struct GuiArgs {
     /// launch (the character is saved into results/characters/, the clip into results/clips/).
     #[arg(long, requires = "edit", value_name = "ANIMATION")]
     edit_transfer: Option<String>,
+    /// With --edit and --edit-select: drag one of the selected body's handles by DX, DY pixels
+    /// at launch (HANDLE: move-x|y|z, turn-x|y|z, size-x|y|z, limit-lo[-K], limit-hi[-K],
+    /// axis[-K]), as the mouse would; one undo step.
+    #[arg(long, requires = "edit_select", value_name = "HANDLE:DX,DY")]
+    edit_drag: Option<String>,
+    /// With --edit-drag: save the edited character here when the drag ends (atomic).
+    #[arg(long, requires = "edit_drag", value_name = "FILE")]
+    edit_out: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -582,6 +590,13 @@ fn gui(args: GuiArgs) -> Result<()> {
         edit_select: args.edit_select,
         edit_script: args.edit_script,
         edit_transfer: args.edit_transfer,
+        edit_drag: match &args.edit_drag {
+            Some(d) => Some(
+                motionlab::app::editor::ScriptedDrag::parse(d, args.edit_out.clone())
+                    .map_err(|e| anyhow::anyhow!("--edit-drag {d:?}: {e}"))?,
+            ),
+            None => None,
+        },
     })
 }
 

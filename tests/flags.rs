@@ -1869,6 +1869,80 @@ fn gui_editor_draws_limit_arcs_and_lints_bad_edits() {
     );
 }
 
+/// `gui --edit human3d --edit-select l_forearm --edit-drag HANDLE:DX,DY --edit-out OUT`: a
+/// mouse drag on a viewport handle edits through the editor, with mirror mode on (the default):
+/// dragging the elbow's upper-limit knob changes that limit of both elbows and nothing else;
+/// dragging the up arrow raises both forearms and moves nothing else.
+#[cfg(feature = "gui")]
+#[test]
+fn gui_editor_handles_drag_limits_and_bodies() {
+    use gui::*;
+    use motionlab::model::load_character;
+    let dir = tempfile::tempdir().unwrap();
+    let before = load_character(Path::new(HUMAN3D)).unwrap();
+    let drag = |handle: &str| {
+        let out = dir
+            .path()
+            .join(format!("{}.ron", handle.replace([':', ','], "_")));
+        screenshot(
+            dir.path(),
+            &[
+                "--frames",
+                "60",
+                "--edit",
+                HUMAN3D,
+                "--edit-select",
+                "l_forearm",
+                "--edit-drag",
+                handle,
+                "--edit-out",
+                s(&out),
+            ],
+            |_| {},
+        );
+        load_character(&out).unwrap_or_else(|e| panic!("{handle}: nothing saved: {e}"))
+    };
+    let limited = drag("limit-hi:-40,0");
+    for (a, b) in before.joints.iter().zip(&limited.joints) {
+        if a.name.ends_with("_elbow") {
+            let ((lo0, hi0), (lo, hi)) = (a.limits[0], b.limits[0]);
+            assert_eq!(lo, lo0, "{}", a.name);
+            assert!(
+                (hi - hi0).abs() >= 3.0 && hi > lo,
+                "{}: {hi0} -> {hi}",
+                a.name
+            );
+        } else {
+            assert_eq!(a, b, "only the elbows change");
+        }
+    }
+    assert_eq!(
+        limited.joint_to("l_forearm").unwrap().limits,
+        limited.joint_to("r_forearm").unwrap().limits,
+        "mirrored"
+    );
+    assert_eq!(before.bodies, limited.bodies);
+    let moved = drag("move-y:0,-50");
+    for (a, b) in before.bodies.iter().zip(&moved.bodies) {
+        if a.name.ends_with("_forearm") {
+            assert!(
+                b.position[1] > a.position[1] + 0.01,
+                "{}: {:?} -> {:?}",
+                a.name,
+                a.position,
+                b.position
+            );
+            assert_eq!(
+                (a.position[0], a.position[2]),
+                (b.position[0], b.position[2])
+            );
+        } else {
+            assert_eq!(a, b, "only the forearms move");
+        }
+    }
+    assert_eq!(before.joints, moved.joints);
+}
+
 /// `gui --edit SKIN.gltf --edit-transfer walk`: the third-party avatar becomes a character, is
 /// saved into `results/characters/` of the working directory, and its walk is transferred on a
 /// background thread into `results/clips/`, a clip that loads, refers to that character file and

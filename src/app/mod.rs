@@ -86,6 +86,8 @@ pub struct AppOptions {
     pub edit_script: Option<PathBuf>,
     /// Animation of the imported skeleton transferred to a clip at launch.
     pub edit_transfer: Option<String>,
+    /// A handle of the selected body dragged by script at launch.
+    pub edit_drag: Option<editor::ScriptedDrag>,
 }
 
 /// The scene files (`scenes/`, or the source tree's when run elsewhere) whose text contains

@@ -51,7 +51,9 @@
 //!   else (`motion_axes`).
 //!   Limits [`DEFAULT_LIMITS`] (±120°: every rest pose is inside, and no hinge folds a body
 //!   back onto its parent). Gains are left to `Character::gains`.
-//! - **Root**: the KS root's body, free (6 DoF).
+//! - **Root**: the KS root's body, free (6 DoF). With a skin, a chain of unskinned bones at the
+//!   top of the tree (a rig's control root on the ground, as the Khronos fox's `_rootJoint` →
+//!   `b_Root_00`) is skipped: the root is the first joint that has skin or branches.
 //! - **End effectors** on leaf bodies: by name first (foot/toe/ankle → Foot, hand/wrist/finger
 //!   → Hand, head → Head, in the body's joint or its leaf children), else a leaf whose far end
 //!   is within 15 % of the height above the ground is a Foot; a "hand" that low is a Foot too
@@ -126,6 +128,9 @@ pub struct MappedPoint {
 /// Where a built character came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArbsMap {
+    /// The KS joint the character's root body stands for (the skeleton's root, or the first
+    /// joint below a chain of unskinned control bones).
+    pub root: usize,
     /// Per character body: the KS joint it was made for (`None` for a foot pad).
     pub bodies: Vec<Option<usize>>,
     /// Per character end effector: the KS leaf joint it stands for.
@@ -321,7 +326,31 @@ pub fn build_character(
 
     // Segments: one per non-leaf joint, and per leaf with a skin, parents first.
     let by_joint = bound_vertices(ks, &(0..n).map(Some).collect::<Vec<_>>(), n);
+    // Bones above the skinned body with no skin of their own, in a chain (the Khronos fox's
+    // `_rootJoint` → `b_Root_00` on the ground under its hips: a rig's control root), are not
+    // part of the body: the character starts at the first joint that has skin or branches.
+    let mut start = (0..n).find(|&j| ks.joints[j].parent.is_none()).unwrap_or(0);
+    while !ks.skin.is_empty()
+        && by_joint[start].is_empty()
+        && let [only] = children[start][..]
+        && !children[only].is_empty()
+    {
+        start = only;
+    }
+    let kept: Vec<bool> = (0..n)
+        .map(|j| {
+            let mut k = Some(j);
+            while let Some(i) = k {
+                if i == start {
+                    return true;
+                }
+                k = ks.joints[i].parent;
+            }
+            false
+        })
+        .collect();
     let mut segs: Vec<Segment> = (0..n)
+        .filter(|&j| kept[j])
         .filter_map(|j| {
             if !children[j].is_empty() {
                 Some(segment(ks, j, &children[j], MIN_SEGMENT * height))
@@ -600,6 +629,7 @@ pub fn build_character(
     }
 
     let points = (0..n)
+        .filter(|&k| kept[k])
         .map(|k| {
             let body = body_of[k]
                 .or_else(|| ks.joints[k].parent.and_then(|p| body_of[p]))
@@ -611,7 +641,7 @@ pub fn build_character(
             }
         })
         .collect();
-    let root = body_of[0].expect("the root has children");
+    let root = body_of[start].expect("the root has children");
     let character = Character {
         name: options
             .name
@@ -653,6 +683,7 @@ pub fn build_character(
         ));
     }
     let map = ArbsMap {
+        root: start,
         bodies: map_bodies,
         end_effectors: effector_joints,
         points,

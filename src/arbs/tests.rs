@@ -236,23 +236,34 @@ fn a_humanoid_gets_generic_names_effectors_and_pads() {
     ));
 }
 
-/// A fox-like quadruped with the Khronos fox's joint names: the forelimbs end in "hands" that
-/// stand on the ground, so they are feet and get pads like the hind feet, and it stands 10 s.
-#[test]
-fn a_quadrupeds_forefeet_named_hands_are_feet() {
-    let mut j: Vec<(String, Option<usize>, [f64; 3])> = vec![
-        ("b_Hip_01".into(), None, [-0.2, 0.42, 0.0]),
-        ("b_Spine01_02".into(), Some(0), [0.0, 0.44, 0.0]),
-        ("b_Spine02_03".into(), Some(1), [0.2, 0.45, 0.0]),
-        ("b_Neck_04".into(), Some(2), [0.3, 0.52, 0.0]),
-        ("b_Head_05".into(), Some(3), [0.38, 0.6, 0.0]),
-        ("b_Head_end".into(), Some(4), [0.5, 0.58, 0.0]),
-        ("b_Tail01_012".into(), Some(0), [-0.3, 0.42, 0.0]),
-        ("b_Tail02_013".into(), Some(6), [-0.45, 0.38, 0.0]),
-    ];
+/// A fox-like quadruped with the Khronos fox's joint names, facing +x; with `control_root`,
+/// hung like the fox from `_rootJoint` → `b_Root_00` on the ground under its hips, and skinned
+/// everywhere but those two.
+fn quadruped(control_root: bool) -> Skeleton {
+    let o = if control_root { 2 } else { 0 };
+    let top = |p: usize| if control_root { Some(p) } else { None };
+    let mut j: Vec<(String, Option<usize>, [f64; 3])> = Vec::new();
+    if control_root {
+        j.push(("_rootJoint".into(), None, [0.0, 0.0, 0.0]));
+        j.push(("b_Root_00".into(), Some(0), [-0.2, 0.0, 0.0]));
+    }
+    j.extend([
+        ("b_Hip_01".into(), top(1), [-0.2, 0.42, 0.0]),
+        ("b_Spine01_02".into(), Some(o), [0.0, 0.44, 0.0]),
+        ("b_Spine02_03".into(), Some(o + 1), [0.2, 0.45, 0.0]),
+        ("b_Neck_04".into(), Some(o + 2), [0.3, 0.52, 0.0]),
+        ("b_Head_05".into(), Some(o + 3), [0.38, 0.6, 0.0]),
+        ("b_Head_end".into(), Some(o + 4), [0.5, 0.58, 0.0]),
+        ("b_Tail01_012".into(), Some(o), [-0.3, 0.42, 0.0]),
+        ("b_Tail02_013".into(), Some(o + 6), [-0.45, 0.38, 0.0]),
+    ]);
     for (side, z) in [("Left", -1.0), ("Right", 1.0)] {
         let k = j.len();
-        j.push((format!("b_{side}UpperArm"), Some(2), [0.22, 0.4, 0.07 * z]));
+        j.push((
+            format!("b_{side}UpperArm"),
+            Some(o + 2),
+            [0.22, 0.4, 0.07 * z],
+        ));
         j.push((format!("b_{side}ForeArm"), Some(k), [0.2, 0.22, 0.07 * z]));
         j.push((format!("b_{side}Hand"), Some(k + 1), [0.21, 0.04, 0.07 * z]));
         j.push((
@@ -260,7 +271,7 @@ fn a_quadrupeds_forefeet_named_hands_are_feet() {
             Some(k + 2),
             [0.25, 0.0, 0.07 * z],
         ));
-        j.push((format!("b_{side}Leg01"), Some(0), [-0.22, 0.38, 0.07 * z]));
+        j.push((format!("b_{side}Leg01"), Some(o), [-0.22, 0.38, 0.07 * z]));
         j.push((
             format!("b_{side}Leg02"),
             Some(k + 4),
@@ -279,15 +290,27 @@ fn a_quadrupeds_forefeet_named_hands_are_feet() {
     }
     let named: Vec<(&str, Option<usize>, [f64; 3])> =
         j.iter().map(|(n, p, x)| (n.as_str(), *p, *x)).collect();
-    let ks = skeleton(&named);
-    let (c, _) = build_character(
-        &ks,
-        &ArbsOptions {
-            mass: 12.0,
-            ..ArbsOptions::default()
-        },
-    )
-    .unwrap();
+    let mut ks = skeleton(&named);
+    if control_root {
+        for k in o..ks.joints.len() {
+            let p = ks.rest_position(k);
+            bind(&mut ks, k, 2, |i| [p.x, p.y + 0.01 * i as f64, p.z]);
+        }
+    }
+    ks
+}
+
+/// The forelimbs end in "hands" that stand on the ground, so they are feet and get pads like
+/// the hind feet; the quadruped stands 10 s. An unskinned control root chain under the hips
+/// (the fox's `_rootJoint` → `b_Root_00`) gets no body: the character is the same, rooted at
+/// the hips.
+#[test]
+fn a_quadrupeds_forefeet_named_hands_are_feet() {
+    let options = ArbsOptions {
+        mass: 12.0,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&quadruped(false), &options).unwrap();
     assert!(c.validate().is_empty(), "{:?}", c.validate());
     let feet: Vec<String> = c
         .effectors(EffectorTag::Foot)
@@ -296,6 +319,7 @@ fn a_quadrupeds_forefeet_named_hands_are_feet() {
     assert_eq!(feet.len(), 4, "{feet:?}");
     assert!(feet.iter().all(|f| f.ends_with("_pad")), "{feet:?}");
     assert_eq!(c.effectors(EffectorTag::Hand).count(), 0);
+    assert_eq!(map.root, 0);
     let r = crate::sim::run_rollout(
         &c,
         crate::sim::SimSettings::default(),
@@ -304,6 +328,17 @@ fn a_quadrupeds_forefeet_named_hands_are_feet() {
     )
     .unwrap();
     assert!(!r.fell, "fell at {:?}", r.fell_at);
+
+    let ks = quadruped(true);
+    let (rooted, map) = build_character(&ks, &options).unwrap();
+    assert_eq!(ks.joints[map.root].name, "b_Hip_01");
+    assert_eq!(rooted.root.body, c.root.body);
+    let names = |c: &crate::model::Character| -> Vec<String> {
+        c.bodies.iter().map(|b| b.name.clone()).collect()
+    };
+    assert_eq!(names(&rooted), names(&c));
+    assert!(!map.bodies.contains(&Some(0)) && !map.bodies.contains(&Some(1)));
+    assert!(map.points.iter().all(|p| p.ks_joint >= 2));
 }
 
 #[test]

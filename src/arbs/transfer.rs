@@ -212,7 +212,7 @@ impl<'a> Ik<'a> {
             .iter()
             .map(|p| {
                 let local = ref_rot[p.body].inverse() * (Vector3::from(p.point) - ref_pos[p.body]);
-                let w = if p.ks_joint == 0 {
+                let w = if p.ks_joint == map.root {
                     options.root_weight
                 } else if leaves[p.ks_joint] {
                     options.effector_weight
@@ -461,7 +461,7 @@ pub fn transfer(
             let mut out = (0.0f64, 0.0f64, 0.0f64);
             for ((p, g), mp) in pts.iter().zip(&goal).zip(&map.points) {
                 let d = (p - g).norm();
-                if mp.ks_joint == 0 {
+                if mp.ks_joint == map.root {
                     out.0 = d;
                 }
                 if leaves[mp.ks_joint] {

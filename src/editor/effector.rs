@@ -25,7 +25,7 @@ use crate::model::{Character, EffectorTag, EndEffector, Joint, JointKind, Shape}
 
 /// Whether body `name` is an end-effector pad (a box welded to a terminal body, with an end
 /// effector): what the pad tools accept.
-pub(super) fn is_pad(c: &Character, name: &str) -> bool {
+pub fn is_pad(c: &Character, name: &str) -> bool {
     pad(c, name).is_ok()
 }
 

@@ -27,6 +27,7 @@ mod structure;
 
 pub use document::{EditError, Editor};
 pub use edit::{DeleteMode, Edit};
+pub use effector::is_pad;
 pub use geometry::volume;
 pub use lint::{
     Lint, LintKind, MAX_INERTIA_RATIO, MAX_MASS_RATIO, MAX_OVERLAP, MIN_LIMIT_RANGE,

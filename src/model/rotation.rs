@@ -25,6 +25,16 @@ pub fn euler_xyz_deg_to_quat<F: Float>(r: [F; 3]) -> [F; 4] {
     quat_mul(qz, quat_mul(qy, qx))
 }
 
+/// The inverse of [`euler_xyz_deg_to_quat`]: rotations about x, then y, then z (extrinsic),
+/// degrees, of the unit quaternion (x, y, z, w).
+pub fn quat_to_euler_xyz_deg(q: [f64; 4]) -> [f64; 3] {
+    let q = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+        q[3], q[0], q[1], q[2],
+    ));
+    let (x, y, z) = q.euler_angles();
+    [x, y, z].map(f64::to_degrees)
+}
+
 pub fn quat_mul<F: Float>(a: [F; 4], b: [F; 4]) -> [F; 4] {
     [
         a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
@@ -79,4 +89,29 @@ pub fn pitch_about_z(q: [f32; 4]) -> f32 {
 /// The orientation part of a body pose `[x, y, z, qx, qy, qz, qw]`.
 pub fn pose_rotation(pose: [f32; 7]) -> [f32; 4] {
     [pose[3], pose[4], pose[5], pose[6]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euler_angles_round_trip() {
+        for r in [
+            [0.0, 0.0, 0.0],
+            [10.0, -35.0, 80.0],
+            [-170.0, 60.0, 5.0],
+            [90.0, 0.0, -90.0],
+        ] {
+            let q = euler_xyz_deg_to_quat(r);
+            let back = quat_to_euler_xyz_deg(q);
+            let q2 = euler_xyz_deg_to_quat(back);
+            let dot: f64 = q.iter().zip(&q2).map(|(a, b)| a * b).sum();
+            assert!(dot.abs() > 1.0 - 1e-12, "{r:?} -> {back:?}");
+            assert!(
+                back.iter().zip(&r).all(|(a, b)| (a - b).abs() < 1e-9),
+                "{r:?} -> {back:?}"
+            );
+        }
+    }
 }

@@ -19,9 +19,13 @@ use bevy::window::FileDragAndDrop;
 use crossbeam_channel::{Receiver, Sender};
 use std::path::{Path, PathBuf};
 
+mod handle_geometry;
+mod handles;
 mod import;
 mod panel;
 mod viewport;
+
+pub use handles::{HandleKind, ScriptedDrag};
 
 pub use panel::editor_ui;
 
@@ -29,6 +33,7 @@ pub struct EditorPlugin;
 
 impl Plugin for EditorPlugin {
     fn build(&self, app: &mut App) {
+        app.init_resource::<handles::Handles>();
         app.add_systems(Startup, setup).add_systems(
             Update,
             (
@@ -37,8 +42,10 @@ impl Plugin for EditorPlugin {
                 import::poll_transfer,
                 sync_live,
                 poll_verdict,
+                handles::drag_handles,
                 viewport::pick_body,
                 viewport::draw_editor,
+                handles::draw_handles,
                 import::rebuild_skin_mesh,
             )
                 .chain()
@@ -190,6 +197,7 @@ fn setup(mut commands: Commands) {
 
 /// `gui --edit FILE [--edit-select BODY] [--edit-script EDITS.ron]`.
 fn open_on_launch(
+    mut commands: Commands,
     mut done: Local<bool>,
     options: Res<super::AppOptions>,
     mut state: ResMut<EditorState>,
@@ -217,6 +225,9 @@ fn open_on_launch(
     }
     if let Some(s) = &options.edit_select {
         state.selected = Some(s.clone());
+    }
+    if let Some(d) = &options.edit_drag {
+        commands.insert_resource(d.clone());
     }
     if let Some(which) = &options.edit_transfer {
         let index = state.import.as_ref().map(|i| {

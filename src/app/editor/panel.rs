@@ -77,6 +77,14 @@ pub fn editor_ui(ui: &mut egui::Ui, state: &mut EditorState, live: &LiveSim) {
         let Some(bi) = c.body_index(&sel) else {
             return;
         };
+        ui.label(
+            egui::RichText::new(
+                "In the viewport, drag: arrows move, rings turn, white knobs resize, \
+                 orange knobs set limits, the blue knob turns the joint axis.",
+            )
+            .small()
+            .weak(),
+        );
         ui.separator();
         body_fields(ui, &c, bi, &mut edits);
         if let Some(ji) = c.joints.iter().position(|j| j.child == sel) {

@@ -2,7 +2,8 @@
 //! joint's axes drawn as arrows from the anchor, each axis's limits as an arc from the lower to
 //! the upper limit (the child's direction at zero turned about the axis, specs/002_003.md §A3
 //! "Joints: change rotation axis and limits") with the current angle as a spoke, and the
-//! imported skeleton (the KS of §A1.1) as lines over the bodies.
+//! imported skeleton (the KS of §A1.1) as lines over the bodies. The drag handles are in
+//! `handles`.
 
 use super::EditorState;
 use crate::app::character::LiveSim;
@@ -20,13 +21,14 @@ const SKELETON: Color = Color::srgb(0.85, 0.1, 0.85);
 
 pub(super) fn pick_body(
     mut state: ResMut<EditorState>,
+    handles: Res<super::handles::Handles>,
     live: Res<LiveSim>,
     mouse: Res<ButtonInput<MouseButton>>,
     window: Query<&Window, With<PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
     egui_input: Option<Res<EguiWantsInput>>,
 ) {
-    if !state.visible || !mouse.just_pressed(MouseButton::Left) {
+    if !state.visible || handles.took_click || !mouse.just_pressed(MouseButton::Left) {
         return;
     }
     if egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area()) {
@@ -46,10 +48,6 @@ pub(super) fn pick_body(
     }
 }
 
-fn quat(q: [f64; 4]) -> Quat {
-    Quat::from_xyzw(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32).normalize()
-}
-
 fn vec(v: [f64; 3]) -> Vec3 {
     Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
 }
@@ -57,6 +55,7 @@ fn vec(v: [f64; 3]) -> Vec3 {
 pub(super) fn draw_editor(
     state: Res<EditorState>,
     live: Res<LiveSim>,
+    camera: Query<&GlobalTransform, With<MainCamera>>,
     mut gizmos: Gizmos<OverlayGizmos>,
 ) {
     if !state.visible {
@@ -93,71 +92,37 @@ pub(super) fn draw_editor(
             SELECTED,
         );
     }
-    let Some(ji) = c.joints.iter().position(|j| j.child == b.name) else {
+    let eye = camera
+        .single()
+        .map(|t| t.translation())
+        .unwrap_or(Vec3::new(3.0, 2.0, 3.0));
+    let frame = super::handle_geometry::body_frame(&live, bi, eye);
+    let Some(j) = frame.joint else {
         return;
     };
-    let joint = &c.joints[ji];
-    let Some(pi) = c.body_index(&joint.parent) else {
-        return;
-    };
-    let anchor = Vec3::from_array(live.sim.joint_anchor_world(ji));
-    // The parent's turn since the reference pose carries the joint's zero direction.
-    let parent_pose = live.sim.body_pose(pi);
-    let parent_now = Quat::from_xyzw(
-        parent_pose[3],
-        parent_pose[4],
-        parent_pose[5],
-        parent_pose[6],
-    );
-    let parent_turn = parent_now * quat(c.bodies[pi].orientation()).inverse();
-    let child_ref = vec(b.position) - vec(joint.anchor);
-    let zero_dir = parent_turn * child_ref;
-    let child_now = at - anchor;
-    let radius = (1.2 * child_ref.length()).clamp(0.2, 0.45);
+    let joint = &c.joints[j.index];
+    let anchor = j.anchor;
     gizmos.sphere(Isometry3d::from_translation(anchor), 0.025, AXIS);
-    for (d, dof) in live.sim.dofs().iter().enumerate() {
-        if dof.joint != ji {
-            continue;
-        }
-        let k = live.sim.dofs()[..d]
-            .iter()
-            .filter(|x| x.joint == ji)
-            .count();
-        let axis = Vec3::from_array(live.sim.dof_axis_world(d)).normalize_or_zero();
-        if axis == Vec3::ZERO {
-            continue;
-        }
-        gizmos.arrow(anchor, anchor + axis * 0.2, AXIS);
-        let limits = joint.limits.get(k).copied();
-        // The zero direction in the plane perpendicular to the axis.
-        let u = (zero_dir - axis * zero_dir.dot(axis)).normalize_or_zero();
-        if u == Vec3::ZERO {
-            continue;
-        }
-        let v = axis.cross(u);
-        let at_angle = |deg: f64| {
-            let t = (deg as f32).to_radians();
-            anchor + (u * t.cos() + v * t.sin()) * radius
-        };
-        if let Some((lo, hi)) = limits {
+    for d in &j.dofs {
+        gizmos.arrow(anchor, anchor + d.axis * frame.size, AXIS);
+        if let Some(&(lo, hi)) = joint.limits.get(d.k) {
             let n = (((hi - lo).abs() / 4.0).ceil() as usize).clamp(2, 90);
             let points: Vec<Vec3> = (0..=n)
-                .map(|i| at_angle(lo + (hi - lo) * i as f64 / n as f64))
+                .map(|i| d.at_angle(anchor, lo + (hi - lo) * i as f64 / n as f64))
                 .collect();
             gizmos.linestrip(points, ARC);
-            gizmos.line(anchor, at_angle(lo), ARC);
-            gizmos.line(anchor, at_angle(hi), ARC);
+            gizmos.line(anchor, d.at_angle(anchor, lo), ARC);
+            gizmos.line(anchor, d.at_angle(anchor, hi), ARC);
             // A fan of spokes every 15° fills the allowed range.
             let mut a = (lo / 15.0).ceil() * 15.0;
             while a < hi {
-                gizmos.line(anchor, at_angle(a), ARC.with_alpha(0.35));
+                gizmos.line(anchor, d.at_angle(anchor, a), ARC.with_alpha(0.35));
                 a += 15.0;
             }
         }
         // The current angle: the child's direction in the same plane.
-        let w = (child_now - axis * child_now.dot(axis)).normalize_or_zero();
-        if w != Vec3::ZERO && !matches!(joint.kind, JointKind::Fixed) {
-            gizmos.line(anchor, anchor + w * radius * 1.15, Color::WHITE);
+        if d.now != Vec3::ZERO && !matches!(joint.kind, JointKind::Fixed) {
+            gizmos.line(anchor, anchor + d.now * d.radius * 1.15, Color::WHITE);
         }
     }
 }
