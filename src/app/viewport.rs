@@ -184,7 +184,7 @@ fn follow_character(mut orbit: ResMut<OrbitCamera>, sim: Option<Res<LiveSim>>, t
     let ground = sim.sim.ground_height();
     let goal = match orbit.focus {
         Some(f) => Vec3::new(f.x, f.y.max(0.5), f.z),
-        None => Vec3::new(c[0], c[1].max(ground + 0.5), c[2]),
+        None => Vec3::new(c[0], c[1].max(ground + 0.25), c[2]),
     };
     let k = 1.0 - (-6.0 * time.delta_secs()).exp();
     orbit.target = orbit.target.lerp(goal, k.clamp(0.0, 1.0));

@@ -126,6 +126,7 @@ fn remap(map: &ArbsMap, built: &Character, edited: &Character) -> ArbsMap {
         })
         .collect();
     ArbsMap {
+        root: map.root,
         bodies,
         end_effectors,
         points,

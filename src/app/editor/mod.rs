@@ -91,6 +91,8 @@ pub struct EditorState {
     /// Draw the imported skeleton and skin.
     pub show_skeleton: bool,
     pub show_skin: bool,
+    /// Frame the camera on the next rebuild (a character was opened).
+    frame_camera: bool,
 }
 
 impl EditorState {
@@ -103,6 +105,7 @@ impl EditorState {
         self.doc = Some(doc);
         self.path = path;
         self.visible = true;
+        self.frame_camera = true;
         self.changed();
     }
 
@@ -192,6 +195,7 @@ fn setup(mut commands: Commands) {
         transfer: import::TransferState::default(),
         show_skeleton: true,
         show_skin: true,
+        frame_camera: false,
     });
 }
 
@@ -283,7 +287,11 @@ fn dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut state: ResMut<Ed
 
 /// The live simulation follows the document: every change rebuilds it (time back to 0) and
 /// starts the headless standing check.
-fn sync_live(mut state: ResMut<EditorState>, mut live: ResMut<LiveSim>) {
+fn sync_live(
+    mut state: ResMut<EditorState>,
+    mut live: ResMut<LiveSim>,
+    mut orbit: ResMut<super::viewport::OrbitCamera>,
+) {
     if !state.visible || state.shown == state.generation {
         return;
     }
@@ -292,6 +300,11 @@ fn sync_live(mut state: ResMut<EditorState>, mut live: ResMut<LiveSim>) {
     };
     let c = doc.character().clone();
     state.shown = state.generation;
+    if std::mem::take(&mut state.frame_camera) {
+        // A newly opened character fills the view, a fox as well as a giraffe.
+        let h = c.height() as f32;
+        orbit.distance = (2.6 * h).clamp(1.2, 40.0);
+    }
     if state.problems.is_empty() {
         // The live view does not watch the document's file: the editor owns it now.
         live.replace(c, None);
