@@ -397,11 +397,7 @@ pub(super) fn drag_handles(
     let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {
         return;
     };
-    let Some(bi) = state
-        .selected
-        .as_deref()
-        .and_then(|s| live.character.body_index(s))
-    else {
+    let Some(bi) = state.selected_body(&live.character) else {
         handles.drag = None;
         return;
     };
@@ -513,11 +509,7 @@ pub(super) fn draw_handles(
     let Ok(cam_t) = camera.single() else {
         return;
     };
-    let Some(bi) = state
-        .selected
-        .as_deref()
-        .and_then(|s| live.character.body_index(s))
-    else {
+    let Some(bi) = state.selected_body(&live.character) else {
         return;
     };
     let frame = body_frame(&live, bi, cam_t.translation());

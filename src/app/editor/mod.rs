@@ -109,6 +109,11 @@ impl EditorState {
         self.changed();
     }
 
+    /// The selected body's index in `c` (the live character), if it has one.
+    pub fn selected_body(&self, c: &Character) -> Option<usize> {
+        self.selected.as_deref().and_then(|s| c.body_index(s))
+    }
+
     /// Applies an edit (a slider being dragged coalesces into one undo step).
     pub fn edit(&mut self, edit: Edit, coalesce: bool) {
         let Some(doc) = self.doc.as_mut() else {

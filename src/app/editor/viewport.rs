@@ -77,7 +77,7 @@ pub(super) fn draw_editor(
         }
     }
     let c = &live.character;
-    let Some(bi) = state.selected.as_deref().and_then(|s| c.body_index(s)) else {
+    let Some(bi) = state.selected_body(c) else {
         return;
     };
     let b = &c.bodies[bi];
