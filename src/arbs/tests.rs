@@ -635,3 +635,49 @@ fn a_leaf_with_skin_gets_a_body_along_its_bone() {
     let (_, map) = build_character(&ks, &options).unwrap();
     assert!(map.bodies.iter().flatten().all(|&j| !ks.is_leaf(j)));
 }
+
+/// The end-effector error is measured at the character's end effectors: a tail swinging about
+/// two axes (which its one hinge cannot follow) misses by centimetres at its tip, a leaf that
+/// is no end effector, while the feet and the head, at rest, are matched within 1 cm (the
+/// root gives a little to the tail).
+#[test]
+fn the_effector_error_is_measured_at_end_effectors_only() {
+    let mut ks = quadruped(false);
+    let tail: Vec<usize> = ["b_Tail01_012", "b_Tail02_013"]
+        .iter()
+        .map(|n| ks.joints.iter().position(|j| j.name == *n).unwrap())
+        .collect();
+    let frames = animate(&ks, 4, |f, j| {
+        if !tail.contains(&j) {
+            return UnitQuaternion::identity();
+        }
+        let axis = if f % 2 == 0 {
+            Vector3::y_axis()
+        } else {
+            Vector3::z_axis()
+        };
+        UnitQuaternion::from_axis_angle(&axis, 0.6)
+    });
+    ks.animations.push(Animation {
+        name: "wag".into(),
+        rate: 30.0,
+        frames,
+    });
+    let options = ArbsOptions {
+        mass: 12.0,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&ks, &options).unwrap();
+    let t = transfer(&ks, 1, &c, &map, &TransferOptions::default()).unwrap();
+    let worst = |v: &[f64]| v.iter().copied().fold(0.0f64, f64::max);
+    assert!(
+        worst(&t.joint_error) > 0.02,
+        "the tail tip is missed: {:?}",
+        t.joint_error
+    );
+    assert!(
+        worst(&t.effector_error) < 0.01,
+        "feet and head are matched within 1 cm: {:?}",
+        t.effector_error
+    );
+}

@@ -115,7 +115,8 @@ pub struct Transfer {
     pub clip: Clip,
     /// Per frame: distance from the KS root joint to its point on the root body (m).
     pub root_error: Vec<f64>,
-    /// Per frame: the largest distance from a KS leaf (end effector) to its point (m).
+    /// Per frame: the largest distance from a KS leaf standing for one of the character's end
+    /// effectors ([`super::ArbsMap::end_effectors`]) to its point (m).
     pub effector_error: Vec<f64>,
     /// Per frame: the largest distance over every KS joint (m).
     pub joint_error: Vec<f64>,
@@ -446,6 +447,16 @@ pub fn transfer(
     }
     let leaves: Vec<bool> = (0..ks.joints.len()).map(|j| ks.is_leaf(j)).collect();
     let ik = Ik::new(character, map, &leaves, options);
+    // The end-effector error is measured at the leaves that stand for the character's end
+    // effectors (feet, hands, head), not at every leaf (a tail tip or an ear is not one); a
+    // character without end effectors is measured at every leaf.
+    let measured: Vec<bool> = if map.end_effectors.is_empty() {
+        leaves.clone()
+    } else {
+        (0..ks.joints.len())
+            .map(|j| map.end_effectors.contains(&j))
+            .collect()
+    };
     let mut frames = Vec::with_capacity(anim.frames.len());
     let (mut root_error, mut effector_error, mut joint_error, mut iterations) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -464,7 +475,7 @@ pub fn transfer(
                 if mp.ks_joint == map.root {
                     out.0 = d;
                 }
-                if leaves[mp.ks_joint] {
+                if measured[mp.ks_joint] {
                     out.1 = out.1.max(d);
                 }
                 out.2 = out.2.max(d);
