@@ -127,20 +127,20 @@ pub(super) fn extent(shape: &Shape, k: usize) -> f64 {
             radius,
             half_length,
             axis,
-        } => {
-            if k == axis.index() {
-                half_length + radius
-            } else {
-                radius
-            }
         }
-        Shape::Cylinder {
+        | Shape::Cylinder {
             radius,
             half_length,
             axis,
         } => {
+            // A capsule's hemispherical cap adds its radius to the length.
+            let cap = if matches!(shape, Shape::Capsule { .. }) {
+                radius
+            } else {
+                0.0
+            };
             if k == axis.index() {
-                half_length
+                half_length + cap
             } else {
                 radius
             }
@@ -165,54 +165,29 @@ pub(super) fn size_axes(shape: &Shape) -> Vec<usize> {
 /// and length stay positive).
 pub(super) fn resized(shape: &Shape, k: usize, e: f64) -> Shape {
     let e = e.max(0.005);
-    match *shape {
+    let current = extent(shape, k);
+    let mut out = *shape;
+    match &mut out {
         Shape::Capsule {
             radius,
             half_length,
             axis,
-        } => {
-            if k == axis.index() {
-                Shape::Capsule {
-                    radius,
-                    half_length: (e - radius).max(0.001),
-                    axis,
-                }
-            } else {
-                Shape::Capsule {
-                    radius: e,
-                    half_length,
-                    axis,
-                }
-            }
         }
-        Shape::Cylinder {
+        | Shape::Cylinder {
             radius,
             half_length,
             axis,
         } => {
             if k == axis.index() {
-                Shape::Cylinder {
-                    radius,
-                    half_length: e,
-                    axis,
-                }
+                // Keep what the cap adds (the radius for a capsule, nothing for a cylinder).
+                *half_length = (e - (current - *half_length)).max(0.001);
             } else {
-                Shape::Cylinder {
-                    radius: e,
-                    half_length,
-                    axis,
-                }
+                *radius = e;
             }
         }
-        Shape::Box { mut half_extents } => {
-            half_extents[k] = e;
-            Shape::Box { half_extents }
-        }
-        Shape::Ellipsoid { mut radii } => {
-            radii[k] = e;
-            Shape::Ellipsoid { radii }
-        }
+        Shape::Box { half_extents: h } | Shape::Ellipsoid { radii: h } => h[k] = e,
     }
+    out
 }
 
 /// Distance in pixels from `p` to the segment a–b.
@@ -345,6 +320,14 @@ mod tests {
         assert!((extent(&longer, 1) - 0.2).abs() < 1e-12);
         assert!((extent(&resized(&cap, 2, 0.07), 2) - 0.07).abs() < 1e-12);
         assert_eq!(size_axes(&cap), vec![1, 2]);
+        let cyl = Shape::Cylinder {
+            radius: 0.05,
+            half_length: 0.1,
+            axis: crate::model::Axis::X,
+        };
+        assert!((extent(&cyl, 0) - 0.1).abs() < 1e-12);
+        assert!((extent(&resized(&cyl, 0, 0.3), 0) - 0.3).abs() < 1e-12);
+        assert!((extent(&resized(&cyl, 1, 0.02), 2) - 0.02).abs() < 1e-12);
         let b = Shape::Box {
             half_extents: [0.1, 0.02, 0.05],
         };

@@ -440,11 +440,11 @@ pub(super) fn drag_handles(
         }
         return;
     }
-    if pointer.held
-        && !pointer.released
-        && let (Some(ray), Some(d)) = (ray, handles.drag.as_ref())
-    {
-        if let Some(edit) = drag_edit(d, ray) {
+    if pointer.held && !pointer.released {
+        // A cursor outside the window leaves the drag where it was until it comes back.
+        if let (Some(ray), Some(d)) = (ray, handles.drag.as_ref())
+            && let Some(edit) = drag_edit(d, ray)
+        {
             state.edit(edit, true);
         }
         return;
