@@ -29,6 +29,22 @@ impl<T: DualNum<Primitive = f64>> Scalar for T {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermSpec {
     pub variables: Vec<usize>,
+    /// Positions in `variables` (sorted) along which the term's residuals
+    /// ([`BlockProblem::objective_residuals`]) have no curvature among themselves:
+    /// ∂²rⱼ/∂xₐ∂x_b = 0 for every a, b of them, a = b included (loads, which enter the dynamics
+    /// linearly). The exact Hessian of fᵢ = ‖r‖² is then taken as 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, the second
+    /// part sweeping no direction along them ([`tape::Recording::hessian_without`]). Empty is
+    /// always correct; it is ignored for a term without residuals.
+    pub flat: Vec<usize>,
+}
+
+impl TermSpec {
+    pub fn new(variables: Vec<usize>) -> Self {
+        Self {
+            variables,
+            flat: Vec::new(),
+        }
+    }
 }
 
 /// One block of constraints: the variables it reads and the bounds of each of its rows (lower =
@@ -39,6 +55,10 @@ pub struct BlockSpec {
     pub lower: Vec<f64>,
     pub upper: Vec<f64>,
     pub linear: bool,
+    /// Positions in `variables` (sorted) with no curvature among themselves in any row:
+    /// ∂²cᵣ/∂xₐ∂x_b = 0 for every a, b of them, a = b included. The exact Hessian sweeps no
+    /// direction along them ([`tape::Recording::hessian_without`]); empty is always correct.
+    pub flat: Vec<usize>,
 }
 
 impl BlockSpec {
@@ -49,7 +69,15 @@ impl BlockSpec {
             lower: values.clone(),
             upper: values,
             linear: false,
+            flat: Vec::new(),
         }
+    }
+
+    /// Declares the block's variables at positions `flat` free of curvature among themselves
+    /// ([`Self::flat`]).
+    pub fn with_flat(mut self, flat: Vec<usize>) -> Self {
+        self.flat = flat;
+        self
     }
 
     /// Marks the block linear in its variables (its Hessian is zero).
@@ -389,6 +417,23 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                     let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
                     return Some((j.transpose() * &j, 2.0 * objective_factor));
                 }
+                if !t.flat.is_empty()
+                    && self
+                        .problem
+                        .objective_residuals::<f64>(k, local.as_slice())
+                        .is_some()
+                {
+                    // ∇²‖r‖² = 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, from one recording of r.
+                    let (r, recording) = tape::record(local.as_slice(), |v| {
+                        self.problem.objective_residuals(k, v).unwrap_or_default()
+                    });
+                    let rows: Vec<Vec<f64>> =
+                        r.iter().map(|&y| recording.gradient(&[(y, 1.0)])).collect();
+                    let j = nalgebra::DMatrix::from_fn(r.len(), local.len(), |row, a| rows[row][a]);
+                    let seeds: Vec<_> = r.iter().map(|&y| (y, 2.0 * y.value())).collect();
+                    let h = recording.hessian_without(&seeds, &t.flat) + j.transpose() * &j * 2.0;
+                    return Some((h, objective_factor));
+                }
                 let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
                     vec![self.problem.objective_term(k, v)]
                 });
@@ -407,9 +452,10 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 {
                     return None;
                 }
-                Some(tape::weighted_hessian(
+                Some(tape::weighted_hessian_without(
                     &Self::gather(&b.variables, x),
                     weights,
+                    &b.flat,
                     |v| self.problem.constraint_block(k, v),
                 ))
             })
@@ -520,9 +566,7 @@ mod tests {
         fn variable_bounds(&self, _: &mut [f64], _: &mut [f64]) {}
         fn initial_point(&self, _: &mut [f64]) {}
         fn objective_terms(&self) -> Vec<TermSpec> {
-            vec![TermSpec {
-                variables: vec![0, 1],
-            }]
+            vec![TermSpec::new(vec![0, 1])]
         }
         fn objective_term<D: Scalar>(&self, k: usize, x: &[D]) -> D {
             self.objective_residuals(k, x)

@@ -63,6 +63,21 @@ impl Node {
 
 thread_local! {
     static TAPE: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch {
+        dot: Vec::new(),
+        bar_dot: Vec::new(),
+        moving: Vec::new(),
+        reached: Vec::new(),
+    }) };
+}
+
+/// Work arrays of the Hessian sweeps, one entry per tape node: tangents, adjoint tangents, and
+/// whether each is live for the current group of directions.
+struct Scratch {
+    dot: Vec<[f64; LANES]>,
+    bar_dot: Vec<[f64; LANES]>,
+    moving: Vec<bool>,
+    reached: Vec<bool>,
 }
 
 fn push(node: Node) -> u32 {
@@ -82,6 +97,10 @@ pub struct TapeVar {
 impl TapeVar {
     pub fn constant(value: f64) -> Self {
         Self { value, node: SINK }
+    }
+
+    pub fn value(&self) -> f64 {
+        self.value
     }
 
     /// v = φ(self) with φ' = `d`, φ'' = `dd`.
@@ -205,30 +224,87 @@ impl Recording {
     ///
     /// Per group of directions, a node whose parents do not depend on those inputs has a zero
     /// tangent, and a node that nothing has flowed back into has a zero adjoint tangent: the
-    /// sweeps skip a node when both hold (its contributions would be exact zeros), so a group
+    /// sweeps skip a node when both hold, or when it has neither an adjoint (it does not feed
+    /// the outputs) nor an adjoint tangent (its contributions would be exact zeros), so a group
     /// costs the part of the tape that depends on or feeds its inputs, not the whole tape. The
     /// values are those of the full sweeps.
     pub fn hessian(&self, seeds: &[(TapeVar, f64)]) -> nalgebra::DMatrix<f64> {
+        self.hessian_without(seeds, &[])
+    }
+
+    /// [`Self::hessian`] for a function with no curvature among the inputs `flat` (sorted,
+    /// distinct): ∂²/∂xₐ∂x_b = 0 for every a, b in `flat`, a = b included (loads, which enter
+    /// the dynamics linearly and only multiply the coordinates). No direction of `flat` is swept:
+    /// their columns are the swept columns' rows (the Hessian is symmetric) and zero among
+    /// themselves, so the work is that of the other inputs alone.
+    pub fn hessian_without(
+        &self,
+        seeds: &[(TapeVar, f64)],
+        flat: &[usize],
+    ) -> nalgebra::DMatrix<f64> {
+        let n = self.inputs;
+        let swept: Vec<usize> = (0..n).filter(|i| flat.binary_search(i).is_err()).collect();
+        let mut h = self.hessian_columns(seeds, &swept);
+        for &j in flat {
+            for &i in &swept {
+                h[(i, j)] = h[(j, i)];
+            }
+        }
+        h
+    }
+
+    /// The Hessian's columns `swept` (rows: every input); the other columns are left zero.
+    fn hessian_columns(&self, seeds: &[(TapeVar, f64)], swept: &[usize]) -> nalgebra::DMatrix<f64> {
         let n = self.inputs;
         let len = self.nodes.len();
         let bar = self.adjoints(seeds);
         let mut h = nalgebra::DMatrix::zeros(n, n);
-        let mut dot = vec![[0.0; LANES]; len];
-        let mut bar_dot = vec![[0.0; LANES]; len];
+        // The sweeps' work arrays live on the thread and keep their capacity between calls (a
+        // solve takes thousands of Hessians of the same blocks); stale entries are never read.
+        SCRATCH.with_borrow_mut(|scratch| {
+            let Scratch {
+                dot,
+                bar_dot,
+                moving,
+                reached,
+            } = scratch;
+            if dot.len() < len {
+                dot.resize(len, [0.0; LANES]);
+                bar_dot.resize(len, [0.0; LANES]);
+                moving.resize(len, false);
+                reached.resize(len, false);
+            }
+            self.sweep_groups(&bar, swept, &mut h, dot, bar_dot, moving, reached);
+        });
+        h
+    }
+
+    /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group.
+    #[allow(clippy::too_many_arguments)]
+    fn sweep_groups(
+        &self,
+        bar: &[f64],
+        swept: &[usize],
+        h: &mut nalgebra::DMatrix<f64>,
+        dot: &mut [[f64; LANES]],
+        bar_dot: &mut [[f64; LANES]],
+        moving: &mut [bool],
+        reached: &mut [bool],
+    ) {
+        let n = self.inputs;
+        let len = self.nodes.len();
+        let (moving, reached) = (&mut moving[..len], &mut reached[..len]);
         // For the current group: the node's tangent may be non-zero (`moving`, else `dot` is
         // stale and not read); something flowed into its adjoint tangent (`reached`, else
         // `bar_dot` is stale and not read). The sink (node 0) is neither.
-        let mut moving = vec![false; len];
-        let mut reached = vec![false; len];
         const ZERO: [f64; LANES] = [0.0; LANES];
-        for first in (0..n).step_by(LANES) {
-            let lanes = LANES.min(n - first);
+        for group in swept.chunks(LANES) {
             moving.fill(false);
             reached.fill(false);
-            for l in 0..lanes {
-                dot[1 + first + l] = ZERO;
-                dot[1 + first + l][l] = 1.0;
-                moving[1 + first + l] = true;
+            for (l, &j) in group.iter().enumerate() {
+                dot[1 + j] = ZERO;
+                dot[1 + j][l] = 1.0;
+                moving[1 + j] = true;
             }
             for v in n + 1..len {
                 let node = &self.nodes[v];
@@ -248,10 +324,11 @@ impl Recording {
             for v in (n + 1..len).rev() {
                 let node = &self.nodes[v];
                 let (a, b) = (node.a as usize, node.b as usize);
-                if !(reached[v] || moving[a] || moving[b]) {
+                let w = bar[v];
+                // Without an adjoint or an adjoint tangent a node passes back exact zeros.
+                if !reached[v] && (w == 0.0 || !(moving[a] || moving[b])) {
                     continue;
                 }
-                let w = bar[v];
                 let wd = if reached[v] { bar_dot[v] } else { ZERO };
                 let ta = if moving[a] { dot[a] } else { ZERO };
                 let tb = if moving[b] { dot[b] } else { ZERO };
@@ -279,9 +356,9 @@ impl Recording {
                     }
                 }
             }
-            for l in 0..lanes {
+            for (l, &j) in group.iter().enumerate() {
                 for i in 0..n {
-                    h[(i, first + l)] = if reached[1 + i] {
+                    h[(i, j)] = if reached[1 + i] {
                         bar_dot[1 + i][l]
                     } else {
                         0.0
@@ -289,7 +366,6 @@ impl Recording {
                 }
             }
         }
-        h
     }
 }
 
@@ -315,9 +391,20 @@ pub fn weighted_hessian(
     weights: &[f64],
     f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
 ) -> (usize, nalgebra::DMatrix<f64>) {
+    weighted_hessian_without(x, weights, &[], f)
+}
+
+/// [`weighted_hessian`] of a function with no curvature among the inputs `flat`
+/// ([`Recording::hessian_without`]).
+pub fn weighted_hessian_without(
+    x: &[f64],
+    weights: &[f64],
+    flat: &[usize],
+    f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
+) -> (usize, nalgebra::DMatrix<f64>) {
     let (y, tape) = record(x, f);
     let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights.iter().copied()).collect();
-    (y.len(), tape.hessian(&seeds))
+    (y.len(), tape.hessian_without(&seeds, flat))
 }
 
 mod arithmetic;
@@ -387,6 +474,33 @@ mod tests {
             }
         }
         assert!(largest > 1.0, "the test function has real curvature");
+    }
+
+    /// Inputs 1, 3 and 4 have no curvature among themselves (each multiplies x₀ or x₂ only):
+    /// skipping their directions gives the full Hessian, the mixed entries by symmetry.
+    #[test]
+    fn flat_inputs_take_their_columns_from_the_symmetric_rows() {
+        let x = [0.7, -1.3, 0.4, 2.1, -0.6];
+        let g = |v: &[TapeVar]| {
+            vec![
+                v[0].sin() * v[1] + v[2] * v[2] * v[3] - v[4] * v[0].exp(),
+                v[2].cos() * (v[1] + v[3] * 2.0) + v[0] * v[0] * v[2],
+            ]
+        };
+        let w = [1.7, -0.4];
+        let (_, full) = weighted_hessian(&x, &w, g);
+        let (_, lean) = weighted_hessian_without(&x, &w, &[1, 3, 4], g);
+        for i in 0..5 {
+            for j in 0..5 {
+                assert!(
+                    (full[(i, j)] - lean[(i, j)]).abs() <= 1e-14 * full[(i, j)].abs().max(1.0),
+                    "H[{i},{j}] {} vs {}",
+                    lean[(i, j)],
+                    full[(i, j)]
+                );
+            }
+        }
+        assert!(full[(1, 0)].abs() > 0.1 && full[(3, 2)].abs() > 0.1 && full[(4, 0)].abs() > 0.1);
     }
 
     #[test]

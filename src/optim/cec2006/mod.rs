@@ -486,9 +486,7 @@ impl BlockProblem for Cec2006Nlp {
         x.copy_from_slice(&self.start);
     }
     fn objective_terms(&self) -> Vec<TermSpec> {
-        vec![TermSpec {
-            variables: (0..self.num_variables()).collect(),
-        }]
+        vec![TermSpec::new((0..self.num_variables()).collect())]
     }
     fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
         self.problem.objective(x)
@@ -507,6 +505,7 @@ impl BlockProblem for Cec2006Nlp {
             lower,
             upper,
             linear: false,
+            flat: Vec::new(),
         }]
     }
     fn constraint_block<D: Scalar>(&self, _: usize, x: &[D]) -> Vec<D> {

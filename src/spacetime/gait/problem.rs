@@ -286,6 +286,7 @@ impl GaitProblem {
                     lower,
                     upper,
                     linear: false,
+                    flat: Vec::new(),
                 },
             ));
         }
@@ -335,12 +336,14 @@ impl GaitProblem {
             variables.extend(layout.shape.clone());
             let feet = loads.iter().map(|l| l.0).collect();
             let rows = if sk.planar { 3 } else { 6 };
+            // The loads enter the balance linearly (times the coordinates' lever arms).
+            let flat = (3 * layout.dof..3 * layout.dof + 6 * loads.len()).collect();
             blocks.push((
                 Block::Momentum {
                     feet,
                     seams: [seam_before, seam_after],
                 },
-                BlockSpec::equal(variables, vec![0.0; rows]),
+                BlockSpec::equal(variables, vec![0.0; rows]).with_flat(flat),
             ));
         }
         for i in 0..spec.frames {
@@ -350,6 +353,7 @@ impl GaitProblem {
                     lower: vec![0.0; 2],
                     upper: vec![f64::INFINITY; 2],
                     linear: false,
+                    flat: Vec::new(),
                 };
                 blocks.push((Block::Cones, spec_));
             }
@@ -399,12 +403,24 @@ impl GaitProblem {
                 variables.extend(s..s + 6);
             }
             variables.extend(layout.shape.clone());
+            // The torques are linear in the loads, the springs' rests and the dampers (each
+            // multiplies coordinates or the stiffness only); the muscle-aware residuals are not.
+            let np = layout.passive_dofs.len();
+            let passive = 3 * layout.dof;
+            let flat = if spec.morphology.is_some_and(|m| m.muscle) {
+                Vec::new()
+            } else {
+                (0..np)
+                    .flat_map(|p| [passive + 3 * p + 1, passive + 3 * p + 2])
+                    .chain(passive + 3 * np..passive + 3 * np + 6 * loads.len())
+                    .collect()
+            };
             terms.push((
                 Term::Effort {
                     feet: loads.iter().map(|l| l.0).collect(),
                     seams: [seam_before, seam_after],
                 },
-                TermSpec { variables },
+                TermSpec { variables, flat },
             ));
         }
         for i in 0..spec.frames {
@@ -427,7 +443,10 @@ impl GaitProblem {
                     yaw: b.yaw - a.yaw,
                 }
             });
-            terms.push((Term::Smooth { seam, path_step }, TermSpec { variables }));
+            terms.push((
+                Term::Smooth { seam, path_step },
+                TermSpec::new(variables),
+            ));
         }
         let mass = sk.total_mass();
         let cycle = spec.cycle_motion();

@@ -458,6 +458,67 @@ fn tape_derivatives_equal_dual_number_derivatives_on_the_biped() {
     }
 }
 
+/// The Hessian that skips the directions declared flat (loads, springs' rests, dampers: the
+/// effort as 2JᵀJ + Σ 2rⱼ∇²rⱼ, the balance rows directly) equals the one sweeping every
+/// direction, on the biped walk at a disturbed point with λ of both signs.
+#[test]
+fn skipping_flat_directions_leaves_the_hessian_unchanged() {
+    use crate::spacetime::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
+    /// The problem with every `flat` list emptied.
+    struct Unflattened<'a>(&'a GaitProblem);
+    impl BlockProblem for Unflattened<'_> {
+        fn num_variables(&self) -> usize {
+            self.0.num_variables()
+        }
+        fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+            self.0.variable_bounds(lower, upper)
+        }
+        fn initial_point(&self, x: &mut [f64]) {
+            self.0.initial_point(x)
+        }
+        fn objective_terms(&self) -> Vec<TermSpec> {
+            let terms = self.0.objective_terms();
+            assert!(terms.iter().any(|t| !t.flat.is_empty()));
+            terms.into_iter().map(|t| TermSpec::new(t.variables)).collect()
+        }
+        fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
+            self.0.objective_term(term, x)
+        }
+        fn objective_residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Option<Vec<D>> {
+            self.0.objective_residuals(term, x)
+        }
+        fn constraint_blocks(&self) -> Vec<BlockSpec> {
+            let blocks = self.0.constraint_blocks();
+            assert!(blocks.iter().any(|b| !b.flat.is_empty()));
+            blocks.into_iter().map(|b| b.with_flat(Vec::new())).collect()
+        }
+        fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D> {
+            self.0.constraint_block(block, x)
+        }
+    }
+    let (nlp, x) = disturbed_biped_walk();
+    let plain = AutoDiff::new(Unflattened(nlp.problem())).unwrap();
+    let lambda: Vec<f64> = (0..nlp.num_constraints())
+        .map(|k| ((k as f64 * 5.17).sin() * 100.0).fract())
+        .collect();
+    let hessian = |p: &dyn NlpProblem| {
+        assert_eq!(p.hessian_structure(), nlp.hessian_structure());
+        let mut h = vec![0.0; nlp.hessian_structure().unwrap().len()];
+        p.hessian_values(&x, 0.7, &lambda, &mut h).unwrap();
+        h
+    };
+    let (lean, full) = (hessian(&nlp), hessian(&plain));
+    let scale = full.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    assert!(scale > 1.0);
+    for (k, (a, b)) in lean.iter().zip(&full).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-11 * scale,
+            "H value {k} ({:?}): lean {a} vs full {b}",
+            nlp.hessian_structure().unwrap()[k]
+        );
+    }
+}
+
 /// Every demo clip shipped in assets/gaits/ loads, names a creature of characters/, and is
 /// physically valid by the independent audit (with its own body, for morphology clips).
 #[test]
