@@ -264,6 +264,10 @@ enum SpacetimeCommand {
         /// Also print `frame f q_x q_y Q_x Q_y` for every frame.
         #[arg(long)]
         trajectory: bool,
+        /// Solve N times in this process and report the median solve time (the first solve
+        /// also pays for loading the solver's libraries), as benchmarks that time warm solves do.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
+        repeat: u32,
     },
 }
 
@@ -515,12 +519,14 @@ fn main() {
                     lbfgs,
                     print_level,
                     trajectory,
+                    repeat,
                 },
         }) => spacetime_cli::particle(spacetime_cli::ParticleArgs {
             bound_force,
             lbfgs,
             print_level,
             trajectory,
+            repeat: repeat as usize,
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::Pareto(args)) => pareto_cli::run(args),

@@ -39,6 +39,28 @@ fn particle_prints_the_reference_objective() {
     assert!(violation < 1e-6, "{out}");
 }
 
+/// `--repeat N` solves N times in one process: the same optimum, the median time and a line
+/// with the count, the first solve's time and the range; N = 0 is refused.
+#[test]
+fn particle_repeated_reports_the_median_of_its_solves() {
+    let o = motionlab(&["spacetime", "particle", "--repeat", "5"]);
+    assert_success(&o, "spacetime particle --repeat 5");
+    let out = stdout(&o);
+    let objective: f64 = value(&out, "objective").parse().unwrap();
+    assert!((objective - 65_699.9).abs() <= 1e-3 * 65_699.9, "{out}");
+    let solves = value(&out, "solves");
+    let fields: Vec<&str> = solves.split_whitespace().collect();
+    assert_eq!(fields[0], "5", "{out}");
+    let ms = |key: &str| -> f64 {
+        let at = fields.iter().position(|f| *f == key).unwrap();
+        fields[at + 1].parse().unwrap()
+    };
+    let median: f64 = value(&out, "solve_time_ms").parse().unwrap();
+    assert!(ms("min_ms") <= median && median <= ms("max_ms"), "{out}");
+    let refused = motionlab(&["spacetime", "particle", "--repeat", "0"]);
+    assert!(!refused.status.success());
+}
+
 #[test]
 fn particle_trajectory_keeps_its_boundary_conditions() {
     let o = motionlab(&["spacetime", "particle", "--lbfgs", "--trajectory"]);

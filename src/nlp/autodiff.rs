@@ -146,7 +146,15 @@ pub struct AutoDiff<P> {
     /// For each term / block, the Hessian value index of each local pair (a ≥ b), row by row.
     term_hessian: Vec<Vec<usize>>,
     block_hessian: Vec<Vec<usize>>,
+    /// Whether terms and blocks are differentiated on all threads ([`PARALLEL_WORK`]).
+    parallel: bool,
 }
+
+/// The size (variables read, summed over terms and blocks) from which derivatives are
+/// evaluated in parallel: below it, waking other threads costs more than the work (the
+/// spacetime particle's solve took 3.0 ms in parallel and 2.1 ms on one thread, median of 20;
+/// a gait NLP reads tens of thousands).
+const PARALLEL_WORK: usize = 2_000;
 
 fn check_variables(what: &'static str, vars: &[usize], n: usize) -> Result<(), NlpError> {
     let mut seen = std::collections::HashSet::new();
@@ -229,7 +237,10 @@ impl<P: BlockProblem> AutoDiff<P> {
                 local_pairs(&b.variables, &mut hessian)
             });
         }
+        let work: usize = terms.iter().map(|t| t.variables.len()).sum::<usize>()
+            + blocks.iter().map(|b| b.variables.len()).sum::<usize>();
         Ok(Self {
+            parallel: work >= PARALLEL_WORK,
             problem,
             curvature: Curvature::Exact,
             terms,
@@ -280,6 +291,19 @@ impl<P: BlockProblem> AutoDiff<P> {
     }
 }
 
+impl<P: BlockProblem> AutoDiff<P> {
+    /// `f(k, item)` for every term or block, in parallel when the problem is large enough to
+    /// pay for handing work to other threads (a small one, the spacetime particle's, is faster
+    /// on the calling thread); in item order either way, so sums over them keep their bits.
+    fn each<I: Sync, T: Send>(&self, items: &[I], f: impl Fn(usize, &I) -> T + Sync) -> Vec<T> {
+        if self.parallel {
+            items.par_iter().enumerate().map(|(k, i)| f(k, i)).collect()
+        } else {
+            items.iter().enumerate().map(|(k, i)| f(k, i)).collect()
+        }
+    }
+}
+
 impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
     fn num_variables(&self) -> usize {
         self.problem.num_variables()
@@ -322,17 +346,12 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
 
     fn objective_gradient(&self, x: &[f64], grad: &mut [f64]) -> EvalResult {
         grad.fill(0.0);
-        let parts: Vec<Vec<f64>> = self
-            .terms
-            .par_iter()
-            .enumerate()
-            .map(|(k, t)| {
-                tape::gradient(&Self::gather(&t.variables, x), |v| {
-                    self.problem.objective_term(k, v)
-                })
-                .1
+        let parts: Vec<Vec<f64>> = self.each(&self.terms, |k, t| {
+            tape::gradient(&Self::gather(&t.variables, x), |v| {
+                self.problem.objective_term(k, v)
             })
-            .collect();
+            .1
+        });
         // Summed in term order whatever the thread count: bit-identical results.
         for (t, g) in self.terms.iter().zip(&parts) {
             for (a, &var) in t.variables.iter().enumerate() {
@@ -358,17 +377,12 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
     }
 
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) -> EvalResult {
-        let parts: Vec<Vec<Vec<f64>>> = self
-            .blocks
-            .par_iter()
-            .enumerate()
-            .map(|(k, b)| {
-                tape::jacobian(&Self::gather(&b.variables, x), |v| {
-                    self.problem.constraint_block(k, v)
-                })
-                .1
+        let parts: Vec<Vec<Vec<f64>>> = self.each(&self.blocks, |k, b| {
+            tape::jacobian(&Self::gather(&b.variables, x), |v| {
+                self.problem.constraint_block(k, v)
             })
-            .collect();
+            .1
+        });
         for (k, (b, jac)) in self.blocks.iter().zip(parts).enumerate() {
             self.block_len_check(k, jac.len())?;
             let nv = b.variables.len();
@@ -396,55 +410,47 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         values.fill(0.0);
         // Every term's and block's local Hessian is computed in parallel, then added in a fixed
         // order, so the result does not depend on the thread count.
-        let terms: Vec<Option<(nalgebra::DMatrix<f64>, f64)>> = self
-            .terms
-            .par_iter()
-            .enumerate()
-            .map(|(k, t)| {
-                if objective_factor == 0.0 {
-                    return None;
-                }
-                let local = DVector::from_vec(Self::gather(&t.variables, x));
-                if self.curvature != Curvature::Exact
-                    && self
-                        .problem
-                        .objective_residuals::<f64>(k, local.as_slice())
-                        .is_some()
-                {
-                    let (_, rows) = tape::jacobian(local.as_slice(), |v| {
-                        self.problem.objective_residuals(k, v).unwrap_or_default()
-                    });
-                    let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
-                    return Some((j.transpose() * &j, 2.0 * objective_factor));
-                }
-                if !t.flat.is_empty()
-                    && self
-                        .problem
-                        .objective_residuals::<f64>(k, local.as_slice())
-                        .is_some()
-                {
-                    // ∇²‖r‖² = 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, from one recording of r.
-                    let (r, recording) = tape::record(local.as_slice(), |v| {
-                        self.problem.objective_residuals(k, v).unwrap_or_default()
-                    });
-                    let rows: Vec<Vec<f64>> =
-                        r.iter().map(|&y| recording.gradient(&[(y, 1.0)])).collect();
-                    let j = nalgebra::DMatrix::from_fn(r.len(), local.len(), |row, a| rows[row][a]);
-                    let seeds: Vec<_> = r.iter().map(|&y| (y, 2.0 * y.value())).collect();
-                    let h = recording.hessian_without(&seeds, &t.flat) + j.transpose() * &j * 2.0;
-                    return Some((h, objective_factor));
-                }
-                let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
-                    vec![self.problem.objective_term(k, v)]
+        let terms: Vec<Option<(nalgebra::DMatrix<f64>, f64)>> = self.each(&self.terms, |k, t| {
+            if objective_factor == 0.0 {
+                return None;
+            }
+            let local = DVector::from_vec(Self::gather(&t.variables, x));
+            if self.curvature != Curvature::Exact
+                && self
+                    .problem
+                    .objective_residuals::<f64>(k, local.as_slice())
+                    .is_some()
+            {
+                let (_, rows) = tape::jacobian(local.as_slice(), |v| {
+                    self.problem.objective_residuals(k, v).unwrap_or_default()
                 });
-                Some((h, objective_factor))
-            })
-            .collect();
-        let blocks: Vec<Option<(usize, nalgebra::DMatrix<f64>)>> = self
-            .blocks
-            .par_iter()
-            .enumerate()
-            .map(|(k, b)| {
+                let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
+                return Some((j.transpose() * &j, 2.0 * objective_factor));
+            }
+            if !t.flat.is_empty()
+                && self
+                    .problem
+                    .objective_residuals::<f64>(k, local.as_slice())
+                    .is_some()
+            {
+                // ∇²‖r‖² = 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, from one recording of r.
+                let (r, recording) = tape::record(local.as_slice(), |v| {
+                    self.problem.objective_residuals(k, v).unwrap_or_default()
+                });
+                let rows: Vec<Vec<f64>> =
+                    r.iter().map(|&y| recording.gradient(&[(y, 1.0)])).collect();
+                let j = nalgebra::DMatrix::from_fn(r.len(), local.len(), |row, a| rows[row][a]);
+                let seeds: Vec<_> = r.iter().map(|&y| (y, 2.0 * y.value())).collect();
+                let h = recording.hessian_without(&seeds, &t.flat) + j.transpose() * &j * 2.0;
+                return Some((h, objective_factor));
+            }
+            let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
+                vec![self.problem.objective_term(k, v)]
+            });
+            Some((h, objective_factor))
+        });
+        let blocks: Vec<Option<(usize, nalgebra::DMatrix<f64>)>> =
+            self.each(&self.blocks, |k, b| {
                 let weights = &lambda[self.block_rows(k)];
                 if b.linear
                     || self.curvature == Curvature::GaussNewtonObjective
@@ -458,8 +464,7 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                     &b.flat,
                     |v| self.problem.constraint_block(k, v),
                 ))
-            })
-            .collect();
+            });
         let mut add = |vars: &[usize], index: &[usize], h: &nalgebra::DMatrix<f64>, scale: f64| {
             let mut p = 0;
             for a in 0..vars.len() {

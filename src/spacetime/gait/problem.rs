@@ -443,10 +443,7 @@ impl GaitProblem {
                     yaw: b.yaw - a.yaw,
                 }
             });
-            terms.push((
-                Term::Smooth { seam, path_step },
-                TermSpec::new(variables),
-            ));
+            terms.push((Term::Smooth { seam, path_step }, TermSpec::new(variables)));
         }
         let mass = sk.total_mass();
         let cycle = spec.cycle_motion();

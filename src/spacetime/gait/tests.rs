@@ -479,7 +479,10 @@ fn skipping_flat_directions_leaves_the_hessian_unchanged() {
         fn objective_terms(&self) -> Vec<TermSpec> {
             let terms = self.0.objective_terms();
             assert!(terms.iter().any(|t| !t.flat.is_empty()));
-            terms.into_iter().map(|t| TermSpec::new(t.variables)).collect()
+            terms
+                .into_iter()
+                .map(|t| TermSpec::new(t.variables))
+                .collect()
         }
         fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
             self.0.objective_term(term, x)
@@ -490,7 +493,10 @@ fn skipping_flat_directions_leaves_the_hessian_unchanged() {
         fn constraint_blocks(&self) -> Vec<BlockSpec> {
             let blocks = self.0.constraint_blocks();
             assert!(blocks.iter().any(|b| !b.flat.is_empty()));
-            blocks.into_iter().map(|b| b.with_flat(Vec::new())).collect()
+            blocks
+                .into_iter()
+                .map(|b| b.with_flat(Vec::new()))
+                .collect()
         }
         fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D> {
             self.0.constraint_block(block, x)
