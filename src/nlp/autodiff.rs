@@ -415,24 +415,18 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 return None;
             }
             let local = DVector::from_vec(Self::gather(&t.variables, x));
-            if self.curvature != Curvature::Exact
-                && self
-                    .problem
-                    .objective_residuals::<f64>(k, local.as_slice())
-                    .is_some()
-            {
+            let least_squares = self
+                .problem
+                .objective_residuals::<f64>(k, local.as_slice())
+                .is_some();
+            if self.curvature != Curvature::Exact && least_squares {
                 let (_, rows) = tape::jacobian(local.as_slice(), |v| {
                     self.problem.objective_residuals(k, v).unwrap_or_default()
                 });
                 let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
                 return Some((j.transpose() * &j, 2.0 * objective_factor));
             }
-            if !t.flat.is_empty()
-                && self
-                    .problem
-                    .objective_residuals::<f64>(k, local.as_slice())
-                    .is_some()
-            {
+            if !t.flat.is_empty() && least_squares {
                 // ∇²‖r‖² = 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, from one recording of r.
                 let (r, recording) = tape::record(local.as_slice(), |v| {
                     self.problem.objective_residuals(k, v).unwrap_or_default()
