@@ -29,21 +29,11 @@ impl<T: DualNum<Primitive = f64>> Scalar for T {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermSpec {
     pub variables: Vec<usize>,
-    /// Positions in `variables` (sorted) along which the term's residuals
-    /// ([`BlockProblem::objective_residuals`]) have no curvature among themselves:
-    /// ∂²rⱼ/∂xₐ∂x_b = 0 for every a, b of them, a = b included (loads, which enter the dynamics
-    /// linearly). The exact Hessian of fᵢ = ‖r‖² is then taken as 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, the second
-    /// part sweeping no direction along them ([`tape::Recording::hessian_without`]). Empty is
-    /// always correct; it is ignored for a term without residuals.
-    pub flat: Vec<usize>,
 }
 
 impl TermSpec {
     pub fn new(variables: Vec<usize>) -> Self {
-        Self {
-            variables,
-            flat: Vec::new(),
-        }
+        Self { variables }
     }
 }
 
@@ -415,28 +405,17 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 return None;
             }
             let local = DVector::from_vec(Self::gather(&t.variables, x));
-            let least_squares = self
-                .problem
-                .objective_residuals::<f64>(k, local.as_slice())
-                .is_some();
-            if self.curvature != Curvature::Exact && least_squares {
+            if self.curvature != Curvature::Exact
+                && self
+                    .problem
+                    .objective_residuals::<f64>(k, local.as_slice())
+                    .is_some()
+            {
                 let (_, rows) = tape::jacobian(local.as_slice(), |v| {
                     self.problem.objective_residuals(k, v).unwrap_or_default()
                 });
                 let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
                 return Some((j.transpose() * &j, 2.0 * objective_factor));
-            }
-            if !t.flat.is_empty() && least_squares {
-                // ∇²‖r‖² = 2JᵀJ + Σⱼ 2rⱼ∇²rⱼ, from one recording of r.
-                let (r, recording) = tape::record(local.as_slice(), |v| {
-                    self.problem.objective_residuals(k, v).unwrap_or_default()
-                });
-                let rows: Vec<Vec<f64>> =
-                    r.iter().map(|&y| recording.gradient(&[(y, 1.0)])).collect();
-                let j = nalgebra::DMatrix::from_fn(r.len(), local.len(), |row, a| rows[row][a]);
-                let seeds: Vec<_> = r.iter().map(|&y| (y, 2.0 * y.value())).collect();
-                let h = recording.hessian_without(&seeds, &t.flat) + j.transpose() * &j * 2.0;
-                return Some((h, objective_factor));
             }
             let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
                 vec![self.problem.objective_term(k, v)]

@@ -403,24 +403,12 @@ impl GaitProblem {
                 variables.extend(s..s + 6);
             }
             variables.extend(layout.shape.clone());
-            // The torques are linear in the loads, the springs' rests and the dampers (each
-            // multiplies coordinates or the stiffness only); the muscle-aware residuals are not.
-            let np = layout.passive_dofs.len();
-            let passive = 3 * layout.dof;
-            let flat = if spec.morphology.is_some_and(|m| m.muscle) {
-                Vec::new()
-            } else {
-                (0..np)
-                    .flat_map(|p| [passive + 3 * p + 1, passive + 3 * p + 2])
-                    .chain(passive + 3 * np..passive + 3 * np + 6 * loads.len())
-                    .collect()
-            };
             terms.push((
                 Term::Effort {
                     feet: loads.iter().map(|l| l.0).collect(),
                     seams: [seam_before, seam_after],
                 },
-                TermSpec { variables, flat },
+                TermSpec::new(variables),
             ));
         }
         for i in 0..spec.frames {

@@ -458,9 +458,9 @@ fn tape_derivatives_equal_dual_number_derivatives_on_the_biped() {
     }
 }
 
-/// The Hessian that skips the directions declared flat (loads, springs' rests, dampers: the
-/// effort as 2JᵀJ + Σ 2rⱼ∇²rⱼ, the balance rows directly) equals the one sweeping every
-/// direction, on the biped walk at a disturbed point with λ of both signs.
+/// The Hessian that skips the directions declared flat (the loads of the balance rows) equals
+/// the one sweeping every direction, on the biped walk at a disturbed point with λ of both
+/// signs.
 #[test]
 fn skipping_flat_directions_leaves_the_hessian_unchanged() {
     use crate::spacetime::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
@@ -477,12 +477,7 @@ fn skipping_flat_directions_leaves_the_hessian_unchanged() {
             self.0.initial_point(x)
         }
         fn objective_terms(&self) -> Vec<TermSpec> {
-            let terms = self.0.objective_terms();
-            assert!(terms.iter().any(|t| !t.flat.is_empty()));
-            terms
-                .into_iter()
-                .map(|t| TermSpec::new(t.variables))
-                .collect()
+            self.0.objective_terms()
         }
         fn objective_term<D: Scalar>(&self, term: usize, x: &[D]) -> D {
             self.0.objective_term(term, x)
