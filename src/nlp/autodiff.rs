@@ -31,12 +31,6 @@ pub struct TermSpec {
     pub variables: Vec<usize>,
 }
 
-impl TermSpec {
-    pub fn new(variables: Vec<usize>) -> Self {
-        Self { variables }
-    }
-}
-
 /// One block of constraints: the variables it reads and the bounds of each of its rows (lower =
 /// upper for equalities). `linear` blocks contribute nothing to the Hessian.
 #[derive(Debug, Clone, PartialEq)]
@@ -544,7 +538,9 @@ mod tests {
         fn variable_bounds(&self, _: &mut [f64], _: &mut [f64]) {}
         fn initial_point(&self, _: &mut [f64]) {}
         fn objective_terms(&self) -> Vec<TermSpec> {
-            vec![TermSpec::new(vec![0, 1])]
+            vec![TermSpec {
+                variables: vec![0, 1],
+            }]
         }
         fn objective_term<D: Scalar>(&self, k: usize, x: &[D]) -> D {
             self.objective_residuals(k, x)

@@ -27,7 +27,9 @@ impl BlockProblem for Hs071 {
         x.copy_from_slice(&self.start);
     }
     fn objective_terms(&self) -> Vec<TermSpec> {
-        vec![TermSpec::new(vec![0, 1, 2, 3])]
+        vec![TermSpec {
+            variables: vec![0, 1, 2, 3],
+        }]
     }
     fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
         x[0].clone() * x[3].clone() * (x[0].clone() + x[1].clone() + x[2].clone()) + x[2].clone()

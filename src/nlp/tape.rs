@@ -99,10 +99,6 @@ impl TapeVar {
         Self { value, node: SINK }
     }
 
-    pub fn value(&self) -> f64 {
-        self.value
-    }
-
     /// v = φ(self) with φ' = `d`, φ'' = `dd`.
     fn unary(self, value: f64, d: f64, dd: f64) -> Self {
         if self.node == SINK {
@@ -262,35 +258,31 @@ impl Recording {
         // The sweeps' work arrays live on the thread and keep their capacity between calls (a
         // solve takes thousands of Hessians of the same blocks); stale entries are never read.
         SCRATCH.with_borrow_mut(|scratch| {
-            let Scratch {
-                dot,
-                bar_dot,
-                moving,
-                reached,
-            } = scratch;
-            if dot.len() < len {
-                dot.resize(len, [0.0; LANES]);
-                bar_dot.resize(len, [0.0; LANES]);
-                moving.resize(len, false);
-                reached.resize(len, false);
+            if scratch.dot.len() < len {
+                scratch.dot.resize(len, [0.0; LANES]);
+                scratch.bar_dot.resize(len, [0.0; LANES]);
+                scratch.moving.resize(len, false);
+                scratch.reached.resize(len, false);
             }
-            self.sweep_groups(&bar, swept, &mut h, dot, bar_dot, moving, reached);
+            self.sweep_groups(&bar, swept, &mut h, scratch);
         });
         h
     }
 
     /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group.
-    #[allow(clippy::too_many_arguments)]
     fn sweep_groups(
         &self,
         bar: &[f64],
         swept: &[usize],
         h: &mut nalgebra::DMatrix<f64>,
-        dot: &mut [[f64; LANES]],
-        bar_dot: &mut [[f64; LANES]],
-        moving: &mut [bool],
-        reached: &mut [bool],
+        scratch: &mut Scratch,
     ) {
+        let Scratch {
+            dot,
+            bar_dot,
+            moving,
+            reached,
+        } = scratch;
         let n = self.inputs;
         let len = self.nodes.len();
         let (moving, reached) = (&mut moving[..len], &mut reached[..len]);

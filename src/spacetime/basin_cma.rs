@@ -450,7 +450,9 @@ mod tests {
                 x[1] = -5.0;
             }
             fn objective_terms(&self) -> Vec<TermSpec> {
-                vec![TermSpec::new(vec![0, 1])]
+                vec![TermSpec {
+                    variables: vec![0, 1],
+                }]
             }
             fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
                 (x[0].clone() - 2.0).powi(2) + (x[1].clone() - 3.0).powi(2)

@@ -156,7 +156,9 @@ impl BlockProblem for ParticleSpec {
     fn objective_terms(&self) -> Vec<TermSpec> {
         (0..self.frames)
             .flat_map(|f| (0..DIMENSIONS).map(move |d| (f, d)))
-            .map(|(f, d)| TermSpec::new(vec![self.force(f, d)]))
+            .map(|(f, d)| TermSpec {
+                variables: vec![self.force(f, d)],
+            })
             .collect()
     }
 

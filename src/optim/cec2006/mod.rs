@@ -486,7 +486,9 @@ impl BlockProblem for Cec2006Nlp {
         x.copy_from_slice(&self.start);
     }
     fn objective_terms(&self) -> Vec<TermSpec> {
-        vec![TermSpec::new((0..self.num_variables()).collect())]
+        vec![TermSpec {
+            variables: (0..self.num_variables()).collect(),
+        }]
     }
     fn objective_term<D: Scalar>(&self, _: usize, x: &[D]) -> D {
         self.problem.objective(x)

@@ -408,7 +408,9 @@ impl GaitProblem {
                     feet: loads.iter().map(|l| l.0).collect(),
                     seams: [seam_before, seam_after],
                 },
-                TermSpec::new(variables),
+                TermSpec {
+                    variables: variables,
+                },
             ));
         }
         for i in 0..spec.frames {
@@ -431,7 +433,12 @@ impl GaitProblem {
                     yaw: b.yaw - a.yaw,
                 }
             });
-            terms.push((Term::Smooth { seam, path_step }, TermSpec::new(variables)));
+            terms.push((
+                Term::Smooth { seam, path_step },
+                TermSpec {
+                    variables: variables,
+                },
+            ));
         }
         let mass = sk.total_mass();
         let cycle = spec.cycle_motion();
