@@ -1,6 +1,6 @@
 //! The steering controller on the shipped human graph (issue P6's acceptance): a scripted run
-//! (walk north, run east; its stop is not measured yet) measured as a player would judge it, and
-//! the graph itself.
+//! (walk north, run east, stop: to the slowest walk, the graph has no stand) measured as a
+//! player would judge it, and the graph itself.
 
 use motionlab::motion_graph::MotionGraph;
 use motionlab::steering::spring::wrap_angle;
@@ -27,11 +27,11 @@ fn the_scripted_run_follows_the_commands_without_sliding_or_popping() {
     let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
     let script = StickScript::load(&root().join("tests/data/steer_north_east.ron")).unwrap();
     let start = Controller::default_start(&graph, "stand");
-    let mut controller = Controller::new(graph, start, Mode::Steer);
+    let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
     let trace = run_script(&mut controller, &script, |_, _, _| {});
     // The commands: (from, to, direction, speed). The script's third, the stop at 10 s, is
-    // not measured: the shipped graph has no standing clip in its component (the start and
-    // stop connections did not solve; the issue's notes).
+    // measured below against the slowest gait: the shipped graph has no standing clip in its
+    // component (the start and stop connections did not solve; the issue's notes).
     let segments = [(0.0, 5.0, 90f64.to_radians(), 1.4), (5.0, 10.0, 0.0, 2.6)];
     for (t0, t1, direction, speed) in segments {
         let samples: Vec<_> = trace
@@ -73,6 +73,21 @@ fn the_scripted_run_follows_the_commands_without_sliding_or_popping() {
         eprintln!(
             "segment from {t0} s: speed {speed} reached at {:.2} s",
             samples[reached].time
+        );
+    }
+    // Told to stop, it slows to the graph's slowest gait within 2 s (the route to it is longer
+    // than the one-second horizon: it goes through the 1.4 and 1.0 m/s walks).
+    let slowest = (0..graph.clips.len())
+        .filter(|&c| graph.kept(c))
+        .map(|c| graph.graph.clips[c].speed)
+        .fold(f64::INFINITY, f64::min);
+    for s in trace.samples.iter().filter(|s| s.time >= 12.0) {
+        assert!(s.command_speed == 0.0);
+        assert!(
+            s.speed <= slowest + 0.2,
+            "at {:.2} s, told to stop, it goes {:.2} m/s (slowest gait {slowest})",
+            s.time,
+            s.speed
         );
     }
     let worst = trace.foot_slides.iter().map(|s| s.1).fold(0.0, f64::max);

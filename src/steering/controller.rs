@@ -9,8 +9,10 @@
 //!   edge out of the frame — playing on, or a transition — is scored by where it leads over a
 //!   one-second horizon against where the user wants to be: the predicted root positions and
 //!   facings at ⅓, ⅔ and 1 s, the travel direction |θ_v − atan2(v)|, the speed |s_t − ‖v‖|, the
-//!   gait type 10·(1 − δ) scaled, plus the transition's own distance. A transition is taken only
-//!   when it beats playing on by a margin (no dithering).
+//!   gait type 10·(1 − δ) scaled, plus the transition's own distance, plus the time the edge's
+//!   frame needs to reach the commanded gait through the graph ([`super::route`]: what a
+//!   one-second horizon cannot see). A transition is taken only when it beats playing on by a
+//!   margin (no dithering).
 //!
 //! The character's place is one ground motion W from the current clip's coordinates to the
 //! world; every edge taken composes W with the edge's root displacement.
@@ -19,6 +21,7 @@ use super::foot_lock::FootLocks;
 use super::index::{SteeringIndex, lerp};
 use super::inertialize::Inertialization;
 use super::intent::{Gait, HORIZON, Intent, Stick};
+use super::route::RouteTable;
 use super::spring::wrap_angle;
 use crate::clip::ClipFrame;
 use crate::clip::pose::{pose_of, quat_of};
@@ -27,6 +30,9 @@ use crate::motion_graph::{FrameRef, LoadedGraph};
 use nalgebra::{UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
+
+/// The longest route (s) the cost counts: a frame that cannot reach the gait at all costs this.
+const ROUTE_CAP: f64 = 10.0;
 
 /// How the next edge is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,6 +55,8 @@ pub struct CostWeights {
     pub speed: f64,
     pub gait: f64,
     pub transition: f64,
+    /// Per second the edge's frame needs to reach the commanded gait ([`super::route`]).
+    pub route: f64,
     /// How much a transition must beat playing on by.
     pub margin: f64,
     /// Root-motion warping: the largest turn (rad/s) added to the played motion to bring the
@@ -66,6 +74,7 @@ impl Default for CostWeights {
             speed: 1.0,
             gait: 1.0,
             transition: 0.3,
+            route: 3.0,
             margin: 0.15,
             warp_rate: 45f64.to_radians(),
             warp_halflife: 0.3,
@@ -100,6 +109,7 @@ pub struct Output {
 pub struct Controller {
     pub graph: Arc<LoadedGraph>,
     index: SteeringIndex,
+    routes: RouteTable,
     pub intent: Intent,
     pub mode: Mode,
     pub weights: CostWeights,
@@ -125,6 +135,7 @@ impl Controller {
         };
         let locks = FootLocks::new(&graph.character);
         Self {
+            routes: RouteTable::new(&graph),
             index,
             intent: Intent::new(heading.yaw),
             mode,
@@ -277,6 +288,19 @@ impl Controller {
         };
         if !c.gait.matches(family) {
             cost += w.gait;
+        }
+        if w.route > 0.0 {
+            let gait = c.gait;
+            let route = self.routes.closest(c.speed, |f| {
+                if gait.matches(f) {
+                    0.0
+                } else {
+                    w.gait / w.speed.max(1e-9)
+                }
+            });
+            if let Some(r) = route {
+                cost += w.route * r.time(g).min(ROUTE_CAP);
+            }
         }
         cost
     }

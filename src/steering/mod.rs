@@ -6,6 +6,7 @@
 //! - [`intent`]: stick to the task parameters (direction, facing, speed, gait) and the desired
 //!   trajectory;
 //! - [`index`]: each graph frame's future trajectory, precomputed;
+//! - [`route`]: each frame's time to every gait of the graph (the value function's gait terms);
 //! - [`controller`]: random-walk playback and steering by task cost;
 //! - [`inertialize`]: transitions without pose pops;
 //! - [`foot_lock`]: planted feet held by two-bone IK;
@@ -18,6 +19,7 @@ pub mod index;
 pub mod inertialize;
 pub mod intent;
 pub mod physics;
+pub mod route;
 pub mod script;
 pub mod spring;
 
