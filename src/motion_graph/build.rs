@@ -101,15 +101,7 @@ pub fn build(
                 .collect()
         })
         .collect();
-    let offsets: Vec<usize> = graph_clips
-        .iter()
-        .scan(0, |acc, c| {
-            let o = *acc;
-            *acc += c.frames;
-            Some(o)
-        })
-        .collect();
-    let size: usize = graph_clips.iter().map(|c| c.frames).sum();
+    let (offsets, size) = super::frame_numbers(&graph_clips);
     let flat: Vec<(FrameRef, &WindowFeature)> = features
         .iter()
         .enumerate()

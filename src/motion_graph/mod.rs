@@ -271,10 +271,10 @@ impl LoadedGraph {
     }
 }
 
-/// Per clip and frame: whether it is in the largest strongly connected component of the frames
-/// joined by their continuations and `transitions`.
-pub fn component(clips: &[GraphClip], transitions: &[Transition]) -> Vec<Vec<bool>> {
-    let offsets: Vec<usize> = clips
+/// The frames of `clips` numbered one after another: each clip's first number, and how many
+/// frames there are in all.
+pub fn frame_numbers(clips: &[GraphClip]) -> (Vec<usize>, usize) {
+    let offsets = clips
         .iter()
         .scan(0, |acc, c| {
             let o = *acc;
@@ -282,7 +282,13 @@ pub fn component(clips: &[GraphClip], transitions: &[Transition]) -> Vec<Vec<boo
             Some(o)
         })
         .collect();
-    let size: usize = clips.iter().map(|c| c.frames).sum();
+    (offsets, clips.iter().map(|c| c.frames).sum())
+}
+
+/// Per clip and frame: whether it is in the largest strongly connected component of the frames
+/// joined by their continuations and `transitions`.
+pub fn component(clips: &[GraphClip], transitions: &[Transition]) -> Vec<Vec<bool>> {
+    let (offsets, size) = frame_numbers(clips);
     let index = |f: FrameRef| offsets[f.clip] + f.frame;
     let mut g = petgraph::graph::DiGraph::<(), ()>::with_capacity(size, size + transitions.len());
     let nodes: Vec<_> = (0..size).map(|_| g.add_node(())).collect();

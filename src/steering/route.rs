@@ -10,7 +10,7 @@
 //! (Dijkstra, petgraph) over the graph's frames, each edge costing its frame's duration, from
 //! every frame towards the gait's frames (searched on the reversed graph from all of them).
 
-use crate::motion_graph::{FrameRef, LoadedGraph};
+use crate::motion_graph::{FrameRef, LoadedGraph, frame_numbers};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// One gait of the graph and every frame's time to reach it.
@@ -44,15 +44,7 @@ impl RouteTable {
             }
         }
         // Frames as nodes, the last node a source joined to every frame of the gait.
-        let first: Vec<usize> = clips
-            .iter()
-            .scan(0, |n, c| {
-                let at = *n;
-                *n += c.frames;
-                Some(at)
-            })
-            .collect();
-        let frames: usize = clips.iter().map(|c| c.frames).sum();
+        let (first, frames) = frame_numbers(clips);
         let node = |f: FrameRef| NodeIndex::new(first[f.clip] + f.frame);
         let mut reversed = DiGraph::<(), f64>::with_capacity(frames + 1, frames * 2);
         for _ in 0..=frames {
