@@ -98,7 +98,7 @@ pub struct Decision {
 #[derive(Clone, Debug)]
 pub struct Output {
     pub pose: ClipFrame,
-    /// Per effector: down in the current frame.
+    /// Per effector: planted from the current frame to the next (down at both).
     pub contacts: Vec<bool>,
     pub frame: FrameRef,
     /// The root's heading frame in the world.
@@ -455,12 +455,13 @@ impl Controller {
             };
             let mut new_world = self.world.compose(&m);
             if self.graph.next(self.current).map(|(n, _)| n) != Some(next) {
+                // Where the old path would be now.
+                let (from, from_dt) = self.placed_next(self.current, &self.world);
                 // A transition lands the new clip where the graph aligned it (point clouds within
                 // the threshold, 25 cm here), which can put a planted foot 10–25 cm from where
                 // the old clip had it. Shift the new clip on the ground so that its feet that
                 // stay planted are where the old path's are: the feet then hold without the IK
                 // stretching, and the root's shift is inertialized with the rest.
-                let (from, _) = self.placed_next(self.current, &self.world);
                 let to = self.placed(next, &new_world);
                 if let Some(d) =
                     self.locks
@@ -473,18 +474,17 @@ impl Controller {
                     };
                     new_world = shift.compose(&new_world);
                 }
-            }
-            if blended {
-                // Where the old path would be now, against where the new one is.
-                let (from, from_dt) = self.placed_next(self.current, &self.world);
-                let (from_next, _) = match self.graph.next(self.current) {
-                    Some((n, s)) => self.placed_next(n, &self.world.compose(&s)),
-                    None => (from.clone(), from_dt),
-                };
-                let to = self.placed(next, &new_world);
-                let (to_next, to_dt) = self.placed_next(next, &new_world);
-                self.inertia
-                    .transition(&from, &from_next, from_dt, &to, &to_next, to_dt);
+                if blended {
+                    // The old path against the new one.
+                    let (from_next, _) = match self.graph.next(self.current) {
+                        Some((n, s)) => self.placed_next(n, &self.world.compose(&s)),
+                        None => (from.clone(), from_dt),
+                    };
+                    let to = self.placed(next, &new_world);
+                    let (to_next, to_dt) = self.placed_next(next, &new_world);
+                    self.inertia
+                        .transition(&from, &from_next, from_dt, &to, &to_next, to_dt);
+                }
             }
             self.world = new_world;
             self.current = next;
