@@ -28,6 +28,14 @@ pub enum GraphCommand {
         /// Frames on each side of a compared frame.
         #[arg(long, default_value_t = 2)]
         window: usize,
+        /// Ground speed (m/s) under which a frame is at rest: no blend joins a frame at rest
+        /// with a moving one (starts and stops go through connecting clips).
+        #[arg(long, default_value_t = 0.15, value_parser = crate::flags::speed)]
+        rest_speed: f64,
+        /// Align blended transitions by the best fit of the point clouds alone, not by the
+        /// frames' travel directions.
+        #[arg(long)]
+        free_alignment: bool,
     },
     /// Print a graph's clips, transitions and what was pruned, with why.
     Info { graph: PathBuf },
@@ -82,6 +90,8 @@ pub fn run(command: GraphCommand) -> Result<()> {
             character,
             threshold,
             window,
+            rest_speed,
+            free_alignment,
         } => {
             let files = clip_files(&clips)?;
             let mut loaded = Vec::with_capacity(files.len());
@@ -101,6 +111,8 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 .with_context(|| format!("the graph's character {}", character_path.display()))?;
             let settings = GraphSettings {
                 threshold,
+                rest_speed,
+                travel_aligned: !free_alignment,
                 window: WindowSettings {
                     half_width: window,
                     ..Default::default()

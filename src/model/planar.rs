@@ -117,6 +117,16 @@ impl PlanarMotion {
     }
 }
 
+/// The angle in (−π, π] equal to `a` modulo 2π.
+pub fn wrap_angle(a: f64) -> f64 {
+    let t = (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+    if t == -std::f64::consts::PI {
+        std::f64::consts::PI
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,3 +161,4 @@ mod tests {
         assert!(back.x.abs() < 1e-12 && back.z.abs() < 1e-12 && back.yaw.abs() < 1e-15);
     }
 }
+

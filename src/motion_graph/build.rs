@@ -1,10 +1,11 @@
 //! Building a motion graph (specs/001.md §1.11): every frame's window of the skin's point cloud,
 //! the distance map over all pairs of frames (in parallel), its local minima under the threshold
-//! as transitions, the exact transitions of connecting clips, and the pruning to the largest
-//! strongly connected component.
+//! as transitions (never between a frame at rest and a moving one), the exact transitions of
+//! connecting clips, and the pruning to the largest strongly connected component.
 
 use super::distance::WindowFeature;
 use super::*;
+use crate::model::planar::wrap_angle;
 use crate::model::skin::SkinPoints;
 use rayon::prelude::*;
 
@@ -85,6 +86,11 @@ pub fn build(
                 .map(|i| skin.posed(&clip.body_poses(character, i)))
                 .collect()
         })
+        .collect();
+    let motions: Vec<Vec<FrameMotion>> = clouds
+        .iter()
+        .zip(&graph_clips)
+        .map(|(c, g)| frame_motions(c, g, settings.rest_speed))
         .collect();
     let k = settings.window.half_width as i64;
     let features: Vec<Vec<WindowFeature>> = clips
@@ -175,8 +181,17 @@ pub fn build(
                             }
                         })
                     });
-                    if !minimum {
+                    let (ma, mb) = (&motions[a][i as usize], &motions[b][j as usize]);
+                    if !minimum || ma.at_rest != mb.at_rest {
                         continue;
+                    }
+                    let (fa, fb) = (&features[a][i as usize], &features[b][j as usize]);
+                    let (mut distance, mut align) = (v as f64, fa.distance(fb).1);
+                    if settings.travel_aligned && !ma.at_rest {
+                        (distance, align) = fa.distance_at(fb, align.yaw + ma.turn_to(mb, &align));
+                        if distance > settings.threshold {
+                            continue;
+                        }
                     }
                     candidates += 1;
                     let from = FrameRef {
@@ -187,7 +202,6 @@ pub fn build(
                         clip: b,
                         frame: j as usize,
                     };
-                    let (_, align) = features[a][i as usize].distance(&features[b][j as usize]);
                     let Some((to, step)) = continuation(&graph_clips, similar) else {
                         continue;
                     };
@@ -198,7 +212,7 @@ pub fn build(
                         from,
                         to,
                         motion: align.compose(&step),
-                        cost: v as f64,
+                        cost: distance,
                         exact: false,
                     });
                 }
@@ -321,4 +335,66 @@ pub fn build(
         },
     };
     Ok((graph, map))
+}
+
+/// How a frame moves on the ground: whether it is at rest, and its travel chord.
+struct FrameMotion {
+    at_rest: bool,
+    /// The centroid of the skin's points half a cycle before and after the frame (an open
+    /// clip's: clamped to its frames): on a circular arc the chord is parallel to the tangent,
+    /// so its direction is the frame's travel direction with a stride's sway averaged out.
+    chord: ([f64; 3], [f64; 3]),
+}
+
+impl FrameMotion {
+    /// The turn (rad) of the travel direction when `other`'s frames are moved by `align` onto
+    /// this one's (a [`PlanarMotion`] turn by θ lowers a direction's angle atan2(z, x) by θ, so
+    /// the yaw `align.yaw + turn` puts the two directions on one another).
+    fn turn_to(&self, other: &FrameMotion, align: &PlanarMotion) -> f64 {
+        let (p, q) = (
+            align.apply_vec3(other.chord.0),
+            align.apply_vec3(other.chord.1),
+        );
+        let here = (self.chord.1[2] - self.chord.0[2]).atan2(self.chord.1[0] - self.chord.0[0]);
+        let there = (q[2] - p[2]).atan2(q[0] - p[0]);
+        wrap_angle(there - here)
+    }
+}
+
+/// The [`FrameMotion`] of every frame of a clip, from its frames' point clouds. A frame is at
+/// rest when its centroid's ground speed (central differences, one-sided at an open clip's
+/// ends) is under `rest_speed`.
+fn frame_motions(clouds: &[Vec<[f64; 3]>], g: &GraphClip, rest_speed: f64) -> Vec<FrameMotion> {
+    let n = clouds.len() as i64;
+    let cyclic = g.cycle.is_some();
+    let centroid = |k: i64| {
+        let points = cloud_at(clouds, g.cycle, k);
+        let m = points.len().max(1) as f64;
+        points.iter().fold([0.0; 3], |s, p| {
+            [s[0] + p[0] / m, s[1] + p[1] / m, s[2] + p[2] / m]
+        })
+    };
+    let around = |i: i64, h: i64| {
+        if cyclic {
+            (i - h, i + h)
+        } else {
+            ((i - h).max(0), (i + h).min(n - 1))
+        }
+    };
+    (0..n)
+        .map(|i| {
+            let (lo, hi) = around(i, 1);
+            let (a, b) = (centroid(lo), centroid(hi));
+            let speed = if hi > lo {
+                (b[0] - a[0]).hypot(b[2] - a[2]) * g.rate / (hi - lo) as f64
+            } else {
+                0.0
+            };
+            let (lo, hi) = around(i, (n / 2).max(1));
+            FrameMotion {
+                at_rest: speed < rest_speed,
+                chord: (centroid(lo), centroid(hi)),
+            }
+        })
+        .collect()
 }

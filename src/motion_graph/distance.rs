@@ -108,6 +108,20 @@ impl WindowFeature {
         )
     }
 
+    /// The distance to `other` turned by yaw θ (and moved by the best ground translation for
+    /// it), and that motion.
+    pub fn distance_at(&self, other: &WindowFeature, theta: f64) -> (f64, PlanarMotion) {
+        let (a, b, c) = cross_sums(self, other);
+        let value = (self.squares + other.squares
+            - 2.0 * (a * theta.cos() + b * theta.sin())
+            - 2.0 * c)
+            .max(0.0);
+        (
+            (value / self.count as f64).sqrt(),
+            self.motion_for(other, theta),
+        )
+    }
+
     /// The distance alone (what the distance map needs).
     pub fn distance_only(&self, other: &WindowFeature) -> f32 {
         let (a, b, c) = cross_sums(self, other);

@@ -49,6 +49,30 @@ pub struct GraphSettings {
     pub threshold: f64,
     /// Transitions within one clip must skip at least this long (s).
     pub min_skip: f64,
+    /// A frame whose body (the centroid of the skin's points) moves slower than this on the
+    /// ground is at rest (m/s). A blended transition joins two frames at rest or two moving
+    /// ones, never one of each: starting and stopping take a solved connecting clip (specs/004.md
+    /// §1.9, App. C), not a blend that skips the acceleration (a 1 m/s walk blended into
+    /// standing in 0.12 s, which the position-weighted distance alone let through).
+    #[serde(default = "default_rest_speed")]
+    pub rest_speed: f64,
+    /// Align a blended transition's moving frames by their travel directions (the yaw that
+    /// puts one's way of travel on the other's, with the best ground translation for it)
+    /// rather than by the yaw that best fits the point clouds, and measure the distance there.
+    /// The free alignment trades the body's facing against its legs': between separately
+    /// solved gaits whose hips rotate their legs differently it turned the way of travel by up
+    /// to 41° (of 560 transitions of the human's graph, 168 by more than 20°), which the
+    /// controller then had to steer back or could not use.
+    #[serde(default = "default_travel_aligned")]
+    pub travel_aligned: bool,
+}
+
+fn default_travel_aligned() -> bool {
+    true
+}
+
+fn default_rest_speed() -> f64 {
+    0.15
 }
 
 impl Default for GraphSettings {
@@ -57,6 +81,8 @@ impl Default for GraphSettings {
             window: WindowSettings::default(),
             threshold: 0.05,
             min_skip: 0.3,
+            rest_speed: default_rest_speed(),
+            travel_aligned: default_travel_aligned(),
         }
     }
 }

@@ -13,6 +13,20 @@ fn human() -> Character {
 /// A clip of the human in its reference pose swinging its knees (so frames differ) while it
 /// glides along +x at `speed`; cyclic when `cyclic`.
 fn glide(c: &Character, frames: usize, speed: f64, cyclic: bool, phase: f64, elbows: f64) -> Clip {
+    glide_along(c, frames, speed, cyclic, phase, elbows, 0.0)
+}
+
+/// [`glide`] with the way of travel turned `sideways` (rad, towards +z) off the body's +x.
+fn glide_along(
+    c: &Character,
+    frames: usize,
+    speed: f64,
+    cyclic: bool,
+    phase: f64,
+    elbows: f64,
+    sideways: f64,
+) -> Clip {
+    let (vx, vz) = (speed * sideways.cos(), speed * sideways.sin());
     let root = c.body_index(&c.root.body).unwrap();
     let b = &c.bodies[root];
     let q = b.orientation();
@@ -35,9 +49,9 @@ fn glide(c: &Character, frames: usize, speed: f64, cyclic: bool, phase: f64, elb
                 .collect();
             ClipFrame {
                 root: [
-                    b.position[0] + speed * i as f64 / rate,
+                    b.position[0] + vx * i as f64 / rate,
                     b.position[1],
-                    b.position[2],
+                    b.position[2] + vz * i as f64 / rate,
                     q[0],
                     q[1],
                     q[2],
@@ -60,7 +74,7 @@ fn glide(c: &Character, frames: usize, speed: f64, cyclic: bool, phase: f64, elb
         torques: None,
         ground_forces: None,
         cycle: cyclic.then_some(Cycle {
-            translation: [speed * frames as f64 / rate, 0.0, 0.0],
+            translation: [vx * frames as f64 / rate, 0.0, vz * frames as f64 / rate],
             yaw: 0.0,
         }),
         joins: None,
@@ -191,4 +205,101 @@ fn playback_never_enters_a_dead_end() {
         );
     }
     assert!(walk.transitions_taken > 10);
+}
+
+/// A blend never joins a frame at rest with a moving one (the same knee swing standing and
+/// gliding at 1 m/s are near in the point-cloud distance, which weighs velocities by 0.1):
+/// starting and stopping need a connecting clip. With the rule off the blends are there.
+#[test]
+fn no_blend_joins_a_frame_at_rest_with_a_moving_one() {
+    let c = human();
+    let clips = vec![
+        (
+            "moving".to_string(),
+            PathBuf::from("moving.ron"),
+            glide(&c, 30, 1.0, true, 0.0, 0.0),
+        ),
+        (
+            "still".to_string(),
+            PathBuf::from("still.ron"),
+            glide(&c, 30, 0.0, true, std::f64::consts::PI, 0.0),
+        ),
+    ];
+    let path = Path::new("characters/human3d.ron");
+    let across = |g: &MotionGraph| {
+        g.transitions
+            .iter()
+            .filter(|t| !t.exact && t.from.clip != t.to.clip)
+            .count()
+    };
+    let settings = GraphSettings {
+        threshold: 0.15,
+        ..Default::default()
+    };
+    let (g, _) = build(&c, path, &clips, &settings).unwrap();
+    assert_eq!(across(&g), 0, "{:?}", g.transitions);
+    let (g, _) = build(
+        &c,
+        path,
+        &clips,
+        &GraphSettings {
+            rest_speed: 0.0,
+            ..settings
+        },
+    )
+    .unwrap();
+    assert!(across(&g) >= 2, "{:?}", g.transitions);
+}
+
+/// A transition between moving frames keeps the way of travel: between a glide along the
+/// body's +x and one travelling 20° off its body, the travel-aligned transition turns the
+/// second clip by those 20° (its way of travel onto the first's); the free alignment mostly
+/// keeps the bodies together and turns the way of travel.
+#[test]
+fn a_transition_keeps_the_way_of_travel() {
+    let c = human();
+    let sideways = 20f64.to_radians();
+    let clips = vec![
+        (
+            "ahead".to_string(),
+            PathBuf::from("ahead.ron"),
+            glide(&c, 30, 1.0, true, 0.0, 0.0),
+        ),
+        (
+            "crab".to_string(),
+            PathBuf::from("crab.ron"),
+            glide_along(&c, 30, 1.0, true, std::f64::consts::PI, 0.0, sideways),
+        ),
+    ];
+    let path = Path::new("characters/human3d.ron");
+    let yaws = |travel_aligned: bool| {
+        let settings = GraphSettings {
+            threshold: 0.5,
+            travel_aligned,
+            ..Default::default()
+        };
+        let (g, _) = build(&c, path, &clips, &settings).unwrap();
+        let yaws: Vec<f64> = g
+            .transitions
+            .iter()
+            .filter(|t| t.from.clip == 0 && t.to.clip == 1)
+            .map(|t| t.motion.yaw)
+            .collect();
+        assert!(!yaws.is_empty(), "no transition ahead → crab");
+        yaws
+    };
+    // A PlanarMotion turn by θ lowers a direction's angle atan2(z, x) by θ: the crab's travel
+    // at +20° comes onto +x with θ = 20°.
+    for yaw in yaws(true) {
+        assert!((yaw - sideways).abs() < 0.5f64.to_radians(), "{}", yaw.to_degrees());
+    }
+    // Free, the bodies' points outweigh the velocities (weighted 0.1): the way of travel turns
+    // by more than half the 20° (by 14.8° here).
+    for yaw in yaws(false) {
+        assert!(
+            (sideways - yaw) > 10f64.to_radians(),
+            "{}",
+            yaw.to_degrees()
+        );
+    }
 }

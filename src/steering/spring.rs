@@ -39,15 +39,7 @@ pub fn follow_velocity(x: &mut f64, v: &mut f64, a: &mut f64, v_goal: f64, halfl
     *a = e * (*a - j1 * y * dt);
 }
 
-/// The angle in (−π, π] equal to `a` modulo 2π.
-pub fn wrap_angle(a: f64) -> f64 {
-    let t = (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
-    if t == -std::f64::consts::PI {
-        std::f64::consts::PI
-    } else {
-        t
-    }
-}
+pub use crate::model::planar::wrap_angle;
 
 #[cfg(test)]
 mod tests {
