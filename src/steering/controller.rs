@@ -59,6 +59,11 @@ pub struct CostWeights {
     pub route: f64,
     /// How much a transition must beat playing on by.
     pub margin: f64,
+    /// Seconds after a blended transition before the next blended one while a foot planted at
+    /// the first is still down: two blends within a stance (start → 1.0 m/s walk → 1.4 m/s walk
+    /// in 0.13 s) asked the planted foot's leg for more than it reaches, and the foot slid
+    /// 5 cm. A foot that lifted in between (a run's flight) frees the next blend at once.
+    pub cooldown: f64,
     /// Root-motion warping: the largest turn (rad/s) added to the played motion to bring the
     /// facing onto the desired one (0: none), and the half-life of that correction (s).
     pub warp_rate: f64,
@@ -76,7 +81,8 @@ impl Default for CostWeights {
             transition: 0.3,
             route: 3.0,
             margin: 0.15,
-            warp_rate: 45f64.to_radians(),
+            cooldown: 0.25,
+            warp_rate: 60f64.to_radians(),
             warp_halflife: 0.3,
         }
     }
@@ -115,6 +121,9 @@ pub struct Controller {
     pub weights: CostWeights,
     current: FrameRef,
     time_in_frame: f64,
+    /// Seconds since the last blended transition, and which feet planted then have stayed down.
+    since_blend: f64,
+    held_since_blend: Vec<bool>,
     /// The current clip's coordinates → the world.
     world: PlanarMotion,
     inertia: Inertialization,
@@ -142,6 +151,8 @@ impl Controller {
             weights: CostWeights::default(),
             current: start,
             time_in_frame: 0.0,
+            since_blend: f64::INFINITY,
+            held_since_blend: Vec::new(),
             world: PlanarMotion {
                 x: -heading.x,
                 z: -heading.z,
@@ -310,10 +321,13 @@ impl Controller {
         let f = self.current;
         // Never into a frame outside the graph's strongly connected component (a dead end).
         let go_on = self.graph.next(f).filter(|(n, _)| self.graph.inside(*n));
+        let cooling = matches!(self.mode, Mode::Steer)
+            && self.since_blend < self.weights.cooldown
+            && self.held_since_blend.iter().any(|&h| h);
         let branches: Vec<(usize, FrameRef, PlanarMotion, f64, bool)> = self
             .graph
             .branches(f)
-            .filter(|(_, t)| self.graph.inside(t.to))
+            .filter(|(_, t)| self.graph.inside(t.to) && (t.exact || !cooling))
             .map(|(k, t)| (k, t.to, t.motion, t.cost, t.exact))
             .collect();
         if branches.is_empty() {
@@ -442,6 +456,7 @@ impl Controller {
         self.intent.update(stick, dt);
         self.inertia.update(dt);
         self.time_in_frame += dt;
+        self.since_blend += dt;
         // Decisions at every frame boundary passed (several at low render rates).
         let mut guard = 0;
         while self.time_in_frame >= self.graph.frame_time(self.current) && guard < 100 {
@@ -475,6 +490,8 @@ impl Controller {
                     new_world = shift.compose(&new_world);
                 }
                 if blended {
+                    self.since_blend = 0.0;
+                    self.held_since_blend = self.planted(next);
                     // The old path against the new one.
                     let (from_next, _) = match self.graph.next(self.current) {
                         Some((n, s)) => self.placed_next(n, &self.world.compose(&s)),
@@ -488,6 +505,10 @@ impl Controller {
             }
             self.world = new_world;
             self.current = next;
+            let down = self.planted(next);
+            for (h, d) in self.held_since_blend.iter_mut().zip(down) {
+                *h = *h && d;
+            }
         }
         self.warp(dt);
         let f = self.current;
