@@ -59,8 +59,9 @@ pub enum Specifier {
     /// orientation) instead of the thesis's 25, 0.1, 25, 100.
     Weights(f64, f64, f64, f64),
     /// A preferred posture: this weight on Σ (q − q_rest)² per frame over the joint
-    /// coordinates of the limbs named (by parts of their names; none: every limb)
-    /// (specs/001.md §1.2 "preferred joint angles").
+    /// coordinates of the limbs named (by parts of their names; none: every limb), or of the
+    /// coordinates named by entries with a dot (`thigh.ry`) (specs/001.md §1.2 "preferred
+    /// joint angles").
     Posture(f64, #[serde(default)] Vec<String>),
     /// A gait-family tag carried by the clip (`walk`, `run`, `stand`, …).
     Family(String),

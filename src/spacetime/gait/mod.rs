@@ -251,7 +251,8 @@ pub struct GaitSpec {
     /// crouch (specs/001.md §1.7, Eq. 3.14).
     pub max_head_height: Option<f64>,
     /// The limbs whose joints the posture term ([`GaitWeights::posture`]) holds, by parts of
-    /// their names (`arm`, `hand`); empty: every limb.
+    /// their names (`arm`, `hand`), or single coordinates by parts of theirs when the entry
+    /// has a dot (`thigh.ry`: both hips' rotation about the thigh); empty: every limb.
     pub posture_limbs: Vec<String>,
     /// A foot in contact is flat: its limb's up axis is vertical (for feet with soles; the
     /// thesis's feet are points, free to pitch and roll on the ground).
@@ -418,23 +419,35 @@ impl GaitSpec {
     }
 
     /// The coordinates the posture term holds: every non-root rotational coordinate of the
-    /// limbs named by [`Self::posture_limbs`] (all when it is empty).
+    /// limbs named by [`Self::posture_limbs`] (all when it is empty), and the coordinates its
+    /// dotted entries name.
     pub fn posture_coordinates(&self) -> Vec<usize> {
         let rotational = self.skeleton.rotational_dofs();
-        self.skeleton
+        let names = self.skeleton.dof_names();
+        let (coordinates, limbs): (Vec<&String>, Vec<&String>) =
+            self.posture_limbs.iter().partition(|p| p.contains('.'));
+        let mut held: Vec<usize> = self
+            .skeleton
             .limbs
             .iter()
             .filter(|l| l.parent.is_some())
             .filter(|l| {
-                self.posture_limbs.is_empty()
-                    || self
-                        .posture_limbs
-                        .iter()
-                        .any(|p| l.name.contains(p.as_str()))
+                self.posture_limbs.is_empty() || limbs.iter().any(|p| l.name.contains(p.as_str()))
             })
             .flat_map(|l| l.dofs.clone())
             .filter(|&d| rotational[d])
-            .collect()
+            .collect();
+        for l in self.skeleton.limbs.iter().filter(|l| l.parent.is_some()) {
+            for d in l.dofs.clone() {
+                if rotational[d]
+                    && !held.contains(&d)
+                    && coordinates.iter().any(|p| names[d].contains(p.as_str()))
+                {
+                    held.push(d);
+                }
+            }
+        }
+        held
     }
 
     /// The transform T of a transformed cycle (frame N = T(frame 0)); the identity otherwise.

@@ -648,3 +648,34 @@ fn simple_biped_walk_is_physically_valid() {
 
 #[path = "closure_tests.rs"]
 mod closure_tests;
+
+/// The posture term holds whole limbs by parts of their names, and single coordinates by
+/// dotted entries: `thigh.ry` holds both hips' rotation about the thigh and neither hip's
+/// flexion nor abduction, and never a root coordinate.
+#[test]
+fn posture_entries_name_limbs_or_single_coordinates() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d_walker.ron");
+    let sk = crate::spacetime::skeleton::Skeleton::load(&path).unwrap();
+    let mut spec = GaitSpec::new(
+        sk,
+        1.0,
+        1.0,
+        &[timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)],
+    )
+    .unwrap();
+    spec.posture_limbs = vec!["arm".into(), "thigh.ry".into()];
+    let names = spec.skeleton.dof_names();
+    let held: Vec<&str> = spec
+        .posture_coordinates()
+        .into_iter()
+        .map(|d| names[d].as_str())
+        .collect();
+    for want in ["l_thigh.ry", "r_thigh.ry", "l_upper_arm.angle0", "r_forearm.angle"] {
+        assert!(held.contains(&want), "{want} not in {held:?}");
+    }
+    for not in ["l_thigh.rx", "r_thigh.rz", "l_shin.angle", "pelvis.yaw", "torso.angle0"] {
+        assert!(!held.contains(&not), "{not} in {held:?}");
+    }
+    spec.posture_limbs.clear();
+    assert!(spec.posture_coordinates().len() > held.len());
+}
