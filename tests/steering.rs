@@ -61,7 +61,10 @@ fn the_scripted_run_follows_the_commands_without_sliding_or_popping() {
                     s.time
                 );
             }
-            eprintln!("segment from {t0} s: heading within {worst:.1}° from {} s", t0 + 1.5);
+            eprintln!(
+                "segment from {t0} s: heading within {worst:.1}° from {} s",
+                t0 + 1.5
+            );
         }
         // Within 0.2 m/s of the commanded speed once reached (within 0.1 m/s: passing through
         // 1.2 m/s while still speeding up to 1.4 has not reached it), for the rest of the
@@ -131,7 +134,11 @@ fn the_shipped_graph_is_strongly_connected_and_walks_forever() {
     // (no blend joins a frame at rest with a moving one), the walks and the run.
     assert!(g.pruned.is_empty(), "{:?}", g.pruned);
     let stand = g.clips.iter().position(|c| c.family == "stand").unwrap();
-    for t in g.transitions.iter().filter(|t| t.from.clip == stand || t.to.clip == stand) {
+    for t in g
+        .transitions
+        .iter()
+        .filter(|t| t.from.clip == stand || t.to.clip == stand)
+    {
         assert!(t.exact, "a blend joins standing: {t:?}");
     }
     for family in ["stand", "start", "stop", "walk", "run"] {

@@ -161,4 +161,3 @@ mod tests {
         assert!(back.x.abs() < 1e-12 && back.z.abs() < 1e-12 && back.yaw.abs() < 1e-15);
     }
 }
-

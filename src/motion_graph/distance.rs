@@ -112,10 +112,9 @@ impl WindowFeature {
     /// it), and that motion.
     pub fn distance_at(&self, other: &WindowFeature, theta: f64) -> (f64, PlanarMotion) {
         let (a, b, c) = cross_sums(self, other);
-        let value = (self.squares + other.squares
-            - 2.0 * (a * theta.cos() + b * theta.sin())
-            - 2.0 * c)
-            .max(0.0);
+        let value =
+            (self.squares + other.squares - 2.0 * (a * theta.cos() + b * theta.sin()) - 2.0 * c)
+                .max(0.0);
         (
             (value / self.count as f64).sqrt(),
             self.motion_for(other, theta),

@@ -291,7 +291,11 @@ fn a_transition_keeps_the_way_of_travel() {
     // A PlanarMotion turn by θ lowers a direction's angle atan2(z, x) by θ: the crab's travel
     // at +20° comes onto +x with θ = 20°.
     for yaw in yaws(true) {
-        assert!((yaw - sideways).abs() < 0.5f64.to_radians(), "{}", yaw.to_degrees());
+        assert!(
+            (yaw - sideways).abs() < 0.5f64.to_radians(),
+            "{}",
+            yaw.to_degrees()
+        );
     }
     // Free, the bodies' points outweigh the velocities (weighted 0.1): the way of travel turns
     // by more than half the 20° (by 14.8° here).

@@ -654,7 +654,8 @@ mod closure_tests;
 /// flexion nor abduction, and never a root coordinate.
 #[test]
 fn posture_entries_name_limbs_or_single_coordinates() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d_walker.ron");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d_walker.ron");
     let sk = crate::spacetime::skeleton::Skeleton::load(&path).unwrap();
     let mut spec = GaitSpec::new(
         sk,
@@ -670,10 +671,21 @@ fn posture_entries_name_limbs_or_single_coordinates() {
         .into_iter()
         .map(|d| names[d].as_str())
         .collect();
-    for want in ["l_thigh.ry", "r_thigh.ry", "l_upper_arm.angle0", "r_forearm.angle"] {
+    for want in [
+        "l_thigh.ry",
+        "r_thigh.ry",
+        "l_upper_arm.angle0",
+        "r_forearm.angle",
+    ] {
         assert!(held.contains(&want), "{want} not in {held:?}");
     }
-    for not in ["l_thigh.rx", "r_thigh.rz", "l_shin.angle", "pelvis.yaw", "torso.angle0"] {
+    for not in [
+        "l_thigh.rx",
+        "r_thigh.rz",
+        "l_shin.angle",
+        "pelvis.yaw",
+        "torso.angle0",
+    ] {
         assert!(!held.contains(&not), "{not} in {held:?}");
     }
     spec.posture_limbs.clear();
