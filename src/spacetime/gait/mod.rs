@@ -175,6 +175,10 @@ pub enum GaitError {
     UnknownLimb(String, String),
     #[error("not a usable clip of `{0}`: {1}")]
     InvalidClip(String, String),
+    #[error(
+        "posture entry `{0}` names no limb (by part of its name) or joint coordinate (an entry with a dot) of `{1}` (limbs: {2})"
+    )]
+    UnknownPosture(String, String, String),
     #[error(transparent)]
     Nlp(#[from] NlpError),
 }
@@ -416,6 +420,37 @@ impl GaitSpec {
     pub fn with_ceiling(mut self, height: Option<f64>) -> Self {
         self.max_head_height = height;
         self
+    }
+
+    /// The spec with its posture term holding `entries` ([`Self::posture_limbs`]); an entry
+    /// that names nothing is an error, not a term that silently holds nothing.
+    pub fn with_posture(mut self, entries: &[String]) -> Result<Self, GaitError> {
+        let names = self.skeleton.dof_names();
+        for e in entries {
+            let found = if e.contains('.') {
+                names.iter().any(|n| n.contains(e.as_str()))
+            } else {
+                self.skeleton
+                    .limbs
+                    .iter()
+                    .any(|l| l.parent.is_some() && l.name.contains(e.as_str()))
+            };
+            if !found {
+                let limbs: Vec<&str> = self
+                    .skeleton
+                    .limbs
+                    .iter()
+                    .map(|l| l.name.as_str())
+                    .collect();
+                return Err(GaitError::UnknownPosture(
+                    e.clone(),
+                    self.skeleton.name.clone(),
+                    limbs.join(", "),
+                ));
+            }
+        }
+        self.posture_limbs = entries.to_vec();
+        Ok(self)
     }
 
     /// The coordinates the posture term holds: every non-root rotational coordinate of the

@@ -690,4 +690,16 @@ fn posture_entries_name_limbs_or_single_coordinates() {
     }
     spec.posture_limbs.clear();
     assert!(spec.posture_coordinates().len() > held.len());
+    // An entry naming nothing is an error that says what there is.
+    let e = spec
+        .clone()
+        .with_posture(&["tail".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`tail`") && e.contains("l_thigh"), "{e}");
+    assert!(spec.clone().with_posture(&["thigh.rw".into()]).is_err());
+    assert!(
+        spec.with_posture(&["thigh.ry".into(), "arm".into()])
+            .is_ok()
+    );
 }

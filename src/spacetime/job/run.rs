@@ -92,7 +92,7 @@ pub fn run_gait(
         if let Some(weights) = request.weights {
             spec.weights = weights;
         }
-        spec.posture_limbs = request.posture_limbs.clone();
+        spec = spec.with_posture(&request.posture_limbs)?;
         spec.flat_feet = request.flat_feet;
         return solve_and_report(request, spec, None, on_event);
     }
@@ -133,7 +133,7 @@ pub fn run_gait(
     if let Some(weights) = request.weights {
         spec.weights = weights;
     }
-    spec.posture_limbs = request.posture_limbs.clone();
+    spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
     if let Some((from, clip)) = &start {
         spec = spec
