@@ -143,11 +143,9 @@ impl Simulation {
         }
     }
 
-    /// Explicit PD: each degree of freedom's torque τ = clamp(kp(θ* − θ) − kd θ̇, ±τ_max), and
-    /// each joint's torques as one world torque T on the child (and −T on the parent) whose
-    /// generalized force on each of its coordinates k is τ_k: c_kᵀ·T = τ_k, with c_k the
-    /// coordinates' axes. Those of hinges and universal joints are orthonormal (T = Σ τ_k·c_k);
-    /// a ball joint's last axis leans on its first by the second angle.
+    /// Explicit PD: each degree of freedom's torque τ = clamp(kp(θ* − θ) − kd θ̇ + τ_ff, ±τ_max),
+    /// τ_ff the feedforward ([`Simulation::set_feedforward`]), applied by
+    /// [`Self::apply_joint_torques`].
     pub(super) fn apply_explicit_torques(&mut self) {
         let (q, qd) = self.dof_state();
         let gs = self.settings.gain_scale;
@@ -155,14 +153,42 @@ impl Simulation {
         for (i, d) in self.dofs.iter().enumerate() {
             let lim = d.torque_limit * ss;
             let (mp, md) = self.gain_multipliers[i];
-            let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i])
+            let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]
+                + self.feedforward[i])
                 .clamp(-lim, lim);
             self.torques[i] = tau;
         }
+        let taus = std::mem::take(&mut self.torques);
+        self.apply_joint_torques(&taus);
+        self.torques = taus;
+    }
+
+    /// Implicit PD leaves the PD torque to the joint motors; the feedforward, clamped to the
+    /// torque limit, is applied on top by [`Self::apply_joint_torques`].
+    pub(super) fn apply_feedforward_torques(&mut self) {
+        if self.feedforward.iter().all(|t| *t == 0.0) {
+            return;
+        }
+        let ss = self.settings.strength_scale;
+        let taus: Vec<f32> = self
+            .dofs
+            .iter()
+            .zip(&self.feedforward)
+            .map(|(d, t)| t.clamp(-d.torque_limit * ss, d.torque_limit * ss))
+            .collect();
+        self.apply_joint_torques(&taus);
+    }
+
+    /// Each joint's torques τ (one per degree of freedom) as one world torque T on the child
+    /// (and −T on the parent) whose generalized force on each of its coordinates k is τ_k:
+    /// c_kᵀ·T = τ_k, with c_k the coordinates' axes. Those of hinges and universal joints are
+    /// orthonormal (T = Σ τ_k·c_k); a ball joint's last axis leans on its first by the second
+    /// angle.
+    fn apply_joint_torques(&mut self, taus: &[f32]) {
         let mut first = 0;
         for joint in self.dofs.chunk_by(|a, b| a.joint == b.joint) {
             let axes: Vec<Vector> = joint.iter().map(|d| self.world_axis(d)).collect();
-            let taus = &self.torques[first..first + joint.len()];
+            let taus = &taus[first..first + joint.len()];
             first += joint.len();
             let c = (axes.len() == 3)
                 .then(|| rapier3d::glamx::Mat3::from_cols(axes[0], axes[1], axes[2]))

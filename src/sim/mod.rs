@@ -187,6 +187,7 @@ pub struct Snapshot {
     steps: u64,
     targets: Vec<f32>,
     torques: Vec<f32>,
+    feedforward: Vec<f32>,
     pushes: Vec<(usize, Vector, u32)>,
     failure: Option<Failure>,
     gain_multipliers: Vec<(f32, f32)>,
@@ -224,6 +225,8 @@ pub struct Simulation {
     dofs: Vec<Dof>,
     targets: Vec<f32>,
     torques: Vec<f32>,
+    /// Feedforward torque per degree of freedom (N·m), added to the PD torque.
+    feedforward: Vec<f32>,
     /// Pending pushes: body, force, remaining steps.
     pushes: Vec<(usize, Vector, u32)>,
     time: f64,
@@ -307,6 +310,19 @@ impl Simulation {
     pub fn set_targets(&mut self, targets: &[f32]) {
         let n = self.targets.len().min(targets.len());
         self.targets[..n].copy_from_slice(&targets[..n]);
+    }
+
+    /// Feedforward torques (N·m), one per degree of freedom, added to the PD torques from the
+    /// next step on (a motion's inverse-dynamics torques, so the PD loop only corrects errors);
+    /// missing entries are 0. Each total is clamped to the degree of freedom's torque limit.
+    pub fn set_feedforward(&mut self, torques: &[f32]) {
+        for (i, t) in self.feedforward.iter_mut().enumerate() {
+            *t = torques
+                .get(i)
+                .copied()
+                .filter(|t| t.is_finite())
+                .unwrap_or(0.0);
+        }
     }
 
     /// Changes gain and strength scales while running (the GUI's gain multiplier).
@@ -427,13 +443,16 @@ impl Simulation {
         let explicit = self.settings.pd == PdMode::Explicit;
         for h in self.bodies.iter() {
             if let Some(rb) = self.state.bodies.get_mut(*h) {
+                // rapier keeps a torque once added: `reset_forces` clears forces only.
                 rb.reset_forces(false);
+                rb.reset_torques(false);
             }
         }
         if explicit {
             self.apply_explicit_torques();
         } else {
             self.apply_motor_settings();
+            self.apply_feedforward_torques();
         }
         for (body, force, remaining) in self.pushes.iter_mut() {
             let h = self.bodies[*body];
@@ -653,6 +672,7 @@ impl Simulation {
             steps: self.steps,
             targets: self.targets.clone(),
             torques: self.torques.clone(),
+            feedforward: self.feedforward.clone(),
             pushes: self.pushes.clone(),
             failure: self.failure.clone(),
             gain_multipliers: self.gain_multipliers.clone(),
@@ -667,6 +687,7 @@ impl Simulation {
         self.steps = s.steps;
         self.targets = s.targets.clone();
         self.torques = s.torques.clone();
+        self.feedforward = s.feedforward.clone();
         self.pushes = s.pushes.clone();
         self.failure = s.failure.clone();
         self.gain_multipliers = s.gain_multipliers.clone();

@@ -282,6 +282,7 @@ impl Simulation {
             dofs,
             targets: vec![0.0; n],
             torques: vec![0.0; n],
+            feedforward: vec![0.0; n],
             pushes: Vec::new(),
             time: 0.0,
             steps: 0,
