@@ -18,6 +18,8 @@
 //!   and connection's outcome. All written atomically.
 //! - **Resume.** A point whose valid gait clip is in `OUT/gait` is not solved again; a point
 //!   the manifest records as failed is retried only when asked.
+//!   A library clip written before clips carried joint torques gets its gait's
+//!   ([`crate::clip::from_gait`]).
 //! - **Failure.** A solve that ends unconverged or with a violation over 1e-6 is recorded as
 //!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
 //!   ("infeasible specifications fail in the solver and are simply never solved", §1.7).
@@ -163,6 +165,21 @@ fn library_clip(gait: &GaitClip, character_path: &Path, family: Option<&str>) ->
     clip.tags.source = "space".into();
     clip.tags.family = family.map(str::to_string);
     Ok(clip)
+}
+
+/// Gives the library clip at `path`, when it was written before clips carried joint torques,
+/// the torques of its gait.
+fn add_torques(path: &Path, gait: &GaitClip, character: &Path) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let mut clip = Clip::load(path)?;
+    if clip.torques.is_some() {
+        return Ok(());
+    }
+    clip.torques = library_clip(gait, character, None)?.torques;
+    clip.save(path)
+        .with_context(|| format!("adding joint torques to {}", path.display()))
 }
 
 /// Waits for a job of `pool` to end, reporting iterations meanwhile.
@@ -386,6 +403,20 @@ pub fn generate(
                 mirror_of: None,
             };
             files.finish(&job, Ok(gait), &mut manifest, &mut |_| {})?;
+        }
+    }
+    // Library clips written before clips carried their joint torques get them.
+    let connection_clips = space.connections.iter().filter_map(|c| {
+        let from = points.iter().find(|p| p.name(&space) == c.from)?;
+        Some((file_stem(&c.name), from.character.clone()))
+    });
+    for (stem, character) in points
+        .iter()
+        .map(|p| (p.stem(&space), p.character.clone()))
+        .chain(connection_clips)
+    {
+        if let Some(gait) = solved(&stem) {
+            add_torques(&files.clips.join(format!("{stem}.ron")), &gait, &character)?;
         }
     }
     // Of two opposite turns solved before, the cheaper one's mirror image replaces the other.

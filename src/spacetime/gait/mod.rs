@@ -646,6 +646,7 @@ mod problem;
 mod solve;
 #[cfg(test)]
 mod tests;
+mod torques;
 
 pub use audit::*;
 pub use clip::*;
@@ -653,3 +654,4 @@ pub use closure::{Closure, OpenEnds, PlanarMotion, Seam};
 pub use connect::*;
 pub use problem::*;
 pub use solve::*;
+pub use torques::gait_torques;
