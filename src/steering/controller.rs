@@ -109,6 +109,9 @@ pub struct Output {
     pub frame: FrameRef,
     /// The root's heading frame in the world.
     pub heading: PlanarMotion,
+    /// The played motion's joint torques (N·m per coordinate) between this frame's and the
+    /// next's, when the clip has them (solved clips do): physics playback's feedforward.
+    pub torques: Option<Vec<f64>>,
 }
 
 /// The controller.
@@ -410,6 +413,14 @@ impl Controller {
     /// foot is planted over an interval only when it is down at both ends. (Between a stance's
     /// last frame and the first swing frame the solved foot moves 8–13 cm along the ground;
     /// held there, the leg could not reach its lock.)
+    /// The clip's torques a fraction `s` of the way from frame `f` to the next.
+    fn torques_at(&self, f: FrameRef, s: f64) -> Option<Vec<f64>> {
+        let of = |f: FrameRef| self.graph.clips[f.clip].torques.as_ref()?.get(f.frame);
+        let a = of(f)?;
+        let b = self.graph.next(f).and_then(|(n, _)| of(n)).unwrap_or(a);
+        Some(a.iter().zip(b).map(|(x, y)| x + s * (y - x)).collect())
+    }
+
     fn planted(&self, f: FrameRef) -> Vec<bool> {
         let mut down = self.graph.clips[f.clip]
             .contacts
@@ -525,6 +536,7 @@ impl Controller {
             contacts,
             frame: f,
             heading: self.heading(),
+            torques: self.torques_at(f, s),
         }
     }
 }

@@ -3,6 +3,9 @@
 //! ([`crate::sim::Simulation::step_controlled`]).
 //!
 //! - **Targets:** every joint's PD target is the played pose's coordinate.
+//! - **Feedforward:** the played clip's joint torques ([`Output::torques`]: the gait solution's
+//!   inverse dynamics, specs/004.md §3.2.3) are added to the PD torques, so the PD loop corrects
+//!   errors instead of carrying the body's weight.
 //! - **Balance** (after SIMBICON, Yin, Loken & van de Panne 2007): the hip of a leg in the air
 //!   aims its flexion and abduction further by c_d·d + c_v·v, d and v the centre of mass's
 //!   horizontal offset and velocity from the planted foot in the character's heading frame, so
@@ -35,6 +38,9 @@ pub struct BalanceGains {
     pub ankle_v: f64,
     /// Half-life (s) with which the kinematic reference follows the simulated pelvis.
     pub follow: f64,
+    /// Fraction of the played clip's joint torques applied as feedforward (0: PD and balance
+    /// feedback alone).
+    pub feedforward: f64,
 }
 
 impl Default for BalanceGains {
@@ -46,6 +52,7 @@ impl Default for BalanceGains {
             ankle_d: 1.5,
             ankle_v: 0.3,
             follow: 0.3,
+            feedforward: 1.0,
         }
     }
 }
@@ -186,6 +193,13 @@ impl PhysicsPlayback {
         }
         let joints = balanced_targets(&self.sim, &self.legs, out, &self.gains, self.root);
         let mut step = Targets { joints };
+        let feedforward: Vec<f32> = out
+            .torques
+            .iter()
+            .flatten()
+            .map(|t| (self.gains.feedforward * t) as f32)
+            .collect();
+        self.sim.set_feedforward(&feedforward);
         let dt = self.sim.settings().dt as f64;
         while self.time + 0.5 * dt < t {
             self.sim.step_controlled(&mut step, &mut self.targets);
