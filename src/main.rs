@@ -185,6 +185,11 @@ enum Command {
         /// long it stays up and how closely it tracks.
         #[arg(long)]
         physics: bool,
+        /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
+        /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
+        /// graph.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Parameter spaces of gaits (specs/001.md §1.7): list a space's points, or solve them all.
     Space {
@@ -540,7 +545,8 @@ fn main() {
             script,
             random_walk,
             physics,
-        }) => graph_cli::steer(&graph, &script, random_walk, physics),
+            out,
+        }) => graph_cli::steer(&graph, &script, random_walk, physics, out.as_deref()),
         Some(Command::Bench {
             what,
             quick,

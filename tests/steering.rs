@@ -324,3 +324,58 @@ fn a_foot_down_at_both_ends_of_an_interval_is_still_in_the_shipped_clips() {
         "a lift-off moves only {least_lift_off} m"
     );
 }
+
+/// `steer --out` saves the run as a clip a user can keep: one frame per script step (14 s at
+/// 60 Hz), the played root travelling as commanded (about 7 m north at 1.4 m/s for 5 s, then
+/// about 13 m east at 2.6 m/s, then standing), both feet planted at the end, and `clip export`
+/// writes it as glTF. With `--physics` it holds the simulated character's frames up to its fall.
+#[test]
+fn a_steered_run_is_saved_as_a_clip() {
+    use motionlab::clip::Clip;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.ron");
+    let out_s = out.to_str().unwrap();
+    let graph = "assets/graphs/human3d.ron";
+    let script = "tests/data/steer_north_east.ron";
+    run(&["steer", graph, "--script", script, "--out", out_s]);
+    let clip = Clip::load(&out).unwrap();
+    clip.check().unwrap();
+    assert_eq!(clip.frames.len(), 840);
+    assert_eq!(clip.rate, 60.0);
+    assert_eq!(clip.tags.source, "steer");
+    let (first, last) = (clip.frames[0].root, clip.frames[839].root);
+    let (east, north) = (last[0] - first[0], -(last[2] - first[2]));
+    assert!((10.0..20.0).contains(&east), "travelled {east:.2} m east");
+    assert!((5.0..9.0).contains(&north), "travelled {north:.2} m north");
+    let feet: Vec<usize> = (0..clip.effectors.len())
+        .filter(|&k| clip.effectors[k].ends_with(".foot"))
+        .collect();
+    assert_eq!(feet.len(), 2, "{:?}", clip.effectors);
+    assert!(
+        feet.iter().all(|&k| clip.contacts[839][k]),
+        "standing at the end"
+    );
+    let glb = dir.path().join("run.glb");
+    run(&["clip", "export", out_s, "--out", glb.to_str().unwrap()]);
+    assert!(std::fs::metadata(&glb).unwrap().len() > 10_000);
+
+    let simulated = dir.path().join("physics.ron");
+    run(&[
+        "steer",
+        graph,
+        "--script",
+        script,
+        "--physics",
+        "--out",
+        simulated.to_str().unwrap(),
+    ]);
+    let clip = Clip::load(&simulated).unwrap();
+    clip.check().unwrap();
+    assert_eq!(clip.tags.source, "steer-physics");
+    let lasted = clip.frames.len() as f64 / clip.rate;
+    assert!((1.0..=14.0).contains(&lasted), "{lasted} s of frames");
+    assert!(
+        feet.iter().all(|&k| clip.contacts[0][k]),
+        "standing at the start"
+    );
+}

@@ -218,9 +218,17 @@ fn print_graph(g: &MotionGraph) {
     );
 }
 
-/// `motionlab steer GRAPH --script S [--random-walk SEED]`: plays the script and prints a line
-/// per second.
-pub fn steer(graph: &Path, script: &Path, random_walk: Option<u64>, physics: bool) -> Result<()> {
+/// `motionlab steer GRAPH --script S [--random-walk SEED] [--physics] [--out CLIP]`: plays the
+/// script and prints a line per second; with `out`, saves the run as a clip.
+pub fn steer(
+    graph: &Path,
+    script: &Path,
+    random_walk: Option<u64>,
+    physics: bool,
+    out: Option<&Path>,
+) -> Result<()> {
+    use motionlab::clip::pose::{BodyPose, body_poses};
+    use motionlab::clip::{CharacterRef, Tags, from_body_poses, from_recording};
     use motionlab::steering::{Controller, Mode, StickScript, run_script};
     let g = std::sync::Arc::new(MotionGraph::load(graph)?);
     let script = StickScript::load(script)?;
@@ -233,8 +241,20 @@ pub fn steer(graph: &Path, script: &Path, random_walk: Option<u64>, physics: boo
     };
     let start = Controller::default_start(&g, "stand");
     let mut controller = Controller::new(g.clone(), start, mode);
+    // The run's frames: the simulation's (physics), or the played poses and planted feet.
+    let mut simulated: Vec<motionlab::sim::Frame> = Vec::new();
+    let mut played: Vec<(Vec<BodyPose>, Vec<bool>)> = Vec::new();
     if physics {
-        let report = motionlab::steering::physics::run_tracked(&mut controller, &script)?;
+        let report = motionlab::steering::physics::run_tracked_with(
+            &mut controller,
+            &script,
+            Default::default(),
+            |p| {
+                if out.is_some() && p.fell_at.is_none() {
+                    simulated.push(p.sim.frame());
+                }
+            },
+        )?;
         print_trace(&report.trace, script.rate);
         match report.fell_at {
             Some(t) => println!("physics fell at {t:.2} s"),
@@ -244,10 +264,41 @@ pub fn steer(graph: &Path, script: &Path, random_walk: Option<u64>, physics: boo
             "tracking_error_rad {:.3} root_error_m {:.3}",
             report.joint_error, report.root_error
         );
-        return Ok(());
+    } else {
+        let character = g.character.clone();
+        let trace = run_script(&mut controller, &script, |_, o, _| {
+            if out.is_some() {
+                let poses = body_poses(&character, &o.pose.root, &o.pose.joints);
+                played.push((poses, o.contacts.clone()));
+            }
+        });
+        print_trace(&trace, script.rate);
     }
-    let trace = run_script(&mut controller, &script, |_, _, _| {});
-    print_trace(&trace, script.rate);
+    let Some(out) = out else { return Ok(()) };
+    let text = std::fs::read_to_string(&g.character_path)
+        .with_context(|| format!("reading {}", g.character_path.display()))?;
+    let character_ref = CharacterRef::new(&g.character_path, &text);
+    let clip = if physics {
+        let dt = (1.0 / script.rate) as f32;
+        from_recording(&g.character, character_ref, dt, &simulated, "steer-physics")
+    } else {
+        let (poses, contacts): (Vec<_>, Vec<_>) = played.into_iter().unzip();
+        let tags = Tags {
+            source: "steer".into(),
+            ..Tags::default()
+        };
+        from_body_poses(
+            &g.character,
+            character_ref,
+            script.rate,
+            &poses,
+            Some(contacts),
+            tags,
+        )
+    };
+    clip.save(out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!("clip: {} ({} frames)", out.display(), clip.frames.len());
     Ok(())
 }
 

@@ -408,11 +408,6 @@ impl Controller {
         }
     }
 
-    /// The feet planted from frame `f` to the frame after it: a clip's contact flags are
-    /// samples at its frames, and the gait NLP holds a foot only at its contact frames, so a
-    /// foot is planted over an interval only when it is down at both ends. (Between a stance's
-    /// last frame and the first swing frame the solved foot moves 8–13 cm along the ground;
-    /// held there, the leg could not reach its lock.)
     /// The clip's torques a fraction `s` of the way from frame `f` to the next.
     fn torques_at(&self, f: FrameRef, s: f64) -> Option<Vec<f64>> {
         let of = |f: FrameRef| self.graph.clips[f.clip].torques.as_ref()?.get(f.frame);
@@ -421,6 +416,11 @@ impl Controller {
         Some(a.iter().zip(b).map(|(x, y)| x + s * (y - x)).collect())
     }
 
+    /// The feet planted from frame `f` to the frame after it: a clip's contact flags are
+    /// samples at its frames, and the gait NLP holds a foot only at its contact frames, so a
+    /// foot is planted over an interval only when it is down at both ends. (Between a stance's
+    /// last frame and the first swing frame the solved foot moves 8–13 cm along the ground;
+    /// held there, the leg could not reach its lock.)
     fn planted(&self, f: FrameRef) -> Vec<bool> {
         let mut down = self.graph.clips[f.clip]
             .contacts
