@@ -425,17 +425,12 @@ impl GaitSpec {
     /// The spec with its posture term holding `entries` ([`Self::posture_limbs`]); an entry
     /// that names nothing is an error, not a term that silently holds nothing.
     pub fn with_posture(mut self, entries: &[String]) -> Result<Self, GaitError> {
-        let names = self.skeleton.dof_names();
+        let candidates = self.posture_candidates();
         for e in entries {
-            let found = if e.contains('.') {
-                names.iter().any(|n| n.contains(e.as_str()))
-            } else {
-                self.skeleton
-                    .limbs
-                    .iter()
-                    .any(|l| l.parent.is_some() && l.name.contains(e.as_str()))
-            };
-            if !found {
+            if !candidates
+                .iter()
+                .any(|(_, limb, dof)| posture_names(e, limb, dof))
+            {
                 let limbs: Vec<&str> = self
                     .skeleton
                     .limbs
@@ -457,32 +452,38 @@ impl GaitSpec {
     /// limbs named by [`Self::posture_limbs`] (all when it is empty), and the coordinates its
     /// dotted entries name.
     pub fn posture_coordinates(&self) -> Vec<usize> {
-        let rotational = self.skeleton.rotational_dofs();
-        let names = self.skeleton.dof_names();
+        let candidates = self.posture_candidates();
         let (coordinates, limbs): (Vec<&String>, Vec<&String>) =
             self.posture_limbs.iter().partition(|p| p.contains('.'));
-        let mut held: Vec<usize> = self
-            .skeleton
-            .limbs
+        let held_by = |entries: &[&String], limb: &str, dof: &str| {
+            entries.iter().any(|e| posture_names(e, limb, dof))
+        };
+        let mut held: Vec<usize> = candidates
             .iter()
-            .filter(|l| l.parent.is_some())
-            .filter(|l| {
-                self.posture_limbs.is_empty() || limbs.iter().any(|p| l.name.contains(p.as_str()))
-            })
-            .flat_map(|l| l.dofs.clone())
-            .filter(|&d| rotational[d])
+            .filter(|(_, limb, dof)| self.posture_limbs.is_empty() || held_by(&limbs, limb, dof))
+            .map(|(d, _, _)| *d)
             .collect();
-        for l in self.skeleton.limbs.iter().filter(|l| l.parent.is_some()) {
-            for d in l.dofs.clone() {
-                if rotational[d]
-                    && !held.contains(&d)
-                    && coordinates.iter().any(|p| names[d].contains(p.as_str()))
-                {
-                    held.push(d);
-                }
+        for (d, limb, dof) in &candidates {
+            if !held.contains(d) && held_by(&coordinates, limb, dof) {
+                held.push(*d);
             }
         }
         held
+    }
+
+    /// The coordinates a posture entry can name: every rotational coordinate of a non-root limb,
+    /// with its limb's and its own name, in limb order.
+    fn posture_candidates(&self) -> Vec<(usize, &str, String)> {
+        let rotational = self.skeleton.rotational_dofs();
+        let names = self.skeleton.dof_names();
+        self.skeleton
+            .limbs
+            .iter()
+            .filter(|l| l.parent.is_some())
+            .flat_map(|l| l.dofs.clone().map(move |d| (d, l.name.as_str())))
+            .filter(|&(d, _)| rotational[d])
+            .map(|(d, limb)| (d, limb, names[d].clone()))
+            .collect()
     }
 
     /// The transform T of a transformed cycle (frame N = T(frame 0)); the identity otherwise.
@@ -634,6 +635,16 @@ fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
                 .collect()
         })
         .collect()
+}
+
+/// Whether posture entry `entry` names coordinate `dof` of limb `limb`: an entry with a dot
+/// names coordinates (`thigh.ry`: both hips' rotation about the thigh), a plain one limbs.
+fn posture_names(entry: &str, limb: &str, dof: &str) -> bool {
+    if entry.contains('.') {
+        dof.contains(entry)
+    } else {
+        limb.contains(entry)
+    }
 }
 
 mod audit;
