@@ -227,8 +227,8 @@ pub fn steer(
     physics: bool,
     out: Option<&Path>,
 ) -> Result<()> {
-    use motionlab::clip::pose::{BodyPose, body_poses};
-    use motionlab::clip::{CharacterRef, Tags, from_body_poses, from_recording};
+    use motionlab::clip::CharacterRef;
+    use motionlab::steering::record::RunRecording;
     use motionlab::steering::{Controller, Mode, StickScript, run_script};
     let g = std::sync::Arc::new(MotionGraph::load(graph)?);
     let script = StickScript::load(script)?;
@@ -241,17 +241,15 @@ pub fn steer(
     };
     let start = Controller::default_start(&g, "stand");
     let mut controller = Controller::new(g.clone(), start, mode);
-    // The run's frames: the simulation's (physics), or the played poses and planted feet.
-    let mut simulated: Vec<motionlab::sim::Frame> = Vec::new();
-    let mut played: Vec<(Vec<BodyPose>, Vec<bool>)> = Vec::new();
+    let mut recording = RunRecording::default();
     if physics {
         let report = motionlab::steering::physics::run_tracked_with(
             &mut controller,
             &script,
             Default::default(),
-            |p| {
+            |t, p| {
                 if out.is_some() && p.fell_at.is_none() {
-                    simulated.push(p.sim.frame());
+                    recording.push_simulated(t, &p.sim);
                 }
             },
         )?;
@@ -266,10 +264,9 @@ pub fn steer(
         );
     } else {
         let character = g.character.clone();
-        let trace = run_script(&mut controller, &script, |_, o, _| {
+        let trace = run_script(&mut controller, &script, |t, o, _| {
             if out.is_some() {
-                let poses = body_poses(&character, &o.pose.root, &o.pose.joints);
-                played.push((poses, o.contacts.clone()));
+                recording.push_played(&character, t, o);
             }
         });
         print_trace(&trace, script.rate);
@@ -277,25 +274,13 @@ pub fn steer(
     let Some(out) = out else { return Ok(()) };
     let text = std::fs::read_to_string(&g.character_path)
         .with_context(|| format!("reading {}", g.character_path.display()))?;
-    let character_ref = CharacterRef::new(&g.character_path, &text);
-    let clip = if physics {
-        let dt = (1.0 / script.rate) as f32;
-        from_recording(&g.character, character_ref, dt, &simulated, "steer-physics")
-    } else {
-        let (poses, contacts): (Vec<_>, Vec<_>) = played.into_iter().unzip();
-        let tags = Tags {
-            source: "steer".into(),
-            ..Tags::default()
-        };
-        from_body_poses(
+    let clip = recording
+        .clip(
             &g.character,
-            character_ref,
+            CharacterRef::new(&g.character_path, &text),
             script.rate,
-            &poses,
-            Some(contacts),
-            tags,
         )
-    };
+        .context("the run recorded nothing")?;
     clip.save(out)
         .with_context(|| format!("writing {}", out.display()))?;
     println!("clip: {} ({} frames)", out.display(), clip.frames.len());

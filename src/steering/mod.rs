@@ -11,7 +11,8 @@
 //! - [`inertialize`]: transitions without pose pops;
 //! - [`foot_lock`]: planted feet held by two-bone IK;
 //! - [`script`]: scripted stick timelines and what they measure;
-//! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback).
+//! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
+//! - [`record`]: a steered run kept as a clip.
 
 pub mod controller;
 pub mod foot_lock;
@@ -19,6 +20,7 @@ pub mod index;
 pub mod inertialize;
 pub mod intent;
 pub mod physics;
+pub mod record;
 pub mod route;
 pub mod script;
 pub mod spring;

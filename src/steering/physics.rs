@@ -251,16 +251,16 @@ pub fn run_tracked(
     controller: &mut Controller,
     script: &StickScript,
 ) -> anyhow::Result<TrackingReport> {
-    run_tracked_with(controller, script, BalanceGains::default(), |_| {})
+    run_tracked_with(controller, script, BalanceGains::default(), |_, _| {})
 }
 
-/// [`run_tracked`] with these gains; `on_step` sees the simulation after every step of the
-/// script (to record it).
+/// [`run_tracked`] with these gains; `on_step` sees the time and the simulation after every
+/// step of the script (to record it).
 pub fn run_tracked_with(
     controller: &mut Controller,
     script: &StickScript,
     gains: BalanceGains,
-    mut on_step: impl FnMut(&PhysicsPlayback),
+    mut on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
     let mut physics = PhysicsPlayback::new(controller, gains)?;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
@@ -274,7 +274,7 @@ pub fn run_tracked_with(
             physics.push(p.impulse);
         }
         physics.track(t, out, controller, follow);
-        on_step(&physics);
+        on_step(t, &physics);
     });
     let (joint_error, root_error) = physics.errors();
     Ok(TrackingReport {

@@ -76,6 +76,10 @@ pub struct SteeringState {
     pub props: Option<crate::sim::props::PropWorld>,
     /// A ball to throw this frame.
     pub throw: bool,
+    /// The run since the last (re)start, as shown (played or simulated), to save as a clip.
+    pub recording: crate::steering::record::RunRecording,
+    /// Where "Save run" writes the clip.
+    pub save_path: String,
     /// Increases when the figure must be rebuilt.
     generation: u64,
 }
@@ -84,6 +88,9 @@ impl SteeringState {
     /// Loads a graph (and its clips), builds its distance map for the view and starts the
     /// controller on its standing clip.
     pub fn open(&mut self, path: PathBuf) {
+        if self.save_path.is_empty() {
+            self.save_path = "results/steered-run.ron".into();
+        }
         match MotionGraph::load(&path) {
             Ok(g) => {
                 let g = Arc::new(g);
@@ -123,6 +130,7 @@ impl SteeringState {
         self.controller = Some(controller);
         self.time = 0.0;
         self.recent.clear();
+        self.recording.clear();
         self.last = None;
         self.generation += 1;
     }
@@ -144,6 +152,34 @@ impl SteeringState {
             &out.pose.root,
             &out.pose.joints,
         ))
+    }
+
+    /// Writes the recorded run as a clip at 60 frames per second to `save_path` and says so in
+    /// the message line.
+    pub fn save_run(&mut self) {
+        let path = PathBuf::from(self.save_path.trim());
+        let Some(c) = self.controller.as_ref() else {
+            return;
+        };
+        let g = &c.graph;
+        self.message = match std::fs::read_to_string(&g.character_path) {
+            Err(e) => format!("cannot read {}: {e}", g.character_path.display()),
+            Ok(text) => {
+                let r = crate::clip::CharacterRef::new(&g.character_path, &text);
+                match self.recording.clip(&g.character, r, 60.0) {
+                    None => "nothing recorded yet".into(),
+                    Some(clip) => match clip.save(&path) {
+                        Ok(()) => format!(
+                            "saved {} ({} frames, {:.1} s)",
+                            path.display(),
+                            clip.frames.len(),
+                            self.recording.duration()
+                        ),
+                        Err(e) => format!("cannot save {}: {e}", path.display()),
+                    },
+                }
+            }
+        };
     }
 
     /// The distance map of the graph on show, if computed.
@@ -262,9 +298,17 @@ fn step_controller(
     let started = std::time::Instant::now();
     let out = controller.step(&stick, dt);
     st.decision_us = started.elapsed().as_secs_f64() * 1e6;
-    if let Some(physics) = st.physics.as_mut() {
-        let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
-        physics.track(st.time, &out, controller, follow);
+    match st.physics.as_mut() {
+        Some(physics) => {
+            let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
+            physics.track(st.time, &out, controller, follow);
+            if physics.fell_at.is_none() {
+                st.recording.push_simulated(st.time, &physics.sim);
+            }
+        }
+        None => st
+            .recording
+            .push_played(&controller.graph.character, st.time, &out),
     }
     if controller.transitions_taken > before
         && let Some(t) = controller.last_decision.as_ref().and_then(|d| d.transition)

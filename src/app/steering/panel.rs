@@ -97,6 +97,18 @@ pub(super) fn steering_window(
                     text,
                 );
             }
+            ui.horizontal(|ui| {
+                let can = !st.recording.is_empty();
+                if ui
+                    .add_enabled(can, egui::Button::new("Save run"))
+                    .on_hover_text("The run since the last start (what is shown: played, or simulated up to a fall) as a clip at 60 fps, for the Library, clip export (BVH, glTF) or a graph")
+                    .clicked()
+                {
+                    st.save_run();
+                }
+                ui.add(egui::TextEdit::singleline(&mut st.save_path).desired_width(200.0));
+                ui.small(format!("{:.1} s recorded", st.recording.duration()));
+            });
             if !st.message.is_empty() {
                 ui.small(&st.message);
             }
