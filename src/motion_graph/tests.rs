@@ -86,27 +86,20 @@ fn glide_along(
     }
 }
 
+/// A clip as the graph builder takes it: its name, its file `NAME.ron`, the clip.
+fn entry(name: &str, clip: Clip) -> (String, PathBuf, Clip) {
+    (name.to_string(), PathBuf::from(format!("{name}.ron")), clip)
+}
+
 #[test]
 fn matching_frames_become_transitions_and_a_dead_end_is_pruned_with_its_reason() {
     let c = human();
     let clips = vec![
-        (
-            "a".to_string(),
-            PathBuf::from("a.ron"),
-            glide(&c, 30, 1.0, true, 0.0, 0.0),
-        ),
+        entry("a", glide(&c, 30, 1.0, true, 0.0, 0.0)),
         // The same motion half a cycle on: its frames match a's, shifted.
-        (
-            "b".to_string(),
-            PathBuf::from("b.ron"),
-            glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0),
-        ),
+        entry("b", glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0)),
         // Elbows bent double: no frame of it is near the others'.
-        (
-            "c".to_string(),
-            PathBuf::from("c.ron"),
-            glide(&c, 12, 1.0, false, 0.0, 2.0),
-        ),
+        entry("c", glide(&c, 12, 1.0, false, 0.0, 2.0)),
     ];
     let settings = GraphSettings::default();
     let (g, map) = build(&c, Path::new("characters/human3d.ron"), &clips, &settings).unwrap();
@@ -155,21 +148,9 @@ fn matching_frames_become_transitions_and_a_dead_end_is_pruned_with_its_reason()
 fn playback_never_enters_a_dead_end() {
     let c = human();
     let clips = vec![
-        (
-            "a".to_string(),
-            PathBuf::from("a.ron"),
-            glide(&c, 30, 1.0, true, 0.0, 0.0),
-        ),
-        (
-            "b".to_string(),
-            PathBuf::from("b.ron"),
-            glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0),
-        ),
-        (
-            "c".to_string(),
-            PathBuf::from("c.ron"),
-            glide(&c, 40, 1.0, false, 0.0, 0.0),
-        ),
+        entry("a", glide(&c, 30, 1.0, true, 0.0, 0.0)),
+        entry("b", glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0)),
+        entry("c", glide(&c, 40, 1.0, false, 0.0, 0.0)),
     ];
     let (g, _) = build(
         &c,
@@ -214,16 +195,8 @@ fn playback_never_enters_a_dead_end() {
 fn no_blend_joins_a_frame_at_rest_with_a_moving_one() {
     let c = human();
     let clips = vec![
-        (
-            "moving".to_string(),
-            PathBuf::from("moving.ron"),
-            glide(&c, 30, 1.0, true, 0.0, 0.0),
-        ),
-        (
-            "still".to_string(),
-            PathBuf::from("still.ron"),
-            glide(&c, 30, 0.0, true, std::f64::consts::PI, 0.0),
-        ),
+        entry("moving", glide(&c, 30, 1.0, true, 0.0, 0.0)),
+        entry("still", glide(&c, 30, 0.0, true, std::f64::consts::PI, 0.0)),
     ];
     let path = Path::new("characters/human3d.ron");
     let across = |g: &MotionGraph| {
@@ -260,14 +233,9 @@ fn a_transition_keeps_the_way_of_travel() {
     let c = human();
     let sideways = 20f64.to_radians();
     let clips = vec![
-        (
-            "ahead".to_string(),
-            PathBuf::from("ahead.ron"),
-            glide(&c, 30, 1.0, true, 0.0, 0.0),
-        ),
-        (
-            "crab".to_string(),
-            PathBuf::from("crab.ron"),
+        entry("ahead", glide(&c, 30, 1.0, true, 0.0, 0.0)),
+        entry(
+            "crab",
             glide_along(&c, 30, 1.0, true, std::f64::consts::PI, 0.0, sideways),
         ),
     ];
