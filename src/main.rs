@@ -324,6 +324,13 @@ struct GuiArgs {
     /// With --steer: drive the stick from this script (RON timeline) instead of the controls.
     #[arg(long, requires = "steer", value_name = "SCRIPT")]
     steer_script: Option<PathBuf>,
+    /// With --steer: start in physics playback (the simulated human tracks the controller).
+    #[arg(long, requires = "steer")]
+    steer_physics: bool,
+    /// With --steer: throw a ball from the camera at the character at this time of the run (s);
+    /// repeat for several.
+    #[arg(long, requires = "steer", value_name = "SECONDS")]
+    throw_at: Vec<f64>,
     /// Grow the Pareto front of this scene at launch (RMOO, 300 generations) and show the
     /// Pareto panel.
     #[arg(long, value_name = "SCENE")]
@@ -595,6 +602,8 @@ fn gui(args: GuiArgs) -> Result<()> {
         clips: args.clip,
         steer: args.steer,
         steer_script: args.steer_script,
+        steer_physics: args.steer_physics,
+        throw_at: args.throw_at,
         pareto: args.pareto,
         pareto_result: args.pareto_result,
         pareto_points: args.pareto_point,

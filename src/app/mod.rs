@@ -71,6 +71,10 @@ pub struct AppOptions {
     pub steer: Option<PathBuf>,
     /// Stick timeline that drives the Steering view instead of the controls.
     pub steer_script: Option<PathBuf>,
+    /// Start the Steering view in physics playback.
+    pub steer_physics: bool,
+    /// Times of the steered run (s) at which a ball is thrown at the character.
+    pub throw_at: Vec<f64>,
     /// Scene whose Pareto front is grown at launch (shows the Pareto panel).
     pub pareto: Option<PathBuf>,
     /// Pareto results opened in the Pareto panel at launch: every one's hypervolume is plotted

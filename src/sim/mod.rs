@@ -22,9 +22,8 @@ mod actuation;
 pub mod bench;
 mod controller;
 pub mod impulse_joints;
-pub mod props;
 mod rollout;
-mod world;
+pub(crate) mod world;
 
 use actuation::AxisFrame;
 pub use actuation::Dof;

@@ -28,18 +28,16 @@ impl Plugin for SteeringPlugin {
             .add_systems(Startup, open_at_launch)
             .add_systems(
                 Update,
-                (
-                    read_controls,
-                    step_controller,
-                    props::step_props,
-                    pose_figure,
-                    props::show_props,
-                    draw_paths,
-                )
+                (read_controls, step_controller, pose_figure, draw_paths)
                     .chain()
                     .before(super::character::StepSimulation),
             )
             .add_systems(EguiPrimaryContextPass, panel::steering_window);
+        let screenshot_mode = app
+            .world()
+            .get_resource::<super::AppOptions>()
+            .is_some_and(|o| o.screenshot.is_some());
+        props::build(app, screenshot_mode);
     }
 }
 
@@ -72,8 +70,6 @@ pub struct SteeringState {
     /// Physics playback: the simulated human tracking the controller (when on).
     pub physics: Option<crate::steering::physics::PhysicsPlayback>,
     pub physics_on: bool,
-    /// Boxes, a ramp and thrown balls (see [`props`]).
-    pub props: Option<crate::sim::props::PropWorld>,
     /// A ball to throw this frame.
     pub throw: bool,
     /// The run since the last (re)start, as shown (played or simulated), to save as a clip.
@@ -126,7 +122,6 @@ impl SteeringState {
                 Err(e) => self.message = format!("no physics playback: {e}"),
             }
         }
-        self.props = Some(props::scene(&controller.graph.character));
         self.controller = Some(controller);
         self.time = 0.0;
         self.recent.clear();
@@ -195,6 +190,7 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<super::AppOptio
             Err(e) => state.message = format!("{e:#}"),
         }
     }
+    state.physics_on = options.steer_physics;
     if let Some(path) = &options.steer {
         state.open(path.clone());
     }
