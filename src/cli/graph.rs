@@ -161,8 +161,8 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 &exe,
                 &mut |o| match &o.result {
                     Ok((cost, violation)) => println!(
-                        "connection {} solved cost {cost:.4} max_violation {violation:.2e} replaces blend {:.3} m",
-                        o.name, o.blend_cost
+                        "connection {} feasible status {} cost {cost:.4} max_violation {violation:.2e} replaces blend {:.3} m",
+                        o.name, o.status, o.blend_cost
                     ),
                     Err(e) => println!("connection {} failed: {e}", o.name),
                 },
@@ -171,8 +171,12 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 .iter()
                 .filter_map(|o| o.result.as_ref().ok().map(|r| r.1))
                 .collect();
+            let optimal = outcomes
+                .iter()
+                .filter(|o| o.result.is_ok() && o.status == "solved")
+                .count();
             println!(
-                "connections {} solved {} failed {} worst_violation {:.2e}",
+                "connections {} feasible {} (optimal {optimal}) failed {} worst_violation {:.2e}",
                 outcomes.len(),
                 solved.len(),
                 outcomes.len() - solved.len(),

@@ -6,7 +6,7 @@
 //! enters each through an exact transition and drops the blend it replaces
 //! ([`super::build`]).
 //!
-//! The connections chosen are the cheapest blended transition of each ordered pair of clips,
+//! The connections chosen are the cheapest blended transition of each ordered pair of cyclic clips,
 //! cheapest first, up to a budget; each is a `gait-job` process ([`SolverPool`]). The clips
 //! need their solver-side gait clips (a space's `gait/` folder) for loads and springs.
 
@@ -40,15 +40,21 @@ pub struct ConnectionOutcome {
     pub to: FrameRef,
     /// The blend it replaces (m).
     pub blend_cost: f64,
-    /// Solved: the gait cost and largest violation; failed: why.
+    /// Feasible: the gait cost and largest violation; failed: why.
     pub result: Result<(f64, f64), String>,
+    /// How the solver ended (IPOPT's status): a feasible iterate at the iteration limit is a
+    /// physically valid connection but not an optimal one.
+    pub status: String,
 }
 
-/// The blended transitions to replace: the cheapest of each ordered pair of clips.
+/// The blended transitions to replace: the cheapest of each ordered pair of cyclic clips.
 pub fn choose(graph: &LoadedGraph, budget: usize) -> Vec<usize> {
     let mut best: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
     for (k, t) in graph.graph.transitions.iter().enumerate() {
-        if t.exact {
+        // Open clips (starts, stops, connections) are joined exactly at their ends already; a
+        // blend into or out of their middles is not a gait change worth a solve.
+        let open = |c: usize| graph.graph.clips[c].cycle.is_none();
+        if t.exact || open(t.from.clip) || open(t.to.clip) {
             continue;
         }
         let key = (t.from.clip, t.to.clip);
@@ -169,6 +175,9 @@ pub fn connect(
         };
         let j = &jobs[job];
         let t = &g.transitions[j.transition];
+        let status = clip
+            .as_ref()
+            .map_or_else(|_| "no result".to_string(), |g| g.status.clone());
         let result = match clip {
             Ok(gait) if gait.is_valid() => {
                 let mut clip = crate::clip::from_gait::clip_of_gait(
@@ -195,6 +204,7 @@ pub fn connect(
             to: t.to,
             blend_cost: t.cost,
             result,
+            status,
         };
         on_done(&outcome);
         outcomes.push(outcome);
