@@ -46,8 +46,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Open the workbench window (the default).
+    #[command(after_help = "Example: `motionlab gui --steer assets/graphs/human3d.ron`")]
     Gui(GuiArgs),
     /// Simulate a character (or a scene) holding its reference pose and print a summary.
+    #[command(after_help = "Example: `motionlab simulate characters/human3d.ron --seconds 5`")]
     Simulate {
         /// A character file, or a scene file (its ground, PD mode, pushes and duration apply).
         file: PathBuf,
@@ -74,6 +76,9 @@ enum Command {
         out: Option<PathBuf>,
     },
     /// Push the standing character in 8 directions and report the largest impulse it survives.
+    #[command(
+        after_help = "Example: `motionlab robustness characters/human2d.ron --out results/robustness`"
+    )]
     Robustness {
         file: PathBuf,
         /// Folder for the checkpoint and result (default: results/robustness-<character>).
@@ -87,6 +92,7 @@ enum Command {
     },
     /// Build a task's seed controller: minimize its constraint penalty C alone and print the
     /// parameters for the scene's `seed:` field.
+    #[command(after_help = "Example: `motionlab prepare scenes/jump_high2d.ron`")]
     Prepare {
         scene: PathBuf,
         #[arg(long, default_value_t = 200, value_parser = flags::generations)]
@@ -109,8 +115,12 @@ enum Command {
     /// Print a task's seed controller with its `seed:` parameters baked in (as RON for the
     /// scene's `controller:` field), so that a prepared seed becomes the new origin of the
     /// parameter box.
+    #[command(after_help = "Example: `motionlab bake scenes/jump_high2d.ron`")]
     Bake { scene: PathBuf },
-    /// Search for N diverse variants of a task's motion (round-robin CMA-ES, specs/002_003.md B1).
+    /// Search for N diverse variants of a task's motion (round-robin CMA-ES, Agrawal, Shen & van de Panne 2014).
+    #[command(
+        after_help = "Example: `motionlab explore scenes/jump_high2d.ron --variants 4 --out results/jump_high`"
+    )]
     Explore {
         scene: PathBuf,
         #[arg(long, default_value_t = 4, value_parser = flags::variants)]
@@ -152,6 +162,9 @@ enum Command {
         threads: usize,
     },
     /// Re-simulate one motion of an exploration result and check its trajectory hash.
+    #[command(
+        after_help = "Example: `motionlab replay results/jump_high/result.ron --variant 1 --out results/jump_high_1.ron`"
+    )]
     Replay {
         result: PathBuf,
         /// 0 is the input motion, 1..N the variants.
@@ -164,8 +177,10 @@ enum Command {
     },
     /// Summarize exploration results: D over runs, and the motion and shape distance of every
     /// variant to the input (mean and standard deviation).
+    #[command(after_help = "Example: `motionlab summarize results/jump_high/result.ron`")]
     Summarize { results: Vec<PathBuf> },
-    /// Motion graphs (specs/001.md §1.11): build one from clips, or describe one.
+    /// Motion graphs (McIntosh 2011; Kovar et al. 2002): build one from clips, or describe one.
+    #[command(after_help = "Example: `motionlab graph info assets/graphs/human3d.ron`")]
     Graph {
         #[command(subcommand)]
         command: graph_cli::GraphCommand,
@@ -191,43 +206,60 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Parameter spaces of gaits (specs/001.md §1.7): list a space's points, or solve them all.
+    /// Parameter spaces of gaits (McIntosh 2011): list a space's points, or solve them all.
+    #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
     Space {
         #[command(subcommand)]
         command: space_cli::SpaceCommand,
     },
     /// Validate a character or scene file; exits non-zero with file, line and field on error.
+    #[command(after_help = "Example: `motionlab check characters/human3d.ron`")]
     Check { file: PathBuf },
-    /// Solve a spacetime problem as a sparse NLP with IPOPT (specs/001.md §1.2–1.3).
+    /// Solve a spacetime problem as a sparse NLP with IPOPT (McIntosh 2011).
+    #[command(after_help = "Example: `motionlab spacetime particle`")]
     Spacetime {
         #[command(subcommand)]
         problem: SpacetimeCommand,
     },
     /// Clips: `clip import FILE.bvh|GAIT.ron --out CLIP.ron`, `clip export CLIP.ron --out
     /// FILE.bvh`, `clip info CLIP.ron`.
+    #[command(
+        after_help = "Example: `motionlab clip info assets/spaces/human3d_locomotion/clips/gait=walk1.0_turn=0.ron`"
+    )]
     Clip {
         #[command(subcommand)]
         command: clip_cli::ClipCommand,
     },
     /// A simulated character from a skinned skeleton (`.gltf`, `.glb`, `.bvh`; the automatic
-    /// ARBS of specs/002_003.md §A1.1), with `--clip` one of its animations transferred onto it
+    /// ARBS of Borer, Guay & Sumner 2018), with `--clip` one of its animations transferred onto it
     /// by full-body IK (§A1.4). Prints bodies, joints, DOF, mass and the transfer's errors.
+    #[command(
+        after_help = "Example: `motionlab arbs assets/third_party/rigged_figure/RiggedFigure.gltf --out results/figure.ron`"
+    )]
     Arbs(arbs_cli::ArbsArgs),
-    /// Solve a cyclic "treadmill" gait with fixed contact timings (specs/004.md §1.2) for a
+    /// Solve a cyclic "treadmill" gait with fixed contact timings (Wampler 2012) for a
     /// character file; prints the timings, cost and violations, writes the clip as RON.
+    #[command(
+        after_help = "Example: `motionlab gait characters/simple_biped.ron --speed 0.7 --out results/biped_walk.ron`"
+    )]
     Gait(spacetime_cli::GaitArgs),
-    /// Grow a Pareto front of jump height against effort (specs/000.md §1.6): RMOO, BSOO or
+    /// Grow a Pareto front of jump height against effort (Agrawal 2015): RMOO, BSOO or
     /// MO-CMA-ES over a scene's jump; prints the front and its hypervolume.
+    #[command(
+        after_help = "Example: `motionlab pareto scenes/pareto_jump2d.ron --method rmoo --out results/pareto`"
+    )]
     Pareto(pareto_cli::ParetoArgs),
     /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per
     /// line) on standard output: what the Gait panel and a discovery's sample processes run.
     #[command(hide = true)]
+    #[command(after_help = "Example: `motionlab gait-job REQUEST.ron`")]
     GaitJob {
         /// The request, in RON.
         request: String,
     },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
     /// `cec2006`, `gait`, `impulse`, `steering` or `pareto`.
+    #[command(after_help = "Example: `motionlab bench steering --quick`")]
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
         /// of backflip2d on all cores; `--quick`: 5 generations) or `cec2006` (basin-CMA on the
@@ -254,8 +286,9 @@ enum Command {
 
 #[derive(Subcommand)]
 enum SpacetimeCommand {
-    /// The Spacetime Particle (specs/001.md §1.3, Table 3.1): prints status, objective,
+    /// The Spacetime Particle (McIntosh 2011, Table 3.1): prints status, objective,
     /// iterations, max violation; exits non-zero unless solved.
+    #[command(after_help = "Example: `motionlab spacetime particle --bound-force 30`")]
     Particle {
         /// Enforce |Q| <= N on every force component (Table 3.1's Q_max = 30 N is infeasible).
         #[arg(long, value_name = "N", value_parser = flags::force_bound)]

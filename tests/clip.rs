@@ -1,4 +1,4 @@
-//! `motionlab clip import|export|info` (README "Clips"): a gait solve becomes a clip, a clip
+//! `motionlab clip import|export|info` (docs/clips.md): a gait solve becomes a clip, a clip
 //! goes out as BVH or glTF and comes back with its joint angles within 1e-4 rad, a motion-capture file
 //! brings its own character, and bad files get file:line errors.
 

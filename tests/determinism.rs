@@ -1,5 +1,5 @@
 //! Golden trajectory hashes: the same inputs give the same bits on every x86-64 machine, not only
-//! run to run on one (DESIGN.md "Simulation": determinism; README "Determinism across
+//! run to run on one (DESIGN.md "Simulation": determinism; docs/simulation.md "Determinism across
 //! machines").
 //!
 //! Each hash is the 128-bit xxh3 of every body pose after every step (`sim::rollout`). The values

@@ -1,5 +1,5 @@
 //! Every subcommand and flag of the command line run at least once, each checked for what it
-//! does (README "The command line"). Flags other test files already exercise (`simulate
+//! does (docs/, each page's "Commands and panels"). Flags other test files already exercise (`simulate
 //! --seconds/--out`, `explore --variants/--generations/--seed/--threads/--out`, `gait --discover`
 //! and its options, …) appear here only where a test needs them; the report of which test covers
 //! which flag is in each test's doc comment.

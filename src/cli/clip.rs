@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 pub enum ClipCommand {
     /// Make a clip from a BVH file (motion capture), a glTF animation (`clip export`'s) or a
     /// gait solve (`gait --out`).
+    #[command(
+        after_help = "Example: `motionlab clip import assets/gaits/human3d_walk_1.2ms.ron --out results/walk.ron`"
+    )]
     Import {
         /// A `.bvh` file, a `.glb`/`.gltf` file, or a gait clip (`.ron`).
         file: PathBuf,
@@ -30,12 +33,18 @@ pub enum ClipCommand {
     },
     /// Write a clip as BVH, or as a skinned, animated glTF (`.glb`, or `.gltf` with its buffer
     /// in a `.bin` beside it); the extension of --out chooses.
+    #[command(
+        after_help = "Example: `motionlab clip export assets/spaces/human3d_locomotion/clips/gait=walk1.0_turn=0.ron --out results/walk.glb`"
+    )]
     Export {
         clip: PathBuf,
         #[arg(long)]
         out: PathBuf,
     },
     /// Print a clip's character, frames, rate, duration, cycle, tags and root travel.
+    #[command(
+        after_help = "Example: `motionlab clip info assets/spaces/human3d_locomotion/clips/gait=walk1.0_turn=0.ron`"
+    )]
     Info { clip: PathBuf },
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum GraphCommand {
-    /// Build a motion graph from clips of one character (specs/001.md §1.11): the skin's point
+    /// Build a motion graph from clips of one character (McIntosh 2011; Kovar et al. 2002): the skin's point
     /// cloud distance, transitions at local minima under the threshold, pruned to the largest
     /// strongly connected component. Example:
     /// `motionlab graph build assets/spaces/human3d_locomotion/clips --out assets/graphs/human3d.ron`
@@ -38,8 +38,9 @@ pub enum GraphCommand {
         free_alignment: bool,
     },
     /// Print a graph's clips, transitions and what was pruned, with why.
+    #[command(after_help = "Example: `motionlab graph info assets/graphs/human3d.ron`")]
     Info { graph: PathBuf },
-    /// Replace blended transitions by physically valid connecting clips (specs/004.md App. C),
+    /// Replace blended transitions by physically valid connecting clips (Wampler 2012, App. C),
     /// solved with the gait NLP: the cheapest blend of each pair of clips, up to --budget. Then
     /// build the graph again with the connections' clips. Example:
     /// `motionlab graph connect assets/graphs/human3d.ron --gait-dir assets/spaces/human3d_locomotion/gait --out assets/spaces/human3d_links`

@@ -23,6 +23,7 @@ pub enum SpaceCommand {
         retry_failed: bool,
     },
     /// List a space's points (and connections) without solving them.
+    #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
     Points { space: PathBuf },
 }
 

@@ -125,7 +125,7 @@ pub struct GaitArgs {
     /// Write the gait clip (RON) here, atomically.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Discover the timings by basin-CMA (specs/004.md §1.3): CMA-ES over the period and
+    /// Discover the timings by basin-CMA (Wampler 2012): CMA-ES over the period and
     /// each foot's start and duration, every sample projected by a capped gait solve (run
     /// as parallel processes); the best timing is then solved with --max-iterations.
     #[arg(long)]
@@ -151,7 +151,7 @@ pub struct GaitArgs {
     #[arg(long, requires = "discover")]
     pub samples_dir: Option<PathBuf>,
     /// Discovery: the periods searched, `SHORTEST:LONGEST` in seconds (default 0.25:1.5).
-    /// Narrowing it restricts the search to a subspace of timings (specs/004.md §1.3).
+    /// Narrowing it restricts the search to a subspace of timings (Wampler 2012).
     #[arg(long, value_parser = parse_period_range, requires = "discover")]
     pub period_range: Option<(f64, f64)>,
     /// IPOPT's print level (0 silent, 5 the iteration log).
@@ -183,7 +183,7 @@ pub struct GaitArgs {
     /// Extra IPOPT option `name=value` (repeatable), e.g. `--ipopt limited_memory_max_history=20`.
     #[arg(long)]
     pub ipopt: Vec<String>,
-    /// Co-optimise the body (specs/004.md §1.5): a length and a radius scale per left–right
+    /// Co-optimise the body (Wampler 2012): a length and a radius scale per left–right
     /// pair of leg limbs (torso, neck and head fixed; mass at constant density), with the
     /// muscle-aware effort (3.26)–(3.33), σ_max = 50 N/cm².
     #[arg(long)]
@@ -201,7 +201,7 @@ pub struct GaitArgs {
     /// best sample's clip by itself.
     #[arg(long)]
     pub init: Option<PathBuf>,
-    /// Solve a transformed cycle (specs/001.md §1.4) turning at this many degrees per second
+    /// Solve a transformed cycle (McIntosh 2011) turning at this many degrees per second
     /// (positive: left; 0: straight) with the feet fixed in the world, instead of the
     /// treadmill cycle.
     #[arg(long, value_parser = crate::flags::turn_rate, allow_hyphen_values = true)]
@@ -365,7 +365,7 @@ fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
     })
 }
 
-/// Solves the fixed-timing cyclic gait of specs/004.md §1.2 (or discovers its timing first,
+/// Solves the fixed-timing cyclic gait of Wampler 2012 (or discovers its timing first,
 /// §1.3) through the library's gait job, and prints the report: the job's progress as it comes
 /// (discovery samples and generations, stages), then the creature, `foot <name> start <s>
 /// duration <d>` per foot, `flight`, `double_support`, `status`, `cost`, `max_violation`,
@@ -568,7 +568,7 @@ fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
     }
 }
 
-/// `motionlab bench gait`: single fixed-contact solves (specs/004.md §1.2 "one spacetime solve
+/// `motionlab bench gait`: single fixed-contact solves (Wampler 2012 "one spacetime solve
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
 /// pairs down 0.6 of the cycle), each from the rest pose with the gait command's default solve
@@ -584,7 +584,7 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
     use motionlab::spacetime::skeleton::Skeleton;
     // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
     // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
-    // L-BFGS iterations and converges from 1,500 (README, "The horse needs a longer L-BFGS
+    // L-BFGS iterations and converges from 1,500 (docs/gaits.md, Limits: "The horse needs a long L-BFGS
     // stage"), so its bench times the solve that reaches IPOPT's tolerance.
     let cases = [
         ("simple_biped.ron", 0.7, None),

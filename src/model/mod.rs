@@ -74,8 +74,8 @@ pub struct Separation {
 /// Gait-solver settings a character file may give for itself: the defaults of `motionlab gait`'s
 /// `--lbfgs-iterations` and `--sample-iterations` (and the Gait panel's fields) for this
 /// character. An explicit flag wins. The horse needs them: its exact-Hessian stage fails in
-/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (README, "The
-/// horse needs a longer L-BFGS stage").
+/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (docs/gaits.md,
+/// Limits: "The horse needs a long L-BFGS stage").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GaitHints {

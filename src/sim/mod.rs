@@ -86,7 +86,7 @@ pub struct SimSettings {
     /// rapier substeps per step (default 1). Each substep after the first rebuilds and factors
     /// every multibody mass matrix again; one substep of 8 sweeps runs 1.6× as many steps per
     /// second as 2 of 8, and with friction solved in the stabilization pass standing feet stay
-    /// within 0.5 mm over 10 s either way (measured for issue P5, README "Physics speed").
+    /// within 0.5 mm over 10 s either way (measured for issue P5, docs/results.md "Physics speed").
     pub solver_iterations: usize,
     /// Projected Gauss–Seidel sweeps per substep (default 8).
     #[serde(default = "default_pgs_iterations")]

@@ -59,7 +59,7 @@ mod solve_hints {
         );
     }
 
-    /// The horse's longer L-BFGS stage and the sample budgets that converge (README).
+    /// The horse's longer L-BFGS stage and the sample budgets that converge (docs/results.md).
     #[test]
     fn the_horse_and_the_velociraptor_carry_their_solver_settings() {
         let horse = super::creature("horse").solve;
