@@ -36,7 +36,10 @@ mod task_cli;
 #[command(
     name = "motionlab",
     version,
-    about = "Workbench for physics-based character animation"
+    about = "Workbench for physics-based character animation: simulate articulated characters, \
+             search diverse motions, solve gaits, steer through motion graphs, grow Pareto fronts",
+    after_help = "Example: `motionlab gui --steer assets/graphs/human3d.ron` (no command opens the \
+                  app). Each command's --help shows one; the docs are in docs/."
 )]
 struct Cli {
     #[command(subcommand)]
