@@ -23,7 +23,7 @@ pub struct Scene {
     pub dt: Option<f32>,
     #[serde(default = "default_seconds")]
     pub seconds: f32,
-    /// Solver substeps and sweeps per substep (default 2 × 8). Tasks use 1 × 12: the multibody
+    /// Solver substeps and sweeps per substep (default 1 × 8). Tasks use 1 × 12: the multibody
     /// mass matrices are rebuilt every substep, so this is 1.8 times faster while feet still hold
     /// within 3 mm over 10 s (1 × 4 lets the 2D human collapse).
     #[serde(default)]

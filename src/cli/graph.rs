@@ -60,6 +60,10 @@ pub enum GraphCommand {
         frames: usize,
         #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
         threads: usize,
+        /// The parameter space the clips were solved from: each connection is solved with the
+        /// objective (weights, posture, flat feet) and iteration limit of the point it leaves.
+        #[arg(long, value_name = "SPACE")]
+        space: Option<PathBuf>,
     },
 }
 
@@ -136,6 +140,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
             budget,
             frames,
             threads,
+            space,
         } => {
             anyhow::ensure!(
                 frames >= 6,
@@ -147,13 +152,22 @@ pub fn run(command: GraphCommand) -> Result<()> {
             } else {
                 threads
             };
+            let mut max_iterations = 1500;
+            let mut objectives = std::collections::BTreeMap::new();
+            if let Some(path) = &space {
+                let space = motionlab::space::ParameterSpace::load(path)?;
+                max_iterations = space.solver.max_iterations;
+                objectives = motionlab::motion_graph::connect::objectives_of(&space)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
             let options = motionlab::motion_graph::connect::ConnectOptions {
                 gait_dir,
                 out,
                 frames,
                 budget,
                 threads,
-                max_iterations: 1500,
+                max_iterations,
+                objectives,
             };
             let exe = std::env::current_exe()?;
             let outcomes = motionlab::motion_graph::connect::connect(

@@ -30,6 +30,39 @@ pub struct ConnectOptions {
     pub budget: usize,
     pub threads: usize,
     pub max_iterations: usize,
+    /// The objective each clip was solved with, by clip file stem (a parameter space's points:
+    /// `graph connect --space`). A connection is solved with the objective of the clip it leaves,
+    /// as `space generate` solves a space's own connections; without one, the gait NLP's default
+    /// (no posture term, point feet free to tilt), which the shipped clips were not solved with.
+    pub objectives: std::collections::BTreeMap<String, ClipObjective>,
+}
+
+/// The objective terms a clip's gait was solved with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClipObjective {
+    pub weights: Option<crate::spacetime::gait::GaitWeights>,
+    pub posture_limbs: Vec<String>,
+    pub flat_feet: bool,
+}
+
+/// The objective of every point of a parameter space, by its clips' file stem.
+pub fn objectives_of(
+    space: &crate::space::ParameterSpace,
+) -> Result<std::collections::BTreeMap<String, ClipObjective>, String> {
+    Ok(space
+        .points()?
+        .into_iter()
+        .map(|p| {
+            (
+                p.stem(space),
+                ClipObjective {
+                    weights: p.weights,
+                    posture_limbs: p.posture_limbs.clone(),
+                    flat_feet: p.flat_feet,
+                },
+            )
+        })
+        .collect())
 }
 
 /// How one connection ended.
@@ -75,28 +108,24 @@ pub fn choose(graph: &LoadedGraph, budget: usize) -> Vec<usize> {
     chosen
 }
 
-/// Solves connections for the chosen transitions of `graph`, `exe gait-job` processes, reporting
-/// each as it ends.
-pub fn connect(
-    graph: &LoadedGraph,
-    options: &ConnectOptions,
-    exe: &Path,
-    on_done: &mut dyn FnMut(&ConnectionOutcome),
-) -> Result<Vec<ConnectionOutcome>> {
-    let (gait_out, clip_out) = (options.out.join("gait"), options.out.join("clips"));
-    for d in [&gait_out, &clip_out] {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
+/// One connection to solve: its file stem, the transition it replaces, the gait job's request
+/// and where it joins the graph.
+#[derive(Clone, Debug)]
+pub struct ConnectionJob {
+    pub name: String,
+    pub transition: usize,
+    pub request: GaitRequest,
+    pub joins: Joins,
+}
+
+/// The gait jobs of the connections for the chosen transitions of `graph` (solved into
+/// `OUT/gait/`).
+pub fn jobs(graph: &LoadedGraph, options: &ConnectOptions) -> Result<Vec<ConnectionJob>> {
+    let gait_out = options.out.join("gait");
     let g = &graph.graph;
     let read_gait = |name: &str| -> Result<GaitClip> {
         crate::files::read_ron(&options.gait_dir.join(format!("{name}.ron")))
     };
-    struct Job {
-        name: String,
-        transition: usize,
-        request: GaitRequest,
-        joins: Joins,
-    }
     let mut jobs = Vec::new();
     for k in choose(graph, options.budget) {
         let t = &g.transitions[k];
@@ -141,7 +170,13 @@ pub fn connect(
             }),
             ..GaitRequest::new(graph.character_path.clone(), 0.5 * (ca.speed + cb.speed))
         };
-        jobs.push(Job {
+        let mut request = request;
+        if let Some(o) = options.objectives.get(&ca.name) {
+            request.weights = o.weights;
+            request.posture_limbs = o.posture_limbs.clone();
+            request.flat_feet = o.flat_feet;
+        }
+        jobs.push(ConnectionJob {
             name: stem,
             transition: k,
             request,
@@ -154,6 +189,23 @@ pub fn connect(
             },
         });
     }
+    Ok(jobs)
+}
+
+/// Solves connections for the chosen transitions of `graph`, `exe gait-job` processes, reporting
+/// each as it ends.
+pub fn connect(
+    graph: &LoadedGraph,
+    options: &ConnectOptions,
+    exe: &Path,
+    on_done: &mut dyn FnMut(&ConnectionOutcome),
+) -> Result<Vec<ConnectionOutcome>> {
+    let (gait_out, clip_out) = (options.out.join("gait"), options.out.join("clips"));
+    for d in [&gait_out, &clip_out] {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let jobs = jobs(graph, options)?;
+    let g = &graph.graph;
     let text = std::fs::read_to_string(&graph.character_path)
         .with_context(|| format!("reading {}", graph.character_path.display()))?;
     let character_ref = CharacterRef::new(&graph.character_path, &text);

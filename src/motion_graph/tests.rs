@@ -275,3 +275,45 @@ fn a_transition_keeps_the_way_of_travel() {
         );
     }
 }
+
+/// `graph connect --space`: on the shipped graph, every connection is asked of the gait NLP with
+/// the objective of the space point it leaves (arms, hands, head and torso held near their rest
+/// pose, flat feet), the space's iteration limit, and joins between two cyclic clips only;
+/// without the space, the NLP's defaults.
+#[test]
+fn connections_are_solved_with_the_objective_of_the_clip_they_leave() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = MotionGraph::load(&root.join("assets/graphs/human3d.ron")).unwrap();
+    let space =
+        crate::space::ParameterSpace::load(&root.join("spaces/human3d_locomotion.ron")).unwrap();
+    let objectives = super::connect::objectives_of(&space).unwrap();
+    let walk = &objectives["gait=walk1.0_turn=0"];
+    assert!(walk.flat_feet && walk.posture_limbs.iter().any(|l| l == "arm"));
+    let options = |objectives| super::connect::ConnectOptions {
+        gait_dir: root.join("assets/spaces/human3d_locomotion/gait"),
+        out: std::env::temp_dir().join("motionlab-connect-test"),
+        frames: 20,
+        budget: 6,
+        threads: 1,
+        max_iterations: space.solver.max_iterations,
+        objectives,
+    };
+    let jobs = super::connect::jobs(&graph, &options(objectives.clone())).unwrap();
+    assert_eq!(jobs.len(), 6);
+    for j in &jobs {
+        let from = &graph.graph.clips[graph.graph.transitions[j.transition].from.clip];
+        let to = &graph.graph.clips[graph.graph.transitions[j.transition].to.clip];
+        assert!(from.cycle.is_some() && to.cycle.is_some(), "{}", j.name);
+        let want = &objectives[&j.joins.from];
+        assert_eq!(j.request.posture_limbs, want.posture_limbs, "{}", j.name);
+        assert_eq!(j.request.flat_feet, want.flat_feet, "{}", j.name);
+        assert_eq!(j.request.weights, want.weights, "{}", j.name);
+        assert_eq!(j.request.max_iterations, space.solver.max_iterations);
+    }
+    let plain = super::connect::jobs(&graph, &options(Default::default())).unwrap();
+    assert!(
+        plain
+            .iter()
+            .all(|j| j.request.posture_limbs.is_empty() && !j.request.flat_feet)
+    );
+}
