@@ -161,7 +161,8 @@ pub(crate) fn spawn_character_proxies(commands: &mut Commands, character: &Chara
         } else {
             Collider::compound(vec![(offset.translation, offset.rotation, shape)])
         };
-        let q = b.orientation();
+        let (p, q) = (b.position, b.orientation());
+        let pose = [p[0], p[1], p[2], q[0], q[1], q[2], q[3]].map(|v| v as f32);
         commands.spawn((
             CharacterProxy(i),
             RigidBody::KinematicPositionBased,
@@ -169,17 +170,7 @@ pub(crate) fn spawn_character_proxies(commands: &mut Commands, character: &Chara
             CollisionGroups::new(CHARACTER_GROUP, PROP_GROUP),
             Restitution::coefficient(0.3),
             Friction::coefficient(0.5),
-            Transform::from_xyz(
-                b.position[0] as f32,
-                b.position[1] as f32,
-                b.position[2] as f32,
-            )
-            .with_rotation(Quat::from_xyzw(
-                q[0] as f32,
-                q[1] as f32,
-                q[2] as f32,
-                q[3] as f32,
-            )),
+            super::super::pose_to_transform(pose),
         ));
     }
 }
