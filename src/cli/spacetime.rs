@@ -212,6 +212,10 @@ pub struct GaitArgs {
     /// Feet in contact are flat (their up axis vertical), for feet with soles.
     #[arg(long)]
     pub flat_feet: bool,
+    /// Feet in the air keep the corners of their soles above the ground (box feet; the gait
+    /// NLP's feet are points, which otherwise graze the ground and tip their toes under it).
+    #[arg(long)]
+    pub sole_clearance: bool,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -296,6 +300,7 @@ impl GaitArgs {
             weights: None,
             posture_limbs: Vec::new(),
             flat_feet: self.flat_feet,
+            sole_clearance: self.sole_clearance,
             connect: None,
         })
     }

@@ -616,6 +616,7 @@ pub fn generate(
         request.weights = a.weights;
         request.posture_limbs = a.posture_limbs.clone();
         request.flat_feet = a.flat_feet;
+        request.sole_clearance = a.sole_clearance;
         connection_jobs.push(Job {
             name: c.name.clone(),
             stem,

@@ -67,6 +67,8 @@ pub enum Specifier {
     Family(String),
     /// Feet in contact are flat (for feet with soles).
     FlatFeet,
+    /// Feet in the air keep their soles' corners above the ground (for box feet).
+    SoleClearance,
 }
 
 /// One value of a dimension: a label and its specifiers (none: the value adds nothing).
@@ -155,6 +157,7 @@ pub struct Point {
     pub weights: Option<GaitWeights>,
     pub posture_limbs: Vec<String>,
     pub flat_feet: bool,
+    pub sole_clearance: bool,
     pub family: Option<String>,
 }
 
@@ -192,6 +195,7 @@ impl Point {
             weights: self.weights,
             posture_limbs: self.posture_limbs.clone(),
             flat_feet: self.flat_feet,
+            sole_clearance: self.sole_clearance,
             ..GaitRequest::new(self.character.clone(), self.speed)
         }
     }
@@ -371,6 +375,7 @@ impl ParameterSpace {
             weights: None,
             posture_limbs: Vec::new(),
             flat_feet: false,
+            sole_clearance: false,
             family: None,
         };
         let (mut character, mut speed, mut turn) = (None, None, None);
@@ -436,6 +441,7 @@ impl ParameterSpace {
                     }
                 }
                 Specifier::FlatFeet => p.flat_feet = true,
+                Specifier::SoleClearance => p.sole_clearance = true,
             }
         }
         p.character = character
@@ -527,7 +533,10 @@ fn check_specifier(s: &Specifier) -> Result<(), String> {
         }
     };
     match s {
-        Specifier::Character(_) | Specifier::Family(_) | Specifier::FlatFeet => Ok(()),
+        Specifier::Character(_)
+        | Specifier::Family(_)
+        | Specifier::FlatFeet
+        | Specifier::SoleClearance => Ok(()),
         Specifier::Speed(v) => finite_in(*v, -20.0, 20.0, "Speed (m/s)"),
         Specifier::TurnRate(v) => finite_in(*v, -720.0, 720.0, "TurnRate (°/s)"),
         Specifier::Ceiling(h) => finite_in(*h, 0.0, 10.0, "Ceiling (m)"),

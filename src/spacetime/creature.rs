@@ -298,6 +298,20 @@ fn creature_spec(c: &Character) -> CreatureSpec {
                 )
             }
         };
+        // A box foot's sole: its four lowest corners (the box's −y face in the reference pose).
+        let sole = match b.shape {
+            Shape::Box { half_extents: h }
+                if c.effectors(EffectorTag::Foot).any(|e| e.body == b.name) =>
+            {
+                [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
+                    .map(|(sx, sz)| {
+                        let r = mat_vec(&rot, [sx * h[0], -h[1], sz * h[2]]);
+                        sub([com[0] + r[0], com[1] + r[1], com[2] + r[2]], p)
+                    })
+                    .to_vec()
+            }
+            _ => Vec::new(),
+        };
         limbs.push(LimbSpec {
             name: b.name.clone(),
             parent,
@@ -316,6 +330,7 @@ fn creature_spec(c: &Character) -> CreatureSpec {
             } else {
                 Some(tensor)
             },
+            sole,
         });
     }
     CreatureSpec {

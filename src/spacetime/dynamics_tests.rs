@@ -197,6 +197,7 @@ fn pendulum() -> Skeleton {
         limits: Vec::new(),
         end: None,
         inertia: None,
+        sole: Vec::new(),
     };
     Skeleton::build(&CreatureSpec {
         name: "pendulum".into(),

@@ -232,6 +232,9 @@ pub struct LimbSpec {
     /// Inertia tensor about the centre of mass in the limb's frame (kg·m²) at the limb's mass,
     /// when the body is not a cylinder along the limb; scaled with the mass.
     pub inertia: Option<[[f64; 3]; 3]>,
+    /// A foot's sole corners in its own frame, relative to its joint (a box foot's four lowest
+    /// corners); empty for a point foot. Not scaled by morphology changes.
+    pub sole: Vec<[f64; 3]>,
 }
 
 /// Two limbs whose distal ends must stay at least `min_distance` apart (Eq. 3.6).
@@ -284,6 +287,8 @@ pub struct Limb {
     /// Inertia tensor about the centre of mass (limb frame, at `mass`), when the limb is not
     /// a solid cylinder of `length` and `radius`.
     pub inertia: Option<[[f64; 3]; 3]>,
+    /// A foot's sole corners (limb frame, relative to the joint); empty for a point foot.
+    pub sole: Vec<[f64; 3]>,
 }
 
 /// A pair of limb end points kept apart (Eq. 3.6), by limb index.
@@ -414,6 +419,7 @@ impl Skeleton {
                     },
                     end: l.end,
                     inertia: l.inertia,
+                    sole: l.sole.clone(),
                 }
             })
             .collect();

@@ -315,6 +315,18 @@ impl BlockProblem for GaitProblem {
                         }
                         KinematicRow::FlatX(f) => k.limbs[sk.feet[*f]].rotation.m[0][1].clone(),
                         KinematicRow::FlatZ(f) => k.limbs[sk.feet[*f]].rotation.m[2][1].clone(),
+                        KinematicRow::Sole(f, c) => {
+                            // The corner relative to the foot's end point, turned into the world.
+                            let limb = &sk.limbs[sk.feet[*f]];
+                            let end = limb.end.unwrap_or(limb.direction.map(|d| d * limb.length));
+                            let o: [f64; 3] = std::array::from_fn(|j| limb.sole[*c][j] - end[j]);
+                            let frame = &k.limbs[sk.feet[*f]];
+                            let m = &frame.rotation.m;
+                            frame.end.y.clone()
+                                + m[1][0].clone() * o[0]
+                                + m[1][1].clone() * o[1]
+                                + m[1][2].clone() * o[2]
+                        }
                         KinematicRow::Separation(s) => {
                             let sep = &sk.separations[*s];
                             (&k.limbs[sep.a].end - &k.limbs[sep.b].end).norm_squared()

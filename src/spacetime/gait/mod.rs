@@ -261,6 +261,9 @@ pub struct GaitSpec {
     /// A foot in contact is flat: its limb's up axis is vertical (for feet with soles; the
     /// thesis's feet are points, free to pitch and roll on the ground).
     pub flat_feet: bool,
+    /// A foot in the air keeps its sole's corners above the ground (for box feet: the NLP's
+    /// foot is a point, free to graze the ground and tip its toe under it while it swings).
+    pub sole_clearance: bool,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -325,6 +328,7 @@ impl GaitSpec {
             max_head_height: None,
             posture_limbs: Vec::new(),
             flat_feet: false,
+            sole_clearance: false,
             warm_start: None,
             contact: Vec::new(),
         };
@@ -409,6 +413,7 @@ impl GaitSpec {
             max_head_height: None,
             posture_limbs: Vec::new(),
             flat_feet: false,
+            sole_clearance: false,
             warm_start: None,
             contact,
         };

@@ -147,6 +147,8 @@ pub(super) enum KinematicRow {
     /// A flat foot in contact: the x and z components of its up axis (two rows).
     FlatX(usize),
     FlatZ(usize),
+    /// A foot in the air: the height of its sole's corner (foot, corner).
+    Sole(usize, usize),
     Separation(usize),
     /// The head point's height (bounded below by the minimum head height, or above by a
     /// ceiling).
@@ -237,6 +239,15 @@ impl GaitProblem {
                     rows.push(KinematicRow::Clearance(node));
                     lower.push(0.0);
                     upper.push(f64::INFINITY);
+                }
+            }
+            if spec.sole_clearance {
+                for k in (0..feet).filter(|&k| !spec.in_contact(i, k)) {
+                    for c in 0..sk.limbs[sk.feet[k]].sole.len() {
+                        rows.push(KinematicRow::Sole(k, c));
+                        lower.push(0.0);
+                        upper.push(f64::INFINITY);
+                    }
                 }
             }
             for k in 0..feet {

@@ -703,3 +703,83 @@ fn posture_entries_name_limbs_or_single_coordinates() {
             .is_ok()
     );
 }
+
+/// A box foot's sole (its four lowest corners) is carried by its limb: in the reference pose
+/// (every joint coordinate zero) the NLP's corners are the simulation's box corners, in the
+/// plane of the foot point; and `sole_clearance` bounds them below by 0 in every frame a foot is in the air,
+/// four rows per foot and frame.
+#[test]
+fn a_box_foot_keeps_its_sole_above_the_ground_in_the_air() {
+    use super::problem::{Block, KinematicRow};
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d_walker.ron");
+    let c = crate::model::load_character(&path).unwrap();
+    let sk = crate::spacetime::skeleton::Skeleton::load(&path).unwrap();
+    let mut q = vec![0.0; sk.dof()];
+    q[..6].copy_from_slice(&sk.limbs[0].rest);
+    let k = crate::spacetime::dynamics::forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
+    for &f in &sk.feet {
+        let limb = &sk.limbs[f];
+        assert_eq!(limb.sole.len(), 4, "{}", limb.name);
+        let body = &c.bodies[c.body_index(&limb.name).unwrap()];
+        let crate::model::Shape::Box { half_extents: h } = body.shape else {
+            panic!("a box foot")
+        };
+        let frame = &k.limbs[f];
+        let end = limb.end.unwrap();
+        for corner in &limb.sole {
+            // World corner = end point + R·(corner − end).
+            let o: [f64; 3] = std::array::from_fn(|j| corner[j] - end[j]);
+            let m = &frame.rotation.m;
+            let world = [
+                frame.end.x + m[0][0] * o[0] + m[0][1] * o[1] + m[0][2] * o[2],
+                frame.end.y + m[1][0] * o[0] + m[1][1] * o[1] + m[1][2] * o[2],
+                frame.end.z + m[2][0] * o[0] + m[2][1] * o[1] + m[2][2] * o[2],
+            ];
+            // The foot point is the sole's centre: the corners lie in its plane, half the box's
+            // length and width away.
+            assert!(
+                (world[1] - frame.end.y).abs() < 1e-9,
+                "{}: {world:?}",
+                limb.name
+            );
+            for (j, half, centre) in [(0, h[0], frame.end.x), (2, h[2], frame.end.z)] {
+                let off = (world[j] - centre).abs();
+                assert!(
+                    (off - half).abs() < 1e-9,
+                    "{}: {off} against {half}",
+                    limb.name
+                );
+                assert!((centre - body.position[j]).abs() < 1e-9);
+            }
+        }
+    }
+    let spec = GaitSpec::new(
+        sk,
+        1.0,
+        1.05,
+        &[timing("l_foot", 0.0, 0.6), timing("r_foot", 0.5, 0.6)],
+    )
+    .unwrap();
+    let rows = |spec: &GaitSpec| -> usize {
+        GaitProblem::new(spec.clone())
+            .blocks
+            .iter()
+            .map(|(b, _)| match b {
+                Block::Kinematic { rows } => rows
+                    .iter()
+                    .filter(|r| matches!(r, KinematicRow::Sole(..)))
+                    .count(),
+                _ => 0,
+            })
+            .sum()
+    };
+    assert_eq!(rows(&spec), 0, "off by default");
+    let mut with = spec.clone();
+    with.sole_clearance = true;
+    let airborne: usize = (0..spec.frames)
+        .map(|i| (0..2).filter(|&f| !spec.in_contact(i, f)).count())
+        .sum();
+    assert!(airborne > 0);
+    assert_eq!(rows(&with), 4 * airborne);
+}

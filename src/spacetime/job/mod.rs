@@ -127,6 +127,10 @@ pub struct GaitRequest {
     /// Feet in contact are flat ([`crate::spacetime::gait::GaitSpec::flat_feet`]).
     #[serde(default)]
     pub flat_feet: bool,
+    /// Feet in the air keep their soles above the ground
+    /// ([`crate::spacetime::gait::GaitSpec::sole_clearance`]).
+    #[serde(default)]
+    pub sole_clearance: bool,
     /// Solve a connecting clip between two solved clips instead of a cycle (specs/004.md
     /// App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
     #[serde(default)]
@@ -165,6 +169,7 @@ impl GaitRequest {
             weights: None,
             posture_limbs: Vec::new(),
             flat_feet: false,
+            sole_clearance: false,
             connect: None,
         }
     }

@@ -94,6 +94,7 @@ pub fn run_gait(
         }
         spec = spec.with_posture(&request.posture_limbs)?;
         spec.flat_feet = request.flat_feet;
+        spec.sole_clearance = request.sole_clearance;
         return solve_and_report(request, spec, None, on_event);
     }
     let (default_period, default_contacts) = default_timings(&skeleton);
@@ -135,6 +136,7 @@ pub fn run_gait(
     }
     spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
+    spec.sole_clearance = request.sole_clearance;
     if let Some((from, clip)) = &start {
         spec = spec
             .with_warm_start(clip.clone())
