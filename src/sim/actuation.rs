@@ -111,10 +111,11 @@ impl Simulation {
         let implicit = self.settings.pd == PdMode::Implicit;
         let gs = self.settings.gain_scale;
         let ss = self.settings.strength_scale;
-        for ((d, &target), &(mp, md)) in self
+        for (((d, &target), &rate), &(mp, md)) in self
             .dofs
             .iter()
             .zip(&self.targets)
+            .zip(&self.target_rates)
             .zip(&self.gain_multipliers)
         {
             let Some((mb, link)) =
@@ -134,7 +135,7 @@ impl Simulation {
             ][d.slot];
             if implicit && (kp > 0.0 || kd > 0.0) {
                 data.set_motor_model(axis, MotorModel::ForceBased);
-                data.set_motor_position(axis, target, kp, kd);
+                data.set_motor(axis, target, rate, kp, kd);
                 data.set_motor_max_force(axis, d.torque_limit * ss);
             } else {
                 data.motor_axes.remove(mask);
@@ -143,8 +144,9 @@ impl Simulation {
         }
     }
 
-    /// Explicit PD: each degree of freedom's torque τ = clamp(kp(θ* − θ) − kd θ̇ + τ_ff, ±τ_max),
-    /// τ_ff the feedforward ([`Simulation::set_feedforward`]), applied by
+    /// Explicit PD: each degree of freedom's torque τ = clamp(kp(θ* − θ) + kd(θ̇* − θ̇) + τ_ff,
+    /// ±τ_max), θ̇* the target rate ([`Simulation::set_target_rates`], 0 by default), τ_ff the
+    /// feedforward ([`Simulation::set_feedforward`]), applied by
     /// [`Self::apply_joint_torques`].
     pub(super) fn apply_explicit_torques(&mut self) {
         let (q, qd) = self.dof_state();
@@ -153,7 +155,8 @@ impl Simulation {
         for (i, d) in self.dofs.iter().enumerate() {
             let lim = d.torque_limit * ss;
             let (mp, md) = self.gain_multipliers[i];
-            let tau = (d.kp * gs * mp * (self.targets[i] - q[i]) - d.kd * gs * md * qd[i]
+            let tau = (d.kp * gs * mp * (self.targets[i] - q[i])
+                + d.kd * gs * md * (self.target_rates[i] - qd[i])
                 + self.feedforward[i])
                 .clamp(-lim, lim);
             self.torques[i] = tau;

@@ -187,6 +187,7 @@ pub struct Snapshot {
     targets: Vec<f32>,
     torques: Vec<f32>,
     feedforward: Vec<f32>,
+    target_rates: Vec<f32>,
     pushes: Vec<(usize, Vector, u32)>,
     failure: Option<Failure>,
     gain_multipliers: Vec<(f32, f32)>,
@@ -226,6 +227,8 @@ pub struct Simulation {
     torques: Vec<f32>,
     /// Feedforward torque per degree of freedom (N·m), added to the PD torque.
     feedforward: Vec<f32>,
+    /// Target rate per degree of freedom (rad/s) of the PD's damping term, kd·(θ̇* − θ̇).
+    target_rates: Vec<f32>,
     /// Pending pushes: body, force, remaining steps.
     pushes: Vec<(usize, Vector, u32)>,
     time: f64,
@@ -320,6 +323,19 @@ impl Simulation {
                 .get(i)
                 .copied()
                 .filter(|t| t.is_finite())
+                .unwrap_or(0.0);
+        }
+    }
+
+    /// Target rates (rad/s), one per degree of freedom, for the PD's damping term from the next
+    /// step on: τ = kp(θ* − θ) + kd(θ̇* − θ̇), so a tracked motion's own speed is not damped
+    /// (0, the default, damps all motion); missing entries are 0.
+    pub fn set_target_rates(&mut self, rates: &[f32]) {
+        for (i, r) in self.target_rates.iter_mut().enumerate() {
+            *r = rates
+                .get(i)
+                .copied()
+                .filter(|r| r.is_finite())
                 .unwrap_or(0.0);
         }
     }
@@ -501,7 +517,7 @@ impl Simulation {
                 let lim = d.torque_limit * ss;
                 let (mp, md) = self.gain_multipliers[i];
                 self.torques[i] = (d.kp * gs * mp * (self.targets[i] - q[i])
-                    - d.kd * gs * md * qd[i])
+                    + d.kd * gs * md * (self.target_rates[i] - qd[i]))
                     .clamp(-lim, lim);
             }
         }
@@ -535,6 +551,57 @@ impl Simulation {
             }
         }
         None
+    }
+
+    /// Places the character at rest in a pose: the root body's pose (position, quaternion x, y,
+    /// z, w) and every degree of freedom's coordinate (as [`Self::dof_state`]), every velocity
+    /// zero. For starting a simulation from a played pose; contacts are found at the next step.
+    /// A planar root keeps its place (only the joint coordinates change).
+    pub fn set_configuration(&mut self, root: [f32; 7], q: &[f32]) {
+        let (now, _) = self.dof_state();
+        let index = self
+            .character
+            .body_index(&self.character.root.body)
+            .expect("validated character");
+        let handle = self.bodies[index];
+        if self.character.root.kind == RootKind::Free {
+            let pose = Pose::from_parts(
+                Vector::new(root[0], root[1], root[2]),
+                Rotation::from_xyzw(root[3], root[4], root[5], root[6]).normalize(),
+            );
+            self.state.bodies[handle].set_position(pose, true);
+        }
+        let Some(id) = self.state.multibody_joints.rigid_body_link(handle).copied() else {
+            return;
+        };
+        // Each degree of freedom's displacement at its place in the multibody's coordinates.
+        let places: Vec<Option<usize>> = self
+            .dofs
+            .iter()
+            .map(|d| {
+                let link = self.state.multibody_joints.rigid_body_link(d.link_body)?;
+                let mb = self.state.multibody_joints.get_multibody(link.multibody)?;
+                Some(mb.link(link.id)?.assembly_id() + d.slot)
+            })
+            .collect();
+        let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
+            return;
+        };
+        let mut displacement = vec![0.0; mb.ndofs()];
+        for ((place, target), current) in places.iter().zip(q).zip(&now) {
+            if let Some(k) = place {
+                displacement[*k] = target - current;
+            }
+        }
+        mb.apply_displacements(&displacement);
+        mb.generalized_velocity_mut().fill(0.0);
+        mb.forward_kinematics(&self.state.bodies, true);
+        mb.update_rigid_bodies(&mut self.state.bodies, true);
+        for h in &self.bodies {
+            let rb = &mut self.state.bodies[*h];
+            rb.set_linvel(Vector::ZERO, true);
+            rb.set_angvel(Vector::ZERO, true);
+        }
     }
 
     /// World pose of model body `i`: position and quaternion (x, y, z, w).
@@ -672,6 +739,7 @@ impl Simulation {
             targets: self.targets.clone(),
             torques: self.torques.clone(),
             feedforward: self.feedforward.clone(),
+            target_rates: self.target_rates.clone(),
             pushes: self.pushes.clone(),
             failure: self.failure.clone(),
             gain_multipliers: self.gain_multipliers.clone(),
@@ -687,6 +755,7 @@ impl Simulation {
         self.targets = s.targets.clone();
         self.torques = s.torques.clone();
         self.feedforward = s.feedforward.clone();
+        self.target_rates = s.target_rates.clone();
         self.pushes = s.pushes.clone();
         self.failure = s.failure.clone();
         self.gain_multipliers = s.gain_multipliers.clone();

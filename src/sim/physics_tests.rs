@@ -292,3 +292,97 @@ fn a_feedforward_torque_bends_a_joint_by_torque_over_stiffness() {
         }
     }
 }
+
+/// `set_configuration` places the pose it is given: every degree of freedom reads back, and
+/// every body sits where the model's forward kinematics puts it (the played pose a physics
+/// playback starts from).
+#[test]
+fn a_configuration_is_placed_exactly() {
+    let c = builtin("human3d_walker");
+    let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
+    let n = c.dof_names().len();
+    let q: Vec<f32> = (0..n).map(|i| 0.3 * ((i as f32 * 1.7).sin())).collect();
+    let yaw = nalgebra::UnitQuaternion::from_axis_angle(&nalgebra::Vector3::y_axis(), 1.2);
+    let root = sim.body_pose(0);
+    let turned = [
+        root[0] + 0.5,
+        root[1] + 0.1,
+        root[2] - 0.3,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ];
+    let qv = yaw.coords;
+    let root = [
+        turned[0],
+        turned[1],
+        turned[2],
+        qv.x as f32,
+        qv.y as f32,
+        qv.z as f32,
+        qv.w as f32,
+    ];
+    sim.set_configuration(root, &q);
+    let (got, rates) = sim.dof_state();
+    for (a, b) in q.iter().zip(&got) {
+        assert!((a - b).abs() < 1e-5, "{a} against {b}");
+    }
+    assert!(rates.iter().all(|r| *r == 0.0));
+    let model = crate::clip::pose::body_poses(
+        &c,
+        &root.map(|x| x as f64),
+        &q.iter().map(|x| *x as f64).collect::<Vec<_>>(),
+    );
+    for (i, b) in c.bodies.iter().enumerate() {
+        let s = sim.body_pose(i);
+        let (p, r) = (
+            crate::clip::pose::quat_of(&s.map(|x| x as f64)),
+            crate::clip::pose::quat_of(&model[i]),
+        );
+        let d = ((0..3)
+            .map(|k| (s[k] as f64 - model[i][k]).powi(2))
+            .sum::<f64>())
+        .sqrt();
+        assert!(d < 1e-5, "{}: {d} m off", b.name);
+        assert!(
+            p.angle_to(&r) < 1e-4,
+            "{}: {} rad off",
+            b.name,
+            p.angle_to(&r)
+        );
+    }
+}
+
+/// The PD's damping aims at the target rates: an elbow following a target that turns at
+/// 2 rad/s lags kd·θ̇/kp behind it when the damping aims at rest, and far less when it aims at
+/// the target's own rate.
+#[test]
+fn target_rates_stop_the_damping_of_a_tracked_motion() {
+    let c = builtin("human3d");
+    let elbow = c.dof_names().iter().position(|n| n == "l_elbow").unwrap();
+    let lag = |with_rates: bool| {
+        let mut sim = Simulation::new(&c, SimSettings::default()).unwrap();
+        let mut targets = vec![0.0; c.dof_names().len()];
+        let mut rates = vec![0.0; targets.len()];
+        let rate = 2.0;
+        for _ in 0..48 {
+            targets[elbow] += rate * sim.settings().dt;
+            if with_rates {
+                rates[elbow] = rate;
+            }
+            sim.set_targets(&targets);
+            sim.set_target_rates(&rates);
+            sim.step();
+        }
+        let (q, _) = sim.dof_state();
+        targets[elbow] - q[elbow]
+    };
+    let (without, with) = (lag(false), lag(true));
+    // kd/kp = 20/200: 0.2 rad behind at 2 rad/s.
+    assert!((0.1..0.3).contains(&without), "lag without rates {without}");
+    assert!(
+        with.abs() < 0.25 * without,
+        "lag with rates {with}, without {without}"
+    );
+}

@@ -283,6 +283,7 @@ impl Simulation {
             targets: vec![0.0; n],
             torques: vec![0.0; n],
             feedforward: vec![0.0; n],
+            target_rates: vec![0.0; n],
             pushes: Vec::new(),
             time: 0.0,
             steps: 0,

@@ -249,6 +249,12 @@ impl Controller {
         self.world
     }
 
+    /// The current frame's pose in the world (without the blend and foot locks of
+    /// [`Self::step`]'s output).
+    pub fn pose(&self) -> ClipFrame {
+        self.placed(self.current, &self.world)
+    }
+
     /// A frame of a clip, moved into the world by `m`.
     fn placed(&self, f: FrameRef, m: &PlanarMotion) -> ClipFrame {
         let frame = &self.graph.clips[f.clip].frames[f.frame];

@@ -2,17 +2,32 @@
 //! steering controller ([`crate::steering::Controller`]) plays, through the one stepping loop
 //! ([`crate::sim::Simulation::step_controlled`]).
 //!
-//! - **Targets:** every joint's PD target is the played pose's coordinate.
+//! - **Start:** the simulation starts at rest in the played pose, where the controller places
+//!   it and facing its way ([`crate::sim::Simulation::set_configuration`]).
+//! - **Targets:** every joint's PD target is the played pose's coordinate, and the PD's damping
+//!   aims at the played joint rates (kd(θ̇* − θ̇), [`crate::sim::Simulation::set_target_rates`]):
+//!   damping towards rest opposed a swinging hip with up to kd·θ̇ = 100 N·m·s × 4 rad/s, more
+//!   than its torque limit.
 //! - **Feedforward:** the played clip's joint torques ([`Output::torques`]: the gait solution's
 //!   inverse dynamics, specs/004.md §3.2.3) are added to the PD torques, so the PD loop corrects
 //!   errors instead of carrying the body's weight.
-//! - **Balance** (after SIMBICON, Yin, Loken & van de Panne 2007): the hip of a leg in the air
-//!   aims its flexion and abduction further by c_d·d + c_v·v, d and v the centre of mass's
-//!   horizontal offset and velocity from the planted foot in the character's heading frame, so
-//!   a step lands where it catches the fall; the trunk leans back towards upright through the
-//!   planted hip.
+//! - **Balance** (after SIMBICON, Yin, Loken & van de Panne 2007), on the *deviation* of the
+//!   simulated centre of mass from the played one (its offset from the planted feet, and its
+//!   velocity, in the heading frame; the played motion's own offset and velocity are not
+//!   errors): the hip of a leg in the air aims its flexion and abduction further by
+//!   c_d·Δd + c_v·Δv, so a step lands where it catches the fall; the planted ankles pitch and
+//!   roll against it; the planted hips take back the pelvis's rotation off the played one
+//!   (SIMBICON's torso control, in all three axes).
+//! - **Clearance:** a leg in the air bends its hip and knee further and lifts its toes: the
+//!   gait NLP's feet are points, and the clips' swinging soles graze the ground (their box
+//!   corners dip up to 4 cm under it), which loads the swinging foot and lets the planted one
+//!   spin ([`crate::spacetime::gait::GaitSpec::sole_clearance`] solves clips without it).
 //! - **Reference:** the kinematic controller's place in the world follows the simulated pelvis
 //!   (position and heading, by a spring), so its choices steer the body that exists.
+//!
+//! The default gains are the best of 320 random settings, each scored by how long the human
+//! stayed up on three scripts (walk slowly north, walk east, and the scripted run of
+//! tests/data/steer_north_east.ron); docs/results.md has the figures.
 //!
 //! The character falls when a body other than a foot touches the ground or its centre of mass
 //! drops below half its standing height ([`crate::sim::Simulation::has_fallen`]).
@@ -20,39 +35,53 @@
 use crate::model::EffectorTag;
 use crate::model::planar::PlanarMotion;
 use crate::sim::{Controller as SimController, SimSettings, Simulation};
-use crate::steering::script::{ScriptPush, SteerTrace, StickScript, run_script};
+use crate::steering::script::{ScriptPush, SteerTrace, StickScript, face_first_key, run_script};
 use crate::steering::{Controller, Output};
 
 /// Gains of the balance feedback.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BalanceGains {
-    /// rad per m of centre-of-mass offset.
+    /// Swing hip: rad per m of centre-of-mass offset from the played one.
     pub c_d: f64,
-    /// rad per m/s of centre-of-mass velocity.
+    /// Swing hip: rad per m/s of centre-of-mass velocity off the played one.
     pub c_v: f64,
-    /// Fraction of the trunk's tilt the planted hip takes back.
+    /// Fraction of the pelvis's rotation off the played one that the planted hips take back.
     pub trunk: f64,
-    /// Ankle strategy of the planted feet: rad per m of the centre of mass ahead of them, and per
-    /// m/s.
+    /// Ankle strategy of the planted feet along the heading (pitch): rad per m and per m/s.
     pub ankle_d: f64,
     pub ankle_v: f64,
+    /// Ankle strategy across the heading (roll): rad per m and per m/s.
+    pub roll_d: f64,
+    pub roll_v: f64,
+    /// Swing-foot clearance: extra knee bend, hip flexion and toe lift (rad) of a leg in the air.
+    pub lift_knee: f64,
+    pub lift_hip: f64,
+    pub lift_toe: f64,
     /// Half-life (s) with which the kinematic reference follows the simulated pelvis.
     pub follow: f64,
     /// Fraction of the played clip's joint torques applied as feedforward (0: PD and balance
     /// feedback alone).
     pub feedforward: f64,
+    /// Fraction of the played joint rates the PD's damping aims at (0: it damps all motion).
+    pub rates: f64,
 }
 
 impl Default for BalanceGains {
     fn default() -> Self {
         Self {
-            c_d: 0.5,
-            c_v: 0.2,
-            trunk: 0.5,
-            ankle_d: 1.5,
-            ankle_v: 0.3,
-            follow: 0.3,
+            c_d: 1.37,
+            c_v: 0.38,
+            trunk: 0.93,
+            ankle_d: 0.22,
+            ankle_v: 0.53,
+            roll_d: 1.12,
+            roll_v: 0.07,
+            lift_knee: 0.51,
+            lift_hip: 0.22,
+            lift_toe: 0.34,
+            follow: 0.16,
             feedforward: 1.0,
+            rates: 1.0,
         }
     }
 }
@@ -92,6 +121,12 @@ struct Leg {
     abduction: Option<usize>,
     /// The ankle's pitch coordinate (about z).
     ankle: Option<usize>,
+    /// The ankle's roll coordinate (about x).
+    ankle_roll: Option<usize>,
+    /// The knee's flexion coordinate (about z, bent negative).
+    knee: Option<usize>,
+    /// The hip's twist coordinate (about y), for a ball hip.
+    twist: Option<usize>,
 }
 
 fn legs(c: &crate::model::Character) -> Vec<Leg> {
@@ -111,6 +146,7 @@ fn legs(c: &crate::model::Character) -> Vec<Leg> {
             let thigh = c.body_index(&c.joints[up(shin)?].parent)?;
             let hip = &c.joints[up(thigh)?];
             let ankle = &c.joints[up(foot)?];
+            let knee = &c.joints[up(shin)?];
             let coordinate = |joint: &crate::model::Joint, axis: [f64; 3]| {
                 let axes = joint.kind.axes();
                 let k = axes.iter().position(|a| a == &axis)?;
@@ -127,6 +163,9 @@ fn legs(c: &crate::model::Character) -> Vec<Leg> {
                 flexion: coordinate(hip, [0.0, 0.0, 1.0]),
                 abduction: coordinate(hip, [1.0, 0.0, 0.0]),
                 ankle: coordinate(ankle, [0.0, 0.0, 1.0]),
+                ankle_roll: coordinate(ankle, [1.0, 0.0, 0.0]),
+                knee: coordinate(knee, [0.0, 0.0, 1.0]),
+                twist: coordinate(hip, [0.0, 1.0, 0.0]),
             })
         })
         .collect()
@@ -148,6 +187,18 @@ pub struct PhysicsPlayback {
     joint_n: usize,
     root_sum: f64,
     root_n: usize,
+    /// The played centre of mass at the last step (world, moved with the reference's place) and
+    /// the time of that step.
+    last_reference: Option<([f64; 3], f64)>,
+    /// The played joint coordinates at the last step, and its time (for the target rates).
+    last_joints: Option<(Vec<f64>, f64)>,
+}
+
+/// The played motion's centre of mass, its velocity and its bodies, for feedback on deviations.
+struct Reference {
+    com: [f64; 3],
+    velocity: [f64; 3],
+    bodies: Vec<crate::clip::pose::BodyPose>,
 }
 
 impl PhysicsPlayback {
@@ -155,10 +206,14 @@ impl PhysicsPlayback {
     /// controller's place moved onto it.
     pub fn new(controller: &mut Controller, gains: BalanceGains) -> anyhow::Result<Self> {
         let character = controller.graph.character.clone();
-        let sim = Simulation::new(&character, SimSettings::default())?;
+        let mut sim = Simulation::new(&character, SimSettings::default())?;
         let root = character
             .body_index(&character.root.body)
             .expect("validated character");
+        // The simulated body starts at rest in the played pose (its place and its facing).
+        let pose = controller.pose();
+        let joints: Vec<f32> = pose.joints.iter().map(|&x| x as f32).collect();
+        sim.set_configuration(pose.root.map(|x| x as f32), &joints);
         let start = sim.body_pose(root);
         controller.place_root(start[0] as f64, start[2] as f64);
         Ok(Self {
@@ -173,6 +228,8 @@ impl PhysicsPlayback {
             joint_n: 0,
             root_sum: 0.0,
             root_n: 0,
+            last_reference: None,
+            last_joints: None,
         })
     }
 
@@ -191,7 +248,32 @@ impl PhysicsPlayback {
         if self.fell_at.is_some() {
             return;
         }
-        let joints = balanced_targets(&self.sim, &self.legs, out, &self.gains, self.root);
+        let character = &controller.graph.character;
+        let bodies = crate::clip::pose::body_poses(character, &out.pose.root, &out.pose.joints);
+        let mut com = [0.0; 3];
+        let mass: f64 = character.bodies.iter().map(|b| b.mass).sum();
+        for (b, p) in character.bodies.iter().zip(&bodies) {
+            for k in 0..3 {
+                com[k] += b.mass * p[k] / mass;
+            }
+        }
+        let velocity = match self.last_reference {
+            Some((last, at)) if t > at => [0, 1, 2].map(|k| (com[k] - last[k]) / (t - at)),
+            _ => [0.0; 3],
+        };
+        let reference = Reference {
+            com,
+            velocity,
+            bodies,
+        };
+        let joints = balanced_targets(
+            &self.sim,
+            &self.legs,
+            out,
+            &self.gains,
+            self.root,
+            &reference,
+        );
         let mut step = Targets { joints };
         let feedforward: Vec<f32> = out
             .torques
@@ -200,6 +282,19 @@ impl PhysicsPlayback {
             .map(|t| (self.gains.feedforward * t) as f32)
             .collect();
         self.sim.set_feedforward(&feedforward);
+        // The PD damps deviations from the played motion's rates, not the motion itself.
+        let rates: Vec<f32> = match &self.last_joints {
+            Some((last, at)) if t > *at && self.gains.rates > 0.0 => out
+                .pose
+                .joints
+                .iter()
+                .zip(last)
+                .map(|(q, p)| (self.gains.rates * (q - p) / (t - at)).clamp(-30.0, 30.0) as f32)
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.sim.set_target_rates(&rates);
+        self.last_joints = Some((out.pose.joints.clone(), t));
         let dt = self.sim.settings().dt as f64;
         while self.time + 0.5 * dt < t {
             self.sim.step_controlled(&mut step, &mut self.targets);
@@ -227,12 +322,15 @@ impl PhysicsPlayback {
             * crate::clip::pose::quat_of(&out.pose.root).inverse();
         let forward = turn * nalgebra::Vector3::x();
         let yaw = (-forward.z).atan2(forward.x);
+        let before = controller.world();
         controller.shift_world(&PlanarMotion {
             x: follow * dx,
             z: follow * dz,
             yaw: 0.0,
         });
         controller.turn_world(follow * yaw);
+        let moved = controller.world().compose(&before.inverse());
+        self.last_reference = Some((moved.apply_vec3(reference.com), t));
     }
 
     /// RMS difference of the simulated and played joint coordinates so far (rad), and the mean
@@ -262,6 +360,8 @@ pub fn run_tracked_with(
     gains: BalanceGains,
     mut on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
+    // Face the script's way first, so the simulated body starts facing it too.
+    face_first_key(controller, script);
     let mut physics = PhysicsPlayback::new(controller, gains)?;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let mut pushes: Vec<ScriptPush> = script.pushes.clone();
@@ -292,6 +392,7 @@ fn balanced_targets(
     out: &Output,
     gains: &BalanceGains,
     root: usize,
+    reference: &Reference,
 ) -> Vec<f32> {
     let mut q: Vec<f64> = out.pose.joints.clone();
     let com = sim.com();
@@ -309,27 +410,43 @@ fn balanced_targets(
     if planted.is_empty() {
         return q.into_iter().map(|x| x as f32).collect();
     }
-    // The centre of mass relative to the planted feet (their mean), along and across the heading.
+    // The centre of mass relative to the planted feet (their mean), along and across the heading,
+    // less the played motion's own offset and velocity.
     let mut support = [0.0, 0.0];
+    let mut played = [0.0, 0.0];
     for l in &planted {
         let f = sim.body_pose(l.foot);
         support[0] += f[0] as f64 / planted.len() as f64;
         support[1] += f[2] as f64 / planted.len() as f64;
+        let g = reference.bodies[l.foot];
+        played[0] += g[0] / planted.len() as f64;
+        played[1] += g[2] / planted.len() as f64;
     }
-    let d = [com[0] as f64 - support[0], com[2] as f64 - support[1]];
+    let d = [
+        com[0] as f64 - support[0] - (reference.com[0] - played[0]),
+        com[2] as f64 - support[1] - (reference.com[2] - played[1]),
+    ];
+    let v = [
+        v[0] as f64 - reference.velocity[0],
+        v[2] as f64 - reference.velocity[2],
+    ];
     let (d_fwd, d_left) = (
         d[0] * fwd[0] + d[1] * fwd[1],
         d[0] * left[0] + d[1] * left[1],
     );
     let (v_fwd, v_left) = (
-        v[0] as f64 * fwd[0] + v[2] as f64 * fwd[1],
-        v[0] as f64 * left[0] + v[2] as f64 * left[1],
+        v[0] * fwd[0] + v[1] * fwd[1],
+        v[0] * left[0] + v[1] * left[1],
     );
     // Planted ankles push the centre of mass back over the feet (a larger ankle angle tips the
-    // shin forward).
+    // shin forward; a larger roll tips it to the left, so a smaller one pushes the centre of mass
+    // back to the right).
     for l in &planted {
         if let Some(k) = l.ankle {
             q[k] -= gains.ankle_d * d_fwd + gains.ankle_v * v_fwd;
+        }
+        if let Some(k) = l.ankle_roll {
+            q[k] -= gains.roll_d * d_left + gains.roll_v * v_left;
         }
     }
     // A leg in the air aims its step where it catches the fall (SIMBICON): further forward when
@@ -340,25 +457,36 @@ fn balanced_targets(
         .filter(|l| !out.contacts.get(l.effector).copied().unwrap_or(false))
     {
         if let Some(k) = l.flexion {
-            q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd;
+            q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd + gains.lift_hip;
+        }
+        if let Some(k) = l.knee {
+            q[k] -= gains.lift_knee;
+        }
+        if let Some(k) = l.ankle {
+            q[k] += gains.lift_toe;
         }
         if let Some(k) = l.abduction {
             q[k] += gains.c_d * d_left + gains.c_v * v_left;
         }
     }
-    // On one foot, the trunk's tilt (the root body's up axis off the played one's) is taken
-    // back by the planted hip.
-    if planted.len() == 1 {
-        let pelvis = sim.body_pose(root);
-        let r = crate::model::rotation::rotate(
-            crate::model::rotation::pose_rotation(pelvis),
-            [0.0, 1.0, 0.0],
-        );
-        let pitch = (r[0] as f64 * fwd[0] + r[2] as f64 * fwd[1]).asin();
-        let reference = crate::clip::pose::quat_of(&out.pose.root) * nalgebra::Vector3::y();
-        let want = (reference.x * fwd[0] + reference.z * fwd[1]).asin();
-        if let Some(k) = planted[0].flexion {
-            q[k] += gains.trunk * (pitch - want);
+    // The pelvis's orientation in the world (SIMBICON's torso control): its rotation off the
+    // played one's, in the pelvis's frame, is taken back by the planted hips, shared between
+    // them (a hip's coordinates turn its thigh about the pelvis's axes).
+    if gains.trunk != 0.0 {
+        let pelvis = crate::clip::pose::quat_of(&sim.body_pose(root).map(|x| x as f64));
+        let error = pelvis * crate::clip::pose::quat_of(&reference.bodies[root]).inverse();
+        let local = pelvis.inverse() * error.scaled_axis();
+        let share = gains.trunk / planted.len() as f64;
+        for l in &planted {
+            for (k, e) in [
+                (l.abduction, local.x),
+                (l.twist, local.y),
+                (l.flexion, local.z),
+            ] {
+                if let Some(k) = k {
+                    q[k] += share * e;
+                }
+            }
         }
     }
     q.into_iter().map(|x| x as f32).collect()

@@ -153,6 +153,17 @@ pub struct SecondSummary {
     pub transitions: usize,
 }
 
+/// Turns the controller to face the script's first key's direction (a player pushes the stick
+/// where the character already looks); a first key at rest leaves it as it is.
+pub fn face_first_key(controller: &mut Controller, script: &StickScript) {
+    if let Some(k) = script.keys.first() {
+        let (x, y) = k.movement;
+        if x * x + y * y > 0.04 {
+            controller.face(y.atan2(x));
+        }
+    }
+}
+
 /// Plays `script` through `controller` and measures it. `on_step` sees every output and may
 /// adjust the controller (the physics playback tracks it and re-anchors it).
 pub fn run_script(
@@ -170,14 +181,7 @@ pub fn run_script(
         .filter(|(_, e)| e.tag == EffectorTag::Foot)
         .filter_map(|(k, e)| Some((k, character.body_index(&e.body)?, e.point)))
         .collect();
-    // The character starts facing the first key's direction (a player pushes the stick where
-    // the character already looks).
-    if let Some(k) = script.keys.first() {
-        let (x, y) = k.movement;
-        if x * x + y * y > 0.04 {
-            controller.face(y.atan2(x));
-        }
-    }
+    face_first_key(controller, script);
     let mut trace = SteerTrace::default();
     let mut history: VecDeque<(f64, [f64; 2])> = VecDeque::new();
     let mut planted: Vec<Option<([f64; 3], f64)>> = vec![None; feet.len()];

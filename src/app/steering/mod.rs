@@ -112,6 +112,11 @@ impl SteeringState {
         };
         let start = Controller::default_start(&graph, "stand");
         let mut controller = Controller::new(graph, start, mode);
+        // A scripted run starts facing its first direction, as `motionlab steer` does (and the
+        // simulated human with it).
+        if let Some(script) = &self.script {
+            crate::steering::script::face_first_key(&mut controller, script);
+        }
         self.physics = None;
         if self.physics_on {
             match crate::steering::physics::PhysicsPlayback::new(
