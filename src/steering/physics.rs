@@ -202,8 +202,8 @@ struct Reference {
 }
 
 impl PhysicsPlayback {
-    /// A simulation of the controller's character, standing in its reference pose, with the
-    /// controller's place moved onto it.
+    /// A simulation of the controller's character, at rest in the controller's current pose
+    /// (its place and facing).
     pub fn new(controller: &mut Controller, gains: BalanceGains) -> anyhow::Result<Self> {
         let character = controller.graph.character.clone();
         let mut sim = Simulation::new(&character, SimSettings::default())?;
