@@ -205,6 +205,11 @@ enum Command {
         /// long it stays up and how closely it tracks.
         #[arg(long)]
         physics: bool,
+        /// With --physics: balance gains other than the defaults, `NAME=VALUE,...` (c_d, c_v,
+        /// trunk, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
+        /// feedforward, rates; see docs/steering.md).
+        #[arg(long, requires = "physics")]
+        balance: Option<String>,
         /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
         /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
         /// graph.
@@ -499,8 +504,16 @@ fn main() {
             script,
             random_walk,
             physics,
+            balance,
             out,
-        }) => graph_cli::steer(&graph, &script, random_walk, physics, out.as_deref()),
+        }) => graph_cli::steer(
+            &graph,
+            &script,
+            random_walk,
+            physics,
+            balance.as_deref(),
+            out.as_deref(),
+        ),
         Some(Command::Bench {
             what,
             quick,

@@ -244,6 +244,7 @@ pub fn steer(
     script: &Path,
     random_walk: Option<u64>,
     physics: bool,
+    balance: Option<&str>,
     out: Option<&Path>,
 ) -> Result<()> {
     use motionlab::clip::CharacterRef;
@@ -265,7 +266,7 @@ pub fn steer(
         let report = motionlab::steering::physics::run_tracked_with(
             &mut controller,
             &script,
-            Default::default(),
+            motionlab::steering::physics::BalanceGains::parse(balance.unwrap_or(""))?,
             |t, p| {
                 if out.is_some() && p.fell_at.is_none() {
                     recording.push_simulated(t, &p.sim);

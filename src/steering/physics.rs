@@ -86,6 +86,46 @@ impl Default for BalanceGains {
     }
 }
 
+impl BalanceGains {
+    /// The defaults with the gains `NAME=VALUE,...` changes (the field names); an unknown name
+    /// or a value that is not a finite number is an error that lists the names.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let mut g = Self::default();
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let names = "c_d, c_v, trunk, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, \
+                         lift_toe, follow, feedforward, rates";
+            let (name, value) = entry
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("`{entry}`: expected NAME=VALUE ({names})"))?;
+            let value: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| anyhow::anyhow!("`{entry}`: the value is not a finite number"))?;
+            let field = match name.trim() {
+                "c_d" => &mut g.c_d,
+                "c_v" => &mut g.c_v,
+                "trunk" => &mut g.trunk,
+                "ankle_d" => &mut g.ankle_d,
+                "ankle_v" => &mut g.ankle_v,
+                "roll_d" => &mut g.roll_d,
+                "roll_v" => &mut g.roll_v,
+                "lift_knee" => &mut g.lift_knee,
+                "lift_hip" => &mut g.lift_hip,
+                "lift_toe" => &mut g.lift_toe,
+                "follow" => &mut g.follow,
+                "feedforward" => &mut g.feedforward,
+                "rates" => &mut g.rates,
+                other => anyhow::bail!("unknown balance gain `{other}` (expected one of {names})"),
+            };
+            *field = value;
+        }
+        anyhow::ensure!(g.follow > 0.0, "follow is a half-life: it must be positive");
+        Ok(g)
+    }
+}
+
 /// The PD targets of one step.
 struct Targets {
     joints: Vec<f32>,
@@ -490,4 +530,25 @@ fn balanced_targets(
         }
     }
     q.into_iter().map(|x| x as f32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BalanceGains;
+
+    /// `steer --balance` changes the gains it names and keeps the others; a wrong name or value
+    /// is an error that says what was expected.
+    #[test]
+    fn balance_gains_are_parsed_by_name() {
+        let g = BalanceGains::parse("c_d=2, trunk=0,lift_knee=0.4").unwrap();
+        assert_eq!((g.c_d, g.trunk, g.lift_knee), (2.0, 0.0, 0.4));
+        let d = BalanceGains::default();
+        assert_eq!((g.c_v, g.follow, g.rates), (d.c_v, d.follow, d.rates));
+        assert_eq!(BalanceGains::parse("").unwrap(), d);
+        let e = BalanceGains::parse("cd=1").unwrap_err().to_string();
+        assert!(e.contains("`cd`") && e.contains("c_d, c_v"), "{e}");
+        for bad in ["c_d=nan", "c_d=x", "c_d", "follow=0"] {
+            assert!(BalanceGains::parse(bad).is_err(), "{bad}");
+        }
+    }
 }
