@@ -384,7 +384,7 @@ fn a_steered_run_is_saved_as_a_clip() {
 /// facing the script's first direction (north) like the played one, and tracks the walk out of
 /// the start. Until this was fixed it started in its reference pose facing east, 90° off the
 /// pose it tracked. It still falls (the clips' swinging soles graze the ground, docs/steering.md);
-/// the bound is below the 3.8 s it lasts.
+/// the bound is below the 4.25 s it lasts.
 #[test]
 fn physics_playback_starts_in_the_played_pose_and_walks_out_of_the_start() {
     use motionlab::steering::physics::{BalanceGains, PhysicsPlayback, run_tracked};

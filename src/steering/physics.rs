@@ -27,7 +27,8 @@
 //!
 //! The default gains are the best of 320 random settings, each scored by how long the human
 //! stayed up on three scripts (walk slowly north, walk east, and the scripted run of
-//! tests/data/steer_north_east.ron); docs/results.md has the figures.
+//! tests/data/steer_north_east.ron), refined by 200 steps of a local search that also scored a
+//! walk turning west and back south; docs/results.md has the figures.
 //!
 //! The character falls when a body other than a foot touches the ground or its centre of mass
 //! drops below half its standing height ([`crate::sim::Simulation::has_fallen`]).
@@ -69,17 +70,17 @@ pub struct BalanceGains {
 impl Default for BalanceGains {
     fn default() -> Self {
         Self {
-            c_d: 1.37,
-            c_v: 0.38,
-            trunk: 0.93,
-            ankle_d: 0.22,
-            ankle_v: 0.53,
-            roll_d: 1.12,
-            roll_v: 0.07,
-            lift_knee: 0.51,
-            lift_hip: 0.22,
-            lift_toe: 0.34,
-            follow: 0.16,
+            c_d: 1.125,
+            c_v: 0.327,
+            trunk: 1.012,
+            ankle_d: 0.371,
+            ankle_v: 1.162,
+            roll_d: 0.616,
+            roll_v: 0.088,
+            lift_knee: 0.663,
+            lift_hip: 0.225,
+            lift_toe: 0.401,
+            follow: 0.094,
             feedforward: 1.0,
             rates: 1.0,
         }
