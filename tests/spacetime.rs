@@ -716,3 +716,51 @@ fn human2d_solves_a_planar_walk() {
         }
     }
 }
+
+/// A start clip is measured by the problem at hand, not by its own figures: the shipped
+/// 1.0 m/s walk is feasible for the objective and constraints it was solved with, and its box
+/// feet's sole corners dip under the ground in the air (0.9–3.9 cm, issue P6's physics
+/// playback), so with `sole_clearance` it is no valid point, and a solve that ends above it can
+/// no longer keep it.
+#[test]
+fn a_start_is_measured_by_the_problem_at_hand() {
+    use motionlab::spacetime::gait::{GaitSpec, GaitWeights, measure};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let clip: GaitClip = motionlab::files::read_ron(
+        &root.join("assets/spaces/human3d_locomotion/gait/gait=walk1.0_turn=0.ron"),
+    )
+    .unwrap();
+    let skeleton =
+        motionlab::spacetime::skeleton::Skeleton::load(&root.join("characters/human3d_walker.ron"))
+            .unwrap();
+    let posture: Vec<String> = ["arm", "hand", "head", "torso"].map(String::from).to_vec();
+    let spec = |sole_clearance: bool| {
+        let mut spec = GaitSpec::new(skeleton.clone(), clip.speed, clip.period, &clip.timings)
+            .unwrap()
+            .transformed(0.0)
+            .unwrap()
+            .with_posture(&posture)
+            .unwrap();
+        // The shipped space's objective: `Posture(1.0, …)` with the thesis's weights.
+        spec.weights = GaitWeights {
+            posture: 1.0,
+            ..GaitWeights::THESIS
+        };
+        spec.flat_feet = true;
+        spec.sole_clearance = sole_clearance;
+        spec
+    };
+    let (cost, violation) = measure(&spec(false), &clip).unwrap();
+    assert!(
+        (cost - clip.cost).abs() <= 1e-6 * clip.cost,
+        "{cost} vs the clip's own {}",
+        clip.cost
+    );
+    assert!(violation <= 1e-6, "{violation}");
+    let (cost, violation) = measure(&spec(true), &clip).unwrap();
+    assert!((cost - clip.cost).abs() <= 1e-6 * clip.cost);
+    assert!(
+        (0.005..0.05).contains(&violation),
+        "the lowest sole corner is 0.9–3.9 cm under the ground: {violation}"
+    );
+}

@@ -21,6 +21,11 @@ pub enum SpaceCommand {
         /// Solve again the points the manifest records as failed.
         #[arg(long)]
         retry_failed: bool,
+        /// Another solve of this space (its output folder): each point and connection starts
+        /// from its own gait clip there instead of from its neighbours or the rest pose. For a
+        /// space solved again after a constraint was added (for example `SoleClearance`).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
     },
     /// List a space's points (and connections) without solving them.
     #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
@@ -57,7 +62,8 @@ pub fn run(command: SpaceCommand) -> Result<()> {
             out,
             threads,
             retry_failed,
-        } => generate(space, out, threads, retry_failed),
+            from,
+        } => generate(space, out, threads, retry_failed, from),
     }
 }
 
@@ -67,6 +73,7 @@ fn generate(
     out: Option<PathBuf>,
     threads: usize,
     retry_failed: bool,
+    from: Option<PathBuf>,
 ) -> Result<()> {
     use motionlab::space::ParameterSpace;
     use motionlab::space::generate::{SpaceEvent, SpaceRequest, generate};
@@ -77,6 +84,7 @@ fn generate(
         out: out.clone(),
         threads,
         retry_failed,
+        from,
     };
     let exe = std::env::current_exe()?;
     let bar = ProgressBar::new(1);
@@ -155,6 +163,6 @@ fn generate(
 }
 
 #[cfg(not(feature = "ipopt"))]
-fn generate(_: PathBuf, _: Option<PathBuf>, _: usize, _: bool) -> Result<()> {
+fn generate(_: PathBuf, _: Option<PathBuf>, _: usize, _: bool, _: Option<PathBuf>) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }

@@ -41,6 +41,11 @@ pub struct SpaceRequest {
     pub threads: usize,
     /// Solve again the points the manifest records as failed.
     pub retry_failed: bool,
+    /// Another solve of this space (its output folder), whose gait clips start the points and
+    /// connections of the same name: a space solved again after a constraint was added
+    /// continues from its previous optima instead of from the rest pose and its neighbours.
+    #[serde(default)]
+    pub from: Option<PathBuf>,
 }
 
 /// How one point or connection ended.
@@ -336,6 +341,14 @@ pub fn generate(
 ) -> Result<Manifest> {
     let space = ParameterSpace::load(&request.space)?;
     let points = space.points().map_err(|e| anyhow::anyhow!(e))?;
+    if let Some(from) = &request.from {
+        anyhow::ensure!(
+            from.join("gait").is_dir(),
+            "{} is not a solved space: expected its gait clips in {}",
+            from.display(),
+            from.join("gait").display()
+        );
+    }
     let dirs = ["gait", "clips", "failed"].map(|d| request.out.join(d));
     for d in &dirs {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
@@ -355,6 +368,25 @@ pub fn generate(
         crate::files::read_ron::<GaitClip>(&gait_path(stem))
             .ok()
             .filter(|c| c.is_valid())
+    };
+    // The same point's or connection's valid gait clip in the space solved before, if asked.
+    let prior = |stem: &str| -> Option<PathBuf> {
+        let path = request
+            .from
+            .as_ref()?
+            .join("gait")
+            .join(format!("{stem}.ron"));
+        crate::files::read_ron::<GaitClip>(&path)
+            .ok()
+            .filter(|c| c.is_valid())
+            .map(|_| path)
+    };
+    let prior_name = |name: &str| {
+        let dir = request
+            .from
+            .as_ref()
+            .expect("a prior clip comes from a folder");
+        format!("{name} in {}", dir.display())
     };
     let skip = |name: &str, stem: &str, manifest: &Manifest| {
         solved(stem).is_some() || (!request.retry_failed && manifest.failed(name))
@@ -467,12 +499,18 @@ pub fn generate(
         while solvers.busy() < threads {
             let ready = pending.iter().position(|&i| {
                 let p = &points[i];
-                // Every nearer earlier candidate, and an earlier mirror image, must have ended.
+                // Every nearer earlier candidate, and an earlier mirror image, must have ended;
+                // a point with a prior clip waits only for its mirror image.
+                let own_start = prior(&p.stem(&space)).is_some();
                 points.iter().enumerate().all(|(o, q)| {
                     rank[o] >= rank[i]
-                        || q.character != p.character
-                        || (separation(p, q) > REACH && partners[i] != Some(o))
                         || ended[o]
+                        || if own_start {
+                            partners[i] != Some(o)
+                        } else {
+                            q.character != p.character
+                                || (separation(p, q) > REACH && partners[i] != Some(o))
+                        }
                 })
             });
             let Some(k) = ready else { break };
@@ -498,6 +536,7 @@ pub fn generate(
                 continue;
             }
             let mut request = p.request(&space.solver, gait_path(&stem));
+            let own_start = prior(&stem);
             let source = points
                 .iter()
                 .enumerate()
@@ -509,17 +548,27 @@ pub fn generate(
                 })
                 .filter(|(_, q)| solved(&q.stem(&space)).is_some())
                 .min_by(|(_, a), (_, b)| separation(p, a).total_cmp(&separation(p, b)))
-                .map(|(_, q)| q);
-            if let Some(o) = source {
-                request.init = Some(gait_path(&o.stem(&space)));
-                // From a solved neighbour the exact Hessian converges directly.
+                .map(|(_, q)| q)
+                .filter(|_| own_start.is_none());
+            let warm_start = if let Some(path) = own_start {
+                request.init = Some(path);
+                Some(prior_name(&p.name(&space)))
+            } else {
+                source.map(|o| {
+                    request.init = Some(gait_path(&o.stem(&space)));
+                    o.name(&space)
+                })
+            };
+            if warm_start.is_some() {
+                // From a solved neighbour, or the same point solved before, the exact Hessian
+                // converges directly.
                 request.hessian = crate::spacetime::job::GaitHessian::Exact;
             }
             let job = Job {
                 name: p.name(&space),
                 stem,
                 request,
-                warm_start: source.map(|o| o.name(&space)),
+                warm_start,
                 family: p.family.clone(),
                 turn_rate: p.turn_rate,
                 joins: None,
@@ -617,11 +666,16 @@ pub fn generate(
         request.posture_limbs = a.posture_limbs.clone();
         request.flat_feet = a.flat_feet;
         request.sole_clearance = a.sole_clearance;
+        // The connection solved before starts it instead of the two ends' blend.
+        let warm_start = prior(&stem).map(|path| {
+            request.init = Some(path);
+            prior_name(&c.name)
+        });
         connection_jobs.push(Job {
             name: c.name.clone(),
             stem,
             request,
-            warm_start: None,
+            warm_start,
             family: c.family.clone(),
             turn_rate: 0.0,
             mirror_of: None,
@@ -640,7 +694,7 @@ pub fn generate(
             let job = &connection_jobs[next];
             on_event(SpaceEvent::Started {
                 name: job.name.clone(),
-                from: None,
+                from: job.warm_start.clone(),
             });
             if let Err(e) = solvers.start(next, &job.request) {
                 if files.finish(job, Err(e), &mut manifest, on_event)? {

@@ -208,6 +208,23 @@ fn solve_gait_timed(
     Ok((clip, callbacks))
 }
 
+/// The cost and the largest violation of `clip` as a point of `spec`'s NLP. A clip's own
+/// figures belong to the problem it was solved for: a start kept in place of a solve's result
+/// must be measured by the problem at hand, which may add a constraint (sole clearance, flat
+/// feet, a ceiling) or weigh the objective otherwise (posture).
+#[cfg(feature = "ipopt")]
+pub fn measure(spec: &GaitSpec, clip: &GaitClip) -> Result<(f64, f64), GaitError> {
+    use crate::spacetime::NlpProblem;
+    let problem = GaitProblem::new(spec.clone().with_warm_start(clip.clone())?);
+    let nlp = crate::spacetime::AutoDiff::new(problem)?;
+    let mut x = vec![0.0; nlp.num_variables()];
+    nlp.initial_point(&mut x);
+    let bounds = crate::nlp::Bounds::of(&nlp)?;
+    let (_, violation) = crate::nlp::evaluate_violation(&nlp, &bounds, &x);
+    let cost = nlp.objective(&x).unwrap_or(f64::INFINITY);
+    Ok((cost, violation))
+}
+
 /// The curvature of the first stage of [`solve_gait_staged`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FirstStage {

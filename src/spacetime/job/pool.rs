@@ -119,8 +119,9 @@ impl SolverPool {
                 None => {
                     let (out, reader) = self.running.remove(&job)?;
                     let tail = reader.join().ok().flatten();
+                    // The process's own error first: it says why no clip was written.
                     let clip = crate::files::read_ron::<GaitClip>(&out).map_err(|e| match tail {
-                        Some(t) => format!("{e} ({t})"),
+                        Some(t) => format!("{t}; {e}"),
                         None => e.to_string(),
                     });
                     return Some(PoolEvent::Done { job, clip });

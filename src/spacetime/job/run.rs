@@ -72,8 +72,8 @@ pub fn run_gait(
     };
     if let Some(connect) = &request.connect {
         anyhow::ensure!(
-            request.discover.is_none() && request.morphology.is_none() && start.is_none(),
-            "a connecting clip starts from its two ends' blend, with the file's body"
+            request.discover.is_none() && request.morphology.is_none(),
+            "a connecting clip is solved with the file's body and the timing of its ends"
         );
         let (a, b) = (
             read_start(&connect.from, &skeleton)?,
@@ -95,6 +95,13 @@ pub fn run_gait(
         spec = spec.with_posture(&request.posture_limbs)?;
         spec.flat_feet = request.flat_feet;
         spec.sole_clearance = request.sole_clearance;
+        // A start clip (the same connection solved before) replaces the two ends' blend.
+        if let Some((from, clip)) = &start {
+            spec = spec
+                .with_warm_start(clip.clone())
+                .with_context(|| format!("starting from {from}"))?;
+            on_event(GaitEvent::Start { from: from.clone() });
+        }
         return solve_and_report(request, spec, None, on_event);
     }
     let (default_period, default_contacts) = default_timings(&skeleton);
@@ -220,18 +227,26 @@ fn solve_and_report(
         });
     }
     // IPOPT is no descent method: a refinement that ends above a valid start, or invalid, keeps
-    // the start.
+    // the start, measured by this problem (its own figures may be another problem's: a space
+    // solved again with a constraint added starts from clips that break it).
     let mut kept_start = false;
-    if let Some((_, start)) = start.filter(|(_, s)| {
-        s.is_valid()
-            && s.period == spec.period
-            && s.timings == spec.timings
-            && s.speed == spec.speed
-            && s.closure == spec.closure
-            && s.max_head_height == spec.max_head_height
-            && s.morphology.is_some() == spec.morphology.is_some()
-            && !(clip.is_valid() && clip.cost <= s.cost)
-    }) {
+    let measured = start
+        .filter(|(_, s)| {
+            s.is_valid()
+                && s.period == spec.period
+                && s.timings == spec.timings
+                && s.speed == spec.speed
+                && s.closure == spec.closure
+                && s.max_head_height == spec.max_head_height
+                && s.morphology.is_some() == spec.morphology.is_some()
+        })
+        .and_then(|(_, s)| {
+            let (cost, violation) = crate::spacetime::gait::measure(&spec, &s).ok()?;
+            (violation <= 1e-6 && cost.is_finite()).then_some((s, cost, violation))
+        });
+    if let Some((start, cost, violation)) =
+        measured.filter(|(_, cost, _)| !(clip.is_valid() && clip.cost <= *cost))
+    {
         on_event(GaitEvent::KeptStart {
             cost: clip.cost,
             max_violation: clip.max_violation,
@@ -240,6 +255,8 @@ fn solve_and_report(
         clip = GaitClip {
             iterations: start.iterations + clip.iterations,
             solve_time_s: start.solve_time_s + clip.solve_time_s,
+            cost,
+            max_violation: violation,
             ..start
         };
     }
