@@ -764,3 +764,50 @@ fn a_start_is_measured_by_the_problem_at_hand() {
         "the lowest sole corner is 0.9–3.9 cm under the ground: {violation}"
     );
 }
+
+/// `gait --init`: a start clip that meets the problem's constraints is continued with a small
+/// barrier ([`warm_start_options`]); one that breaks a constraint added since it was solved (the
+/// shipped walk's soles under the ground, `--sole-clearance`) gets IPOPT's adaptive barrier and
+/// wider bound pushes ([`refit_options`]), and is never kept in place of the solve's result.
+#[test]
+fn a_start_that_breaks_a_constraint_is_solved_with_a_wider_barrier_and_never_kept() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "gait",
+            "characters/human3d_walker.ron",
+            "--speed",
+            "1.0",
+            "--turn-rate",
+            "0",
+            "--flat-feet",
+            "--init",
+            "assets/spaces/human3d_locomotion/gait/gait=walk1.0_turn=0.ron",
+            "--hessian",
+            "exact",
+            "--max-iterations",
+            "1",
+            "--print-level",
+            "5",
+            "--ipopt",
+            "print_user_options=yes",
+        ];
+        args.extend_from_slice(extra);
+        let o = motionlab(&args);
+        assert!(o.status.code().is_some(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let option = |out: &str, name: &str| {
+        out.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.len() >= 3 && w[0] == name && w[1] == "=")
+            .map(|w| w[2].to_string())
+            .unwrap_or_else(|| panic!("no `{name}` among the user options:\n{out}"))
+    };
+    let fits = run(&[]);
+    assert_eq!(option(&fits, "mu_strategy"), "monotone", "{fits}");
+    assert_eq!(option(&fits, "bound_push"), "1e-10");
+    let breaks = run(&["--sole-clearance"]);
+    assert_eq!(option(&breaks, "mu_strategy"), "adaptive", "{breaks}");
+    assert_eq!(option(&breaks, "bound_push"), "0.001");
+    assert!(!breaks.contains("kept_start true"), "{breaks}");
+}

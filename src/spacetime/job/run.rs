@@ -3,7 +3,7 @@
 use super::*;
 use crate::spacetime::gait::{
     FirstStage, GaitProblem, GaitSpec, audit, connecting_spec, default_timings,
-    gait_solver_options, solve_gait, solve_gait_staged, warm_start_options,
+    gait_solver_options, refit_options, solve_gait, solve_gait_staged, warm_start_options,
 };
 use crate::spacetime::skeleton::Skeleton;
 use crate::spacetime::{Curvature, HessianMode};
@@ -96,13 +96,11 @@ pub fn run_gait(
         spec.flat_feet = request.flat_feet;
         spec.sole_clearance = request.sole_clearance;
         // A start clip (the same connection solved before) replaces the two ends' blend.
-        if let Some((from, clip)) = &start {
-            spec = spec
-                .with_warm_start(clip.clone())
-                .with_context(|| format!("starting from {from}"))?;
-            on_event(GaitEvent::Start { from: from.clone() });
+        let mut fits = true;
+        if let Some((from, clip)) = start {
+            (spec, fits) = start_from(spec, &from, clip, on_event)?;
         }
-        return solve_and_report(request, spec, None, on_event);
+        return solve_and_report(request, spec, None, fits, on_event);
     }
     let (default_period, default_contacts) = default_timings(&skeleton);
     let (period, timings) = match &request.discover {
@@ -144,13 +142,29 @@ pub fn run_gait(
     spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
     spec.sole_clearance = request.sole_clearance;
+    let mut fits = true;
     if let Some((from, clip)) = &start {
-        spec = spec
-            .with_warm_start(clip.clone())
-            .with_context(|| format!("starting from {from}"))?;
-        on_event(GaitEvent::Start { from: from.clone() });
+        (spec, fits) = start_from(spec, from, clip.clone(), on_event)?;
     }
-    solve_and_report(request, spec, start, on_event)
+    solve_and_report(request, spec, start, fits, on_event)
+}
+
+/// `spec` started from `clip` (named `from`), and whether the clip meets `spec`'s constraints: a
+/// clip solved for another problem may break one added since (sole clearance); its solve then
+/// starts with [`refit_options`] instead of [`warm_start_options`].
+fn start_from(
+    spec: GaitSpec,
+    from: &str,
+    clip: GaitClip,
+    on_event: &mut dyn FnMut(GaitEvent),
+) -> Result<(GaitSpec, bool)> {
+    let context = || format!("starting from {from}");
+    let spec = spec.with_warm_start(clip.clone()).with_context(context)?;
+    let (_, violation) = crate::spacetime::gait::measure(&spec, &clip).with_context(context)?;
+    on_event(GaitEvent::Start {
+        from: from.to_string(),
+    });
+    Ok((spec, violation <= 1e-6))
 }
 
 /// Solves `spec` as `request` asks (staged or in one mode), keeps a valid `start` the solve did
@@ -159,6 +173,7 @@ fn solve_and_report(
     request: &GaitRequest,
     spec: GaitSpec,
     start: Option<(String, GaitClip)>,
+    start_fits: bool,
     on_event: &mut dyn FnMut(GaitEvent),
 ) -> Result<GaitOutcome> {
     let mut options = gait_solver_options();
@@ -167,7 +182,11 @@ fn solve_and_report(
     let (hessian_mode, curvature) = request.hessian.solver();
     options.hessian = hessian_mode;
     if spec.is_warm_started() {
-        options.extra.extend(warm_start_options());
+        options.extra.extend(if start_fits {
+            warm_start_options()
+        } else {
+            refit_options()
+        });
     }
     options.extra.extend(request.ipopt.iter().cloned());
     let (progress_tx, progress_rx) = std::sync::mpsc::channel();
