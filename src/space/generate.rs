@@ -10,6 +10,9 @@
 //!   arc and solved with the exact Hessian; with none in reach, from the rest pose with the
 //!   default staged solve. Solves run side by side as their sources allow. This is continuation
 //!   across the space, which the thesis leaves to CMA-ES or hand-tuned timings.
+//! - **A prior solve.** With [`SpaceRequest::from`], a point or connection whose valid gait clip
+//!   is in that folder starts from it instead (the space solved again after a constraint was
+//!   added: a start that breaks it is solved with [`crate::spacetime::gait::refit_options`]).
 //! - **Mirror images.** Of two points that differ only by the sign of the turn rate, the first
 //!   is solved and the second is its mirror image ([`GaitClip::mirrored`]), exactly as feasible
 //!   and as costly; of two solved before, the cheaper one's image replaces the other.
