@@ -27,8 +27,8 @@
 //!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
 //!   ("infeasible specifications fail in the solver and are simply never solved", §1.7).
 
+use super::results::{Files, add_torques};
 use super::{ParameterSpace, Point, file_stem};
-use crate::clip::{CharacterRef, Clip};
 use crate::spacetime::gait::GaitClip;
 use crate::spacetime::job::{GaitRequest, PoolEvent, SolverPool};
 use anyhow::{Context, Result};
@@ -89,7 +89,7 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    fn record(&mut self, entry: ManifestEntry) {
+    pub(super) fn record(&mut self, entry: ManifestEntry) {
         self.entries.retain(|e| e.name != entry.name);
         self.entries.push(entry);
     }
@@ -145,49 +145,17 @@ pub enum SpaceEvent {
 }
 
 /// A solve to run in a process: its name and request.
-struct Job {
-    name: String,
-    stem: String,
-    request: GaitRequest,
-    warm_start: Option<String>,
-    family: Option<String>,
-    turn_rate: f64,
+pub(super) struct Job {
+    pub(super) name: String,
+    pub(super) stem: String,
+    pub(super) request: GaitRequest,
+    pub(super) warm_start: Option<String>,
+    pub(super) family: Option<String>,
+    pub(super) turn_rate: f64,
     /// A connection's ends, recorded on its library clip.
-    joins: Option<crate::clip::Joins>,
+    pub(super) joins: Option<crate::clip::Joins>,
     /// The point it is the mirror image of.
-    mirror_of: Option<String>,
-}
-
-/// The library clip of a gait clip, tagged.
-fn library_clip(gait: &GaitClip, character_path: &Path, family: Option<&str>) -> Result<Clip> {
-    let text = std::fs::read_to_string(character_path)
-        .with_context(|| format!("reading {}", character_path.display()))?;
-    let character =
-        crate::model::load_character(character_path).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut clip = crate::clip::from_gait::clip_of_gait(
-        gait,
-        &character,
-        CharacterRef::new(character_path, &text),
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
-    clip.tags.source = "space".into();
-    clip.tags.family = family.map(str::to_string);
-    Ok(clip)
-}
-
-/// Gives the library clip at `path`, when it was written before clips carried joint torques,
-/// the torques of its gait.
-fn add_torques(path: &Path, gait: &GaitClip, character: &Path) -> Result<()> {
-    if !path.exists() {
-        return Ok(());
-    }
-    let mut clip = Clip::load(path)?;
-    if clip.torques.is_some() {
-        return Ok(());
-    }
-    clip.torques = library_clip(gait, character, None)?.torques;
-    clip.save(path)
-        .with_context(|| format!("adding joint torques to {}", path.display()))
+    pub(super) mirror_of: Option<String>,
 }
 
 /// Waits for a job of `pool` to end, reporting iterations meanwhile.
@@ -724,85 +692,4 @@ pub fn generate(
         failed: n_failed,
     });
     Ok(manifest)
-}
-
-/// Where a job's results go.
-struct Files {
-    clips: PathBuf,
-    failed: PathBuf,
-    manifest: PathBuf,
-}
-
-impl Files {
-    /// Records how `job` ended (its library clip written when it solved, its gait clip moved to
-    /// the failed folder when not) and rewrites the manifest. True if it solved.
-    fn finish(
-        &self,
-        job: &Job,
-        result: Result<GaitClip, String>,
-        manifest: &mut Manifest,
-        on_event: &mut dyn FnMut(SpaceEvent),
-    ) -> Result<bool> {
-        let outcome = match result {
-            Ok(gait) if gait.is_valid() => {
-                let character = job.request.creature.clone();
-                let mut clip = library_clip(&gait, &character, job.family.as_deref())?;
-                clip.tags.turn_rate = Some(job.turn_rate);
-                clip.joins = job.joins.clone();
-                clip.save(&self.clips.join(format!("{}.ron", job.stem)))
-                    .with_context(|| format!("writing the clip of {}", job.name))?;
-                let skeleton = crate::spacetime::skeleton::Skeleton::load(&character)?;
-                let audit = crate::spacetime::gait::audit(
-                    &gait.body(&skeleton)?,
-                    &gait,
-                    crate::spacetime::gait::MU,
-                    crate::spacetime::gait::NU,
-                )
-                .max();
-                on_event(SpaceEvent::Solved {
-                    name: job.name.clone(),
-                    cost: gait.cost,
-                    max_violation: gait.max_violation,
-                    seconds: gait.solve_time_s,
-                });
-                Outcome::Solved {
-                    cost: gait.cost,
-                    max_violation: gait.max_violation,
-                    audit,
-                    iterations: gait.iterations,
-                    seconds: gait.solve_time_s,
-                    warm_start: job.warm_start.clone(),
-                    mirror_of: job.mirror_of.clone(),
-                }
-            }
-            other => {
-                let reason = match other {
-                    Ok(gait) => {
-                        let from = job.request.out.clone().expect("every job writes a clip");
-                        let _ =
-                            std::fs::rename(&from, self.failed.join(format!("{}.ron", job.stem)));
-                        format!(
-                            "the solve ended {} with violation {:.2e}",
-                            gait.status, gait.max_violation
-                        )
-                    }
-                    Err(e) => e,
-                };
-                on_event(SpaceEvent::Failed {
-                    name: job.name.clone(),
-                    reason: reason.clone(),
-                });
-                Outcome::Failed { reason }
-            }
-        };
-        let solved = matches!(outcome, Outcome::Solved { .. });
-        manifest.record(ManifestEntry {
-            name: job.name.clone(),
-            stem: job.stem.clone(),
-            outcome,
-        });
-        crate::files::write_ron(&self.manifest, manifest)
-            .with_context(|| format!("writing {}", self.manifest.display()))?;
-        Ok(solved)
-    }
 }

@@ -32,6 +32,7 @@
 //! Paths are relative to the space file. [`generate`] solves a space as a background job.
 
 pub mod generate;
+mod results;
 
 use crate::spacetime::gait::{Connection, FootTiming, GaitWeights};
 use crate::spacetime::job::{ConnectRequest, GaitRequest};
