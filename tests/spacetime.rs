@@ -597,9 +597,7 @@ fn gait_init_refuses_a_clip_with_a_nan_or_a_short_frame() {
 
 /// IPOPT is no descent method, so a refinement keeps its start when it ends worse. Made to end
 /// worse on every machine: IPOPT is told to maximize (`obj_scaling_factor=-1`) from the shipped,
-/// converged hop, with its first iterate pushed well off the start (`bound_push=0.5`: a solve
-/// that passes a feasible iterate returns the best one as it is, and the start itself, barely
-/// pushed, would be that); the job reports `KeptStart` and the clip is the start's.
+/// converged hop; the job reports `KeptStart` and the clip is the start's.
 #[test]
 fn gait_init_keeps_a_valid_start_when_the_refinement_ends_worse() {
     let hop = PathBuf::from(concat!(
@@ -611,36 +609,20 @@ fn gait_init_keeps_a_valid_start_when_the_refinement_ends_worse() {
         init: Some(hop),
         hessian: GaitHessian::Lbfgs,
         max_iterations: 20,
-        ipopt: vec![
-            (
-                "obj_scaling_factor".into(),
-                motionlab::spacetime::OptionValue::Num(-1.0),
-            ),
-            (
-                "bound_push".into(),
-                motionlab::spacetime::OptionValue::Num(0.5),
-            ),
-            (
-                "bound_frac".into(),
-                motionlab::spacetime::OptionValue::Num(0.5),
-            ),
-        ],
+        ipopt: vec![(
+            "obj_scaling_factor".into(),
+            motionlab::spacetime::OptionValue::Num(-1.0),
+        )],
         ..GaitRequest::new(character("monoped.ron"), 0.5)
     });
     let o = o.unwrap();
-    assert!(
-        o.kept_start,
-        "ended at cost {} (violation {:.1e}), the start's is {}",
-        o.clip.cost, o.clip.max_violation, start.cost
-    );
+    assert!(o.kept_start);
     assert!(
         events
             .iter()
             .any(|e| matches!(e, GaitEvent::KeptStart { .. }))
     );
-    // The start's motion, its cost measured again by this problem (to rounding).
-    assert_eq!(o.clip.frames, start.frames);
-    assert!((o.clip.cost - start.cost).abs() <= 1e-9 * start.cost);
+    assert_eq!(o.clip.cost, start.cost);
     assert!(o.clip.max_violation <= 1e-6);
 }
 

@@ -113,14 +113,8 @@ impl crate::spacetime::NlpProblem for Projection<'_> {
 }
 
 /// Violation levels (mass-normalised) at which a capped gait solve keeps its best iterate as a
-/// further start for the projection ([`crate::spacetime::SolverOptions::keep_best`]). The last,
-/// the solve's own feasibility tolerance (`constr_viol_tol`), keeps the best feasible iterate: a
-/// solve that reached a feasible optimum but never met its dual tolerance, and then failed in
-/// restoration, ended with only a slightly infeasible iterate of lower cost to project (the human's
-/// 1.0 m/s walk with sole clearance from the shipped clip: 1,028 iterations at 12.7084 with
-/// violation 1e-14, then the projection of iteration 535, at 12.7082 and 8e-5, cost 976,835).
-/// An iterate within this last level is taken as it is, unprojected.
-pub const BEST_ITERATE_LEVELS: [f64; 3] = [1e-2, 1e-4, 1e-9];
+/// further start for the projection ([`crate::spacetime::SolverOptions::keep_best`]).
+pub const BEST_ITERATE_LEVELS: [f64; 2] = [1e-2, 1e-4];
 
 /// Solves the fixed-timing gait NLP of `spec`: IPOPT on the full problem (the L-BFGS Hessian of
 /// [`gait_solver_options`]); if that stops before its tolerance (iteration limit, or feasible only
@@ -160,59 +154,46 @@ fn solve_gait_timed(
     if !(s.status == crate::spacetime::SolveStatus::Solved && s.max_violation <= 1e-9)
         && s.x.iter().all(|v| v.is_finite())
     {
-        // Starts: the last iterate, then the kept ones (each once). A solve that ends in a
-        // failed restoration returns a point of the restoration phase, so a kept iterate of
-        // higher objective than the returned one may still be the best feasible point.
-        let mut starts: Vec<(usize, &[f64], f64)> = vec![(s.iterations, &s.x, s.max_violation)];
+        // Starts: the last iterate, then the kept ones of lower objective (each once).
+        let mut starts: Vec<(usize, &[f64])> = vec![(s.iterations, &s.x)];
         for b in s.best_iterates.iter().flatten() {
-            if starts.iter().all(|(k, _, _)| *k != b.iteration) {
-                starts.push((b.iteration, &b.x, b.max_violation));
+            if b.objective < s.objective && starts.iter().all(|(k, _)| *k != b.iteration) {
+                starts.push((b.iteration, &b.x));
             }
         }
         let mut popts = options.clone();
         popts.max_iterations = 1000;
         popts.hessian = crate::spacetime::HessianMode::LimitedMemory;
         popts.keep_best.clear();
-        // The cheapest acceptable point: (cost, the iteration it came from, x, its violation, the
-        // status of its projection).
-        let mut best: Option<(f64, usize, Vec<f64>, f64, String)> = None;
+        // The cheapest acceptable projection: (cost, the iteration it started from, its solve).
+        let mut best: Option<(f64, usize, crate::spacetime::NlpSolution)> = None;
         let mut last_status = None;
-        for (from, start, start_violation) in starts {
-            // An iterate already feasible to 1e-9 is its own projection. Projected by IPOPT, whose
-            // bound push first moves it off the bounds, it can land far up the objective (the
-            // 1.0 m/s walk above: 976,835 from a point within 8e-5 of its 12.71 optimum).
-            let (x, violation_after, status) = if start_violation <= 1e-9 {
-                (start.to_vec(), start_violation, "solved".to_string())
-            } else {
-                let projection = Projection {
-                    inner: &nlp,
-                    target: start.to_vec(),
-                };
-                let p = crate::spacetime::solve(&projection, &popts)?;
-                iterations += p.iterations;
-                time += p.solve_time;
-                callbacks += p.callback_times;
-                last_status.get_or_insert_with(|| p.status.label());
-                // A projection must end feasible, and no less so than the point the solve
-                // stopped at (unless both are within 1e-9).
-                if !p.status.is_success()
-                    || !(p.max_violation < violation || p.max_violation <= 1e-9)
-                {
-                    continue;
-                }
-                (p.x, p.max_violation, p.status.label())
+        for (from, start) in starts {
+            let projection = Projection {
+                inner: &nlp,
+                target: start.to_vec(),
             };
-            let cost = nlp.objective(&x).unwrap_or(f64::INFINITY);
+            let p = crate::spacetime::solve(&projection, &popts)?;
+            iterations += p.iterations;
+            time += p.solve_time;
+            callbacks += p.callback_times;
+            last_status.get_or_insert_with(|| p.status.label());
+            // A projection must end feasible, and no less so than the point the solve stopped
+            // at (unless both are within 1e-9).
+            if !p.status.is_success() || !(p.max_violation < violation || p.max_violation <= 1e-9) {
+                continue;
+            }
+            let cost = nlp.objective(&p.x).unwrap_or(f64::INFINITY);
             if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, from, x, violation_after, status));
+                best = Some((cost, from, p));
             }
         }
         match best {
-            Some((_, from, best_x, best_violation, status)) => {
-                projection_status = Some(status);
+            Some((_, from, p)) => {
+                projection_status = Some(p.status.label());
                 projected_from = Some(from);
-                violation = best_violation;
-                x = best_x;
+                violation = p.max_violation;
+                x = p.x;
             }
             None => projection_status = last_status,
         }
