@@ -463,6 +463,8 @@ pub fn generate(
         .filter(|&i| !skip(&points[i].name(&space), &points[i].stem(&space), &manifest))
         .collect();
     let mut ended: Vec<bool> = (0..points.len()).map(|i| !pending.contains(&i)).collect();
+    // Each point's own start from the prior solve, read once.
+    let priors: Vec<Option<PathBuf>> = points.iter().map(|p| prior(&p.stem(&space))).collect();
     let mut jobs: Vec<Job> = Vec::new();
     let mut job_point: Vec<usize> = Vec::new();
     loop {
@@ -472,7 +474,7 @@ pub fn generate(
                 let p = &points[i];
                 // Every nearer earlier candidate, and an earlier mirror image, must have ended;
                 // a point with a prior clip waits only for its mirror image.
-                let own_start = prior(&p.stem(&space)).is_some();
+                let own_start = priors[i].is_some();
                 points.iter().enumerate().all(|(o, q)| {
                     rank[o] >= rank[i]
                         || ended[o]
@@ -507,7 +509,7 @@ pub fn generate(
                 continue;
             }
             let mut request = p.request(&space.solver, gait_path(&stem));
-            let own_start = prior(&stem);
+            let own_start = priors[i].clone();
             let source = points
                 .iter()
                 .enumerate()

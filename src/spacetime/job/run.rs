@@ -159,8 +159,8 @@ fn start_from(
     on_event: &mut dyn FnMut(GaitEvent),
 ) -> Result<(GaitSpec, bool)> {
     let context = || format!("starting from {from}");
-    let spec = spec.with_warm_start(clip.clone()).with_context(context)?;
     let (_, violation) = crate::spacetime::gait::measure(&spec, &clip).with_context(context)?;
+    let spec = spec.with_warm_start(clip).with_context(context)?;
     on_event(GaitEvent::Start {
         from: from.to_string(),
     });
