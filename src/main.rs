@@ -262,9 +262,11 @@ enum Command {
     /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per
     /// line) on standard output: what the Gait panel and a discovery's sample processes run.
     #[command(hide = true)]
-    #[command(after_help = "Example: `motionlab gait-job REQUEST.ron`")]
+    #[command(
+        after_help = "Example: `motionlab gait-job REQUEST.ron` (a file holding the request, or the request itself)"
+    )]
     GaitJob {
-        /// The request, in RON.
+        /// The request, in RON, or a file holding it.
         request: String,
     },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,

@@ -673,6 +673,21 @@ fn the_gait_job_process_reads_a_request_and_writes_typed_events() {
         "{}",
         stderr(&o)
     );
+    // A file holding the request: its errors name the file, and a missing one is named.
+    let file = dir.path().join("request.ron");
+    std::fs::write(&file, "(creature: 3)").unwrap();
+    let o = motionlab(&["gait-job", file.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let want = format!("the gait request ({}): line 1 column", file.display());
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    let missing = dir.path().join("missing.ron");
+    let o = motionlab(&["gait-job", missing.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(&format!("the gait request {}", missing.display())),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `motionlab gait` runs the same job and writes the clip; it exits non-zero unless solved.

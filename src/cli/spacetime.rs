@@ -476,15 +476,23 @@ pub fn gait(args: GaitArgs) -> Result<()> {
 }
 
 /// `motionlab gait-job REQUEST`: runs the gait job whose request (RON, `GaitRequest`) is the
-/// argument, writing its typed events on standard output, one RON `GaitEvent` per line (what the
+/// argument or the file it names, writing its typed events on standard output, one RON `GaitEvent` per line (what the
 /// Gait panel and a discovery's sample processes run). Fails on bad input; an unsolved gait is an
 /// outcome, reported by its `Finished` event and its clip.
 #[cfg(feature = "ipopt")]
 pub fn gait_job(request: &str) -> Result<()> {
     use motionlab::spacetime::job::{GaitRequest, ProcessPool, run_gait};
-    let request: GaitRequest = motionlab::files::from_ron(request.trim()).map_err(|e| {
+    // A file's name, or the request itself (a RON request starts with '(').
+    let (text, source) = if request.trim_start().starts_with('(') {
+        (request.to_string(), "the argument".to_string())
+    } else {
+        let text = std::fs::read_to_string(request)
+            .map_err(|e| anyhow::anyhow!("the gait request {request}: {e}"))?;
+        (text, request.to_string())
+    };
+    let request: GaitRequest = motionlab::files::from_ron(text.trim()).map_err(|e| {
         anyhow::anyhow!(
-            "the gait request (the argument): line {} column {}: {}",
+            "the gait request ({source}): line {} column {}: {}; expected a GaitRequest",
             e.span.start.line,
             e.span.start.col,
             e.code

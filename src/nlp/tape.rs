@@ -269,8 +269,79 @@ impl Recording {
         h
     }
 
-    /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group.
+    /// [`Self::hessian`] by the given sweeps (portable, AVX2 or AVX-512), whatever the CPU
+    /// would pick (tests compare their bits).
+    #[cfg(test)]
+    fn hessian_by(
+        &self,
+        seeds: &[(TapeVar, f64)],
+        sweeps: impl Fn(&Self, &[f64], &[usize], &mut nalgebra::DMatrix<f64>, &mut Scratch),
+    ) -> nalgebra::DMatrix<f64> {
+        let n = self.inputs;
+        let len = self.nodes.len();
+        let bar = self.adjoints(seeds);
+        let mut h = nalgebra::DMatrix::zeros(n, n);
+        let swept: Vec<usize> = (0..n).collect();
+        let mut scratch = Scratch {
+            dot: vec![[0.0; LANES]; len],
+            bar_dot: vec![[0.0; LANES]; len],
+            moving: vec![false; len],
+            reached: vec![false; len],
+        };
+        sweeps(self, &bar, &swept, &mut h, &mut scratch);
+        h
+    }
+
+    /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group, with
+    /// the widest vector instructions the CPU has: the lanes are independent and no product is
+    /// fused into an add, so every instruction set gives the same bits.
     fn sweep_groups(
+        &self,
+        bar: &[f64],
+        swept: &[usize],
+        h: &mut nalgebra::DMatrix<f64>,
+        scratch: &mut Scratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F.
+                return unsafe { self.sweep_groups_avx512(bar, swept, h, scratch) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                return unsafe { self.sweep_groups_avx2(bar, swept, h, scratch) };
+            }
+        }
+        self.sweep_groups_portable(bar, swept, h, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn sweep_groups_avx512(
+        &self,
+        bar: &[f64],
+        swept: &[usize],
+        h: &mut nalgebra::DMatrix<f64>,
+        scratch: &mut Scratch,
+    ) {
+        self.sweep_groups_portable(bar, swept, h, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn sweep_groups_avx2(
+        &self,
+        bar: &[f64],
+        swept: &[usize],
+        h: &mut nalgebra::DMatrix<f64>,
+        scratch: &mut Scratch,
+    ) {
+        self.sweep_groups_portable(bar, swept, h, scratch)
+    }
+
+    #[inline(always)]
+    fn sweep_groups_portable(
         &self,
         bar: &[f64],
         swept: &[usize],
@@ -518,6 +589,61 @@ mod tests {
                     assert_eq!(h[(i, j)], want, "H[{i},{j}]");
                     assert_eq!(h[(j, i)], want, "H[{j},{i}]");
                 }
+            }
+        }
+    }
+
+    /// A vector function of 19 inputs with curvature everywhere (three lane groups).
+    fn wide<D: DualNum<Primitive = f64>>(x: &[D]) -> Vec<D> {
+        (0..x.len())
+            .map(|i| {
+                let (a, b, c) = (&x[i], &x[(i + 1) % x.len()], &x[(i + 5) % x.len()]);
+                (a.clone() * b.clone()).sin() + c.exp() / (a.clone() * a.clone() + 1.0)
+                    - b.clone().powi(3) * c.clone()
+            })
+            .collect()
+    }
+
+    fn wide_point() -> Vec<f64> {
+        (0..19).map(|i| 0.37 * (i as f64 * 1.7).sin()).collect()
+    }
+
+    /// The sweeps run on the widest vector instructions of the CPU (AVX-512, AVX2) or on the
+    /// portable code: the lanes are independent and nothing is fused, so the Hessians are the
+    /// same to the last bit, and gait solves stay the same on every machine. Every kernel this
+    /// CPU can run is compared with the portable one.
+    #[test]
+    fn vector_instructions_change_no_bit_of_the_hessian() {
+        let x = wide_point();
+        let (y, tape) = record(&x, |v| wide(v));
+        let seeds: Vec<(TapeVar, f64)> = y
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (r, 1.0 - 0.23 * i as f64))
+            .collect();
+        let portable = tape.hessian_by(&seeds, Recording::sweep_groups_portable);
+        assert!(portable.iter().filter(|v| **v != 0.0).count() > 19 * 3);
+        let same = |h: &nalgebra::DMatrix<f64>, what: &str| {
+            for (a, b) in h.iter().zip(portable.iter()) {
+                assert_eq!(a.to_bits(), b.to_bits(), "{what}: {a} vs portable {b}");
+            }
+        };
+        same(&tape.hessian(&seeds), "the CPU's choice");
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                let h = tape.hessian_by(&seeds, |t, b, s, h, w| unsafe {
+                    t.sweep_groups_avx2(b, s, h, w)
+                });
+                same(&h, "AVX2");
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F.
+                let h = tape.hessian_by(&seeds, |t, b, s, h, w| unsafe {
+                    t.sweep_groups_avx512(b, s, h, w)
+                });
+                same(&h, "AVX-512");
             }
         }
     }

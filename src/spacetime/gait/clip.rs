@@ -44,7 +44,8 @@ pub struct GaitClip {
     pub cost: f64,
     /// How the IPOPT solve of the gait NLP ended (`solved`, `maximum_iterations_exceeded`, …).
     pub status: String,
-    /// How the feasibility projection ended, when the solve stopped short (see [`solve_gait`]).
+    /// How the feasibility projection ended, when the solve stopped short (see [`solve_gait`]);
+    /// `feasible_as_is` when a kept iterate met a clip's bar and was taken without one.
     pub projection_status: Option<String>,
     /// IPOPT iterations, the projection's included.
     pub iterations: usize,
@@ -174,9 +175,13 @@ impl GaitClip {
         Ok(())
     }
 
-    /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped.
+    /// IPOPT succeeded on the gait NLP, or on the feasibility projection of where it stopped, or
+    /// the fallback took a kept iterate that already met a clip's bar as it is
+    /// ([`super::solve::FEASIBLE_AS_IS`]).
     pub fn converged(&self) -> bool {
-        let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
+        let ok = |s: &str| {
+            s == "solved" || s == "solved_to_acceptable_level" || s == super::solve::FEASIBLE_AS_IS
+        };
         ok(&self.status) || self.projection_status.as_deref().is_some_and(ok)
     }
 

@@ -54,9 +54,9 @@ pub fn warm_start_options() -> Vec<(String, crate::spacetime::OptionValue)> {
 /// ended at costs 4,522 and 2,759. With these the run ends at 31.07, and the walk reaches 12.71,
 /// feasible, within 540 iterations (the shipped clips cost 10.20 and 34.44 without the
 /// constraint; solved from the rest pose with it, 16.51 and 95.27). The walk then never meets
-/// its dual tolerance and ends in a failed restoration, whose fallback projection costs 976,835.
-/// That fallback is a known fault: IPOPT's bound push moves each projected point off by about
-/// 1e-3, and the cost there is steep.
+/// its dual tolerance and ends in a failed restoration. Its projections cost 976,835 (IPOPT's
+/// bound push moves each projected point off by about 1e-3, and the cost there is steep), so
+/// the fallback takes its cheapest iterate feasible to 1e-6 as it is: 12.02.
 pub fn refit_options() -> Vec<(String, crate::spacetime::OptionValue)> {
     use crate::spacetime::OptionValue::{Num, Str};
     vec![
@@ -116,9 +116,32 @@ impl crate::spacetime::NlpProblem for Projection<'_> {
     }
 }
 
+/// The violation (mass-normalised) at which a start of the fallback is a gait as it is: a clip's
+/// bar ([`GaitClip::is_valid`]).
+const AS_IS_VIOLATION: f64 = 1e-6;
+
+/// A projection is preferred to a start taken as it is (feasible to 1e-9 rather than 1e-6) when
+/// it costs at most this many times the start.
+const AS_IS_MARGIN: f64 = 1.01;
+
+/// [`GaitClip::projection_status`] of a solve whose fallback took a kept iterate as it is.
+pub const FEASIBLE_AS_IS: &str = "feasible_as_is";
+
+/// Whether the fallback of a solve that stopped short keeps its cheapest acceptable projection
+/// (`true`) or its cheapest start that meets a clip's bar as it is (`false`), given their costs;
+/// `None` when it has neither.
+fn keeps_projection(projection: Option<f64>, as_is: Option<f64>) -> Option<bool> {
+    match (projection, as_is) {
+        (Some(p), Some(a)) => Some(p <= AS_IS_MARGIN * a),
+        (Some(_), None) => Some(true),
+        (None, Some(_)) => Some(false),
+        (None, None) => None,
+    }
+}
+
 /// Violation levels (mass-normalised) at which a capped gait solve keeps its best iterate as a
 /// further start for the projection ([`crate::spacetime::SolverOptions::keep_best`]).
-pub const BEST_ITERATE_LEVELS: [f64; 2] = [1e-2, 1e-4];
+pub const BEST_ITERATE_LEVELS: [f64; 3] = [1e-2, 1e-4, AS_IS_VIOLATION];
 
 /// Solves the fixed-timing gait NLP of `spec`: IPOPT on the full problem (the L-BFGS Hessian of
 /// [`gait_solver_options`]); if that stops before its tolerance (iteration limit, or feasible only
@@ -165,6 +188,15 @@ fn solve_gait_timed(
                 starts.push((b.iteration, &b.x));
             }
         }
+        // Each start with its own violation, to be taken as it is if it meets a clip's bar.
+        let bounds = crate::nlp::Bounds::of(&nlp)?;
+        let starts_as_is: Vec<(usize, Vec<f64>, f64)> = starts
+            .iter()
+            .map(|&(from, start)| {
+                let (_, v) = crate::nlp::evaluate_violation(&nlp, &bounds, start);
+                (from, start.to_vec(), v)
+            })
+            .collect();
         let mut popts = options.clone();
         popts.max_iterations = 1000;
         popts.hessian = crate::spacetime::HessianMode::LimitedMemory;
@@ -192,12 +224,38 @@ fn solve_gait_timed(
                 best = Some((cost, from, p));
             }
         }
-        match best {
-            Some((_, from, p)) => {
+        // A start that already meets a clip's bar (violation ≤ 1e-6) is a gait as it is. It is
+        // taken when no projection is acceptable, or when every projection costs more than
+        // [`AS_IS_MARGIN`] times it: a projection first pushes the point off its bounds, and
+        // where the cost is steep it can land far up the objective (the 1.0 m/s walk with sole
+        // clearance: 976,835 from iterates near its 12.71).
+        let as_is = starts_as_is
+            .into_iter()
+            .filter(|(_, _, v)| *v <= AS_IS_VIOLATION)
+            .map(|(from, start, v)| {
+                (
+                    nlp.objective(&start).unwrap_or(f64::INFINITY),
+                    from,
+                    start,
+                    v,
+                )
+            })
+            .filter(|(cost, ..)| cost.is_finite())
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        match keeps_projection(best.as_ref().map(|b| b.0), as_is.as_ref().map(|a| a.0)) {
+            Some(true) => {
+                let (_, from, p) = best.expect("a projection");
                 projection_status = Some(p.status.label());
                 projected_from = Some(from);
                 violation = p.max_violation;
                 x = p.x;
+            }
+            Some(false) => {
+                let (_, from, start, v) = as_is.expect("a start as it is");
+                projection_status = Some(FEASIBLE_AS_IS.into());
+                projected_from = Some(from);
+                violation = v;
+                x = start;
             }
             None => projection_status = last_status,
         }
@@ -370,5 +428,25 @@ impl StageSummary {
             callbacks,
             audit,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed solve's fallback keeps a start that meets a clip's bar as it is when every
+    /// projection lands far up the objective (the 1.0 m/s walk with sole clearance: projections
+    /// from 976,835, its last iterate 13.53 at violation 2.4e-7), and a projection (feasible to
+    /// 1e-9) when it costs at most 1 % more.
+    #[test]
+    fn the_fallback_prefers_a_projection_unless_it_costs_far_more() {
+        assert_eq!(keeps_projection(Some(976_834.7), Some(13.53)), Some(false));
+        assert_eq!(keeps_projection(Some(37.6037), Some(37.6036)), Some(true));
+        assert_eq!(keeps_projection(Some(13.60), Some(13.53)), Some(true));
+        assert_eq!(keeps_projection(Some(13.70), Some(13.53)), Some(false));
+        assert_eq!(keeps_projection(Some(5.0), None), Some(true));
+        assert_eq!(keeps_projection(None, Some(5.0)), Some(false));
+        assert_eq!(keeps_projection(None, None), None);
     }
 }
