@@ -56,7 +56,7 @@ pub fn warm_start_options() -> Vec<(String, crate::spacetime::OptionValue)> {
 /// constraint; solved from the rest pose with it, 16.51 and 95.27). The walk then never meets
 /// its dual tolerance and ends in a failed restoration. Its projections cost 976,835 (IPOPT's
 /// bound push moves each projected point off by about 1e-3, and the cost there is steep), so
-/// the fallback takes its cheapest iterate feasible to 1e-6 as it is: 12.02.
+/// the fallback takes its cheapest iterate feasible to 1e-6 as it is: 12.708.
 pub fn refit_options() -> Vec<(String, crate::spacetime::OptionValue)> {
     use crate::spacetime::OptionValue::{Num, Str};
     vec![
