@@ -193,6 +193,24 @@ pub fn record<R>(x: &[f64], f: impl FnOnce(&[TapeVar]) -> R) -> (R, Recording) {
     )
 }
 
+/// The portable sweeps compiled again for a CPU feature (`#[target_feature]`): the same code,
+/// wider vector instructions.
+macro_rules! sweeps_with {
+    ($name:ident, $feature:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(
+            &self,
+            bar: &[f64],
+            swept: &[usize],
+            h: &mut nalgebra::DMatrix<f64>,
+            scratch: &mut Scratch,
+        ) {
+            self.sweep_groups_portable(bar, swept, h, scratch)
+        }
+    };
+}
+
 impl Recording {
     /// Adjoints of every node for the seeds Σ wᵢ yᵢ.
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
@@ -316,29 +334,8 @@ impl Recording {
         self.sweep_groups_portable(bar, swept, h, scratch)
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn sweep_groups_avx512(
-        &self,
-        bar: &[f64],
-        swept: &[usize],
-        h: &mut nalgebra::DMatrix<f64>,
-        scratch: &mut Scratch,
-    ) {
-        self.sweep_groups_portable(bar, swept, h, scratch)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn sweep_groups_avx2(
-        &self,
-        bar: &[f64],
-        swept: &[usize],
-        h: &mut nalgebra::DMatrix<f64>,
-        scratch: &mut Scratch,
-    ) {
-        self.sweep_groups_portable(bar, swept, h, scratch)
-    }
+    sweeps_with!(sweep_groups_avx512, "avx512f");
+    sweeps_with!(sweep_groups_avx2, "avx2");
 
     #[inline(always)]
     fn sweep_groups_portable(
@@ -615,7 +612,7 @@ mod tests {
     #[test]
     fn vector_instructions_change_no_bit_of_the_hessian() {
         let x = wide_point();
-        let (y, tape) = record(&x, |v| wide(v));
+        let (y, tape) = record(&x, wide);
         let seeds: Vec<(TapeVar, f64)> = y
             .iter()
             .enumerate()
