@@ -476,9 +476,9 @@ pub fn gait(args: GaitArgs) -> Result<()> {
 }
 
 /// `motionlab gait-job REQUEST`: runs the gait job whose request (RON, `GaitRequest`) is the
-/// argument or the file it names, writing its typed events on standard output, one RON `GaitEvent` per line (what the
-/// Gait panel and a discovery's sample processes run). Fails on bad input; an unsolved gait is an
-/// outcome, reported by its `Finished` event and its clip.
+/// argument or the file it names, writing its typed events on standard output, one RON
+/// `GaitEvent` per line (what the Gait panel and a discovery's sample processes run). Fails on
+/// bad input; an unsolved gait is an outcome, reported by its `Finished` event and its clip.
 #[cfg(feature = "ipopt")]
 pub fn gait_job(request: &str) -> Result<()> {
     use motionlab::spacetime::job::{GaitRequest, ProcessPool, run_gait};

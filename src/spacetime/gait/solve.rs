@@ -150,7 +150,9 @@ pub const BEST_ITERATE_LEVELS: [f64; 3] = [1e-2, 1e-4, AS_IS_VIOLATION];
 /// often passed iterates of lower cost than its last one (the simple-biped walk: 9.99 at
 /// iteration 800, 16.5 at 1000). So the best iterates within [`BEST_ITERATE_LEVELS`] are
 /// projected too, and the clip is the projected point of lowest cost
-/// ([`GaitClip::projected_from`] names the iteration it came from).
+/// ([`GaitClip::projected_from`] names the iteration it came from), unless a kept iterate already
+/// feasible to 1e-6 costs less than every projection by over 1 %: that one is taken as it is
+/// ([`FEASIBLE_AS_IS`]).
 #[cfg(feature = "ipopt")]
 pub fn solve_gait(
     spec: &GaitSpec,
