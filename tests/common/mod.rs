@@ -4,6 +4,9 @@
 
 use std::process::{Command, Output};
 
+#[cfg(feature = "ipopt")]
+pub mod gait;
+
 pub fn motionlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_motionlab"))
         .args(args)

@@ -151,8 +151,8 @@ pub const BEST_ITERATE_LEVELS: [f64; 3] = [1e-2, 1e-4, AS_IS_VIOLATION];
 /// iteration 800, 16.5 at 1000). So the best iterates within [`BEST_ITERATE_LEVELS`] are
 /// projected too, and the clip is the projected point of lowest cost
 /// ([`GaitClip::projected_from`] names the iteration it came from), unless a kept iterate already
-/// feasible to 1e-6 costs less than every projection by over 1 %: that one is taken as it is
-/// ([`FEASIBLE_AS_IS`]).
+/// feasible to 1e-6 (other than the start, iteration 0) costs less than every projection by over
+/// 1 %: that one is taken as it is ([`FEASIBLE_AS_IS`]).
 #[cfg(feature = "ipopt")]
 pub fn solve_gait(
     spec: &GaitSpec,
@@ -231,9 +231,11 @@ fn solve_gait_timed(
         // [`AS_IS_MARGIN`] times it: a projection first pushes the point off its bounds, and
         // where the cost is steep it can land far up the objective (the 1.0 m/s walk with sole
         // clearance: 976,835 from iterates near its 12.71).
+        // Not the solve's own start (iteration 0): a valid start that the solve did not beat is
+        // its caller's to keep, measured by the problem and reported as kept (`run_gait`).
         let as_is = starts_as_is
             .into_iter()
-            .filter(|(_, _, v)| *v <= AS_IS_VIOLATION)
+            .filter(|(from, _, v)| *from > 0 && *v <= AS_IS_VIOLATION)
             .map(|(from, start, v)| {
                 (
                     nlp.objective(&start).unwrap_or(f64::INFINITY),
