@@ -190,15 +190,23 @@ fn solve_gait_timed(
                 starts.push((b.iteration, &b.x));
             }
         }
-        // Each start with its own violation, to be taken as it is if it meets a clip's bar.
+        // A start that already meets a clip's bar (violation ≤ 1e-6) is a gait as it is. It is
+        // taken when no projection is acceptable, or when every projection costs more than
+        // [`AS_IS_MARGIN`] times it: a projection first pushes the point off its bounds, and
+        // where the cost is steep it can land far up the objective (the 1.0 m/s walk with sole
+        // clearance: 976,835 from iterates near its 12.71). Not the solve's own start
+        // (iteration 0): a valid start that the solve did not beat is its caller's to keep,
+        // measured by the problem and reported as kept (`run_gait`).
         let bounds = crate::nlp::Bounds::of(&nlp)?;
-        let starts_as_is: Vec<(usize, Vec<f64>, f64)> = starts
+        let as_is: Option<(f64, usize, &[f64], f64)> = starts
             .iter()
-            .map(|&(from, start)| {
+            .filter(|(from, _)| *from > 0)
+            .filter_map(|&(from, start)| {
                 let (_, v) = crate::nlp::evaluate_violation(&nlp, &bounds, start);
-                (from, start.to_vec(), v)
+                let cost = nlp.objective(start).unwrap_or(f64::INFINITY);
+                (v <= AS_IS_VIOLATION && cost.is_finite()).then_some((cost, from, start, v))
             })
-            .collect();
+            .min_by(|a, b| a.0.total_cmp(&b.0));
         let mut popts = options.clone();
         popts.max_iterations = 1000;
         popts.hessian = crate::spacetime::HessianMode::LimitedMemory;
@@ -206,7 +214,7 @@ fn solve_gait_timed(
         // The cheapest acceptable projection: (cost, the iteration it started from, its solve).
         let mut best: Option<(f64, usize, crate::spacetime::NlpSolution)> = None;
         let mut last_status = None;
-        for (from, start) in starts {
+        for &(from, start) in &starts {
             let projection = Projection {
                 inner: &nlp,
                 target: start.to_vec(),
@@ -226,26 +234,6 @@ fn solve_gait_timed(
                 best = Some((cost, from, p));
             }
         }
-        // A start that already meets a clip's bar (violation ≤ 1e-6) is a gait as it is. It is
-        // taken when no projection is acceptable, or when every projection costs more than
-        // [`AS_IS_MARGIN`] times it: a projection first pushes the point off its bounds, and
-        // where the cost is steep it can land far up the objective (the 1.0 m/s walk with sole
-        // clearance: 976,835 from iterates near its 12.71).
-        // Not the solve's own start (iteration 0): a valid start that the solve did not beat is
-        // its caller's to keep, measured by the problem and reported as kept (`run_gait`).
-        let as_is = starts_as_is
-            .into_iter()
-            .filter(|(from, _, v)| *from > 0 && *v <= AS_IS_VIOLATION)
-            .map(|(from, start, v)| {
-                (
-                    nlp.objective(&start).unwrap_or(f64::INFINITY),
-                    from,
-                    start,
-                    v,
-                )
-            })
-            .filter(|(cost, ..)| cost.is_finite())
-            .min_by(|a, b| a.0.total_cmp(&b.0));
         match keeps_projection(best.as_ref().map(|b| b.0), as_is.as_ref().map(|a| a.0)) {
             Some(true) => {
                 let (_, from, p) = best.expect("a projection");
@@ -259,7 +247,7 @@ fn solve_gait_timed(
                 projection_status = Some(FEASIBLE_AS_IS.into());
                 projected_from = Some(from);
                 violation = v;
-                x = start;
+                x = start.to_vec();
             }
             None => projection_status = last_status,
         }
