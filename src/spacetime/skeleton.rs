@@ -363,6 +363,42 @@ pub fn cylinder_inertia<D: Scalar>(mass: &D, radius: &D, length: &D) -> (D, D) {
 }
 
 impl Skeleton {
+    /// Whether foot `k`'s leg has a joint that turns it about the vertical: a joint of three
+    /// rotations, or an axis with a vertical component in the reference pose, between the root
+    /// and the foot.
+    pub fn foot_can_turn(&self, k: usize) -> bool {
+        let vertical = |a: &[f64; 3]| a[1].abs() > 1e-9;
+        let mut limb = Some(self.feet[k]);
+        while let Some(l) = limb {
+            let turns = match &self.limbs[l].joint {
+                JointKind::Hinge { axis } => vertical(axis),
+                JointKind::Euler { axes } => axes.len() > 2 || axes.iter().any(vertical),
+                JointKind::Fixed { .. } => false,
+                JointKind::ExpMap | JointKind::Free | JointKind::FreeHeading => true,
+            };
+            if turns && self.limbs[l].parent.is_some() {
+                return true;
+            }
+            limb = self.limbs[l].parent;
+        }
+        false
+    }
+
+    /// The feet whose twist about the vertical the gait NLP holds at zero (specs/004.md §1.2,
+    /// (3.5)) in a frame where `in_contact` tells which feet are down: every foot down whose leg
+    /// can turn it ([`Self::foot_can_turn`]), and the first foot down among those whose legs
+    /// cannot. A leg without a joint about the vertical (the horse's 2-DOF hips and shoulders,
+    /// hinges below) twists its foot only with the trunk and by the coupling of flexion and
+    /// abduction, which vanishes when the leg is upright. The rows of two such feet are then
+    /// nearly parallel, their zero sets cross, and IPOPT's Newton systems need regularisations of
+    /// 1e8 and more; one row holds the trunk's twist and the others are left free.
+    pub fn held_twists(&self, in_contact: impl Fn(usize) -> bool) -> Vec<bool> {
+        let first_fixed = (0..self.feet.len()).find(|&k| in_contact(k) && !self.foot_can_turn(k));
+        (0..self.feet.len())
+            .map(|k| in_contact(k) && (self.foot_can_turn(k) || first_fixed == Some(k)))
+            .collect()
+    }
+
     /// Builds the skeleton of a creature description (see [`super::creature`], which derives
     /// one from a character).
     pub fn build(spec: &CreatureSpec) -> Skeleton {

@@ -327,3 +327,46 @@ fn file_errors_name_the_file_the_line_and_what_was_expected() {
         "{e}"
     );
 }
+
+/// The cosine of the angle between the no-twist rows (3.5) of feet `a` and `b` at `q`.
+fn twist_row_cosine(sk: &Skeleton, q: &[f64], a: usize, b: usize) -> f64 {
+    let (_, rows) = crate::nlp::tape::jacobian(q, |q| {
+        let k = forward_kinematics(sk, &sk.morphology(), q);
+        [a, b]
+            .iter()
+            .map(|&f| {
+                let r = &k.limbs[sk.feet[f]].rotation.m;
+                r[0][2].clone() - &r[2][0]
+            })
+            .collect()
+    });
+    let dot = |u: &[f64], v: &[f64]| u.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
+    dot(&rows[0], &rows[1]) / (dot(&rows[0], &rows[0]) * dot(&rows[1], &rows[1])).sqrt()
+}
+
+/// The horse's legs have no joint about the vertical (2-DOF hips and shoulders, hinges below),
+/// so the no-twist rows of two of its hooves are nearly parallel (at the rest pose, and exactly
+/// so with upright legs) and the gait NLP holds one of them per frame. The velociraptor's ball
+/// hips turn its feet: every foot down keeps its row, and two of them are far from parallel.
+#[test]
+fn only_feet_whose_legs_can_turn_them_each_keep_a_twist_row() {
+    let horse = Skeleton::load(creature_path("horse.ron")).unwrap();
+    assert!((0..4).all(|k| !horse.foot_can_turn(k)));
+    assert_eq!(horse.held_twists(|_| true), [true, false, false, false]);
+    assert_eq!(
+        horse.held_twists(|k| k == 1 || k == 2),
+        [false, true, false, false]
+    );
+    assert_eq!(horse.held_twists(|_| false), [false; 4]);
+    let rest = horse.rest_pose();
+    let at_rest = twist_row_cosine(&horse, &rest, 0, 3);
+    let upright = twist_row_cosine(&horse, &vec![0.0; horse.dof()], 0, 3);
+    assert!(at_rest > 0.95 && upright > 1.0 - 1e-12);
+
+    let raptor = Skeleton::load(creature_path("velociraptor.ron")).unwrap();
+    assert!((0..raptor.feet.len()).all(|k| raptor.foot_can_turn(k)));
+    assert_eq!(raptor.held_twists(|_| true), [true, true]);
+    assert_eq!(raptor.held_twists(|k| k == 1), [false, true]);
+    let cosine = twist_row_cosine(&raptor, &raptor.rest_pose(), 0, 1);
+    assert!(cosine.abs() < 0.9);
+}

@@ -21,7 +21,8 @@ pub struct GaitAudit {
     pub ground: f64,
     /// Largest |foot velocity + V x̂| between consecutive contact frames (m/s).
     pub slip: f64,
-    /// Largest twist |R_xz − R_zx| of a contact foot.
+    /// Largest twist |R_xz − R_zx| of a contact foot whose twist the NLP holds
+    /// ([`crate::spacetime::skeleton::Skeleton::held_twists`]).
     pub twist: f64,
 }
 
@@ -168,6 +169,7 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             out.ground = out.ground.max(-l.origin.y).max(-l.end.y);
         }
         let in_contact = |frame: usize, k: usize| clip.contacts[frame][k].is_some();
+        let held_twists = skeleton.held_twists(|k| in_contact(i, k));
         for k in 0..skeleton.feet.len() {
             if !in_contact(i, k) {
                 continue;
@@ -175,7 +177,7 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             let p = kin(i).foot(skeleton, k).re();
             out.ground = out.ground.max(p[1].abs());
             let r = &kin(i).limbs[skeleton.feet[k]].rotation.m;
-            if clip.closure.is_treadmill() {
+            if clip.closure.is_treadmill() && held_twists[k] {
                 out.twist = out.twist.max((r[0][2] - r[2][0]).abs());
             }
             let j = (i + 1) % n;

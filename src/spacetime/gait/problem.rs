@@ -250,6 +250,7 @@ impl GaitProblem {
                     }
                 }
             }
+            let held_twists = sk.held_twists(|k| spec.in_contact(i, k));
             for k in 0..feet {
                 if spec.in_contact(i, k) {
                     rows.push(KinematicRow::FootHeight(k));
@@ -257,7 +258,8 @@ impl GaitProblem {
                     upper.push(0.0);
                     // A planar foot cannot twist about the vertical: the row would be 0 = 0.
                     // Off the treadmill the twist is a rate, held by the slip block.
-                    if !sk.planar && treadmill {
+                    // One row for the feet whose legs cannot turn them ([`Skeleton::held_twists`]).
+                    if !sk.planar && treadmill && held_twists[k] {
                         rows.push(KinematicRow::Twist(k));
                         lower.push(0.0);
                         upper.push(0.0);

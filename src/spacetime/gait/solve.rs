@@ -159,16 +159,27 @@ pub fn solve_gait(
     options: &crate::spacetime::SolverOptions,
     curvature: crate::spacetime::Curvature,
 ) -> Result<GaitClip, GaitError> {
-    solve_gait_timed(spec, options, curvature).map(|(clip, _)| clip)
+    solve_gait_timed(spec, options, curvature).map(|(clip, _, _)| clip)
 }
 
-/// [`solve_gait`], with the time spent in each problem callback (its projections' included).
+/// A solve's clip, the time spent in each problem callback (its projections' included), and the
+/// multipliers of its last iterate when the clip is that iterate or its projection (a next
+/// stage starts from them).
+#[cfg(feature = "ipopt")]
+type TimedSolve = (
+    GaitClip,
+    crate::nlp::CallbackTimes,
+    Option<crate::nlp::Multipliers>,
+);
+
+/// [`solve_gait`], with the time spent in each problem callback (its projections' included)
+/// and the multipliers of [`TimedSolve`].
 #[cfg(feature = "ipopt")]
 fn solve_gait_timed(
     spec: &GaitSpec,
     options: &crate::spacetime::SolverOptions,
     curvature: crate::spacetime::Curvature,
-) -> Result<(GaitClip, crate::nlp::CallbackTimes), GaitError> {
+) -> Result<TimedSolve, GaitError> {
     use crate::spacetime::NlpProblem;
     let problem = GaitProblem::new(spec.clone());
     let nlp = crate::spacetime::AutoDiff::new(problem)?.with_curvature(curvature);
@@ -252,6 +263,8 @@ fn solve_gait_timed(
             None => projection_status = last_status,
         }
     }
+    // The multipliers belong to the solve's last iterate, so only a clip of that point has them.
+    let multipliers = (x == s.x || projected_from == Some(s.iterations)).then(|| s.multipliers());
     let cost = nlp.objective(&x).unwrap_or(f64::NAN);
     let p = nlp.problem();
     let clip = GaitClip {
@@ -275,7 +288,7 @@ fn solve_gait_timed(
         closure: spec.closure.clone(),
         max_head_height: spec.max_head_height,
     };
-    Ok((clip, callbacks))
+    Ok((clip, callbacks, multipliers))
 }
 
 /// The cost and the largest violation of `clip` as a point of `spec`'s NLP. A clip's own
@@ -340,7 +353,7 @@ pub fn solve_gait_staged(
             ("gauss-newton", crate::spacetime::Curvature::GaussNewton)
         }
     };
-    let (first, times) = solve_gait_timed(spec, &first_options, curvature)?;
+    let (first, times, multipliers) = solve_gait_timed(spec, &first_options, curvature)?;
     let mut stages = vec![StageSummary::of(name, spec, &first, times)?];
     if first.status == "solved"
         || options.max_iterations <= first_options.max_iterations
@@ -353,7 +366,8 @@ pub fn solve_gait_staged(
     second_options.hessian = crate::spacetime::HessianMode::Exact;
     second_options.max_iterations = options.max_iterations - first_options.max_iterations;
     second_options.extra.extend(warm_start_options());
-    let (second, times) = solve_gait_timed(
+    second_options.initial_multipliers = multipliers;
+    let (second, times, _) = solve_gait_timed(
         &second_spec,
         &second_options,
         crate::spacetime::Curvature::Exact,
