@@ -390,8 +390,9 @@ impl Skeleton {
     /// cannot. A leg without a joint about the vertical (the horse's 2-DOF hips and shoulders,
     /// hinges below) twists its foot only with the trunk and by the coupling of flexion and
     /// abduction, which vanishes when the leg is upright. The rows of two such feet are then
-    /// nearly parallel, their zero sets cross, and IPOPT's Newton systems need regularisations of
-    /// 1e8 and more; one row holds the trunk's twist and the others are left free.
+    /// nearly parallel, their zero sets cross, and IPOPT's Newton systems needed regularizations
+    /// of 1e6 to 1e9 (docs/gaits.md, Limits); one row holds the trunk's twist and the others are
+    /// left free.
     pub fn held_twists(&self, in_contact: impl Fn(usize) -> bool) -> Vec<bool> {
         let first_fixed = (0..self.feet.len()).find(|&k| in_contact(k) && !self.foot_can_turn(k));
         (0..self.feet.len())

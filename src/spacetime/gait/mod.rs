@@ -21,8 +21,8 @@
 //!   so a window crossing the cycle end ties frame 29 to frame 0), p_{i+1} − p_i = (−V·dt, ·, 0)
 //!   (its y is held by 3.3). Lift-off and touch-down frames are not constrained further;
 //! - (3.5) no twist of a contact foot about y: R_{x,z} − R_{z,x} = 0 for the foot limb's R; of
-//!   the feet down whose legs have no joint about the vertical, only the first one's
-//!   ([`crate::spacetime::skeleton::Skeleton::held_twists`]: the others' rows are nearly parallel to it);
+//!   the feet down whose legs have no joint about the vertical, only the first one's (the
+//!   others' rows are nearly parallel to it: [`crate::spacetime::skeleton::Skeleton::held_twists`]);
 //! - (3.6) ‖p_{k,2} − p_{k,1}‖² ≥ r² for every separation pair of the character file;
 //! - (3.7) Σ_i root_x = Σ_i root_z = 0;
 //! - (3.8)–(3.9) Newton–Euler about the centre of mass with every limb a point mass at its centre
