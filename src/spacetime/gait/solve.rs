@@ -51,8 +51,8 @@ pub fn warm_start_options() -> Vec<(String, crate::spacetime::OptionValue)> {
 /// The first stage's clip is far from the optimum (the horse's L-BFGS stage ends at cost
 /// 1,677–3,614, its optimum is near 1), and with [`warm_start_options`]' fixed barrier of 1e-7
 /// the iterates hug their bounds and take short steps. Horse trot, one row of twist per frame,
-/// multipliers passed: 280 s and 2,594 iterations to 1.0901 against 451 s and 3,045 to 1.1425
-/// at the iteration limit; simple biped walk at 0.7 m/s: 633 iterations to 1.0870 against 678 to
+/// multipliers passed: 2,594 iterations to 1.0901, solved, against 3,045 to 1.1425 at the
+/// iteration limit; simple biped walk at 0.7 m/s: 633 iterations to 1.0870 against 678 to
 /// 1.0897.
 pub fn exact_stage_options() -> Vec<(String, crate::spacetime::OptionValue)> {
     use crate::spacetime::OptionValue::{Num, Str};
