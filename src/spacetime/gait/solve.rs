@@ -55,13 +55,21 @@ pub fn warm_start_options() -> Vec<(String, crate::spacetime::OptionValue)> {
 /// iteration limit; simple biped walk at 0.7 m/s: 633 iterations to 1.0870 against 678 to
 /// 1.0897.
 pub fn exact_stage_options() -> Vec<(String, crate::spacetime::OptionValue)> {
+    adaptive_barrier_options(Some(1e-4), 1e-4)
+}
+
+/// IPOPT's adaptive barrier (from `mu_init`, else IPOPT's default) with bound pushes and
+/// fractions of `bound_push`.
+fn adaptive_barrier_options(
+    mu_init: Option<f64>,
+    bound_push: f64,
+) -> Vec<(String, crate::spacetime::OptionValue)> {
     use crate::spacetime::OptionValue::{Num, Str};
-    vec![
-        ("mu_strategy".into(), Str("adaptive".into())),
-        ("mu_init".into(), Num(1e-4)),
-        ("bound_push".into(), Num(1e-4)),
-        ("bound_frac".into(), Num(1e-4)),
-    ]
+    let mut options = vec![("mu_strategy".into(), Str("adaptive".into()))];
+    options.extend(mu_init.map(|mu| ("mu_init".into(), Num(mu))));
+    options.push(("bound_push".into(), Num(bound_push)));
+    options.push(("bound_frac".into(), Num(bound_push)));
+    options
 }
 
 /// IPOPT options for a start clip that breaks a constraint of the problem at hand (one added
@@ -76,12 +84,7 @@ pub fn exact_stage_options() -> Vec<(String, crate::spacetime::OptionValue)> {
 /// bound push moves each projected point off by about 1e-3, and the cost there is steep), so
 /// the fallback takes its cheapest iterate feasible to 1e-6 as it is: 12.708.
 pub fn refit_options() -> Vec<(String, crate::spacetime::OptionValue)> {
-    use crate::spacetime::OptionValue::{Num, Str};
-    vec![
-        ("mu_strategy".into(), Str("adaptive".into())),
-        ("bound_push".into(), Num(1e-3)),
-        ("bound_frac".into(), Num(1e-3)),
-    ]
+    adaptive_barrier_options(None, 1e-3)
 }
 
 /// The feasibility projection of a solve that stopped short of its tolerance: the same variables,
