@@ -13,7 +13,7 @@
 //!   ("tangent-over-adjoint") model: per input direction e_j a forward tangent sweep ẋ and a
 //!   reverse sweep of the adjoints' tangents give column j, ∇²(Σ wᵢ yᵢ) e_j. That is O(n)
 //!   sweeps of O(ops) each, against O(n²·ops) for the duals; the directions are swept
-//!   [`LANES`] at a time.
+//!   8, 16 or 32 at a time ([`lanes_for`]).
 //!
 //! For a node v = φ(a, b) with adjoint v̄ and adjoint tangent v̄̇ the sweeps are
 //! v̇ = φₐȧ + φ_b ḃ; ā += v̄ φₐ; ā̇ += v̄̇ φₐ + v̄ (φₐₐ ȧ + φₐ_b ḃ), and the same for b.
@@ -29,8 +29,22 @@ use std::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
 };
 
-/// Input directions swept together in the Hessian (the tangents are `[f64; LANES]`).
-pub const LANES: usize = 8;
+/// How many input directions the Hessian sweeps together when it sweeps `swept` of them (the
+/// tangents are `[f64; lanes]`). Each group visits the tape's nodes once forwards and once
+/// backwards, so wider groups mean fewer visits, each with more arithmetic; a block with few
+/// directions would waste the lanes it leaves empty, and 64 lanes no longer fit the caches.
+/// Measured on the gait NLPs' Hessians at a fixed point (one thread, median of 20, interleaved;
+/// effort terms of 84 and 168 directions): 8 lanes everywhere 21.0 ms (simple biped) and 112 ms
+/// (horse); 16 everywhere 17.0 and 86 ms; 32 everywhere 17.2 and 80 ms; this rule 15.4 and 73 ms;
+/// 64 lanes above 96 directions 116 ms on the horse. The lanes are independent, so the width
+/// changes no bit of the result.
+pub fn lanes_for(swept: usize) -> usize {
+    match swept {
+        0..=8 => 8,
+        9..=16 => 16,
+        _ => 32,
+    }
+}
 
 /// One recorded operation v = φ(a, b): parents and local partial derivatives. Node 0 is the
 /// constant sink: constants and unary operations point at it with zero partials, its tangent
@@ -71,13 +85,28 @@ thread_local! {
     }) };
 }
 
-/// Work arrays of the Hessian sweeps, one entry per tape node: tangents, adjoint tangents, and
-/// whether each is live for the current group of directions.
+/// Work arrays of the Hessian sweeps, one entry per tape node: tangents, adjoint tangents (as
+/// many numbers per node as the sweep has lanes), and whether each is live for the current group
+/// of directions.
 struct Scratch {
-    dot: Vec<[f64; LANES]>,
-    bar_dot: Vec<[f64; LANES]>,
+    dot: Vec<f64>,
+    bar_dot: Vec<f64>,
     moving: Vec<bool>,
     reached: Vec<bool>,
+}
+
+impl Scratch {
+    /// Room for `len` nodes of `lanes` lanes (stale entries are never read).
+    fn fit(&mut self, len: usize, lanes: usize) {
+        if self.dot.len() < len * lanes {
+            self.dot.resize(len * lanes, 0.0);
+            self.bar_dot.resize(len * lanes, 0.0);
+        }
+        if self.moving.len() < len {
+            self.moving.resize(len, false);
+            self.reached.resize(len, false);
+        }
+    }
 }
 
 fn push(node: Node) -> u32 {
@@ -199,26 +228,31 @@ macro_rules! sweeps_with {
     ($name:ident, $feature:literal) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feature)]
-        unsafe fn $name(
+        unsafe fn $name<const L: usize>(
             &self,
             bar: &[f64],
             swept: &[usize],
             h: &mut nalgebra::DMatrix<f64>,
             scratch: &mut Scratch,
         ) {
-            self.sweep_groups_portable(bar, swept, h, scratch)
+            self.sweep_groups_portable::<L>(bar, swept, h, scratch)
         }
     };
 }
 
 impl Recording {
     /// Adjoints of every node for the seeds Σ wᵢ yᵢ.
+    /// The nodes are in the order they were computed, so none after the last seed feeds the
+    /// outputs: the sweep starts there (a Jacobian takes one sweep per row, and a block's rows
+    /// are computed one after another).
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
+        let top = seeds.iter().map(|(y, _)| y.node as usize + 1).max();
+        let top = top.unwrap_or(0).max(self.inputs + 1);
         let mut bar = vec![0.0; self.nodes.len()];
         for &(y, w) in seeds {
             bar[y.node as usize] += w;
         }
-        for v in (self.inputs + 1..self.nodes.len()).rev() {
+        for v in (self.inputs + 1..top).rev() {
             let w = bar[v];
             if w != 0.0 {
                 let n = &self.nodes[v];
@@ -276,12 +310,7 @@ impl Recording {
         // The sweeps' work arrays live on the thread and keep their capacity between calls (a
         // solve takes thousands of Hessians of the same blocks); stale entries are never read.
         SCRATCH.with_borrow_mut(|scratch| {
-            if scratch.dot.len() < len {
-                scratch.dot.resize(len, [0.0; LANES]);
-                scratch.bar_dot.resize(len, [0.0; LANES]);
-                scratch.moving.resize(len, false);
-                scratch.reached.resize(len, false);
-            }
+            scratch.fit(len, lanes_for(swept.len()));
             self.sweep_groups(&bar, swept, &mut h, scratch);
         });
         h
@@ -301,19 +330,35 @@ impl Recording {
         let mut h = nalgebra::DMatrix::zeros(n, n);
         let swept: Vec<usize> = (0..n).collect();
         let mut scratch = Scratch {
-            dot: vec![[0.0; LANES]; len],
-            bar_dot: vec![[0.0; LANES]; len],
-            moving: vec![false; len],
-            reached: vec![false; len],
+            dot: Vec::new(),
+            bar_dot: Vec::new(),
+            moving: Vec::new(),
+            reached: Vec::new(),
         };
+        scratch.fit(len, 32);
         sweeps(self, &bar, &swept, &mut h, &mut scratch);
         h
     }
 
-    /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group, with
-    /// the widest vector instructions the CPU has: the lanes are independent and no product is
-    /// fused into an add, so every instruction set gives the same bits.
+    /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group of
+    /// [`lanes_for`] directions, with the widest vector instructions the CPU has: the lanes are
+    /// independent and no product is fused into an add, so every instruction set and every
+    /// width gives the same bits. `scratch` must fit the tape at that width.
     fn sweep_groups(
+        &self,
+        bar: &[f64],
+        swept: &[usize],
+        h: &mut nalgebra::DMatrix<f64>,
+        scratch: &mut Scratch,
+    ) {
+        match lanes_for(swept.len()) {
+            8 => self.sweep_groups_fastest::<8>(bar, swept, h, scratch),
+            16 => self.sweep_groups_fastest::<16>(bar, swept, h, scratch),
+            _ => self.sweep_groups_fastest::<32>(bar, swept, h, scratch),
+        }
+    }
+
+    fn sweep_groups_fastest<const L: usize>(
         &self,
         bar: &[f64],
         swept: &[usize],
@@ -324,21 +369,21 @@ impl Recording {
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the CPU has AVX-512F.
-                return unsafe { self.sweep_groups_avx512(bar, swept, h, scratch) };
+                return unsafe { self.sweep_groups_avx512::<L>(bar, swept, h, scratch) };
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2.
-                return unsafe { self.sweep_groups_avx2(bar, swept, h, scratch) };
+                return unsafe { self.sweep_groups_avx2::<L>(bar, swept, h, scratch) };
             }
         }
-        self.sweep_groups_portable(bar, swept, h, scratch)
+        self.sweep_groups_portable::<L>(bar, swept, h, scratch)
     }
 
     sweeps_with!(sweep_groups_avx512, "avx512f");
     sweeps_with!(sweep_groups_avx2, "avx2");
 
     #[inline(always)]
-    fn sweep_groups_portable(
+    fn sweep_groups_portable<const L: usize>(
         &self,
         bar: &[f64],
         swept: &[usize],
@@ -354,15 +399,17 @@ impl Recording {
         let n = self.inputs;
         let len = self.nodes.len();
         let (moving, reached) = (&mut moving[..len], &mut reached[..len]);
+        let dot = &mut dot.as_chunks_mut::<L>().0[..len];
+        let bar_dot = &mut bar_dot.as_chunks_mut::<L>().0[..len];
         // For the current group: the node's tangent may be non-zero (`moving`, else `dot` is
         // stale and not read); something flowed into its adjoint tangent (`reached`, else
         // `bar_dot` is stale and not read). The sink (node 0) is neither.
-        const ZERO: [f64; LANES] = [0.0; LANES];
-        for group in swept.chunks(LANES) {
+        let zero = [0.0; L];
+        for group in swept.chunks(L) {
             moving.fill(false);
             reached.fill(false);
             for (l, &j) in group.iter().enumerate() {
-                dot[1 + j] = ZERO;
+                dot[1 + j] = zero;
                 dot[1 + j][l] = 1.0;
                 moving[1 + j] = true;
             }
@@ -372,10 +419,10 @@ impl Recording {
                 if !(moving[a] || moving[b]) {
                     continue;
                 }
-                let ta = if moving[a] { dot[a] } else { ZERO };
-                let tb = if moving[b] { dot[b] } else { ZERO };
-                let mut t = [0.0; LANES];
-                for l in 0..LANES {
+                let ta = if moving[a] { dot[a] } else { zero };
+                let tb = if moving[b] { dot[b] } else { zero };
+                let mut t = [0.0; L];
+                for l in 0..L {
                     t[l] = node.da * ta[l] + node.db * tb[l];
                 }
                 dot[v] = t;
@@ -389,11 +436,11 @@ impl Recording {
                 if !reached[v] && (w == 0.0 || !(moving[a] || moving[b])) {
                     continue;
                 }
-                let wd = if reached[v] { bar_dot[v] } else { ZERO };
-                let ta = if moving[a] { dot[a] } else { ZERO };
-                let tb = if moving[b] { dot[b] } else { ZERO };
-                let (mut ga, mut gb) = ([0.0; LANES], [0.0; LANES]);
-                for l in 0..LANES {
+                let wd = if reached[v] { bar_dot[v] } else { zero };
+                let ta = if moving[a] { dot[a] } else { zero };
+                let tb = if moving[b] { dot[b] } else { zero };
+                let (mut ga, mut gb) = ([0.0; L], [0.0; L]);
+                for l in 0..L {
                     ga[l] = wd[l] * node.da + w * (node.daa * ta[l] + node.dab * tb[l]);
                     gb[l] = wd[l] * node.db + w * (node.dab * ta[l] + node.dbb * tb[l]);
                 }
@@ -403,12 +450,12 @@ impl Recording {
                     }
                     if reached[p] {
                         let acc = &mut bar_dot[p];
-                        for l in 0..LANES {
+                        for l in 0..L {
                             acc[l] += g[l];
                         }
                     } else {
-                        let mut acc = ZERO;
-                        for l in 0..LANES {
+                        let mut acc = zero;
+                        for l in 0..L {
                             acc[l] += g[l];
                         }
                         bar_dot[p] = acc;
@@ -565,9 +612,15 @@ mod tests {
 
     #[test]
     fn more_inputs_than_lanes_and_repeated_recordings() {
-        // f = Σᵢ<ⱼ (i + 1)(j + 2) xᵢ xⱼ over 19 inputs (three lane groups, the last partial):
-        // H[i][j] = H[j][i] = (i + 1)(j + 2) for i < j, a zero diagonal, exact in floating point.
-        let n = 19;
+        // f = Σᵢ<ⱼ (i + 1)(j + 2) xᵢ xⱼ: H[i][j] = H[j][i] = (i + 1)(j + 2) for i < j, a zero
+        // diagonal, exact in floating point. 19 inputs: 32 lanes (`lanes_for`), one group with
+        // 13 lanes empty; 43: two groups of 32, the last partial.
+        for n in [19, 43] {
+            more_inputs_than_lanes(n);
+        }
+    }
+
+    fn more_inputs_than_lanes(n: usize) {
         let x: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 - 0.5).collect();
         for _ in 0..2 {
             let (_, h) = weighted_hessian(&x, &[1.0], |v| {
@@ -590,7 +643,8 @@ mod tests {
         }
     }
 
-    /// A vector function of 19 inputs with curvature everywhere (three lane groups).
+    /// A vector function with curvature everywhere (of 19 inputs: three groups of 8 lanes, two of
+    /// 16 or one of 32, the last partial).
     fn wide<D: DualNum<Primitive = f64>>(x: &[D]) -> Vec<D> {
         (0..x.len())
             .map(|i| {
@@ -606,11 +660,13 @@ mod tests {
     }
 
     /// The sweeps run on the widest vector instructions of the CPU (AVX-512, AVX2) or on the
-    /// portable code: the lanes are independent and nothing is fused, so the Hessians are the
-    /// same to the last bit, and gait solves stay the same on every machine. Every kernel this
-    /// CPU can run is compared with the portable one.
+    /// portable code, 8, 16 or 32 directions at a time: the lanes are independent and nothing is
+    /// fused, so the Hessians are the same to the last bit, and gait solves stay the same on every
+    /// machine. Every kernel this CPU can run, at every width, is compared with the portable one
+    /// at 8 lanes (19 directions: three groups of 8 with the last one partial, two of 16, or one
+    /// of 32 with 13 lanes empty).
     #[test]
-    fn vector_instructions_change_no_bit_of_the_hessian() {
+    fn vector_instructions_and_lane_widths_change_no_bit_of_the_hessian() {
         let x = wide_point();
         let (y, tape) = record(&x, wide);
         let seeds: Vec<(TapeVar, f64)> = y
@@ -618,7 +674,7 @@ mod tests {
             .enumerate()
             .map(|(i, &r)| (r, 1.0 - 0.23 * i as f64))
             .collect();
-        let portable = tape.hessian_by(&seeds, Recording::sweep_groups_portable);
+        let portable = tape.hessian_by(&seeds, Recording::sweep_groups_portable::<8>);
         assert!(portable.iter().filter(|v| **v != 0.0).count() > 19 * 3);
         let same = |h: &nalgebra::DMatrix<f64>, what: &str| {
             for (a, b) in h.iter().zip(portable.iter()) {
@@ -626,21 +682,51 @@ mod tests {
             }
         };
         same(&tape.hessian(&seeds), "the CPU's choice");
+        same(
+            &tape.hessian_by(&seeds, Recording::sweep_groups_portable::<16>),
+            "portable, 16 lanes",
+        );
+        same(
+            &tape.hessian_by(&seeds, Recording::sweep_groups_portable::<32>),
+            "portable, 32 lanes",
+        );
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2.
-                let h = tape.hessian_by(&seeds, |t, b, s, h, w| unsafe {
-                    t.sweep_groups_avx2(b, s, h, w)
-                });
-                same(&h, "AVX2");
+                let by = |f: fn(&Recording, &[f64], &[usize], &mut _, &mut Scratch)| {
+                    tape.hessian_by(&seeds, |t, b, s, h, w| f(t, b, s, h, w))
+                };
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<8>(b, s, h, w) }),
+                    "AVX2, 8",
+                );
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<16>(b, s, h, w) }),
+                    "AVX2, 16",
+                );
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<32>(b, s, h, w) }),
+                    "AVX2, 32",
+                );
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the CPU has AVX-512F.
-                let h = tape.hessian_by(&seeds, |t, b, s, h, w| unsafe {
-                    t.sweep_groups_avx512(b, s, h, w)
-                });
-                same(&h, "AVX-512");
+                let by = |f: fn(&Recording, &[f64], &[usize], &mut _, &mut Scratch)| {
+                    tape.hessian_by(&seeds, |t, b, s, h, w| f(t, b, s, h, w))
+                };
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<8>(b, s, h, w) }),
+                    "AVX-512, 8",
+                );
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<16>(b, s, h, w) }),
+                    "AVX-512, 16",
+                );
+                same(
+                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<32>(b, s, h, w) }),
+                    "AVX-512, 32",
+                );
             }
         }
     }
