@@ -682,52 +682,46 @@ mod tests {
             }
         };
         same(&tape.hessian(&seeds), "the CPU's choice");
-        same(
-            &tape.hessian_by(&seeds, Recording::sweep_groups_portable::<16>),
-            "portable, 16 lanes",
-        );
-        same(
-            &tape.hessian_by(&seeds, Recording::sweep_groups_portable::<32>),
-            "portable, 32 lanes",
-        );
+        type Sweeps = fn(&Recording, &[f64], &[usize], &mut nalgebra::DMatrix<f64>, &mut Scratch);
+        let mut kernels: Vec<(&str, Sweeps)> = vec![
+            ("portable, 16 lanes", Recording::sweep_groups_portable::<16>),
+            ("portable, 32 lanes", Recording::sweep_groups_portable::<32>),
+        ];
+        // SAFETY (every kernel below): added only when the CPU has its instructions.
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2.
-                let by = |f: fn(&Recording, &[f64], &[usize], &mut _, &mut Scratch)| {
-                    tape.hessian_by(&seeds, |t, b, s, h, w| f(t, b, s, h, w))
-                };
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<8>(b, s, h, w) }),
-                    "AVX2, 8",
-                );
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<16>(b, s, h, w) }),
-                    "AVX2, 16",
-                );
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<32>(b, s, h, w) }),
-                    "AVX2, 32",
-                );
+                kernels.extend([
+                    (
+                        "AVX2, 8",
+                        (|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<8>(b, s, h, w) }) as Sweeps,
+                    ),
+                    ("AVX2, 16", |t, b, s, h, w| unsafe {
+                        t.sweep_groups_avx2::<16>(b, s, h, w)
+                    }),
+                    ("AVX2, 32", |t, b, s, h, w| unsafe {
+                        t.sweep_groups_avx2::<32>(b, s, h, w)
+                    }),
+                ]);
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F.
-                let by = |f: fn(&Recording, &[f64], &[usize], &mut _, &mut Scratch)| {
-                    tape.hessian_by(&seeds, |t, b, s, h, w| f(t, b, s, h, w))
-                };
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<8>(b, s, h, w) }),
-                    "AVX-512, 8",
-                );
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<16>(b, s, h, w) }),
-                    "AVX-512, 16",
-                );
-                same(
-                    &by(|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<32>(b, s, h, w) }),
-                    "AVX-512, 32",
-                );
+                kernels.extend([
+                    (
+                        "AVX-512, 8",
+                        (|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<8>(b, s, h, w) })
+                            as Sweeps,
+                    ),
+                    ("AVX-512, 16", |t, b, s, h, w| unsafe {
+                        t.sweep_groups_avx512::<16>(b, s, h, w)
+                    }),
+                    ("AVX-512, 32", |t, b, s, h, w| unsafe {
+                        t.sweep_groups_avx512::<32>(b, s, h, w)
+                    }),
+                ]);
             }
+        }
+        for (what, sweeps) in kernels {
+            same(&tape.hessian_by(&seeds, sweeps), what);
         }
     }
 }
