@@ -241,13 +241,13 @@ macro_rules! sweeps_with {
 }
 
 impl Recording {
-    /// Adjoints of every node for the seeds Σ wᵢ yᵢ.
-    /// The nodes are in the order they were computed, so none after the last seed feeds the
-    /// outputs: the sweep starts there (a Jacobian takes one sweep per row, and a block's rows
-    /// are computed one after another).
+    /// Adjoints of every node for the seeds Σ wᵢ yᵢ. The nodes are in the order they were
+    /// computed, so none after the last seed feeds the outputs: the sweep starts there (a
+    /// Jacobian takes one sweep per row, and a block's rows are computed one after another).
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
-        let top = seeds.iter().map(|(y, _)| y.node as usize + 1).max();
-        let top = top.unwrap_or(0).max(self.inputs + 1);
+        let top = seeds
+            .iter()
+            .fold(self.inputs + 1, |top, (y, _)| top.max(y.node as usize + 1));
         let mut bar = vec![0.0; self.nodes.len()];
         for &(y, w) in seeds {
             bar[y.node as usize] += w;
@@ -304,15 +304,11 @@ impl Recording {
     /// The Hessian's columns `swept` (rows: every input); the other columns are left zero.
     fn hessian_columns(&self, seeds: &[(TapeVar, f64)], swept: &[usize]) -> nalgebra::DMatrix<f64> {
         let n = self.inputs;
-        let len = self.nodes.len();
         let bar = self.adjoints(seeds);
         let mut h = nalgebra::DMatrix::zeros(n, n);
         // The sweeps' work arrays live on the thread and keep their capacity between calls (a
         // solve takes thousands of Hessians of the same blocks); stale entries are never read.
-        SCRATCH.with_borrow_mut(|scratch| {
-            scratch.fit(len, lanes_for(swept.len()));
-            self.sweep_groups(&bar, swept, &mut h, scratch);
-        });
+        SCRATCH.with_borrow_mut(|scratch| self.sweep_groups(&bar, swept, &mut h, scratch));
         h
     }
 
@@ -343,7 +339,7 @@ impl Recording {
     /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group of
     /// [`lanes_for`] directions, with the widest vector instructions the CPU has: the lanes are
     /// independent and no product is fused into an add, so every instruction set and every
-    /// width gives the same bits. `scratch` must fit the tape at that width.
+    /// width gives the same bits.
     fn sweep_groups(
         &self,
         bar: &[f64],
@@ -351,7 +347,9 @@ impl Recording {
         h: &mut nalgebra::DMatrix<f64>,
         scratch: &mut Scratch,
     ) {
-        match lanes_for(swept.len()) {
+        let lanes = lanes_for(swept.len());
+        scratch.fit(self.nodes.len(), lanes);
+        match lanes {
             8 => self.sweep_groups_fastest::<8>(bar, swept, h, scratch),
             16 => self.sweep_groups_fastest::<16>(bar, swept, h, scratch),
             _ => self.sweep_groups_fastest::<32>(bar, swept, h, scratch),
