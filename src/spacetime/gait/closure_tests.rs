@@ -83,6 +83,58 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
     assert_eq!(lib.tags.turn_rate, Some(turn));
 }
 
+/// A connection starts from its ends' motion and loads without springs: a clip's springs hold that
+/// clip's poses, and a separately solved clip's may be stiff about other rests (such springs
+/// started a turn of the human's walk at an objective of 1.5e8, and IPOPT never got out). So
+/// where the connection leaves from changes nothing but the poses: the same motion left from a
+/// copy of the clip with stiff springs about other rests starts at the same objective, to the bit.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_connection_starts_from_its_ends_motion_without_their_springs() {
+    let (sk, period, timings) = biped_walk();
+    let straight = GaitSpec::new(sk.clone(), 0.7, period, &timings)
+        .unwrap()
+        .transformed(0.0)
+        .unwrap();
+    let a = solve_logged(&straight, 150);
+    assert!(!a.passive.is_empty());
+    let mut stiff = a.clone();
+    for e in &mut stiff.passive {
+        e.stiffness = 1e4;
+        e.rest += 0.3;
+    }
+    let c = Connection {
+        from_frame: 4,
+        to_frame: 20,
+        frames: 16,
+        duration: 0.5,
+        placement: None,
+    };
+    let start = |from: &GaitClip| -> f64 {
+        let problem = GaitProblem::new(connecting_spec(&sk, from, &a, &c).unwrap());
+        let mut x = vec![0.0; problem.num_variables()];
+        problem.initial_point(&mut x);
+        let [ks, _, _] = problem.layout.passive(0);
+        assert_eq!(x[ks], 0.0, "the start has a spring");
+        problem
+            .objective_terms()
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let xs: Vec<f64> = t.variables.iter().map(|&i| x[i]).collect();
+                problem.objective_term::<f64>(k, &xs)
+            })
+            .sum()
+    };
+    let (plain, sprung) = (start(&a), start(&stiff));
+    assert!(plain.is_finite() && plain > 0.0, "{plain}");
+    assert_eq!(
+        plain.to_bits(),
+        sprung.to_bits(),
+        "{plain} against {sprung}"
+    );
+}
+
 /// A connecting clip keeps its first two and last two frames exactly (fixed), is feasible and
 /// passes the audit, so the motion A → connection → B is physically valid across both joins.
 #[cfg(feature = "ipopt")]

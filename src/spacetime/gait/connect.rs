@@ -11,7 +11,12 @@
 //!
 //! The contact schedule is A's from a for the first half of the frames and B's leading into b for
 //! the second; the start is the two motions blended (A's continuation fading into B's lead-in
-//! with a smoothstep weight), with A's loads and springs.
+//! with a smoothstep weight), each frame with the loads of the clip its contacts come from,
+//! turned with its pose. The start has no springs: the springs (3.12–3.13) are variables of each
+//! solve, and those of A hold A's poses. Against B's poses they asked for tens of thousands of
+//! N·m of active torque (a turn from the 1.0 m/s walk started at an objective of 1.5e8 against
+//! 2.5e3 without them), and IPOPT stopped at its iteration limit with a pelvis swinging ±1 rad
+//! between frames (cost 5,217); without them the same connection solved to 42.0 in 2 min.
 
 use super::*;
 
@@ -115,13 +120,33 @@ impl GaitClip {
     pub fn frame_at(&self, k: i64) -> Vec<f64> {
         let n = self.frames.len() as i64;
         match &self.closure {
-            Closure::Transformed { turn_rate } => {
-                let loops = k.div_euclid(n);
-                let t = PlanarMotion::along_arc(self.speed, *turn_rate, self.period).power(loops);
-                t.apply_heading_root(&self.frames[k.rem_euclid(n) as usize])
-            }
+            Closure::Transformed { .. } => self
+                .motion_at(k)
+                .apply_heading_root(&self.frames[k.rem_euclid(n) as usize]),
             _ => self.frames[k.clamp(0, n - 1) as usize].clone(),
         }
+    }
+
+    /// The motion that takes frame k's coordinates from those of the frame stored for it: T^m for
+    /// a transformed cycle's frame k + m·N, the identity otherwise.
+    pub fn motion_at(&self, k: i64) -> PlanarMotion {
+        match &self.closure {
+            Closure::Transformed { turn_rate } => {
+                PlanarMotion::along_arc(self.speed, *turn_rate, self.period)
+                    .power(k.div_euclid(self.frames.len() as i64))
+            }
+            _ => PlanarMotion::IDENTITY,
+        }
+    }
+
+    /// Foot `foot`'s load at frame k in the world of frame k (turned by [`Self::motion_at`]),
+    /// when it is down.
+    pub fn load_at(&self, k: i64, foot: usize) -> Option<ContactLoad> {
+        let m = self.motion_at(k);
+        self.contact_at(k, foot).map(|l| ContactLoad {
+            force: m.rotate_vec3(l.force),
+            torque: m.rotate_vec3(l.torque),
+        })
     }
 
     /// Whether foot `foot` is down at frame k (wrapping like [`Self::frame_at`]).
@@ -209,7 +234,8 @@ pub fn connecting_spec(
         contact.clone(),
         ends,
     )?;
-    // The blended start, with the loads of the clip each frame's contacts come from.
+    // The blended start, with the loads of the clip each frame's contacts come from (turned with
+    // its poses) and no springs (see the module docs).
     let frames: Vec<Vec<f64>> = (0..n)
         .map(|i| {
             let s = i as f64 / (n - 1) as f64;
@@ -227,11 +253,15 @@ pub fn connecting_spec(
             (0..feet)
                 .map(|k| {
                     let load = if from_a(i) {
-                        a.contact_at(ia + i as i64, k)
+                        a.load_at(ia + i as i64, k)
                     } else {
-                        b.contact_at(ib - (n - 1 - i) as i64, k)
+                        let j = ib - (n - 1 - i) as i64;
+                        b.load_at(j, k).map(|l| ContactLoad {
+                            force: placement.rotate_vec3(l.force),
+                            torque: placement.rotate_vec3(l.torque),
+                        })
                     };
-                    load.cloned().filter(|_| contact[i][k])
+                    load.filter(|_| contact[i][k])
                 })
                 .collect()
         })
@@ -244,7 +274,7 @@ pub fn connecting_spec(
         coordinates: spec.skeleton.dof_names(),
         frames,
         contacts,
-        passive: a.passive.clone(),
+        passive: Vec::new(),
         cost: f64::INFINITY,
         status: "start".into(),
         projection_status: None,
