@@ -209,7 +209,8 @@ pub(super) fn steering_window(
                 });
                 ui.vertical(|ui| {
                     ui.small(format!(
-                        "distance map (0–{:.2} m; red: blend, green: exact)",
+                        "distance map (0–{:.2} m; red: blend, green: exact; blue: turns, \
+                         not compared)",
                         picture.scale
                     ));
                     let size = picture.map.size;

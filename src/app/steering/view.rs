@@ -60,7 +60,13 @@ impl GraphPicture {
                 values: Vec::new(),
             },
         };
-        let mut sorted: Vec<f32> = map.values.clone();
+        // The frames of connections within a gait family are not compared (+∞): dark blue.
+        let mut sorted: Vec<f32> = map
+            .values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
         sorted.sort_by(f32::total_cmp);
         let scale = sorted
             .get(sorted.len() * 95 / 100)
@@ -71,6 +77,9 @@ impl GraphPicture {
             .values
             .iter()
             .map(|v| {
+                if !v.is_finite() {
+                    return egui::Color32::from_rgb(10, 20, 60);
+                }
                 let g = ((v / scale).clamp(0.0, 1.0) * 255.0) as u8;
                 egui::Color32::from_gray(g)
             })
