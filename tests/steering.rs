@@ -174,6 +174,74 @@ fn the_shipped_graph_is_strongly_connected_and_walks_forever() {
     );
 }
 
+/// Issue P6's physically valid transitions: the shipped graph changes turn rate at every walking
+/// speed and in the run through connecting clips solved with the gait NLP (feasible and audited
+/// to 1e-6 in the space's manifest). Each is entered only from its own first frames, exactly,
+/// and left only at its end into the gait it joins (no blend into or out of its middle).
+#[test]
+fn the_shipped_graph_turns_through_solved_connections() {
+    use motionlab::space::generate::{Manifest, Outcome};
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let g = &graph.graph;
+    let text =
+        std::fs::read_to_string(root().join("assets/spaces/human3d_locomotion/space.ron")).unwrap();
+    let manifest: Manifest = ron::from_str(&text).unwrap();
+    let turns: Vec<usize> = (0..g.clips.len())
+        .filter(|&i| g.clips[i].family == "turn")
+        .collect();
+    // 0 ↔ ±45 °/s at 0.6, 1.0 and 1.4 m/s and in the run, ±45 ↔ ±90 °/s in the walks.
+    assert!(turns.len() >= 28, "{} turns", turns.len());
+    for &i in &turns {
+        let c = &g.clips[i];
+        assert!(graph.kept(i), "{} is pruned", c.name);
+        let joins = c.joins.as_ref().unwrap();
+        let entry = manifest.entries.iter().find(|e| e.stem == c.name);
+        match entry.map(|e| &e.outcome) {
+            Some(Outcome::Solved {
+                max_violation,
+                audit,
+                ..
+            }) => assert!(
+                *max_violation <= 1e-6 && *audit <= 1e-6,
+                "{}: violation {max_violation:e}, audit {audit:e}",
+                c.name
+            ),
+            other => panic!("{}: {other:?}", c.name),
+        }
+        let into: Vec<_> = g.transitions.iter().filter(|t| t.to.clip == i).collect();
+        let from = g.clips.iter().position(|o| o.name == joins.from).unwrap();
+        assert!(
+            into.len() == 1 && into[0].exact && into[0].from.clip == from,
+            "{}: entered by {into:?}",
+            c.name
+        );
+        assert!(
+            g.transitions.iter().all(|t| t.from.clip != i),
+            "{}: left before its end",
+            c.name
+        );
+        let end = motionlab::motion_graph::continuation(
+            &g.clips,
+            motionlab::motion_graph::FrameRef {
+                clip: i,
+                frame: c.frames - 1,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            g.clips[end.0.clip].name, joins.to,
+            "{} ends elsewhere",
+            c.name
+        );
+    }
+    let exact = g.transitions.iter().filter(|t| t.exact).count();
+    eprintln!(
+        "{} turns; {exact} of {} transitions exact",
+        turns.len(),
+        g.transitions.len()
+    );
+}
+
 fn run(args: &[&str]) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
         .args(args)
