@@ -83,6 +83,26 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
     assert_eq!(lib.tags.turn_rate, Some(turn));
 }
 
+/// The biped's straight walk (a transformed cycle), solved, and a connection of 16 frames from
+/// its frame 4 to its frame 20.
+#[cfg(feature = "ipopt")]
+fn straight_walk_and_connection() -> (Skeleton, GaitSpec, GaitClip, Connection) {
+    let (sk, period, timings) = biped_walk();
+    let straight = GaitSpec::new(sk.clone(), 0.7, period, &timings)
+        .unwrap()
+        .transformed(0.0)
+        .unwrap();
+    let a = solve_logged(&straight, 150);
+    let c = Connection {
+        from_frame: 4,
+        to_frame: 20,
+        frames: 16,
+        duration: 0.5,
+        placement: None,
+    };
+    (sk, straight, a, c)
+}
+
 /// A connection starts from its ends' motion and loads without springs: a clip's springs hold that
 /// clip's poses, and a separately solved clip's may be stiff about other rests (such springs
 /// started a turn of the human's walk at an objective of 1.5e8, and IPOPT never got out). So
@@ -91,25 +111,13 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn a_connection_starts_from_its_ends_motion_without_their_springs() {
-    let (sk, period, timings) = biped_walk();
-    let straight = GaitSpec::new(sk.clone(), 0.7, period, &timings)
-        .unwrap()
-        .transformed(0.0)
-        .unwrap();
-    let a = solve_logged(&straight, 150);
+    let (sk, _, a, c) = straight_walk_and_connection();
     assert!(!a.passive.is_empty());
     let mut stiff = a.clone();
     for e in &mut stiff.passive {
         e.stiffness = 1e4;
         e.rest += 0.3;
     }
-    let c = Connection {
-        from_frame: 4,
-        to_frame: 20,
-        frames: 16,
-        duration: 0.5,
-        placement: None,
-    };
     let start = |from: &GaitClip| -> f64 {
         let problem = GaitProblem::new(connecting_spec(&sk, from, &a, &c).unwrap());
         let mut x = vec![0.0; problem.num_variables()];
@@ -140,20 +148,8 @@ fn a_connection_starts_from_its_ends_motion_without_their_springs() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn a_connection_keeps_its_ends_and_is_valid() {
-    let (sk, period, timings) = biped_walk();
-    let straight = GaitSpec::new(sk.clone(), 0.7, period, &timings)
-        .unwrap()
-        .transformed(0.0)
-        .unwrap();
-    let a = solve_logged(&straight, 150);
+    let (sk, straight, a, c) = straight_walk_and_connection();
     check_solution(&straight, &a);
-    let c = Connection {
-        from_frame: 4,
-        to_frame: 20,
-        frames: 16,
-        duration: 0.5,
-        placement: None,
-    };
     let spec = connecting_spec(&sk, &a, &a, &c).unwrap();
     assert!(!spec.closure.is_cyclic() && spec.frames == 16);
     let clip = solve_logged(&spec, 150);
