@@ -209,23 +209,30 @@ pub(super) fn steering_window(
                 });
                 ui.vertical(|ui| {
                     ui.small(format!(
-                        "distance map (0–{:.2} m; red: blend, green: exact; blue: turns, \
-                         not compared)",
+                        "distance map (0–{:.2} m; red: blend, green: exact; turns not \
+                         compared)",
                         picture.scale
                     ));
-                    let size = picture.map.size;
-                    let offset = picture.map.offsets[f.clip] + f.frame;
+                    let size = picture.shown_size;
+                    let offset = picture.picture_index(f);
+                    let starts: Vec<usize> = picture.shown.iter().flatten().copied().collect();
                     if let Some(tex) = picture.texture(ui.ctx()) {
                         let r = ui
                             .add(egui::Image::new((tex.id(), egui::vec2(200.0, 200.0))))
                             .rect;
                         let painter = ui.painter_at(r);
-                        let s = offset as f32 / size.max(1) as f32;
-                        let stroke = egui::Stroke::new(1.0, egui::Color32::from_rgb(80, 160, 255));
-                        let y = r.top() + s * r.height();
-                        painter.line_segment([egui::pos2(r.left(), y), egui::pos2(r.right(), y)], stroke);
+                        if let Some(offset) = offset {
+                            let s = offset as f32 / size.max(1) as f32;
+                            let stroke =
+                                egui::Stroke::new(1.0, egui::Color32::from_rgb(80, 160, 255));
+                            let y = r.top() + s * r.height();
+                            painter.line_segment(
+                                [egui::pos2(r.left(), y), egui::pos2(r.right(), y)],
+                                stroke,
+                            );
+                        }
                         // Clip boundaries.
-                        for &o in &picture.map.offsets {
+                        for o in starts {
                             let x = r.left() + o as f32 / size.max(1) as f32 * r.width();
                             painter.line_segment(
                                 [egui::pos2(x, r.top()), egui::pos2(x, r.bottom())],

@@ -8,7 +8,12 @@ use bevy_egui::egui;
 /// What the window draws of a graph.
 pub struct GraphPicture {
     pub map: DistanceMap,
-    /// The map as RGBA pixels, `map.size`² of them.
+    /// Per clip, where its frames start in the picture: `None` for a clip whose frames were not
+    /// compared (a turn's are +∞), which the picture leaves out.
+    pub shown: Vec<Option<usize>>,
+    /// Frames in the picture.
+    pub shown_size: usize,
+    /// The picture as RGBA pixels, `shown_size`² of them.
     pixels: Vec<egui::Color32>,
     texture: Option<egui::TextureHandle>,
     /// Largest value shown (the map's 95th percentile).
@@ -60,7 +65,28 @@ impl GraphPicture {
                 values: Vec::new(),
             },
         };
-        // The frames of connections within a gait family are not compared (+∞): dark blue.
+        // The frames of connections within a gait family are not compared (+∞): left out.
+        let mut shown = Vec::with_capacity(clips.len());
+        let mut shown_size = 0;
+        for (c, g) in graph.graph.clips.iter().enumerate() {
+            let first = FrameRef { clip: c, frame: 0 };
+            let compared = map.size > 0 && g.frames > 0 && map.at(first, first).is_finite();
+            shown.push(compared.then_some(shown_size));
+            if compared {
+                shown_size += g.frames;
+            }
+        }
+        let frames: Vec<usize> = graph
+            .graph
+            .clips
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| shown[*c].is_some())
+            .flat_map(|(c, g)| {
+                let first = map.offsets[c];
+                (0..g.frames).map(move |k| first + k)
+            })
+            .collect();
         let mut sorted: Vec<f32> = map
             .values
             .iter()
@@ -73,19 +99,19 @@ impl GraphPicture {
             .copied()
             .unwrap_or(1.0)
             .max(1e-6);
-        let pixels = map
-            .values
+        let pixels = frames
             .iter()
-            .map(|v| {
-                if !v.is_finite() {
-                    return egui::Color32::from_rgb(10, 20, 60);
-                }
+            .flat_map(|&a| frames.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| {
+                let v = map.values[a * map.size + b];
                 let g = ((v / scale).clamp(0.0, 1.0) * 255.0) as u8;
                 egui::Color32::from_gray(g)
             })
             .collect();
         let mut picture = Self {
             map,
+            shown,
+            shown_size,
             pixels,
             texture: None,
             scale,
@@ -94,14 +120,18 @@ impl GraphPicture {
         picture
     }
 
-    /// Transitions as bright dots: exact ones green, blended ones red.
+    /// Where frame `f` is in the picture, if its clip is shown.
+    pub fn picture_index(&self, f: FrameRef) -> Option<usize> {
+        Some(self.shown.get(f.clip).copied().flatten()? + f.frame)
+    }
+
+    /// Transitions between shown frames as bright dots: exact ones green, blended ones red.
     fn mark_transitions(&mut self, graph: &LoadedGraph) {
-        let n = self.map.size;
+        let n = self.shown_size;
         for t in &graph.graph.transitions {
-            let (a, b) = (
-                self.map.offsets[t.from.clip] + t.from.frame,
-                self.map.offsets[t.to.clip] + t.to.frame,
-            );
+            let (Some(a), Some(b)) = (self.picture_index(t.from), self.picture_index(t.to)) else {
+                continue;
+            };
             let colour = if t.exact {
                 egui::Color32::from_rgb(40, 230, 90)
             } else {
@@ -116,7 +146,7 @@ impl GraphPicture {
 
     /// The map's texture (made on first use).
     pub fn texture(&mut self, ctx: &egui::Context) -> Option<&egui::TextureHandle> {
-        let n = self.map.size;
+        let n = self.shown_size;
         if n == 0 {
             return None;
         }
