@@ -125,13 +125,14 @@ pub fn build(
                 .map(move |(frame, f)| (FrameRef { clip: c, frame }, f))
         })
         .collect();
+    // Connections within a gait family: entered and left only at their ends (module docs).
     let family = |name: &str| {
         graph_clips
             .iter()
             .find(|o| o.name == name)
             .map(|o| &o.family)
     };
-    let linked: Vec<bool> = graph_clips
+    let ends_only: Vec<bool> = graph_clips
         .iter()
         .map(|g| {
             g.joins
@@ -143,7 +144,7 @@ pub fn build(
         .par_iter()
         .flat_map_iter(|(fa, a)| {
             flat.iter().map(|(fb, b)| {
-                if linked[fa.clip] || linked[fb.clip] {
+                if ends_only[fa.clip] || ends_only[fb.clip] {
                     f32::INFINITY
                 } else {
                     a.distance_only(b)
@@ -161,7 +162,7 @@ pub fn build(
     let mut candidates = 0;
     for (a, ga) in graph_clips.iter().enumerate() {
         for (b, gb) in graph_clips.iter().enumerate() {
-            if linked[a] || linked[b] {
+            if ends_only[a] || ends_only[b] {
                 continue;
             }
             let (na, nb) = (ga.frames as i64, gb.frames as i64);

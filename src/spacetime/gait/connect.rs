@@ -106,6 +106,16 @@ impl Connection {
     }
 }
 
+impl ContactLoad {
+    /// The load with its force and torque turned by `m`'s yaw (world directions).
+    pub fn turned(&self, m: &PlanarMotion) -> ContactLoad {
+        ContactLoad {
+            force: m.rotate_vec3(self.force),
+            torque: m.rotate_vec3(self.torque),
+        }
+    }
+}
+
 impl GaitClip {
     /// Seconds between frames.
     pub fn frame_time(&self) -> f64 {
@@ -144,10 +154,7 @@ impl GaitClip {
     /// when it is down.
     pub fn load_at(&self, k: i64, foot: usize) -> Option<ContactLoad> {
         let m = self.motion_at(k);
-        self.contact_at(k, foot).map(|l| ContactLoad {
-            force: m.rotate_vec3(l.force),
-            torque: m.rotate_vec3(l.torque),
-        })
+        self.contact_at(k, foot).map(|l| l.turned(&m))
     }
 
     /// Whether foot `foot` is down at frame k (wrapping like [`Self::frame_at`]).
@@ -257,10 +264,7 @@ pub fn connecting_spec(
                         a.load_at(ia + i as i64, k)
                     } else {
                         let j = ib - (n - 1 - i) as i64;
-                        b.load_at(j, k).map(|l| ContactLoad {
-                            force: placement.rotate_vec3(l.force),
-                            torque: placement.rotate_vec3(l.torque),
-                        })
+                        b.load_at(j, k).map(|l| l.turned(&placement))
                     };
                     load.filter(|_| contact[i][k])
                 })
