@@ -69,25 +69,27 @@ impl Connection {
         duration: f64,
     ) -> PlanarMotion {
         let base = Self::default_placement(a, b, from_frame, to_frame, duration);
-        let n = frames.max(5) as i64;
-        let last_a = from_frame as i64 + n / 2 - 1;
-        let first_b = to_frame as i64 - (n - 1 - n / 2);
         if a.coordinates.len() != skeleton.dof() || b.coordinates.len() != skeleton.dof() {
             return base;
         }
+        let times = Sampling::new(a, b, from_frame, to_frame, frames, duration);
+        let (last_a, first_b) = (times.n / 2 - 1, times.n / 2);
         let morphology = skeleton.morphology::<f64>();
         let fa = crate::spacetime::dynamics::forward_kinematics(
             skeleton,
             &morphology,
-            &a.frame_at(last_a),
+            &times.frame(a, b, last_a),
         );
         let fb = crate::spacetime::dynamics::forward_kinematics(
             skeleton,
             &morphology,
-            &base.apply_heading_root(&b.frame_at(first_b)),
+            &base.apply_heading_root(&times.frame(a, b, first_b)),
         );
         let shared: Vec<usize> = (0..skeleton.feet.len())
-            .filter(|&k| a.contact_at(last_a, k).is_some() && b.contact_at(first_b, k).is_some())
+            .filter(|&k| {
+                a.contact_at(times.nearest(last_a), k).is_some()
+                    && b.contact_at(times.nearest(first_b), k).is_some()
+            })
             .collect();
         if shared.is_empty() {
             return base;
@@ -103,6 +105,121 @@ impl Connection {
             yaw: 0.0,
         }
         .compose(&base)
+    }
+}
+
+/// A time in a clip, between two of its frames: frame `frame` and `fraction` (0 ≤ s < 1) of the
+/// way to the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipTime {
+    pub frame: i64,
+    pub fraction: f64,
+}
+
+impl ClipTime {
+    /// The time at frame index `index` (fractional); within 1e-9 of a frame, that frame.
+    pub fn at(index: f64) -> Self {
+        let k = index.round();
+        if (index - k).abs() < 1e-9 {
+            return Self {
+                frame: k as i64,
+                fraction: 0.0,
+            };
+        }
+        let k = index.floor();
+        Self {
+            frame: k as i64,
+            fraction: index - k,
+        }
+    }
+
+    /// The nearest frame.
+    pub fn nearest(&self) -> i64 {
+        self.frame + i64::from(self.fraction >= 0.5)
+    }
+
+    /// The clip's coordinates at this time ([`GaitClip::frame_at`], linear between frames).
+    pub fn frame(&self, clip: &GaitClip) -> Vec<f64> {
+        let q = clip.frame_at(self.frame);
+        if self.fraction == 0.0 {
+            return q;
+        }
+        let s = self.fraction;
+        q.iter()
+            .zip(clip.frame_at(self.frame + 1))
+            .map(|(x, y)| x + s * (y - x))
+            .collect()
+    }
+}
+
+/// Where a connection's frames fall in the clips it joins. Its frame time is dt =
+/// duration/(n − 1); frame i is A's time a + i·dt for the first half of the frames and B's
+/// b − (n − 1 − i)·dt for the second, in each clip's own frame time. A clip of the connection's
+/// frame time (a turn: one stride of its gait) is met at its own frames, bit for bit. A clip of
+/// another (a change of speed joins gaits of different strides) is sampled between its frames,
+/// linearly: the fixed end pairs then move at A's and B's own velocities (to the
+/// interpolation's error), where frames taken as they are would have scaled them by the ratio of
+/// the frame times (specs/004.md App. C: the finite-difference velocities and accelerations at
+/// a join are continuous).
+pub(crate) struct Sampling {
+    pub n: usize,
+    from: f64,
+    to: f64,
+    rate_a: f64,
+    rate_b: f64,
+}
+
+impl Sampling {
+    pub fn new(
+        a: &GaitClip,
+        b: &GaitClip,
+        from_frame: usize,
+        to_frame: usize,
+        frames: usize,
+        duration: f64,
+    ) -> Self {
+        let n = frames.max(5);
+        let dt = duration / (n - 1) as f64;
+        Self {
+            n,
+            from: from_frame as f64,
+            to: to_frame as f64,
+            rate_a: dt / a.frame_time(),
+            rate_b: dt / b.frame_time(),
+        }
+    }
+
+    /// Whether frame i comes from A (else from B).
+    pub fn from_a(&self, i: usize) -> bool {
+        i < self.n / 2
+    }
+
+    /// A's time at the connection's frame i.
+    pub fn in_a(&self, i: usize) -> ClipTime {
+        ClipTime::at(self.from + i as f64 * self.rate_a)
+    }
+
+    /// B's time at the connection's frame i.
+    pub fn in_b(&self, i: usize) -> ClipTime {
+        ClipTime::at(self.to - (self.n - 1 - i) as f64 * self.rate_b)
+    }
+
+    /// Frame i's coordinates in the clip it comes from (B's not yet placed in A's world).
+    pub fn frame(&self, a: &GaitClip, b: &GaitClip, i: usize) -> Vec<f64> {
+        if self.from_a(i) {
+            self.in_a(i).frame(a)
+        } else {
+            self.in_b(i).frame(b)
+        }
+    }
+
+    /// The nearest frame, in the clip frame i comes from: its contacts and loads.
+    pub fn nearest(&self, i: usize) -> i64 {
+        if self.from_a(i) {
+            self.in_a(i).nearest()
+        } else {
+            self.in_b(i).nearest()
+        }
     }
 }
 
@@ -208,32 +325,39 @@ pub fn connecting_spec(
     if !(c.duration > 0.0 && c.duration.is_finite()) {
         return Err(GaitError::Period(c.duration));
     }
-    let n = c.frames.max(5);
-    let (ia, ib) = (c.from_frame as i64, c.to_frame as i64);
+    let times = Sampling::new(a, b, c.from_frame, c.to_frame, c.frames, c.duration);
+    let n = times.n;
     let placement = c.placement.unwrap_or_else(|| {
         Connection::default_placement(a, b, c.from_frame, c.to_frame, c.duration)
     });
-    let b_at = |k: i64| placement.apply_heading_root(&b.frame_at(k));
+    // Frame i of the connection: A at a + i·dt for the first half, B at b − (n − 1 − i)·dt for
+    // the second, B's moved by the placement.
+    let at = |i: usize| {
+        let q = times.frame(a, b, i);
+        if times.from_a(i) {
+            q
+        } else {
+            placement.apply_heading_root(&q)
+        }
+    };
     let feet = skeleton.feet.len();
-    // Frame i of the connection: A's frame a + i for the first half, B's frame b − (n − 1 − i)
-    // for the second.
-    let from_a = |i: usize| i < n / 2;
     let contact: Vec<Vec<bool>> = (0..n)
         .map(|i| {
+            let k = times.nearest(i);
             (0..feet)
-                .map(|k| {
-                    if from_a(i) {
-                        a.contact_at(ia + i as i64, k).is_some()
+                .map(|foot| {
+                    if times.from_a(i) {
+                        a.contact_at(k, foot).is_some()
                     } else {
-                        b.contact_at(ib - (n - 1 - i) as i64, k).is_some()
+                        b.contact_at(k, foot).is_some()
                     }
                 })
                 .collect()
         })
         .collect();
     let ends = OpenEnds {
-        first: [a.frame_at(ia), a.frame_at(ia + 1)],
-        last: [b_at(ib - 1), b_at(ib)],
+        first: [at(0), at(1)],
+        last: [at(n - 2), at(n - 1)],
     };
     let spec = GaitSpec::open(
         skeleton.clone(),
@@ -248,8 +372,8 @@ pub fn connecting_spec(
         .map(|i| {
             let s = i as f64 / (n - 1) as f64;
             let w = s * s * (3.0 - 2.0 * s);
-            let qa = a.frame_at(ia + i as i64);
-            let qb = b_at(ib - (n - 1 - i) as i64);
+            let qa = times.in_a(i).frame(a);
+            let qb = placement.apply_heading_root(&times.in_b(i).frame(b));
             qa.iter()
                 .zip(&qb)
                 .map(|(x, y)| (1.0 - w) * x + w * y)
@@ -260,10 +384,10 @@ pub fn connecting_spec(
         .map(|i| {
             (0..feet)
                 .map(|k| {
-                    let load = if from_a(i) {
-                        a.load_at(ia + i as i64, k)
+                    let j = times.nearest(i);
+                    let load = if times.from_a(i) {
+                        a.load_at(j, k)
                     } else {
-                        let j = ib - (n - 1 - i) as i64;
                         b.load_at(j, k).map(|l| l.turned(&placement))
                     };
                     load.filter(|_| contact[i][k])
@@ -321,6 +445,71 @@ mod tests {
             closure: Closure::Transformed { turn_rate },
             max_head_height: None,
         }
+    }
+
+    /// A clip moving at constant velocities `v` (per second), `frames` frames over 1 s.
+    fn moving(frames: usize, v: [f64; 6]) -> GaitClip {
+        let dt = 1.0 / frames as f64;
+        let q = (0..frames)
+            .map(|k| v.iter().map(|x| x * k as f64 * dt).collect())
+            .collect();
+        clip(0.0, q)
+    }
+
+    /// A connection of its clips' frame time meets them at their own frames; one of another
+    /// frame time samples them between frames so that its fixed end pairs move at the clips'
+    /// own velocities (not scaled by the ratio of the frame times).
+    #[test]
+    fn connection_frames_fall_at_the_clips_own_times() {
+        let (va, vb) = (
+            [0.5, 0.1, -0.2, 1.0, 0.0, 0.3],
+            [-0.4, 0.2, 0.1, 2.0, 0.05, -0.6],
+        );
+        let (a, b) = (moving(10, va), moving(8, vb));
+        // dt = 0.1 = A's frame time: A's frames as they are.
+        let same = Sampling::new(&a, &a, 2, 7, 5, 0.4);
+        for i in 0..5 {
+            let t = if same.from_a(i) {
+                same.in_a(i)
+            } else {
+                same.in_b(i)
+            };
+            let want = if same.from_a(i) { 2 + i } else { 7 + i - 4 };
+            assert_eq!(
+                t,
+                ClipTime {
+                    frame: want as i64,
+                    fraction: 0.0
+                }
+            );
+            assert_eq!(same.frame(&a, &a, i), a.frames[want]);
+        }
+        // dt = 0.075 against 0.1 and 0.125.
+        let s = Sampling::new(&a, &b, 1, 6, 9, 0.6);
+        let dt = 0.075;
+        assert_eq!(
+            s.in_a(0),
+            ClipTime {
+                frame: 1,
+                fraction: 0.0
+            }
+        );
+        assert_eq!(
+            s.in_b(8),
+            ClipTime {
+                frame: 6,
+                fraction: 0.0
+            }
+        );
+        let q = |i: usize| s.frame(&a, &b, i);
+        for d in 0..6 {
+            assert!(((q(1)[d] - q(0)[d]) / dt - va[d]).abs() < 1e-12);
+            assert!(((q(8)[d] - q(7)[d]) / dt - vb[d]).abs() < 1e-12);
+        }
+        // Frame 3 is A's 1 + 3·0.75 = 3.25; frame 4 is B's 6 − 4·0.6 = 3.6.
+        assert_eq!(s.nearest(3), 3);
+        assert_eq!(s.nearest(4), 4);
+        assert!((s.in_b(4).fraction - 0.6).abs() < 1e-12);
     }
 
     /// Frames past a transformed cycle's end are the cycle's frames moved by T, T², …; before
