@@ -36,6 +36,11 @@ pub enum GraphCommand {
         /// frames' travel directions.
         #[arg(long)]
         free_alignment: bool,
+        /// No blends: only the exact transitions into connecting clips (the clips'
+        /// `joins`), so every edge is physically valid. The connections must join every gait to
+        /// the others, as a space's starts, stops, speed changes and turns do.
+        #[arg(long)]
+        solved_only: bool,
     },
     /// Print a graph's clips, transitions and what was pruned, with why.
     #[command(after_help = "Example: `motionlab graph info assets/graphs/human3d.ron`")]
@@ -97,6 +102,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
             window,
             rest_speed,
             free_alignment,
+            solved_only,
         } => {
             let files = clip_files(&clips)?;
             let mut loaded = Vec::with_capacity(files.len());
@@ -118,6 +124,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 threshold,
                 rest_speed,
                 travel_aligned: !free_alignment,
+                solved_only,
                 window: WindowSettings {
                     half_width: window,
                     ..Default::default()

@@ -10,6 +10,10 @@
 //! have made it 5.6 times larger. Starts and stops (standing to walking and back) still take
 //! blends out of and into their middles: that is how the steering leaves a start for a faster
 //! walk before the start has ended, and stops from a walk other than the one the stop leaves.
+//!
+//! A graph of solved motions only ([`GraphSettings::solved_only`]) takes no blend: its only
+//! transitions are the connecting clips' exact entries, Wampler's graph of specs/004.md §1.9,
+//! where every clip's first and last pairs of frames are consecutive frames of the graph.
 
 use super::distance::WindowFeature;
 use super::*;
@@ -157,12 +161,13 @@ pub fn build(
         size,
         values,
     };
-    // Local minima under the threshold, per pair of clips.
+    // Local minima under the threshold, per pair of clips (none in a graph of solved motions
+    // only).
     let mut transitions = Vec::new();
     let mut candidates = 0;
     for (a, ga) in graph_clips.iter().enumerate() {
         for (b, gb) in graph_clips.iter().enumerate() {
-            if ends_only[a] || ends_only[b] {
+            if ends_only[a] || ends_only[b] || settings.solved_only {
                 continue;
             }
             let (na, nb) = (ga.frames as i64, gb.frames as i64);

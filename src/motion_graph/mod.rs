@@ -65,6 +65,12 @@ pub struct GraphSettings {
     /// controller then had to steer back or could not use.
     #[serde(default = "default_travel_aligned")]
     pub travel_aligned: bool,
+    /// No blends: the only transitions are the exact ones into connecting clips, so every edge
+    /// is physically valid (specs/004.md §1.9: every clip's first and last pairs of frames are
+    /// pairs of consecutive frames of the graph). The clips' connections must then join every
+    /// gait to the others (a space's starts, stops, speed changes and turns).
+    #[serde(default)]
+    pub solved_only: bool,
 }
 
 fn default_travel_aligned() -> bool {
@@ -83,6 +89,7 @@ impl Default for GraphSettings {
             min_skip: 0.3,
             rest_speed: default_rest_speed(),
             travel_aligned: default_travel_aligned(),
+            solved_only: false,
         }
     }
 }

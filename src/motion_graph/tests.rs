@@ -317,3 +317,43 @@ fn connections_are_solved_with_the_objective_of_the_clip_they_leave() {
             .all(|j| j.request.posture_limbs.is_empty() && !j.request.flat_feet)
     );
 }
+
+/// A graph of solved motions only takes no blend: two gaits joined both ways by connecting
+/// clips keep every clip, and every transition is a connection's exact entry; without the
+/// connections nothing joins the gaits and one of them is pruned with its reason.
+#[test]
+fn a_graph_of_solved_motions_only_takes_no_blend() {
+    let c = human();
+    let joining = |from: &str, to: &str| {
+        let mut clip = glide(&c, 12, 1.0, false, 0.0, 0.0);
+        clip.joins = Some(crate::clip::Joins {
+            from: from.into(),
+            from_frame: 5,
+            to: to.into(),
+            to_frame: 3,
+            placement: PlanarMotion::IDENTITY,
+        });
+        clip
+    };
+    let gaits = vec![
+        entry("a", glide(&c, 30, 1.0, true, 0.0, 0.0)),
+        entry("b", glide(&c, 30, 1.0, true, std::f64::consts::PI, 0.0)),
+    ];
+    let mut clips = gaits.clone();
+    clips.push(entry("ab", joining("a", "b")));
+    clips.push(entry("ba", joining("b", "a")));
+    let path = Path::new("characters/human3d.ron");
+    let settings = GraphSettings {
+        solved_only: true,
+        ..Default::default()
+    };
+    let (blended, _) = build(&c, path, &clips, &GraphSettings::default()).unwrap();
+    assert!(blended.transitions.iter().any(|t| !t.exact));
+    let (g, _) = build(&c, path, &clips, &settings).unwrap();
+    assert!(g.pruned.is_empty(), "{:?}", g.pruned);
+    assert_eq!(g.transitions.len(), 2, "{:?}", g.transitions);
+    assert!(g.transitions.iter().all(|t| t.exact && t.to.frame == 1));
+    let (alone, _) = build(&c, path, &gaits, &settings).unwrap();
+    assert!(alone.transitions.is_empty());
+    assert_eq!(alone.pruned.len(), 1, "{:?}", alone.pruned);
+}
