@@ -242,6 +242,103 @@ fn the_shipped_graph_turns_through_solved_connections() {
     );
 }
 
+/// Issue P6's deliverable 4 in full: the graph of solved motions only
+/// (`assets/graphs/human3d_solved.ron`, built with `--solved-only`) takes no blend. Every
+/// transition enters a connecting clip solved with the gait NLP (feasible to 1e-6 in the space's
+/// manifest) at its first frames; every clip of the set is kept, joined by the start, the stop,
+/// the speed changes (0.6 ↔ 1.0 ↔ 1.4 m/s, 1.4 m/s ↔ run) and the turns; and the graph walks
+/// forever at random, through the gaits.
+///
+/// Each connection's own physical audit: its dynamics (momentum, friction cone, torque
+/// ellipsoid) hold to 1e-6 everywhere. Its kinematics (feet on the ground, not slipping, not
+/// twisting) hold to 1e-6 when it joins gaits of its own frame time; a speed change samples its
+/// gaits between their frames for its fixed end pairs, and a planted foot there moves by the
+/// interpolation's error (measured: up to 0.019 m/s of slip between the two fixed frames, 0.5 mm
+/// off the ground), which no solve can change since those frames are fixed.
+const RESAMPLED_END_BOUND: f64 = 0.05;
+
+#[test]
+fn the_solved_only_graph_is_physically_valid_everywhere() {
+    use motionlab::space::generate::{Manifest, Outcome};
+    use motionlab::spacetime::gait::{GaitClip, MU, NU, audit};
+    use motionlab::spacetime::skeleton::Skeleton;
+    let graph =
+        Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d_solved.ron")).unwrap());
+    let g = &graph.graph;
+    assert!(g.settings.solved_only);
+    let text =
+        std::fs::read_to_string(root().join("assets/spaces/human3d_locomotion/space.ron")).unwrap();
+    let manifest: Manifest = ron::from_str(&text).unwrap();
+    assert!(g.pruned.is_empty(), "{:?}", g.pruned);
+    assert!(g.clips.len() >= 19 + 36, "{} clips", g.clips.len());
+    let gaits_dir = root().join("assets/spaces/human3d_locomotion/gait");
+    let skeleton = Skeleton::load(&root().join("characters/human3d_walker.ron"))
+        .unwrap()
+        .with_heading_root();
+    let gait = |stem: &str| -> GaitClip {
+        let text = std::fs::read_to_string(gaits_dir.join(format!("{stem}.ron"))).unwrap();
+        ron::from_str(&text).unwrap()
+    };
+    let mut resampled = 0;
+    for t in &g.transitions {
+        let c = &g.clips[t.to.clip];
+        assert!(t.exact && t.to.frame == 1, "a blend: {t:?}");
+        let joins = c.joins.as_ref().unwrap();
+        assert_eq!(g.clips[t.from.clip].name, joins.from);
+        match manifest
+            .entries
+            .iter()
+            .find(|e| e.stem == c.name)
+            .map(|e| &e.outcome)
+        {
+            Some(Outcome::Solved { max_violation, .. }) => assert!(
+                *max_violation <= 1e-6,
+                "{}: violation {max_violation:e}",
+                c.name
+            ),
+            other => panic!("{}: {other:?}", c.name),
+        }
+        let clip = gait(&c.name);
+        let report = audit(&clip.body(&skeleton).unwrap(), &clip, MU, NU);
+        assert!(report.max_dynamics() <= 1e-6, "{}: {report:?}", c.name);
+        // Standing is still (its frames agree to 1e-14): any frame time samples it exactly.
+        let own_time = [&joins.from, &joins.to].iter().all(|stem| {
+            let joined = gait(stem);
+            joined.speed == 0.0
+                || (joined.frame_time() - clip.frame_time()).abs() <= 1e-12 * clip.frame_time()
+        });
+        let bound = if own_time { 1e-6 } else { RESAMPLED_END_BOUND };
+        resampled += usize::from(!own_time);
+        assert!(report.max() <= bound, "{}: {report:?}", c.name);
+    }
+    assert!(resampled >= 6, "{resampled} speed changes");
+    let start = Controller::default_start(&graph, "walk");
+    let mut c = Controller::new(
+        graph.clone(),
+        start,
+        Mode::RandomWalk {
+            seed: 3,
+            probability: 0.5,
+        },
+    );
+    let stick = motionlab::steering::Stick::default();
+    let mut gaits = std::collections::BTreeSet::new();
+    for _ in 0..120 * 60 {
+        let out = c.step(&stick, 1.0 / 60.0);
+        assert!(graph.kept(out.frame.clip), "walked out of the graph");
+        let clip = &g.clips[out.frame.clip];
+        if clip.joins.is_none() {
+            gaits.insert(format!("{}{}", clip.family, clip.speed));
+        }
+    }
+    assert!(gaits.len() >= 3, "{gaits:?}");
+    eprintln!(
+        "{} transitions, all exact; {} taken in 120 s, gaits played {gaits:?}",
+        g.transitions.len(),
+        c.transitions_taken
+    );
+}
+
 fn run(args: &[&str]) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
         .args(args)
