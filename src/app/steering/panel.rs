@@ -209,8 +209,8 @@ pub(super) fn steering_window(
                 });
                 ui.vertical(|ui| {
                     ui.small(format!(
-                        "distance map (0–{:.2} m; red: blend, green: exact; turns not \
-                         compared)",
+                        "distance map (0–{:.2} m; red: blend, green: exact; turns and \
+                         walk speed changes not compared)",
                         picture.scale
                     ));
                     let size = picture.shown_size;
