@@ -615,15 +615,14 @@ pub fn generate(
             c.to_frame.unwrap_or_else(|| first_touchdown(&gb)),
         );
         let skeleton = crate::spacetime::skeleton::Skeleton::load(&a.character)?;
-        let placement = crate::spacetime::gait::Connection::matched_placement(
-            &skeleton.with_heading_root(),
-            &ga,
-            &gb,
+        let placement = crate::spacetime::gait::Connection {
             from_frame,
             to_frame,
-            c.frames,
-            c.duration,
-        );
+            frames: c.frames,
+            duration: c.duration,
+            placement: None,
+        }
+        .matched_placement(&skeleton.with_heading_root(), &ga, &gb);
         let mut request = space.connection_request(
             c,
             a.character.clone(),

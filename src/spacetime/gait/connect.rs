@@ -58,21 +58,19 @@ impl Connection {
     /// connection's middle (A's last frame and B's first of the contact schedule) is at one place:
     /// a foot that stays on the ground cannot move, and the arc alone put a stop's standing feet
     /// 0.4 m from the walk's planted foot (the solve ended with a violation of 3.6). Several
-    /// such feet share the mean shift. `skeleton`: the creature with its heading root.
+    /// such feet share the mean shift. `skeleton`: the creature with its heading root; the
+    /// connection's own `placement` is not read.
     pub fn matched_placement(
+        &self,
         skeleton: &Skeleton,
         a: &GaitClip,
         b: &GaitClip,
-        from_frame: usize,
-        to_frame: usize,
-        frames: usize,
-        duration: f64,
     ) -> PlanarMotion {
-        let base = Self::default_placement(a, b, from_frame, to_frame, duration);
+        let base = Self::default_placement(a, b, self.from_frame, self.to_frame, self.duration);
         if a.coordinates.len() != skeleton.dof() || b.coordinates.len() != skeleton.dof() {
             return base;
         }
-        let times = Sampling::new(a, b, from_frame, to_frame, frames, duration);
+        let times = Sampling::new(a, b, self);
         let (last_a, first_b) = (times.n / 2 - 1, times.n / 2);
         let morphology = skeleton.morphology::<f64>();
         let fa = crate::spacetime::dynamics::forward_kinematics(
@@ -170,20 +168,13 @@ pub(crate) struct Sampling {
 }
 
 impl Sampling {
-    pub fn new(
-        a: &GaitClip,
-        b: &GaitClip,
-        from_frame: usize,
-        to_frame: usize,
-        frames: usize,
-        duration: f64,
-    ) -> Self {
-        let n = frames.max(5);
-        let dt = duration / (n - 1) as f64;
+    pub fn new(a: &GaitClip, b: &GaitClip, c: &Connection) -> Self {
+        let n = c.frames.max(5);
+        let dt = c.duration / (n - 1) as f64;
         Self {
             n,
-            from: from_frame as f64,
-            to: to_frame as f64,
+            from: c.from_frame as f64,
+            to: c.to_frame as f64,
             rate_a: dt / a.frame_time(),
             rate_b: dt / b.frame_time(),
         }
@@ -204,22 +195,23 @@ impl Sampling {
         ClipTime::at(self.to - (self.n - 1 - i) as f64 * self.rate_b)
     }
 
+    /// Frame i's time in the clip it comes from.
+    pub fn time(&self, i: usize) -> ClipTime {
+        if self.from_a(i) {
+            self.in_a(i)
+        } else {
+            self.in_b(i)
+        }
+    }
+
     /// Frame i's coordinates in the clip it comes from (B's not yet placed in A's world).
     pub fn frame(&self, a: &GaitClip, b: &GaitClip, i: usize) -> Vec<f64> {
-        if self.from_a(i) {
-            self.in_a(i).frame(a)
-        } else {
-            self.in_b(i).frame(b)
-        }
+        self.time(i).frame(if self.from_a(i) { a } else { b })
     }
 
     /// The nearest frame, in the clip frame i comes from: its contacts and loads.
     pub fn nearest(&self, i: usize) -> i64 {
-        if self.from_a(i) {
-            self.in_a(i).nearest()
-        } else {
-            self.in_b(i).nearest()
-        }
+        self.time(i).nearest()
     }
 }
 
@@ -325,7 +317,7 @@ pub fn connecting_spec(
     if !(c.duration > 0.0 && c.duration.is_finite()) {
         return Err(GaitError::Period(c.duration));
     }
-    let times = Sampling::new(a, b, c.from_frame, c.to_frame, c.frames, c.duration);
+    let times = Sampling::new(a, b, c);
     let n = times.n;
     let placement = c.placement.unwrap_or_else(|| {
         Connection::default_placement(a, b, c.from_frame, c.to_frame, c.duration)
@@ -467,13 +459,16 @@ mod tests {
         );
         let (a, b) = (moving(10, va), moving(8, vb));
         // dt = 0.1 = A's frame time: A's frames as they are.
-        let same = Sampling::new(&a, &a, 2, 7, 5, 0.4);
+        let connection = |from_frame, to_frame, frames, duration| Connection {
+            from_frame,
+            to_frame,
+            frames,
+            duration,
+            placement: None,
+        };
+        let same = Sampling::new(&a, &a, &connection(2, 7, 5, 0.4));
         for i in 0..5 {
-            let t = if same.from_a(i) {
-                same.in_a(i)
-            } else {
-                same.in_b(i)
-            };
+            let t = same.time(i);
             let want = if same.from_a(i) { 2 + i } else { 7 + i - 4 };
             assert_eq!(
                 t,
@@ -485,7 +480,7 @@ mod tests {
             assert_eq!(same.frame(&a, &a, i), a.frames[want]);
         }
         // dt = 0.075 against 0.1 and 0.125.
-        let s = Sampling::new(&a, &b, 1, 6, 9, 0.6);
+        let s = Sampling::new(&a, &b, &connection(1, 6, 9, 0.6));
         let dt = 0.075;
         assert_eq!(
             s.in_a(0),
