@@ -206,7 +206,7 @@ enum Command {
         #[arg(long)]
         physics: bool,
         /// With --physics: balance gains other than the defaults, `NAME=VALUE,...` (c_d, c_v,
-        /// trunk, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
+        /// trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
         /// feedforward, rates; see docs/steering.md).
         #[arg(long, requires = "physics")]
         balance: Option<String>,

@@ -134,6 +134,25 @@ impl FootLocks {
         }
     }
 
+    /// Carries the locks with the character's place when it is moved by `m` (a world motion,
+    /// not a motion in the clip): a held foot stays where it is on the moved character.
+    pub fn carry(&mut self, m: &crate::model::planar::PlanarMotion) {
+        for l in &mut self.legs {
+            if let Some(p) = &mut l.lock {
+                let q = m.apply_vec3([p.x, p.y, p.z]);
+                *p = Vector3::new(q[0], q[1], q[2]);
+            }
+            if let Some((o, v)) = &mut l.release {
+                let (a, b) = (
+                    m.rotate_vec3([o.x, o.y, o.z]),
+                    m.rotate_vec3([v.x, v.y, v.z]),
+                );
+                *o = Vector3::from(a);
+                *v = Vector3::from(b);
+            }
+        }
+    }
+
     /// How far, on the ground, the held feet that stay down in `to` are from where `from` puts
     /// them: the mean of `from`'s foot points less `to`'s, over the locked legs that `contacts`
     /// (one flag per effector) keeps down. None when there is no such leg.
