@@ -550,7 +550,7 @@ fn a_steered_run_is_saved_as_a_clip() {
 /// facing the script's first direction (north) like the played one, and tracks the walk out of
 /// the start. Until this was fixed it started in its reference pose facing east, 90° off the
 /// pose it tracked. It still falls in the faster walks (docs/steering.md); the bound is below the
-/// 5.97 s it lasts.
+/// 5.80 s it lasts.
 #[test]
 fn physics_playback_starts_in_the_played_pose_and_walks_out_of_the_start() {
     use motionlab::steering::physics::{BalanceGains, PhysicsPlayback, run_tracked};
@@ -669,7 +669,7 @@ fn physics_playback_stands_and_walks_slowly_without_falling() {
 
 /// Physics playback keeps its balance when pushed: standing, a push of 20 N·s on the pelvis
 /// (0.25 m/s for the 80 kg human) from the front, back, left or right, 6 s in, does not
-/// topple it. It measures up to 30 N·s in every direction; 40 N·s from the front or back fells it.
+/// topple it. It measures up to 30 N·s in every direction; 40 N·s from behind fells it.
 #[test]
 fn physics_playback_standing_takes_a_push_from_any_side() {
     use motionlab::steering::physics::run_tracked;
