@@ -615,7 +615,7 @@ fn following_the_simulated_body_carries_the_held_feet() {
         b.step(&stick, 1.0 / 60.0);
     }
     assert!(a.locks.held_centre().is_some(), "no foot held");
-    a.follow(
+    let followed = a.follow(
         &PlanarMotion {
             x: 0.08,
             z: -0.05,
@@ -624,6 +624,8 @@ fn following_the_simulated_body_carries_the_held_feet() {
         0.1,
     );
     let moved = a.world().compose(&b.world().inverse());
+    assert!((followed.x - moved.x).abs() + (followed.z - moved.z).abs() < 1e-12);
+    assert!((followed.yaw - moved.yaw).abs() < 1e-12);
     let (pa, pb) = (a.step(&stick, 1.0 / 60.0), b.step(&stick, 1.0 / 60.0));
     assert_eq!(pa.frame, pb.frame);
     for (i, (x, y)) in pa.pose.joints.iter().zip(&pb.pose.joints).enumerate() {

@@ -237,13 +237,15 @@ impl Controller {
     /// carrying the held feet with it (physics playback's reference following the simulated
     /// body). A re-placement moves the whole reference, so a foot held on the ground moves too:
     /// held where it was, the leg's IK bent towards the old place, the simulated body tracking
-    /// that lean was followed further, and the loop ran away (standing fell at 10 s).
-    pub fn follow(&mut self, shift: &PlanarMotion, yaw: f64) {
+    /// that lean was followed further, and the loop ran away (standing fell at 10 s). Returns
+    /// the world motion applied.
+    pub fn follow(&mut self, shift: &PlanarMotion, yaw: f64) -> PlanarMotion {
         let before = self.world;
         self.shift_world(shift);
         self.turn_world(yaw);
         let moved = self.world.compose(&before.inverse());
         self.locks.carry(&moved);
+        moved
     }
 
     /// Moves the character's place so that its root is over (x, z), keeping its heading.

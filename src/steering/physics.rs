@@ -237,13 +237,18 @@ pub struct PhysicsPlayback {
     joint_n: usize,
     root_sum: f64,
     root_n: usize,
-    /// The played centre of mass at the last step (world, moved with the reference's place) and
-    /// the time of that step.
-    last_reference: Option<([f64; 3], f64)>,
-    /// The played pelvis's orientation at the last step (turned with the reference's place).
-    last_pelvis: Option<nalgebra::UnitQuaternion<f64>>,
+    /// The played motion at the last step, moved with the reference's place.
+    last_played: Option<Played>,
     /// The played joint coordinates at the last step, and its time (for the target rates).
     last_joints: Option<(Vec<f64>, f64)>,
+}
+
+/// The played centre of mass and pelvis orientation at a step (world), and the step's time.
+#[derive(Clone, Copy)]
+struct Played {
+    com: [f64; 3],
+    pelvis: nalgebra::UnitQuaternion<f64>,
+    time: f64,
 }
 
 /// The played motion's centre of mass, its velocity and its bodies, for feedback on deviations.
@@ -282,8 +287,7 @@ impl PhysicsPlayback {
             joint_n: 0,
             root_sum: 0.0,
             root_n: 0,
-            last_reference: None,
-            last_pelvis: None,
+            last_played: None,
             last_joints: None,
         })
     }
@@ -312,16 +316,13 @@ impl PhysicsPlayback {
                 com[k] += b.mass * p[k] / mass;
             }
         }
-        let velocity = match self.last_reference {
-            Some((last, at)) if t > at => [0, 1, 2].map(|k| (com[k] - last[k]) / (t - at)),
-            _ => [0.0; 3],
-        };
         let pelvis = crate::clip::pose::quat_of(&bodies[self.root]);
-        let spin = match (self.last_pelvis, &self.last_reference) {
-            (Some(last), Some((_, at))) if t > *at => {
-                (pelvis * last.inverse()).scaled_axis() / (t - at)
-            }
-            _ => nalgebra::Vector3::zeros(),
+        let (velocity, spin) = match self.last_played {
+            Some(last) if t > last.time => (
+                [0, 1, 2].map(|k| (com[k] - last.com[k]) / (t - last.time)),
+                (pelvis * last.pelvis.inverse()).scaled_axis() / (t - last.time),
+            ),
+            _ => ([0.0; 3], nalgebra::Vector3::zeros()),
         };
         let reference = Reference {
             com,
@@ -385,8 +386,7 @@ impl PhysicsPlayback {
             * crate::clip::pose::quat_of(&out.pose.root).inverse();
         let forward = turn * nalgebra::Vector3::x();
         let yaw = (-forward.z).atan2(forward.x);
-        let before = controller.world();
-        controller.follow(
+        let moved = controller.follow(
             &PlanarMotion {
                 x: follow * dx,
                 z: follow * dz,
@@ -394,12 +394,14 @@ impl PhysicsPlayback {
             },
             follow * yaw,
         );
-        let moved = controller.world().compose(&before.inverse());
-        self.last_reference = Some((moved.apply_vec3(reference.com), t));
-        self.last_pelvis = Some(
-            nalgebra::UnitQuaternion::from_axis_angle(&nalgebra::Vector3::y_axis(), moved.yaw)
-                * pelvis,
-        );
+        self.last_played = Some(Played {
+            com: moved.apply_vec3(reference.com),
+            pelvis: nalgebra::UnitQuaternion::from_axis_angle(
+                &nalgebra::Vector3::y_axis(),
+                moved.yaw,
+            ) * pelvis,
+            time: t,
+        });
     }
 
     /// RMS difference of the simulated and played joint coordinates so far (rad), and the mean
