@@ -1,6 +1,6 @@
 //! Result and checkpoint files: written atomically (a temporary file in the same folder, then a
 //! rename), so a crash never leaves half a file, and read back as RON with errors that name the
-//! file and the line (DESIGN.md "Jobs and results": atomic writes). Used by the jobs, the model's
+//! file and the line (docs/jobs-and-files.md, "Atomic writes"). Used by the jobs, the model's
 //! character files and every command that saves a result.
 
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! motionlab: a workbench for physics-based character animation.
 //!
-//! Layering (DESIGN.md "Architecture"): [`model`] → [`sim`] / [`control`] → [`jobs`] and
+//! Layering (docs/jobs-and-files.md, "Source layout"): [`model`] → [`sim`] / [`control`] → [`jobs`] and
 //! [`analysis`] → `app` (Bevy, behind the `gui` feature). The science modules never depend on Bevy.
 
 pub mod analysis;

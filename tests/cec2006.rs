@@ -1,4 +1,4 @@
-//! `motionlab bench cec2006 --quick`: basin-CMA on the 24 CEC 2006 problems (specs/004.md §1.4,
+//! `motionlab bench cec2006 --quick`: basin-CMA on the 24 CEC 2006 problems (Wampler 2012,
 //! thesis App. B: 21 of 24 global optima found).
 #![cfg(feature = "ipopt")]
 

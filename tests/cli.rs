@@ -288,7 +288,7 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
             .unwrap()
     };
     assert!(value("overhead_us_per_generation n=100 ") > 0.0);
-    // pycma 4.5 medians (DESIGN.md): sphere 1150, ellipsoid 3920, Rosenbrock 4780; within 15 %.
+    // pycma 4.5 medians: sphere 1150, ellipsoid 3920, Rosenbrock 4780; within 15 %.
     for (name, pycma) in [
         ("sphere", 1150.0),
         ("ellipsoid", 3920.0),

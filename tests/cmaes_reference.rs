@@ -1,8 +1,7 @@
 //! Our CMA-ES ([`motionlab::optim::Cmaes`]) beside the `cmaes` crate (0.2) as a reference
-//! (DESIGN.md "Optimizers": the push-style `cmaes` crate is used "as a reference in tests";
-//! issue P8, deliverable 4).
+//! (the push-style `cmaes` crate serves as a reference in tests only; issue P8, deliverable 4).
 //!
-//! Protocol of DESIGN.md "Performance targets" (pycma's): n = 10, x0 = 0.1·(1, …, 1), σ0 = 0.5,
+//! Protocol of pycma's reference runs: n = 10, x0 = 0.1·(1, …, 1), σ0 = 0.5,
 //! the default population λ = 4 + ⌊3 ln n⌋ = 10, a run ends when the best f ≤ 1e-8; sphere
 //! Σ xᵢ², ellipsoid Σ 10^(6 i/(n−1)) xᵢ², Rosenbrock Σ 100 (xᵢ₊₁ − xᵢ²)² + (1 − xᵢ)². Both
 //! implementations run seeds 1–5 on each function and every run must reach 1e-8; the MEDIAN

@@ -55,7 +55,7 @@ fn task_scenes_check_and_solved_seeds_satisfy_their_constraints() {
         );
         assert!(out.lines().any(|l| l == "fell: false"), "{scene}:\n{out}");
         if scene.contains("walk") {
-            // 30 steps, the last 20 evaluated (specs B1.8), every one inside the window.
+            // 30 steps, the last 20 evaluated (Agrawal et al. 2014, §7.1), all in the window.
             assert!(
                 out.lines()
                     .any(|l| l.starts_with("steps: 20 evaluated, forward")),

@@ -1,4 +1,4 @@
-//! A gait solve started from a clip (`init`, `gait --init`, specs/004.md §1.2–1.3): a clip is
+//! A gait solve started from a clip (`init`, `gait --init`; Wampler 2012, §3.2–3.3): a clip is
 //! refined, a wrong one refused by name, a start measured by the problem at hand, kept only when
 //! the refinement ends worse and the start meets the problem's constraints, and a start that
 //! breaks a new constraint solved with a wider barrier. Results are read from the typed outcome.

@@ -1,4 +1,4 @@
-//! `motionlab space generate` end to end (issue P6 deliverable 1, specs/001.md §1.7): a space
+//! `motionlab space generate` end to end (issue P6 deliverable 1; McIntosh 2011, §4.2.3): a space
 //! solved as a job of `gait-job` processes, its manifest, resuming, and a space solved again from
 //! the optima of an earlier solve (`--from`).
 #![cfg(feature = "ipopt")]

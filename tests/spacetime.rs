@@ -1,6 +1,6 @@
-//! Spacetime solves end to end: the Spacetime Particle of specs/001.md §1.3 from the command line
-//! (checklist item 1: objective ≈ 65,699.9 N²; with |Q| ≤ 30 N it is infeasible), and gait jobs
-//! (specs/004.md §1.2–1.3) through the library's `run_gait`, the function the `gait` command
+//! Spacetime solves end to end: the Spacetime Particle of McIntosh 2011 (§3.2.4) from the command
+//! line (objective ≈ 65,699.9 N² at the optimum; with |Q| ≤ 30 N it is infeasible), and gait jobs
+//! (Wampler 2012, §3.2–3.3) through the library's `run_gait`, the function the `gait` command
 //! and the Gait panel call, with a discovery's samples solved by `motionlab gait-job`
 //! processes. Gait results are read from the typed outcome and events, never from printed text.
 #![cfg(feature = "ipopt")]
@@ -108,7 +108,7 @@ fn discovery_events(events: &[GaitEvent]) -> Vec<GaitEvent> {
         .collect()
 }
 
-/// `discover` (specs/004.md §1.3): basin-CMA over the monoped's period and contact window, each
+/// `discover` (Wampler 2012, §3.3): basin-CMA over the monoped's period and contact window, each
 /// sample projected by a capped solve in a child process; the best timing is solved again,
 /// starting from the best sample's clip.
 #[test]
@@ -324,7 +324,7 @@ fn a_gauss_newton_first_stage_then_the_exact_hessian_converges() {
 
 #[test]
 fn morphology_without_muscles_grows_long_slender_legs_and_with_them_does_not() {
-    // specs/004.md §1.5: with limb lengths and radii free, the plain torque effort (3.14) makes
+    // Wampler 2012, §3.4: with limb lengths and radii free, the plain torque effort (3.14) makes
     // "impossibly long and slender" legs; the muscle-aware effort (3.26)–(3.33) does not.
     let dir = tempfile::tempdir().unwrap();
     for muscle in [false, true] {

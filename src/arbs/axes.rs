@@ -1,15 +1,15 @@
-//! Hinge axes of an automatic ARBS (specs/002_003.md §A1.1).
+//! Hinge axes of an automatic ARBS (Borer et al. 2018, §4.2).
 //!
 //! - **Geometry** ([`hinge_axis`]): "the direction orthogonal to the directions from the joint
 //!   position to the two associated rigid bodies", axis = normalize((c_parent − p) × (c_child −
 //!   p)). When the two directions are within 3° of collinear (a straight limb) the cross
 //!   product means nothing; the fallback is the character's lateral axis z made perpendicular
 //!   to the limb, else x (a T-pose arm lies along z), else y.
-//! - **Motion** ([`motion_axes`]): §A1.1 [AMBIG] lists "the axis of largest rotation in the
-//!   animation" as a remedy. The geometric rule is blind to how a joint moves (a pelvis wider
-//!   than it is tall gives the hips a frontal axis, and a walk's swing cannot be followed), so
-//!   when the skeleton has animations a joint that turns takes the principal axis of its
-//!   rotations, and hands what one hinge cannot make to the hinge above it.
+//! - **Motion** ([`motion_axes`]): the paper only guesses and lets the user edit; ours is the axis
+//!   of largest rotation in the animation. The geometric rule is blind to how a joint moves (a
+//!   pelvis wider than it is tall gives the hips a frontal axis, and a walk's swing cannot be
+//!   followed), so when the skeleton has animations a joint that turns takes the principal axis of
+//!   its rotations, and hands what one hinge cannot make to the hinge above it.
 
 use super::build::Segment;
 use super::skeleton::{JointPose, Skeleton};
@@ -21,9 +21,9 @@ pub enum AxisRule {
     /// [`AxisRule::Motion`] when the skeleton has animation frames, else geometry.
     #[default]
     Auto,
-    /// The cross-product rule of §A1.1 (with the collinear fallback).
+    /// The cross-product rule of Borer et al. 2018, §4.2 (with the collinear fallback).
     Geometry,
-    /// The axis of largest rotation in the skeleton's animations (§A1.1's [AMBIG] list), the
+    /// The axis of largest rotation in the skeleton's animations (our remedy), the
     /// geometric rule for joints that turn less than [`MIN_MOTION`] (RMS).
     Motion,
 }
@@ -43,8 +43,9 @@ pub enum AxisSource {
 /// axis under [`AxisRule::Motion`]: 3°.
 pub const MIN_MOTION: f64 = 0.0524;
 
-/// The hinge axis of §A1.1 for directions `u` (to the parent's centre) and `v` (to the child's
-/// centre), and whether the collinear fallback was used (`limb`: the child's direction).
+/// The hinge axis of Borer et al. 2018, §4.2, for directions `u` (to the parent's centre) and `v`
+/// (to the child's centre), and whether the collinear fallback was used (`limb`: the child's
+/// direction).
 pub fn hinge_axis(u: Vector3<f64>, v: Vector3<f64>, limb: Vector3<f64>) -> (Vector3<f64>, bool) {
     let c = u.cross(&v);
     // sin 3° ≈ 0.052.

@@ -1,5 +1,5 @@
-//! BVH (Biovision hierarchy) → [`Skeleton`] (specs/002_003.md §A1.0), through the project's one
-//! BVH parser ([`crate::clip::bvh::parse`], whose errors name the file and the line).
+//! BVH (Biovision hierarchy) → [`Skeleton`] (the KS of Borer et al. 2018, §4), through the
+//! project's one BVH parser ([`crate::clip::bvh::parse`], whose errors name the file and the line).
 //!
 //! Every node is a joint and every `End Site` a leaf joint named `<node>_end`, so that the last
 //! bone of a chain (a head, a toe) has both of its ends. The rest pose is the hierarchy's

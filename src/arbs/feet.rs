@@ -1,5 +1,5 @@
-//! Feet pads of an automatic ARBS: "end-effectors for stable ground contacts" (specs/002_003.md
-//! §A3, the edits the paper's users made by hand), so that the character stands.
+//! Feet pads of an automatic ARBS: "end-effectors for stable ground contacts" (Borer et al.
+//! 2018, §4.3, the edits the paper's users made by hand), so that the character stands.
 //!
 //! A foot (a leaf body tagged Foot) gets a thin box welded under it by a `Fixed` joint, named
 //! `<foot>_pad`, its end effector at the centre of its bottom face. The box is horizontal:

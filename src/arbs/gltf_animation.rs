@@ -1,4 +1,4 @@
-//! glTF animations → per-frame joint poses of a [`super::Skeleton`] (specs/002_003.md §A1.4:
+//! glTF animations → per-frame joint poses of a [`super::Skeleton`] (Borer et al. 2018, §3:
 //! the KS keyframes to transfer): every named animation, the unnamed ones merged into one;
 //! translation, rotation and scale channels of every ancestor of a joint sampled (linear with
 //! slerp, step or cubic spline) and composed through the node hierarchy; keyframe instants when

@@ -1,5 +1,5 @@
-//! glTF 2.0 (`.gltf` with its buffers, or binary `.glb`) → [`Skeleton`] (specs/002_003.md
-//! §A1.0: "a skinned character with a Kinematic Skeleton").
+//! glTF 2.0 (`.gltf` with its buffers, or binary `.glb`) → [`Skeleton`] (Borer et al. 2018,
+//! §4: "a character skinned with a Kinematic Skeleton").
 //!
 //! - **Joints**: the first skin's joints; a joint's parent is its nearest ancestor node that is
 //!   also a joint of the skin. A skin whose joints form several trees (Blender legs parented

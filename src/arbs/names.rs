@@ -1,4 +1,4 @@
-//! Names for an automatic ARBS (specs/002_003.md §A1.1; the generic part names of
+//! Names for an automatic ARBS (Borer et al. 2018, §4.1; the generic part names of
 //! `crate::model`, which let one task drive several characters).
 //!
 //! A skeleton joint's name is split into lowercase words — at separators (`_`, `.`, `:`, space,

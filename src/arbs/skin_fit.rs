@@ -1,4 +1,4 @@
-//! Fitting an automatic ARBS's capsules to the skin (specs/002_003.md §A1.1: "radius set to
+//! Fitting an automatic ARBS's capsules to the skin (Borer et al. 2018, §4.1: "radius set to
 //! 10% of its length"; with a skin this project fits it, and places multi-child bodies where
 //! their flesh is — see `build.rs`).
 
@@ -6,7 +6,7 @@ use super::build::Segment;
 use super::skeleton::Skeleton;
 use nalgebra::{Matrix3, Vector3};
 
-/// Radius as a fraction of the segment length (§A1.1).
+/// Radius as a fraction of the segment length (Borer et al. 2018, §4.1).
 pub const RADIUS_FRACTION: f64 = 0.1;
 /// Bounds of a skin-fitted radius, as fractions of the segment length.
 pub const FITTED_RADIUS: (f64, f64) = (0.05, 0.4);

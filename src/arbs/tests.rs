@@ -1,4 +1,4 @@
-//! Auto-ARBS and transfer on synthetic skeletons (specs/002_003.md §A4 items 11 and 13).
+//! Auto-ARBS and transfer on synthetic skeletons (Borer et al. 2018, §4.1–4.3).
 
 use super::*;
 use crate::model::{EffectorTag, JointKind, RootKind};
@@ -73,8 +73,8 @@ pub(super) fn humanoid() -> Skeleton {
     skeleton(&named)
 }
 
-/// §A4 item 11: bodies = non-leaf joints, joints = bodies − 1, hinge axes orthogonal to both
-/// directions, the collinear fallback used for the straight stem, a valid character of 50 kg.
+/// The rules of §4.1–4.2: bodies = non-leaf joints, joints = bodies − 1, hinge axes orthogonal to
+/// both directions, the collinear fallback used for the straight stem, a valid character of 50 kg.
 #[test]
 fn a_y_skeleton_gets_one_body_per_non_leaf_joint() {
     let ks = y_skeleton();
@@ -363,8 +363,9 @@ fn bad_options_are_refused_with_the_file_named() {
     }
 }
 
-/// §A4 item 13: poses the character can make are recovered exactly (root and end effectors
-/// within 0.1 mm), and targets beyond the joint limits leave every coordinate within them.
+/// The IK transfer (§4.3): poses the character can make are recovered exactly (root and end
+/// effectors within 0.1 mm), and targets beyond the joint limits leave every coordinate within
+/// them.
 #[test]
 fn transfer_recovers_reachable_poses_and_respects_limits() {
     let ks = humanoid();
@@ -476,8 +477,9 @@ fn animate(
         .collect()
 }
 
-/// §A1.1 [AMBIG]: a joint that turns about x in the animation gets x, not the cross product;
-/// the motion transfers exactly. With `AxisRule::Geometry` the cross product stays.
+/// Our axis remedy (the paper's §4.2 only guesses): a joint that turns about x in the animation
+/// gets x, not the cross product; the motion transfers exactly. With `AxisRule::Geometry` the cross
+/// product stays.
 #[test]
 fn a_turning_joint_takes_its_axis_of_motion() {
     let mut ks = y_skeleton();

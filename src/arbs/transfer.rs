@@ -1,5 +1,5 @@
-//! Keyframe transfer KS → ARBS by full-body inverse kinematics (specs/002_003.md §A1.4,
-//! checklist §A4 item 13): "we transfer the target motion keyframes from the KS to the ARBS
+//! Keyframe transfer KS → ARBS by full-body inverse kinematics (Borer et al.
+//! 2018, §4.3): "we transfer the target motion keyframes from the KS to the ARBS
 //! representation using full body inverse kinematics".
 //!
 //! Per frame of the skeleton's animation, the unknowns are the clip's own pose vocabulary

@@ -41,7 +41,7 @@ pub fn bench_impulse(quick: bool, dir: &Path) -> Result<()> {
 }
 
 /// CMA-ES overhead per generation (ask + tell, no objective cost) and evaluations to 1e-8 on
-/// the DESIGN.md reference problems (n = 10, σ0 = 0.5 from 0.1·1, median of 5 seeds).
+/// pycma's reference problems (n = 10, σ0 = 0.5 from 0.1·1, median of 5 seeds).
 pub fn bench_cma(quick: bool) -> Result<()> {
     use motionlab::optim::{AskTell, Cmaes, CmaesOptions};
     let n = 100;

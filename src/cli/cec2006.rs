@@ -1,5 +1,5 @@
-//! `motionlab bench cec2006`: basin-CMA on the 24 CEC 2006 constrained problems (specs/004.md
-//! §1.4, thesis App. B).
+//! `motionlab bench cec2006`: basin-CMA on the 24 CEC 2006 constrained problems (Wampler 2012,
+//! thesis §3.3.2, App. B).
 
 use anyhow::Result;
 

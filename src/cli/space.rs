@@ -1,4 +1,4 @@
-//! `motionlab space`: parameter spaces (specs/001.md §1.7).
+//! `motionlab space`: parameter spaces (McIntosh 2011, thesis §3.4, §4.2.3).
 
 use anyhow::Result;
 use clap::Subcommand;

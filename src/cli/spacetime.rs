@@ -1,4 +1,4 @@
-//! `motionlab spacetime …`: spacetime problems solved as sparse NLPs (specs/001.md §1.2–1.3).
+//! `motionlab spacetime …`: spacetime problems solved as sparse NLPs (McIntosh 2011, thesis §3.2).
 
 /// A line of the human-readable report: on standard output, or on standard error when standard
 /// output carries the typed events of `--events`.
@@ -371,7 +371,7 @@ fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
 }
 
 /// Solves the fixed-timing cyclic gait of Wampler 2012 (or discovers its timing first,
-/// §1.3) through the library's gait job, and prints the report: the job's progress as it comes
+/// §3.3) through the library's gait job, and prints the report: the job's progress as it comes
 /// (discovery samples and generations, stages), then the creature, `foot <name> start <s>
 /// duration <d>` per foot, `flight`, `double_support`, `status`, `cost`, `max_violation`,
 /// `audit_max_violation`, `iterations`, `solve_time_s`. `--events` prints the typed events

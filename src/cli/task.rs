@@ -122,11 +122,11 @@ pub fn bake(file: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Minimizes the constraint penalty C alone from the task's seed (specs B1.8: "first minimize
-/// C(M0)"), then prints the parameters to paste into the scene's `seed:` field (and keeps the
-/// best so far in `<scene>.seed.txt`). With `continuation` = (from, to, steps) the height of the
-/// scene's first obstacle is raised step by step, each stage starting from the previous
-/// solution (continuation as in Yin et al. 2008, specs B4.15).
+/// Minimizes the constraint penalty C alone from the task's seed (Agrawal et al. 2014, §3: C(M0)
+/// "can be used as an objective function"), then prints the parameters to paste into the scene's
+/// `seed:` field (and keeps the best so far in `<scene>.seed.txt`). With `continuation` = (from,
+/// to, steps) the height of the scene's first obstacle is raised step by step, each stage starting
+/// from the previous solution (continuation of Yin et al. 2008, as in Agrawal et al. 2014, §7.1).
 #[allow(clippy::too_many_arguments)]
 pub fn prepare(
     file: &Path,

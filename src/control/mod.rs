@@ -1,6 +1,6 @@
 //! Controllers: what sets the PD targets of a simulated character each step.
 //!
-//! Phase-based FSM controllers (specs/002_003.md B1.6) implement the simulation's `Controller`
+//! Phase-based FSM controllers (Agrawal et al. 2014, §6) implement the simulation's `Controller`
 //! trait; the hold-pose controller of the P1 foundation is the simulation's own.
 
 pub mod phase;

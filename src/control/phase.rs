@@ -1,6 +1,6 @@
 //! Phase-based pose controllers: a finite-state machine whose phases hold PD target poses.
 //!
-//! specs/002_003.md B1.6 (controller), B1.7 (free parameters) and specs/000.md §1.4:
+//! After Agrawal et al. 2014, §6 (controller, free parameters) and Agrawal 2015, thesis §4.3.1:
 //! - A phase ends after its time Δt_i (`After`) or on an event: `Liftoff` (no body touches the
 //!   ground), `Apex` (airborne and the centre of mass stops rising) or `Touchdown` (a body touches
 //!   the ground after being airborne). Event phases also end at a timeout of `timeout` seconds.

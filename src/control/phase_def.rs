@@ -1,5 +1,5 @@
-//! The definitions of phase-based controllers as written in scene files (specs/002_003.md B1.6
-//! and B1.7): phases and what ends them, balance, landing and foot-placement gains, and the
+//! The definitions of phase-based controllers as written in scene files (Agrawal et al.
+//! 2014, §6): phases and what ends them, balance, landing and foot-placement gains, and the
 //! resolution of degree-of-freedom names (`joint`, `joint.axis`, and `hip` for both `l_hip` and
 //! `r_hip`, mirrored). The running controller is [`super::phase`].
 

@@ -1,10 +1,10 @@
 //! Exploring a task: the diversity search of [`super::search`] on simulated motions, as a
-//! resumable job with live progress (specs/002_003.md B1.0–B1.9; B3 for what the user sees).
+//! resumable job with live progress (Agrawal et al. 2014, §3–8; Fig. 5 for what the user sees).
 //!
 //! The evaluator simulates a task's phase controller for a parameter vector and turns it into an
 //! [`Outcome`]: the constraint penalty, the phase-normalized motion features of the chosen metric
 //! and the link lengths. Motion mode optimizes control parameters; shape mode also frees the
-//! task's link-length ratios (B1.5). The metric `shape` makes the objective the shape distance.
+//! task's link-length ratios (§5). The metric `shape` makes the objective the shape distance.
 
 use super::{
     DistanceKind, DiversitySearch, Evaluator, GenerationRecord, KPlacement, Outcome, PathPoint,
@@ -48,10 +48,10 @@ pub struct ExploreConfig {
     pub placement: KPlacement,
     /// None: the task's own metric.
     pub metric: Option<ExploreMetric>,
-    /// Link lengths free as well (B1.5).
+    /// Link lengths free as well (Agrawal et al. 2014, §5, §8).
     pub shape_mode: bool,
     pub seed: u64,
-    /// Supernatural strength on gains and torque limits (B1.9: ×1.5–3); 1 = normal.
+    /// Supernatural strength on gains and torque limits (§7.2: ×1.5–3); 1 = normal.
     pub strength: f32,
     pub strategy: Strategy,
     /// ε-stall window in generations (0 = run every generation).
@@ -489,7 +489,7 @@ pub fn recorded_clip(
     Ok((clip, run.character, own_body))
 }
 
-/// Parameters at `fraction` of the way along variant `index`'s path (B1.9 magnitude slider).
+/// Parameters at `fraction` of the way along variant `index`'s path (the magnitude slider of §7.2).
 pub fn path_point(result: &ExploreResult, index: usize, fraction: f64) -> Option<Vec<f64>> {
     let m = result.motions.get(index)?;
     if index == 0 || m.path.is_empty() {

@@ -1,4 +1,4 @@
-//! Diversity search (specs/002_003.md part B).
+//! Diversity search (Agrawal, Shen & van de Panne 2014).
 pub mod objective;
 pub mod search;
 pub use objective::*;

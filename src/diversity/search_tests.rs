@@ -1,8 +1,8 @@
 use super::*;
 use rayon::prelude::*;
 
-/// The Fig. 2 toy (B4.1): points in [0,1]², features = the point (squared Euclidean distance),
-/// penalty 0 (the box bounds keep CMA inside).
+/// The Fig. 2 toy of Agrawal et al. 2014 (§3): points in [0,1]², features = the point (squared
+/// Euclidean distance), penalty 0 (the box bounds keep CMA inside).
 struct Toy;
 
 impl Evaluator for Toy {

@@ -1,5 +1,5 @@
-//! The character being edited, with undo and redo (specs/002_003.md §A3; checklist §A4 item 12:
-//! "each operation … is undoable").
+//! The character being edited, with undo and redo (the editing tools of Keys-to-Sim,
+//! Borer et al. 2018, §4.3; every operation is undoable).
 //!
 //! Every accepted edit is one undo step holding the character before and after it (whole
 //! snapshots: a character is a few kilobytes, and undoing restores it exactly, so the saved text

@@ -1,4 +1,4 @@
-//! The editing tools of specs/002_003.md §A3 (checklist §A4 item 12) as data: one [`Edit`] per
+//! The editing tools of Keys-to-Sim (Borer et al. 2018, §4.3) as data: one [`Edit`] per
 //! tool, addressing bodies and joints by name, and [`apply_edit`], which carries one out on a
 //! character. Body and joint edits live here; end-effector pads in `effector`, the structure
 //! edits (root, delete, merge) in `structure`. An edit only changes the character; whether the

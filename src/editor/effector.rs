@@ -1,5 +1,5 @@
-//! End-effector pads (specs/002_003.md §A3: "End-effectors: add to a terminal rigid body and
-//! change its position and size", "for stable ground contacts"; checklist §A4 item 12).
+//! End-effector pads (Borer et al. 2018, §4.3: "End-effectors: add to a terminal rigid body and
+//! change its position and size", "for stable ground contacts").
 //!
 //! A pad is a small box body, aligned with the world axes, welded by a `Fixed` joint to a
 //! terminal body (one without child joints) and carrying an end effector:

@@ -1,4 +1,4 @@
-//! Small geometry the editing tools share (specs/002_003.md §A3): shape volumes and support
+//! Small geometry the editing tools share (Borer et al. 2018, §4.3): shape volumes and support
 //! points, body ↔ world frames of the reference pose, and the reflection across the sagittal
 //! plane z = 0 that the mirror mode applies.
 

@@ -1,5 +1,5 @@
-//! The physics lint of the character editor (issue P7 deliverable 2; specs/002_003.md §A3 and
-//! §A4 item 12) and the validation messages it shows next to it.
+//! The physics lint of the character editor (issue P7 deliverable 2; the editing tools of
+//! Borer et al. 2018, §4.3) and the validation messages it shows next to it.
 //!
 //! A lint is a warning, not an error: the character is valid, but something in it is likely to
 //! simulate badly or to be a mistake.

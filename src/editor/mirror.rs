@@ -1,4 +1,4 @@
-//! The mirror mode of the editor (specs/002_003.md §A3 editing tools, checklist §A4 item 12):
+//! The mirror mode of the editor (on the editing tools of Borer et al. 2018, §4.3):
 //! an edit on one side of a character, reflected across the sagittal plane z = 0 onto the
 //! partner named by `mirror_pairs`.
 //!

@@ -1,4 +1,4 @@
-//! The mirror mode of the editor (specs/002_003.md §A3 tools, §A4 item 12): edits on one side
+//! The mirror mode of the editor (on the tools of Borer et al. 2018, §4.3): edits on one side
 //! reflected across z = 0 onto the partner, in the partner's own sign conventions.
 
 use super::tests::{assert_tree, body, close, human3d, joint};

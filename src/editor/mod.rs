@@ -1,7 +1,7 @@
-//! The character editor's model, without Bevy: the editing tools of specs/002_003.md §A3 as
+//! The character editor's model, without Bevy: the editing tools of Borer et al. 2018, §4.3, as
 //! [`Edit`]s, an undoable [`Editor`] with a mirror mode, and the physics [`lint`] (issue P7,
-//! deliverables 1 and 2; checklist §A4 item 12: "each operation keeps the structure a tree,
-//! updates joint count and DoF count, and is undoable").
+//! deliverables 1 and 2: each operation keeps the structure a tree, updates the joint and DoF
+//! counts, and is undoable).
 //!
 //! The editor works on the one character model ([`crate::model::Character`]) in its file
 //! conventions: y up, x forward, z lateral (the left side at z < 0), the reference pose in world

@@ -1,4 +1,4 @@
-//! The acceptance test of the editor (issue P7 deliverable 1; specs/002_003.md §A4 item 12):
+//! The acceptance test of the editor (issue P7 deliverable 1; the tools of Borer et al. 2018, §4.3):
 //! 1,000 random edits of every kind on human3d, each leaving a valid tree, then all undone to a
 //! byte-identical file, redone and undone again.
 

@@ -1,5 +1,5 @@
-//! The structure tools of specs/002_003.md §A3 ("select new root, delete or merge rigid
-//! bodies"; checklist §A4 item 12): each keeps the joints a tree, listed parent first, and every
+//! The structure tools of Borer et al. 2018, §4.3 ("select new root, delete or merge rigid
+//! bodies"): each keeps the joints a tree, listed parent first, and every
 //! reference to a body (root, joints, end effectors, mirror pairs, separations) consistent.
 //!
 //! - **Set root.** The joints on the path from the old root to the new one turn round: parent

@@ -1,5 +1,5 @@
-//! Every editing tool on human3d (specs/002_003.md §A4 item 12: "each operation keeps the
-//! structure a tree, updates joint count and DoF count, and is undoable"), the mirror mode, the
+//! Every editing tool on human3d (Borer et al. 2018, §4.3; each operation keeps the
+//! structure a tree, updates joint count and DoF count, and is undoable), the mirror mode, the
 //! rejection of invalid edits and the undo bookkeeping.
 
 use super::*;

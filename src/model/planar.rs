@@ -1,8 +1,8 @@
 //! Rigid motions of the ground plane: a turn about the vertical followed by a move along the
-//! ground. They are the transform T of transformed-cyclic clips (specs/001.md §1.4, Eq. 3.11),
-//! the placement of one clip's frames relative to another's in a motion graph (specs/001.md
-//! §1.11: the alignment "up to a rotation about the vertical axis and a translation in the
-//! floor plane") and a steered character's place and heading.
+//! ground. They are the transform T of transformed-cyclic clips (McIntosh 2011, thesis §3.2.5,
+//! Eq. 3.11), the placement of one clip's frames relative to another's in a motion graph (thesis
+//! §4.3.1 after Kovar et al. 2002: the alignment up to a rotation about the vertical axis and a
+//! translation in the floor plane) and a steered character's place and heading.
 //!
 //! Conventions are the project's: +y up, x forward, z to the character's right, so a positive
 //! yaw turns +x towards −z (left).

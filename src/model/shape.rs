@@ -1,4 +1,4 @@
-//! Link-length variation for shape diversity (specs/002_003.md B1.5, specs/000.md §1.3).
+//! Link-length variation for shape diversity (Agrawal et al. 2014, §5 "Shape Parameterization").
 //!
 //! Each link's length scales as L′ = r·L₀ with 0.4 ≤ r ≤ 2.5 and L′ ≥ 0.03 m; link mass stays
 //! constant (a longer link is less dense) and the inertia is recomputed from the new geometry

@@ -1,6 +1,6 @@
 //! The skin's binding, without a renderer: which bones move a point of a character's surface
-//! and by how much. The viewport's skinned mesh (`app::skin`) and the motion graph's point cloud
-//! (specs/001.md §1.11: frames compared by "the mesh vertices ... driven by the bones") both
+//! and by how much. The viewport's skinned mesh (`app::workbench::figures`) and the motion graph's point cloud
+//! (McIntosh 2011, thesis §4.3.1: frames compared by the mesh's vertices, moved by the bones) both
 //! use it, so the graph compares what the user sees.
 //!
 //! A point on body b is bound to b, and to each body on the other side of a joint of b whose

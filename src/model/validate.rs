@@ -1,6 +1,6 @@
 //! Validation of characters: the structure (a tree rooted at the root body), every number's
 //! physical range, and the problems located by record and field for the loader's line numbers
-//! (specs/002_003.md §B1.4 data model; the bounds are this project's, docs/characters.md "Bad input").
+//! (the bounds are this project's, docs/characters.md "Bad input").
 
 use super::{Character, JointKind, Shape};
 

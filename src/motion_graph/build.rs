@@ -1,4 +1,4 @@
-//! Building a motion graph (specs/001.md §1.11): every frame's window of the skin's point cloud,
+//! Building a motion graph (McIntosh 2011, §4.3.1): every frame's window of the skin's point cloud,
 //! the distance map over all pairs of frames (in parallel), its local minima under the threshold
 //! as transitions (never between a frame at rest and a moving one), the exact transitions of
 //! connecting clips, and the pruning to the largest strongly connected component.
@@ -12,7 +12,7 @@
 //! walk before the start has ended, and stops from a walk other than the one the stop leaves.
 //!
 //! A graph of solved motions only ([`GraphSettings::solved_only`]) takes no blend: its only
-//! transitions are the connecting clips' exact entries, Wampler's graph of specs/004.md §1.9,
+//! transitions are the connecting clips' exact entries, Wampler's graph (2012, thesis App. C),
 //! where every clip's first and last pairs of frames are consecutive frames of the graph.
 
 use super::distance::WindowFeature;

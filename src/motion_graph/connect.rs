@@ -1,4 +1,4 @@
-//! Physically valid transitions (specs/004.md §1.9 "Physical validity across clips", App. C):
+//! Physically valid transitions (Wampler 2012, thesis §5.2.1 and App. C):
 //! where a graph blends from frame i of clip A into clip B, solve instead a connecting clip with
 //! the gait NLP whose first two frames are A's frames i and i + 1 and whose last two are B's
 //! frames (placed by the transition's alignment) L − 2 and L − 1 frames on, so that A →

@@ -1,4 +1,4 @@
-//! The frame distance of a motion graph (specs/001.md §1.11, after Kovar, Gleicher & Pighin
+//! The frame distance of a motion graph (McIntosh 2011, §4.3.1, after Kovar, Gleicher & Pighin
 //! 2002, "Motion Graphs"): two frames are compared by the skin's point cloud (the points of
 //! [`crate::model::skin::SkinPoints`], posed by each frame's bones) over a window of frames
 //! around each, positions and velocities, after the rigid motion of the ground plane (a turn

@@ -1,10 +1,10 @@
-//! Motion graphs (specs/001.md §1.11–1.13, after Kovar, Gleicher & Pighin 2002, "Motion
-//! Graphs"; specs/004.md §1.9 for edges that carry their root transform).
+//! Motion graphs (McIntosh 2011, thesis §4.3, after Kovar, Gleicher & Pighin 2002, "Motion
+//! Graphs"; Wampler 2012, thesis §5.2, for edges that carry their root transform).
 //!
 //! A graph's nodes are the frames of a set of clips of one character. Its edges are
 //! - each frame's **continuation**: the next frame of its clip; across a transformed cycle's
-//!   seam the first frame moved by the cycle's transform T (specs/001.md §1.4, "T is applied
-//!   cumulatively"); at the end of a connecting clip, the frame after the one it joins (its
+//!   seam the first frame moved by the cycle's transform T (McIntosh 2011, §3.2.5: T is
+//!   applied "cumulatively"); at the end of a connecting clip, the frame after the one it joins (its
 //!   [`crate::clip::Joins`]), moved by its placement;
 //! - **transitions** found by the frame distance ([`distance`]): where frame i of clip A and
 //!   frame j of clip B are a local minimum of the distance map below the threshold, frame i may
@@ -51,8 +51,8 @@ pub struct GraphSettings {
     pub min_skip: f64,
     /// A frame whose body (the centroid of the skin's points) moves slower than this on the
     /// ground is at rest (m/s). A blended transition joins two frames at rest or two moving
-    /// ones, never one of each: starting and stopping take a solved connecting clip (specs/004.md
-    /// §1.9, App. C), not a blend that skips the acceleration (a 1 m/s walk blended into
+    /// ones, never one of each: starting and stopping take a solved connecting clip (Wampler
+    /// 2012, App. C), not a blend that skips the acceleration (a 1 m/s walk blended into
     /// standing in 0.12 s, which the position-weighted distance alone let through).
     #[serde(default = "default_rest_speed")]
     pub rest_speed: f64,
@@ -66,7 +66,7 @@ pub struct GraphSettings {
     #[serde(default = "default_travel_aligned")]
     pub travel_aligned: bool,
     /// No blends: the only transitions are the exact ones into connecting clips, so every edge
-    /// is physically valid (specs/004.md §1.9: every clip's first and last pairs of frames are
+    /// is physically valid (Wampler 2012, App. C: every clip's first and last pairs of frames are
     /// pairs of consecutive frames of the graph). The clips' connections must then join every
     /// gait to the others (a space's starts, stops, speed changes and turns).
     #[serde(default)]

@@ -1,6 +1,6 @@
 //! Exact derivatives of block-structured NLPs by automatic differentiation.
 //!
-//! Spacetime problems (specs/001.md §1.2–1.4, specs/004.md §3 "sparse m×n Jacobian (3.22)") are
+//! Spacetime problems (McIntosh 2011, §3.2; Wampler 2012, §3.2.4, the m×n Jacobian (3.22)) are
 //! sums of many small pieces: each dynamics equation, boundary condition or objective term reads
 //! a handful of variables of a few neighbouring frames. A [`BlockProblem`] states the problem
 //! that way, once, generically over the number type; [`AutoDiff`] turns it into an

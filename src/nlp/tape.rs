@@ -1,7 +1,7 @@
 //! Reverse-mode automatic differentiation on a tape, with second-order adjoints for Hessians.
 //!
-//! [`super::autodiff`] differentiates each block of a spacetime NLP (specs/004.md §3, the
-//! sparse Jacobian (3.22) and the Hessian of the Lagrangian IPOPT asks for). Forward-mode dense
+//! [`super::autodiff`] differentiates each block of a spacetime NLP (Wampler 2012, thesis §3.2.4,
+//! the sparse Jacobian (3.22) and the Hessian of the Lagrangian IPOPT asks for). Forward-mode dense
 //! second-order dual numbers cost O(n²) work per arithmetic operation over a block's n
 //! variables, and an effort term (Eq. 3.2, C₁‖τ‖²) reads about 90 variables on the simple
 //! biped and 192 on the velociraptor (three frames, every passive spring and damper, the loads),

@@ -54,7 +54,7 @@ fn median_evaluations(f: fn(&[f64]) -> f64, n: usize, budget: u64) -> u64 {
     e[2]
 }
 
-// Reference: pycma 4.5 on this machine kind (DESIGN.md), median of 5 seeds, σ0 = 0.5 from
+// Reference: pycma 4.5 on this machine kind, median of 5 seeds, σ0 = 0.5 from
 // 0.1·1, n = 10: sphere 1150, ellipsoid 3920, Rosenbrock 4780 evaluations to 1e-8. The test
 // allows 15 % more; `motionlab bench` style reports give the exact figures.
 #[test]

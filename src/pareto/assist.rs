@@ -1,4 +1,4 @@
-//! The supernatural assist of the Pareto jumps (specs/000.md §1.6, "Supernatural assist",
+//! The supernatural assist of the Pareto jumps (Agrawal 2015,
 //! thesis §4.3.3): at take-off gravity jumps to g₀, returns linearly to the natural −9.81 m/s²
 //! over T seconds and stays there. It equals an external upward force on the centre of mass,
 //! F_ext(t) = m·(g(t) + 9.81) (positive g₀ makes the net pull point upwards), and its effort is

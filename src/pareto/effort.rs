@@ -1,4 +1,4 @@
-//! Weighted joint effort of the Pareto jumps (specs/000.md §1.6, Eq. 4.4 and Table 4.1):
+//! Weighted joint effort of the Pareto jumps (Agrawal 2015, thesis §4.3.2, Eq. 4.4, Table 4.1):
 //! e_je = Σ_t Σ_i w_i τ_i² dt, with the Table 4.1 weights (hips 2.5, knees 2, ankles 1,
 //! shoulders 1, elbows 0.5, wrists 0.25, head 1, neck 1, back 2.5, abs 3) normalized so that
 //! Σ w_i = n over the character's degrees of freedom. The thesis's unit (N²m²) leaves open

@@ -1,4 +1,4 @@
-//! Pareto fronts of jump height against effort (specs/000.md §1.6, thesis Ch. 4): the jump task
+//! Pareto fronts of jump height against effort (Agrawal 2015, thesis ch. 4): the jump task
 //! with its supernatural assist and weighted effort, and the two searches over it, RMOO (the
 //! thesis's re-sampled MO-CMA-ES, Algorithm 1) and BSOO (binned single-objective CMA-ES). The
 //! multi-objective machinery itself (non-dominated sorting, hypervolume, MO-CMA-ES) lives in

@@ -1,4 +1,4 @@
-//! Throughput measurements for `motionlab bench` (DESIGN.md "Performance targets").
+//! Throughput measurements for `motionlab bench` (the figures are in docs/results.md).
 //! Wall-clock timing lives here, never in tests.
 
 use super::HoldPose;

@@ -1,9 +1,9 @@
 //! What drives a simulation: the controller interface and the one stepping loop that every
-//! caller (rollouts, task evaluations, benchmarks, the app) goes through (DESIGN.md
-//! "Simulation": one stepping loop, controller → targets → step).
+//! caller (rollouts, task evaluations, benchmarks, the app) goes through (one stepping
+//! loop: controller → targets → step).
 //!
 //! A controller sets the PD targets (radians, one per degree of freedom) and, optionally,
-//! per-DOF gain multipliers (phase-specific gains, specs/002_003.md B1.6) before each step.
+//! per-DOF gain multipliers (phase-specific gains, Agrawal et al. 2014, §6) before each step.
 //! [`Simulation::step_controlled`] applies both, in that order, then steps; no caller sets
 //! targets or multipliers by hand.
 
@@ -20,7 +20,7 @@ pub trait Controller: Send {
 }
 
 /// Holds a fixed pose: by default the reference pose (every joint angle 0), which is how a
-/// character stands (specs/000.md §5 A.3: "a standing pose holds for 10 s at 120 Hz").
+/// character stands (it holds for 10 s at the 120 Hz of Agrawal et al. 2014, §7).
 #[derive(Clone, Debug, Default)]
 pub struct HoldPose {
     pub pose: Vec<f32>,

@@ -1,6 +1,6 @@
 //! Rigid-body simulation of a character on raw rapier3d (no Bevy).
 //!
-//! DESIGN.md "Simulation"; specs/002_003.md C.2–C.6 and specs/000.md §1.4 (PD actuation modes).
+//! See docs/simulation.md; the PD actuation modes follow Agrawal et al. 2014, §5 and §7.
 //! - Reduced coordinates: one multibody joint per model joint. A universal joint's two angles and
 //!   a ball joint's three are Euler angles (the patched rapier's, vendor/rapier3d PATCHES.md 5–6:
 //!   the first axis fixed in the parent, each next one carried by the rotations before it), so
@@ -81,7 +81,7 @@ pub struct SimSettings {
     pub ground: GroundSettings,
     /// Multiplies every kp and kd (0 switches actuation off).
     pub gain_scale: f32,
-    /// Multiplies every torque limit (supernatural strength, specs/002_003.md B1.9).
+    /// Multiplies every torque limit (supernatural strength, Agrawal et al. 2014, §7.2).
     pub strength_scale: f32,
     /// rapier substeps per step (default 1). Each substep after the first rebuilds and factors
     /// every multibody mass matrix again; one substep of 8 sweeps runs 1.6× as many steps per
@@ -241,7 +241,7 @@ pub struct Simulation {
     /// Per joint: child body index and the anchor in the child's frame.
     joint_anchors: Vec<(usize, Vector)>,
     /// Vertical acceleration of gravity, m/s² (−9.81 unless a controller changes it: the
-    /// supernatural assist of specs/000.md §4.3.3).
+    /// supernatural assist of Agrawal 2015, thesis §4.3.3).
     gravity: f32,
 }
 
@@ -347,7 +347,7 @@ impl Simulation {
         self.apply_motor_settings();
     }
 
-    /// Per-DOF multipliers of kp and kd (phase-specific gains, specs/002_003.md B1.7); missing
+    /// Per-DOF multipliers of kp and kd (phase-specific gains, Agrawal et al. 2014, §6); missing
     /// entries are 1. Takes effect at the next step.
     pub fn set_gain_multipliers(&mut self, kp: &[f32], kd: &[f32]) {
         for (i, m) in self.gain_multipliers.iter_mut().enumerate() {

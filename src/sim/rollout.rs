@@ -1,6 +1,6 @@
 //! Headless rollouts: a character, settings, a controller and a duration in; a trajectory hash,
 //! the fall verdict and (optionally) every frame out. Deterministic: the same inputs give a
-//! bit-identical trajectory, whichever thread runs it (DESIGN.md "Simulation").
+//! bit-identical trajectory, whichever thread runs it (see docs/simulation.md).
 
 use super::Controller;
 use super::{Failure, Frame, SimError, SimSettings, Simulation};

@@ -1,5 +1,5 @@
-//! Solving a parameter space (specs/001.md §1.7 `generate(solver="ipopt")`, §1.8 "one
-//! independent process per problem"): every point a transformed-cyclic gait solve in a
+//! Solving a parameter space (McIntosh 2011, thesis §4.2.3 `generate(solver = "ipopt")`,
+//! §4.2.4: one independent solve per problem): every point a transformed-cyclic gait solve in a
 //! `motionlab gait-job` process of its own (IPOPT's linear solver is not thread-safe), `threads`
 //! at a time, then the space's connections. A job with typed events ([`SpaceEvent`]), resumable
 //! and never stopped by one point's failure.
@@ -25,7 +25,7 @@
 //!   ([`crate::clip::from_gait`]).
 //! - **Failure.** A solve that ends unconverged or with a violation over 1e-6 is recorded as
 //!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
-//!   ("infeasible specifications fail in the solver and are simply never solved", §1.7).
+//!   (in the thesis "the animations are simply never solved", §4.2.3).
 
 use super::results::{Files, add_torques};
 use super::{ParameterSpace, Point, file_stem};

@@ -1,4 +1,4 @@
-//! Parameter spaces (specs/001.md §1.7; McIntosh §3.4, §4.2.3): an n-dimensional space of
+//! Parameter spaces (McIntosh 2011, thesis §3.4, §4.2.3): an n-dimensional space of
 //! animation specifications, each dimension a list of values and each value a list of
 //! *specifiers* (speed, turn rate, contact timing, character, a ceiling, objective weights, a
 //! gait-family tag). A point of the space takes one value per dimension; its specification is
@@ -7,7 +7,7 @@
 //!
 //! Beyond the thesis, a space may list *connections*: clips joining two of its points (a start
 //! from standing into a walk, a stop), solved as open clips with fixed end frames
-//! ([`crate::spacetime::gait::Connection`], specs/004.md App. C).
+//! ([`crate::spacetime::gait::Connection`], Wampler 2012, thesis App. C).
 //!
 //! A space is a RON file in `spaces/`:
 //!
@@ -39,7 +39,7 @@ use crate::spacetime::job::{ConnectRequest, GaitRequest};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// One specifier (specs/001.md §1.7, "Specifier subclasses").
+/// One specifier (McIntosh 2011, thesis §4.2.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Specifier {
     /// The character file (a generic-part-named creature), relative to the space file.
@@ -61,8 +61,8 @@ pub enum Specifier {
     Weights(f64, f64, f64, f64),
     /// A preferred posture: this weight on Σ (q − q_rest)² per frame over the joint
     /// coordinates of the limbs named (by parts of their names; none: every limb), or of the
-    /// coordinates named by entries with a dot (`thigh.ry`) (specs/001.md §1.2 "preferred
-    /// joint angles").
+    /// coordinates named by entries with a dot (`thigh.ry`) (the "preferred
+    /// angles" of McIntosh 2011, thesis §3.2.3).
     Posture(f64, #[serde(default)] Vec<String>),
     /// A gait-family tag carried by the clip (`walk`, `run`, `stand`, …).
     Family(String),

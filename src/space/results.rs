@@ -1,6 +1,6 @@
-//! Where a space job's results go (specs/001.md §1.7: "every solved point becomes a tagged
-//! clip"): a solved point's library clip, tagged with its family and turn rate, a failed one's
-//! gait clip set aside, and the manifest line of each.
+//! Where a space job's results go (each clip "tagged" with its parameters, McIntosh 2011, thesis
+//! §3.5): a solved point's library clip, tagged with its family and turn rate, a failed one's gait
+//! clip set aside, and the manifest line of each.
 
 use super::generate::{Job, Manifest, ManifestEntry, Outcome, SpaceEvent};
 use crate::clip::{CharacterRef, Clip};

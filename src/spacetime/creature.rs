@@ -1,11 +1,11 @@
 //! The gait solver's creature, built from a character: one character model (`crate::model`)
 //! for both the Rapier simulation and the spacetime solver.
 //!
-//! Implements the creature model of specs/004.md §1.1 (Wampler's thesis §3.2 and Appendix A) on
-//! top of the ARBS of specs/002_003.md §B1.4. A character file describes its reference pose:
-//! every body's centre of mass and orientation and every joint's anchor and axes in world
-//! coordinates, all joint coordinates zero. The solver's limb frames are parallel to the world
-//! in that pose, so the derivation is direct:
+//! Implements the creature model of Wampler 2012 (thesis §3.2 and Appendix A) on top of the ARBS of
+//! Agrawal et al. 2014 (§5) and Borer et al. 2018 (§4). A character file describes its reference
+//! pose: every body's centre of mass and orientation and every joint's anchor and axes in world
+//! coordinates, all joint coordinates zero. The solver's limb frames are parallel to the world in
+//! that pose, so the derivation is direct:
 //!
 //! - **Limb of a body**: it starts at the anchor p of the joint to its parent (the root: at
 //!   `root.origin`, default its centre of mass c) and runs through c, so the limb's direction is
@@ -13,7 +13,7 @@
 //! - **Attachment**: a limb's anchor relative to its parent's start is split into `at`·(parent
 //!   length) along the parent's direction plus a perpendicular offset, so a limb hanging from its
 //!   parent's far end (`at` = 1) follows that end when a morphology changes its parent's length
-//!   (specs/004.md §1.5).
+//!   (thesis §3.4).
 //! - **Inertia**: a `Cylinder` body along its limb is the thesis's solid cylinder (its radius
 //!   becomes the limb's, and lengths and radii can be optimised); any other shape keeps its exact
 //!   tensor Rᵦ·diag(I)·Rᵦᵀ about its centre of mass.

@@ -1,7 +1,7 @@
 //! Forward kinematics and recursive Newton–Euler inverse dynamics of a [`Skeleton`], generic
 //! over the scalar type so the gait NLP gets exact derivatives through dual numbers.
 //!
-//! Implements, for the creature model of specs/004.md §1.1:
+//! Implements, for the creature model of Wampler 2012 (thesis §3.2, App. A):
 //!
 //! - [`forward_kinematics`]: limb frames, limb end points (the nodes of constraint 3.2, the feet
 //!   of 3.3–3.5, the head of 3.16–3.17, the pairs of 3.6) and the centre of mass CM of (3.9).
@@ -9,8 +9,8 @@
 //!   the motion and contact forces using inverse dynamics based on the recursive Newton–Euler
 //!   formulation" (§3.2.3, Featherstone [18]), given q, q̇, q̈ in the joints' own coordinates
 //!   (exponential-map rates for exp-map joints), gravity and the contact force f and torque t of
-//!   each loaded foot (§1.2's f_{i,jc}, t_{i,jc}). Limbs are solid cylinders here (the
-//!   point-mass approximation of §1.2 applies only to the Newton–Euler constraints 3.8–3.9).
+//!   each loaded foot (the f_{i,jc}, t_{i,jc} of §3.2.1). Limbs are solid cylinders here (the
+//!   point-mass approximation of §3.2.1 applies only to the Newton–Euler constraints 3.8–3.9).
 //!
 //! The recursion is the classical Newton–Euler one written in world coordinates: an outward pass
 //! propagates angular velocity ω, angular acceleration α and the linear acceleration of each
@@ -151,7 +151,7 @@ pub fn forward_kinematics<D: Scalar>(
 }
 
 /// A contact load on a foot, in world coordinates: a force applied at the foot point and a free
-/// torque (the f_{i,jc} and t_{i,jc} of specs/004.md §1.2, here in N and N·m, not mass-normalised).
+/// torque (the f_{i,jc} and t_{i,jc} of Wampler's §3.2.1, here in N and N·m, not mass-normalised).
 #[derive(Clone, Debug)]
 pub struct FootLoad<D> {
     /// Index into `skeleton.feet`.

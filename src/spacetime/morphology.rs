@@ -1,15 +1,16 @@
 //! Morphology co-optimisation: limb lengths and radii as gait variables, and the muscle model
-//! that keeps them honest (specs/004.md §1.5, Wampler thesis §3.4, Eqs 3.26–3.33).
+//! that keeps them honest (Wampler 2012, thesis §3.4, Eqs 3.26–3.33).
 //!
 //! # Shape variables
 //! - Two per limb group: a **length scale** and a **radius scale** (dimensionless, 1 = the
 //!   character file), constant over the gait. Scales rather than metres keep every variable near
 //!   1 whatever the creature's size.
 //! - **Which limbs:** the legs, i.e. every limb on a path from a foot up to (not including) the
-//!   root. The root (torso), and the neck and head, keep the file's size (§1.5: "torso, neck and
-//!   head size are kept fixed"). With a minimum head height ([`MorphologyOptions::min_head_height`])
-//!   the limbs between the root and the head (the neck, not the head itself) become variable
-//!   too: that is the experiment where "the neck lengthens, not the legs".
+//!   root. The root (torso), and the neck and head, keep the file's size (§3.4.2: "I keep the torso,
+//!   neck, and head size of the animals fixed"). With a minimum head height
+//!   ([`MorphologyOptions::min_head_height`]) the limbs between the root and the head (the neck,
+//!   not the head itself) become variable too: that is the experiment of "the lengthening of the
+//!   neck (as opposed to the legs)" (§3.4.2).
 //! - **Left–right symmetry:** a limb and its mirror image share their two variables. Mirror images
 //!   are found from the file's geometry ([`mirror_limbs`]): the same joint kind, `at`, length,
 //!   radius and mass, the offset and the direction reflected through z = 0, and a parent that is
@@ -24,7 +25,7 @@
 //! - (3.28) smin(a, b) = (a⁻¹⁰ + b⁻¹⁰)^(−1/10);
 //! - (3.29) attachment arms d_{j,1} = smin(0.2·l₁, 1.5·r₂) and d_{j,2} = smin(0.2·l₂, 1.5·r₁).
 //!   The thesis prints the radius index swapped; we read it literally, the *other* limb's radius
-//!   (specs/004.md flags the ambiguity): a muscle on limb 1 wraps around limb 2's joint end;
+//!   (the printed indices are ambiguous): a muscle on limb 1 wraps around limb 2's joint end;
 //! - (3.30) d_j = d_{j,1}·d_{j,2}/√(d_{j,1}² + d_{j,2}²);
 //! - (3.31) E_f = |t_a|/d_j, with |t_a| the norm of the joint's active torques (all its
 //!   coordinates);
@@ -41,7 +42,7 @@ use super::autodiff::Scalar;
 use super::skeleton::{Morphology, Skeleton};
 use serde::{Deserialize, Serialize};
 
-/// σ_max (Pa): 50 N/cm², the maximum muscle stress of endurance-trained athletes (§1.5).
+/// σ_max (Pa): 50 N/cm², the maximum muscle stress of endurance-trained athletes (§3.4.1).
 pub const SIGMA_MAX: f64 = 5.0e5;
 /// Fraction of a limb's cross-section that is muscle (3.27).
 pub const MUSCLE_FRACTION: f64 = 0.25;

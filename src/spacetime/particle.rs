@@ -1,4 +1,4 @@
-//! The Spacetime Particle, the reference problem of the NLP stack (specs/001.md §1.3; McIntosh
+//! The Spacetime Particle, the reference problem of the NLP stack (McIntosh 2011,
 //! thesis §3.2.4, Table 3.1, after Witkin & Kass 1988): a 2D point mass with a jet pack under
 //! gravity, taken from rest-like upward motion at the origin to the same motion at (4, 4).
 //!
@@ -8,15 +8,16 @@
 //! - Dynamics (3.7), with the acceleration of (3.6): Q_{f,d} + m·g_d = m·(q_{f+1,d} − 2q_{f,d} +
 //!   q_{f−1,d})/h² for 0 < f < f_n−1, both d: the d_n(f_n−2) = 38 equality constraints.
 //! - Boundary conditions (3.8): q₀ = (0, 0), q₁ = (0, 0.5), q₁₉ = (4, 3.5), q₂₀ = (4, 4), as fixed
-//!   variables (bounds with lower = upper: "pose keyframing as bounds", §1.2).
+//!   variables (bounds with lower = upper: loose "keyframing" by constraints, §3.2.3).
 //! - Objective (3.9): minimize Σ_{f,d} Q_{f,d}².
 //!
-//! Table 3.1's Q_max = 30 N is not enforced by default: §1.3 shows the problem is infeasible with
+//! Table 3.1's Q_max = 30 N is not enforced by default: the problem is infeasible with
 //! it (with |Q_x| ≤ 30 N, i.e. |a_x| ≤ 15 m/s², at most 3.375 m of the required 4 m can be
 //! covered). [`ParticleSpec::force_bound`] enforces |Q_{f,d}| ≤ bound on every component, as the
 //! bounds −bound ≤ Q_{f,d} ≤ bound, to reproduce that.
 //!
-//! Oracle (§1.3): objective ≈ 65,699.9 N², Q_x linear in f from +50.53 N (f = 1) to −50.53 N
+//! Oracle (the optimum of this convex QP, computed here; the thesis prints none):
+//! objective ≈ 65,699.9 N², Q_x linear in f from +50.53 N (f = 1) to −50.53 N
 //! (f = 19), Q_y linear from −56.17 N to +95.41 N, Q₀ = Q₂₀ = 0, peak |Q| ≈ 107.96 N.
 
 use super::autodiff::{BlockProblem, BlockSpec, Scalar, TermSpec};
@@ -42,7 +43,7 @@ pub struct ParticleSpec {
 }
 
 impl ParticleSpec {
-    /// Table 3.1 and Eq. 3.8, without the force bound (§1.3: "treat Q_max as unenforced").
+    /// Table 3.1 and Eq. 3.8, without the force bound (Q_max unenforced: see the module docs).
     pub fn table_3_1() -> Self {
         Self {
             h: 0.05,
@@ -235,7 +236,7 @@ mod tests {
     use super::*;
     use crate::spacetime::{HessianMode, SolverOptions};
 
-    /// specs/001.md §1.3's oracle and checklist item 1.
+    /// The oracle of the module docs.
     const OBJECTIVE: f64 = 65_699.9;
 
     fn solve(spec: &ParticleSpec, hessian: HessianMode) -> ParticleSolution {

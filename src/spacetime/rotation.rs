@@ -2,14 +2,14 @@
 //! its kinematics is written in, generic over the scalar type ([`Scalar`]: `f64` for values,
 //! `num-dual` dual numbers for exact derivatives).
 //!
-//! Implements specs/004.md §1.1 "Joint types (App. A)", i.e. Wampler's thesis, Appendix A:
+//! Implements the joint types of Wampler's thesis (2012), Appendix A:
 //!
 //! - [`hinge`]: rotation by θ about a unit axis (x, y, z), Eq. (A.1).
 //! - [`exp_map`]: the exponential map r = (x, y, z) ↦ R, Eq. (A.2), written with
 //!   sinc θ and cosc θ so that it has no singularity at r = 0.
 //! - [`sinc`], [`cosc`], [`d_sinc`], [`d_cosc`]: Eqs (A.3)–(A.6), evaluated with the series
 //!   below the thresholds of (A.7)–(A.10). The thesis's (A.3) prints sinc(0) = 0; that is an
-//!   erratum (specs/004.md §1.1), sinc(0) = 1 as (A.7) implies, and that is what is used here.
+//!   erratum, sinc(0) = 1 as (A.7) implies, and that is what is used here.
 //!
 //! Dual numbers differentiate these functions automatically, so [`d_sinc`] and [`d_cosc`] are
 //! not needed for derivatives; they are kept as the thesis states them (and tested against the

@@ -1,7 +1,7 @@
 //! The creature model of the spacetime gait engine: a kinematic tree of cylinder limbs joined by
 //! parameterised rotations, with the user annotations the gait optimisation needs.
 //!
-//! Implements specs/004.md §1.1 (Wampler's thesis §2, §3.2 and Appendix A):
+//! Implements the creature of Wampler 2012 (thesis ch. 2, §3.2 and Appendix A):
 //!
 //! - **Limbs** are solid cylinders with a length, a radius and a mass ([`Limb`]); their inertia is
 //!   that of a solid cylinder ([`cylinder_inertia`]).
@@ -44,7 +44,7 @@
 //! [`super::creature`]; [`Skeleton::load`] reads one, with errors that name the file, the line
 //! and what was expected. The numeric
 //! part of the model is available in any scalar type as a [`Morphology`], so limb lengths and
-//! radii can later become optimisation variables (specs/004.md §1.5).
+//! radii can later become optimisation variables (thesis §3.4).
 
 use super::autodiff::Scalar;
 use super::rotation::{Mat3, Vec3, exp_map, hinge};
@@ -71,7 +71,7 @@ pub enum JointKind {
     Free,
     /// 6 DOF, root only: yaw about y, then pitch about z, then roll about x
     /// (R = R_y(ψ)·R_z(θ)·R_x(φ)), then translation (x, y, z). A turn about the vertical only
-    /// adds to the yaw, so the transform of a transformed-cyclic clip (specs/001.md §1.4) is
+    /// adds to the yaw, so the transform of a transformed-cyclic clip (McIntosh 2011, §3.2.5) is
     /// linear in these coordinates (see [`Skeleton::with_heading_root`]).
     FreeHeading,
 }
@@ -326,8 +326,9 @@ pub struct Morphology<D> {
 }
 
 impl<D: Scalar> Morphology<D> {
-    /// New lengths and radii with masses at the file's density (specs/004.md §1.5: "mass scales
-    /// at constant density"): mᵢ = m⁰ᵢ·(lᵢrᵢ²)/(l⁰ᵢr⁰ᵢ²) (by length only where r⁰ᵢ = 0).
+    /// New lengths and radii with masses at the file's density (thesis §3.4: the mass scales so
+    /// "that it maintains a constant density"): mᵢ = m⁰ᵢ·(lᵢrᵢ²)/(l⁰ᵢr⁰ᵢ²) (by length only
+    /// where r⁰ᵢ = 0).
     pub fn at_constant_density(skeleton: &Skeleton, length: Vec<D>, radius: Vec<D>) -> Self {
         let mass = skeleton
             .limbs
@@ -384,7 +385,7 @@ impl Skeleton {
         false
     }
 
-    /// The feet whose twist about the vertical the gait NLP holds at zero (specs/004.md §1.2,
+    /// The feet whose twist about the vertical the gait NLP holds at zero (thesis §3.2.1,
     /// (3.5)) in a frame where `in_contact` tells which feet are down: every foot down whose leg
     /// can turn it ([`Self::foot_can_turn`]), and the first foot down among those whose legs
     /// cannot. A leg without a joint about the vertical (the horse's 2-DOF hips and shoulders,

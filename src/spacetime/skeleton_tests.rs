@@ -9,7 +9,7 @@ fn creature_path(file: &str) -> PathBuf {
         .join(file)
 }
 
-/// specs/004.md §1.2, creature table (§3.2.5): name, DOFs, mass (kg), height (m).
+/// Wampler 2012, the creature table of thesis §3.2.5: name, DOFs, mass (kg), height (m).
 const TABLE: [(&str, usize, f64, f64); 5] = [
     ("monoped.ron", 10, 3.74, 0.6),
     ("simple_biped.ron", 16, 10.6, 1.2),

@@ -3,9 +3,9 @@
 //! the next edge, then inertializes a blended transition and locks the planted feet.
 //!
 //! Two modes:
-//! - **random walk** (specs/001.md §1.14, the thesis's playback): at a frame with transitions,
+//! - **random walk** (the playback of McIntosh 2011, thesis §4.3.1): at a frame with transitions,
 //!   take one of them at random (seeded) half of the time;
-//! - **steering** (specs/001.md §1.15, beyond the thesis; specs/004.md §1.9's task costs): each
+//! - **steering** (beyond that thesis; the task costs of Wampler 2012, thesis §5.3): each
 //!   edge out of the frame — playing on, or a transition — is scored by where it leads over a
 //!   one-second horizon against where the user wants to be: the predicted root positions and
 //!   facings at ⅓, ⅔ and 1 s, the travel direction |θ_v − atan2(v)|, the speed |s_t − ‖v‖|, the

@@ -2,7 +2,7 @@
 //! frame's clip goes if it is simply played on (its heading frame at each horizon time, relative
 //! to its own), its speed and gait family. A decision then costs a few compositions of ground
 //! motions per candidate edge (Holden's motion-matching features, restricted to the graph's
-//! edges as specs/004.md §1.9's controller is).
+//! edges as the controller of Wampler 2012, thesis ch. 5, is).
 
 use super::intent::HORIZON;
 use crate::model::planar::PlanarMotion;

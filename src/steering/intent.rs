@@ -1,6 +1,6 @@
 //! What the user asks for: stick (or keys) in, the desired motion out, smoothed by critically
 //! damped springs (Holden's Motion-Matching controller: input → desired velocity and facing →
-//! predicted trajectory), as the task parameters of specs/004.md §1.9: travel direction θ_v,
+//! predicted trajectory), as the task parameters of Wampler 2012, §5.3: travel direction θ_v,
 //! facing θ_r, speed s_t and gait type g_t.
 //!
 //! Directions on the ground: the stick's (x, y) is (east, north) = world (+x, −z); a heading is
@@ -24,7 +24,7 @@ pub struct Stick {
     pub run: bool,
 }
 
-/// The gait the user asks for (specs/004.md §1.9's g_t).
+/// The gait the user asks for (the g_t of Wampler 2012, thesis §5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Gait {
     Stand,

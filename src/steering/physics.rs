@@ -9,7 +9,7 @@
 //!   damping towards rest opposed a swinging hip with up to kd·θ̇ = 100 N·m·s × 4 rad/s, more
 //!   than its torque limit.
 //! - **Feedforward:** the played clip's joint torques ([`Output::torques`]: the gait solution's
-//!   inverse dynamics, specs/004.md §3.2.3) are added to the PD torques, so the PD loop corrects
+//!   inverse dynamics, Wampler 2012, §3.2.3) are added to the PD torques, so the PD loop corrects
 //!   errors instead of carrying the body's weight.
 //! - **Balance** (after SIMBICON, Yin, Loken & van de Panne 2007), on the *deviation* of the
 //!   simulated centre of mass from the played one (its offset from the planted feet, and its

@@ -1,5 +1,5 @@
 //! How far each frame of a motion graph is from each gait the graph can play: the value
-//! function of specs/004.md §1.9's graph controller restricted to its speed and gait-type
+//! function of Wampler's graph controller (2012, thesis §5.2.1) restricted to its speed and gait-type
 //! terms. The steering cost looks one second ahead; a command the graph can only reach through
 //! an intermediate clip (1.4 m/s from the 0.6 m/s walk, a run from a walk) is never chosen by
 //! that horizon alone when the intermediate clip scores worse than playing on. The route term

@@ -1,5 +1,5 @@
-//! Simulating a task's controller and scoring it: constraint penalty C (specs/002_003.md B1.8)
-//! and the features of the motion distance (B1.3; specs/000.md §1.2).
+//! Simulating a task's controller and scoring it: constraint penalty C (Agrawal et al. 2014, §6,
+//! §7.1) and the features of the motion distance (§4.1).
 //!
 //! Pose metrics compare corresponding poses after aligning the whole-body centres of mass
 //! (translation only). Each metric is written as a feature vector whose squared Euclidean
@@ -8,11 +8,11 @@
 //! - MD: √m_i (x_i − c) for every link;            d_MD = Σ m_i ‖x_i − x′_i‖²
 //! - WJA: √w_i θ_i for every joint angle and the root (unwrapped pitch and the other two
 //!   components of its rotation vector); d_WJA = Σ w_i (θ_i − θ′_i)². The weights of Wang &
-//!   Bodenheimer (2003) are not given in the papers; we use uniform weights w_i = 1 (the spec's
+//!   Bodenheimer (2003) are not given in the papers; we use uniform weights w_i = 1 (our
 //!   documented substitution).
 //! Landing constraints hold both where the feet first touch down (the end of the controller's
 //! `Touchdown` phase) and at the end of the rollout, so a jump cannot land short and step in.
-//! Walks (specs B1.8 walk protocol, `walk: Some(..)`): a footfall is a foot striking the ground
+//! Walks (the walk protocol of §7.1, `walk: Some(..)`): a footfall is a foot striking the ground
 //! that did not strike last; a step is the vector (x forward, z lateral) from the previous
 //! footfall to this one. The rollout runs until 30 steps; the first 10 settle, and the step
 //! window and posture constraints look at the other 20. Falling (or too few steps within the
@@ -23,7 +23,7 @@
 //! the samples. MD is also divided by the total mass M (masses enter as m_i / M), so motion
 //! distances are in m² (MD, HF) or rad² (WJA) per pose: a typical variation is 0.01–1, well
 //! below the constraint penalties, which must dominate D once a constraint is violated
-//! (specs B1.8). The papers do not state their normalization; rank-based CMA-ES is unaffected
+//! (§6). The papers do not state their normalization; rank-based CMA-ES is unaffected
 //! by it, but the balance between D's terms is not.
 
 use super::{Constraint, FAIL_PENALTY, Task, VIOLATION_OFFSET, VIOLATION_WEIGHT};
@@ -115,7 +115,7 @@ pub fn evaluate_recorded(task: &Task, x: &[f64], metric: Metric) -> TaskRun {
 
 /// Watches (and may adjust the world of) a task rollout: what a search over tasks measures
 /// beyond the constraints, e.g. the Pareto jump's effort and its supernatural assist
-/// (specs/000.md §1.6), which changes gravity after take-off.
+/// (Agrawal 2015, thesis §4.3.3), which changes gravity after take-off.
 pub trait StepObserver {
     /// Before each step, after the previous one's checks.
     fn before_step(&mut self, _sim: &mut Simulation, _controller: &PhaseController) {}
@@ -352,7 +352,7 @@ fn run(
         }
     } else if fell {
         // A large constant that shrinks with the progress made before the fall (as the walk
-        // ramp of specs B1.8), so that preparing a seed has a gradient: 1000 at t = 0 down to
+        // ramp of §7.1), so that preparing a seed has a gradient: 1000 at t = 0 down to
         // 500. Progress is the time fraction; with `stand` it is the phases reached (first
         // half) and then the time the last phase was held (second half), so that delaying a
         // motion earns nothing.
@@ -438,7 +438,7 @@ fn run(
     let n = task.def.samples_per_phase;
     for name in &task.def.sampled_phases {
         // Jumps: the phase's (only) occurrence; walks: its last complete occurrence, one
-        // representative stride of the evaluated steps (specs B1.3 leaves this open).
+        // representative stride of the evaluated steps (the paper's §4.1 leaves this open).
         let complete = |r: &&PhaseRecord| r.name == *name && r.end.is_some() && !r.timed_out;
         let found = if walk.is_some() {
             log.iter().rev().find(complete)
@@ -511,8 +511,8 @@ pub struct Summary {
     pub max_tilt: f32,
 }
 
-/// Penalty of one constraint (specs B1.8): 0 inside, K‖d‖² outside with K = 5000 and d the
-/// Euclidean violation (angles in radians), plus [`VIOLATION_OFFSET`] so that any violation,
+/// Penalty of one constraint (Agrawal et al. 2014, §7.1): 0 inside, K‖d‖² outside with K = 5000 and
+/// d the Euclidean violation (angles in radians), plus [`VIOLATION_OFFSET`] so that any violation,
 /// however small, outweighs what diversity can gain (the round-robin search then ends with
 /// penalties of exactly 0); a missed rotation adds the large constant. Returns a description and
 /// the value when violated.
@@ -531,7 +531,7 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
         }),
         Constraint::Rotation { min_degrees } => {
             let deficit = (min_degrees - s.rotation).max(0.0) as f64;
-            // A large constant (specs B1.8) plus a quadratic term, so preparing a seed has a
+            // A large constant (§7.1) plus a quadratic term, so preparing a seed has a
             // gradient towards the full turn.
             (deficit > 0.0).then(|| {
                 let r = deficit.to_radians();
@@ -613,7 +613,7 @@ pub fn constraint_penalty(c: &Constraint, s: &Summary) -> Option<(String, f64)> 
 }
 
 /// The landing penalty: the larger of the end's and the touchdown's distance d outside the
-/// region, 1 + 5000·d² (specs B1.8).
+/// region, 1 + 5000·d² (Agrawal et al. 2014, §7.1).
 fn landing_term(
     region: &str,
     s: &Summary,

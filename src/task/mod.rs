@@ -1,5 +1,5 @@
 //! Motion tasks: a seed phase controller, its free parameters, constraints and distance metric
-//! (specs/002_003.md B1.6–B1.8 and B1.3; specs/000.md §1.2, §1.5). A task lives inside a scene
+//! (Agrawal et al. 2014, §6 and §7.1; the metrics of §4.1). A task lives inside a scene
 //! file (`task:` field) and turns a parameter vector into an [`Evaluation`]: the constraint
 //! penalty C and the phase-normalized features the diversity objective compares.
 //!
@@ -21,7 +21,7 @@ use crate::control::phase::{PhaseController, PhaseControllerDef, resolve_dofs};
 use crate::model::{Character, shape};
 use serde::{Deserialize, Serialize};
 
-/// Penalty weight outside a constraint region: C = K‖d‖² (specs B1.8, K = 5000).
+/// Penalty weight outside a constraint region: C = K‖d‖² (Agrawal et al. 2014, §7.1, K = 5000).
 pub const VIOLATION_WEIGHT: f64 = 5000.0;
 /// Added to any violated constraint's quadratic penalty (see [`constraint_penalty`]).
 pub const VIOLATION_OFFSET: f64 = 1.0;
@@ -55,15 +55,16 @@ pub struct TaskDef {
     /// end of the horizon and fall unseen just after.
     #[serde(default)]
     pub stand: Option<f32>,
-    /// Walks (specs B1.8 walk protocol): simulate until this many steps, the first `settle`
-    /// of them to settle into the limit cycle; step and posture constraints are evaluated over
-    /// the rest, and a fall (or too few steps within the scene's duration) costs the ramp.
+    /// Walks (the walk protocol of Agrawal et al. 2014, §7.1): simulate until this many steps,
+    /// the first `settle` of them to settle into the limit cycle; step and posture constraints
+    /// are evaluated over the rest, and a fall (or too few steps within the scene's duration)
+    /// costs the ramp.
     #[serde(default)]
     pub walk: Option<WalkDef>,
 }
 
-/// The walk protocol of specs B1.8: 30 steps, 10 to settle; fall penalty 50,000 falling
-/// linearly to 0 (see [`walk_fall_penalty`]).
+/// The walk protocol of Agrawal et al. 2014, §7.1: 30 steps, 10 to settle; fall penalty
+/// 50,000 falling linearly to 0 (see [`walk_fall_penalty`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WalkDef {
     #[serde(default = "default_walk_steps")]
@@ -79,8 +80,8 @@ fn default_walk_settle() -> u32 {
     10
 }
 
-/// Penalty of the walk fall ramp (specs B1.8: "50,000 for falling during the first step,
-/// linearly decreasing to 0 for falling after the 30th step"). Our reading: with k steps
+/// Penalty of the walk fall ramp (Agrawal et al. 2014, §7.1: 50,000 for a fall in the first step,
+/// "linearly decreasing to 0 for falling after the 30th step"). Our reading: with k steps
 /// completed before the fall (0 ≤ k ≤ n), the penalty is 50,000 · (1 − (k + ½·f)/n), where
 /// f ∈ [0, 1] is how far the unfinished step got (time since the last footfall over 0.6 s,
 /// capped at 1). So a fall at the start of step 1 costs 50,000, one during step 16 of 30 about
@@ -100,7 +101,7 @@ pub fn walk_fall_penalty(completed: u32, steps: u32, unfinished: f32) -> f64 {
 /// Seconds of an unfinished step counted as a whole one by [`walk_fall_penalty`].
 pub const WALK_STEP_SECONDS: f32 = 0.6;
 
-/// The walk fall penalty at the first step (specs B1.8).
+/// The walk fall penalty at the first step (Agrawal et al. 2014, §7.1).
 pub const WALK_FALL_PENALTY: f64 = 50_000.0;
 
 fn default_samples() -> usize {
@@ -110,7 +111,7 @@ fn default_sigma() -> f64 {
     0.15
 }
 
-/// Which parameters are free (specs B1.7's masks).
+/// Which parameters are free (the masks of Agrawal et al. 2014, §6).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FreeParams {
     /// Phases whose target poses are free.
@@ -120,7 +121,7 @@ pub struct FreeParams {
     #[serde(default)]
     pub joints: Vec<String>,
     /// Single (phase, degree of freedom) pairs free besides the `pose_phases` × `joints` grid
-    /// (the Pareto jump frees the ankles in take-off and rise only, specs/000.md §1.6).
+    /// (the Pareto jump frees the ankles in take-off and rise only, Agrawal 2015, §4.3).
     #[serde(default)]
     pub pose_extra: Vec<(String, String)>,
     /// ± degrees around the seed.
@@ -166,7 +167,7 @@ fn default_factor() -> f32 {
     2.0
 }
 
-/// Task constraints (specs B1.8). Distances are in metres, angles in degrees.
+/// Task constraints (Agrawal et al. 2014, §7.1). Distances are in metres, angles in degrees.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Constraint {
     /// The feet's centre at the end lies within an axis-aligned box (x, z) of the given half size.
@@ -243,7 +244,7 @@ pub struct Task {
     /// Number of control parameters (shape ratios follow them in shape mode).
     pub control_dim: usize,
     pub shape_mode: bool,
-    /// Supernatural strength: multiplies kp, kd and torque limits (specs B1.9, ×1.5–3).
+    /// Supernatural strength: multiplies kp, kd and torque limits (×1.5–3 in §7.2).
     pub strength: f32,
     pub settings: crate::sim::SimSettings,
     pub seconds: f32,

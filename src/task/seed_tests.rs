@@ -1,5 +1,5 @@
 //! Tests of the shipped tasks' seeds (the jump, the backflip, jump onto, walks), balance,
-//! strength and the walk penalties (specs/002_003.md B4 items 8–11).
+//! strength and the walk penalties (Agrawal et al. 2014, §5–7).
 
 use super::tests::{human2d, summary};
 use super::*;

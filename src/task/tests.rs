@@ -1,5 +1,5 @@
 //! Tests of tasks, metrics, constraints, phase controllers and shape scaling
-//! (specs/002_003.md B4 items 3–7 and 12).
+//! (Agrawal et al. 2014, §4–7).
 
 use super::eval::{Record, features};
 use super::seed_tests::scene_task;

@@ -1,5 +1,5 @@
 //! The geometry of the editor's viewport handles (`handles`): the selected body and its joint
-//! in the live pose (the frame the limit arcs are drawn in, specs/002_003.md §A3 "Joints:
+//! in the live pose (the frame the limit arcs are drawn in, Borer et al. 2018, §4.3 "Joints:
 //! change rotation axis and limits"), a shape's extents along its own axes, and where the
 //! cursor's ray meets a handle's line, plane or sphere.
 

@@ -1,8 +1,8 @@
 //! The editor in the viewport: clicking a body selects it; the selected body is outlined, its
 //! joint's axes drawn as arrows from the anchor, each axis's limits as an arc from the lower to
-//! the upper limit (the child's direction at zero turned about the axis, specs/002_003.md §A3
+//! the upper limit (the child's direction at zero turned about the axis, Borer et al. 2018, §4.3
 //! "Joints: change rotation axis and limits") with the current angle as a spoke, and the
-//! imported skeleton (the KS of §A1.1) as lines over the bodies. The drag handles are in
+//! imported skeleton (the kinematic skeleton, Borer et al. 2018, §4) as lines over the bodies. The drag handles are in
 //! `handles`.
 
 use super::EditorState;

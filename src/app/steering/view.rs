@@ -1,5 +1,5 @@
 //! Pictures of a motion graph for the Steering window: its distance map as an image (darker:
-//! more alike; transitions marked; specs/001.md Fig. 4.3) and its frames on a ring, coloured by
+//! more alike; transitions marked; McIntosh 2011, Fig. 4.3) and its frames on a ring, coloured by
 //! clip, with the transitions as chords (Fig. 4.1).
 
 use crate::motion_graph::{DistanceMap, FrameRef, LoadedGraph, build};

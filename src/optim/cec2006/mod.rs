@@ -1,7 +1,7 @@
 //! The 24 problems of the CEC 2006 special session on constrained real-parameter optimization
 //! (Liang, Runarsson, Mezura-Montes, Clerc, Suganthan, Coello Coello, Deb: "Problem Definitions
 //! and Evaluation Criteria for the CEC 2006 Special Session on Constrained Real-Parameter
-//! Optimization", 2006), the benchmark of basin-CMA in specs/004.md §1.4 (thesis App. B).
+//! Optimization", 2006), the benchmark of basin-CMA in Wampler 2012 (thesis §3.3.2, App. B).
 //!
 //! Every problem minimizes f(x) over a box, subject to inequalities gᵢ(x) ≤ 0 and equalities
 //! hⱼ(x) = 0. The formulas, bounds, best-known points x* and values f* are those of the report

@@ -1,4 +1,4 @@
-//! An unbounded archive of mutually non-dominated points (spec `000.md` §1.6b, §1.6c).
+//! An unbounded archive of mutually non-dominated points (Agrawal 2015, thesis §4.4.2–4.4.3).
 //!
 //! It keeps ndom(X) of everything inserted, X being all (objectives, payload) pairs seen, with
 //! the dominance x ≺ x′ ⇔ ∀i f_i(x) ≤ f_i(x′) ∧ ∃j f_j(x) < f_j(x′). A point equal to an

@@ -1,4 +1,4 @@
-//! Pareto dominance and non-dominated sorting (spec `000.md` §1.6b).
+//! Pareto dominance and non-dominated sorting (Agrawal 2015, thesis §4.4.2, Eqs 4.8–4.12).
 //!
 //! Dominance (minimization): x ≺ x′ ⇔ ∀i f_i(x) ≤ f_i(x′) ∧ ∃j f_j(x) < f_j(x′).
 //! Non-dominated sorting levels: dom_0(X) = X, ndom_l(X) = ndom(dom_{l−1}(X)),

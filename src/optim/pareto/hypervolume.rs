@@ -1,4 +1,4 @@
-//! The 2-D hypervolume indicator and exclusive contributions (spec `000.md` §1.6b).
+//! The 2-D hypervolume indicator and exclusive contributions (Agrawal 2015, thesis §4.4.2).
 //!
 //! Hypervolume (Zitzler & Thiele): S_xref(X) = Λ(∪_{x ∈ ndom(X)} {x′ | x ≺ x′ ≺ x_ref}), the
 //! Lebesgue measure of the objective-space region dominated by X and bounded by the reference
@@ -9,7 +9,7 @@
 //! non-dominated points sorted by f1 (so f2 decreases), the exclusive region of an interior
 //! point x_i is the rectangle [f1(x_i), f1(x_{i+1})) × [f2(x_i), f2(x_{i−1})) clipped to x_ref,
 //! so every contribution is found in O(n log n). The two extreme points (best f1, best f2)
-//! get +∞, as the spec prescribes for boundary elements (their contribution changes with
+//! get +∞, as the thesis prescribes for boundary elements (their contribution changes with
 //! x_ref).
 
 use super::Objectives;

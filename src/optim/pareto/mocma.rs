@@ -1,12 +1,12 @@
 //! MO-CMA-ES: µ elitist (1+1)-CMA-ES units with hypervolume-based selection, the
 //! "s-MO-CMA-ES" of Igel, Hansen & Roth (2007), "Covariance Matrix Adaptation for
 //! Multi-objective Optimization", Evolutionary Computation 15(1), Algorithm 4 (µ×(1+1)), as
-//! summarized in spec `000.md` §1.6b, with the interface RMOO needs (§1.6c, Algorithm 1).
+//! summarized in Agrawal 2015 (thesis §4.4.2), with the interface RMOO needs (§4.4.3, Algorithm 1).
 //!
 //! One generation (Alg. 4):
 //! 1. every parent a_k produces an offspring x′_k = x_k + σ_k·A_k·z, z ~ N(0, I) (mirrored
 //!    into the bounds, if any);
-//! 2. Q = parents ∪ offspring is ordered by ≺_{s,Q} (spec Eq. 4.16: non-domination rank, then
+//! 2. Q = parents ∪ offspring is ordered by ≺_{s,Q} (thesis Eq. 4.16: non-domination rank, then
 //!    hypervolume contribution within the rank, see [`super::selection`]) and the best µ
 //!    become the next parents. By default the level that does not fit whole is truncated
 //!    greedily (drop the ≺_{s,Q}-last point, recompute, repeat); [`Selection::Sorted`] takes
@@ -15,7 +15,7 @@
 //!    `updateStepSize` is applied to parent and offspring with λ_succ,Q,k, and
 //!    `updateCovariance` to the offspring with the step (x′_k − x_k)/σ_k (see [`super::unit`]).
 //!
-//! RMOO resamples the parents whose offspring failed (§1.6c), so a parent may have any number
+//! RMOO resamples the parents whose offspring failed (§4.4.3), so a parent may have any number
 //! of told offspring: its success rate is then λ_succ/λ, the fraction of its offspring that were
 //! selected (the (1+λ) rule of Igel et al. 2006), and each selected offspring inherits the
 //! parent's strategy updated with its own step. Parents without told offspring keep their
@@ -155,7 +155,7 @@ impl MoCmaes {
     }
 
     /// Fresh offspring of the given parents (indices into [`parents`](Self::parents); repeats
-    /// allowed), one per entry, e.g. to replace failed samples (RMOO §1.6c). They are added to
+    /// allowed), one per entry, e.g. to replace failed samples (RMOO §4.4.3). They are added to
     /// the points awaiting [`tell`](Self::tell).
     pub fn resample(&mut self, parents: &[usize]) -> Vec<Params> {
         parents

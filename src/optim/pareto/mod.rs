@@ -1,16 +1,16 @@
-//! Bevy-free multi-objective optimization core for RMOO (spec `000.md` §1.6b, §1.6c).
+//! Bevy-free multi-objective optimization core for RMOO (Agrawal 2015, thesis §4.4.2–4.4.3).
 //!
 //! Both objectives are **minimized** and a point in objective space is an [`Objectives`]
 //! (`[f64; 2]`). A point with a non-finite coordinate (NaN, ±∞) is a failed evaluation: it is
 //! dominated by every finite point and ranked last everywhere.
 //!
-//! - [`dominance`]: Pareto dominance and non-dominated sorting (the levels ndom_l of §1.6b).
-//! - [`hypervolume`]: the 2-D hypervolume S_xref and the exclusive contributions Δs (§1.6b).
-//! - [`selection`]: the order ≺_{s,X} of spec Eq. 4.16 (rank, then contribution).
+//! - [`dominance`]: Pareto dominance and non-dominated sorting (levels ndom_l, Eqs 4.10–4.12).
+//! - [`hypervolume`]: the 2-D hypervolume S_xref and exclusive contributions Δs (Eqs 4.13–4.15).
+//! - [`selection`]: the order ≺_{s,X} of the thesis's Eq. 4.16 (rank, then contribution).
 //! - [`archive`]: an unbounded archive of non-dominated (objectives, payload) entries.
 //! - [`unit`]: the (1+1)-CMA-ES unit with the success rule (Igel, Suttorp & Hansen 2006).
 //! - [`mocma`]: the µ×(1+1) s-MO-CMA-ES (Igel, Hansen & Roth 2007) with ask/tell, and the
-//!   lower-level resample / tell-with-parents interface that RMOO (§1.6c, Algorithm 1) needs.
+//!   lower-level resample / tell-with-parents interface that RMOO (§4.4.3, Algorithm 1) needs.
 
 pub mod archive;
 pub mod dominance;

@@ -1,5 +1,5 @@
 //! Environmental selection by non-dominated rank and hypervolume contribution, the order
-//! ≺_{s,X} of spec `000.md` §1.6b, Eq. 4.16 (Igel, Hansen & Roth 2007, §3.2):
+//! ≺_{s,X} of Agrawal 2015 (thesis §4.4.2, Eq. 4.16; Igel, Hansen & Roth 2007, §3.2):
 //!
 //! ```text
 //! x ≺_{s,X} x′ ⇔ rank(x, X) < rank(x′, X)

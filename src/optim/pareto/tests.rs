@@ -1,5 +1,5 @@
 //! MO-CMA-ES behaviour: convergence on a convex problem and ZDT1, checkpoint/resume,
-//! determinism, failures, and the RMOO resampling interface (spec `000.md` §1.6b, §1.6c).
+//! determinism, failures, and the RMOO resampling interface (Agrawal 2015, thesis §4.4.2–4.4.3).
 
 use super::super::{Bounds, Params};
 use super::*;
@@ -278,7 +278,7 @@ fn failures_never_displace_finite_points() {
 
 #[test]
 fn rmoo_resampling_interface() {
-    // RMOO (§1.6c): resample the parents whose offspring failed until at most 3 are bad,
+    // RMOO (thesis §4.4.3): resample the parents whose offspring failed until at most 3 are bad,
     // then tell only the good samples with their parents.
     let f = |x: &[f64]| {
         if x[0] > 1.6 || x[2] > 0.3 {

@@ -1,4 +1,4 @@
-//! The (1+1)-CMA-ES unit of the MO-CMA-ES (spec `000.md` §1.6b: "Base unit: (1+1)-CMA-ES",
+//! The (1+1)-CMA-ES unit of the MO-CMA-ES (Agrawal 2015, thesis §4.4.2: the (1+1)-CMA-ES,
 //! elitist, success-based step size instead of path-length control).
 //!
 //! Equations of Igel, Suttorp & Hansen (2006), "A computational efficient covariance matrix

@@ -1,6 +1,6 @@
-//! How a clip's last frame leads on to its first: the treadmill cycle of specs/004.md §1.2, the
-//! transformed cycle of specs/001.md §1.4 (Eq. 3.11) that turns and travels, and open clips
-//! with fixed end frames (specs/004.md §1.9 and App. C: connecting clips, starts and stops).
+//! How a clip's last frame leads on to its first: the treadmill cycle of Wampler 2012 (§3.2),
+//! the transformed cycle of McIntosh 2011 (§3.2.5, Eq. 3.11) that turns and travels, and open
+//! clips with fixed end frames (Wampler 2012, App. C: connecting clips, starts and stops).
 //!
 //! # Transformed cycles
 //! The frame after the last is T(frame 0) and the frame before the first is T⁻¹(frame N−1), with
@@ -9,7 +9,7 @@
 //! T(p) = R_y(α)·p + t with t = (V sin α/ω, 0, −V(1 − cos α)/ω) (the straight limit t = (V·P, 0, 0)
 //! at ω = 0). A positive ω turns left (towards −z; +y is up and z the creature's right). Feet in
 //! contact stay where they are in the world (no treadmill), so a turning gait leans into its
-//! turn by its own momentum (§1.4's reason to prefer this over a treadmill).
+//! turn by its own momentum (McIntosh's §3.2.5 reason to prefer this over a treadmill).
 //!
 //! The creature's root is in heading coordinates ([`super::Skeleton::with_heading_root`]: yaw,
 //! pitch, roll, x, y, z), where T acts linearly: the yaw grows by α and (x, z) turn by α and
@@ -28,10 +28,10 @@ use serde::{Deserialize, Serialize};
 /// How the frames of a gait NLP close (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub enum Closure {
-    /// Cyclic in place, the ground moving at −V under the feet (specs/004.md §1.2).
+    /// Cyclic in place, the ground moving at −V under the feet (Wampler 2012, §3.2).
     #[default]
     Treadmill,
-    /// Transformed cyclic (specs/001.md §1.4) at the spec's speed and this turn rate (rad/s
+    /// Transformed cyclic (McIntosh 2011, §3.2.5) at the spec's speed and this turn rate (rad/s
     /// about +y, positive to the left).
     Transformed { turn_rate: f64 },
     /// Not cyclic: the first two and last two frames are the given coordinates (heading root).

@@ -1,4 +1,4 @@
-//! Transformed cycles (specs/001.md §1.4) and open clips with fixed ends (specs/004.md App. C).
+//! Transformed cycles (McIntosh 2011, §3.2.5) and open clips with fixed ends (Wampler 2012, App. C).
 
 use super::*;
 

@@ -2,7 +2,7 @@
 //! the right turn, the left foot's step the right foot's.
 //!
 //! For a mirror-symmetric creature the reflection M = diag(1, 1, −1) maps every solution of the
-//! gait NLP (specs/004.md §1.2, specs/001.md §1.4) onto a solution of the mirrored problem with
+//! gait NLP (Wampler 2012, §3.2; McIntosh 2011, §3.2.5) onto a solution of the mirrored problem with
 //! the same cost: positions p ↦ M p, forces f ↦ M f, torques (axial vectors) τ ↦ −M τ, and a
 //! rotation R(a, θ) ↦ M R(a, θ) M = R(−M a, θ). A joint coordinate about axis a therefore becomes
 //! its mirror limb's coordinate about b = ±(−M a), times that sign; a heading root's yaw and

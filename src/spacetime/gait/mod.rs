@@ -1,11 +1,11 @@
-//! Cyclic gaits with fixed contact timings: the "treadmill" spacetime NLP of specs/004.md §1.2
-//! (Wampler thesis §3.2), solved with IPOPT.
+//! Cyclic gaits with fixed contact timings: the "treadmill" spacetime NLP of Wampler 2012
+//! (thesis §3.2), solved with IPOPT.
 //!
 //! A gait cycle is [`FRAMES`] = 30 frames of period T (dt = T/30). Every time derivative wraps
 //! cyclically (frame 29 is followed by frame 0) and the creature stays in place overall: feet in
 //! contact slide backwards at the gait speed V, as on a treadmill.
 //!
-//! # Variables (§1.2 "Variables")
+//! # Variables (thesis §3.2)
 //! - q_i, every joint coordinate of every frame (the free root's six included);
 //! - per rotational joint coordinate j (not the root's): spring stiffness k_sj ≥ 0, rest value q̄_j
 //!   (within the joint's limits) and damping k_dj ≥ 0, constant over the cycle (3.12–3.13);
@@ -26,7 +26,7 @@
 //! - (3.6) ‖p_{k,2} − p_{k,1}‖² ≥ r² for every separation pair of the character file;
 //! - (3.7) Σ_i root_x = Σ_i root_z = 0;
 //! - (3.8)–(3.9) Newton–Euler about the centre of mass with every limb a point mass at its centre
-//!   (§1.2), per frame and divided by m: Σ_k m_k a_k/m − g − Σ f/m = 0 and
+//!   (§3.2.1), per frame and divided by m: Σ_k m_k a_k/m − g − Σ f/m = 0 and
 //!   Σ_k m_k (c_k − CM) × a_k/m − Σ [(p_c − CM) × f/m + t/m] = 0, with the limb centres'
 //!   accelerations a_k = (c_{k,i+1} − 2c_{k,i} + c_{k,i−1})/dt² (cyclic). (For point masses
 //!   d/dt Σ m(c − CM) × v = Σ m(c − CM) × a exactly.)
@@ -89,9 +89,9 @@ use super::rotation::Vec3;
 use super::skeleton::{GRAVITY, Morphology, Skeleton};
 use serde::{Deserialize, Serialize};
 
-/// Frames per gait cycle (specs/004.md §0.3, §1.2).
+/// Frames per gait cycle (Wampler 2012, thesis §3.2.5).
 pub const FRAMES: usize = 30;
-/// Coulomb friction coefficient μ (§1.2, the same for all animals).
+/// Coulomb friction coefficient μ (thesis §3.2.1, the same for all animals).
 pub const MU: f64 = 1.0;
 /// Torque-ellipsoid radii ν_b = ν_t (m) of (3.11).
 pub const NU: f64 = 0.02;
@@ -110,7 +110,7 @@ pub struct GaitWeights {
     /// C₄, head orientation (3.17).
     pub head_orientation: f64,
     /// Weight of a preferred posture, Σ (q − q_rest)² over the joint coordinates per frame
-    /// (specs/001.md §1.2's "preferred joint angles" objective; 0 in the thesis's gaits). Light
+    /// (the "preferred angles" objective of McIntosh 2011, §3.2.3; 0 in the thesis's gaits). Light
     /// limbs cost little effort wherever they are, so without it a gait may swing an arm far
     /// back in one solve and forward in the next.
     #[serde(default)]
@@ -129,7 +129,7 @@ impl GaitWeights {
 }
 
 /// One foot's contact window: it touches the ground from `start` for `duration`, both fractions of
-/// the period (§1.3: exactly one interval per foot and cycle). A window may cross the cycle's end.
+/// the period (§3.3: exactly one interval per foot and cycle). A window may cross the cycle's end.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FootTiming {
     /// The foot's limb name.
@@ -233,7 +233,7 @@ pub fn default_timings(skeleton: &Skeleton) -> (f64, Vec<FootTiming>) {
     )
 }
 
-/// A fixed-timing gait request: the inputs of §1.2.
+/// A fixed-timing gait request: the inputs of Wampler 2012, thesis §3.2.
 #[derive(Debug, Clone)]
 pub struct GaitSpec {
     pub skeleton: Skeleton,
@@ -249,12 +249,12 @@ pub struct GaitSpec {
     pub nu: f64,
     /// Seeds a small perturbation of the rest-pose initialisation (0: none).
     pub seed: u64,
-    /// Co-optimise the limbs' lengths and radii (specs/004.md §1.5, [`super::morphology`]).
+    /// Co-optimise the limbs' lengths and radii (thesis §3.4, [`super::morphology`]).
     pub morphology: Option<MorphologyOptions>,
     /// How the frames close: treadmill, transformed cycle or open ([`closure`]).
     pub closure: Closure,
     /// An upper bound on the head point's height at every frame (m): a ceiling that forces a
-    /// crouch (specs/001.md §1.7, Eq. 3.14).
+    /// crouch (McIntosh 2011, §3.4.2, Eq. 3.14).
     pub max_head_height: Option<f64>,
     /// The limbs whose joints the posture term ([`GaitWeights::posture`]) holds, by parts of
     /// their names (`arm`, `hand`), or single coordinates by parts of theirs when the entry
@@ -352,7 +352,7 @@ impl GaitSpec {
         Ok(())
     }
 
-    /// A transformed cycle (specs/001.md §1.4) turning at `turn_rate` rad/s instead of the
+    /// A transformed cycle (McIntosh 2011, §3.2.5) turning at `turn_rate` rad/s instead of the
     /// treadmill: the root in heading coordinates, feet in contact fixed in the world.
     pub fn transformed(mut self, turn_rate: f64) -> Result<Self, GaitError> {
         if !turn_rate.is_finite() || (self.skeleton.planar && turn_rate != 0.0) {
@@ -514,7 +514,7 @@ impl GaitSpec {
         self
     }
 
-    /// Makes the limbs' lengths and radii variables of the solve (specs/004.md §1.5).
+    /// Makes the limbs' lengths and radii variables of the solve (Wampler 2012, thesis §3.4).
     pub fn with_morphology(mut self, morphology: Option<MorphologyOptions>) -> Self {
         self.morphology = morphology;
         self

@@ -1,4 +1,4 @@
-//! The gait NLP (specs/004.md §1.2, see the module docs of [`super`]): where the variables live
+//! The gait NLP (Wampler 2012, §3.2; see the module docs of [`super`]): where the variables live
 //! in x, the constraint blocks (dynamics, contact, friction, torque ellipsoid, cyclicity,
 //! separations, head height) and the objective terms, as a [`BlockProblem`] whose exact
 //! derivatives come from automatic differentiation. The blocks' functions are in `blocks.rs`.
@@ -161,7 +161,7 @@ pub(super) enum Block {
     Kinematic { rows: Vec<KinematicRow> },
     /// (3.4) for foot k between frame i and the next; variables q_i, q_{i+1}. Off the treadmill
     /// the foot stays put and does not turn about y between the two frames (3.5 as
-    /// specs/001.md §1.5's θ(t) − θ(t−1) = 0).
+    /// the θ(t) − θ(t−1) = 0 of McIntosh 2011, Eq. 4.8).
     Slip { foot: usize, seam: Seam },
     /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads.
     Momentum { feet: Vec<usize>, seams: [Seam; 2] },
@@ -185,7 +185,7 @@ pub(super) enum Term {
     },
 }
 
-/// The fixed-timing gait NLP of §1.2, as a [`BlockProblem`] (wrap it in [`crate::spacetime::AutoDiff`]).
+/// The fixed-timing gait NLP of §3.2, as a [`BlockProblem`] (wrap it in [`crate::spacetime::AutoDiff`]).
 #[derive(Debug, Clone)]
 pub struct GaitProblem {
     pub(super) spec: GaitSpec,

@@ -628,8 +628,8 @@ fn monoped_hop_converges_with_a_clean_audit() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn simple_biped_walk_is_physically_valid() {
-    // Walk at 0.7 m/s (§1.3's biped speed): each foot down 0.6 of a 1 s cycle, half a cycle
-    // apart; the right foot's window crosses the cycle end. A short solve (100 iterations,
+    // Walk at 0.7 m/s (the biped walk of Wampler's §3.3.4): each foot down 0.6 of a 1 s cycle, half
+    // a cycle apart; the right foot's window crosses the cycle end. A short solve (100 iterations,
     // then the feasibility projection) keeps the test fast; `motionlab gait` runs it fully.
     let sk = creature("simple_biped");
     let (period, timings) = default_timings(&sk);

@@ -1,9 +1,9 @@
 //! The joint torques of a solved gait: what each joint transmits, frame by frame, found as the
-//! effort term (3.14) of specs/004.md §1.2 finds them, by recursive Newton–Euler inverse dynamics
-//! (§3.2.3) of the motion and its contact loads, with the NLP's own finite differences
+//! effort term (3.14) of Wampler 2012 finds them, by recursive Newton–Euler inverse dynamics
+//! (thesis §3.2.3) of the motion and its contact loads, with the NLP's own finite differences
 //! (q̇ᵢ = (qᵢ₊₁ − qᵢ₋₁)/2Δt, q̈ᵢ = (qᵢ₊₁ − 2qᵢ + qᵢ₋₁)/Δt², across a transformed cycle's seam
 //! through T). These are the total torques t of (3.12), passive springs included: the feedforward
-//! a simulated character needs to play the motion (specs/001.md §1.9's tracking).
+//! a simulated character needs to play the motion (the PD tracking of docs/steering.md).
 
 use super::*;
 

@@ -1,7 +1,7 @@
-//! Typed progress of a gait job ([`super::run_gait`]: a solve or a discovery, specs/004.md
-//! §1.2–1.3), for whoever watches it: the command line prints it, the tests and the Gait panel
-//! read it. A job run in a child process (`motionlab gait-job`: IPOPT's solves do not run side by
-//! side in one process) writes one RON-serialised [`GaitEvent`] per line on its standard output;
+//! Typed progress of a gait job ([`super::run_gait`]: a solve or a discovery, Wampler 2012,
+//! §3.2–3.3), for whoever watches it: the command line prints it, the tests and the Gait panel read
+//! it. A job run in a child process (`motionlab gait-job`: IPOPT's solves do not run side by side
+//! in one process) writes one RON-serialised [`GaitEvent`] per line on its standard output;
 //! [`GaitEvent::decode`] reads one back. Nothing here is a log line for people.
 
 use crate::spacetime::gait::FootTiming;
