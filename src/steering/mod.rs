@@ -1,8 +1,10 @@
-//! Steering a character through a motion graph with keyboard or gamepad (specs/001.md §1.14–1.15,
-//! specs/004.md §1.9): the per-frame pipeline input → desired motion → trajectory → choice of
-//! edge → inertialization → foot locking, after Holden's Motion-Matching controller.
+//! Steering a character through a motion graph with keyboard or gamepad (beyond the random walks of
+//! McIntosh 2011, §4.3.1; tasks of Wampler 2012, §5.3): the per-frame pipeline input → desired
+//! motion → trajectory → choice of edge → inertialization → foot locking, after Holden's
+//! Motion-Matching controller.
 //!
 //! - [`spring`]: critically damped springs (intent smoothing, prediction, offset decay);
+//! - [`controls`]: keys and gamepads to the stick, relative to the camera;
 //! - [`intent`]: stick to the task parameters (direction, facing, speed, gait) and the desired
 //!   trajectory;
 //! - [`index`]: each graph frame's future trajectory, precomputed;
@@ -15,6 +17,7 @@
 //! - [`record`]: a steered run kept as a clip.
 
 pub mod controller;
+pub mod controls;
 pub mod foot_lock;
 pub mod index;
 pub mod inertialize;
