@@ -1,52 +1,103 @@
-//! Links IPOPT (C interface `coin/IpStdCInterface.h`) when the `ipopt` feature is on, from what
-//! `pkg-config --libs ipopt` reports (Debian `coinor-libipopt-dev`; scripts/setup.sh installs
-//! it). Without the feature nothing is linked.
-//!
-//! Only IPOPT itself is linked, from pkg-config's search paths: the `.pc` file also lists the
-//! libraries IPOPT was built with (LAPACK, BLAS, MUMPS, gfortran), which a static link needs but
-//! whose development symlinks (`liblapack.so`, `libblas.so`) Debian does not install with
-//! `coinor-libipopt-dev`. The shared `libipopt.so` records those dependencies itself.
+//! Finds IPOPT (C interface `coin/IpStdCInterface.h`) when the `ipopt` feature is on, with
+//! `pkg-config` (Debian `coinor-libipopt-dev`; scripts/setup.sh installs it), and hands its
+//! path to the program (`MOTIONLAB_IPOPT_LIBRARY`), which opens it at the first solve: OpenBLAS,
+//! under IPOPT's MUMPS, chooses its kernels when it loads, and the program pins them first
+//! (`src/blas.rs`). Nothing is linked. The shared `libipopt.so` records its own dependencies
+//! (MUMPS, LAPACK, BLAS).
 //!
 //! It also sets `MOTIONLAB_SOLVER_HASH` (see [`solver_hash`]).
 
-/// The sources a gait solve's result depends on (the NLP, its derivatives, the creature model,
-/// the IPOPT back end and the gait job that sets the solver's options).
-const SOLVER_SOURCES: &[&str] = &[
-    "Cargo.lock",
-    "src/spacetime/mod.rs",
-    "src/spacetime/gait/mod.rs",
-    "src/spacetime/gait/problem.rs",
-    "src/spacetime/gait/clip.rs",
-    "src/spacetime/gait/solve.rs",
-    "src/spacetime/gait/audit.rs",
-    "src/spacetime/dynamics.rs",
-    "src/spacetime/skeleton.rs",
-    "src/spacetime/creature.rs",
-    "src/model/mod.rs",
-    "src/model/load.rs",
-    "src/spacetime/rotation.rs",
-    "src/spacetime/morphology.rs",
-    "src/nlp/autodiff.rs",
-    "src/nlp/tape.rs",
-    "src/nlp/mod.rs",
-    "src/nlp/ipopt.rs",
-    "src/spacetime/job/mod.rs",
-    "src/spacetime/job/run.rs",
-];
+#[path = "build/source_code.rs"]
+mod source_code;
 
-/// `MOTIONLAB_SOLVER_HASH`: an xxh3-128 of [`SOLVER_SOURCES`], the compiler's version and the
-/// IPOPT version. Discovery sample clips are named by it (with the character file and the solve's
-/// arguments), so a build of the same solver source, on this machine or a fresh one, reuses
-/// them, and any change to the solver solves afresh.
+/// Where a gait solve's sources start: the spacetime problems, the NLP layer and its IPOPT back
+/// end, the character model, the BLAS pinning. Every `.rs` file under them is hashed, and so is
+/// every top-level module they name (`crate::X`), transitively, so a new file or a new import
+/// is covered without editing this list.
+const SOLVER_ROOTS: &[&str] = &["src/spacetime", "src/nlp", "src/model", "src/blas.rs"];
+
+/// Left out of the hash: test sources (file names containing `test`), which are compiled into
+/// test binaries only and cannot change a solve's result.
+fn excluded(path: &std::path::Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().contains("test"))
+}
+
+/// The `.rs` files of a module root (a folder, recursively, or one file), sorted.
+fn module_files(root: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    if root.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(root)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
+            .map(|e| e.expect("a directory entry").path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            module_files(&e, out);
+        }
+    } else if root.extension().is_some_and(|x| x == "rs") && !excluded(root) {
+        out.push(root.to_path_buf());
+    }
+}
+
+/// The solver's sources: [`SOLVER_ROOTS`] and the modules they name, transitively, minus
+/// [`excluded`] files; paths relative to the package, sorted.
+fn solver_sources() -> Vec<String> {
+    use std::path::{Path, PathBuf};
+    let mut roots: Vec<PathBuf> = SOLVER_ROOTS.iter().map(PathBuf::from).collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut i = 0;
+    while i < roots.len() {
+        let mut found = Vec::new();
+        module_files(&roots[i], &mut found);
+        i += 1;
+        for f in found {
+            let text = std::fs::read_to_string(&f)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", f.display()));
+            for m in source_code::names_after(&source_code::code_of(&text), "crate::") {
+                let dir = Path::new("src").join(&m);
+                let file = Path::new("src").join(format!("{m}.rs"));
+                for root in [dir, file] {
+                    if root.exists() && !roots.contains(&root) {
+                        roots.push(root);
+                    }
+                }
+            }
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+    }
+    for root in &roots {
+        println!("cargo:rerun-if-changed={}", root.display());
+    }
+    println!("cargo:rerun-if-changed=build/source_code.rs");
+    let mut names: Vec<String> = files
+        .iter()
+        .map(|f| f.to_string_lossy().replace('\\', "/"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// `MOTIONLAB_SOLVER_HASH`: an xxh3-128 of `Cargo.lock`, the [`solver_sources`], the compiler's
+/// version and the IPOPT version. Discovery sample clips are named by it (with the character
+/// file and the solve's arguments), so a build of the same solver source, on this machine or a
+/// fresh one, reuses them, and any change to the solver solves afresh. The files hashed are
+/// listed in `MOTIONLAB_SOLVER_SOURCES` (separated by `;`) for the test that checks them.
 fn solver_hash(ipopt_version: &str) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for file in SOLVER_SOURCES {
-        println!("cargo:rerun-if-changed={file}");
+    let sources = solver_sources();
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    for file in std::iter::once("Cargo.lock").chain(sources.iter().map(String::as_str)) {
         let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("reading {file}: {e}"));
         h.update(file.as_bytes());
         h.update(&(bytes.len() as u64).to_le_bytes());
         h.update(&bytes);
     }
+    println!(
+        "cargo:rustc-env=MOTIONLAB_SOLVER_SOURCES={}",
+        sources.join(";")
+    );
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = std::process::Command::new(rustc)
         .arg("-V")
@@ -75,16 +126,16 @@ fn main() {
              build without the feature (--no-default-features --features gui).\n{e}"
         )
     });
-    for path in &lib.link_paths {
-        println!("cargo:rustc-link-search=native={}", path.display());
-    }
-    let name = lib
-        .libs
+    // IPOPT is opened at run time (`nlp::ipopt`), after the BLAS kernels are pinned; the path
+    // pkg-config reports is tried first.
+    if let Some(path) = lib
+        .link_paths
         .iter()
-        .find(|l| l.as_str() == "ipopt")
-        .map(String::as_str)
-        .unwrap_or("ipopt");
-    println!("cargo:rustc-link-lib=dylib={name}");
+        .map(|p| p.join("libipopt.so"))
+        .find(|p| p.exists())
+    {
+        println!("cargo:rustc-env=MOTIONLAB_IPOPT_LIBRARY={}", path.display());
+    }
     println!(
         "cargo:rustc-env=MOTIONLAB_SOLVER_HASH={}",
         solver_hash(&lib.version)
