@@ -9,11 +9,13 @@
 //! 0.5`) costs 7.906 with the Haswell kernels and 8.073 with the SkylakeX ones, after different
 //! iteration counts (measured on one machine with `OPENBLAS_CORETYPE`).
 //!
-//! OpenBLAS reads `OPENBLAS_CORETYPE` once, when it loads, before `main`. So [`pin_kernels`]
-//! sets it to `Haswell` on a CPU with AVX2 and FMA and starts the program again in place
-//! (`execv`, same arguments); the variable is then inherited by the program's own child
-//! processes (discovery samples). A value the user set is kept, and a CPU without AVX2 and FMA
-//! keeps OpenBLAS's own choice.
+//! OpenBLAS reads `OPENBLAS_CORETYPE` once, when it loads. IPOPT (and with it MUMPS and
+//! OpenBLAS) is therefore opened at the first solve, not linked at start
+//! (`crate::nlp::solve`), and [`pin_kernels_in_process`] sets the variable just before: every
+//! process that solves is pinned the same way, the program, its child processes (which inherit
+//! the variable) and test binaries alike. A value the user set is kept, and a CPU without AVX2
+//! and FMA keeps OpenBLAS's own choice. [`loaded_core`] asks the loaded OpenBLAS which family
+//! it runs.
 
 /// The variable OpenBLAS reads to override its CPU detection.
 pub const CORETYPE_VARIABLE: &str = "OPENBLAS_CORETYPE";
@@ -34,29 +36,52 @@ pub fn pinned_coretype() -> Option<&'static str> {
 }
 
 /// Pins OpenBLAS's kernels (see the module docs): when `OPENBLAS_CORETYPE` is unset and the CPU
-/// has AVX2 and FMA, sets it and replaces this process with a fresh start of the same program.
-/// Returns (and changes nothing) when the variable is already set, the CPU has no pinned
-/// family, or the program cannot be started again. Call it first thing in `main`.
-pub fn pin_kernels() {
-    if std::env::var_os(CORETYPE_VARIABLE).is_some() {
-        return;
-    }
-    let Some(core) = pinned_coretype() else {
-        return;
-    };
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
+/// has AVX2 and FMA, sets it to [`PINNED_CORETYPE`]. It must run before OpenBLAS loads; the
+/// solver calls it before opening IPOPT, and `main` first thing so that child processes
+/// inherit it.
+pub fn pin_kernels_in_process() {
+    static PINNED: std::sync::Once = std::sync::Once::new();
+    PINNED.call_once(|| {
+        if std::env::var_os(CORETYPE_VARIABLE).is_some() {
+            return;
+        }
+        if let Some(core) = pinned_coretype() {
+            // SAFETY: the standard library serialises its own reads and writes of the
+            // environment; no C code of this process reads it concurrently (OpenBLAS, the one
+            // reader of this variable, is not loaded yet: it loads with IPOPT, after this).
+            unsafe { std::env::set_var(CORETYPE_VARIABLE, core) };
+        }
+    });
+}
+
+/// The kernel family the OpenBLAS loaded in this process runs (`openblas_get_corename`), or
+/// `None` when no OpenBLAS is loaded (no solve yet, or another BLAS).
+pub fn loaded_core() -> Option<String> {
     #[cfg(unix)]
     {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let arg0 = args.next().unwrap_or_else(|| exe.clone().into_os_string());
-        // `exec` only returns on failure; the run then goes on unpinned in this process.
-        let _ = std::process::Command::new(&exe)
-            .arg0(arg0)
-            .args(args)
-            .env(CORETYPE_VARIABLE, core)
-            .exec();
+        use libloading::os::unix::{Library, RTLD_NOW};
+        // Only a library already loaded is looked at (RTLD_NOLOAD): this never loads OpenBLAS.
+        const RTLD_NOLOAD: std::ffi::c_int = 0x4;
+        for name in ["libblas.so.3", "libopenblas.so.0"] {
+            // SAFETY: with RTLD_NOLOAD nothing new is loaded or initialised.
+            let Ok(lib) = (unsafe { Library::open(Some(name), RTLD_NOW | RTLD_NOLOAD) }) else {
+                continue;
+            };
+            // SAFETY: `char *openblas_get_corename(void)` returns a static C string.
+            let name = unsafe {
+                let Ok(f) = lib.get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(
+                    b"openblas_get_corename\0",
+                ) else {
+                    continue;
+                };
+                let p = f();
+                if p.is_null() {
+                    continue;
+                }
+                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+            };
+            return Some(name);
+        }
     }
+    None
 }

@@ -242,7 +242,7 @@ enum Command {
     },
     /// A simulated character from a skinned skeleton (`.gltf`, `.glb`, `.bvh`; the automatic
     /// ARBS of Borer, Guay & Sumner 2018), with `--clip` one of its animations transferred onto it
-    /// by full-body IK (§A1.4). Prints bodies, joints, DOF, mass and the transfer's errors.
+    /// by full-body IK (their §3). Prints bodies, joints, DOF, mass and the transfer's errors.
     #[command(
         after_help = "Example: `motionlab arbs assets/third_party/rigged_figure/RiggedFigure.gltf --out results/figure.ron`"
     )]
@@ -340,10 +340,10 @@ enum PdArg {
 }
 
 fn main() {
-    // Before anything else: IPOPT's BLAS kernels are chosen when the library loads, so pinning
-    // them starts the program again (see `blas`).
+    // Before any thread starts: IPOPT's BLAS kernels are chosen when the library loads, and
+    // child processes inherit the choice (see `blas`).
     #[cfg(feature = "ipopt")]
-    motionlab::blas::pin_kernels();
+    motionlab::blas::pin_kernels_in_process();
     // Output piped into `head` and closed early ends the program quietly, as in other command
     // line tools, instead of a panic on the broken pipe.
     #[cfg(unix)]

@@ -1,5 +1,5 @@
 //! Golden trajectory hashes: the same inputs give the same bits on every x86-64 machine, not only
-//! run to run on one (DESIGN.md "Simulation": determinism; docs/simulation.md "Determinism across
+//! run to run on one (docs/simulation.md, "Determinism across
 //! machines").
 //!
 //! Each hash is the 128-bit xxh3 of every body pose after every step (`sim::rollout`). The values
@@ -9,8 +9,8 @@
 //! runs under `qemu-x86_64 -cpu Haswell-v4` (AVX2 and FMA: glibc's FMA variants of `sinf`,
 //! `expf`, …) and `-cpu Nehalem-v1` (SSE4 only: glibc's SSE2 variants, no AVX). What differs
 //! between machines is not the physics (f32 in rapier, no run-time kernel dispatch) but IPOPT's
-//! path (OpenBLAS picks its kernels from the CPU), which the spacetime tests therefore do not
-//! pin.
+//! path (OpenBLAS picks its kernels from the CPU), which every solving process pins
+//! (`motionlab::blas`), test binaries included.
 
 mod common;
 
@@ -111,13 +111,14 @@ fn the_solver_blas_kernels_are_pinned() {
         }
         let o = command.output().unwrap();
         assert_success(&o, "spacetime particle");
-        // The last line: the program started again pinned prints a second one.
-        common::stderr(&o)
+        let err = common::stderr(&o);
+        let cores: Vec<&str> = err
             .lines()
             .filter_map(|l| l.strip_prefix("Core: "))
-            .last()
-            .unwrap_or_else(|| panic!("OpenBLAS named no core:\n{}", common::stderr(&o)))
-            .to_string()
+            .collect();
+        // IPOPT, and OpenBLAS with it, is loaded once, at the first solve.
+        assert_eq!(cores.len(), 1, "{err}");
+        cores[0].to_string()
     };
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         assert_eq!(loaded_core(None), "Haswell");
@@ -126,5 +127,36 @@ fn the_solver_blas_kernels_are_pinned() {
         loaded_core(Some("Nehalem")),
         "Nehalem",
         "the user's choice is kept"
+    );
+}
+
+/// A test binary that solves in its own process is pinned as the program is: after an in-process
+/// IPOPT solve, the OpenBLAS loaded in this very process runs the pinned family (or the one the
+/// user set in `OPENBLAS_CORETYPE` before the tests started).
+#[cfg(all(feature = "ipopt", target_arch = "x86_64"))]
+#[test]
+fn a_solve_inside_a_test_binary_runs_the_pinned_blas_kernels() {
+    let user_choice = std::env::var("OPENBLAS_CORETYPE").ok();
+    let spec = motionlab::spacetime::particle::ParticleSpec::table_3_1();
+    let s = motionlab::spacetime::particle::solve_particle(&spec, &Default::default()).unwrap();
+    assert!(s.status.is_success(), "{:?}", s.status);
+    let core = motionlab::blas::loaded_core().expect("OpenBLAS is loaded by the solve");
+    let avx2 =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    let want = match user_choice.as_deref() {
+        // OpenBLAS falls back to Haswell where the CPU lacks what SkylakeX's kernels need.
+        Some(c)
+            if c.eq_ignore_ascii_case("SkylakeX")
+                && !std::arch::is_x86_feature_detected!("avx512vl") =>
+        {
+            "Haswell".to_string()
+        }
+        Some(c) => c.to_string(),
+        None if avx2 => motionlab::blas::PINNED_CORETYPE.to_string(),
+        None => return,
+    };
+    assert!(
+        core.eq_ignore_ascii_case(&want),
+        "this test binary runs OpenBLAS's {core} kernels, not {want}"
     );
 }

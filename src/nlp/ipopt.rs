@@ -1,7 +1,7 @@
-//! IPOPT as the solver of [`NlpProblem`]s (specs/001.md §1.2: "IPOPT out-performed every
+//! IPOPT as the solver of [`NlpProblem`]s (McIntosh 2011, thesis §3.2.1: "IPOPT out-performed every
 //! commercial package"), through IPOPT's C interface `coin/IpStdCInterface.h` (Debian
-//! `coinor-libipopt-dev`, IPOPT 3.11 with MUMPS; linked by `build.rs` from
-//! `pkg-config --libs ipopt` when the `ipopt` feature is on).
+//! `coinor-libipopt-dev`, IPOPT 3.11 with MUMPS; found by `build.rs` with `pkg-config` when the
+//! `ipopt` feature is on, and opened at the first solve, after the BLAS kernels are pinned).
 //!
 //! The declarations below are written against that header. The wrapper is safe: sizes and
 //! sparsity are checked before IPOPT sees them, callbacks catch panics (a panicking problem stops
@@ -95,46 +95,108 @@ type IntermediateCb = unsafe extern "C" fn(
     user_data: UserDataPtr,
 ) -> Bool;
 
-unsafe extern "C" {
-    fn CreateIpoptProblem(
-        n: Index,
-        x_l: *mut Number,
-        x_u: *mut Number,
-        m: Index,
-        g_l: *mut Number,
-        g_u: *mut Number,
-        nele_jac: Index,
-        nele_hess: Index,
-        index_style: Index,
-        eval_f: Option<EvalFCb>,
-        eval_g: Option<EvalGCb>,
-        eval_grad_f: Option<EvalGradFCb>,
-        eval_jac_g: Option<EvalJacGCb>,
-        eval_h: Option<EvalHCb>,
-    ) -> IpoptProblem;
-    fn FreeIpoptProblem(ipopt_problem: IpoptProblem);
-    fn AddIpoptStrOption(
-        ipopt_problem: IpoptProblem,
-        keyword: *mut c_char,
-        val: *mut c_char,
-    ) -> Bool;
-    fn AddIpoptNumOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Number) -> Bool;
-    fn AddIpoptIntOption(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Int) -> Bool;
-    fn SetIntermediateCallback(
-        ipopt_problem: IpoptProblem,
-        intermediate_cb: Option<IntermediateCb>,
-    ) -> Bool;
-    /// Returns `enum ApplicationReturnStatus` (an int-sized C enum).
-    fn IpoptSolve(
-        ipopt_problem: IpoptProblem,
-        x: *mut Number,
-        g: *mut Number,
-        obj_val: *mut Number,
-        mult_g: *mut Number,
-        mult_x_l: *mut Number,
-        mult_x_u: *mut Number,
-        user_data: UserDataPtr,
-    ) -> c_int;
+type CreateIpoptProblemFn = unsafe extern "C" fn(
+    n: Index,
+    x_l: *mut Number,
+    x_u: *mut Number,
+    m: Index,
+    g_l: *mut Number,
+    g_u: *mut Number,
+    nele_jac: Index,
+    nele_hess: Index,
+    index_style: Index,
+    eval_f: Option<EvalFCb>,
+    eval_g: Option<EvalGCb>,
+    eval_grad_f: Option<EvalGradFCb>,
+    eval_jac_g: Option<EvalJacGCb>,
+    eval_h: Option<EvalHCb>,
+) -> IpoptProblem;
+type FreeIpoptProblemFn = unsafe extern "C" fn(ipopt_problem: IpoptProblem);
+type AddIpoptStrOptionFn = unsafe extern "C" fn(
+    ipopt_problem: IpoptProblem,
+    keyword: *mut c_char,
+    val: *mut c_char,
+) -> Bool;
+type AddIpoptNumOptionFn =
+    unsafe extern "C" fn(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Number) -> Bool;
+type AddIpoptIntOptionFn =
+    unsafe extern "C" fn(ipopt_problem: IpoptProblem, keyword: *mut c_char, val: Int) -> Bool;
+type SetIntermediateCallbackFn = unsafe extern "C" fn(
+    ipopt_problem: IpoptProblem,
+    intermediate_cb: Option<IntermediateCb>,
+) -> Bool;
+/// Returns `enum ApplicationReturnStatus` (an int-sized C enum).
+type IpoptSolveFn = unsafe extern "C" fn(
+    ipopt_problem: IpoptProblem,
+    x: *mut Number,
+    g: *mut Number,
+    obj_val: *mut Number,
+    mult_g: *mut Number,
+    mult_x_l: *mut Number,
+    mult_x_u: *mut Number,
+    user_data: UserDataPtr,
+) -> c_int;
+
+/// IPOPT's C interface, loaded at the first solve (see [`api`]).
+struct Api {
+    create: CreateIpoptProblemFn,
+    free: FreeIpoptProblemFn,
+    add_str: AddIpoptStrOptionFn,
+    add_num: AddIpoptNumOptionFn,
+    add_int: AddIpoptIntOptionFn,
+    set_intermediate: SetIntermediateCallbackFn,
+    solve: IpoptSolveFn,
+    /// Keeps the library loaded for the life of the process.
+    _library: libloading::Library,
+}
+
+/// Where `build.rs` found IPOPT (pkg-config), then the names the dynamic loader searches.
+fn library_candidates() -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(path) = option_env!("MOTIONLAB_IPOPT_LIBRARY") {
+        out.push(path.to_string());
+    }
+    out.extend(["libipopt.so.1".to_string(), "libipopt.so".to_string()]);
+    out
+}
+
+/// IPOPT's C interface. The library is opened on first use, after
+/// [`crate::blas::pin_kernels_in_process`] has set OpenBLAS's kernel family: OpenBLAS (under
+/// IPOPT's MUMPS) reads it once, when it loads, so every process that solves (the program,
+/// its child processes, test binaries) takes the same BLAS path.
+fn api() -> Result<&'static Api, NlpError> {
+    static API: std::sync::OnceLock<Result<Api, String>> = std::sync::OnceLock::new();
+    API.get_or_init(|| {
+        crate::blas::pin_kernels_in_process();
+        let mut errors = Vec::new();
+        for name in library_candidates() {
+            // SAFETY: IPOPT's shared library runs no initialisation with preconditions of ours.
+            match unsafe { libloading::Library::new(&name) } {
+                Ok(library) => return load_api(library).map_err(|e| format!("{name}: {e}")),
+                Err(e) => errors.push(format!("{name}: {e}")),
+            }
+        }
+        Err(errors.join("; "))
+    })
+    .as_ref()
+    .map_err(|e| NlpError::SolverUnavailable(e.clone()))
+}
+
+fn load_api(library: libloading::Library) -> Result<Api, libloading::Error> {
+    // SAFETY: each symbol is declared above with the signature of `coin/IpStdCInterface.h`.
+    unsafe {
+        Ok(Api {
+            create: *library.get::<CreateIpoptProblemFn>(b"CreateIpoptProblem\0")?,
+            free: *library.get::<FreeIpoptProblemFn>(b"FreeIpoptProblem\0")?,
+            add_str: *library.get::<AddIpoptStrOptionFn>(b"AddIpoptStrOption\0")?,
+            add_num: *library.get::<AddIpoptNumOptionFn>(b"AddIpoptNumOption\0")?,
+            add_int: *library.get::<AddIpoptIntOptionFn>(b"AddIpoptIntOption\0")?,
+            set_intermediate: *library
+                .get::<SetIntermediateCallbackFn>(b"SetIntermediateCallback\0")?,
+            solve: *library.get::<IpoptSolveFn>(b"IpoptSolve\0")?,
+            _library: library,
+        })
+    }
 }
 
 /// MUMPS (IPOPT's linear solver here) keeps global state: one solve at a time per process.
@@ -427,11 +489,11 @@ unsafe extern "C" fn intermediate(
 }
 
 /// Owns an `IpoptProblem` handle and frees it on drop.
-struct Handle(IpoptProblem);
+struct Handle(IpoptProblem, &'static Api);
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        unsafe { FreeIpoptProblem(self.0) }
+        unsafe { (self.1.free)(self.0) }
     }
 }
 
@@ -447,7 +509,7 @@ impl Handle {
                 let v = CString::new(v.as_str()).map_err(|_| rejected())?;
                 // IPOPT copies both strings; it takes `char*` but does not write through them.
                 unsafe {
-                    AddIpoptStrOption(
+                    (self.1.add_str)(
                         self.0,
                         key.as_ptr() as *mut c_char,
                         v.as_ptr() as *mut c_char,
@@ -455,16 +517,16 @@ impl Handle {
                 }
             }
             OptionValue::Num(v) => unsafe {
-                AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v)
+                (self.1.add_num)(self.0, key.as_ptr() as *mut c_char, *v)
             },
             // An integer written for a real-valued option (`limited_memory_init_val=100`) is
             // that real number.
             OptionValue::Int(v) => unsafe {
-                let as_int = AddIpoptIntOption(self.0, key.as_ptr() as *mut c_char, *v);
+                let as_int = (self.1.add_int)(self.0, key.as_ptr() as *mut c_char, *v);
                 if as_int != 0 {
                     as_int
                 } else {
-                    AddIpoptNumOption(self.0, key.as_ptr() as *mut c_char, *v as Number)
+                    (self.1.add_num)(self.0, key.as_ptr() as *mut c_char, *v as Number)
                 }
             },
         };
@@ -547,12 +609,13 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     let mut x = vec![0.0; n];
     problem.initial_point(&mut x);
 
+    let api = api()?;
     let _lock = SOLVER_LOCK
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let start = Instant::now();
     let raw = unsafe {
-        CreateIpoptProblem(
+        (api.create)(
             index(n, "variables")?,
             x_l.as_mut_ptr(),
             x_u.as_mut_ptr(),
@@ -572,7 +635,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     if raw.is_null() {
         return Err(NlpError::CreateFailed);
     }
-    let handle = Handle(raw);
+    let handle = Handle(raw, api);
     let hessian_approximation = if hessian.is_some() {
         "exact"
     } else {
@@ -609,7 +672,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     for (name, value) in &all {
         handle.set(name, value)?;
     }
-    unsafe { SetIntermediateCallback(handle.0, Some(intermediate)) };
+    unsafe { (api.set_intermediate)(handle.0, Some(intermediate)) };
 
     let mut g = vec![0.0; m];
     let mut objective = f64::NAN;
@@ -618,7 +681,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         None => (vec![0.0; m], vec![0.0; n], vec![0.0; n]),
     };
     let code = unsafe {
-        IpoptSolve(
+        (api.solve)(
             handle.0,
             x.as_mut_ptr(),
             g.as_mut_ptr(),

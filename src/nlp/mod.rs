@@ -4,8 +4,8 @@
 //! (`crate::spacetime`), the CEC 2006 benchmark (`crate::optim::cec2006`) and the particle use it.
 //!
 //!
-//! specs/001.md §1.2, Eq. 3.1: minimize f(x) over x ∈ ℝⁿ subject to l ≤ (x; c(x)) ≤ u, with
-//! equalities written as l = u. [`NlpProblem`] states such a problem with sparse first
+//! McIntosh 2011, thesis §3.2.1, Eq. 3.1: minimize f(x) over x ∈ ℝⁿ subject to l ≤ (x; c(x)) ≤ u,
+//! with equalities written as l = u. [`NlpProblem`] states such a problem with sparse first
 //! derivatives (Jacobian triplets) and, optionally, the sparse Hessian of the Lagrangian
 //! σ∇²f(x) + Σᵢ λᵢ∇²cᵢ(x). [`SolverOptions`] selects the exact Hessian or IPOPT's limited-memory
 //! (L-BFGS) approximation; [`NlpSolution`] is what a solve returns, failures included
@@ -421,6 +421,10 @@ pub enum NlpError {
     RejectedOption { name: String, value: String },
     #[error("the solver could not create the problem")]
     CreateFailed,
+    #[error(
+        "IPOPT's library could not be loaded (scripts/setup.sh installs coinor-libipopt-dev): {0}"
+    )]
+    SolverUnavailable(String),
 }
 
 /// Checks a sparsity pattern (in range, no duplicates; for a symmetric Hessian (i, j) and (j, i)
