@@ -1,11 +1,12 @@
-//! The diversity objective of specs/002_003.md B1.1, eq. (1), maximized:
+//! The diversity objective of Agrawal et al. 2014 (§3, Eq. 1), maximized:
 //! D = Σ_{i=0..N} ( −C(M_i) + Σ_{j=0..N} d(M_i, M_j) + K_eff·d_min(M_i) ),
-//! with M_0 the fixed input motion and d_min(M_i) = min_{j≠i} d(M_i, M_j) (self excluded: B1.1
-//! [PITFALL]); the motion and shape distances between outcomes, where K goes ([`KPlacement`],
-//! B1.1 [AMBIG]) and the feasibility-first ranking of B1.8. The search that maximises it is
-//! [`super::search`].
+//! with M_0 the fixed input motion and d_min(M_i) = min_{j≠i} d(M_i, M_j) (self excluded, else the
+//! term is 0); the motion and shape distances between outcomes, where K goes ([`KPlacement`], Eq. 1
+//! is ambiguous) and the feasibility-first ranking the penalty of §6 calls for. The search that
+//! maximises it is [`super::search`].
 
 use crate::optim::Bounds;
+use crate::optim::scheduler::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// Result of simulating one parameter vector (computed once, cached; distances are recomputed
@@ -17,13 +18,13 @@ pub struct Outcome {
     /// Motion features with the metric weights baked in; motion distance = sum of squared
     /// differences.
     pub features: Vec<f64>,
-    /// Link lengths (m); shape distance = Σ |L − L'| (L1, weights 1, B1.3).
+    /// Link lengths (m); shape distance = Σ |L − L'| (L1, weights 1, §4.2).
     pub shape: Vec<f64>,
     /// Trajectory hash (opaque here).
     pub hash: u128,
 }
 
-/// Which pairwise distance d drives the objective (B1.3).
+/// Which pairwise distance d drives the objective (Agrawal et al. 2014, §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DistanceKind {
     Motion,
@@ -64,7 +65,7 @@ pub trait Evaluator: Sync {
     fn evaluate(&self, params: &[f64]) -> Outcome;
 }
 
-/// Where the K·d_min term of eq. (1) sits (B1.1 [AMBIG]).
+/// Where the K·d_min term of eq. (1) sits (its typesetting is ambiguous).
 ///
 /// **Default: [`KPlacement::InsideSum`]** (the literal typesetting), chosen on the Fig. 2 toy
 /// (`search_tests.rs`, `fig2_*`): [0,1]², squared Euclidean distance, N = 4 round-robin from the
@@ -249,21 +250,28 @@ pub fn score_replacement(
     objective_with(m, d, p, k_eff).value
 }
 
-/// What an infeasible candidate (C > 0) loses in rank, far beyond any D: CMA-ES ranks every
-/// feasible sample above every infeasible one, and an infeasible sample never replaces a
-/// feasible incumbent. D itself keeps −C (eq. 1), but with K·d_min weighted K·(N+1) = 50 a small
-/// violation (C ≈ 1.7 on backflip2d) can buy more distance than it costs, so that alone let a
-/// variant end infeasible; specs B1.8 asks for a penalty that "rapidly dominates" diversity.
-/// Infeasible samples still rank among themselves by D (which includes −C), so a search that
-/// starts infeasible is pulled towards C = 0.
-pub const INFEASIBLE_RANK_OFFSET: f64 = 1e12;
+/// The verdict on a candidate of distance objective `d` with constraint penalty `penalty` (the
+/// one rule of every search, [`Verdict`]): CMA-ES minimises −D, feasible candidates first;
+/// infeasible ones (penalty > 0, Agrawal et al. 2014's penalty that "rapidly dominates") still
+/// rank among themselves by D, so a search that starts infeasible is pulled towards C = 0; a
+/// failed rollout (NaN) ranks last. D itself keeps −C (eq. 1), but with K·d_min weighted
+/// K·(N+1) = 50 a small violation (C ≈ 1.7 on backflip2d) can buy more distance than it costs,
+/// so that alone let a variant end infeasible.
+pub fn verdict(d: f64, penalty: f64) -> Verdict {
+    let feasible = !(penalty > 0.0 || penalty.is_nan());
+    Verdict::of(-d, feasible)
+}
 
-/// The rank of a candidate: its D, less [`INFEASIBLE_RANK_OFFSET`] when it violates a
-/// constraint (NaN stays NaN: a failed rollout ranks last).
-pub fn feasibility_rank(d: f64, penalty: f64) -> f64 {
-    if penalty > 0.0 || penalty.is_nan() {
-        d - INFEASIBLE_RANK_OFFSET
-    } else {
-        d
+/// The rank incumbents are compared by (higher is better): D, less
+/// [`crate::optim::scheduler::INFEASIBLE_OFFSET`] when infeasible; NaN for a failure.
+pub fn rank_of(v: Verdict) -> f64 {
+    match v {
+        Verdict::Failed => f64::NAN,
+        other => -other.fitness(),
     }
+}
+
+/// The rank of a candidate ([`rank_of`] its [`verdict`]).
+pub fn feasibility_rank(d: f64, penalty: f64) -> f64 {
+    rank_of(verdict(d, penalty))
 }

@@ -1,26 +1,27 @@
-//! Diversity search: objective D and round-robin CMA-ES (specs/002_003.md part B).
+//! Diversity search: objective D and round-robin CMA-ES (Agrawal et al. 2014).
 //!
 //! * [`objective`], [`DistanceMatrix`], [`score_replacement`]: the diversity objective of
-//!   B1.1, eq. (1), maximized:
+//!   §3, eq. (1), maximized:
 //!   D = Σ_{i=0..N} ( −C(M_i) + Σ_{j=0..N} d(M_i, M_j) + K_eff·d_min(M_i) ),
 //!   with M_0 the fixed input motion (always included, never optimized) and
-//!   d_min(M_i) = min_{j≠i} d(M_i, M_j) (self excluded: B1.1 [PITFALL]). The pair sum counts each
+//!   d_min(M_i) = min_{j≠i} d(M_i, M_j) (self excluded, else it is 0). The pair sum counts each
 //!   pair twice, as typeset (harmless for rank-based CMA). CMA minimizes −D.
-//! * [`DiversitySearch`] with [`Strategy::RoundRobin`]: B1.2, N independent CMA-ES instances,
-//!   one generation of each in turn, every sample scored by the full D with the other motions at
-//!   their incumbents (best so far, B1.2 [AMBIG] default); stale fitness is recomputed from cached
-//!   outcomes whenever an incumbent changes (B5 "round-robin coupling"). Samples rank
-//!   feasibility first, then D ([`feasibility_rank`]: B1.8's penalty that "rapidly dominates"),
-//!   so a variant never trades a small violation for distance. Stops at `max_generations` or on
-//!   an ε-stall of D.
-//! * [`Strategy::Progressive`]: the progressive-addition baseline of B1.2 / B4.13.
-//! * Path recording and [`DiversitySearch::path_point`]: B1.9 item 1 (magnitude slider, B4.12),
-//!   with the B1.9 [AMBIG] default: the stored incumbent nearest a requested distance fraction.
+//! * [`DiversitySearch`] with [`Strategy::RoundRobin`]: §3, N independent CMA-ES instances, one
+//!   generation of each in turn, every sample scored by the full D with the other motions at their
+//!   incumbents (best so far; the paper does not say which); stale fitness is recomputed from
+//!   cached outcomes whenever an incumbent changes (§3: optimizing one changes the others'
+//!   objective). Samples rank feasibility first, then D ([`feasibility_rank`]: §6's penalty must
+//!   "rapidly dominate"), so a variant never trades a small violation for distance. Stops at
+//!   `max_generations` or on an ε-stall of D.
+//! * [`Strategy::Progressive`]: the progressive-addition baseline of §3 and §9.
+//! * Path recording and [`DiversitySearch::path_point`]: the magnitude slider of §7.2 (Fig. 6a);
+//!   the paper does not say what is interpolated, so we take the stored incumbent nearest a
+//!   requested distance fraction.
 //!
-//! # Where K goes ([`KPlacement`], B1.1 [AMBIG])
+//! # Where K goes ([`KPlacement`]; Eq. 1's typesetting is ambiguous)
 //! As typeset, K·d_min sits inside the j-sum, which multiplies it by N+1 ([`KPlacement::InsideSum`],
 //! K_eff = K·(N+1) = 50 for K = 10, N = 4). [`KPlacement::OutsideSum`] uses K_eff = K.
-//! The Fig. 2 toy (B4.1; `search_tests.rs`) decides the default; see [`KPlacement`] for the
+//! The Fig. 2 toy (§3; `search_tests.rs`) decides the default; see [`KPlacement`] for the
 //! numbers.
 //!
 //! The module is independent of the simulator: an [`Evaluator`] (or a batch closure) maps
@@ -28,10 +29,11 @@
 //! from the cached features.
 
 use super::objective::*;
+use crate::optim::scheduler::{self, Judged, Verdict};
 use crate::optim::{AskTell, Bounds, Cmaes, CmaesOptions};
 use serde::{Deserialize, Serialize};
 
-/// How the N variants are optimized (B1.2).
+/// How the N variants are optimized (Agrawal et al. 2014, §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Strategy {
     /// One CMA generation of each variant in turn, the others fixed at their incumbents.
@@ -41,7 +43,7 @@ pub enum Strategy {
     Progressive,
 }
 
-/// Settings of a diversity search (defaults: B1.1, B1.2).
+/// Settings of a diversity search (defaults: Agrawal et al. 2014, §3).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchSettings {
     pub strategy: Strategy,
@@ -114,7 +116,7 @@ pub struct Incumbent {
     pub outcome: Outcome,
 }
 
-/// One stored point of an optimization path (B1.9): parameters and d(M_0, ·).
+/// One stored point of an optimization path (§7.2): parameters and d(M_0, ·).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PathPoint {
     pub params: Vec<f64>,
@@ -478,20 +480,18 @@ impl DiversitySearch {
             }
         }
         let failed = scores.iter().filter(|v| !v.is_finite()).count() as u32;
-        // CMA-ES and the incumbent rank feasibility first, then D.
-        let ranks: Vec<f64> = scores
+        // CMA-ES and the incumbent rank feasibility first, then D (the one rule of every
+        // search: infeasible candidates after every feasible one, failures last).
+        let verdicts: Vec<Verdict> = scores
             .iter()
             .zip(&outcomes)
-            .map(|(v, o)| feasibility_rank(*v, o.penalty))
-            .chain(std::iter::repeat(f64::NAN))
-            .take(samples.len())
+            .map(|(v, o)| verdict(*v, o.penalty))
             .collect();
-        let told: Vec<(Vec<f64>, f64)> = samples
-            .iter()
-            .zip(&ranks)
-            .map(|(x, v)| (x.clone(), -v))
+        let ranks: Vec<f64> = (0..samples.len())
+            .map(|s| verdicts.get(s).map_or(f64::NAN, |v| rank_of(*v)))
             .collect();
-        self.cmas[slot - 1].tell(&told);
+        let judged: Vec<Judged> = verdicts.iter().map(|v| (*v).into()).collect();
+        scheduler::tell(&mut self.cmas[slot - 1], &samples, &judged);
         // The incumbent's D against the current others, from the cached matrix (never stale).
         let current = feasibility_rank(
             objective_from_matrix(&self.matrix, &penalties, k_eff).value,
@@ -589,8 +589,8 @@ impl DiversitySearch {
             <= self.settings.stall_epsilon * then.objective.abs().max(now.objective.abs())
     }
 
-    /// B1.9 magnitude slider: the stored incumbent of M_i (1-based) whose d(M_0, ·) is nearest
-    /// to `fraction` × d(M_0, final incumbent). 0 gives x0 exactly, 1 the final incumbent;
+    /// The magnitude slider of §7.2: the stored incumbent of M_i (1-based) whose d(M_0, ·) is
+    /// nearest to `fraction` × d(M_0, final incumbent). 0 gives x0 exactly, 1 the final incumbent;
     /// fractions are clamped to [0, 1] (NaN reads as 0). None for i outside 1..=N.
     pub fn path_point(&self, i: usize, fraction: f64) -> Option<&[f64]> {
         let path = self.path(i)?;

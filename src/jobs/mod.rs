@@ -1,6 +1,6 @@
 //! Background jobs: resumable state machines stepped on a dedicated rayon pool.
 //!
-//! DESIGN.md "Jobs and results". A [`Job`] advances in small steps (a round of rollouts, a
+//! See docs/jobs-and-files.md. A [`Job`] advances in small steps (a round of rollouts, a
 //! generation); between steps the runner honours pause, resume and cancel, sends a
 //! [`Progress`] message, and writes the job's checkpoint atomically. When the job finishes its
 //! result is written atomically (temporary file, then rename) as RON under the results folder,
@@ -11,6 +11,8 @@ use crossbeam_channel::{Receiver, Sender};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub mod supervisor;
 
 pub use crate::files::{read_ron, write_atomic, write_ron};
 
@@ -122,8 +124,21 @@ pub struct JobHandle {
     thread: Option<std::thread::JoinHandle<()>>,
     pub status: JobStatus,
     pub progress: Progress,
+    /// Steps reported so far.
+    pub steps: u64,
+    /// Checkpoints written so far.
+    pub checkpoints: u64,
     pub result: Option<PathBuf>,
     pub error: Option<String>,
+}
+
+impl Drop for JobHandle {
+    /// A job nobody holds any more is cancelled (it stops at its next step).
+    fn drop(&mut self) {
+        if !self.is_done() {
+            self.cancel();
+        }
+    }
 }
 
 impl JobHandle {
@@ -170,10 +185,13 @@ impl JobHandle {
 
     fn apply(&mut self, e: &JobEvent) {
         match e {
-            JobEvent::Progress(p) => self.progress = p.clone(),
+            JobEvent::Progress(p) => {
+                self.progress = p.clone();
+                self.steps += 1;
+            }
             JobEvent::Paused => self.status = JobStatus::Paused,
             JobEvent::Resumed => self.status = JobStatus::Running,
-            JobEvent::Checkpointed(_) => {}
+            JobEvent::Checkpointed(_) => self.checkpoints += 1,
             JobEvent::Finished { result } => {
                 self.status = JobStatus::Finished;
                 self.progress.fraction = 1.0;
@@ -249,6 +267,8 @@ impl JobRunner {
             thread: Some(thread),
             status: JobStatus::Running,
             progress: Progress::default(),
+            steps: 0,
+            checkpoints: 0,
             result: None,
             error: None,
         }

@@ -1,4 +1,5 @@
-//! Optimizers behind one ask/tell interface (DESIGN.md "Optimizers").
+//! Optimizers behind one ask/tell interface, and the one loop that drives them
+//! ([`scheduler`]: ask, evaluate a batch, judge, tell).
 //!
 //! [`Cmaes`] is the single CMA-ES core: (μ/μ_w, λ) with active (negative) recombination weights,
 //! cumulative step-size adaptation, box bounds through a mirroring transform, seeded sampling,
@@ -7,10 +8,12 @@
 //! Evolution Strategy: A Tutorial" (2016), eqs. (47)–(58) with the active weights of §A.
 //! [`RestartingCmaes`] adds IPOP and BIPOP restarts.
 
+pub mod basin;
 pub mod cec2006;
 mod cmaes;
 pub mod pareto;
 mod restarts;
+pub mod scheduler;
 
 pub use cmaes::{Cmaes, CmaesOptions, StopReason};
 pub use restarts::{RestartPolicy, RestartingCmaes};

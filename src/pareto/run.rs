@@ -1,14 +1,12 @@
-//! A Pareto search as a background job (DESIGN.md "Jobs and results"): one generation per step,
+//! A Pareto search as a background job (docs/jobs-and-files.md): one generation per step,
 //! its points evaluated in parallel, a checkpoint after every generation from which a killed
 //! run resumes bit for bit, and a result holding the front, every sample and the hypervolume
-//! after every generation (the RMOO-against-BSOO plot of specs/000.md §1.6 and §5 C.24).
+//! after every generation (the RMOO-against-BSOO plot of Agrawal 2015, thesis §4.5, Fig. 4.8).
 
-use super::jump::{JumpOutcome, JumpTask};
+use super::jump::JumpTask;
 use super::search::{Bsoo, BsooOptions, FrontPoint, Rmoo, RmooOptions, Sample, hypervolume};
 use crate::jobs::{Job, Progress, StepOutcome};
-use crate::optim::Params;
 use anyhow::Context;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -69,8 +67,7 @@ impl ParetoConfig {
     pub fn load_jump(&self) -> anyhow::Result<JumpTask> {
         let scene = crate::scene::load_scene(&self.scene)
             .with_context(|| format!("loading scene {}", self.scene.display()))?;
-        scene
-            .jump()
+        JumpTask::from_scene(&scene)
             .map_err(|e| anyhow::anyhow!("scene {}: {e}", self.scene.display()))
     }
 }
@@ -243,8 +240,9 @@ impl ParetoRun {
     /// One generation on `pool`.
     pub fn generation(&mut self, pool: &rayon::ThreadPool) {
         let jump = &self.jump;
-        let mut evaluate = |xs: &[Params]| -> Vec<JumpOutcome> {
-            pool.install(|| xs.par_iter().map(|x| jump.evaluate(x)).collect())
+        let mut evaluate = crate::optim::scheduler::OnThreads {
+            pool: Some(pool),
+            f: |x: &[f64]| jump.evaluate(x),
         };
         match &mut self.search {
             Search::Rmoo(r) => r.generation(&mut evaluate, &mut self.samples),

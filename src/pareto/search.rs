@@ -1,5 +1,6 @@
-//! The two searches for a front of jump controllers (specs/000.md §1.6a and §1.6c), stepped one
-//! generation at a time by [`super::run::ParetoRun`], which evaluates their points in parallel.
+//! The two searches for a front of jump controllers (Agrawal 2015, thesis §4.4.1 and §4.4.3),
+//! stepped one generation at a time by [`super::run::ParetoRun`], which evaluates their points in
+//! parallel.
 //!
 //! - [`Rmoo`], Algorithm 1: µ = 16 (1+1)-CMA-ES units of [`MoCmaes`] all started from the input
 //!   controller (evaluated once). Each generation mutates one child per parent; while more than
@@ -15,7 +16,8 @@
 
 use super::jump::{JumpDef, JumpOutcome};
 use crate::optim::pareto::{MoCmaes, MoCmaesOptions, Objectives, Offspring, non_dominated};
-use crate::optim::{AskTell, Bounds, Cmaes, CmaesOptions, Params};
+use crate::optim::scheduler::{self, Verdict};
+use crate::optim::{Bounds, Cmaes, CmaesOptions, Params};
 use serde::{Deserialize, Serialize};
 
 /// A controller of the front and what its rollout gave.
@@ -33,8 +35,8 @@ pub struct Sample {
     pub failed: bool,
 }
 
-/// Evaluates a batch of points (in parallel, in order).
-pub type Evaluate<'a> = dyn FnMut(&[Params]) -> Vec<JumpOutcome> + 'a;
+/// Evaluates a batch of points (in parallel, in order): the scheduler's seam.
+pub type Evaluate<'a> = dyn scheduler::Evaluate<JumpOutcome> + 'a;
 
 /// RMOO's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,7 +108,7 @@ impl Rmoo {
     pub fn generation(&mut self, evaluate: &mut Evaluate, samples: &mut Vec<Sample>) {
         // Child k is parent k's offspring.
         let asked = self.es.ask();
-        let outcomes = evaluate(&asked);
+        let outcomes = evaluate.evaluate(&asked);
         self.evaluations += asked.len() as u64;
         let mut children: Vec<(usize, Params, JumpOutcome)> = asked
             .into_iter()
@@ -125,7 +127,7 @@ impl Rmoo {
                 }
                 let of: Vec<usize> = failed.iter().map(|&i| children[i].0).collect();
                 let xs = self.es.resample(&of);
-                let new = evaluate(&xs);
+                let new = evaluate.evaluate(&xs);
                 self.evaluations += xs.len() as u64;
                 record(new.iter(), samples);
                 for ((&i, x), o) in failed.iter().zip(xs).zip(new) {
@@ -201,7 +203,7 @@ impl Rmoo {
     }
 }
 
-/// BSOO's settings (§1.6a).
+/// BSOO's settings (Agrawal 2015, thesis §4.4.1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BsooOptions {
     pub population: usize,
@@ -311,18 +313,18 @@ impl Bsoo {
             return;
         }
         let (target, bracket) = Self::target(def, self.bin);
-        let xs = self.es.ask();
-        let outcomes = evaluate(&xs);
+        // f_so holds the thesis's failure penalty f_p itself, so every outcome is "feasible".
+        let g = scheduler::generation(&mut self.es, evaluate, &mut |_, o: &JumpOutcome| {
+            Verdict::of(o.single_objective(def, target, bracket), true).into()
+        });
+        let xs = g.points;
+        let outcomes: Vec<JumpOutcome> = g.outcomes.into_iter().flatten().collect();
+        assert_eq!(outcomes.len(), xs.len(), "a jump batch is evaluated whole");
         self.evaluations += xs.len() as u64;
         self.generations += 1;
         self.in_bin += 1;
         record(outcomes.iter(), samples);
-        let values: Vec<f64> = outcomes
-            .iter()
-            .map(|o| o.single_objective(def, target, bracket))
-            .collect();
-        let told: Vec<(Params, f64)> = xs.iter().cloned().zip(values.iter().copied()).collect();
-        self.es.tell(&told);
+        let values: Vec<f64> = g.verdicts.iter().map(|v| v.fitness()).collect();
         let (k, v) = values
             .iter()
             .enumerate()

@@ -1,4 +1,4 @@
-//! Basin-CMA (specs/004.md §1.3, thesis §3.3.2): CMA-ES over f∘g, where g(x) projects a sample
+//! Basin-CMA (Wampler 2012, thesis §3.3.2): CMA-ES over f∘g, where g(x) projects a sample
 //! to a nearby constrained local minimum with the NLP solver.
 //!
 //! - Every variable of the [`NlpProblem`] carries a [`VarRole`]: `CmaOnly` (sampled by CMA,
@@ -10,16 +10,16 @@
 //!   [`BasinOptions::feasibility_tolerance`]. CMA is then told f at the projected point, and the
 //!   sample is replaced by its projection (injected into CMA-ES, whose step of an injected point
 //!   is clipped in Mahalanobis norm, Hansen 2011), so the mean and covariance follow the projected
-//!   elites. Infeasible or failed projections are ranked last: they are told
-//!   [`FAILED_OFFSET`] + violation (+∞ if no violation could be computed) at the original sample,
-//!   above every feasible value, ordered among themselves by violation.
-//! - Initialisation (§1.3): the CMA mean is the problem's initial point; the search runs in
+//!   elites. Infeasible or failed projections are ranked after every feasible one, at the
+//!   original sample, by violation, failures last (the one rule of every search,
+//!   [`crate::optim::scheduler::Verdict`]; the search itself is [`crate::optim::basin`]).
+//! - Initialisation (§3.3.3): the CMA mean is the problem's initial point; the search runs in
 //!   coordinates scaled per variable by the largest distance from the mean to either bound (500
 //!   for a variable without two finite bounds), so the thesis's wide diagonal covariance is
 //!   σ₀ = [`BasinOptions::sigma0`] (1 = one such distance as standard deviation). Bounded
 //!   variables are kept in their box by CMA-ES's mirroring. BIPOP restarts start from random
 //!   points of the box once a run stagnates.
-//! - Counting (documented for CEC 2006 comparisons, specs/004.md §1.4 "ratio₁"): one *value
+//! - Counting (documented for CEC 2006 comparisons, App. B's first ratio): one *value
 //!   evaluation* is one point at which the solver evaluated f and/or c (f and c at the same point
 //!   count once, as a CEC "FES" is one evaluation of the objective with all its constraints); one
 //!   *derivative evaluation* is one point at which ∇f and/or the Jacobian were evaluated (counted
@@ -31,12 +31,10 @@
 
 use super::nlp::{EvalError, EvalResult, NlpProblem, SolveStatus, SolverOptions};
 use crate::nlp::solve;
-use crate::optim::{AskTell, Bounds as BoxBounds, CmaesOptions, RestartPolicy, RestartingCmaes};
+use crate::optim::basin::{BasinCma, Projection, verdict};
+use crate::optim::scheduler::Verdict;
+use crate::optim::{Bounds as BoxBounds, CmaesOptions, RestartPolicy};
 use std::cell::{Cell, RefCell};
-
-/// Value told to CMA-ES for an infeasible projection (plus its violation): above every feasible
-/// objective of the problems this is used for.
-pub const FAILED_OFFSET: f64 = 1e12;
 
 /// Which optimizer a variable belongs to (§3.3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +132,7 @@ pub struct BasinPoint {
 /// The problem as one local solve sees it: CMA-only variables fixed at the sample, the others
 /// starting from the sample (CMA variables) or the problem's initial point (local-only), and
 /// every evaluation counted.
-struct Projection<'a> {
+struct LocalProblem<'a> {
     inner: &'a dyn NlpProblem,
     start: Vec<f64>,
     fixed: &'a [bool],
@@ -143,7 +141,7 @@ struct Projection<'a> {
     last_derivative_x: RefCell<Vec<f64>>,
 }
 
-impl Projection<'_> {
+impl LocalProblem<'_> {
     fn count(&self, last: &RefCell<Vec<f64>>, x: &[f64], derivative: bool) {
         let mut last = last.borrow_mut();
         if last.as_slice() != x {
@@ -160,7 +158,7 @@ impl Projection<'_> {
     }
 }
 
-impl NlpProblem for Projection<'_> {
+impl NlpProblem for LocalProblem<'_> {
     fn num_variables(&self) -> usize {
         self.inner.num_variables()
     }
@@ -269,11 +267,12 @@ pub fn basin_cma(
         max_evaluations: None,
         active: true,
     };
-    let mut cma = RestartingCmaes::new(
+    let mut basin = BasinCma::new(
         &vec![0.0; cma_vars.len()],
         options.sigma0,
         cma_options,
         RestartPolicy::Bipop,
+        options.feasibility_tolerance,
     );
 
     let mut solver = options.solver.clone();
@@ -297,78 +296,88 @@ pub fn basin_cma(
         generations: 0,
         restarts: 0,
     };
-    'run: loop {
-        let samples = cma.ask();
-        let mut told = Vec::with_capacity(samples.len());
-        for u in samples {
-            let mut start = x0.clone();
-            for (k, &i) in cma_vars.iter().enumerate() {
-                start[i] = centre[k] + scale[k] * u[k];
-                // Mirroring keeps u in the box; round-off may not.
-                if lower[i].is_finite() && upper[i].is_finite() {
-                    start[i] = start[i].clamp(lower[i], upper[i]);
-                }
-            }
-            let projection = Projection {
-                inner: problem,
-                start,
-                fixed: &fixed,
-                counts: Cell::new(EvaluationCounts::default()),
-                last_value_x: RefCell::new(Vec::new()),
-                last_derivative_x: RefCell::new(Vec::new()),
-            };
-            let solution = solve(&projection, &solver);
-            let used = projection.counts.get();
-            result.evaluations.values += used.values;
-            result.evaluations.derivatives += used.derivatives;
-            result.evaluations.hessians += used.hessians;
-            result.projections += 1;
-            let (value, point) = match solution {
-                Ok(s)
-                    if s.max_violation <= options.feasibility_tolerance
-                        && s.objective.is_finite() =>
-                {
-                    result.feasible_projections += 1;
-                    let p = BasinPoint {
-                        x: s.x,
-                        objective: s.objective,
-                        violation: s.max_violation,
-                        status: s.status,
-                    };
-                    let value = p.objective;
-                    let projected: Vec<f64> = cma_vars
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &i)| (p.x[i] - centre[k]) / scale[k])
-                        .collect();
-                    if result
-                        .best
-                        .as_ref()
-                        .is_none_or(|b| p.objective < b.objective)
-                    {
-                        result.best = Some(p);
+    let mut stop = false;
+    while !stop {
+        // The samples are projected one after the other (IPOPT solves are serialized process
+        // wide); the run stops after the projection that reaches the target or the budget.
+        basin.generation(&mut |samples: &[Vec<f64>]| -> Vec<Option<Projection>> {
+            let mut out = Vec::with_capacity(samples.len());
+            for u in samples {
+                let mut start = x0.clone();
+                for (k, &i) in cma_vars.iter().enumerate() {
+                    start[i] = centre[k] + scale[k] * u[k];
+                    // Mirroring keeps u in the box; round-off may not.
+                    if lower[i].is_finite() && upper[i].is_finite() {
+                        start[i] = start[i].clamp(lower[i], upper[i]);
                     }
-                    (value, projected)
                 }
-                Ok(s) if s.max_violation.is_finite() => (FAILED_OFFSET + s.max_violation, u),
-                _ => (f64::INFINITY, u),
-            };
-            told.push((point, value));
-            if let Some(t) = options.target
-                && value < FAILED_OFFSET
-                && (value - t.value).abs() <= t.tolerance
-            {
-                result.evaluations_to_target = Some(result.evaluations.total());
-                break 'run;
+                let projection = LocalProblem {
+                    inner: problem,
+                    start,
+                    fixed: &fixed,
+                    counts: Cell::new(EvaluationCounts::default()),
+                    last_value_x: RefCell::new(Vec::new()),
+                    last_derivative_x: RefCell::new(Vec::new()),
+                };
+                let solution = solve(&projection, &solver);
+                let used = projection.counts.get();
+                result.evaluations.values += used.values;
+                result.evaluations.derivatives += used.derivatives;
+                result.evaluations.hessians += used.hessians;
+                result.projections += 1;
+                let projected = match solution {
+                    Ok(s) => {
+                        let p = Projection {
+                            objective: s.objective,
+                            violation: s.max_violation,
+                            moved_to: Some(
+                                cma_vars
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(k, &i)| (s.x[i] - centre[k]) / scale[k])
+                                    .collect(),
+                            ),
+                        };
+                        if verdict(Some(&p), options.feasibility_tolerance).is_feasible() {
+                            result.feasible_projections += 1;
+                            if result
+                                .best
+                                .as_ref()
+                                .is_none_or(|b| s.objective < b.objective)
+                            {
+                                result.best = Some(BasinPoint {
+                                    x: s.x,
+                                    objective: s.objective,
+                                    violation: s.max_violation,
+                                    status: s.status,
+                                });
+                            }
+                        }
+                        Some(p)
+                    }
+                    Err(_) => None,
+                };
+                let judged = verdict(projected.as_ref(), options.feasibility_tolerance);
+                out.push(projected);
+                if let (Some(t), Verdict::Feasible(value)) = (options.target, judged)
+                    && (value - t.value).abs() <= t.tolerance
+                {
+                    result.evaluations_to_target = Some(result.evaluations.total());
+                    stop = true;
+                    break;
+                }
+                if result.evaluations.total() >= options.max_evaluations {
+                    stop = true;
+                    break;
+                }
             }
-            if result.evaluations.total() >= options.max_evaluations {
-                break 'run;
-            }
+            out
+        });
+        if !stop {
+            result.generations += 1;
         }
-        cma.tell(&told);
-        result.generations += 1;
     }
-    result.restarts = cma.restarts();
+    result.restarts = basin.restarts();
     result
 }
 

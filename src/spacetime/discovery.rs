@@ -1,4 +1,4 @@
-//! Gait discovery: basin-CMA over the contact timings (specs/004.md §1.3, thesis §3.3).
+//! Gait discovery: basin-CMA over the contact timings (Wampler 2012, thesis §3.3).
 //!
 //! - The CMA-only variables are the timings: the period T and, per foot, the start and duration
 //!   of its single contact window (fractions of T). The first foot's start is fixed at 0: shifting
@@ -9,8 +9,9 @@
 //!   projected by building its own gait NLP; the timing variables themselves are not moved by
 //!   the local solve, so "replacing an elite by its projection" leaves the CMA coordinates as
 //!   they are and CMA-ES is told the projected cost.
-//! - Failed projections (not feasible to the tolerance) rank last: [`FAILED_OFFSET`] + violation.
-//! - Initialisation (§1.3): feet evenly spaced within a 1 s cycle, each down half of it; a wide
+//! - Failed projections (not feasible to the tolerance) rank after every feasible one, by their
+//!   violation ([`crate::optim::scheduler::Verdict`], the rule of every search).
+//! - Initialisation (§3.3.3): feet evenly spaced within a 1 s cycle, each down half of it; a wide
 //!   diagonal covariance (σ₀ = 0.3 of every range).
 //! - The evaluation of a generation's λ samples is the caller's: the CLI runs them as separate
 //!   processes in parallel (IPOPT's linear solver is not thread-safe), tests use closures. Each
@@ -19,15 +20,14 @@
 //! Search box: T ∈ [0.25, 1.5] s by default, durations ∈ [0.1, 0.9], starts ∈ [−0.5, 1.5] read
 //! modulo 1 (so a window can move across the cycle's end without meeting a bound). The period's
 //! range is the user's to narrow or widen ([`TimingSpace::with_period_range`]): the thesis lets
-//! an artist restrict the search to a subspace of timings (§1.3, "an artist may restrict the
-//! search …"), and it gives no range of its own.
+//! an artist restrict the search to a subspace of timings (§3.3.4: "an artist can design some
+//! aspects of a gait"), and it gives no range of its own.
 
 use super::gait::FootTiming;
-use crate::optim::{AskTell, Bounds, CmaesOptions, RestartPolicy, RestartingCmaes};
+use crate::optim::basin::{BasinCma, Projection};
+use crate::optim::scheduler::Verdict;
+use crate::optim::{Bounds, CmaesOptions, RestartPolicy};
 use serde::{Deserialize, Serialize};
-
-/// Fitness of a failed projection, plus its violation (as in basin-CMA): above every gait cost.
-pub const FAILED_OFFSET: f64 = 1e12;
 
 /// Default largest violation (mass-normalised) of a projection counted as feasible.
 pub const FEASIBILITY_TOLERANCE: f64 = 1e-6;
@@ -178,18 +178,27 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    pub fn feasible(&self, tolerance: f64) -> bool {
-        self.projected
-            .as_ref()
-            .is_some_and(|p| p.cost.is_finite() && p.max_violation <= tolerance)
+    /// How it ranks (basin-CMA's rule, [`crate::optim::basin::verdict`]).
+    pub fn verdict(&self, tolerance: f64) -> Verdict {
+        crate::optim::basin::verdict(
+            self.projected.as_ref().map(Projected::projection).as_ref(),
+            tolerance,
+        )
     }
 
-    /// What CMA-ES is told: the cost, or failures ranked last by violation.
-    fn fitness(&self, tolerance: f64) -> f64 {
-        match &self.projected {
-            Some(p) if self.feasible(tolerance) => p.cost,
-            Some(p) if p.max_violation.is_finite() => FAILED_OFFSET + p.max_violation,
-            _ => f64::INFINITY,
+    pub fn feasible(&self, tolerance: f64) -> bool {
+        self.verdict(tolerance).is_feasible()
+    }
+}
+
+impl Projected {
+    /// As basin-CMA reads it: the timings are held fixed by the solve, so the sample stays
+    /// where it was.
+    fn projection(&self) -> Projection {
+        Projection {
+            objective: self.cost,
+            violation: self.max_violation,
+            moved_to: None,
         }
     }
 }
@@ -255,46 +264,52 @@ pub fn discover(
         max_evaluations: None,
         active: true,
     };
-    let mut cma = RestartingCmaes::new(
+    let tol = options.feasibility_tolerance;
+    let mut basin = BasinCma::new(
         &space.initial(),
         options.sigma0,
         cma_options,
         RestartPolicy::Ipop,
+        tol,
     );
-    let tol = options.feasibility_tolerance;
     let mut result = DiscoveryResult {
         best: None,
         history: Vec::new(),
         projections: 0,
     };
     for generation in 0..options.generations {
-        let samples = cma.ask();
-        let decoded: Vec<(f64, Vec<FootTiming>)> =
-            samples.iter().map(|u| space.decode(u)).collect();
-        let mut projected = evaluate(&decoded);
-        projected.resize(samples.len(), None);
-        result.projections += samples.len();
-        let candidates: Vec<Candidate> = decoded
+        let mut evaluated: Vec<(f64, Vec<FootTiming>, Option<Projected>)> = Vec::new();
+        basin.generation(&mut |samples: &[Vec<f64>]| -> Vec<Option<Projection>> {
+            let decoded: Vec<(f64, Vec<FootTiming>)> =
+                samples.iter().map(|u| space.decode(u)).collect();
+            let mut projected = evaluate(&decoded);
+            projected.resize(samples.len(), None);
+            let out = projected
+                .iter()
+                .map(|p| p.as_ref().map(Projected::projection))
+                .collect();
+            evaluated = decoded
+                .into_iter()
+                .zip(projected)
+                .map(|((period, timings), p)| (period, timings, p))
+                .collect();
+            out
+        });
+        result.projections += evaluated.len();
+        let candidates: Vec<Candidate> = evaluated
             .into_iter()
-            .zip(projected)
-            .map(|((period, timings), projected)| Candidate {
+            .map(|(period, timings, projected)| Candidate {
                 period,
                 timings,
                 projected,
             })
             .collect();
-        let told: Vec<(Vec<f64>, f64)> = samples
-            .into_iter()
-            .zip(&candidates)
-            .map(|(u, c)| (u, c.fitness(tol)))
-            .collect();
-        cma.tell(&told);
         for c in &candidates {
             if c.feasible(tol)
                 && result
                     .best
                     .as_ref()
-                    .is_none_or(|b| c.fitness(tol) < b.fitness(tol))
+                    .is_none_or(|b| c.verdict(tol).fitness() < b.verdict(tol).fitness())
             {
                 result.best = Some(c.clone());
             }

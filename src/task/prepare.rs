@@ -1,4 +1,4 @@
-//! Preparing a task's seed controller (specs/002_003.md B1.8: the diversity search starts from a
+//! Preparing a task's seed controller (Agrawal et al. 2014, §3: the diversity search starts from a
 //! controller that performs the task): CMA-ES on the constraint penalty C alone until C = 0,
 //! optionally raising the scene's first obstacle in stages (continuation) and averaging C over
 //! fixed perturbations of the point so that the seed has room around it (robust seeds).
@@ -7,8 +7,8 @@
 //! the events and writes the seed, the GUI or a test may watch them instead.
 
 use super::{Evaluation, Task, evaluate};
-use crate::optim::{AskTell, Cmaes, CmaesOptions};
-use rayon::prelude::*;
+use crate::optim::scheduler::{self, OnThreads, Verdict};
+use crate::optim::{Cmaes, CmaesOptions};
 use serde::{Deserialize, Serialize};
 
 /// What to prepare.
@@ -158,11 +158,18 @@ pub fn prepare(
             if best.1 == 0.0 {
                 break;
             }
-            let xs = es.ask();
-            let vals: Vec<f64> =
-                pool.install(|| xs.par_iter().map(|x| penalty(&task, x)).collect());
-            for (x, v) in xs.iter().zip(&vals) {
-                if *v < best.1 {
+            let batch = scheduler::generation(
+                &mut es,
+                &mut OnThreads {
+                    pool: Some(pool),
+                    f: |x: &[f64]| penalty(&task, x),
+                },
+                &mut |_, v| Verdict::of(*v, true).into(),
+            );
+            for (x, v) in batch.points.iter().zip(&batch.outcomes) {
+                if let Some(v) = v
+                    && *v < best.1
+                {
                     best = (x.clone(), *v);
                     on_event(PrepareEvent::Improved {
                         params: best.0.clone(),
@@ -170,7 +177,6 @@ pub fn prepare(
                     });
                 }
             }
-            es.tell(&xs.into_iter().zip(vals).collect::<Vec<_>>());
             if g % 10 == 0 || best.1 == 0.0 {
                 on_event(PrepareEvent::Generation {
                     generation: g,

@@ -1,4 +1,4 @@
-//! The discovery of a gait job (specs/004.md §1.3 "Discovering contact timings"): basin-CMA over
+//! The discovery of a gait job (Wampler 2012, thesis §3.3): basin-CMA over
 //! the timings ([`crate::spacetime::discovery::discover`]), each sample projected by a capped
 //! gait solve, itself a [`GaitRequest`] solved by a [`SampleSolver`]: [`ProcessPool`] runs them
 //! as separate processes (IPOPT's linear solver is not thread-safe, so parallel solves need
@@ -27,9 +27,8 @@ pub trait SampleSolver {
     fn solve(&mut self, requests: &[GaitRequest]) -> Result<()>;
 }
 
-/// Each sample solved by `EXE gait-job REQUEST` in a process of its own, `threads` at once (0:
-/// one per core), the request given as RON. Each process evaluates its
-/// derivatives on its share of the cores.
+/// Each sample solved by `EXE gait-job REQUEST` in a worker process of its own, `threads` at
+/// once (0: one per core). Each process evaluates its derivatives on its share of the cores.
 #[derive(Debug, Clone)]
 pub struct ProcessPool {
     /// The motionlab executable.
@@ -48,45 +47,26 @@ impl ProcessPool {
     }
 }
 
-/// Waits until fewer than `slots` of the `running` processes are still running, dropping
-/// those that have ended.
-fn wait_for_slots(running: &mut Vec<std::process::Child>, slots: usize) {
-    loop {
-        // A process whose status cannot be read counts as ended.
-        running.retain_mut(|c| matches!(c.try_wait(), Ok(None)));
-        if running.len() < slots.max(1) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 impl SampleSolver for ProcessPool {
+    /// Every request in a [`super::pool::GaitWorker`] of its own, `threads` at once; a slot
+    /// frees as soon as any solve ends (sample times differ by 2x and more).
     fn solve(&mut self, requests: &[GaitRequest]) -> Result<()> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = if self.threads == 0 {
-            cores
-        } else {
-            self.threads
-        };
-        let child_threads = (cores / threads).max(1);
-        let mut running: Vec<std::process::Child> = Vec::new();
-        for request in requests {
-            // A slot frees as soon as any solve ends (sample times differ by 2x and more).
-            wait_for_slots(&mut running, threads);
-            let child = std::process::Command::new(&self.exe)
-                .arg("gait-job")
-                .arg(request.encode())
-                .env("RAYON_NUM_THREADS", child_threads.to_string())
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .with_context(|| format!("starting a sample process {}", self.exe.display()))?;
-            running.push(child);
+        let mut workers = crate::jobs::supervisor::Supervisor::new(
+            &self.exe,
+            super::pool::GaitWorker,
+            self.threads,
+        );
+        for (i, request) in requests.iter().enumerate() {
+            workers.submit(i as u64, request.clone());
         }
-        for mut c in running {
-            let _ = c.wait();
+        while let Some(report) = workers.next() {
+            if let crate::jobs::supervisor::Report::Exited {
+                outcome: Err(e @ crate::jobs::supervisor::WorkerError::Spawn { .. }),
+                ..
+            } = report
+            {
+                anyhow::bail!("starting a sample process: {e}");
+            }
         }
         Ok(())
     }
@@ -163,7 +143,7 @@ fn read_summary(clip: &Path) -> Option<Projected> {
     crate::files::from_ron(&std::fs::read_to_string(summary_path(clip)).ok()?).ok()
 }
 
-/// Basin-CMA over the timings (specs/004.md §1.3), every sample a solve capped at the
+/// Basin-CMA over the timings (Wampler 2012, thesis §3.3), every sample a solve capped at the
 /// discovery's `sample_iterations`, solved by `samples`. Reports every sample and generation
 /// and returns the best feasible timing (lowest cost) with its sample's clip.
 pub(super) fn discover_timings(

@@ -1,5 +1,5 @@
 //! The gait job: one typed request ([`GaitRequest`]) for a cyclic gait solve or a gait
-//! discovery (specs/004.md §1.2 "Cyclic gaits", §1.3 "Discovering contact timings"), run by
+//! discovery (Wampler 2012, thesis §3.2 and §3.3), run by
 //! [`run_gait`] with typed progress ([`GaitEvent`]) and a typed outcome ([`GaitOutcome`]).
 //! The command line (`motionlab gait`), the Gait panel (through `motionlab gait-job REQUEST`, a child
 //! process given the request as RON, which writes its events as RON lines) and the tests all call [`run_gait`].
@@ -17,6 +17,7 @@
 pub mod discover;
 pub mod events;
 pub mod pool;
+mod worker_job;
 
 use crate::spacetime::gait::{FootTiming, GaitClip, StageSummary};
 use crate::spacetime::morphology::MorphologyOptions;
@@ -26,7 +27,8 @@ use std::path::PathBuf;
 
 pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
-pub use pool::{PoolEvent, SolverPool};
+pub use pool::{GaitWorker, PoolEvent, SolverPool};
+pub use worker_job::{GaitLog, GaitWorkerJob};
 
 /// Second derivatives of a gait solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -48,7 +50,7 @@ pub enum GaitHessian {
     GaussNewtonThenExact,
 }
 
-/// A discovery's settings (specs/004.md §1.3).
+/// A discovery's settings (Wampler 2012, thesis §3.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiscoverRequest {
     /// CMA-ES generations.
@@ -105,17 +107,17 @@ pub struct GaitRequest {
     pub lbfgs_iterations: Option<usize>,
     /// Extra IPOPT options.
     pub ipopt: Vec<(String, OptionValue)>,
-    /// Co-optimise the body (specs/004.md §1.5).
+    /// Co-optimise the body (Wampler 2012, thesis §3.4).
     pub morphology: Option<MorphologyOptions>,
     /// IPOPT's print level (0 silent, 5 the iteration log, on standard output).
     pub print_level: i32,
     /// Write the clip here (RON, atomically).
     pub out: Option<PathBuf>,
     /// Solve a transformed cycle turning at this rate (rad/s, positive to the left;
-    /// specs/001.md §1.4) instead of the treadmill cycle.
+    /// McIntosh 2011, §3.2.5) instead of the treadmill cycle.
     #[serde(default)]
     pub turn_rate: Option<f64>,
-    /// A ceiling the head stays under (m): a crouching gait (specs/001.md §1.7).
+    /// A ceiling the head stays under (m): a crouching gait (McIntosh 2011, §3.4.2).
     #[serde(default)]
     pub ceiling: Option<f64>,
     /// The objective's weights C₁..C₄ (and the posture's) instead of the thesis's.
@@ -131,8 +133,8 @@ pub struct GaitRequest {
     /// ([`crate::spacetime::gait::GaitSpec::sole_clearance`]).
     #[serde(default)]
     pub sole_clearance: bool,
-    /// Solve a connecting clip between two solved clips instead of a cycle (specs/004.md
-    /// App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
+    /// Solve a connecting clip between two solved clips instead of a cycle (Wampler
+    /// 2012, App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
     #[serde(default)]
     pub connect: Option<ConnectRequest>,
 }

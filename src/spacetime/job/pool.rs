@@ -1,11 +1,24 @@
-//! Gait jobs solved side by side, each in a `motionlab gait-job REQUEST` process of its own
-//! (IPOPT's linear solver is not thread-safe), their typed events read as they come: what the
-//! parameter-space generator and the motion graph's connections run.
+//! Gait jobs solved side by side, each in a `motionlab gait-job REQUEST` worker process of its
+//! own (IPOPT's linear solver is not thread-safe), through the program's one supervisor of
+//! child processes ([`crate::jobs::supervisor`]): what the parameter-space generator, the motion
+//! graph's connections and a discovery's samples run.
 
 use super::{GaitEvent, GaitRequest};
+use crate::jobs::supervisor::{Protocol, Report, Supervisor, WorkerError};
 use crate::spacetime::gait::GaitClip;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::Path;
+
+/// `motionlab gait-job FILE`: a [`GaitRequest`] in, [`GaitEvent`]s out.
+pub struct GaitWorker;
+
+impl Protocol for GaitWorker {
+    type Request = GaitRequest;
+    type Event = GaitEvent;
+    fn args(&self, request_file: &Path) -> Vec<OsString> {
+        vec!["gait-job".into(), request_file.into()]
+    }
+}
 
 /// What a running pool reports.
 #[derive(Debug)]
@@ -24,110 +37,84 @@ pub enum PoolEvent {
     },
 }
 
-/// A pool of `gait-job` processes.
+/// Gait jobs that write their clips to files, solved by [`GaitWorker`]s.
 pub struct SolverPool {
-    exe: PathBuf,
-    /// Threads each solve's derivatives run on.
-    child_threads: usize,
-    tx: std::sync::mpsc::Sender<(usize, Option<GaitEvent>)>,
-    rx: std::sync::mpsc::Receiver<(usize, Option<GaitEvent>)>,
-    /// Per running job: its clip file and its reader thread (which returns the process's last
-    /// line on standard error).
-    running: std::collections::HashMap<usize, (PathBuf, std::thread::JoinHandle<Option<String>>)>,
+    workers: Supervisor<GaitWorker>,
+    /// Each job's clip file.
+    outs: std::collections::BTreeMap<usize, std::path::PathBuf>,
 }
 
 impl SolverPool {
-    /// A pool of `exe` processes meant to run `threads` at a time (the cores shared among them).
+    /// A pool of `exe` workers meant to run `threads` at a time (the cores shared among them).
     pub fn new(exe: &Path, threads: usize) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let (tx, rx) = std::sync::mpsc::channel();
         Self {
-            exe: exe.to_path_buf(),
-            child_threads: (cores / threads.max(1)).max(1),
-            tx,
-            rx,
-            running: std::collections::HashMap::new(),
+            workers: Supervisor::new(exe, GaitWorker, threads.max(1)),
+            outs: Default::default(),
         }
     }
 
-    /// Starts `request` (which must name its `out` file) as job `job`.
+    /// Starts `request` (which must name its `out` file) as job `job`, or queues it until a
+    /// worker is free.
     pub fn start(&mut self, job: usize, request: &GaitRequest) -> Result<(), String> {
         let out = request
             .out
             .clone()
             .ok_or_else(|| "a pooled gait job must write its clip to a file".to_string())?;
-        let mut child = std::process::Command::new(&self.exe)
-            .arg("gait-job")
-            .arg(request.encode())
-            .env("RAYON_NUM_THREADS", self.child_threads.to_string())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", self.exe.display()))?;
-        let tx = self.tx.clone();
-        let reader = std::thread::spawn(move || {
-            let stderr = child.stderr.take();
-            let errors = std::thread::spawn(move || {
-                stderr.and_then(|e| {
-                    std::io::BufReader::new(e)
-                        .lines()
-                        .map_while(Result::ok)
-                        .last()
-                })
-            });
-            if let Some(out) = child.stdout.take() {
-                for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-                    if let Some(e) = GaitEvent::decode(&line) {
-                        let _ = tx.send((job, Some(e)));
-                    }
-                }
-            }
-            let _ = child.wait();
-            let tail = errors.join().ok().flatten();
-            let _ = tx.send((job, None));
-            tail
-        });
-        self.running.insert(job, (out, reader));
+        self.outs.insert(job, out);
+        self.workers.submit(job as u64, request.clone());
         Ok(())
     }
 
-    /// Jobs running.
+    /// Jobs running or waiting.
     pub fn busy(&self) -> usize {
-        self.running.len()
+        self.workers.running() + self.workers.queued()
     }
 
-    /// The next event of a running job; `None` when none runs.
+    /// The next event of a job; `None` when none runs or waits.
     pub fn next_event(&mut self) -> Option<PoolEvent> {
-        while !self.running.is_empty() {
-            let (job, event) = self.rx.recv().ok()?;
-            match event {
-                Some(GaitEvent::Iteration {
-                    iteration,
-                    objective,
-                    infeasibility,
-                    ..
-                }) => {
+        loop {
+            match self.workers.next()? {
+                Report::Event {
+                    id,
+                    event:
+                        GaitEvent::Iteration {
+                            iteration,
+                            objective,
+                            infeasibility,
+                            ..
+                        },
+                } => {
                     return Some(PoolEvent::Iteration {
-                        job,
+                        job: id as usize,
                         iteration,
                         objective,
                         infeasibility,
                     });
                 }
-                Some(_) => {}
-                None => {
-                    let (out, reader) = self.running.remove(&job)?;
-                    let tail = reader.join().ok().flatten();
-                    // The process's own error first: it says why no clip was written.
-                    let clip = crate::files::read_ron::<GaitClip>(&out).map_err(|e| match tail {
-                        Some(t) => format!("{t}; {e}"),
-                        None => e.to_string(),
+                Report::Event { .. } => {}
+                Report::Exited { id, outcome } => {
+                    let job = id as usize;
+                    let out = self.outs.remove(&job)?;
+                    return Some(PoolEvent::Done {
+                        job,
+                        clip: read_clip(&out, outcome),
                     });
-                    return Some(PoolEvent::Done { job, clip });
                 }
             }
         }
-        None
     }
+}
+
+/// The clip a worker wrote to `out`; when there is none, why (the worker's own words first).
+pub fn read_clip(
+    out: &Path,
+    outcome: Result<Vec<String>, WorkerError>,
+) -> Result<GaitClip, String> {
+    crate::files::read_ron::<GaitClip>(out).map_err(|e| match outcome {
+        Err(w) => format!("{w}; {e}"),
+        Ok(tail) => match tail.last() {
+            Some(t) => format!("{t}; {e}"),
+            None => e.to_string(),
+        },
+    })
 }

@@ -280,6 +280,10 @@ fn solve_and_report(
         };
     }
     let audit_max_violation = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu).max();
+    // The clip names its character file as a clip does (the file's path and a hash of its text).
+    if let Ok(text) = std::fs::read_to_string(&request.creature) {
+        clip.character = Some(crate::model::CharacterRef::new(&request.creature, &text));
+    }
     if let Some(out) = &request.out {
         crate::files::write_ron(out, &clip)
             .with_context(|| format!("writing {}", out.display()))?;
