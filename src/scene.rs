@@ -1,10 +1,11 @@
 //! Scenes: a character file plus the world it is simulated in (ground, PD mode, duration,
-//! scripted pushes). Tasks and their constraints (specs/002_003.md B1.8) extend this format.
+//! scripted pushes). Tasks and their constraints (Agrawal et al. 2014, §6, §7.1) extend this format.
 //! Paths inside a scene are relative to the scene file.
 
 use crate::model::{Character, ModelError, Problem, load_character, parse_validated, read_text};
 use crate::sim::{GroundSettings, PdMode, Push, SimSettings};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,10 +37,94 @@ pub struct Scene {
     /// A motion task: seed controller, free parameters, constraints, metric.
     #[serde(default)]
     pub task: Option<crate::task::TaskDef>,
-    /// A Pareto jump over the task (specs/000.md §1.6): head body, effort weights, assist range,
-    /// height bins and hypervolume reference.
+    /// A Pareto jump over the task (Agrawal 2015, thesis ch. 4): head body, effort weights,
+    /// assist range, height bins and hypervolume reference.
     #[serde(default)]
-    pub pareto: Option<crate::pareto::JumpDef>,
+    pub pareto: Option<JumpDef>,
+}
+
+/// The `pareto:` section of a scene: what the jump measures and the settings of Agrawal's
+/// Pareto search (2015, thesis ch. 4); resolved by `pareto::JumpTask`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JumpDef {
+    /// The body whose centre's peak height is the jump height h_p.
+    pub head: String,
+    /// Raw Table 4.1 weights by joint (a name without `l_`/`r_` covers both sides).
+    pub effort_weights: BTreeMap<String, f64>,
+    /// Largest take-off gravity g₀, m/s² (positive: the net pull points upwards; Table 4.3
+    /// reaches +4.2).
+    #[serde(default = "default_max_g0")]
+    pub max_g0: f32,
+    /// Longest assist T, s.
+    #[serde(default = "default_max_duration")]
+    pub max_duration: f32,
+    /// Seed values of the normalized assist coordinates (v_g, v_T).
+    #[serde(default = "default_seed_assist")]
+    pub seed_assist: (f64, f64),
+    /// w_se / w_je (5000 in all the thesis's experiments).
+    #[serde(default = "default_assist_weight")]
+    pub assist_weight: f64,
+    /// w_p of C_h (5000).
+    #[serde(default = "default_height_weight")]
+    pub height_weight: f64,
+    /// f_p, the constant failure penalty (100,000).
+    #[serde(default = "default_failure_penalty")]
+    pub failure_penalty: f64,
+    /// BSOO: head heights (lowest, highest bin centre), m, split into `bins` targets h_o.
+    pub heights: (f64, f64),
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    /// Hypervolume reference point: (head height, log effort); points must be higher and
+    /// cheaper to count.
+    pub reference: (f64, f64),
+}
+
+fn default_max_g0() -> f32 {
+    5.0
+}
+fn default_max_duration() -> f32 {
+    1.0
+}
+fn default_seed_assist() -> (f64, f64) {
+    (-0.05, 0.0)
+}
+fn default_assist_weight() -> f64 {
+    5000.0
+}
+fn default_height_weight() -> f64 {
+    5000.0
+}
+fn default_failure_penalty() -> f64 {
+    100_000.0
+}
+fn default_bins() -> usize {
+    16
+}
+
+impl JumpDef {
+    /// What the section gets wrong on its own or against `character` (the head body, the
+    /// assist's duration, the height bins); the effort weights and the take-off phase are
+    /// checked when the jump is resolved.
+    pub fn check(&self, character: &Character) -> Result<(), String> {
+        if character.body_index(&self.head).is_none() {
+            return Err(format!("pareto.head names unknown body {:?}", self.head));
+        }
+        if !(self.max_duration > 0.0 && self.max_duration.is_finite()) {
+            return Err(format!(
+                "pareto.max_duration is {}, expected > 0",
+                self.max_duration
+            ));
+        }
+        if self.bins == 0
+            || self.heights.0.partial_cmp(&self.heights.1) != Some(std::cmp::Ordering::Less)
+        {
+            return Err(format!(
+                "pareto.heights {:?} with {} bins: expected lowest < highest and bins ≥ 1",
+                self.heights, self.bins
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn default_seconds() -> f32 {
@@ -278,11 +363,12 @@ pub fn parse_scene(
             message,
         })?;
     }
-    if loaded.scene.pareto.is_some() {
-        loaded.jump().map_err(|message| SceneError::Task {
-            scene: path.into(),
-            message,
-        })?;
+    if let Some(jump) = &loaded.scene.pareto {
+        jump.check(&loaded.character)
+            .map_err(|message| SceneError::Task {
+                scene: path.into(),
+                message,
+            })?;
     }
     Ok(loaded)
 }
@@ -308,22 +394,96 @@ impl LoadedScene {
     }
 }
 
-impl LoadedScene {
-    /// The scene's Pareto jump (its `task` with the `pareto` section).
-    pub fn jump(&self) -> Result<crate::pareto::JumpTask, String> {
-        let def = self
-            .scene
-            .pareto
-            .clone()
-            .ok_or_else(|| format!("scene {:?} has no `pareto` section", self.scene.name))?;
-        crate::pareto::JumpTask::new(self.task(false)?, def)
+/// What a scene asks for beyond a simulation, read from its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneKind {
+    /// Every scene: a character in a world, simulated.
+    Simulation,
+    /// A motion task (`task:`), explored by the diversity search.
+    Task,
+    /// A Pareto jump (`pareto:`).
+    Pareto,
+}
+
+/// The kinds one scene file is (every scene is a simulation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SceneKinds {
+    pub task: bool,
+    pub pareto: bool,
+}
+
+impl SceneKinds {
+    pub fn contains(self, kind: SceneKind) -> bool {
+        match kind {
+            SceneKind::Simulation => true,
+            SceneKind::Task => self.task,
+            SceneKind::Pareto => self.pareto,
+        }
+    }
+
+    /// The kinds of a parsed scene.
+    pub fn of(scene: &Scene) -> Self {
+        SceneKinds {
+            task: scene.task.is_some(),
+            pareto: scene.pareto.is_some(),
+        }
     }
 }
 
-/// Whether a RON file is a scene (it has a `character:` field naming a character file) rather
-/// than a character (which has no such field).
+/// Reads `path` as a scene (parsed and validated, its character not loaded) and says what it
+/// asks for.
+pub fn scene_kind(path: &Path) -> Result<SceneKinds, SceneError> {
+    let text = read_text(path)?;
+    let scene: Scene = parse_validated(&text, path, Scene::validate)?;
+    Ok(SceneKinds::of(&scene))
+}
+
+/// Whether RON text is a scene rather than a character: its top-level fields name a
+/// `character` file (a character's do not). Comments and strings cannot fool it, since the text
+/// is parsed; text that is not RON is neither.
 pub fn is_scene_text(text: &str) -> bool {
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .any(|l| l.contains("character:"))
+    matches!(
+        crate::files::from_ron::<ron::Value>(text),
+        Ok(ron::Value::Map(m)) if m.keys().any(|k| *k == ron::Value::String("character".into()))
+    )
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn a_scene_is_told_from_a_character_by_its_fields_not_its_text() {
+        assert!(is_scene_text(
+            r#"(name: "s", character: "../characters/human2d.ron")"#
+        ));
+        // A character whose description mentions `character:` is still a character.
+        assert!(!is_scene_text(
+            r#"(name: "c", description: "not a character: file", root: (body: "b", kind: Free))"#
+        ));
+        assert!(!is_scene_text("// character: x\n(name: \"c\")"));
+        assert!(!is_scene_text("not ron at all character:"));
+    }
+
+    #[test]
+    fn shipped_scenes_have_their_kinds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+        let kind = |f: &str| scene_kind(&dir.join(f)).unwrap();
+        assert_eq!(
+            kind("pareto_jump2d.ron"),
+            SceneKinds {
+                task: true,
+                pareto: true
+            }
+        );
+        assert_eq!(
+            kind("backflip2d.ron"),
+            SceneKinds {
+                task: true,
+                pareto: false
+            }
+        );
+        assert!(kind("backflip2d.ron").contains(SceneKind::Simulation));
+        assert!(!kind("backflip2d.ron").contains(SceneKind::Pareto));
+    }
 }

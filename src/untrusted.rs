@@ -150,8 +150,7 @@ pub fn bvh(text: &str) -> Result<(), String> {
 pub fn skeleton(bytes: &[u8]) -> Result<(), String> {
     use crate::arbs::{self, ArbsOptions, LoadOptions, Skeleton, TransferOptions};
     let options = LoadOptions::default();
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).to_ascii_uppercase();
-    let mut ks = if head.trim_start().starts_with("HIERARCHY") {
+    let mut ks = if arbs::SourceKind::of_bytes(bytes) == arbs::SourceKind::MotionCapture {
         let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
         Skeleton::from_bvh(text, "untrusted.bvh", &options)
     } else {

@@ -121,3 +121,53 @@ fn a_scene_without_a_pareto_section_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// `pareto --resume` refuses a folder holding a run of another scene, method or seed, with a
+/// message that names what differs (the checkpoint would otherwise win silently).
+#[test]
+fn resume_refuses_a_run_of_another_scene_method_or_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let out = out.to_str().unwrap();
+    let base = [
+        "pareto",
+        "scenes/pareto_jump2d.ron",
+        "--generations",
+        "1",
+        "--evaluations",
+        "40",
+        "--out",
+        out,
+    ];
+    let o = common::motionlab(&base);
+    common::assert_success(&o, "pareto");
+    for (extra, names) in [
+        (vec!["--seed", "2"], "seed 1 (asked: 2)"),
+        (vec!["--method", "bsoo"], "method Rmoo (asked: Bsoo)"),
+    ] {
+        let mut args = base.to_vec();
+        args.push("--resume");
+        args.extend(extra.iter().copied());
+        let o = common::motionlab(&args);
+        assert!(!o.status.success(), "{args:?} was accepted");
+        let err = common::stderr(&o);
+        assert!(
+            err.contains(names) && err.contains("another --out"),
+            "{err}"
+        );
+    }
+    let mut args = base.to_vec();
+    args[1] = "scenes/jump_high2d.ron";
+    args.push("--resume");
+    let o = common::motionlab(&args);
+    assert!(!o.status.success());
+    assert!(
+        common::stderr(&o).contains("scene scenes/pareto_jump2d.ron"),
+        "{}",
+        common::stderr(&o)
+    );
+    // The same options resume (here: report the finished run).
+    let mut args = base.to_vec();
+    args.push("--resume");
+    common::assert_success(&common::motionlab(&args), "pareto --resume, same run");
+}

@@ -1,5 +1,5 @@
-//! Auto-ARBS: a simulated character from a kinematic skeleton (specs/002_003.md §A1.1, checklist
-//! §A4 item 11).
+//! Auto-ARBS: a simulated character from a kinematic skeleton (Borer et al. 2018,
+//! §4.1–4.2).
 //!
 //! - **Bodies**: one per KS joint with children; leaves get none (the paper's rule) unless they
 //!   carry skin (below). A joint with one child gets
@@ -39,14 +39,14 @@
 //!   [`ArbsOptions::mass`] (50 kg, the paper's dinosaur). **Inertia** is left to the model
 //!   (`inertia: None`), which derives it from the capsule's exact solid shape, not from the
 //!   paper's enclosing box, so that an edited radius or length keeps it consistent.
-//! - **Joints**: hinges only (§A1.2). Axis = normalize((c_parent − p) × (c_child − p)) with p the
-//!   KS joint and c the two bodies' centres of mass (§A1.1). When the two directions are within
+//! - **Joints**: hinges only (§4.2). Axis = normalize((c_parent − p) × (c_child − p)) with p the
+//!   KS joint and c the two bodies' centres of mass (§4.2). When the two directions are within
 //!   3° of collinear (a straight limb), the fallback is the character's lateral axis z made
 //!   perpendicular to the limb, else x. The rule is blind to how a joint moves: a pelvis
 //!   wider than it is tall gives the hips a frontal axis, and a walk's swing cannot be
 //!   followed. So when the skeleton has animations ([`AxisRule::Auto`]), a joint that turns
-//!   takes instead the axis of its largest rotation in them (§A1.1 [AMBIG]: "the axis of
-//!   largest rotation in the animation"), signed like the geometric axis ([`AxisRule`]);
+//!   takes instead the axis of its largest rotation in them (the paper lets the user fix
+//!   the axis by hand), signed like the geometric axis ([`AxisRule`]);
 //!   what one hinge cannot make is handed to the hinge above it when that one moves nothing
 //!   else (`motion_axes`).
 //!   Limits [`DEFAULT_LIMITS`] (±120°: every rest pose is inside, and no hinge folds a body
@@ -93,7 +93,7 @@ pub struct ArbsOptions {
     /// Hinge limits, degrees; must contain 0 (the reference pose).
     pub limits: (f64, f64),
     pub axes: AxisRule,
-    /// Weld a pad under every foot (§A3: "end-effectors for stable ground contacts").
+    /// Weld a pad under every foot (§4.3: "end-effectors for stable ground contacts").
     pub pads: bool,
     /// The character's name (default: the skeleton's).
     pub name: Option<String>,
@@ -135,7 +135,7 @@ pub struct ArbsMap {
     pub bodies: Vec<Option<usize>>,
     /// Per character end effector: the KS leaf joint it stands for.
     pub end_effectors: Vec<usize>,
-    /// Every KS joint, with the body point that follows it (IK targets, §A1.4).
+    /// Every KS joint, with the body point that follows it (IK targets, §4.3).
     pub points: Vec<MappedPoint>,
     /// Per body: where the axis of the hinge above it came from (`None`: the root, pads).
     pub axes: Vec<Option<AxisSource>>,
@@ -648,7 +648,7 @@ pub fn build_character(
             .clone()
             .unwrap_or_else(|| names::sanitize(&ks.name)),
         description: format!(
-            "automatic ARBS (specs/002_003.md §A1.1) of {}: one capsule per non-leaf or skinned leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg at one density, radii {}, {} feet pads",
+            "automatic ARBS (Borer et al. 2018, §4.1) of {}: one capsule per non-leaf or skinned leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg at one density, radii {}, {} feet pads",
             ks.source,
             segs.len(),
             options.mass,

@@ -1,6 +1,6 @@
 //! A simulated body from any skinned skeleton: the automatic articulated rigid body system
-//! (ARBS) of Keys-to-Sim (specs/002_003.md §A1.1, checklist §A4 item 11) and the transfer of the
-//! skeleton's keyframes onto it by full-body inverse kinematics (§A1.4, §A4 item 13).
+//! (ARBS) of Keys-to-Sim (Borer et al. 2018, §4.1–4.2) and the transfer of the skeleton's
+//! keyframes onto it by full-body inverse kinematics (§3, §4.3), into a kinematic clip.
 //!
 //! - [`Skeleton`] (`skeleton.rs`): the kinematic skeleton (KS) of a file, in the project's frame
 //!   (y up, x forward, z lateral with the left at z < 0, metres): joints with parents and rest
@@ -9,7 +9,7 @@
 //!   naming the file and what is wrong, never a panic.
 //! - [`build_character`] (`build.rs`; `skin_fit.rs`, `axes.rs`, `feet.rs`, `names.rs`): one
 //!   capsule body per non-leaf KS joint (optionally per leaf the skin binds to), hinge joints
-//!   whose axes follow §A1.1's cross-product rule (or, for joints that turn in the animations,
+//!   whose axes follow §4.2's cross-product rule (or, for joints that turn in the animations,
 //!   their axis of largest rotation), masses
 //!   from a uniform density, end effectors and feet pads, generic part names and mirror pairs;
 //!   the [`ArbsMap`] says which KS joint every body and end effector came from.
@@ -27,6 +27,7 @@ mod gltf_load;
 mod names;
 mod skeleton;
 mod skin_fit;
+mod source;
 mod transfer;
 
 pub use axes::{AxisRule, AxisSource, MIN_MOTION, hinge_axis};
@@ -36,6 +37,7 @@ pub use skeleton::{
     MAX_POSES, Skeleton, SkinSample,
 };
 pub use skin_fit::RadiusRule;
+pub use source::{OpenedCharacter, SourceKind, open_character};
 pub use transfer::{ErrorSummary, Transfer, TransferOptions, transfer};
 
 use crate::clip::bvh::BvhError;

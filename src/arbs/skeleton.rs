@@ -1,4 +1,4 @@
-//! The kinematic skeleton (KS) of specs/002_003.md §A1.0–A1.1: the joints of a skinned
+//! The kinematic skeleton (KS) of Borer et al. 2018 (§4, §4.1): the joints of a skinned
 //! character with their parents and rest (bind) transforms, samples of its skin (for fitting
 //! radii and feet), and its animations as world transforms per frame and joint.
 //!
@@ -184,18 +184,7 @@ impl Skeleton {
         }
         let bytes =
             std::fs::read(path).map_err(|e| ArbsError::file(&name, format!("cannot read: {e}")))?;
-        let extension = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
-        let is_bvh = extension == "bvh"
-            || (extension != "gltf"
-                && extension != "glb"
-                && String::from_utf8_lossy(&bytes[..bytes.len().min(64)])
-                    .trim_start()
-                    .to_ascii_uppercase()
-                    .starts_with("HIERARCHY"));
-        if is_bvh {
+        if super::SourceKind::of(path, &bytes) == super::SourceKind::MotionCapture {
             let text = String::from_utf8(bytes)
                 .map_err(|_| ArbsError::file(&name, "not a BVH file: not UTF-8 text"))?;
             Skeleton::from_bvh(&text, &name, options)

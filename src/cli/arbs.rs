@@ -1,14 +1,11 @@
 //! `motionlab arbs FILE --out CHAR.ron [--clip CLIP.ron]`: a simulated character from any
-//! skinned skeleton (`.gltf`, `.glb` or `.bvh`; the automatic ARBS of specs/002_003.md §A1.1),
-//! and with `--clip` one of its animations transferred onto it by full-body IK (§A1.4). The CLI
+//! skinned skeleton (`.gltf`, `.glb` or `.bvh`; the automatic ARBS of Borer et al. 2018, §4.1–4.2),
+//! and with `--clip` one of its animations transferred onto it by full-body IK (their §3). The CLI
 //! parses arguments and prints; the work is in `motionlab::arbs`.
 
 use crate::flags;
 use anyhow::{Context, Result, bail};
-use motionlab::arbs::{
-    ArbsOptions, AxisSource, Forward, LoadOptions, Skeleton, TransferOptions, build_character,
-    transfer,
-};
+use motionlab::arbs::{ArbsOptions, AxisSource, Forward, LoadOptions, TransferOptions, transfer};
 use motionlab::clip::CharacterRef;
 use motionlab::model::{read_text, save_character};
 use std::path::PathBuf;
@@ -39,13 +36,25 @@ pub struct ArbsArgs {
 }
 
 pub fn run(a: ArbsArgs) -> Result<()> {
-    let ks = Skeleton::load(
+    let options = ArbsOptions {
+        mass: a.mass,
+        ..ArbsOptions::default()
+    };
+    let opened = motionlab::arbs::open_character(
         &a.file,
         &LoadOptions {
             height: a.height,
             forward: a.forward,
         },
+        &options,
     )?;
+    let Some((ks, map)) = opened.built else {
+        anyhow::bail!(
+            "{}: a character file already; `arbs` builds one from a skinned glTF/GLB or a BVH",
+            a.file.display()
+        );
+    };
+    let c = opened.character;
     for w in &ks.warnings {
         eprintln!("warning: {w}");
     }
@@ -64,11 +73,6 @@ pub fn run(a: ArbsArgs) -> Result<()> {
             an.rate
         );
     }
-    let options = ArbsOptions {
-        mass: a.mass,
-        ..ArbsOptions::default()
-    };
-    let (c, map) = build_character(&ks, &options)?;
     save_character(&c, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
     let text = read_text(&a.out)?;
     println!("character: {} ({})", c.name, a.out.display());

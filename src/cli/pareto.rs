@@ -1,4 +1,4 @@
-//! `motionlab pareto`: grows a front of jump controllers (specs/000.md §1.6) as a job with a
+//! `motionlab pareto`: grows a front of jump controllers (Agrawal 2015, ch. 4) as a job with a
 //! progress bar, checkpoints and `--resume`; prints one line per front point (the columns of
 //! Table 4.2 and the height) and the hypervolume.
 
@@ -35,6 +35,40 @@ pub struct ParetoArgs {
     pub threads: usize,
 }
 
+/// Refuses to resume a run of another scene, method or seed than the command asks for (the
+/// checkpoint would silently win).
+fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) -> Result<()> {
+    let mut differ = Vec::new();
+    let same_file = |a: &std::path::Path, b: &std::path::Path| {
+        a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    };
+    if !same_file(&config.scene, &args.scene) {
+        differ.push(format!(
+            "scene {} (asked: {})",
+            config.scene.display(),
+            args.scene.display()
+        ));
+    }
+    if config.method != args.method {
+        differ.push(format!(
+            "method {:?} (asked: {:?})",
+            config.method, args.method
+        ));
+    }
+    if config.seed != args.seed {
+        differ.push(format!("seed {} (asked: {})", config.seed, args.seed));
+    }
+    if differ.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} holds a run of another {}: resume with the same scene, method and seed, or give \
+         another --out",
+        folder.display(),
+        differ.join(", ")
+    )
+}
+
 pub fn run(args: ParetoArgs) -> Result<()> {
     let stem = args
         .scene
@@ -48,12 +82,21 @@ pub fn run(args: ParetoArgs) -> Result<()> {
             args.seed
         ))
     });
+    // A finished run in the folder must be the one asked for, as a checkpoint must.
+    let finished = folder.join("result.ron");
+    if args.resume && !folder.join("checkpoint.ron").exists() && finished.exists() {
+        same_run(&load_result(&finished)?.config, &args, &folder)?;
+    }
     let path = crate::job_cli::start_or_resume(
-        folder,
+        folder.clone(),
         args.resume,
         args.threads,
         "Pareto run",
-        ParetoRun::from_checkpoint,
+        |text| {
+            let run = ParetoRun::from_checkpoint(text)?;
+            same_run(run.config(), &args, &folder)?;
+            Ok(run)
+        },
         || {
             let mut config = ParetoConfig::new(&args.scene, args.method);
             config.seed = args.seed;
@@ -90,7 +133,7 @@ pub fn run(args: ParetoArgs) -> Result<()> {
 }
 
 /// `bench pareto`: RMOO against BSOO on scenes/pareto_jump2d.ron at equal rollout budgets over
-/// 3 seeds (specs/000.md §5 C.24; the thesis: RMOO about 2× faster). Prints, per seed and
+/// 3 seeds (Agrawal 2015, thesis §4.5: RMOO about 2× faster). Prints, per seed and
 /// method, the hypervolume at the budget and the rollouts each needed to reach 90 % of the
 /// best hypervolume either reached; `--quick`: one seed, 300 rollouts.
 pub fn bench_pareto(quick: bool, first_seed: u64) -> Result<()> {

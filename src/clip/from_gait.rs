@@ -1,6 +1,6 @@
-//! Gait solves and discoveries as clips: a [`GaitClip`] (the solver's coordinates, in the
-//! treadmill frame of specs/004.md §1.2) on the character it was solved for becomes a world-frame,
-//! transformed-cyclic [`Clip`] (specs/001.md §1.4: T is the translation V·T along +x).
+//! Gait solves and discoveries as clips: a [`GaitClip`] (the solver's coordinates, in the treadmill
+//! frame of Wampler 2012, thesis §3.2) on the character it was solved for becomes a world-frame,
+//! transformed-cyclic [`Clip`] (McIntosh 2011, thesis §3.2.5: T is the translation V·T along +x).
 //!
 //! The solver's coordinates map onto the clip's pose vocabulary joint by joint
 //! (`crate::spacetime::creature`): hinge and universal angles are the same numbers; a ball's
@@ -162,6 +162,7 @@ pub fn clip_of_gait(
             ClosureKind::Open(_) => None,
         },
         joins: None,
+        bvh: None,
         frames,
         tags: Tags {
             source: "gait".into(),

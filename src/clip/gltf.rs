@@ -1,5 +1,5 @@
 //! glTF export of a clip as a skinned, animated mesh, and its import back into a clip
-//! (specs/001.md §1.10: "for Bevy, use glTF in place of Ogre XML").
+//! (in place of the Ogre3D skeleton XML that McIntosh 2011, thesis §4.2.6, exports).
 //!
 //! The binary file (`.glb`) holds one joint node per body, children of a `character` node, each
 //! animated by a translation and a rotation channel (the body's world pose per frame, linear
@@ -437,6 +437,19 @@ fn document(clip: &Clip, character: &Character) -> (json::Root, Vec<u8>) {
     );
     root.asset.extras = json::extras::RawValue::from_string(tag).ok();
     (root, blob)
+}
+
+/// The file the first buffer of a `.gltf` at `path` names (its `uri`, beside the file), or
+/// `None` for an embedded buffer or none.
+pub fn buffer_path(text: &[u8], path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let g = gltf::Gltf::from_slice(text).ok()?;
+    let buffer = g.document.buffers().next()?;
+    match buffer.source() {
+        gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:") => {
+            Some(path.parent().unwrap_or(std::path::Path::new(".")).join(uri))
+        }
+        _ => None,
+    }
 }
 
 /// The character path a file written by [`export_glb`] or [`export_gltf`] names (`None` for

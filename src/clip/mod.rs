@@ -4,7 +4,7 @@
 //! A clip is a character (its file path and a hash of its content) and, at a fixed frame rate,
 //! per frame the root body's pose and the joint coordinates (the pose vocabulary of [`pose`]),
 //! per end effector and frame whether it touches the ground, joint torques and ground forces when
-//! known, and whether it is cyclic. Transformed-cyclic clips (specs/001.md §1.4) carry the rigid
+//! known, and whether it is cyclic. Transformed-cyclic clips (McIntosh 2011, §3.2.5) carry the rigid
 //! transform T that maps the first frame's world placement onto the frame after the last: a
 //! translation and a yaw about the vertical through the root; playback applies T cumulatively at
 //! every wrap. Tags say where a clip came from (source, speed, turn rate, gait family, cost, seed,
@@ -14,6 +14,7 @@
 //! itself (frame sizes, finite numbers) with errors naming the file.
 
 pub mod bvh;
+pub mod file;
 pub mod from_gait;
 pub mod gltf;
 pub mod pose;
@@ -23,26 +24,10 @@ use crate::model::planar::PlanarMotion;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub use file::{ClipFormat, OpenOptions, Opened, open, save};
 pub use pose::BodyPose;
 
-/// The character a clip animates.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CharacterRef {
-    /// Path of the character file, as given when the clip was made.
-    pub path: String,
-    /// xxh3-128 of the file's bytes (hex), to notice a character edited since.
-    pub hash: String,
-}
-
-impl CharacterRef {
-    /// Refers to the file at `path` with `text` its content.
-    pub fn new(path: &Path, text: &str) -> Self {
-        CharacterRef {
-            path: path.display().to_string(),
-            hash: format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes())),
-        }
-    }
-}
+pub use crate::model::CharacterRef;
 
 /// One frame: the root body's pose and every joint coordinate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,8 +38,8 @@ pub struct ClipFrame {
     pub joints: Vec<f64>,
 }
 
-/// The transform T of a transformed-cyclic clip (specs/001.md §1.4): the frame after the last is
-/// the first moved by `translation` (world) after a turn of `yaw` about the vertical through the
+/// The transform T of a transformed-cyclic clip (McIntosh 2011, §3.2.5): the frame after the last
+/// is the first moved by `translation` (world) after a turn of `yaw` about the vertical through the
 /// first frame's root.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cycle {
@@ -90,7 +75,7 @@ impl Cycle {
     }
 }
 
-/// What a connecting clip joins (specs/004.md App. C): its first two frames are frames
+/// What a connecting clip joins (Wampler 2012, thesis App. C): its first two frames are frames
 /// `from_frame` and `from_frame + 1` of clip `from` (in that clip's coordinates), its last two
 /// are frames `to_frame − 1` and `to_frame` of clip `to` moved by `placement`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -181,6 +166,10 @@ pub struct Clip {
     /// A connecting clip's ends ([`Joins`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joins: Option<Joins>,
+    /// The hierarchy of the BVH file the clip was read from: a clip written back as BVH keeps
+    /// the file's nodes, offsets, End Sites, channel orders and units ([`bvh`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bvh: Option<bvh::Hierarchy>,
     pub tags: Tags,
     pub provenance: Provenance,
 }
@@ -192,6 +181,22 @@ pub enum ClipError {
     Invalid { path: String, message: String },
     #[error(transparent)]
     Read(#[from] anyhow::Error),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error(transparent)]
+    Bvh(#[from] bvh::BvhError),
+    #[error(
+        "{path}: not a clip: expected a clip (a `character` field) or a gait clip (a `creature` \
+         field)"
+    )]
+    NotAClip { path: String },
+    #[error("{path}: expected a clip file ending in .ron, .bvh, .gltf or .glb, not `.{found}`")]
+    Format { path: String, found: String },
+    #[error("{path}: the clip's character: {error}")]
+    Character {
+        path: String,
+        error: crate::model::ModelError,
+    },
 }
 
 /// The summary `motionlab clip info` prints.
@@ -229,6 +234,7 @@ impl Clip {
             ground_forces: None,
             cycle: None,
             joins: None,
+            bvh: None,
             tags: Tags {
                 source: source.into(),
                 ..Tags::default()
@@ -490,6 +496,7 @@ pub fn from_body_poses(
         ground_forces: None,
         cycle: None,
         joins: None,
+        bvh: None,
         tags,
         provenance: Provenance::here(),
     }

@@ -1,6 +1,6 @@
 //! Characters as articulated rigid body systems (ARBS).
 //!
-//! Implements the character data model of specs/002_003.md §B1.4 and C.5 and specs/000.md §1.4:
+//! Holds the characters of Agrawal et al. 2014 (§5) and of Keys-to-Sim (Borer et al. 2018, §4):
 //! bodies (capsule, box, ellipsoid; mass; inertia derived from the shape or given; frame), a tree
 //! of joints (hinge, universal, ball, fixed, and a planar or free root) with limits, PD gains and a
 //! torque limit per joint, end effectors tagged hand/foot/head, left/right pairs, and generic part
@@ -52,7 +52,7 @@ pub struct Character {
     /// Left/right pairs of body names, for symmetric control and shape groups.
     #[serde(default)]
     pub mirror_pairs: Vec<(String, String)>,
-    /// Pairs of body end points the gait solver keeps apart (specs/004.md §1.2, Eq. 3.6: feet
+    /// Pairs of body end points the gait solver keeps apart (Wampler 2012, thesis Eq. 3.6: feet
     /// and knees). A body's end point is its foot's point if it has one, else its far end: the
     /// point twice as far from its joint as its centre of mass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -151,7 +151,7 @@ pub enum Shape<F = f64> {
     Ellipsoid {
         radii: [F; 3],
     },
-    /// A solid cylinder along `axis`, `2·half_length` long (the limbs of specs/004.md §1.1).
+    /// A solid cylinder along `axis`, `2·half_length` long (Wampler 2012, thesis §3.2).
     Cylinder {
         radius: F,
         half_length: F,
@@ -553,6 +553,26 @@ pub fn vertical_extent<F: Float>(shape: &Shape<F>, rotation: [F; 3], y: F) -> (F
         }
     };
     (y - half, y + half)
+}
+
+/// A character file a motion belongs to (a clip's, a gait clip's): its path and a hash of its
+/// text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CharacterRef {
+    /// Path of the character file, as given when the clip was made.
+    pub path: String,
+    /// xxh3-128 of the file's bytes (hex), to notice a character edited since.
+    pub hash: String,
+}
+
+impl CharacterRef {
+    /// Refers to the file at `path` with `text` its content.
+    pub fn new(path: &std::path::Path, text: &str) -> Self {
+        CharacterRef {
+            path: path.display().to_string(),
+            hash: format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes())),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ fn glide_along(
             yaw: 0.0,
         }),
         joins: None,
+        bvh: None,
         tags: Tags {
             source: "test".into(),
             ..Default::default()

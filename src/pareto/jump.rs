@@ -1,4 +1,4 @@
-//! The Pareto jump task (specs/000.md §1.6, thesis Ch. 4): a standing-jump phase controller of
+//! The Pareto jump task (Agrawal 2015, thesis ch. 4): a standing-jump phase controller of
 //! the 2D human whose free parameters are the task's pose targets (hips, knees, back, abdomen,
 //! shoulders and elbows in every phase; ankles in take-off and rise: 32) plus the two assist
 //! parameters (g₀, T): 34 in all. One rollout gives the head's peak height h_p, the weighted
@@ -7,10 +7,10 @@
 //! (the scene's `LandingBox`), or did not end standing balanced.
 //!
 //! Objectives (all minimized):
-//! - RMOO (§1.6c): f1 = −h_p, f2 = log(w_je e_je + w_se e_se) with w_se / w_je = 5000; a
+//! - RMOO (§4.4.3): f1 = −h_p, f2 = log(w_je e_je + w_se e_se) with w_se / w_je = 5000; a
 //!   failure (the constant f_p) is reported as non-finite objectives, which every selection
 //!   ranks below every success;
-//! - BSOO (§1.6a, Eq. 4.5): f_so = C_h + C_l + log(w_je e_je + w_se e_se), with
+//! - BSOO (§4.4.1, Eq. 4.5): f_so = C_h + C_l + log(w_je e_je + w_se e_se), with
 //!   C_h = w_p (h_p − h_o)² when |h_p − h_o| > h_r (w_p = 5000) and C_l = f_p = 100,000 on failure.
 //!
 //! The assist coordinates are normalized like the task's: v_g ∈ [−1, 1] gives
@@ -21,67 +21,10 @@
 use super::assist::{Assist, AssistEffort, NATURAL_GRAVITY};
 use super::effort::EffortWeights;
 use crate::control::phase::{PhaseController, Transition};
+pub use crate::scene::JumpDef;
 use crate::sim::Simulation;
 use crate::task::{Metric, StepObserver, Task, TaskRun, evaluate_observed};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-
-/// The `pareto:` section of a scene: what the jump measures and the settings of §1.6.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct JumpDef {
-    /// The body whose centre's peak height is the jump height h_p.
-    pub head: String,
-    /// Raw Table 4.1 weights by joint (a name without `l_`/`r_` covers both sides).
-    pub effort_weights: BTreeMap<String, f64>,
-    /// Largest take-off gravity g₀, m/s² (positive: the net pull points upwards; Table 4.3
-    /// reaches +4.2).
-    #[serde(default = "default_max_g0")]
-    pub max_g0: f32,
-    /// Longest assist T, s.
-    #[serde(default = "default_max_duration")]
-    pub max_duration: f32,
-    /// Seed values of the normalized assist coordinates (v_g, v_T).
-    #[serde(default = "default_seed_assist")]
-    pub seed_assist: (f64, f64),
-    /// w_se / w_je (5000 in all the thesis's experiments).
-    #[serde(default = "default_assist_weight")]
-    pub assist_weight: f64,
-    /// w_p of C_h (5000).
-    #[serde(default = "default_height_weight")]
-    pub height_weight: f64,
-    /// f_p, the constant failure penalty (100,000).
-    #[serde(default = "default_failure_penalty")]
-    pub failure_penalty: f64,
-    /// BSOO: head heights (lowest, highest bin centre), m, split into `bins` targets h_o.
-    pub heights: (f64, f64),
-    #[serde(default = "default_bins")]
-    pub bins: usize,
-    /// Hypervolume reference point: (head height, log effort); points must be higher and
-    /// cheaper to count.
-    pub reference: (f64, f64),
-}
-
-fn default_max_g0() -> f32 {
-    5.0
-}
-fn default_max_duration() -> f32 {
-    1.0
-}
-fn default_seed_assist() -> (f64, f64) {
-    (-0.05, 0.0)
-}
-fn default_assist_weight() -> f64 {
-    5000.0
-}
-fn default_height_weight() -> f64 {
-    5000.0
-}
-fn default_failure_penalty() -> f64 {
-    100_000.0
-}
-fn default_bins() -> usize {
-    16
-}
 
 /// The jump task resolved against its scene: the task (32 control coordinates) and the assist.
 #[derive(Clone, Debug)]
@@ -200,6 +143,7 @@ impl JumpTask {
     /// take-off phase (the controller's `Liftoff` phase) must exist.
     pub fn new(task: Task, def: JumpDef) -> Result<Self, String> {
         let c = &task.character;
+        def.check(c)?;
         let head = c
             .body_index(&def.head)
             .ok_or_else(|| format!("pareto.head names unknown body {:?}", def.head))?;
@@ -217,20 +161,6 @@ impl JumpTask {
                 def.max_g0
             ));
         }
-        if !(def.max_duration > 0.0 && def.max_duration.is_finite()) {
-            return Err(format!(
-                "pareto.max_duration is {}, expected > 0",
-                def.max_duration
-            ));
-        }
-        if def.bins == 0
-            || def.heights.0.partial_cmp(&def.heights.1) != Some(std::cmp::Ordering::Less)
-        {
-            return Err(format!(
-                "pareto.heights {:?} with {} bins: expected lowest < highest and bins ≥ 1",
-                def.heights, def.bins
-            ));
-        }
         let mass = c.total_mass() as f32;
         Ok(JumpTask {
             task,
@@ -240,6 +170,16 @@ impl JumpTask {
             takeoff_phase,
             mass,
         })
+    }
+
+    /// The jump of a scene with a `pareto` section (its `task` with the assist).
+    pub fn from_scene(scene: &crate::scene::LoadedScene) -> Result<Self, String> {
+        let def = scene
+            .scene
+            .pareto
+            .clone()
+            .ok_or_else(|| format!("scene {:?} has no `pareto` section", scene.scene.name))?;
+        JumpTask::new(scene.task(false)?, def)
     }
 
     /// Number of free parameters: the task's control coordinates and (v_g, v_T).

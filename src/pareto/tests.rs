@@ -1,4 +1,4 @@
-//! The Pareto jump on the shipped scene (specs/000.md §5 C.18–C.21).
+//! The Pareto jump on the shipped scene (Agrawal 2015, thesis §4.3–4.4).
 
 use super::*;
 use std::path::Path;
@@ -8,7 +8,7 @@ fn jump() -> JumpTask {
         env!("CARGO_MANIFEST_DIR"),
         "/scenes/pareto_jump2d.ron"
     ));
-    crate::scene::load_scene(path).unwrap().jump().unwrap()
+    JumpTask::from_scene(&crate::scene::load_scene(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn pool() -> rayon::ThreadPool {
 }
 
 /// RMOO keeps at most 3 failures per generation after resampling, its front is non-dominated,
-/// and its natural points use exactly no external force (specs/000.md §5 C.23).
+/// and its natural points use exactly no external force (Agrawal 2015, thesis §4.4.3, §4.5).
 #[test]
 fn rmoo_generations_keep_the_success_criterion_and_a_clean_front() {
     let pool = pool();

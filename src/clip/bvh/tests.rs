@@ -1,7 +1,9 @@
 use super::*;
 use crate::clip::from_gait::clip_of_gait;
-use crate::clip::{Provenance, Tags};
-use crate::model::load_character;
+use crate::clip::pose::{self, pose_of};
+use crate::clip::{CharacterRef, Clip, ClipFrame, Provenance, Tags};
+use crate::model::{Character, EffectorTag, load_character};
+use nalgebra::UnitQuaternion;
 use std::path::Path;
 
 fn root_dir() -> &'static Path {
@@ -88,6 +90,7 @@ fn human3d_poses_survive_a_bvh_round_trip() {
         ground_forces: None,
         cycle: None,
         joins: None,
+        bvh: None,
         tags: Tags::default(),
         provenance: Provenance::default(),
     };
@@ -166,11 +169,22 @@ fn mocap_with_mixed_channels_becomes_a_character_and_a_clip() {
     clip.check().unwrap();
     clip.check_character(&c).unwrap();
     assert!((clip.rate - 30.0).abs() < 1e-3);
-    // The knee (1 channel, x) at −40° then −42°; the root 1 cm along x in frame 1.
+    // The knee (1 channel, x) at −40° then −42°; the root joint (not its body's centre of
+    // mass) 1 cm along x in frame 1, at the height its channel gives.
     let knee = c.dof_names().iter().position(|n| n == "LeftLeg").unwrap();
     assert!((clip.frames[0].joints[knee] + 40f64.to_radians()).abs() < 1e-12);
     assert!((clip.frames[1].joints[knee] + 42f64.to_radians()).abs() < 1e-12);
-    assert!((clip.frames[1].root[0] - 0.01).abs() < 1e-12);
+    let hips = &c.bodies[c.body_index("Hips").unwrap()];
+    let f = &clip.frames[1].root;
+    let turn = pose::quat_of(f) * pose::reference_orientation(hips).inverse();
+    let origin = nalgebra::Vector3::new(f[0], f[1], f[2])
+        - turn
+            * (nalgebra::Vector3::from(hips.position)
+                - nalgebra::Vector3::from(c.root.origin.unwrap()));
+    assert!(
+        (origin.x - 0.01).abs() < 1e-12 && (origin.y - 0.95).abs() < 1e-12,
+        "{origin:?}"
+    );
 }
 
 fn error_of(text: &str) -> String {

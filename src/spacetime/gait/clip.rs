@@ -27,7 +27,12 @@ pub struct PassiveElement {
 /// what produced it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GaitClip {
+    /// The creature's name (its character file's `name`).
     pub creature: String,
+    /// The character file it was solved for, as a clip names its character (absent in clips
+    /// written before it was recorded: the file is then found by the creature's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character: Option<crate::model::CharacterRef>,
     /// V (m/s, +x).
     pub speed: f64,
     /// T (s).
@@ -53,7 +58,7 @@ pub struct GaitClip {
     pub max_violation: f64,
     pub seed: u64,
     pub solve_time_s: f64,
-    /// Every limb's size, when the morphology was optimised with the gait (specs/004.md §1.5);
+    /// Every limb's size, when the morphology was optimised with the gait (Wampler 2012, §3.4);
     /// absent: the character file's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub morphology: Option<Vec<LimbShape>>,

@@ -1,4 +1,4 @@
-//! Connecting clips (specs/004.md §1.9 "Physical validity across clips" and App. C): an open
+//! Connecting clips (Wampler 2012, thesis §5.2.1 and App. C): an open
 //! clip whose first two frames are two consecutive frames of one clip (A, from frame a) and whose
 //! last two are two consecutive frames of another (B, up to frame b), solved with the gait NLP so
 //! that the motion from A through the connection into B is physically valid: the finite-
@@ -157,7 +157,7 @@ impl ClipTime {
 /// another (a change of speed joins gaits of different strides) is sampled between its frames,
 /// linearly: the fixed end pairs then move at A's and B's own velocities (to the
 /// interpolation's error), where frames taken as they are would have scaled them by the ratio of
-/// the frame times (specs/004.md App. C: the finite-difference velocities and accelerations at
+/// the frame times (Wampler 2012, App. C: the finite-difference velocities and accelerations at
 /// a join are continuous).
 pub(crate) struct Sampling {
     pub n: usize,
@@ -389,6 +389,7 @@ pub fn connecting_spec(
         .collect();
     let start = GaitClip {
         creature: skeleton.name.clone(),
+        character: None,
         speed: spec.speed,
         period: c.duration,
         timings: spec.timings.clone(),
@@ -418,6 +419,7 @@ mod tests {
     fn clip(turn_rate: f64, frames: Vec<Vec<f64>>) -> GaitClip {
         GaitClip {
             creature: "c".into(),
+            character: None,
             speed: 1.0,
             period: 1.0,
             timings: Vec::new(),

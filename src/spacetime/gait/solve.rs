@@ -290,6 +290,7 @@ fn solve_gait_timed(
     let p = nlp.problem();
     let clip = GaitClip {
         creature: spec.skeleton.name.clone(),
+        character: None,
         speed: spec.speed,
         period: spec.period,
         timings: spec.timings.clone(),
