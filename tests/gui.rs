@@ -261,3 +261,116 @@ fn play_motion_plays_a_diversity_variant_in_the_library() {
         "the gallery still shows ({orange} orange pixels against {gallery_orange})"
     );
 }
+
+/// What a screenshot showed (the app writes it beside the PNG, `--screenshot FILE` → `FILE`
+/// with `.ron`): `motionlab::app::workbench::capture::ShotReport`.
+fn shot_report(png: &std::path::Path) -> motionlab::app::workbench::capture::ShotReport {
+    let text = std::fs::read_to_string(png.with_extension("ron")).expect("the shot's report");
+    motionlab::files::from_ron(&text).expect("a ShotReport")
+}
+
+/// A screenshot into `dir`, keeping the PNG (for [`shot_report`]).
+fn shot(
+    dir: &std::path::Path,
+    args: &[&str],
+    name: &str,
+) -> (std::path::PathBuf, Vec<u8>, u32, usize) {
+    let out = dir.join(name);
+    let status = Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1600x900x24",
+            env!("CARGO_BIN_EXE_motionlab"),
+            "gui",
+            "--screenshot",
+        ])
+        .arg(&out)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("xvfb-run must be installed (scripts/setup.sh installs it)");
+    assert!(status.success(), "motionlab gui exited with {status}");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&out).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = if info.color_type == png::ColorType::Rgba {
+        4
+    } else {
+        3
+    };
+    (out, buf, info.width, channels)
+}
+
+/// Holding D in the Steering view (a key-down message into Bevy's keyboard input, as winit's
+/// key events arrive) walks the human to the right of the screen, and A to the left: the
+/// commanded direction is the camera's heading turned clockwise (counter-clockwise) by 90°, and
+/// the desired trajectory drawn on the ground runs from the figure to the right (left) on the
+/// screen, its blue drawn there.
+#[test]
+fn held_keys_steer_the_human_relative_to_the_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    for (key, side) in [("D", 1.0f32), ("A", -1.0)] {
+        let (png, pixels, w, channels) = shot(
+            dir.path(),
+            &[
+                "--frames",
+                "90",
+                "--steer",
+                "assets/graphs/human3d.ron",
+                "--hold",
+                key,
+            ],
+            &format!("hold-{key}.png"),
+        );
+        let report = shot_report(&png);
+        assert_eq!(report.stage, "Steering", "{report:?}");
+        let value = |k: &str| {
+            *report
+                .values
+                .get(k)
+                .unwrap_or_else(|| panic!("no {k}: {report:?}"))
+        };
+        let camera = value("steering.camera_heading");
+        let command = value("steering.command_direction");
+        let want = camera - side as f64 * std::f64::consts::FRAC_PI_2;
+        let off = (command - want).rem_euclid(std::f64::consts::TAU);
+        assert!(
+            off.min(std::f64::consts::TAU - off) < 1e-3,
+            "{key}: commanded heading {command:.3} rad with the camera looking along {camera:.3}"
+        );
+        assert!(
+            value("steering.command_speed") > 0.5,
+            "{key}: the human walks"
+        );
+        // On screen: the desired path leaves the figure to that side.
+        let figure = report.screen_points["steering.figure"][0];
+        let path = &report.screen_points["steering.desired_path"];
+        let far = path.last().expect("a desired path");
+        assert!(
+            (far[0] - figure[0]) * side > 80.0,
+            "{key}: the path ends at x = {} px, the figure stands at x = {} px",
+            far[0],
+            figure[0]
+        );
+        // And its blue is drawn there: near the path's points on that side, the trajectory's
+        // colour (0.15, 0.35, 0.95).
+        let blue = |x: i32, y: i32| {
+            let i = ((y.clamp(0, 899) as u32 * w + x.clamp(0, 1599) as u32) as usize) * channels;
+            let [r, g, b] = [pixels[i] as i32, pixels[i + 1] as i32, pixels[i + 2] as i32];
+            b > 150 && b > r + 80 && b > g + 40
+        };
+        let mut near_blue = 0;
+        for p in path.iter().filter(|p| (p[0] - figure[0]) * side > 40.0) {
+            let (x, y) = (p[0] as i32, p[1] as i32);
+            if (-6..=6).any(|dx| (-6..=6).any(|dy| blue(x + dx, y + dy))) {
+                near_blue += 1;
+            }
+        }
+        assert!(
+            near_blue >= 3,
+            "{key}: the desired trajectory is not drawn where it runs ({near_blue} points)"
+        );
+    }
+}

@@ -700,3 +700,36 @@ fn physics_playback_standing_takes_a_push_from_any_side() {
         assert_eq!(report.fell_at, None, "pushed with {impulse:?} N·s: fell");
     }
 }
+
+/// A push it cannot take is reported as a fall: 60 N·s from the front or the side knocks the
+/// standing human over (it takes 30 N·s from every side), and the report says when, after the
+/// push.
+#[test]
+fn physics_playback_reports_the_fall_a_hard_push_causes() {
+    use motionlab::steering::physics::run_tracked;
+    use motionlab::steering::script::{ScriptPush, StickKey};
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    for impulse in [[60.0, 0.0, 0.0], [0.0, 0.0, 60.0]] {
+        let script = StickScript {
+            keys: vec![StickKey {
+                time: 0.0,
+                movement: (0.0, 0.0),
+                facing: None,
+                run: false,
+            }],
+            duration: 12.0,
+            rate: 60.0,
+            pushes: vec![ScriptPush { time: 6.0, impulse }],
+        };
+        let start = Controller::default_start(&graph, "stand");
+        let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
+        let report = run_tracked(&mut controller, &script).unwrap();
+        let fell = report
+            .fell_at
+            .unwrap_or_else(|| panic!("pushed with {impulse:?} N·s: no fall reported"));
+        assert!(
+            (6.0..12.0).contains(&fell),
+            "pushed with {impulse:?} N·s at 6 s: the fall is reported at {fell} s"
+        );
+    }
+}

@@ -5,6 +5,7 @@
 
 use super::character::{LiveSim, StepSimulation};
 use super::viewport::{MainCamera, OrbitCamera};
+use super::workbench::Stage;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
@@ -13,7 +14,14 @@ pub struct InputPlugin;
 
 impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, push_input.before(StepSimulation));
+        // Only while the live simulation is on stage: otherwise the keys and sticks are the
+        // stage owner's (the steered figure's, the editor's).
+        app.add_systems(
+            Update,
+            push_input
+                .before(StepSimulation)
+                .run_if(super::overlays::shows_live),
+        );
     }
 }
 
@@ -27,13 +35,8 @@ fn push_input(
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
     gamepads: Query<&Gamepad>,
     egui_input: Option<Res<EguiWantsInput>>,
-    steering: Option<Res<super::steering::SteeringState>>,
-    editor: Option<Res<super::editor::EditorState>>,
+    stage: Res<State<Stage>>,
 ) {
-    // While steering, the keys and sticks steer the figure instead.
-    if steering.is_some_and(|s| s.active) {
-        return;
-    }
     let fwd = orbit.forward_flat();
     let right = fwd.cross(Vec3::Y);
     let target = live.heaviest_body();
@@ -83,8 +86,8 @@ fn push_input(
     let over_ui = egui_input
         .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
         .unwrap_or(false);
-    // In the editor a click selects instead ([`super::editor`]).
-    let editing = editor.is_some_and(|e| e.visible);
+    // In the editor a click selects instead.
+    let editing = *stage.get() == Stage::Editor;
     if over_ui || editing || !mouse.just_pressed(MouseButton::Left) {
         return;
     }

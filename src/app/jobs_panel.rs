@@ -1,86 +1,97 @@
 //! Jobs panel: starts background jobs on the job runner's own pool, shows their progress with
 //! pause, resume and cancel, and draws finished robustness sweeps as a polar plot.
 
-use super::AppOptions;
 use super::character::LiveSim;
+use super::workbench::jobs::job_controls;
+use super::workbench::{AddPanel, Busy, Dock, Jobs, PanelSpec, palette};
 use crate::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
-use crate::jobs::{JobHandle, JobRunner, JobStatus};
+use crate::jobs::JobStatus;
 use bevy::prelude::*;
 use bevy_egui::egui;
 use egui_plot::{Line, Plot, PlotPoints, Points, Polygon, Text};
+use std::collections::BTreeMap;
 
-pub struct JobsPanelPlugin;
+/// The Jobs panel's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Start the robustness sweep job immediately (shows the Jobs panel at work).
+    #[arg(long)]
+    pub sweep: bool,
+}
+
+pub struct JobsPanelPlugin(pub Launch);
 
 impl Plugin for JobsPanelPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup_jobs)
-            .add_systems(Update, (poll_jobs, start_sweep_on_launch));
+        app.insert_resource(self.0.clone())
+            .init_resource::<Sweeps>()
+            .add_systems(Update, (read_sweeps, start_sweep_on_launch))
+            .add_panel(
+                PanelSpec {
+                    id: "jobs",
+                    title: "Jobs",
+                    hover: "Every background job of the session, with pause, resume and cancel",
+                    dock: Dock::Right {
+                        width: 360.0,
+                        fallback: true,
+                    },
+                    order: 90,
+                    open: false,
+                },
+                jobs_ui,
+            );
     }
 }
 
-pub struct JobEntry {
-    pub handle: JobHandle,
-    pub sweep: Option<SweepState>,
-}
-
-#[derive(Resource)]
-pub struct JobsState {
-    pub runner: Option<JobRunner>,
-    pub entries: Vec<JobEntry>,
-    pub error: Option<String>,
-}
-
-fn setup_jobs(mut commands: Commands) {
-    let (runner, error) = match JobRunner::new(0, "results") {
-        Ok(r) => (Some(r), None),
-        Err(e) => (None, Some(format!("cannot start the job pool: {e}"))),
-    };
-    commands.insert_resource(JobsState {
-        runner,
-        entries: Vec::new(),
-        error,
-    });
-}
+/// Finished robustness sweeps' results, by job id.
+#[derive(Resource, Default)]
+struct Sweeps(BTreeMap<u64, SweepState>);
 
 fn start_sweep_on_launch(
-    options: Res<AppOptions>,
+    options: Res<Launch>,
     mut done: Local<bool>,
-    mut jobs: ResMut<JobsState>,
+    mut jobs: ResMut<Jobs>,
+    mut sweeps: ResMut<Sweeps>,
     live: Res<LiveSim>,
 ) {
-    if options.start_sweep && !*done {
+    if options.sweep && !*done {
         *done = true;
-        start_sweep(&mut jobs, &live);
+        start_sweep(&mut jobs, &mut sweeps, &live);
     }
 }
 
-pub fn start_sweep(jobs: &mut JobsState, live: &LiveSim) {
-    let Some(runner) = &jobs.runner else { return };
+fn start_sweep(jobs: &mut Jobs, sweeps: &mut Sweeps, live: &LiveSim) {
     match RobustnessSweep::new(
         live.character.clone(),
         live.settings,
         SweepConfig::default(),
     ) {
-        Ok(job) => {
-            let handle = runner.spawn(Box::new(job), None);
-            jobs.entries.push(JobEntry {
-                handle,
-                sweep: None,
-            });
-        }
+        Ok(job) => match jobs.spawn(Box::new(job), None) {
+            Ok(id) => {
+                sweeps.0.remove(&id);
+            }
+            Err(e) => jobs.error = Some(e),
+        },
         Err(e) => jobs.error = Some(format!("{e:#}")),
     }
 }
 
-fn poll_jobs(mut jobs: ResMut<JobsState>) {
-    for entry in &mut jobs.entries {
-        entry.handle.poll();
-        if entry.handle.status == JobStatus::Finished && entry.sweep.is_none() {
-            if let Some(path) = &entry.handle.result {
-                entry.sweep = std::fs::read_to_string(path)
-                    .ok()
-                    .and_then(|t| crate::files::from_ron(&t).ok());
-            }
+/// Reads each finished sweep's result once; a sweep that has not written its first checkpoint
+/// is work in flight.
+fn read_sweeps(jobs: Res<Jobs>, mut sweeps: ResMut<Sweeps>, mut busy: ResMut<Busy>) {
+    for h in jobs.all().iter().filter(|h| h.kind == "robustness") {
+        if h.status == JobStatus::Running && h.checkpoints == 0 {
+            busy.add("jobs", format!("sweep #{} has no checkpoint yet", h.id));
+        }
+        if h.status == JobStatus::Finished
+            && !sweeps.0.contains_key(&h.id)
+            && let Some(path) = &h.result
+            && let Some(s) = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| crate::files::from_ron(&t).ok())
+        {
+            sweeps.0.insert(h.id, s);
         }
     }
 }
@@ -140,53 +151,44 @@ pub fn polar_plot(
         });
 }
 
-pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
+fn jobs_ui(
+    InMut(ui): InMut<egui::Ui>,
+    mut jobs: ResMut<Jobs>,
+    mut sweeps: ResMut<Sweeps>,
+    live: Res<LiveSim>,
+) {
     ui.heading("Jobs");
     if let Some(e) = &jobs.error {
-        ui.colored_label(egui::Color32::RED, e);
+        ui.colored_label(palette::ERR, e);
     }
-    if let Some(r) = &jobs.runner {
+    if let Some((threads, dir)) = jobs.runner_info() {
         ui.small(format!(
-            "{} worker threads · results in {}",
-            r.threads(),
-            r.results_dir().display()
+            "{threads} worker threads · results in {}",
+            dir.display()
         ));
     }
     if ui.button("Robustness sweep").on_hover_text("Push the standing character in 8 directions; find the largest impulse it survives in each").clicked() {
-        start_sweep(jobs, live);
+        start_sweep(&mut jobs, &mut sweeps, &live);
     }
     ui.separator();
     egui::ScrollArea::vertical().show(ui, |ui| {
-        for (i, entry) in jobs.entries.iter_mut().enumerate().rev() {
-            let h = &entry.handle;
-            ui.label(egui::RichText::new(format!("#{} {}", h.id, h.title)).strong());
+        for (i, h) in jobs.all().iter().enumerate().rev() {
+            ui.label(egui::RichText::new(format!("#{} {} · {}", h.id, h.kind, h.title)).strong());
             ui.add(egui::ProgressBar::new(h.progress.fraction).show_percentage());
             ui.small(format!("{:?} · {}", h.status, h.progress.message));
             if let Some(e) = &h.error {
-                ui.colored_label(egui::Color32::RED, e);
+                ui.colored_label(palette::ERR, e);
             }
             ui.horizontal(|ui| job_controls(ui, h));
-            // Live bounds while running, final result when done.
-            let planar = live.character.root.kind == crate::model::RootKind::Planar;
             // The finished sweep's result, or the running sweep's live state.
-            let live = h
-                .progress
-                .detail::<crate::analysis::robustness::SweepState>();
-            let values: Vec<(String, [f32; 3], f32)> = match entry.sweep.as_ref().or(live) {
-                Some(s) => s
+            let state = sweeps.0.get(&h.id).or(h.progress.detail::<SweepState>());
+            if let Some(s) = state {
+                let values: Vec<(String, [f32; 3], f32)> = s
                     .bounds
                     .iter()
                     .map(|b| (b.label.clone(), b.direction, b.survived))
-                    .collect(),
-                None => Vec::new(),
-            };
-            if !values.is_empty() {
-                let planar = entry
-                    .sweep
-                    .as_ref()
-                    .or(live)
-                    .map(|s| s.character.root.kind == crate::model::RootKind::Planar)
-                    .unwrap_or(planar);
+                    .collect();
+                let planar = s.character.root.kind == crate::model::RootKind::Planar;
                 polar_plot(ui, &format!("polar{i}"), &values, planar);
                 egui::Grid::new(format!("sweep{i}"))
                     .striped(true)
@@ -204,21 +206,4 @@ pub fn jobs_ui(ui: &mut egui::Ui, jobs: &mut JobsState, live: &LiveSim) {
             ui.separator();
         }
     });
-}
-
-/// Pause/Resume and Cancel buttons for a running job (nothing once it is done).
-pub fn job_controls(ui: &mut egui::Ui, h: &JobHandle) {
-    if h.is_done() {
-        return;
-    }
-    if h.status == JobStatus::Paused {
-        if ui.button("Resume").clicked() {
-            h.resume();
-        }
-    } else if ui.button("Pause").clicked() {
-        h.pause();
-    }
-    if ui.button("Cancel").clicked() {
-        h.cancel();
-    }
 }

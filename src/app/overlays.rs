@@ -2,19 +2,95 @@
 //! projection and the support polygon (convex hull of the ground contacts), contact points, and
 //! a sphere at each joint coloured from green (idle) to red (torque at its limit).
 
-use super::character::LiveSim;
+use super::character::{CharacterSkin, LiveSim};
+use super::viewport::OrbitCamera;
+use super::workbench::figures::{axis_rotation, model_vec3, pose_to_transform};
+use super::workbench::{AddPanel, Dock, PanelSpec, Stage};
 use crate::model::{Shape, ShapeF32};
 use bevy::prelude::*;
+use bevy_egui::egui;
 
-pub struct OverlayPlugin;
+/// The overlays' launch options.
+#[derive(clap::Args, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Overlays shown at start, comma-separated: skin, colliders, com, contacts, torques
+    /// (default: skin,com,contacts,torques).
+    #[arg(long, value_delimiter = ',', value_parser = overlay_name)]
+    pub overlays: Option<Vec<String>>,
+}
+
+pub struct OverlayPlugin(pub Launch);
 
 impl Plugin for OverlayPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Overlays>()
+        let overlays = match &self.0.overlays {
+            // The names were checked when the options were read (`overlay_name`).
+            Some(names) => Overlays::from_names(names).unwrap_or_default(),
+            None => Overlays::default(),
+        };
+        app.insert_resource(overlays)
             .init_gizmo_group::<OverlayGizmos>()
             .add_systems(Startup, configure_overlay_gizmos)
-            .add_systems(Update, draw_overlays);
+            .add_systems(Update, (draw_overlays.run_if(shows_live), skin_visibility))
+            .add_panel(
+                PanelSpec {
+                    id: "overlays",
+                    title: "Overlays",
+                    hover: "What is drawn over the live simulation",
+                    dock: Dock::Left,
+                    order: 100,
+                    open: true,
+                },
+                overlay_section,
+            );
     }
+}
+
+/// The skin shows while the live simulation owns the stage and the skin overlay is on.
+fn skin_visibility(
+    overlays: Res<Overlays>,
+    stage: Res<State<Stage>>,
+    mut skins: Query<&mut Visibility, With<CharacterSkin>>,
+) {
+    let want = if overlays.skin && stage.get().shows_live() {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    };
+    for mut v in &mut skins {
+        if *v != want {
+            *v = want;
+        }
+    }
+}
+
+/// The live simulation owns the stage.
+pub fn shows_live(stage: Res<State<Stage>>) -> bool {
+    stage.get().shows_live()
+}
+
+/// One name of `--overlays`, checked as the options are read.
+pub fn overlay_name(name: &str) -> Result<String, String> {
+    Overlays::from_names(&[name.to_string()])
+        .map(|_| name.trim().to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// The left dock's overlay toggles.
+fn overlay_section(
+    InMut(ui): InMut<egui::Ui>,
+    mut overlays: ResMut<Overlays>,
+    mut orbit: ResMut<OrbitCamera>,
+) {
+    ui.heading("Overlays");
+    ui.checkbox(&mut overlays.skin, "skinned mesh");
+    ui.checkbox(&mut overlays.colliders, "colliders");
+    ui.checkbox(&mut overlays.com, "centre of mass and support polygon");
+    ui.checkbox(&mut overlays.contacts, "contacts");
+    ui.checkbox(&mut overlays.torques, "torque saturation");
+    ui.checkbox(&mut orbit.follow, "camera follows (F)");
+    ui.small("Right-drag orbits, middle-drag pans, wheel zooms; gamepad right stick and triggers.");
 }
 
 /// Overlay lines are drawn on top of the character (negative depth bias), unlike the grid.
@@ -27,6 +103,11 @@ fn configure_overlay_gizmos(mut store: ResMut<GizmoConfigStore>) {
     config.line.width = 2.5;
 }
 
+/// An overlay name that is none of `skin`, `colliders`, `com`, `contacts`, `torques`.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown overlay {0:?}: expected skin, colliders, com, contacts or torques")]
+pub struct UnknownOverlay(pub String);
+
 #[derive(Resource)]
 pub struct Overlays {
     pub colliders: bool,
@@ -38,7 +119,7 @@ pub struct Overlays {
 
 impl Overlays {
     /// Overlays from names: `skin`, `colliders`, `com`, `contacts`, `torques`.
-    pub fn from_names(names: &[String]) -> anyhow::Result<Self> {
+    pub fn from_names(names: &[String]) -> Result<Self, UnknownOverlay> {
         let mut o = Overlays {
             colliders: false,
             com: false,
@@ -54,9 +135,7 @@ impl Overlays {
                 "contacts" => o.contacts = true,
                 "torques" => o.torques = true,
                 "" => {}
-                other => anyhow::bail!(
-                    "unknown overlay {other:?}: expected skin, colliders, com, contacts or torques"
-                ),
+                other => return Err(UnknownOverlay(other.to_string())),
             }
         }
         Ok(o)
@@ -110,25 +189,11 @@ fn saturation_colour(s: f32) -> Color {
     Color::srgb(0.15 + 0.85 * s, 0.8 * (1.0 - s) + 0.1, 0.15)
 }
 
-fn draw_overlays(
-    mut gizmos: Gizmos<OverlayGizmos>,
-    live: Res<LiveSim>,
-    overlays: Res<Overlays>,
-    library: Option<Res<super::library::Library>>,
-    steering: Option<Res<super::steering::SteeringState>>,
-    pareto: Option<Res<super::pareto_panel::ParetoState>>,
-) {
-    // The live character is hidden while the Library's, the steered or the Pareto figures play.
-    if library.is_some_and(|l| l.showing())
-        || steering.is_some_and(|s| s.active)
-        || pareto.is_some_and(|p| p.showing())
-    {
-        return;
-    }
+fn draw_overlays(mut gizmos: Gizmos<OverlayGizmos>, live: Res<LiveSim>, overlays: Res<Overlays>) {
     let sim = &live.sim;
     let c = &live.character;
     let ground = sim.ground_height();
-    let pose = |i: usize| super::pose_to_transform(sim.body_pose(i));
+    let pose = |i: usize| pose_to_transform(sim.body_pose(i));
 
     if overlays.colliders {
         for (i, b) in c.bodies.iter().enumerate() {
@@ -206,12 +271,12 @@ fn draw_overlays(
                 .fold(0.0f32, f32::max);
             let child = &c.bodies[ci];
             let q = child.orientation().map(|x| x as f32);
-            let reference = Transform::from_translation(crate::app::model_vec3(child.position))
+            let reference = Transform::from_translation(model_vec3(child.position))
                 .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
             let local = reference
                 .to_matrix()
                 .inverse()
-                .transform_point3(crate::app::model_vec3(j.anchor));
+                .transform_point3(model_vec3(j.anchor));
             let world = pose(ci).transform_point(local);
             gizmos.sphere(
                 Isometry3d::from_translation(world),
@@ -246,7 +311,7 @@ pub fn draw_shape<T: GizmoConfigGroup>(
         } => {
             gizmos.primitive_3d(
                 &Capsule3d::new(radius, 2.0 * half_length),
-                Isometry3d::new(at, rotation * super::skin::axis_rotation(axis)),
+                Isometry3d::new(at, rotation * axis_rotation(axis)),
                 colour,
             );
         }
@@ -257,7 +322,7 @@ pub fn draw_shape<T: GizmoConfigGroup>(
         } => {
             gizmos.primitive_3d(
                 &Cylinder::new(radius, 2.0 * half_length),
-                Isometry3d::new(at, rotation * super::skin::axis_rotation(axis)),
+                Isometry3d::new(at, rotation * axis_rotation(axis)),
                 colour,
             );
         }

@@ -1,6 +1,5 @@
 //! Viewport: orbit camera (mouse and gamepad), sun with shadows, ground plane and grid.
 
-use super::character::LiveSim;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
@@ -11,9 +10,23 @@ impl Plugin for ViewportPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<OrbitCamera>()
             .add_systems(Startup, setup_scene)
-            .add_systems(Update, (orbit_input, follow_character, apply_orbit).chain())
+            .add_systems(
+                Update,
+                (
+                    release_focus.run_if(state_changed::<super::workbench::Stage>),
+                    orbit_input,
+                    follow_character,
+                    apply_orbit,
+                )
+                    .chain(),
+            )
             .add_systems(Update, (follow_ground, draw_grid));
     }
+}
+
+/// A new owner of the stage frames its own figures: the last owner's focus goes.
+fn release_focus(mut orbit: ResMut<OrbitCamera>) {
+    orbit.focus = None;
 }
 
 /// Orbit-camera state: looks at `target` from `distance`, at `yaw` and `pitch` (radians).
@@ -25,8 +38,12 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Keep the target on the character's centre of mass.
     pub follow: bool,
-    /// What to follow instead of the live character (the Library's figures), when set.
+    /// What to follow instead of the live character (the stage owner's figures), when set.
     pub focus: Option<Vec3>,
+    /// The live simulation's centre of mass (set by the live simulation each frame).
+    pub live: Option<Vec3>,
+    /// The height of the ground the grid is drawn on (m).
+    pub ground: f32,
 }
 
 impl Default for OrbitCamera {
@@ -38,6 +55,8 @@ impl Default for OrbitCamera {
             distance: 4.2,
             follow: true,
             focus: None,
+            live: None,
+            ground: 0.0,
         }
     }
 }
@@ -55,6 +74,12 @@ impl OrbitCamera {
     pub fn forward_flat(&self) -> Vec3 {
         let d = self.target - self.eye();
         Vec3::new(d.x, 0.0, d.z).normalize_or(Vec3::X)
+    }
+    /// The yaw of [`Self::forward_flat`] on the ground (0 looks east, +x; π/2 north, −z), as
+    /// the steering controls take it.
+    pub fn ground_heading(&self) -> f64 {
+        let f = self.forward_flat();
+        (-f.z as f64).atan2(f.x as f64)
     }
 }
 
@@ -115,8 +140,8 @@ fn follow_ground(orbit: Res<OrbitCamera>, mut ground: Query<&mut Transform, With
     }
 }
 
-fn draw_grid(mut gizmos: Gizmos, sim: Option<Res<LiveSim>>, orbit: Res<OrbitCamera>) {
-    let y = sim.map(|s| s.sim.ground_height()).unwrap_or(0.0) + 0.002;
+fn draw_grid(mut gizmos: Gizmos, orbit: Res<OrbitCamera>) {
+    let y = orbit.ground + 0.002;
     let c = ground_centre(&orbit);
     gizmos.grid(
         Isometry3d::new(
@@ -175,16 +200,14 @@ fn orbit_input(
     }
 }
 
-fn follow_character(mut orbit: ResMut<OrbitCamera>, sim: Option<Res<LiveSim>>, time: Res<Time>) {
-    let Some(sim) = sim else { return };
+fn follow_character(mut orbit: ResMut<OrbitCamera>, time: Res<Time>) {
     if !orbit.follow {
         return;
     }
-    let c = sim.sim.com();
-    let ground = sim.sim.ground_height();
-    let goal = match orbit.focus {
-        Some(f) => Vec3::new(f.x, f.y.max(0.5), f.z),
-        None => Vec3::new(c[0], c[1].max(ground + 0.25), c[2]),
+    let goal = match (orbit.focus, orbit.live) {
+        (Some(f), _) => Vec3::new(f.x, f.y.max(0.5), f.z),
+        (None, Some(c)) => Vec3::new(c.x, c.y.max(orbit.ground + 0.25), c.z),
+        (None, None) => return,
     };
     let k = 1.0 - (-6.0 * time.delta_secs()).exp();
     orbit.target = orbit.target.lerp(goal, k.clamp(0.0, 1.0));

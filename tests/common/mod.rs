@@ -4,6 +4,7 @@
 
 use std::process::{Command, Output};
 
+pub mod cli;
 #[cfg(feature = "ipopt")]
 pub mod gait;
 

@@ -1,17 +1,33 @@
 //! The live simulation shown in the viewport: loading (picker, dialog, hot reload), fixed-rate
-//! stepping with play/pause/step/speed, and the skinned mesh driven by the simulated bodies.
-//! The keys, buttons and clicks that act on it are [`super::input`]'s.
+//! stepping with play/pause/step/speed, and the skinned mesh driven by the simulated bodies,
+//! shown while the live simulation owns the stage. Its controls (the left dock's character,
+//! simulation and push sections) and the status bar are [`controls`]; the keys, buttons and
+//! clicks that act on it are [`super::input`]'s.
 
-use super::{AppOptions, pose_to_transform};
+mod controls;
+
+use super::viewport::OrbitCamera;
+use super::workbench::figures::{FigureAssets, Look, pose_to_transform, spawn_figure};
+use super::workbench::{AddPanel, Clock, Dock, PanelSpec, STATUS_BAR};
 use crate::model::{Character, load_character};
 use crate::sim::HoldPose;
 use crate::sim::{SimSettings, Simulation};
-use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
 use bevy::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub struct CharacterPlugin;
+pub use super::workbench::files::characters_dir;
+
+/// The live simulation's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Character file to open.
+    #[arg(long)]
+    pub character: Option<PathBuf>,
+}
+
+pub struct CharacterPlugin(pub Launch);
 
 /// The system that advances the live simulation; input that acts on it runs before it.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -19,7 +35,32 @@ pub struct StepSimulation;
 
 impl Plugin for CharacterPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(PreStartup, load_initial_character)
+        app.insert_resource(self.0.clone())
+            .add_plugins(bevy::diagnostic::FrameTimeDiagnosticsPlugin::default())
+            .add_systems(PreStartup, load_initial_character)
+            .add_systems(Update, tell_camera)
+            .add_panel(
+                PanelSpec {
+                    id: "live",
+                    title: "Live simulation",
+                    hover: "The character, its simulation and pushes",
+                    dock: Dock::Left,
+                    order: 0,
+                    open: true,
+                },
+                controls::live_section,
+            )
+            .add_panel(
+                PanelSpec {
+                    id: STATUS_BAR,
+                    title: "Status",
+                    hover: "",
+                    dock: Dock::Left,
+                    order: -100,
+                    open: true,
+                },
+                controls::status_bar,
+            )
             .add_systems(
                 Update,
                 (
@@ -31,17 +72,6 @@ impl Plugin for CharacterPlugin {
                 )
                     .chain(),
             );
-    }
-}
-
-/// Folder of the built-in characters: `characters/` in the working directory, else the one
-/// next to the sources this binary was built from.
-pub fn characters_dir() -> PathBuf {
-    let local = PathBuf::from("characters");
-    if local.is_dir() {
-        local
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/characters"))
     }
 }
 
@@ -165,7 +195,7 @@ fn mtime(p: &Path) -> Option<SystemTime> {
 #[derive(Resource, Default)]
 pub struct LoadRequest(pub Option<PathBuf>);
 
-fn load_initial_character(mut commands: Commands, options: Res<AppOptions>) {
+fn load_initial_character(mut commands: Commands, options: Res<Launch>) {
     let requested = options.character.clone();
     let default = characters_dir().join("human3d.ron");
     let path = requested.clone().unwrap_or(default);
@@ -250,9 +280,7 @@ fn rebuild_visual(
     live: Res<LiveSim>,
     mut built: Local<u64>,
     old: Query<Entity, Or<(With<Bone>, With<CharacterSkin>)>>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut bindposes: ResMut<Assets<SkinnedMeshInverseBindposes>>,
+    mut assets: FigureAssets,
 ) {
     if *built == live.generation {
         return;
@@ -261,23 +289,24 @@ fn rebuild_visual(
     for e in &old {
         commands.entity(e).despawn();
     }
-    super::skin::spawn_skinned(
+    spawn_figure(
         &mut commands,
-        &mut meshes,
-        &mut materials,
-        &mut bindposes,
+        &mut assets,
         &live.character,
         |i| (Bone(i), pose_to_transform(live.sim.body_pose(i))),
         CharacterSkin,
-        StandardMaterial {
-            base_color: Color::WHITE,
-            perceptual_roughness: 0.6,
-            ..default()
-        },
+        Look::Solid([1.0, 1.0, 1.0]),
     );
 }
 
-fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, options: Res<AppOptions>) {
+/// The camera follows the live character's centre of mass, over its ground.
+fn tell_camera(live: Res<LiveSim>, mut orbit: ResMut<OrbitCamera>) {
+    let c = live.sim.com();
+    orbit.live = Some(Vec3::new(c[0], c[1], c[2]));
+    orbit.ground = live.sim.ground_height();
+}
+
+fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, clock: Res<Clock>) {
     let live = &mut *live;
     let dt = live.settings.dt as f64;
     let mut steps = 0usize;
@@ -285,13 +314,7 @@ fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, options: Res<AppO
         live.single_step = false;
         steps = 1;
     } else if live.playing {
-        // Screenshots step a fixed amount per frame so they do not depend on the frame rate.
-        let frame = if options.screenshot.is_some() {
-            1.0 / 60.0
-        } else {
-            time.delta_secs_f64().min(0.1)
-        };
-        live.accumulator += frame * live.speed as f64;
+        live.accumulator += clock.dt(&time, 0.1) * live.speed as f64;
         steps = (live.accumulator / dt).floor() as usize;
         live.accumulator -= steps as f64 * dt;
         steps = steps.min(64);

@@ -3,6 +3,7 @@
 //! posed every frame from its recorded rollout at the gallery clock.
 
 use super::*;
+use crate::app::workbench::figures::{FigureAssets, Look, pose_to_transform, spawn_figure};
 
 /// A bone of a gallery figure: the motion and the body it follows.
 #[derive(Component)]
@@ -15,8 +16,8 @@ pub(super) struct GalleryBone {
 pub(super) struct GalleryFigure;
 
 /// (motion, cache key) of every motion whose rollout is at hand, when the gallery shows.
-fn wanted(state: &DiversityState) -> Vec<(usize, u64)> {
-    if !state.visible || !state.gallery {
+fn wanted(state: &DiversityState, stage: Stage) -> Vec<(usize, u64)> {
+    if stage != Stage::Gallery {
         return Vec::new();
     }
     state
@@ -32,13 +33,12 @@ fn wanted(state: &DiversityState) -> Vec<(usize, u64)> {
 pub(super) fn rebuild_gallery_figures(
     mut commands: Commands,
     state: Res<DiversityState>,
+    stage: Res<State<Stage>>,
     mut built: Local<Vec<(usize, u64)>>,
     old: Query<Entity, Or<(With<GalleryBone>, With<GalleryFigure>)>>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut bindposes: ResMut<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
+    mut assets: FigureAssets,
 ) {
-    let want = wanted(&state);
+    let want = wanted(&state, *stage.get());
     if *built == want {
         return;
     }
@@ -49,20 +49,13 @@ pub(super) fn rebuild_gallery_figures(
         let Some(run) = state.run(motion) else {
             continue;
         };
-        let [r, g, b] = motion_colour(motion);
-        crate::app::skin::spawn_skinned(
+        spawn_figure(
             &mut commands,
-            &mut meshes,
-            &mut materials,
-            &mut bindposes,
+            &mut assets,
             &run.character,
             |body| (GalleryBone { motion, body }, Transform::IDENTITY),
             GalleryFigure,
-            StandardMaterial {
-                base_color: Color::srgb(r, g, b),
-                perceptual_roughness: 0.6,
-                ..default()
-            },
+            Look::Solid(motion_colour(motion)),
         );
     }
     *built = want;
@@ -78,7 +71,7 @@ pub(super) fn pose_gallery_figures(
             .frame(bone.motion, state.clock)
             .and_then(|(_, f)| f.poses.get(bone.body).copied());
         if let Some(p) = pose {
-            *t = crate::app::pose_to_transform(p);
+            *t = pose_to_transform(p);
             t.translation.z += bone.motion as f32 * GALLERY_SPACING;
         }
     }

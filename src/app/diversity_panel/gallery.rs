@@ -7,9 +7,8 @@ use super::*;
 pub(super) fn apply_gallery_view(
     mut state: ResMut<DiversityState>,
     mut orbit: ResMut<OrbitCamera>,
-    mut overlays: ResMut<Overlays>,
 ) {
-    if !state.view_request || !state.visible || !state.gallery {
+    if !state.view_request {
         return;
     }
     let n = state.result.as_ref().map(|r| r.motions.len()).unwrap_or(0);
@@ -17,12 +16,7 @@ pub(super) fn apply_gallery_view(
         return;
     }
     state.view_request = false;
-    // The live character would stand inside M0: hide it; look at the row obliquely.
-    overlays.skin = false;
-    overlays.com = false;
-    overlays.contacts = false;
-    overlays.torques = false;
-    overlays.colliders = false;
+    // Look at the row obliquely (the live character is off stage meanwhile).
     orbit.follow = false;
     let mid = (n - 1) as f32 * GALLERY_SPACING / 2.0;
     // Yaw ≈ 45°: lanes (z) spread across the screen while the sagittal (x–y) motion stays readable.
@@ -35,7 +29,7 @@ pub(super) fn apply_gallery_view(
 /// Keeps the orbit target on the mean x of the motions' centres of mass at the gallery clock
 /// (the lanes' z and the user's zoom and angle are left alone).
 pub(super) fn follow_gallery(state: Res<DiversityState>, mut orbit: ResMut<OrbitCamera>) {
-    if !state.follow || !state.visible || !state.gallery || state.entries.is_empty() {
+    if !state.follow || state.entries.is_empty() {
         return;
     }
     let xs: Vec<f32> = state
@@ -49,22 +43,9 @@ pub(super) fn follow_gallery(state: Res<DiversityState>, mut orbit: ResMut<Orbit
     orbit.target.x = xs.iter().sum::<f32>() / xs.len() as f32 - 0.3;
 }
 
+/// Motion `i`'s colour (M0, the input, white).
 pub(super) fn motion_colour(i: usize) -> [f32; 3] {
-    const PALETTE: [[f32; 3]; 8] = [
-        [0.20, 0.55, 0.95],
-        [0.95, 0.45, 0.10],
-        [0.15, 0.70, 0.30],
-        [0.85, 0.20, 0.55],
-        [0.55, 0.35, 0.85],
-        [0.10, 0.70, 0.75],
-        [0.80, 0.70, 0.10],
-        [0.60, 0.40, 0.25],
-    ];
-    if i == 0 {
-        [0.95, 0.95, 0.95]
-    } else {
-        PALETTE[(i - 1) % PALETTE.len()]
-    }
+    crate::app::workbench::palette::series_with_reference(i)
 }
 
 /// Joint centres in the world for a frame: (parent body, anchor, child body) per joint.
@@ -72,7 +53,7 @@ pub(super) fn skeleton(
     character: &Character,
     frame: &crate::sim::Frame,
 ) -> Vec<(Vec3, Vec3, Vec3)> {
-    let pose = |i: usize| crate::app::pose_to_transform(frame.poses[i]);
+    let pose = |i: usize| crate::app::workbench::figures::pose_to_transform(frame.poses[i]);
     character
         .joints
         .iter()
@@ -84,12 +65,14 @@ pub(super) fn skeleton(
             }
             let child = &character.bodies[ci];
             let q = child.orientation().map(|x| x as f32);
-            let reference = Transform::from_translation(crate::app::model_vec3(child.position))
-                .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
+            let reference = Transform::from_translation(
+                crate::app::workbench::figures::model_vec3(child.position),
+            )
+            .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
             let local = reference
                 .to_matrix()
                 .inverse()
-                .transform_point3(crate::app::model_vec3(j.anchor));
+                .transform_point3(crate::app::workbench::figures::model_vec3(j.anchor));
             Some((
                 pose(pi).translation,
                 pose(ci).transform_point(local),
@@ -110,7 +93,7 @@ pub(super) fn draw_figure(
         let Some(p) = frame.poses.get(i) else {
             continue;
         };
-        let t = crate::app::pose_to_transform(*p);
+        let t = crate::app::workbench::figures::pose_to_transform(*p);
         let at = t.translation + offset;
         crate::app::overlays::draw_shape(gizmos, &b.shape.as_f32(), at, t.rotation, colour);
     }
@@ -122,9 +105,6 @@ pub(super) fn draw_figure(
 }
 
 pub(super) fn draw_gallery(mut gizmos: Gizmos, state: Res<DiversityState>) {
-    if !state.visible || !state.gallery {
-        return;
-    }
     let u = state.clock;
     for e in &state.entries {
         let Some((character, frame)) = state.frame(e.index, u) else {
@@ -167,9 +147,10 @@ pub(super) fn draw_gallery(mut gizmos: Gizmos, state: Res<DiversityState>) {
 pub(super) fn gallery_labels(
     mut contexts: EguiContexts,
     state: Res<DiversityState>,
+    bench: Res<Workbench>,
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
 ) -> Result {
-    if !state.visible || !state.gallery || state.entries.is_empty() {
+    if state.entries.is_empty() {
         return Ok(());
     }
     let Ok((cam, gt)) = camera.single() else {
@@ -180,7 +161,7 @@ pub(super) fn gallery_labels(
         egui::Order::Background,
         egui::Id::new("gallery_labels"),
     ));
-    let central = state.central.unwrap_or_else(|| ctx.viewport_rect());
+    let central = bench.central().unwrap_or_else(|| ctx.viewport_rect());
     for e in &state.entries {
         let head = state
             .frame(e.index, state.clock)
@@ -198,8 +179,7 @@ pub(super) fn gallery_labels(
         if !central.contains(pos) {
             continue;
         }
-        let [r, g, b] = motion_colour(e.index);
-        let col = egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8);
+        let col = crate::app::workbench::palette::to_egui(motion_colour(e.index));
         let text = if e.index == 0 {
             "M0 (input)".to_string()
         } else {

@@ -1,4 +1,4 @@
-//! Diversity panel (specs/002_003.md B3): start and steer an exploration job, live plots of D,
+//! Diversity panel (Agrawal et al. 2014, Fig. 5 and §7.2): start and steer an exploration job, live plots of D,
 //! d_min and the penalty per variant, and a gallery of the input motion M0 and its variants
 //! playing side by side in the viewport with a shared phase-normalized clock, path sliders,
 //! strength toggle, ghost overlay and a phase-aligned filmstrip; save and load result sets. The
@@ -8,14 +8,17 @@
 //! current incumbents ([`DiversityJob::build_result`], a `jobs::Detail`); motions are re-simulated with
 //! [`evaluate_recorded`] on a background thread and cached by parameters and strength.
 
-use super::jobs_panel::JobsState;
-use super::overlays::Overlays;
 use super::viewport::{MainCamera, OrbitCamera};
+use super::workbench::{
+    AddPanel, Busy, ClaimStage, Clock, Dock, Jobs, PanelSpec, PlayClip, Stage, Workbench,
+    claim_stage,
+};
 use crate::diversity::explore::{
     DiversityJob, ExploreConfig, ExploreMetric, ExploreResult, load_result, path_point,
 };
 use crate::jobs::{JobHandle, JobStatus};
 use crate::model::Character;
+use crate::scene::SceneKind;
 use crate::task::{Metric, Task, TaskRun, evaluate_recorded};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
@@ -32,31 +35,82 @@ mod playback;
 
 use figures::*;
 use gallery::*;
-pub use panel::diversity_ui;
 use playback::*;
 
-pub struct DiversityPanelPlugin;
+/// The Diversity panel's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Explore this scene's task at launch (N = 4, 300 generations) and show the Diversity panel.
+    #[arg(long)]
+    pub explore: Option<PathBuf>,
+    /// Show this exploration result set in the Diversity panel's gallery at launch.
+    #[arg(long)]
+    pub explore_result: Option<PathBuf>,
+    /// With --explore-result: play this motion of the set (0 the input, 1.. the variants) in the
+    /// Library panel at launch, recorded on its skinned character.
+    #[arg(long, requires = "explore_result", value_name = "I")]
+    pub play_motion: Option<usize>,
+}
+
+/// The panel's id.
+pub const PANEL: &str = "diversity";
+
+pub struct DiversityPanelPlugin(pub Launch);
 
 impl Plugin for DiversityPanelPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup_diversity)
+        let on_stage = in_state(Stage::Gallery);
+        app.insert_resource(self.0.clone())
+            .add_systems(Startup, setup_diversity)
             .add_systems(
                 Update,
                 (
                     start_on_launch,
                     poll_diversity,
                     request_runs,
-                    advance_clock,
-                    apply_gallery_view,
-                    follow_gallery,
+                    claim_gallery,
+                    (
+                        advance_clock,
+                        apply_gallery_view,
+                        follow_gallery,
+                        pose_gallery_figures,
+                        draw_gallery,
+                    )
+                        .run_if(on_stage.clone()),
                     rebuild_gallery_figures,
-                    pose_gallery_figures,
-                    draw_gallery,
                 )
                     .chain(),
             )
-            .add_systems(EguiPrimaryContextPass, gallery_labels);
+            .add_systems(EguiPrimaryContextPass, gallery_labels.run_if(on_stage))
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Diversity",
+                    hover: "Many different versions of a skill: exploration jobs, live plots, the \
+                            gallery of motions side by side (Agrawal et al. 2014)",
+                    dock: Dock::Right {
+                        width: 470.0,
+                        fallback: false,
+                    },
+                    order: 40,
+                    open: self.0.explore.is_some() || self.0.explore_result.is_some(),
+                },
+                panel::diversity_ui,
+            );
     }
+}
+
+/// The gallery owns the viewport while the panel is open with a set on show and "show in
+/// viewport" ticked.
+fn claim_gallery(
+    state: Res<DiversityState>,
+    bench: Res<Workbench>,
+    mut said: Local<bool>,
+    mut out: MessageWriter<ClaimStage>,
+) {
+    let wants = bench.is_open(PANEL) && state.gallery && state.result.is_some();
+    claim_stage(Stage::Gallery, wants, &mut said, &mut out);
 }
 
 /// Spacing of the gallery motions along z, m.
@@ -107,9 +161,6 @@ pub struct GalleryEntry {
 
 #[derive(Resource)]
 pub struct DiversityState {
-    pub visible: bool,
-    /// The viewport area left free by the panels (for the gallery labels).
-    pub central: Option<egui::Rect>,
     /// Started with `--explore-result`: the panel opens on the gallery.
     pub launched_with_set: bool,
     // Controls.
@@ -124,8 +175,8 @@ pub struct DiversityState {
     pub load_path: String,
     pub save_path: String,
     pub message: String,
-    // The job and the result on show.
-    pub job: Option<JobHandle>,
+    // The job (its id among the session's jobs) and the result on show.
+    pub job: Option<u64>,
     pub result: Option<ExploreResult>,
     /// File the result came from (copied by Save set), if any.
     pub result_file: Option<PathBuf>,
@@ -146,8 +197,6 @@ pub struct DiversityState {
     pub path_percent: Vec<f32>,
     /// Phase-normalized clock: phase k at u ∈ [k, k+1).
     pub clock: f32,
-    /// "Play in Library" asked for this motion (taken by the Library).
-    pub to_library: Option<usize>,
     hold: f32,
     task: Option<(String, Arc<Task>, Metric)>,
     cache: HashMap<u64, Arc<TaskRun>>,
@@ -159,13 +208,11 @@ pub struct DiversityState {
     rx: Receiver<Msg>,
 }
 
-fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
+fn setup_diversity(mut commands: Commands, options: Res<Launch>) {
     let (tx, rx) = crossbeam_channel::unbounded();
-    let scenes = crate::app::scene_files_with("task:");
+    let scenes = super::workbench::files::scene_files(SceneKind::Task);
     let scene = options.explore.clone().or_else(|| scenes.first().cloned());
     commands.insert_resource(DiversityState {
-        visible: options.explore.is_some() || options.explore_result.is_some(),
-        central: None,
         launched_with_set: options.explore_result.is_some(),
         scenes,
         scene,
@@ -196,7 +243,6 @@ fn setup_diversity(mut commands: Commands, options: Res<super::AppOptions>) {
         ghost_b: 2,
         path_percent: Vec::new(),
         clock: 0.0,
-        to_library: None,
         hold: 0.0,
         task: None,
         cache: HashMap::new(),
@@ -223,15 +269,14 @@ impl DiversityState {
         })
     }
 
-    pub fn start(&mut self, jobs: &JobsState) {
-        let Some(runner) = &jobs.runner else {
-            self.message = "no job pool".into();
-            return;
-        };
-        if let Some(h) = &self.job {
-            if !h.is_done() {
-                h.cancel();
-            }
+    /// The running or finished job's handle.
+    pub fn job<'a>(&self, jobs: &'a Jobs) -> Option<&'a JobHandle> {
+        jobs.get(self.job?)
+    }
+
+    pub fn start(&mut self, jobs: &mut Jobs) {
+        if let Some(id) = self.job {
+            jobs.cancel(id);
         }
         let Some(config) = self.config() else {
             self.message = "choose a scene with a task".into();
@@ -241,10 +286,15 @@ impl DiversityState {
             Ok(job) => {
                 // The initial state (M0 and N copies) is shown until the first checkpoint.
                 self.set_result(job.build_result(), None, "exploration starting".into());
-                let handle = runner.spawn(Box::new(job), None);
-                self.message = format!("job #{} in {}", handle.id, handle.folder.display());
-                self.job = Some(handle);
-                self.live_generation = None;
+                match jobs.spawn(Box::new(job), None) {
+                    Ok(id) => {
+                        let folder = jobs.get(id).map(|h| h.folder.display().to_string());
+                        self.message = format!("job #{id} in {}", folder.unwrap_or_default());
+                        self.job = Some(id);
+                        self.live_generation = None;
+                    }
+                    Err(e) => self.message = format!("cannot start: {e}"),
+                }
             }
             Err(e) => self.message = format!("cannot start: {e:#}"),
         }
@@ -305,31 +355,58 @@ impl DiversityState {
 }
 
 fn start_on_launch(
-    options: Res<super::AppOptions>,
+    options: Res<Launch>,
     mut done: Local<bool>,
     mut state: ResMut<DiversityState>,
-    jobs: Option<Res<JobsState>>,
+    mut jobs: ResMut<Jobs>,
+    mut play: MessageWriter<PlayClip>,
 ) {
     if *done {
         return;
     }
-    let Some(jobs) = jobs else { return };
     *done = true;
     if let Some(path) = &options.explore_result {
         let p = path.clone();
         state.load(&p);
-        state.to_library = options.play_motion;
+        if let Some(i) = options.play_motion {
+            state.play_in_library(i, &mut play);
+        }
     } else if options.explore.is_some() {
-        state.start(&jobs);
+        state.start(&mut jobs);
     }
 }
 
-fn poll_diversity(mut state: ResMut<DiversityState>) {
+impl DiversityState {
+    /// "Play in Library": motion `index` replayed with its frames recorded
+    /// ([`crate::diversity::explore::recorded_clip`]), sent to the Library as a clip on its
+    /// skinned character (a shape variant on its own body).
+    pub fn play_in_library(&mut self, index: usize, play: &mut MessageWriter<PlayClip>) {
+        let Some(result) = &self.result else {
+            return;
+        };
+        match crate::diversity::explore::recorded_clip(result, index, None) {
+            Ok((clip, character, own_body)) => {
+                let body = if own_body { " on its own body" } else { "" };
+                play.write(PlayClip {
+                    clip,
+                    character,
+                    label: format!("diversity panel: {} M{index}", self.source),
+                    note: format!("the Diversity panel's M{index}{body}, recorded"),
+                });
+            }
+            Err(e) => self.message = format!("cannot replay M{index}: {e:#}"),
+        }
+    }
+}
+
+fn poll_diversity(mut state: ResMut<DiversityState>, jobs: Res<Jobs>, mut busy: ResMut<Busy>) {
     let state = &mut *state;
+    if state.in_flight {
+        busy.add(PANEL, "gallery rollouts");
+    }
     // Job events.
     let mut finished = None;
-    if let Some(h) = &mut state.job {
-        h.poll();
+    if let Some(h) = state.job.and_then(|id| jobs.get(id)) {
         if h.status == JobStatus::Finished {
             if let Some(p) = h.result.clone() {
                 if state.result_file.as_ref() != Some(&p) {
@@ -349,7 +426,7 @@ fn poll_diversity(mut state: ResMut<DiversityState>) {
         }
     }
     // Live incumbents, as the job reports them (typed progress, not its checkpoint on disk).
-    let live = state.job.as_ref().and_then(|h| {
+    let live = state.job.and_then(|id| jobs.get(id)).and_then(|h| {
         let r = h.progress.detail::<ExploreResult>()?;
         (!h.is_done() && Some(r.generations) != state.live_generation).then(|| r.clone())
     });

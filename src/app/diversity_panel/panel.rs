@@ -115,7 +115,13 @@ pub(super) fn filmstrip(ui: &mut egui::Ui, state: &DiversityState) {
     }
 }
 
-pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsState) {
+pub(super) fn diversity_ui(
+    InMut(ui): InMut<egui::Ui>,
+    mut state: ResMut<DiversityState>,
+    mut jobs: ResMut<Jobs>,
+    mut play: MessageWriter<PlayClip>,
+) {
+    let state = &mut *state;
     ui.heading("Diversity");
     egui::ScrollArea::vertical().show(ui, |ui| {
         // Controls.
@@ -184,13 +190,13 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                         .on_hover_text("Start a new exploration job (cancels the running one)")
                         .clicked()
                     {
-                        state.start(jobs);
+                        state.start(&mut jobs);
                     }
-                    if let Some(h) = &state.job {
-                        crate::app::jobs_panel::job_controls(ui, h);
+                    if let Some(h) = state.job(&jobs) {
+                        crate::app::workbench::jobs::job_controls(ui, h);
                     }
                 });
-                if let Some(h) = &state.job {
+                if let Some(h) = state.job(&jobs) {
                     ui.add(egui::ProgressBar::new(h.progress.fraction).show_percentage());
                     ui.small(format!("#{} {:?} · {}", h.id, h.status, h.progress.message));
                     if let Some(e) = &h.error {
@@ -330,7 +336,7 @@ pub fn diversity_ui(ui: &mut egui::Ui, state: &mut DiversityState, jobs: &JobsSt
                             ))
                             .clicked()
                         {
-                            state.to_library = Some(i);
+                            state.play_in_library(i, &mut play);
                         }
                     }
                 });

@@ -1,4 +1,4 @@
-//! Playing the motions together aligned by phase (specs/002_003.md B1.9): each motion's phase
+//! Playing the motions together aligned by phase (Agrawal et al. 2014, §7.2): each motion's phase
 //! spans, the time within a motion at a shared phase-normalised clock, and the clock itself.
 
 use super::*;
@@ -90,11 +90,8 @@ impl DiversityState {
     }
 }
 
-pub(super) fn advance_clock(time: Res<Time>, mut state: ResMut<DiversityState>) {
-    if !state.visible || !state.gallery {
-        return;
-    }
-    let dt = time.delta_secs().min(0.25) * if state.half_speed { 0.5 } else { 1.0 };
+pub(super) fn advance_clock(time: Res<Time>, clock: Res<Clock>, mut state: ResMut<DiversityState>) {
+    let dt = clock.dt(&time, 0.25) as f32 * if state.half_speed { 0.5 } else { 1.0 };
     let phases = state.phase_count() as f32;
     if state.hold > 0.0 {
         state.hold -= dt;

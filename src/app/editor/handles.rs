@@ -1,4 +1,4 @@
-//! Handles on the selected body, dragged with the left mouse button (specs/002_003.md §A3
+//! Handles on the selected body, dragged with the left mouse button (Borer et al. 2018, §4.3
 //! "Editing tools"; issue P7 "move, rotate and resize", "the axis dragged on a gizmo", "limits
 //! drawn as arcs and edited"):
 //! - three arrows along the world axes move the body (a foot pad moves with its weld);
@@ -361,6 +361,13 @@ impl ScriptedDrag {
 }
 
 const SCRIPT_START: u32 = 25;
+
+impl ScriptedDrag {
+    /// The drag has been played (and its result saved).
+    pub fn done(&self) -> bool {
+        self.frame > SCRIPT_START + SCRIPT_FRAMES + 1
+    }
+}
 const SCRIPT_FRAMES: u32 = 20;
 
 /// The pointer this frame: where it is, and whether the left button went down, is held, or

@@ -1,14 +1,11 @@
 //! Characters from skinned skeletons in the editor: a glTF, GLB or BVH dropped on the window (or
-//! opened) becomes a character by [`crate::arbs::build_character`] (specs/002_003.md §A1.1),
+//! opened) becomes a character by [`crate::arbs::build_character`] (Borer et al. 2018, §4.1),
 //! shown with its skeleton and its skin over the bodies; its animations transfer to clips by
-//! full-body IK (§A1.4) on a background thread, with the root and end-effector errors reported,
+//! full-body IK (Borer et al. 2018, §4.3) on a background thread, with the root and end-effector errors reported,
 //! and the clip lands in `results/clips/`, where the Library finds it.
 
 use super::EditorState;
-use crate::arbs::{
-    ArbsMap, ArbsOptions, ErrorSummary, LoadOptions, Skeleton, TransferOptions, build_character,
-    transfer,
-};
+use crate::arbs::{ArbsMap, ErrorSummary, Skeleton, TransferOptions, transfer};
 use crate::clip::CharacterRef;
 use crate::model::Character;
 use bevy::asset::RenderAssetUsages;
@@ -42,29 +39,22 @@ pub struct TransferDone {
 
 #[derive(Default)]
 pub struct TransferState {
-    running: Option<(String, Receiver<Result<TransferDone, String>>)>,
+    pub(super) running: Option<(String, Receiver<Result<TransferDone, String>>)>,
     pub last: Option<TransferDone>,
     pub error: Option<String>,
 }
 
 static IMPORTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// Builds a character from a skinned glTF/GLB or a BVH and opens it (unsaved) in the editor.
-pub(super) fn import(state: &mut EditorState, path: &Path) {
-    let skeleton = match Skeleton::load(path, &LoadOptions::default()) {
-        Ok(s) => s,
-        Err(e) => {
-            state.message = format!("{e}");
-            return;
-        }
-    };
-    let (character, map) = match build_character(&skeleton, &ArbsOptions::default()) {
-        Ok(x) => x,
-        Err(e) => {
-            state.message = format!("{e}");
-            return;
-        }
-    };
+/// Opens (unsaved) in the editor a character built from a skinned glTF/GLB or a BVH, with the
+/// skeleton it was built from.
+pub(super) fn opened(
+    state: &mut EditorState,
+    path: &Path,
+    skeleton: Skeleton,
+    character: Character,
+    map: ArbsMap,
+) {
     let message = format!(
         "built {} bodies, {} joints, {:.1} kg from {} ({} skeleton joints, {} animations){}",
         character.bodies.len(),
@@ -179,7 +169,7 @@ pub(super) fn import_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     ui.horizontal_wrapped(|ui| {
         let button = ui
             .add_enabled(ready, egui::Button::new("Transfer to clip"))
-            .on_hover_text("Full-body IK per frame onto the character (specs/002_003.md §A1.4)");
+            .on_hover_text("Full-body IK per frame onto the character (Borer et al. 2018, §4.3)");
         if let Some(name) = &running {
             ui.spinner();
             ui.label(format!("transferring {name}…"));

@@ -1,4 +1,4 @@
-//! The character editor (specs/002_003.md §A3 "Editing tools", §A4 item 12; issue P7): bodies
+//! The character editor (Borer et al. 2018, §4.3, editing tools; issue P7): bodies
 //! selected by clicking them and moved, turned, resized and weighed; joints' axes, limits (drawn
 //! as arcs), gains and torque limits; foot and hand pads on terminal bodies; a new root, deleting
 //! and merging bodies; mirrored edits; undo and redo of every edit; atomic Save and Save As.
@@ -7,10 +7,13 @@
 //! mirror, lint) and then rebuilds the live simulation, so the viewport shows at once whether the
 //! edited character still stands with its hold-pose gains; a headless 10 s rollout on a
 //! background thread gives the verdict in figures. A skinned glTF or a BVH dropped on the window
-//! (or given as `gui --edit FILE`) becomes a character through [`crate::arbs`] (§A1.1), drawn
+//! (or given as `gui --edit FILE`) becomes a character through [`crate::arbs`] (Borer et al. 2018, §4.1), drawn
 //! with its skeleton and skin over the bodies.
 
 use super::character::LiveSim;
+use super::workbench::{
+    AddPanel, Busy, ClaimStage, Dock, OpenPanel, PanelSpec, Stage, Workbench, claim_stage,
+};
 use crate::editor::{Edit, Editor, Lint};
 use crate::model::Character;
 use crate::sim::{HoldPose, RolloutSpec, SimSettings, run_rollout};
@@ -27,17 +30,67 @@ mod viewport;
 
 pub use handles::{HandleKind, ScriptedDrag};
 
-pub use panel::editor_ui;
+/// The editor's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Open the character editor at launch on this file: a character (.ron), or a skinned glTF
+    /// (.gltf, .glb) or a BVH, from which a character is built (as when dropped on the window).
+    #[arg(long, value_name = "FILE")]
+    pub edit: Option<PathBuf>,
+    /// With --edit: select this body (its joint's limits are drawn as arcs).
+    #[arg(long, requires = "edit", value_name = "BODY")]
+    pub edit_select: Option<String>,
+    /// With --edit: apply these edits at launch (RON list of editor `Edit`s), each undoable.
+    #[arg(long, requires = "edit", value_name = "EDITS")]
+    pub edit_script: Option<PathBuf>,
+    /// With --edit SKIN.gltf|MOCAP.bvh: transfer this animation (name or index) to a clip at
+    /// launch (the character is saved into results/characters/, the clip into results/clips/).
+    #[arg(long, requires = "edit", value_name = "ANIMATION")]
+    pub edit_transfer: Option<String>,
+    /// With --edit and --edit-select: drag one of the selected body's handles by DX, DY pixels
+    /// at launch (HANDLE: move-x|y|z, turn-x|y|z, size-x|y|z, limit-lo[-K], limit-hi[-K],
+    /// axis[-K]), as the mouse would; one undo step.
+    #[arg(long, requires = "edit_select", value_name = "HANDLE:DX,DY", value_parser = parse_drag)]
+    pub edit_drag: Option<ScriptedDrag>,
+    /// With --edit-drag: save the edited character here when the drag ends (atomic).
+    #[arg(long, requires = "edit_drag", value_name = "FILE")]
+    pub edit_out: Option<PathBuf>,
+}
 
-pub struct EditorPlugin;
+fn parse_drag(s: &str) -> Result<ScriptedDrag, String> {
+    ScriptedDrag::parse(s, None)
+}
+
+/// The panel's id.
+pub const PANEL: &str = "editor";
+
+pub struct EditorPlugin(pub Launch);
 
 impl Plugin for EditorPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<handles::Handles>();
+        app.init_resource::<handles::Handles>()
+            .insert_resource(self.0.clone())
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Editor",
+                    hover: "The character editor: bodies, joints, limits, pads, mirror, undo \
+                            (Borer et al. 2018)",
+                    dock: Dock::Right {
+                        width: 430.0,
+                        fallback: false,
+                    },
+                    order: 60,
+                    open: self.0.edit.is_some(),
+                },
+                panel::editor_ui,
+            );
         app.add_systems(Startup, setup).add_systems(
             Update,
             (
                 open_on_launch,
+                (claim_editor, follow_stage, open_requested),
                 dropped_files,
                 import::poll_transfer,
                 sync_live,
@@ -69,7 +122,10 @@ pub const STAND_SECONDS: f32 = 10.0;
 
 #[derive(Resource)]
 pub struct EditorState {
+    /// The editor owns the stage (its panel is open).
     pub visible: bool,
+    /// Open (true) or close the panel on the next frame (a file was dropped; "close").
+    pub panel_request: Option<bool>,
     /// The open document; `None` until a character is opened or the live one is edited.
     pub doc: Option<Editor>,
     pub path: Option<PathBuf>,
@@ -104,7 +160,7 @@ impl EditorState {
         self.selected = doc.character().bodies.first().map(|b| b.name.clone());
         self.doc = Some(doc);
         self.path = path;
-        self.visible = true;
+        self.panel_request = Some(true);
         self.frame_camera = true;
         self.changed();
     }
@@ -184,6 +240,7 @@ fn setup(mut commands: Commands) {
     let (tx, rx) = crossbeam_channel::unbounded();
     commands.insert_resource(EditorState {
         visible: false,
+        panel_request: None,
         doc: None,
         path: None,
         selected: None,
@@ -208,7 +265,7 @@ fn setup(mut commands: Commands) {
 fn open_on_launch(
     mut commands: Commands,
     mut done: Local<bool>,
-    options: Res<super::AppOptions>,
+    options: Res<Launch>,
     mut state: ResMut<EditorState>,
 ) {
     if *done {
@@ -236,7 +293,9 @@ fn open_on_launch(
         state.selected = Some(s.clone());
     }
     if let Some(d) = &options.edit_drag {
-        commands.insert_resource(d.clone());
+        let mut d = d.clone();
+        d.save_to = options.edit_out.clone();
+        commands.insert_resource(d);
     }
     if let Some(which) = &options.edit_transfer {
         let index = state.import.as_ref().map(|i| {
@@ -257,28 +316,58 @@ fn open_on_launch(
     }
 }
 
-/// Opens a character file, or builds one from a skinned glTF or a BVH (§A1.1).
+/// Opens a character source: a character file, or one built from a skinned glTF or a BVH
+/// (Borer et al. 2018, §3.1; [`crate::arbs::open_character`]).
 pub fn open_file(state: &mut EditorState, path: &Path) {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "ron" => match crate::model::load_character(path) {
-            Ok(c) => {
+    match crate::arbs::open_character(path, &Default::default(), &Default::default()) {
+        Ok(o) => match o.built {
+            None => {
                 state.import = None;
-                state.open(c, Some(path.to_path_buf()));
+                state.open(o.character, Some(path.to_path_buf()));
                 state.message = format!("opened {}", path.display());
             }
-            Err(e) => state.message = format!("{e}"),
+            Some((skeleton, map)) => import::opened(state, path, skeleton, o.character, map),
         },
-        "gltf" | "glb" | "bvh" => import::import(state, path),
-        _ => {
-            state.message = format!(
-                "{}: expected a character (.ron), a skinned glTF (.gltf, .glb) or a BVH (.bvh)",
-                path.display()
-            )
+        Err(e) => state.message = format!("{e}"),
+    }
+}
+
+/// The editor owns the viewport while its panel is open.
+fn claim_editor(bench: Res<Workbench>, mut said: Local<bool>, mut out: MessageWriter<ClaimStage>) {
+    claim_stage(Stage::Editor, bench.is_open(PANEL), &mut said, &mut out);
+}
+
+/// The editor is on exactly while it owns the stage; opened empty, it edits the live character.
+fn follow_stage(mut state: ResMut<EditorState>, stage: Res<State<Stage>>, live: Res<LiveSim>) {
+    let on = *stage.get() == Stage::Editor;
+    if state.visible != on {
+        state.visible = on;
+        if on && state.doc.is_none() {
+            let (c, p) = (live.character.clone(), live.path.clone());
+            state.open(c, p);
+            state.panel_request = None;
         }
+    }
+}
+
+/// Opens or closes the panel as the editor asked.
+fn open_requested(
+    mut state: ResMut<EditorState>,
+    mut out: MessageWriter<OpenPanel>,
+    mut busy: ResMut<Busy>,
+    drag: Option<Res<ScriptedDrag>>,
+) {
+    if drag.is_some_and(|d| !d.done()) {
+        busy.add(PANEL, "scripted drag");
+    }
+    if let Some(open) = state.panel_request.take() {
+        out.write(OpenPanel { id: PANEL, open });
+    }
+    if state.checking {
+        busy.add(PANEL, "standing check");
+    }
+    if state.transfer.running.is_some() {
+        busy.add(PANEL, "animation transfer");
     }
 }
 

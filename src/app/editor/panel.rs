@@ -1,23 +1,29 @@
 //! The editor's panel: file and history row, the standing verdict, validation and physics lint,
 //! the body tree, and the selected body's fields, its joint's axis, limits and gains, its pad,
-//! and the structure tools (specs/002_003.md §A3's list, in that order).
+//! and the structure tools (the tools of Borer et al. 2018, §4.3, in that order).
 
 use super::{EditorState, STAND_SECONDS, Verdict};
 use crate::app::character::{LiveSim, characters_dir};
+use crate::app::workbench::palette;
 use crate::editor::{DeleteMode, Edit};
 use crate::model::{Character, EffectorTag, JointKind, Shape};
 use bevy_egui::egui;
 
-const RED: egui::Color32 = egui::Color32::from_rgb(200, 40, 40);
-const ORANGE: egui::Color32 = egui::Color32::from_rgb(210, 120, 0);
-const GREEN: egui::Color32 = egui::Color32::from_rgb(40, 150, 60);
+const RED: egui::Color32 = palette::ERR;
+const ORANGE: egui::Color32 = palette::WARN;
+const GREEN: egui::Color32 = palette::OK;
 
 /// The Editor panel (right side; replaces the Jobs panel while open).
-pub fn editor_ui(ui: &mut egui::Ui, state: &mut EditorState, live: &LiveSim) {
+pub(super) fn editor_ui(
+    bevy::prelude::InMut(ui): bevy::prelude::InMut<egui::Ui>,
+    mut state: bevy::prelude::ResMut<EditorState>,
+    live: bevy::prelude::Res<LiveSim>,
+) {
+    let (state, live) = (&mut *state, &*live);
     ui.horizontal(|ui| {
         ui.heading("Character editor");
         if ui.small_button("close").clicked() {
-            state.visible = false;
+            state.panel_request = Some(false);
         }
     });
     shortcuts(ui, state);

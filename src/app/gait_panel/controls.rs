@@ -70,12 +70,12 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
         ui.horizontal(|ui| {
             ui.checkbox(&mut state.discover, "Discover timings")
                 .on_hover_text(format!(
-                    "basin-CMA over the period and the footfalls (specs/004.md §1.3); sample \
+                    "basin-CMA over the period and the footfalls (Wampler 2012, thesis §3.3); sample \
                      clips are kept in {DISCOVERY_SAMPLES_DIR}, so the same discovery started \
                      again resumes"
                 ));
             ui.checkbox(&mut state.morphology, "Morphology").on_hover_text(
-                "Co-optimise the body (specs/004.md §1.5): a length and a radius per left–right \
+                "Co-optimise the body (Wampler 2012, thesis §3.4): a length and a radius per left–right \
                  pair of leg limbs, mass at constant density; torso, neck and head fixed",
             );
             if state.morphology {
@@ -117,7 +117,7 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                 )
                 .on_hover_text(
                     "the periods the discovery searches; narrow it to restrict the search \
-                     (specs/004.md §1.3)",
+                     (Wampler 2012, thesis §3.3)",
                 );
             });
         } else {

@@ -1,4 +1,4 @@
-//! Gait panel (specs/004.md §1.2–1.3; issue "P3 — Spacetime engine and animal gaits",
+//! Gait panel (Wampler 2012, thesis §3.2–3.3; issue "P3 — Spacetime engine and animal gaits",
 //! deliverable 9): pick a spacetime creature, set the speed, the period and each foot's contact
 //! window (footfall bars dragged or typed) or let basin-CMA discover them, solve in the
 //! background with a live plot, and look at the result: footfall diagram with flight and
@@ -13,7 +13,8 @@
 //! channel; the clip it writes is read back, checked against its creature and audited with
 //! [`crate::spacetime::gait::audit`].
 
-use super::character::characters_dir;
+use super::workbench::files::{character_files, characters_dir};
+use super::workbench::{AddPanel, Busy, Clock, Dock, Jobs, PanelSpec, PlayClip, Workbench};
 use crate::spacetime::dynamics::forward_kinematics;
 use crate::spacetime::gait::{
     FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
@@ -21,10 +22,8 @@ use crate::spacetime::gait::{
 use crate::spacetime::job::events::GaitEvent;
 use crate::spacetime::skeleton::Skeleton;
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
-use crossbeam_channel::{Receiver, Sender};
+use bevy_egui::egui;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -45,13 +44,83 @@ use plots::*;
 use result::*;
 use solver_process::*;
 
-pub struct GaitPanelPlugin;
+/// The Gait panel's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Show this gait clip (`motionlab gait --out`) playing in the Gait panel at launch.
+    #[arg(long)]
+    pub gait: Option<PathBuf>,
+    /// Start a gait discovery for this character file at launch (shows the Gait panel at work:
+    /// the samples' scatter and the best cost per generation fill in as it runs).
+    #[arg(long, value_name = "CREATURE")]
+    pub discover_gait: Option<PathBuf>,
+    /// Speed (m/s) of the `--discover-gait` discovery.
+    #[arg(long, default_value_t = 0.7)]
+    pub gait_speed: f64,
+}
+
+/// The panel's id.
+pub const PANEL: &str = "gait";
+
+pub struct GaitPanelPlugin(pub Launch);
 
 impl Plugin for GaitPanelPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup_gait)
-            .add_systems(Update, (poll_gait_job, advance_playback).chain())
-            .add_systems(EguiPrimaryContextPass, gait_window);
+        app.insert_resource(self.0.clone())
+            .add_systems(Startup, setup_gait)
+            .add_systems(
+                Update,
+                (state::act, poll_gait_job, advance_playback, hand_to_library).chain(),
+            )
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Gait",
+                    hover: "Gait panel: spacetime gaits of any creature (Wampler 2012)",
+                    dock: Dock::Window {
+                        width: 960.0,
+                        height: 820.0,
+                    },
+                    order: 10,
+                    open: self.0.gait.is_some() || self.0.discover_gait.is_some(),
+                },
+                gait_window,
+            );
+    }
+}
+
+/// "Play in Library": the gait on show, on its creature's character, to the Library.
+fn hand_to_library(mut state: ResMut<GaitState>, mut play: MessageWriter<PlayClip>) {
+    if !std::mem::take(&mut state.to_library) {
+        return;
+    }
+    let Some(shown) = &state.shown else { return };
+    let file = state
+        .creatures
+        .iter()
+        .find(|c| c.skeleton.name == shown.clip.creature)
+        .map(|c| c.path.clone());
+    let outcome = file
+        .ok_or_else(|| format!("no character file for {}", shown.clip.creature))
+        .and_then(|path| {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let character = crate::model::load_character(&path).map_err(|e| e.to_string())?;
+            let r = crate::clip::CharacterRef::new(&path, &text);
+            let clip = crate::clip::from_gait::clip_of_gait(&shown.clip, &character, r)?;
+            Ok((clip, character))
+        });
+    match outcome {
+        Ok((clip, character)) => {
+            play.write(PlayClip {
+                clip,
+                character,
+                label: format!("gait panel: {}", shown.source),
+                note: "the Gait panel's gait, on its character".into(),
+            });
+        }
+        Err(e) => state.message = format!("cannot play the gait in the Library: {e}"),
     }
 }
 
@@ -74,7 +143,7 @@ impl Creature {
 /// The characters of `characters/` the gait solver can build a creature from (a free root and
 /// at least one foot: `Skeleton::from_character`).
 fn spacetime_creatures() -> Vec<Creature> {
-    super::panels::character_files()
+    character_files()
         .into_iter()
         .filter_map(|path| {
             let skeleton = Skeleton::load(&path).ok()?;
@@ -84,7 +153,7 @@ fn spacetime_creatures() -> Vec<Creature> {
 }
 
 /// What the solver process reports.
-enum JobMsg {
+pub(super) enum JobMsg {
     /// An IPOPT iteration: (iteration, objective, primal infeasibility).
     Iteration(u64, f64, f64),
     /// A discovery generation: best feasible cost and timings so far, "feasible k/λ".
@@ -171,10 +240,12 @@ const PAIRED: f64 = 0.8;
 /// A sample line's projection counts as feasible up to this violation (discovery's own default).
 const SAMPLE_TOLERANCE: f64 = crate::spacetime::discovery::FEASIBILITY_TOLERANCE;
 
-/// A solve in progress.
+/// A solve in progress: a job of the session ([`crate::spacetime::job::GaitWorkerJob`]).
 pub struct GaitJob {
+    /// Its id among the session's jobs.
     id: u64,
-    pid: u32,
+    /// Events of its log already taken in.
+    seen: usize,
     started: Instant,
     discover: bool,
     creature: usize,
@@ -192,24 +263,6 @@ pub struct GaitJob {
     pub generations: usize,
     /// IPOPT log: objective and primal infeasibility per iteration (counted across solves).
     pub iterations: Vec<(f64, f64)>,
-    /// Set by the reader thread once the process has exited and been reaped.
-    exited: std::sync::Arc<std::sync::Mutex<bool>>,
-}
-
-impl Drop for GaitJob {
-    /// A job dropped before its process exited (cancel, a new solve, the app closing) ends the
-    /// whole process group: discovery's sample solves too.
-    fn drop(&mut self) {
-        let reaped = self.exited.lock().unwrap_or_else(|e| e.into_inner());
-        if !*reaped {
-            #[cfg(unix)]
-            // SAFETY: kill(2) on the process group this panel started (pgid = the child's pid,
-            // not yet reaped, so not recycled: the reader thread reaps it under this lock).
-            unsafe {
-                libc::kill(-(self.pid as i32), libc::SIGTERM);
-            }
-        }
-    }
 }
 
 /// A gait on show: the clip, its creature, audit and limb segments per frame.
@@ -236,7 +289,6 @@ const DISCOVERY_SAMPLES_DIR: &str = "results/gaits/discovery-samples";
 
 #[derive(Resource)]
 pub struct GaitState {
-    pub visible: bool,
     pub creatures: Vec<Creature>,
     pub creature: usize,
     pub speed: f64,
@@ -254,13 +306,15 @@ pub struct GaitState {
     pub max_iterations: usize,
     /// L-BFGS iterations before the exact Hessian takes over (`--lbfgs-iterations`).
     pub lbfgs_iterations: usize,
-    /// Co-optimise the legs' lengths and radii (specs/004.md §1.5).
+    /// Co-optimise the legs' lengths and radii (Wampler 2012, thesis §3.4).
     pub morphology: bool,
     /// With morphology: the muscle-aware effort (3.26)–(3.33); off shows why it is needed.
     pub muscle: bool,
     pub job: Option<GaitJob>,
+    /// What the buttons asked for ([`state::act`]).
+    action: Option<state::Action>,
     pub shown: Option<ShownGait>,
-    /// Asked to hand the gait on show to the Library (taken by the Library's system).
+    /// Asked to hand the gait on show to the Library.
     pub to_library: bool,
     pub load_path: String,
     pub save_path: String,
@@ -271,17 +325,13 @@ pub struct GaitState {
     pub rate: f32,
     pub world: bool,
     next_job: u64,
-    tx: Sender<JobMsg>,
-    rx: Receiver<JobMsg>,
     /// The plots of the discovery whose gait is on show.
     pub last_discovery: Option<DiscoveryRecord>,
 }
 
-fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
-    let (tx, rx) = crossbeam_channel::unbounded();
+fn setup_gait(mut commands: Commands, options: Res<Launch>) {
     let creatures = spacetime_creatures();
     let mut state = GaitState {
-        visible: options.gait.is_some() || options.discover_gait.is_some(),
         creature: creatures
             .iter()
             .position(|c| c.skeleton.name == "simple biped")
@@ -300,6 +350,7 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         morphology: false,
         muscle: true,
         job: None,
+        action: None,
         shown: None,
         to_library: false,
         load_path: options
@@ -314,8 +365,6 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
         rate: 1.0,
         world: false,
         next_job: 1,
-        tx,
-        rx,
         last_discovery: None,
     };
     state.creature_defaults();
@@ -352,9 +401,18 @@ fn setup_gait(mut commands: Commands, options: Res<super::AppOptions>) {
     commands.insert_resource(state);
 }
 
-fn advance_playback(time: Res<Time>, mut state: ResMut<GaitState>) {
-    if state.visible && state.playing && state.shown.is_some() {
-        let dt = time.delta_secs().min(0.1) as f64 * state.rate as f64;
+fn advance_playback(
+    time: Res<Time>,
+    clock: Res<Clock>,
+    bench: Res<Workbench>,
+    mut state: ResMut<GaitState>,
+    mut busy: ResMut<Busy>,
+) {
+    if state.job.is_some() {
+        busy.add(PANEL, "gait solve");
+    }
+    if bench.is_open(PANEL) && state.playing && state.shown.is_some() {
+        let dt = clock.dt(&time, 0.1) * state.rate as f64;
         state.time += dt;
     }
 }
@@ -362,67 +420,28 @@ fn advance_playback(time: Res<Time>, mut state: ResMut<GaitState>) {
 /// Width of the request column of the Gait window (px).
 const CONTROLS_WIDTH: f32 = 330.0;
 
-fn gait_window(
-    mut contexts: EguiContexts,
-    mut state: ResMut<GaitState>,
-    diversity: Option<Res<super::diversity_panel::DiversityState>>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
+fn gait_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<GaitState>) {
     let state = &mut *state;
-    // The viewport area between the workbench panels (last frame's).
-    // (Known from the second frame on; the window waits for it to open in the right place.)
-    let Some(central) = diversity.and_then(|d| d.central) else {
-        return Ok(());
-    };
-    egui::Area::new(egui::Id::new("gait_toggle"))
-        .fixed_pos(central.left_top() + egui::vec2(8.0, 8.0))
-        .show(ctx, |ui| {
-            let label = if state.visible { "Gait ✔" } else { "Gait…" };
-            if ui
-                .button(label)
-                .on_hover_text("Gait panel: spacetime gaits (specs/004.md)")
-                .clicked()
-            {
-                state.visible = !state.visible;
-            }
-        });
-    if !state.visible {
-        return Ok(());
-    }
-    let mut open = true;
-    egui::Window::new("Gait")
-        .id(egui::Id::new("gait_window"))
-        .open(&mut open)
-        .default_pos(central.left_top() + egui::vec2(4.0, 40.0))
-        .default_size(egui::vec2(
-            (central.width() - 10.0).clamp(600.0, 960.0),
-            (central.height() - 50.0).clamp(400.0, 820.0),
-        ))
-        .resizable(true)
-        .show(ctx, |ui| {
-            let height = ui.available_height();
-            let result_w = (ui.available_width() - CONTROLS_WIDTH - 16.0).clamp(300.0, 640.0);
-            let column = egui::Layout::top_down(egui::Align::Min);
-            ui.horizontal_top(|ui| {
-                ui.allocate_ui_with_layout(egui::vec2(CONTROLS_WIDTH, height), column, |ui| {
-                    ui.set_width(CONTROLS_WIDTH);
-                    egui::ScrollArea::vertical()
-                        .id_salt("gait_controls")
-                        .auto_shrink([false, false])
-                        .show(ui, |ui| controls_ui(ui, state));
-                });
-                ui.separator();
-                ui.allocate_ui_with_layout(egui::vec2(result_w, height), column, |ui| {
-                    ui.set_width(result_w);
-                    egui::ScrollArea::vertical()
-                        .id_salt("gait_result")
-                        .auto_shrink([false, false])
-                        .show(ui, |ui| result_ui(ui, state));
-                });
+    {
+        let height = ui.available_height();
+        let result_w = (ui.available_width() - CONTROLS_WIDTH - 16.0).clamp(300.0, 640.0);
+        let column = egui::Layout::top_down(egui::Align::Min);
+        ui.horizontal_top(|ui| {
+            ui.allocate_ui_with_layout(egui::vec2(CONTROLS_WIDTH, height), column, |ui| {
+                ui.set_width(CONTROLS_WIDTH);
+                egui::ScrollArea::vertical()
+                    .id_salt("gait_controls")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| controls_ui(ui, state));
+            });
+            ui.separator();
+            ui.allocate_ui_with_layout(egui::vec2(result_w, height), column, |ui| {
+                ui.set_width(result_w);
+                egui::ScrollArea::vertical()
+                    .id_salt("gait_result")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| result_ui(ui, state));
             });
         });
-    if !open {
-        state.visible = false;
     }
-    Ok(())
 }

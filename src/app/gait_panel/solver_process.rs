@@ -1,13 +1,13 @@
-//! The gait job running as a child process (`motionlab gait-job`; IPOPT solves do not share a
-//! process): its typed events (one serialised `GaitEvent` per line) turned into messages, and
-//! the channel polled each frame.
+//! The gait job running among the session's jobs, in a worker process (`motionlab gait-job`;
+//! IPOPT solves do not share a process): the typed events of its log turned into the panel's
+//! plots, and its clip shown when it finishes.
 
 use super::*;
 
-/// The message of one line of the solver process's standard output: a typed
-/// [`GaitEvent`] (`motionlab gait-job`), or nothing for anything else.
-pub(super) fn solver_message(job: u64, line: &str) -> Option<JobMsg> {
-    match GaitEvent::decode(line)? {
+/// The message of one event of the solver's log, or nothing for the events the panel does not
+/// plot.
+pub(super) fn solver_message(job: u64, event: &GaitEvent) -> Option<JobMsg> {
+    match event.clone() {
         GaitEvent::Iteration {
             objective,
             infeasibility,
@@ -46,8 +46,43 @@ pub(super) fn solver_message(job: u64, line: &str) -> Option<JobMsg> {
     }
 }
 
-pub(super) fn poll_gait_job(mut state: ResMut<GaitState>) {
-    let msgs: Vec<JobMsg> = state.rx.try_iter().collect();
+pub(super) fn poll_gait_job(mut state: ResMut<GaitState>, jobs: Res<Jobs>) {
+    let mut msgs: Vec<JobMsg> = Vec::new();
+    if let Some(job) = state.job.as_mut() {
+        match jobs.get(job.id) {
+            Some(h) => {
+                if let Some(log) = h.progress.detail::<crate::spacetime::job::GaitLog>() {
+                    msgs.extend(
+                        log.0[job.seen.min(log.0.len())..]
+                            .iter()
+                            .filter_map(|e| solver_message(job.id, e)),
+                    );
+                    job.seen = log.0.len();
+                }
+                match h.status {
+                    crate::jobs::JobStatus::Finished => msgs.push(JobMsg::Done(
+                        job.id,
+                        h.result
+                            .as_ref()
+                            .ok_or_else(|| "the job wrote no result".to_string())
+                            .and_then(|p| {
+                                crate::files::read_ron::<GaitClip>(p).map_err(|e| e.to_string())
+                            }),
+                    )),
+                    crate::jobs::JobStatus::Failed => msgs.push(JobMsg::Done(
+                        job.id,
+                        Err(h.error.clone().unwrap_or_else(|| "failed".into())),
+                    )),
+                    crate::jobs::JobStatus::Cancelled => {
+                        state.job = None;
+                        state.message = "solve cancelled".into();
+                    }
+                    _ => {}
+                }
+            }
+            None => state.job = None,
+        }
+    }
     for msg in msgs {
         let current = state.job.as_ref().map(|j| j.id);
         match msg {

@@ -8,7 +8,7 @@ impl GaitState {
         self.creatures.get(self.creature)
     }
 
-    /// The creature's default timings and period (specs/004.md §1.2 defaults of the CLI).
+    /// The creature's default timings and period (the command line's defaults, Wampler 2012, thesis §3.2).
     pub(super) fn reset_timings(&mut self) {
         if let Some(c) = self.creature() {
             let (period, timings) = default_timings(&c.skeleton);
@@ -193,10 +193,21 @@ impl GaitState {
         };
     }
 
-    /// Starts the gait job of the panel's settings (`motionlab gait-job REQUEST`) in its own process group; `refine`: from the gait on show, with the
-    /// panel's timing.
+    /// Asks for the gait job of the panel's settings (run by [`act`]); `refine`: from the gait
+    /// on show, with the panel's timing.
     pub(super) fn start(&mut self, refine: bool) {
-        self.cancel();
+        self.action = Some(Action::Start { refine });
+    }
+
+    /// Asks to stop the running solve.
+    pub(super) fn cancel(&mut self) {
+        self.action = Some(Action::Cancel);
+    }
+
+    /// Starts the gait job of the panel's settings among the session's jobs: a worker process
+    /// (`motionlab gait-job`) of its own process group.
+    fn launch(&mut self, refine: bool, jobs: &mut Jobs) {
+        self.stop(jobs);
         let Some((creature_path, creature_name)) = self
             .creature()
             .map(|c| (c.path.clone(), c.skeleton.name.clone()))
@@ -217,11 +228,8 @@ impl GaitState {
                 return;
             }
         };
-        let id = self.next_job;
+        let tag = self.next_job;
         self.next_job += 1;
-        let out =
-            std::env::temp_dir().join(format!("motionlab-gait-{}-{id}.ron", std::process::id()));
-        let _ = std::fs::remove_file(&out);
         let mut request = crate::spacetime::job::GaitRequest {
             max_iterations: self.max_iterations,
             lbfgs_iterations: Some(self.lbfgs_iterations),
@@ -231,7 +239,6 @@ impl GaitState {
                     min_head_height: None,
                 },
             ),
-            out: Some(out.clone()),
             ..crate::spacetime::job::GaitRequest::new(creature_path, self.speed)
         };
         if refine {
@@ -240,7 +247,7 @@ impl GaitState {
                 return;
             };
             let start = std::env::temp_dir().join(format!(
-                "motionlab-gait-{}-{id}-start.ron",
+                "motionlab-gait-{}-{tag}-start.ron",
                 std::process::id()
             ));
             if let Err(e) = crate::jobs::write_ron(&start, &shown.clip) {
@@ -264,76 +271,16 @@ impl GaitState {
             request.period = Some(self.period);
             request.contacts = Some(self.timings.clone());
         }
-        let mut cmd = std::process::Command::new(exe);
-        cmd.arg("gait-job")
-            .arg(request.encode())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
+        let job = crate::spacetime::job::GaitWorkerJob::new(request, exe);
+        let id = match jobs.spawn(Box::new(job), None) {
+            Ok(id) => id,
             Err(e) => {
-                self.message = format!("cannot start the solver process: {e}");
+                self.message = format!("cannot start the solve: {e}");
                 return;
             }
         };
-        let pid = child.id();
-        let exited = std::sync::Arc::new(std::sync::Mutex::new(false));
-        let job_exited = exited.clone();
-        let tx = self.tx.clone();
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-        std::thread::spawn(move || {
-            let errors = std::thread::spawn(move || {
-                let mut tail: Vec<String> = Vec::new();
-                if let Some(e) = stderr {
-                    for line in std::io::BufReader::new(e).lines().map_while(Result::ok) {
-                        tail.push(line);
-                        if tail.len() > 6 {
-                            tail.remove(0);
-                        }
-                    }
-                }
-                tail.join("\n")
-            });
-            if let Some(o) = stdout {
-                for line in std::io::BufReader::new(o).lines().map_while(Result::ok) {
-                    if let Some(msg) = solver_message(id, &line) {
-                        let _ = tx.send(msg);
-                    }
-                }
-            }
-            // Reaped under the lock, so a cancel never signals a recycled process id.
-            let status = loop {
-                let mut reaped = exited.lock().unwrap_or_else(|e| e.into_inner());
-                match child.try_wait() {
-                    Ok(Some(status)) => {
-                        *reaped = true;
-                        break Ok(status);
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        *reaped = true;
-                        break Err(e);
-                    }
-                }
-                drop(reaped);
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            };
-            let stderr_tail = errors.join().unwrap_or_default();
-            let result = std::fs::read_to_string(&out)
-                .map_err(|_| {
-                    let how = status.map(|s| s.to_string()).unwrap_or_default();
-                    format!("the solver wrote no clip ({how}) {stderr_tail}")
-                })
-                .and_then(|t| crate::files::from_ron::<GaitClip>(&t).map_err(|e| e.to_string()));
-            let _ = std::fs::remove_file(&out);
-            let _ = tx.send(JobMsg::Done(id, result));
-        });
         self.message = format!(
-            "solving {} at {} m/s{} (process {pid})",
+            "solving {} at {} m/s{} (job #{id})",
             creature_name,
             self.speed,
             if self.discover {
@@ -344,7 +291,7 @@ impl GaitState {
         );
         self.job = Some(GaitJob {
             id,
-            pid,
+            seen: 0,
             started: Instant::now(),
             discover: self.discover && !refine,
             creature: self.creature,
@@ -356,12 +303,29 @@ impl GaitState {
             feasible: String::new(),
             generations: 0,
             iterations: Vec::new(),
-            exited: job_exited,
         });
     }
 
-    /// Stops the running solve (dropping the job ends its processes).
-    pub(super) fn cancel(&mut self) {
-        self.job = None;
+    /// Cancels the running solve (its worker's process group ends with it).
+    fn stop(&mut self, jobs: &Jobs) {
+        if let Some(job) = self.job.take() {
+            jobs.cancel(job.id);
+        }
+    }
+}
+
+/// What the panel's buttons asked for, done with the session's jobs at hand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Action {
+    Start { refine: bool },
+    Cancel,
+}
+
+/// Carries out the panel's asked-for action.
+pub(super) fn act(mut state: ResMut<GaitState>, mut jobs: ResMut<Jobs>) {
+    match state.action.take() {
+        Some(Action::Start { refine }) => state.launch(refine, &mut jobs),
+        Some(Action::Cancel) => state.stop(&jobs),
+        None => {}
     }
 }

@@ -4,35 +4,77 @@
 //! speed, loop and step; BVH export.
 //!
 //! Playback of a transformed-cyclic clip applies its transform T cumulatively at every wrap
-//! (specs/001.md §1.4), so a walk keeps walking instead of jumping back.
+//! (McIntosh 2011, thesis §3.2.5), so a walk keeps walking instead of jumping back.
 
 mod panel;
 
-use crate::clip::{CharacterRef, Clip, from_gait::clip_of_gait};
-use crate::model::{Character, load_character};
-use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
+use super::workbench::figures::{FigureAssets, Look, spawn_figure};
+use super::workbench::files::root_dir;
+use super::workbench::{
+    AddPanel, ClaimStage, Clock, Dock, OpenPanel, PanelSpec, PlayClip, Stage, Workbench,
+    claim_stage, palette,
+};
+use crate::clip::Clip;
+use crate::model::Character;
 use bevy::prelude::*;
-use bevy_egui::EguiPrimaryContextPass;
 use std::path::{Path, PathBuf};
 
-pub struct LibraryPlugin;
+/// The Library's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Play this clip (or gait clip) in the Library panel at launch; repeat to show several side
+    /// by side.
+    #[arg(long)]
+    pub clip: Vec<PathBuf>,
+}
+
+/// The panel's id.
+pub const PANEL: &str = "library";
+
+pub struct LibraryPlugin(pub Launch);
 
 impl Plugin for LibraryPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup_library)
+        app.insert_resource(self.0.clone())
+            .add_systems(Startup, setup_library)
             .add_systems(
                 Update,
                 (
-                    from_gait_panel,
-                    from_diversity_panel,
-                    advance_clock,
+                    play_clips,
+                    claim_library,
+                    advance_clock.run_if(in_state(Stage::Library)),
                     rebuild_figures,
-                    pose_figures,
+                    pose_figures.run_if(in_state(Stage::Library)),
                 )
                     .chain(),
             )
-            .add_systems(EguiPrimaryContextPass, panel::library_window);
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Library",
+                    hover: "Library: every clip in assets/ and results/",
+                    dock: Dock::Window {
+                        width: 540.0,
+                        height: 260.0,
+                    },
+                    order: 20,
+                    open: !self.0.clip.is_empty(),
+                },
+                panel::library_window,
+            );
     }
+}
+
+/// The Library owns the viewport while its window is open with clips selected.
+fn claim_library(
+    library: Res<Library>,
+    bench: Res<Workbench>,
+    mut said: Local<bool>,
+    mut out: MessageWriter<ClaimStage>,
+) {
+    let wants = bench.is_open(PANEL) && !library.selected.is_empty();
+    claim_stage(Stage::Library, wants, &mut said, &mut out);
 }
 
 /// A clip of the library, with the character it plays on.
@@ -75,7 +117,6 @@ pub struct Library {
     pub filter: String,
     /// Entries shown, in order (the first sets the timeline).
     pub selected: Vec<usize>,
-    pub visible: bool,
     /// Seconds of playback since the start.
     pub time: f64,
     pub playing: bool,
@@ -97,7 +138,6 @@ impl Library {
             skipped: Vec::new(),
             filter: String::new(),
             selected: Vec::new(),
-            visible: false,
             time: 0.0,
             playing: true,
             half_speed: false,
@@ -107,11 +147,6 @@ impl Library {
             message: String::new(),
             generation: 0,
         }
-    }
-
-    /// Whether clips are on show (the live simulation is hidden meanwhile).
-    pub fn showing(&self) -> bool {
-        self.visible && !self.selected.is_empty()
     }
 
     pub fn toggle(&mut self, i: usize) {
@@ -177,104 +212,38 @@ impl Library {
         }
     }
 
-    /// Writes the BVH of entry `i` next to its file.
+    /// Writes the BVH of entry `i` next to its file (never over it: a BVH entry's is
+    /// `NAME.export.bvh`).
     pub fn export_bvh(&mut self, i: usize) {
         let e = &self.entries[i];
-        let out = e.path.with_extension("bvh");
-        let text = crate::clip::bvh::export(&e.clip, &e.character);
-        self.message = match crate::files::write_atomic(&out, text.as_bytes()) {
-            Ok(()) => format!("wrote {}", out.display()),
-            Err(err) => format!("cannot write {}: {err}", out.display()),
-        };
-    }
-}
-
-/// A path of the project's files (`assets/…`), from the working directory when it has them,
-/// else from the folder the program was built from.
-pub fn root_path(relative: &str) -> PathBuf {
-    root_dir().join(relative)
-}
-
-/// The folder the program was built from when the working directory has no `assets/`.
-fn root_dir() -> PathBuf {
-    if Path::new("assets").is_dir() {
-        PathBuf::new()
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
-}
-
-/// A character path as written in a clip, resolved against the working directory, then the
-/// source folder.
-fn resolve(path: &str) -> PathBuf {
-    let p = PathBuf::from(path);
-    if p.exists() { p } else { root_dir().join(p) }
-}
-
-/// Reads `path` as a clip, a gait clip (converted) or a glTF written by `clip export` (read
-/// back onto the character it names). `Ok(None)`: another kind of file.
-fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if extension == "glb" || extension == "gltf" {
-        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-        let Some(file) = crate::clip::gltf::character_of_file(&bytes) else {
-            return Ok(None);
-        };
-        let (character, r) = character_file(&file)?;
-        let name = path.display().to_string();
-        let clip = if extension == "glb" {
-            crate::clip::gltf::import_glb(&bytes, &character, r, &name)?
+        let out = if e
+            .path
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("bvh"))
+        {
+            e.path.with_extension("export.bvh")
         } else {
-            let bin = std::fs::read(path.with_extension("bin")).map_err(|e| e.to_string())?;
-            crate::clip::gltf::import_gltf(&bytes, &bin, &character, r, &name)?
+            e.path.with_extension("bvh")
         };
-        return Ok(Some(Entry {
-            path: path.into(),
-            clip,
-            character,
-        }));
+        self.message = match crate::clip::save(&e.clip, &e.character, &out) {
+            Ok(_) => format!("wrote {}", out.display()),
+            Err(err) => err.to_string(),
+        };
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    if let Ok(clip) = crate::files::from_ron::<Clip>(&text) {
-        clip.check()?;
-        let character =
-            load_character(&resolve(&clip.character.path)).map_err(|e| e.to_string())?;
-        clip.check_character(&character)?;
-        return Ok(Some(Entry {
-            path: path.into(),
-            clip,
-            character,
-        }));
-    }
-    if let Ok(gait) = crate::files::from_ron::<crate::spacetime::gait::GaitClip>(&text) {
-        return gait_entry(&gait, path.into()).map(Some);
-    }
-    Ok(None)
 }
 
-/// A character file named as a clip names it (resolved as [`resolve`] does), and the
-/// reference to it.
-fn character_file(file: &str) -> Result<(Character, CharacterRef), String> {
-    let path = resolve(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let character = load_character(&path).map_err(|e| e.to_string())?;
-    Ok((character, CharacterRef::new(Path::new(file), &text)))
-}
-
-/// A gait clip on its creature's character file (`characters/<creature>.ron`), as an entry
-/// shown under `path`.
-fn gait_entry(gait: &crate::spacetime::gait::GaitClip, path: PathBuf) -> Result<Entry, String> {
-    let file = format!("characters/{}.ron", gait.creature.replace(' ', "_"));
-    let (character, r) = character_file(&file)?;
-    let clip = clip_of_gait(gait, &character, r)?;
-    Ok(Entry {
-        path,
-        clip,
-        character,
-    })
+/// Reads `path` as any clip file ([`crate::clip::open`]). `Ok(None)`: another kind of file (a
+/// character, a graph, a manifest).
+fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
+    match crate::clip::open(path, &Default::default()) {
+        Ok(o) => Ok(Some(Entry {
+            path: path.into(),
+            clip: o.clip,
+            character: o.character,
+        })),
+        Err(crate::clip::ClipError::NotAClip { .. }) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Every clip under `dirs` (recursively), sorted by path.
@@ -289,10 +258,9 @@ fn scan(dirs: &[PathBuf]) -> (Vec<Entry>, Vec<(PathBuf, String)>) {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| x == "ron" || x == "glb" || x == "gltf")
-            {
+            } else if p.extension().is_some_and(|x| {
+                crate::clip::file::EXTENSIONS.contains(&x.to_string_lossy().as_ref())
+            }) {
                 files.push(p);
             }
         }
@@ -310,31 +278,6 @@ fn scan(dirs: &[PathBuf]) -> (Vec<Entry>, Vec<(PathBuf, String)>) {
     (entries, skipped)
 }
 
-/// The Gait panel's "Play in Library": its gait on show becomes a clip on its character,
-/// selected and playing.
-fn from_gait_panel(
-    gait: Option<ResMut<super::gait_panel::GaitState>>,
-    mut library: ResMut<Library>,
-) {
-    let Some(mut gait) = gait else { return };
-    if !std::mem::take(&mut gait.to_library) {
-        return;
-    }
-    let Some(shown) = &gait.shown else { return };
-    let entry = gait_entry(
-        &shown.clip,
-        PathBuf::from(format!("gait panel: {}", shown.source)),
-    );
-    match entry {
-        Ok(e) => play_alone(
-            &mut library,
-            e,
-            "the Gait panel's gait, on its character".into(),
-        ),
-        Err(e) => library.message = format!("cannot play the gait: {e}"),
-    }
-}
-
 /// Shows `entry` alone, playing from the start, with `message`.
 fn play_alone(library: &mut Library, entry: Entry, message: String) {
     library.entries.push(entry);
@@ -342,69 +285,44 @@ fn play_alone(library: &mut Library, entry: Entry, message: String) {
     library.generation += 1;
     library.time = 0.0;
     library.playing = true;
-    library.visible = true;
     library.message = message;
 }
 
-/// The Diversity panel's "play in Library": the motion is replayed with its frames recorded
-/// ([`crate::diversity::explore::recorded_clip`]) and plays as a clip on its skinned character
-/// (a shape variant on its own body).
-fn from_diversity_panel(
-    diversity: Option<ResMut<super::diversity_panel::DiversityState>>,
+/// "Play in Library" from another panel: the clip alone, playing from the start, the window
+/// open.
+fn play_clips(
+    mut requests: MessageReader<PlayClip>,
     mut library: ResMut<Library>,
+    mut open: MessageWriter<OpenPanel>,
 ) {
-    let Some(mut diversity) = diversity else {
-        return;
-    };
-    let Some(index) = diversity.to_library.take() else {
-        return;
-    };
-    let Some(result) = &diversity.result else {
-        return;
-    };
-    match crate::diversity::explore::recorded_clip(result, index, None) {
-        Ok((clip, character, own_body)) => {
-            // The gallery's lanes would stand where the clip plays.
-            diversity.gallery = false;
-            let path = PathBuf::from(format!("diversity panel: {} M{index}", diversity.source));
-            let body = if own_body { " on its own body" } else { "" };
-            play_alone(
-                &mut library,
-                Entry {
-                    path,
-                    clip,
-                    character,
-                },
-                format!(
-                    "the Diversity panel's M{index}{body}, recorded (its gallery is hidden: tick \
-                     \"show in viewport\" to see it again)"
-                ),
-            );
-        }
-        Err(e) => library.message = format!("cannot replay M{index}: {e:#}"),
+    for r in requests.read() {
+        let entry = Entry {
+            path: PathBuf::from(&r.label),
+            clip: r.clip.clone(),
+            character: r.character.clone(),
+        };
+        play_alone(&mut library, entry, r.note.clone());
+        open.write(OpenPanel {
+            id: PANEL,
+            open: true,
+        });
     }
 }
 
-fn setup_library(mut commands: Commands, options: Res<super::AppOptions>) {
+fn setup_library(mut commands: Commands, options: Res<Launch>) {
     let mut library = Library::new();
     library.rescan();
-    for p in &options.clips {
+    for p in &options.clip {
         library.open(p);
     }
-    library.visible = !options.clips.is_empty();
     commands.insert_resource(library);
 }
 
-fn advance_clock(mut library: ResMut<Library>, time: Res<Time>, options: Res<super::AppOptions>) {
-    if !library.playing || !library.showing() {
+fn advance_clock(mut library: ResMut<Library>, time: Res<Time>, clock: Res<Clock>) {
+    if !library.playing || library.selected.is_empty() {
         return;
     }
-    // Screenshots advance a fixed amount per frame so they do not depend on the frame rate.
-    let dt = if options.screenshot.is_some() {
-        1.0 / 60.0
-    } else {
-        time.delta_secs_f64().min(0.1)
-    };
+    let dt = clock.dt(&time, 0.1);
     let rate = if library.half_speed { 0.5 } else { 1.0 };
     library.time += dt * rate;
     let d = library.duration();
@@ -424,59 +342,39 @@ struct LibraryBone {
 #[derive(Component)]
 struct LibraryFigure;
 
-/// Tints of the figures, by slot.
-const TINTS: [[f32; 3]; 4] = [
-    [1.0, 1.0, 1.0],
-    [0.55, 0.75, 1.0],
-    [1.0, 0.7, 0.45],
-    [0.6, 0.95, 0.6],
-];
-
 fn rebuild_figures(
     mut commands: Commands,
     library: Res<Library>,
-    mut built: Local<(u64, bool)>,
+    stage: Res<State<Stage>>,
+    mut built: Local<(u64, bool, bool)>,
     old: Query<Entity, Or<(With<LibraryBone>, With<LibraryFigure>)>>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut bindposes: ResMut<Assets<SkinnedMeshInverseBindposes>>,
+    mut assets: FigureAssets,
 ) {
-    let want = (library.generation, library.showing() && library.ghosts);
-    if *built == want && !(library.showing() && old.is_empty()) {
+    let showing = *stage.get() == Stage::Library;
+    let want = (library.generation, showing, showing && library.ghosts);
+    if *built == want {
         return;
     }
     *built = want;
     for e in &old {
         commands.entity(e).despawn();
     }
-    if !library.showing() {
+    if !showing {
         return;
     }
     for (slot, &i) in library.selected.iter().enumerate() {
         let character = &library.entries[i].character;
-        let t = TINTS[slot % TINTS.len()];
-        let ghost = library.ghosts && slot > 0;
-        super::skin::spawn_skinned(
+        let tint = palette::slot_tint(slot);
+        spawn_figure(
             &mut commands,
-            &mut meshes,
-            &mut materials,
-            &mut bindposes,
+            &mut assets,
             character,
             |body| (LibraryBone { slot, body }, Transform::IDENTITY),
             LibraryFigure,
-            StandardMaterial {
-                base_color: if ghost {
-                    Color::srgba(t[0], t[1], t[2], 0.4)
-                } else {
-                    Color::srgb(t[0], t[1], t[2])
-                },
-                alpha_mode: if ghost {
-                    AlphaMode::Blend
-                } else {
-                    AlphaMode::Opaque
-                },
-                perceptual_roughness: 0.6,
-                ..default()
+            if library.ghosts && slot > 0 {
+                Look::Ghost(tint)
+            } else {
+                Look::Solid(tint)
             },
         );
     }
@@ -559,16 +457,10 @@ fn pose_figures(
     mut bones: Query<(&LibraryBone, &mut Transform)>,
     mut orbit: ResMut<super::viewport::OrbitCamera>,
     mut framed: Local<u64>,
-    mut focused: Local<bool>,
 ) {
-    if !library.showing() {
-        // Let go of the camera once (another view may be steering it).
-        if std::mem::take(&mut *focused) {
-            orbit.focus = None;
-        }
+    if library.selected.is_empty() {
         return;
     }
-    *focused = true;
     let m = library.selected.len();
     if *framed != library.generation {
         // A new selection: step back far enough to see every figure, from the side.

@@ -3,45 +3,12 @@
 
 use super::Library;
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, egui};
+use bevy_egui::egui;
 
-pub(super) fn library_window(
-    mut contexts: EguiContexts,
-    mut library: ResMut<Library>,
-    diversity: Option<Res<crate::app::diversity_panel::DiversityState>>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let Some(central) = diversity.and_then(|d| d.central) else {
-        return Ok(());
-    };
+pub(super) fn library_window(InMut(ui): InMut<egui::Ui>, mut library: ResMut<Library>) {
     let lib = &mut *library;
-    egui::Area::new(egui::Id::new("library_toggle"))
-        .fixed_pos(central.left_top() + egui::vec2(90.0, 8.0))
-        .show(ctx, |ui| {
-            let label = if lib.visible {
-                "Library ✔"
-            } else {
-                "Library…"
-            };
-            if ui
-                .button(label)
-                .on_hover_text("Library: every clip in assets/ and results/")
-                .clicked()
-            {
-                lib.visible = !lib.visible;
-            }
-        });
-    if !lib.visible {
-        return Ok(());
-    }
-    let mut open = true;
-    egui::Window::new("Library")
-        .id(egui::Id::new("library_window"))
-        .open(&mut open)
-        .default_pos(central.left_top() + egui::vec2(4.0, 40.0))
-        .default_size(egui::vec2(540.0, 260.0))
-        .resizable(true)
-        .show(ctx, |ui| {
+    {
+        {
             ui.horizontal(|ui| {
                 ui.label("filter");
                 ui.add(
@@ -133,11 +100,8 @@ pub(super) fn library_window(
             if !lib.message.is_empty() {
                 ui.weak(&lib.message);
             }
-        });
-    if !open {
-        lib.visible = false;
+        }
     }
-    Ok(())
 }
 
 /// Play, pause, step, half speed, loop, phase alignment, ghosts, and the scrubber.

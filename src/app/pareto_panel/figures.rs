@@ -4,6 +4,7 @@
 //! (1 m per 800 N) while it acts.
 
 use super::*;
+use crate::app::workbench::figures::{FigureAssets, Look, pose_to_transform, spawn_figure};
 
 #[derive(Component)]
 pub(super) struct ParetoBone {
@@ -18,8 +19,8 @@ pub(super) struct ParetoFigure;
 type FigureParts = Or<(With<ParetoBone>, With<ParetoFigure>)>;
 
 /// (slot, point, natural) of every selected point whose rollout is at hand.
-fn wanted(state: &ParetoState) -> Vec<(usize, usize, bool)> {
-    if !state.visible {
+fn wanted(state: &ParetoState, stage: Stage) -> Vec<(usize, usize, bool)> {
+    if stage != Stage::Pareto {
         return Vec::new();
     }
     state
@@ -33,13 +34,12 @@ fn wanted(state: &ParetoState) -> Vec<(usize, usize, bool)> {
 pub(super) fn rebuild_figures(
     mut commands: Commands,
     state: Res<ParetoState>,
+    stage: Res<State<Stage>>,
     mut built: Local<Vec<(usize, usize, bool)>>,
     old: Query<Entity, FigureParts>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut bindposes: ResMut<Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
+    mut assets: FigureAssets,
 ) {
-    let want = wanted(&state);
+    let want = wanted(&state, *stage.get());
     if *built == want {
         return;
     }
@@ -50,25 +50,17 @@ pub(super) fn rebuild_figures(
         let Some(rec) = state.recorded(point) else {
             continue;
         };
-        let [r, g, b] = regime_colour(natural);
-        let ghost = slot > 0;
-        crate::app::skin::spawn_skinned(
+        let colour = regime_colour(natural);
+        spawn_figure(
             &mut commands,
-            &mut meshes,
-            &mut materials,
-            &mut bindposes,
+            &mut assets,
             &rec.run.character,
             |body| (ParetoBone { slot, body }, Transform::IDENTITY),
             ParetoFigure,
-            StandardMaterial {
-                base_color: Color::srgba(r, g, b, if ghost { 0.35 } else { 1.0 }),
-                alpha_mode: if ghost {
-                    AlphaMode::Blend
-                } else {
-                    AlphaMode::Opaque
-                },
-                perceptual_roughness: 0.6,
-                ..default()
+            if slot > 0 {
+                Look::Ghost(colour)
+            } else {
+                Look::Solid(colour)
             },
         );
     }
@@ -89,17 +81,7 @@ pub(super) fn pose_figures(
     mut bones: Query<(&ParetoBone, &mut Transform)>,
     mut orbit: ResMut<crate::app::viewport::OrbitCamera>,
     mut framed: Local<Vec<usize>>,
-    mut focused: Local<bool>,
 ) {
-    if !state.showing() {
-        // Let go of the camera once (another view may be steering it).
-        if std::mem::take(&mut *focused) {
-            orbit.focus = None;
-        }
-        framed.clear();
-        return;
-    }
-    *focused = true;
     // Frame the whole of the highest selected jump, from the side, once per selection.
     let top = state
         .selected
@@ -126,7 +108,7 @@ pub(super) fn pose_figures(
             continue;
         };
         if let Some(p) = rec.run.frames[k].poses.get(bone.body) {
-            *t = crate::app::pose_to_transform(*p);
+            *t = pose_to_transform(*p);
         }
     }
 }
@@ -135,9 +117,6 @@ pub(super) fn pose_figures(
 const NEWTONS_PER_METRE: f32 = 800.0;
 
 pub(super) fn draw_assist(state: Res<ParetoState>, mut gizmos: Gizmos) {
-    if !state.visible {
-        return;
-    }
     for &i in &state.selected {
         let Some(rec) = state.recorded(i) else {
             continue;

@@ -1,4 +1,4 @@
-//! Pareto panel (specs/000.md §1.6, §3 and §5 C.25): start a front of jump controllers (RMOO,
+//! Pareto panel (Agrawal 2015, thesis ch. 4): start a front of jump controllers (RMOO,
 //! BSOO or MO-CMA-ES) as a job and watch it fill in live: the front of head height against log
 //! effort over every sample, the natural/supernatural boundary, the hypervolume per rollout of
 //! every run of the session side by side, and the Table 4.2 columns. Clicking a front point
@@ -10,16 +10,19 @@
 //! [`ParetoResult`]; jumps are re-simulated with [`JumpTask::run_recorded`] on a background
 //! thread and cached by their parameters.
 
-use super::jobs_panel::JobsState;
+use super::workbench::{
+    AddPanel, Busy, ClaimStage, Clock, Dock, Jobs, PanelSpec, Stage, Workbench, claim_stage,
+};
 use crate::jobs::{JobHandle, JobStatus};
 use crate::pareto::run::HypervolumePoint;
 use crate::pareto::{
     JumpOutcome, JumpTask, Method, NATURAL_GRAVITY, ParetoConfig, ParetoResult, ParetoRun,
     load_result,
 };
+use crate::scene::SceneKind;
 use crate::task::TaskRun;
 use bevy::prelude::*;
-use bevy_egui::{EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -28,28 +31,72 @@ use std::sync::Arc;
 mod figures;
 mod panel;
 
-pub use panel::pareto_ui;
+/// The Pareto panel's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Grow the Pareto front of this scene at launch (RMOO, 300 generations) and show the
+    /// Pareto panel.
+    #[arg(long, value_name = "SCENE")]
+    pub pareto: Option<PathBuf>,
+    /// Show this Pareto result (`motionlab pareto --out DIR` writes DIR/result.ron) in the
+    /// Pareto panel at launch; repeat to plot several runs' hypervolumes side by side (the last
+    /// one's front is shown).
+    #[arg(long, value_name = "RESULT")]
+    pub pareto_result: Vec<PathBuf>,
+    /// With --pareto-result: play this front point at launch; repeat to add ghosts.
+    #[arg(long, requires = "pareto_result", value_name = "I")]
+    pub pareto_point: Vec<usize>,
+}
 
-pub struct ParetoPanelPlugin;
+/// The panel's id.
+pub const PANEL: &str = "pareto";
+
+pub struct ParetoPanelPlugin(pub Launch);
 
 impl Plugin for ParetoPanelPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, setup)
+        let on_stage = in_state(Stage::Pareto);
+        app.insert_resource(self.0.clone())
+            .add_systems(Startup, setup)
             .add_systems(
                 Update,
                 (
                     start_on_launch,
                     poll,
                     request_runs,
-                    advance_clock,
+                    claim_pareto,
+                    (advance_clock, figures::pose_figures, figures::draw_assist).run_if(on_stage),
                     figures::rebuild_figures,
-                    figures::pose_figures,
-                    figures::draw_assist,
                 )
                     .chain(),
             )
-            .add_systems(EguiPrimaryContextPass, panel::pareto_toggle);
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Pareto",
+                    hover: "Pareto fronts of jump height against effort (Agrawal 2015, ch. 4)",
+                    dock: Dock::Right {
+                        width: 540.0,
+                        fallback: false,
+                    },
+                    order: 50,
+                    open: self.0.pareto.is_some() || !self.0.pareto_result.is_empty(),
+                },
+                panel::pareto_ui,
+            );
     }
+}
+
+/// The jumps own the viewport while the panel is open with a simulated point selected.
+fn claim_pareto(
+    state: Res<ParetoState>,
+    bench: Res<Workbench>,
+    mut said: Local<bool>,
+    mut out: MessageWriter<ClaimStage>,
+) {
+    let wants = bench.is_open(PANEL) && state.showing();
+    claim_stage(Stage::Pareto, wants, &mut said, &mut out);
 }
 
 /// A jump re-simulated for playback.
@@ -67,14 +114,14 @@ enum Msg {
 
 #[derive(Resource)]
 pub struct ParetoState {
-    pub visible: bool,
     pub scenes: Vec<PathBuf>,
     pub scene: Option<PathBuf>,
     pub method: Method,
     pub seed: u64,
     pub generations: u64,
     pub message: String,
-    pub job: Option<JobHandle>,
+    /// The running or last job's id among the session's jobs.
+    pub job: Option<u64>,
     pub result: Option<ParetoResult>,
     pub result_file: Option<PathBuf>,
     /// Hypervolume per rollout of every run of the session (label, history).
@@ -94,12 +141,11 @@ pub struct ParetoState {
     live_generation: Option<u64>,
 }
 
-fn setup(mut commands: Commands, options: Res<super::AppOptions>) {
+fn setup(mut commands: Commands, options: Res<Launch>) {
     let (tx, rx) = crossbeam_channel::unbounded();
-    let scenes = crate::app::scene_files_with("pareto:");
+    let scenes = super::workbench::files::scene_files(SceneKind::Pareto);
     let scene = options.pareto.clone().or_else(|| scenes.first().cloned());
     commands.insert_resource(ParetoState {
-        visible: options.pareto.is_some() || !options.pareto_result.is_empty(),
         scenes,
         scene,
         method: Method::Rmoo,
@@ -110,7 +156,7 @@ fn setup(mut commands: Commands, options: Res<super::AppOptions>) {
         result: None,
         result_file: None,
         histories: Vec::new(),
-        selected: options.pareto_points.clone(),
+        selected: options.pareto_point.clone(),
         clip_dir: "results/pareto-clips".into(),
         clock: 0.0,
         half_speed: false,
@@ -142,15 +188,14 @@ fn method_label(m: Method) -> &'static str {
 }
 
 impl ParetoState {
-    pub fn start(&mut self, jobs: &JobsState) {
-        let Some(runner) = &jobs.runner else {
-            self.message = "no job pool".into();
-            return;
-        };
-        if let Some(h) = &self.job
-            && !h.is_done()
-        {
-            h.cancel();
+    /// The running or last job's handle.
+    pub fn job<'a>(&self, jobs: &'a Jobs) -> Option<&'a JobHandle> {
+        jobs.get(self.job?)
+    }
+
+    pub fn start(&mut self, jobs: &mut Jobs) {
+        if let Some(id) = self.job {
+            jobs.cancel(id);
         }
         let Some(scene) = self.scene.clone() else {
             self.message = "choose a scene with a `pareto` section".into();
@@ -166,10 +211,15 @@ impl ParetoState {
                     format!("{} seed {}", method_label(self.method), self.seed),
                     Vec::new(),
                 ));
-                let handle = runner.spawn(Box::new(run), None);
-                self.message = format!("job #{} in {}", handle.id, handle.folder.display());
-                self.job = Some(handle);
-                self.live_generation = None;
+                match jobs.spawn(Box::new(run), None) {
+                    Ok(id) => {
+                        let folder = jobs.get(id).map(|h| h.folder.display().to_string());
+                        self.message = format!("job #{id} in {}", folder.unwrap_or_default());
+                        self.job = Some(id);
+                        self.live_generation = None;
+                    }
+                    Err(e) => self.message = format!("cannot start: {e}"),
+                }
             }
             Err(e) => self.message = format!("cannot start: {e:#}"),
         }
@@ -217,9 +267,9 @@ impl ParetoState {
         self.clock = 0.0;
     }
 
-    /// Whether jumps are playing in the viewport (they replace the live character).
+    /// Whether a selected jump has been simulated and can play.
     pub fn showing(&self) -> bool {
-        self.visible && self.selected.iter().any(|&i| self.recorded(i).is_some())
+        self.selected.iter().any(|&i| self.recorded(i).is_some())
     }
 
     /// The recorded jump of front point `i`, once simulated.
@@ -277,34 +327,35 @@ fn key(x: &[f64]) -> u64 {
 }
 
 fn start_on_launch(
-    options: Res<super::AppOptions>,
+    options: Res<Launch>,
     mut done: Local<bool>,
     mut state: ResMut<ParetoState>,
-    jobs: Option<Res<JobsState>>,
+    mut jobs: ResMut<Jobs>,
 ) {
     if *done {
         return;
     }
-    let Some(jobs) = jobs else { return };
     *done = true;
     if !options.pareto_result.is_empty() {
         for p in &options.pareto_result {
             state.load(p);
         }
-        state.selected = options.pareto_points.clone();
+        state.selected = options.pareto_point.clone();
         if let Some(n) = state.result.as_ref().map(|r| r.front.len()) {
             state.selected.retain(|&i| i < n);
         }
     } else if options.pareto.is_some() {
-        state.start(&jobs);
+        state.start(&mut jobs);
     }
 }
 
-fn poll(mut state: ResMut<ParetoState>) {
+fn poll(mut state: ResMut<ParetoState>, jobs: Res<Jobs>, mut busy: ResMut<Busy>) {
     let state = &mut *state;
+    if state.in_flight {
+        busy.add(PANEL, "jump rollouts");
+    }
     let mut finished = None;
-    if let Some(h) = &mut state.job {
-        h.poll();
+    if let Some(h) = state.job.and_then(|id| jobs.get(id)) {
         if h.status == JobStatus::Finished
             && let Some(p) = h.result.clone()
             && state.result_file.as_ref() != Some(&p)
@@ -324,7 +375,7 @@ fn poll(mut state: ResMut<ParetoState>) {
             Err(e) => state.message = format!("{e:#}"),
         }
     }
-    let live = state.job.as_ref().and_then(|h| {
+    let live = state.job.and_then(|id| jobs.get(id)).and_then(|h| {
         let r = h.progress.detail::<ParetoResult>()?;
         (!h.is_done() && Some(r.generations) != state.live_generation).then(|| r.clone())
     });
@@ -402,10 +453,7 @@ fn request_runs(mut state: ResMut<ParetoState>) {
     });
 }
 
-fn advance_clock(time: Res<Time>, mut state: ResMut<ParetoState>) {
-    if !state.visible {
-        return;
-    }
+fn advance_clock(time: Res<Time>, clock: Res<Clock>, mut state: ResMut<ParetoState>) {
     let longest = state
         .selected
         .iter()
@@ -415,7 +463,7 @@ fn advance_clock(time: Res<Time>, mut state: ResMut<ParetoState>) {
     if longest <= 0.0 {
         return;
     }
-    let dt = time.delta_secs().min(0.25) * if state.half_speed { 0.5 } else { 1.0 };
+    let dt = clock.dt(&time, 0.25) as f32 * if state.half_speed { 0.5 } else { 1.0 };
     state.clock += dt;
     // A short hold on the last frame, then again from the start.
     if state.clock > longest + 0.8 {

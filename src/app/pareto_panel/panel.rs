@@ -3,53 +3,27 @@
 //! the height), whose rows and plot points select the jumps that play.
 
 use super::*;
-use bevy_egui::EguiContexts;
 use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
 
-fn colour32([r, g, b]: [f32; 3]) -> egui::Color32 {
-    egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
+fn colour32(rgb: [f32; 3]) -> egui::Color32 {
+    crate::app::workbench::palette::to_egui(rgb)
 }
 
 /// Most samples drawn in the scatter (evenly strided over the run).
 const MAX_SAMPLES_DRAWN: usize = 4000;
 
-/// The "Pareto…" toggle above the viewport.
-pub(super) fn pareto_toggle(
-    mut contexts: EguiContexts,
-    mut state: ResMut<ParetoState>,
-    diversity: Option<Res<crate::app::diversity_panel::DiversityState>>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let Some(central) = diversity.and_then(|d| d.central) else {
-        return Ok(());
-    };
-    let st = &mut *state;
-    egui::Area::new(egui::Id::new("pareto_toggle"))
-        .fixed_pos(central.left_top() + egui::vec2(290.0, 8.0))
-        .show(ctx, |ui| {
-            let label = if st.visible {
-                "Pareto ✔"
-            } else {
-                "Pareto…"
-            };
-            if ui
-                .button(label)
-                .on_hover_text("Pareto fronts of jump height against effort (thesis Ch. 4)")
-                .clicked()
-            {
-                st.visible = !st.visible;
-            }
-        });
-    Ok(())
-}
-
 /// The panel's content (shown in the workbench's right panel, in place of the Jobs panel).
-pub fn pareto_ui(ui: &mut egui::Ui, st: &mut ParetoState, jobs: &JobsState) {
+pub(super) fn pareto_ui(
+    InMut(ui): InMut<egui::Ui>,
+    mut state: ResMut<ParetoState>,
+    mut jobs: ResMut<Jobs>,
+) {
+    let (st, jobs) = (&mut *state, &mut *jobs);
     ui.heading("Pareto front");
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            controls(ui, st, Some(jobs));
+            controls(ui, st, jobs);
             ui.separator();
             front_plot(ui, st);
             hypervolume_plot(ui, st);
@@ -58,7 +32,7 @@ pub fn pareto_ui(ui: &mut egui::Ui, st: &mut ParetoState, jobs: &JobsState) {
         });
 }
 
-fn controls(ui: &mut egui::Ui, st: &mut ParetoState, jobs: Option<&JobsState>) {
+fn controls(ui: &mut egui::Ui, st: &mut ParetoState, jobs: &mut Jobs) {
     ui.horizontal(|ui| {
         ui.label("Scene");
         let name = |p: &PathBuf| {
@@ -87,16 +61,14 @@ fn controls(ui: &mut egui::Ui, st: &mut ParetoState, jobs: Option<&JobsState>) {
             "generations"
         });
         ui.add(egui::DragValue::new(&mut st.generations).range(1..=100_000));
-        let running = st.job.as_ref().is_some_and(|h| !h.is_done());
+        let running = st.job(jobs).is_some_and(|h| !h.is_done());
         if running {
             if ui.button("Cancel").clicked()
-                && let Some(h) = &st.job
+                && let Some(id) = st.job
             {
-                h.cancel();
+                jobs.cancel(id);
             }
-        } else if ui.button("Start").clicked()
-            && let Some(jobs) = jobs
-        {
+        } else if ui.button("Start").clicked() {
             st.start(jobs);
         }
         if ui.button("Load result…").clicked()
@@ -107,7 +79,7 @@ fn controls(ui: &mut egui::Ui, st: &mut ParetoState, jobs: Option<&JobsState>) {
             st.load(&p);
         }
     });
-    if let Some(h) = &st.job {
+    if let Some(h) = st.job(jobs) {
         ui.add(egui::ProgressBar::new(h.progress.fraction).text(h.progress.message.clone()));
     }
     if let Some(r) = &st.result {

@@ -6,51 +6,169 @@
 //! ([`panel`]). The science is [`crate::steering`] and [`crate::motion_graph`]; this plugin
 //! turns input into [`Stick`] values, steps the controller once per frame and poses the figure.
 
+mod controls;
 mod panel;
 mod props;
 mod view;
 
+use super::workbench::figures::{FigureAssets, Look, spawn_figure};
+use super::workbench::{
+    AddPanel, ClaimStage, Clock, Dock, PanelSpec, Stage, Workbench, claim_stage,
+};
 use crate::motion_graph::{DistanceMap, MotionGraph};
 use crate::steering::{Controller, Mode, Output, Stick, StickScript};
-use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
 use bevy::prelude::*;
-use bevy_egui::EguiPrimaryContextPass;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use view::GraphPicture;
 
-pub struct SteeringPlugin;
+/// The Steering view's launch options.
+#[derive(clap::Args, Resource, Clone, Debug, Default)]
+#[group(skip)]
+pub struct Launch {
+    /// Open the Steering view on this motion graph at launch (e.g. assets/graphs/human3d.ron).
+    #[arg(long, value_name = "GRAPH")]
+    pub steer: Option<PathBuf>,
+    /// With --steer: drive the stick from this script (RON timeline) instead of the controls.
+    #[arg(long, requires = "steer", value_name = "SCRIPT")]
+    pub steer_script: Option<PathBuf>,
+    /// With --steer: start in physics playback (the simulated human tracks the controller).
+    #[arg(long, requires = "steer")]
+    pub steer_physics: bool,
+    /// With --steer: throw a ball from the camera at the character at this time of the run (s);
+    /// repeat for several.
+    #[arg(long, requires = "steer", value_name = "SECONDS")]
+    pub throw_at: Vec<f64>,
+}
+
+/// The panel's id.
+pub const PANEL: &str = "steering";
+
+pub struct SteeringPlugin(pub Launch);
 
 impl Plugin for SteeringPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(SteeringState::default())
+        app.insert_resource(self.0.clone())
+            .insert_resource(SteeringState::default())
             .add_systems(Startup, open_at_launch)
             .add_systems(
                 Update,
-                (read_controls, step_controller, pose_figure, draw_paths)
+                (
+                    (open_default_graph, claim_steering, follow_stage),
+                    (read_controls, step_controller, pose_figure, draw_paths),
+                    report_shot,
+                )
                     .chain()
                     .before(super::character::StepSimulation),
             )
-            .add_systems(EguiPrimaryContextPass, panel::steering_window);
+            .add_panel(
+                PanelSpec {
+                    id: PANEL,
+                    title: "Steering",
+                    hover: "Steer the human through its motion graph (WASD, Shift, Q/E, gamepad)",
+                    dock: Dock::Window {
+                        width: 430.0,
+                        height: 600.0,
+                    },
+                    order: 30,
+                    open: self.0.steer.is_some(),
+                },
+                panel::steering_window,
+            );
         let screenshot_mode = app
             .world()
-            .get_resource::<super::AppOptions>()
-            .is_some_and(|o| o.screenshot.is_some());
+            .get_resource::<Clock>()
+            .is_some_and(|c| c.fixed.is_some());
         props::build(app, screenshot_mode);
     }
 }
 
 /// The graph the app ships with.
 pub fn default_graph() -> PathBuf {
-    super::library::root_path("assets/graphs/human3d.ron")
+    super::workbench::files::root_path("assets/graphs/human3d.ron")
+}
+
+/// The steered figure owns the viewport while the window is open with a graph loaded.
+fn claim_steering(
+    state: Res<SteeringState>,
+    bench: Res<Workbench>,
+    mut said: Local<bool>,
+    mut out: MessageWriter<ClaimStage>,
+) {
+    let wants = bench.is_open(PANEL) && state.controller.is_some();
+    claim_stage(Stage::Steering, wants, &mut said, &mut out);
+}
+
+/// The window opened with no graph loaded opens the shipped one.
+fn open_default_graph(mut state: ResMut<SteeringState>, bench: Res<Workbench>) {
+    if bench.is_open(PANEL) && state.controller.is_none() && !state.tried_default {
+        state.tried_default = true;
+        state.open(default_graph());
+    }
+}
+
+/// The view is on exactly while it owns the stage.
+fn follow_stage(mut state: ResMut<SteeringState>, stage: Res<State<Stage>>) {
+    let on = *stage.get() == Stage::Steering;
+    if state.active != on {
+        state.active = on;
+    }
+}
+
+/// The steered run in a screenshot's report: the camera's and the command's headings, and on
+/// screen the figure and its desired path.
+fn report_shot(
+    state: Res<SteeringState>,
+    orbit: Res<super::viewport::OrbitCamera>,
+    camera: Query<(&Camera, &GlobalTransform), With<super::viewport::MainCamera>>,
+    mut report: ResMut<super::workbench::capture::ShotReport>,
+) {
+    let (true, Some(c)) = (state.active, &state.controller) else {
+        return;
+    };
+    let command = c.intent.command;
+    report
+        .values
+        .insert("steering.camera_heading".into(), orbit.ground_heading());
+    report
+        .values
+        .insert("steering.command_direction".into(), command.direction);
+    report
+        .values
+        .insert("steering.command_speed".into(), command.speed);
+    report
+        .values
+        .insert("steering.stick_x".into(), state.stick.movement.0);
+    report
+        .values
+        .insert("steering.stick_y".into(), state.stick.movement.1);
+    let Ok((cam, gt)) = camera.single() else {
+        return;
+    };
+    let on_screen = |p: &crate::model::planar::PlanarMotion| {
+        cam.world_to_viewport(gt, Vec3::new(p.x as f32, 0.01, p.z as f32))
+            .ok()
+            .map(|v| [v.x, v.y])
+    };
+    let here = c.heading();
+    report.screen_points.insert(
+        "steering.figure".into(),
+        on_screen(&here).into_iter().collect(),
+    );
+    report.screen_points.insert(
+        "steering.desired_path".into(),
+        c.desired().iter().filter_map(on_screen).collect(),
+    );
 }
 
 /// The Steering view's state.
 #[derive(Resource, Default)]
 pub struct SteeringState {
-    /// The view is on: the figure is steered, the live simulation hidden.
+    /// The view owns the stage: the figure is steered, the live simulation hidden.
     pub active: bool,
+    /// The shipped graph was opened (or tried) when the window first opened.
+    tried_default: bool,
     pub graph_path: Option<PathBuf>,
     pub controller: Option<Controller>,
     pub picture: Option<GraphPicture>,
@@ -94,7 +212,6 @@ impl SteeringState {
                 self.start(g);
                 self.message = format!("{}", path.display());
                 self.graph_path = Some(path);
-                self.active = true;
             }
             Err(e) => self.message = format!("cannot open {}: {e:#}", path.display()),
         }
@@ -188,7 +305,7 @@ impl SteeringState {
     }
 }
 
-fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<super::AppOptions>) {
+fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
     if let Some(script) = &options.steer_script {
         match StickScript::load(script) {
             Ok(s) => state.script = Some(s),
@@ -201,7 +318,8 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<super::AppOptio
     }
 }
 
-/// Keyboard and gamepad to a stick, camera-relative: "up" walks away from the camera.
+/// Keyboard and gamepad to a stick, camera-relative: "up" walks away from the camera, "right"
+/// to the right of the screen ([`crate::steering::controls::stick_intent`]).
 fn read_controls(
     mut state: ResMut<SteeringState>,
     keys: Res<ButtonInput<KeyCode>>,
@@ -213,79 +331,25 @@ fn read_controls(
     if !state.active {
         return;
     }
-    let typing = egui_input.is_some_and(|e| e.wants_keyboard_input());
-    // Camera axes on the ground, as (east, north) = (x, −z).
-    let fwd = orbit.forward_flat();
-    let forward = (fwd.x as f64, -fwd.z as f64);
-    let right = (-forward.1, forward.0);
-    let (mut x, mut y) = (0.0, 0.0);
-    if !typing {
-        let pressed = |a: KeyCode, b: KeyCode| keys.pressed(a) || keys.pressed(b);
-        if pressed(KeyCode::KeyW, KeyCode::ArrowUp) {
-            y += 1.0;
-        }
-        if pressed(KeyCode::KeyS, KeyCode::ArrowDown) {
-            y -= 1.0;
-        }
-        if pressed(KeyCode::KeyD, KeyCode::ArrowRight) {
-            x += 1.0;
-        }
-        if pressed(KeyCode::KeyA, KeyCode::ArrowLeft) {
-            x -= 1.0;
-        }
-    }
-    let mut run =
-        !typing && (keys.pressed(KeyCode::ShiftLeft) || keys.pressed(KeyCode::ShiftRight));
-    let mut facing = None;
-    for pad in &gamepads {
-        let l = pad.left_stick();
-        if l.length() > 0.15 {
-            x = l.x as f64;
-            y = l.y as f64;
-        }
-        let r = pad.right_stick();
-        if r.length() > 0.5 {
-            facing = Some((r.x as f64, r.y as f64));
-        }
-        run |= pad.pressed(GamepadButton::East)
-            || pad.get(GamepadButton::RightTrigger2).unwrap_or(0.0) > 0.5;
-    }
-    let len = (x * x + y * y).sqrt().max(1.0);
-    let (x, y) = (x / len, y / len);
-    let movement = (x * right.0 + y * forward.0, x * right.1 + y * forward.1);
-    // Q/E turn the facing away from the travel direction.
-    if !typing && (keys.pressed(KeyCode::KeyQ) || keys.pressed(KeyCode::KeyE)) {
-        let heading = state.controller.as_ref().map_or(0.0, |c| c.intent.facing());
-        let turn = if keys.pressed(KeyCode::KeyQ) {
-            1.0
-        } else {
-            -1.0
-        } * 1.5
-            * time.delta_secs_f64();
-        let a = heading + turn;
-        facing = Some((a.cos(), a.sin()));
-    }
-    state.stick = Stick {
-        movement,
-        facing,
-        run,
+    let controls = controls::Controls {
+        keys: controls::held_keys(&keys),
+        pads: gamepads.iter().map(controls::pad_state).collect(),
+        typing: egui_input.is_some_and(|e| e.wants_keyboard_input()),
     };
+    let facing = state.controller.as_ref().map_or(0.0, |c| c.intent.facing());
+    state.stick = crate::steering::controls::stick_intent(
+        orbit.ground_heading(),
+        &controls,
+        facing,
+        time.delta_secs_f64(),
+    );
 }
 
-fn step_controller(
-    mut state: ResMut<SteeringState>,
-    time: Res<Time>,
-    options: Res<super::AppOptions>,
-) {
+fn step_controller(mut state: ResMut<SteeringState>, time: Res<Time>, clock: Res<Clock>) {
     if !state.active {
         return;
     }
-    // Screenshots advance a fixed amount per frame so they do not depend on the frame rate.
-    let dt = if options.screenshot.is_some() {
-        1.0 / 60.0
-    } else {
-        time.delta_secs_f64().clamp(1e-4, 0.1)
-    };
+    let dt = clock.dt(&time, 0.1).max(1e-4);
     let st = &mut *state;
     st.time += dt;
     let stick = match &st.script {
@@ -338,9 +402,7 @@ fn pose_figure(
     mut built: Local<u64>,
     old: Query<Entity, Or<(With<SteeringBone>, With<SteeringFigure>)>>,
     mut bones: Query<(&SteeringBone, &mut Transform)>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut bindposes: ResMut<Assets<SkinnedMeshInverseBindposes>>,
+    mut assets: FigureAssets,
     mut orbit: ResMut<super::viewport::OrbitCamera>,
 ) {
     let want = if state.active { state.generation } else { 0 };
@@ -353,19 +415,13 @@ fn pose_figure(
             // Far enough back to see the paths ahead.
             orbit.distance = orbit.distance.max(5.5);
             orbit.pitch = orbit.pitch.max(0.38);
-            super::skin::spawn_skinned(
+            spawn_figure(
                 &mut commands,
-                &mut meshes,
-                &mut materials,
-                &mut bindposes,
+                &mut assets,
                 &c.graph.character,
                 |body| (SteeringBone { body }, Transform::IDENTITY),
                 SteeringFigure,
-                StandardMaterial {
-                    base_color: Color::WHITE,
-                    perceptual_roughness: 0.6,
-                    ..default()
-                },
+                Look::Solid([1.0, 1.0, 1.0]),
             );
         }
         return;
@@ -376,7 +432,7 @@ fn pose_figure(
     let poses = crate::clip::pose::body_poses(&c.graph.character, &out.pose.root, &out.pose.joints);
     for (bone, mut t) in &mut bones {
         if let Some(p) = poses.get(bone.body) {
-            *t = super::pose_to_transform(p.map(|v| v as f32));
+            *t = super::workbench::figures::pose64_to_transform(p);
         }
     }
     let root = state

@@ -3,101 +3,65 @@
 //! with the current frame and the last transitions lit, and the distance map with its
 //! transitions.
 
+use super::SteeringState;
 use super::view::clip_colour;
-use super::{SteeringState, default_graph};
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, egui};
+use bevy_egui::egui;
 
-pub(super) fn steering_window(
-    mut contexts: EguiContexts,
-    mut state: ResMut<SteeringState>,
-    diversity: Option<Res<crate::app::diversity_panel::DiversityState>>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let Some(central) = diversity.and_then(|d| d.central) else {
-        return Ok(());
-    };
+pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<SteeringState>) {
     let st = &mut *state;
-    egui::Area::new(egui::Id::new("steering_toggle"))
-        .fixed_pos(central.left_top() + egui::vec2(180.0, 8.0))
-        .show(ctx, |ui| {
-            let label = if st.active {
-                "Steering ✔"
-            } else {
-                "Steering…"
-            };
+    {
+        ui.horizontal(|ui| {
+            if ui.button("Open graph…").clicked()
+                && let Some(p) = rfd::FileDialog::new()
+                    .add_filter("motion graph", &["ron"])
+                    .pick_file()
+            {
+                st.open(p);
+            }
+            if ui.button("Restart").clicked()
+                && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
+            {
+                st.start(g);
+            }
+            let before = st.random_walk;
+            ui.checkbox(&mut st.random_walk, "random walk")
+                .on_hover_text("The thesis's playback: transitions taken at random");
+            let physics = st.physics_on;
+            ui.checkbox(&mut st.physics_on, "physics").on_hover_text(
+                "The Rapier-simulated human tracks the played motion (off: kinematic playback)",
+            );
+            if (before != st.random_walk || physics != st.physics_on)
+                && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
+            {
+                st.start(g);
+            }
             if ui
-                .button(label)
-                .on_hover_text(
-                    "Steer the human through its motion graph (WASD, Shift, Q/E, gamepad)",
-                )
+                .button("Throw ball")
+                .on_hover_text("B, or the gamepad's north button")
                 .clicked()
             {
-                if st.active {
-                    st.active = false;
-                } else if st.controller.is_some() {
-                    st.active = true;
-                } else {
-                    st.open(default_graph());
-                }
+                st.throw = true;
             }
         });
-    if !st.active {
-        return Ok(());
-    }
-    let mut open = true;
-    egui::Window::new("Steering")
-        .id(egui::Id::new("steering_window"))
-        .open(&mut open)
-        // On the left, where the hidden simulation panel was: the figure is at the centre.
-        .default_pos(central.left_top() + egui::vec2(10.0, 40.0))
-        .default_size(egui::vec2(430.0, 600.0))
-        .resizable(true)
-        .show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                if ui.button("Open graph…").clicked()
-                    && let Some(p) = rfd::FileDialog::new()
-                        .add_filter("motion graph", &["ron"])
-                        .pick_file()
-                {
-                    st.open(p);
-                }
-                if ui.button("Restart").clicked()
-                    && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
-                {
-                    st.start(g);
-                }
-                let before = st.random_walk;
-                ui.checkbox(&mut st.random_walk, "random walk")
-                    .on_hover_text("The thesis's playback: transitions taken at random");
-                let physics = st.physics_on;
-                ui.checkbox(&mut st.physics_on, "physics")
-                    .on_hover_text("The Rapier-simulated human tracks the played motion (off: kinematic playback)");
-                if (before != st.random_walk || physics != st.physics_on)
-                    && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
-                {
-                    st.start(g);
-                }
-                if ui.button("Throw ball").on_hover_text("B, or the gamepad's north button").clicked() {
-                    st.throw = true;
-                }
-            });
-            if let Some(p) = &st.physics {
-                let (joint, root) = p.errors();
-                let text = match p.fell_at {
-                    Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
-                    None => format!("physics: standing · tracking error {joint:.2} rad, pelvis {root:.2} m off"),
-                };
-                ui.colored_label(
-                    if p.fell_at.is_some() {
-                        egui::Color32::from_rgb(230, 120, 40)
-                    } else {
-                        egui::Color32::from_rgb(60, 170, 80)
-                    },
-                    text,
-                );
-            }
-            ui.horizontal(|ui| {
+        if let Some(p) = &st.physics {
+            let (joint, root) = p.errors();
+            let text = match p.fell_at {
+                Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
+                None => format!(
+                    "physics: standing · tracking error {joint:.2} rad, pelvis {root:.2} m off"
+                ),
+            };
+            ui.colored_label(
+                if p.fell_at.is_some() {
+                    egui::Color32::from_rgb(230, 120, 40)
+                } else {
+                    egui::Color32::from_rgb(60, 170, 80)
+                },
+                text,
+            );
+        }
+        ui.horizontal(|ui| {
                 let can = !st.recording.is_empty();
                 if ui
                     .add_enabled(can, egui::Button::new("Save run"))
@@ -109,31 +73,40 @@ pub(super) fn steering_window(
                 ui.add(egui::TextEdit::singleline(&mut st.save_path).desired_width(200.0));
                 ui.small(format!("{:.1} s recorded", st.recording.duration()));
             });
-            if !st.message.is_empty() {
-                ui.small(&st.message);
-            }
-            ui.small("WASD/arrows: direction (camera-relative) · Shift: run · Q/E: facing · B: throw a ball · gamepad: sticks, B/RT run, Y throw");
-            let Some(c) = &st.controller else {
-                return;
-            };
-            let g = &c.graph.graph;
-            ui.label(format!(
-                "{} clips · {} frames · {} transitions ({} exact) · {} pruned",
-                g.clips.len(),
-                g.stats.frames,
-                g.transitions.len(),
-                g.transitions.iter().filter(|t| t.exact).count(),
-                g.pruned.len()
-            ));
-            ui.separator();
-            let f = c.current();
-            let clip = &g.clips[f.clip];
-            egui::Grid::new("steering_now").num_columns(2).show(ui, |ui| {
+        if !st.message.is_empty() {
+            ui.small(&st.message);
+        }
+        ui.small("WASD/arrows: direction (camera-relative) · Shift: run · Q/E: facing · B: throw a ball · gamepad: sticks, B/RT run, Y throw");
+        let Some(c) = &st.controller else {
+            return;
+        };
+        let g = &c.graph.graph;
+        ui.label(format!(
+            "{} clips · {} frames · {} transitions ({} exact) · {} pruned",
+            g.clips.len(),
+            g.stats.frames,
+            g.transitions.len(),
+            g.transitions.iter().filter(|t| t.exact).count(),
+            g.pruned.len()
+        ));
+        ui.separator();
+        let f = c.current();
+        let clip = &g.clips[f.clip];
+        egui::Grid::new("steering_now")
+            .num_columns(2)
+            .show(ui, |ui| {
                 ui.label("clip");
                 ui.colored_label(clip_colour(f.clip, g.clips.len()), &clip.name);
                 ui.end_row();
                 ui.label("node");
-                ui.label(format!("frame {} of {} ({}, {:.1} m/s, {:.0}°/s)", f.frame, clip.frames, clip.family, clip.speed, clip.turn_rate.to_degrees()));
+                ui.label(format!(
+                    "frame {} of {} ({}, {:.1} m/s, {:.0}°/s)",
+                    f.frame,
+                    clip.frames,
+                    clip.family,
+                    clip.speed,
+                    clip.turn_rate.to_degrees()
+                ));
                 ui.end_row();
                 let cmd = c.intent.command;
                 ui.label("command");
@@ -152,7 +125,9 @@ pub(super) fn steering_window(
                         d.cost,
                         d.continue_cost,
                         d.candidates,
-                        d.transition.map(|t| format!(" → transition {t}")).unwrap_or_default()
+                        d.transition
+                            .map(|t| format!(" → transition {t}"))
+                            .unwrap_or_default()
                     )),
                     None => ui.label("—"),
                 };
@@ -164,94 +139,93 @@ pub(super) fn steering_window(
                 ));
                 ui.end_row();
             });
-            ui.separator();
-            let Some(picture) = st.picture.as_mut() else {
-                return;
-            };
-            ui.horizontal(|ui| {
-                ui.vertical(|ui| {
-                    ui.small("graph: frames by clip, transitions");
-                    let (rect, _) =
-                        ui.allocate_exact_size(egui::vec2(200.0, 200.0), egui::Sense::hover());
-                    let painter = ui.painter_at(rect);
-                    painter.rect_filled(rect, 4.0, egui::Color32::from_gray(24));
-                    for (k, t) in g.transitions.iter().enumerate() {
-                        let lit = st.recent.contains(&k);
-                        let colour = if lit {
-                            egui::Color32::YELLOW
-                        } else if t.exact {
-                            egui::Color32::from_rgba_unmultiplied(60, 220, 90, 70)
-                        } else {
-                            egui::Color32::from_rgba_unmultiplied(200, 200, 200, 28)
-                        };
-                        let w = if lit { 2.5 } else { 1.0 };
+        ui.separator();
+        let Some(picture) = st.picture.as_mut() else {
+            return;
+        };
+        ui.horizontal(|ui| {
+            ui.vertical(|ui| {
+                ui.small("graph: frames by clip, transitions");
+                let (rect, _) =
+                    ui.allocate_exact_size(egui::vec2(200.0, 200.0), egui::Sense::hover());
+                let painter = ui.painter_at(rect);
+                painter.rect_filled(rect, 4.0, egui::Color32::from_gray(24));
+                for (k, t) in g.transitions.iter().enumerate() {
+                    let lit = st.recent.contains(&k);
+                    let colour = if lit {
+                        egui::Color32::YELLOW
+                    } else if t.exact {
+                        egui::Color32::from_rgba_unmultiplied(60, 220, 90, 70)
+                    } else {
+                        egui::Color32::from_rgba_unmultiplied(200, 200, 200, 28)
+                    };
+                    let w = if lit { 2.5 } else { 1.0 };
+                    painter.line_segment(
+                        [
+                            picture.ring_position(t.from, rect),
+                            picture.ring_position(t.to, rect),
+                        ],
+                        egui::Stroke::new(w, colour),
+                    );
+                }
+                for (ci, gc) in g.clips.iter().enumerate() {
+                    let colour = if c.graph.kept(ci) {
+                        clip_colour(ci, g.clips.len())
+                    } else {
+                        egui::Color32::from_gray(90)
+                    };
+                    for frame in 0..gc.frames {
+                        let p = picture
+                            .ring_position(crate::motion_graph::FrameRef { clip: ci, frame }, rect);
+                        painter.circle_filled(p, 1.8, colour);
+                    }
+                }
+                let here = picture.ring_position(f, rect);
+                painter.circle_stroke(here, 6.0, egui::Stroke::new(2.0, egui::Color32::WHITE));
+            });
+            ui.vertical(|ui| {
+                ui.small(format!(
+                    "distance map (0–{:.2} m; red: blend, green: exact; turns and \
+                         walk speed changes not compared)",
+                    picture.scale
+                ));
+                let size = picture.shown_size;
+                let offset = picture.picture_index(f);
+                let starts: Vec<usize> = picture.shown.iter().flatten().copied().collect();
+                if let Some(tex) = picture.texture(ui.ctx()) {
+                    let r = ui
+                        .add(egui::Image::new((tex.id(), egui::vec2(200.0, 200.0))))
+                        .rect;
+                    let painter = ui.painter_at(r);
+                    if let Some(offset) = offset {
+                        let s = offset as f32 / size.max(1) as f32;
+                        let stroke = egui::Stroke::new(1.0, egui::Color32::from_rgb(80, 160, 255));
+                        let y = r.top() + s * r.height();
                         painter.line_segment(
-                            [
-                                picture.ring_position(t.from, rect),
-                                picture.ring_position(t.to, rect),
-                            ],
-                            egui::Stroke::new(w, colour),
+                            [egui::pos2(r.left(), y), egui::pos2(r.right(), y)],
+                            stroke,
                         );
                     }
-                    for (ci, gc) in g.clips.iter().enumerate() {
-                        let colour = if c.graph.kept(ci) {
-                            clip_colour(ci, g.clips.len())
-                        } else {
-                            egui::Color32::from_gray(90)
-                        };
-                        for frame in 0..gc.frames {
-                            let p = picture.ring_position(crate::motion_graph::FrameRef { clip: ci, frame }, rect);
-                            painter.circle_filled(p, 1.8, colour);
-                        }
+                    // Clip boundaries.
+                    for o in starts {
+                        let x = r.left() + o as f32 / size.max(1) as f32 * r.width();
+                        painter.line_segment(
+                            [egui::pos2(x, r.top()), egui::pos2(x, r.bottom())],
+                            egui::Stroke::new(
+                                0.5,
+                                egui::Color32::from_rgba_unmultiplied(255, 255, 255, 40),
+                            ),
+                        );
                     }
-                    let here = picture.ring_position(f, rect);
-                    painter.circle_stroke(here, 6.0, egui::Stroke::new(2.0, egui::Color32::WHITE));
-                });
-                ui.vertical(|ui| {
-                    ui.small(format!(
-                        "distance map (0–{:.2} m; red: blend, green: exact; turns and \
-                         walk speed changes not compared)",
-                        picture.scale
-                    ));
-                    let size = picture.shown_size;
-                    let offset = picture.picture_index(f);
-                    let starts: Vec<usize> = picture.shown.iter().flatten().copied().collect();
-                    if let Some(tex) = picture.texture(ui.ctx()) {
-                        let r = ui
-                            .add(egui::Image::new((tex.id(), egui::vec2(200.0, 200.0))))
-                            .rect;
-                        let painter = ui.painter_at(r);
-                        if let Some(offset) = offset {
-                            let s = offset as f32 / size.max(1) as f32;
-                            let stroke =
-                                egui::Stroke::new(1.0, egui::Color32::from_rgb(80, 160, 255));
-                            let y = r.top() + s * r.height();
-                            painter.line_segment(
-                                [egui::pos2(r.left(), y), egui::pos2(r.right(), y)],
-                                stroke,
-                            );
-                        }
-                        // Clip boundaries.
-                        for o in starts {
-                            let x = r.left() + o as f32 / size.max(1) as f32 * r.width();
-                            painter.line_segment(
-                                [egui::pos2(x, r.top()), egui::pos2(x, r.bottom())],
-                                egui::Stroke::new(0.5, egui::Color32::from_rgba_unmultiplied(255, 255, 255, 40)),
-                            );
-                        }
-                    }
-                });
+                }
             });
-            if !g.pruned.is_empty() {
-                ui.collapsing(format!("pruned clips ({})", g.pruned.len()), |ui| {
-                    for p in &g.pruned {
-                        ui.small(format!("{}: {}", p.name, p.reason));
-                    }
-                });
-            }
         });
-    if !open {
-        st.active = false;
+        if !g.pruned.is_empty() {
+            ui.collapsing(format!("pruned clips ({})", g.pruned.len()), |ui| {
+                for p in &g.pruned {
+                    ui.small(format!("{}: {}", p.name, p.reason));
+                }
+            });
+        }
     }
-    Ok(())
 }

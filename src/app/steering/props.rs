@@ -170,7 +170,7 @@ pub(crate) fn spawn_character_proxies(commands: &mut Commands, character: &Chara
             CollisionGroups::new(CHARACTER_GROUP, PROP_GROUP),
             Restitution::coefficient(0.3),
             Friction::coefficient(0.5),
-            super::super::pose_to_transform(pose),
+            crate::app::workbench::figures::pose_to_transform(pose),
         ));
     }
 }
@@ -298,7 +298,7 @@ fn run_or_pause(
     mut props: Query<&mut Visibility, With<Prop>>,
     mut proxies: Query<(&CharacterProxy, &mut Transform)>,
     balls: Query<(Entity, &Thrown)>,
-    options: Res<super::super::AppOptions>,
+    options: Res<super::Launch>,
 ) {
     for mut c in &mut config {
         if c.physics_pipeline_active != state.active {
@@ -347,7 +347,7 @@ fn run_or_pause(
     };
     for (proxy, mut t) in &mut proxies {
         if let Some(p) = poses.get(proxy.0) {
-            *t = super::super::pose_to_transform(p.map(|v| v as f32));
+            *t = crate::app::workbench::figures::pose64_to_transform(p);
         }
     }
 }

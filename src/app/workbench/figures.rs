@@ -1,6 +1,8 @@
-//! One skinned mesh generated from a character model: every body's shape tessellated in its
-//! reference pose, bound to a bone per body, with weights blended near each joint so the skin
-//! bends smoothly instead of showing separate primitives.
+//! Characters on screen: one skinned mesh generated from a character model (every body's shape
+//! tessellated in its reference pose, bound to a bone per body, with weights blended near each
+//! joint so the skin bends smoothly instead of showing separate primitives), spawned solid or as
+//! a tinted ghost ([`Look`]), and the conversions from the science's poses to Bevy transforms.
+//! Every panel that shows figures spawns them here.
 
 use crate::model::{Axis, Character, Shape, ShapeF32};
 use bevy::asset::RenderAssetUsages;
@@ -65,9 +67,82 @@ fn shape_mesh(shape: &ShapeF32) -> Mesh {
     }
 }
 
+/// A science-side pose [x, y, z, qx, qy, qz, qw] as a Bevy transform.
+pub fn pose_to_transform(p: [f32; 7]) -> Transform {
+    Transform::from_translation(Vec3::new(p[0], p[1], p[2]))
+        .with_rotation(Quat::from_xyzw(p[3], p[4], p[5], p[6]))
+}
+
+/// A clip's f64 pose as a Bevy transform.
+pub fn pose64_to_transform(p: &[f64; 7]) -> Transform {
+    pose_to_transform(p.map(|v| v as f32))
+}
+
+/// A character-file vector (f64) in the viewport's f32.
+pub fn model_vec3(v: [f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+/// How a figure looks: solid in a tint, or a translucent ghost of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Look {
+    Solid([f32; 3]),
+    Ghost([f32; 3]),
+}
+
+/// The opacity of a ghost figure.
+pub const GHOST_ALPHA: f32 = 0.4;
+
+impl Look {
+    /// The figure's material: the skin's vertex colours under the tint.
+    pub fn material(self) -> StandardMaterial {
+        let (base_color, alpha_mode) = match self {
+            Look::Solid([r, g, b]) => (Color::srgb(r, g, b), AlphaMode::Opaque),
+            Look::Ghost([r, g, b]) => (Color::srgba(r, g, b, GHOST_ALPHA), AlphaMode::Blend),
+        };
+        StandardMaterial {
+            base_color,
+            alpha_mode,
+            perceptual_roughness: 0.6,
+            ..default()
+        }
+    }
+}
+
+/// The assets a figure is made of.
+#[derive(bevy::ecs::system::SystemParam)]
+pub struct FigureAssets<'w> {
+    pub meshes: ResMut<'w, Assets<Mesh>>,
+    pub materials: ResMut<'w, Assets<StandardMaterial>>,
+    pub bindposes: ResMut<'w, Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>,
+}
+
+/// Spawns `character`'s skinned mesh looking `look`, with `figure` on it and one bone entity
+/// per body made by `bone(body index)`.
+pub fn spawn_figure<B: Bundle>(
+    commands: &mut Commands,
+    assets: &mut FigureAssets,
+    character: &Character,
+    bone: impl Fn(usize) -> B,
+    figure: impl Bundle,
+    look: Look,
+) {
+    spawn_skinned(
+        commands,
+        &mut assets.meshes,
+        &mut assets.materials,
+        &mut assets.bindposes,
+        character,
+        bone,
+        figure,
+        look.material(),
+    );
+}
+
 /// Spawns `character`'s skinned mesh with `figure` on it and one bone entity per body made by
 /// `bone(body index)`.
-pub fn spawn_skinned<B: Bundle>(
+#[allow(clippy::too_many_arguments)]
+fn spawn_skinned<B: Bundle>(
     commands: &mut Commands,
     meshes: &mut Assets<Mesh>,
     materials: &mut Assets<StandardMaterial>,
@@ -110,7 +185,7 @@ pub fn build_skin(c: &Character) -> (Mesh, Vec<Mat4>) {
 
     for (bi, b) in c.bodies.iter().enumerate() {
         let q = b.orientation().map(|x| x as f32);
-        let pose = Transform::from_translation(crate::app::model_vec3(b.position))
+        let pose = Transform::from_translation(model_vec3(b.position))
             .with_rotation(Quat::from_xyzw(q[0], q[1], q[2], q[3]));
         inverse_bind.push(pose.to_matrix().inverse());
         let m = shape_mesh(&b.shape.as_f32());

@@ -1,0 +1,429 @@
+//! The spacetime solver's flags (`gait`, `spacetime particle`), each run at least once and
+//! checked for what it does (docs/gaits.md). IPOPT's path depends on the BLAS kernels of the
+//! machine, so only echoed options, feasibility and exit codes are asserted, never iteration
+//! counts or costs.
+
+#![cfg(feature = "ipopt")]
+
+mod common;
+
+use common::cli::*;
+use common::{assert_success, motionlab, stderr, stdout};
+use std::path::Path;
+use std::process::Output;
+
+#[cfg(feature = "ipopt")]
+mod spacetime {
+    use super::*;
+    use motionlab::spacetime::gait::GaitClip;
+    use std::collections::HashMap;
+
+    /// `gait characters/monoped.ron --speed 0.5 EXTRA`.
+    pub fn gait(extra: &[&str]) -> Output {
+        let mut args = vec!["gait", MONOPED, "--speed", "0.5"];
+        args.extend_from_slice(extra);
+        motionlab(&args)
+    }
+
+    /// The exit code follows the printed outcome: success exactly when IPOPT (or the projection
+    /// of where it stopped) converged to a gait feasible to 1e-6 of finite cost.
+    pub fn assert_exit_matches_validity(o: &Output) {
+        let out = stdout(o);
+        let ok = |s: &str| s == "solved" || s == "solved_to_acceptable_level";
+        let violation: f64 = value(&out, "max_violation").parse().unwrap();
+        let cost: f64 = value(&out, "cost").parse().unwrap();
+        let valid = (ok(&value(&out, "status")) || ok(&value(&out, "projection_status")))
+            && violation <= 1e-6
+            && cost.is_finite();
+        assert_eq!(o.status.success(), valid, "{out}\n{}", stderr(o));
+        if !valid {
+            assert!(
+                stderr(o).contains("the gait was not solved"),
+                "{}",
+                stderr(o)
+            );
+        }
+    }
+
+    /// Per IPOPT solve (with `print_user_options=yes`), its table of user-set options.
+    pub fn option_blocks(out: &str) -> Vec<HashMap<String, String>> {
+        out.split("List of user-set options:")
+            .skip(1)
+            .map(|block| {
+                let mut options = HashMap::new();
+                for line in block.lines() {
+                    let w: Vec<&str> = line.split_whitespace().collect();
+                    if w.len() >= 3 && w[1] == "=" {
+                        options
+                            .entry(w[0].to_string())
+                            .or_insert_with(|| w[2].to_string());
+                    }
+                }
+                options
+            })
+            .collect()
+    }
+
+    /// The iteration lines of the first IPOPT solve's log (`--print-level 5`).
+    pub fn first_iterations(out: &str) -> Vec<String> {
+        let start = out
+            .find("iter    objective")
+            .expect("an IPOPT iteration log");
+        let end = start + out[start..].find("Number of Iterations").unwrap();
+        out[start..end]
+            .lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.parse::<usize>().is_ok())
+            })
+            .map(String::from)
+            .collect()
+    }
+
+    /// The count IPOPT reports for `Total number of <what>` in its first solve.
+    pub fn ipopt_count(out: &str, what: &str) -> usize {
+        let prefix = format!("Total number of {what}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{out}"));
+        line.rsplit(':').next().unwrap().trim().parse().unwrap()
+    }
+
+    /// The lines `gait` prints about the solve (not IPOPT's log, not the timing).
+    pub fn report(out: &str) -> Vec<&str> {
+        const KEYS: [&str; 13] = [
+            "stage ",
+            "creature ",
+            "foot ",
+            "flight: ",
+            "double_support: ",
+            "overlap ",
+            "status ",
+            "projection_status ",
+            "projected_from_iteration ",
+            "cost ",
+            "max_violation ",
+            "audit_max_violation ",
+            "iterations ",
+        ];
+        out.lines()
+            .filter(|l| KEYS.iter().any(|k| l.starts_with(k)))
+            .collect()
+    }
+
+    pub fn read_clip(path: &Path) -> GaitClip {
+        motionlab::jobs::read_ron(path).unwrap()
+    }
+}
+
+/// `gait --contacts foot:start:duration --period T --hessian lbfgs-then-exact
+/// --lbfgs-iterations K --max-iterations M --ipopt name=value (repeated) --print-level 5
+/// --out FILE`: the timing is echoed and stored in the clip; IPOPT's own option table shows the
+/// L-BFGS stage capped at K iterations with the extra option, then the exact Hessian for the
+/// other M − K; print level 5 shows its log. Without `--hessian` and at print level 0 the solve
+/// reports the same (lbfgs-then-exact is the default, the print level only prints).
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_timing_and_staged_solve_options_reach_ipopt() {
+    use spacetime::*;
+    use std::collections::HashMap;
+    let dir = tempfile::tempdir().unwrap();
+    let clip_path = dir.path().join("hop.ron");
+    let common = [
+        "--contacts",
+        "shin:0.1:0.4",
+        "--period",
+        "0.6",
+        "--lbfgs-iterations",
+        "10",
+        "--max-iterations",
+        "30",
+        "--ipopt",
+        "limited_memory_max_history=7",
+    ];
+    let mut args = common.to_vec();
+    args.extend([
+        "--hessian",
+        "lbfgs-then-exact",
+        "--print-level",
+        "5",
+        "--ipopt",
+        "print_user_options=yes",
+        "--out",
+        s(&clip_path),
+    ]);
+    let o = gait(&args);
+    assert_exit_matches_validity(&o);
+    let out = stdout(&o);
+    assert!(
+        value(&out, "creature").starts_with("monoped speed 0.5 period 0.6 frames 30 variables "),
+        "{out}"
+    );
+    assert_eq!(value(&out, "foot shin start"), "0.1 duration 0.4");
+    assert_eq!(
+        field(&out, "flight"),
+        "true",
+        "down 0.4 of the cycle: {out}"
+    );
+    let stages: Vec<&str> = out.lines().filter(|l| l.starts_with("stage ")).collect();
+    assert_eq!(stages.len(), 2, "{out}");
+    assert!(stages[0].starts_with("stage lbfgs ") && stages[1].starts_with("stage exact "));
+    assert!(out.contains("This is Ipopt version") && out.contains("iter    objective"));
+    let blocks = option_blocks(&out);
+    let get = |b: &HashMap<String, String>, k: &str| b.get(k).cloned().unwrap_or_default();
+    assert_eq!(get(&blocks[0], "hessian_approximation"), "limited-memory");
+    assert_eq!(
+        get(&blocks[0], "max_iter"),
+        "10",
+        "--lbfgs-iterations caps stage 1"
+    );
+    assert_eq!(get(&blocks[0], "limited_memory_max_history"), "7");
+    assert_eq!(get(&blocks[0], "print_level"), "5");
+    assert!(
+        blocks
+            .iter()
+            .any(|b| get(b, "hessian_approximation") == "exact" && get(b, "max_iter") == "20"),
+        "the exact stage gets the other 20 iterations: {blocks:?}"
+    );
+    let clip = read_clip(&clip_path);
+    assert_eq!((clip.speed, clip.period), (0.5, 0.6));
+    assert_eq!(clip.timings.len(), 1);
+    let t = &clip.timings[0];
+    assert_eq!((t.foot.as_str(), t.start, t.duration), ("shin", 0.1, 0.4));
+    if o.status.success() {
+        let audit: f64 = value(&out, "audit_max_violation").parse().unwrap();
+        assert!(clip.max_violation <= 1e-6 && audit <= 1e-6, "{out}");
+    }
+
+    let quiet = gait(&common);
+    assert_exit_matches_validity(&quiet);
+    let quiet = stdout(&quiet);
+    assert!(
+        !quiet.contains("This is Ipopt version"),
+        "print level 0 is silent"
+    );
+    assert_eq!(report(&quiet), report(&out));
+}
+
+/// `gait --hessian exact|gauss-newton|gauss-newton-objective`: a single IPOPT solve (no stages)
+/// given the exact-Hessian interface; from the same start (identical iteration 0) the three
+/// curvatures take different steps. An unknown mode is refused with the list.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_hessian_modes_give_ipopt_their_curvature() {
+    use spacetime::*;
+    let mut logs = Vec::new();
+    for mode in ["exact", "gauss-newton", "gauss-newton-objective"] {
+        let o = gait(&[
+            "--hessian",
+            mode,
+            "--max-iterations",
+            "15",
+            "--print-level",
+            "5",
+            "--ipopt",
+            "print_user_options=yes",
+        ]);
+        assert_exit_matches_validity(&o);
+        let out = stdout(&o);
+        assert!(
+            !out.lines().any(|l| l.starts_with("stage ")),
+            "{mode}: {out}"
+        );
+        let blocks = option_blocks(&out);
+        assert_eq!(blocks[0]["hessian_approximation"], "exact", "{mode}");
+        assert_eq!(blocks[0]["max_iter"], "15", "{mode}");
+        let iterations = first_iterations(&out);
+        assert!(iterations.len() > 2, "{mode}: {out}");
+        logs.push((mode, iterations));
+    }
+    for (mode, log) in &logs[1..] {
+        assert_eq!(log[0], logs[0].1[0], "{mode}: another start than exact's");
+        assert_ne!(log, &logs[0].1, "{mode} steps like exact");
+    }
+    assert_ne!(
+        logs[1].1, logs[2].1,
+        "gauss-newton and gauss-newton-objective step alike"
+    );
+    let o = gait(&["--hessian", "newton"]);
+    assert_fails_with(&o, "invalid value 'newton' for '--hessian <HESSIAN>'");
+    assert!(
+        stderr(&o).contains("gauss-newton-objective"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
+/// differs from seed 0's) and is stored in the clip.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_seed_perturbs_the_starting_pose() {
+    use spacetime::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut starts = Vec::new();
+    for seed in ["0", "7"] {
+        let clip = dir.path().join(format!("seed{seed}.ron"));
+        let o = gait(&[
+            "--seed",
+            seed,
+            "--hessian",
+            "lbfgs",
+            "--max-iterations",
+            "3",
+            "--print-level",
+            "5",
+            "--out",
+            s(&clip),
+        ]);
+        assert_exit_matches_validity(&o);
+        starts.push(first_iterations(&stdout(&o))[0].clone());
+        assert_eq!(read_clip(&clip).seed, seed.parse::<u64>().unwrap());
+    }
+    assert_ne!(starts[0], starts[1], "seed 7 starts where seed 0 does");
+}
+
+/// `gait --morphology --min-head-height H`: one more inequality per frame (IPOPT's count), and
+/// in the solved clip the head (the monoped's body top, 0.6 m at rest) stays at least 0.65 m
+/// high in every frame.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_min_head_height_keeps_the_head_up() {
+    use motionlab::spacetime::dynamics::forward_kinematics;
+    use motionlab::spacetime::skeleton::Skeleton;
+    use spacetime::*;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = gait(&[
+        "--morphology",
+        "--max-iterations",
+        "1",
+        "--print-level",
+        "5",
+    ]);
+    let plain = ipopt_count(&stdout(&plain), "inequality constraints");
+    let clip_path = dir.path().join("tall.ron");
+    let o = gait(&[
+        "--morphology",
+        "--min-head-height",
+        "0.65",
+        "--max-iterations",
+        "150",
+        "--print-level",
+        "5",
+        "--out",
+        s(&clip_path),
+    ]);
+    assert_success(&o, "gait --morphology --min-head-height");
+    let out = stdout(&o);
+    let frames: usize = value(&out, "creature")
+        .split_whitespace()
+        .skip_while(|w| *w != "frames")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(ipopt_count(&out, "inequality constraints"), plain + frames);
+    let violation: f64 = value(&out, "max_violation").parse().unwrap();
+    assert!(violation <= 1e-6, "{out}");
+
+    let skeleton = Skeleton::load(MONOPED).unwrap();
+    let head = skeleton.head.expect("the monoped names its head");
+    let rest = forward_kinematics(
+        &skeleton,
+        &skeleton.morphology::<f64>(),
+        &skeleton.rest_pose(),
+    )
+    .limbs[head]
+        .end
+        .y;
+    assert!(
+        rest < 0.65,
+        "the bound must bite: the head is at {rest} m at rest"
+    );
+    let clip = read_clip(&clip_path);
+    assert!(clip.morphology.is_some(), "the clip keeps the body");
+    let body = clip.body(&skeleton).unwrap();
+    let shape = body.morphology::<f64>();
+    assert_eq!(clip.frames.len(), frames);
+    for (i, q) in clip.frames.iter().enumerate() {
+        let y = forward_kinematics(&body, &shape, q).limbs[head].end.y;
+        assert!(y >= 0.65 - 1e-5, "frame {i}: head at {y} m");
+    }
+}
+
+/// Malformed `gait` input is refused before solving, with what was expected: `--contacts`
+/// syntax, an unknown foot, a window outside the cycle, `--period 0`, `--ipopt` without `=`,
+/// `--min-head-height` without `--morphology` or not a number.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_refuses_malformed_timings_and_options() {
+    use spacetime::*;
+    for (args, expected) in [
+        (
+            &["--contacts", "shin:0.1"][..],
+            "contacts: expected `foot:start:duration` items separated by commas, found \"shin:0.1\"",
+        ),
+        (
+            &["--contacts", "knee:0:0.5"][..],
+            "`knee` is not a foot of this creature (feet: shin)",
+        ),
+        (
+            &["--contacts", "shin:0.2:1.5"][..],
+            "foot `shin`: expected start in [0, 1) and duration in (0, 1], found start 0.2, duration 1.5",
+        ),
+        (
+            &["--period", "0"][..],
+            "invalid value '0' for '--period <PERIOD>': expected a value in (0, 10] s, found 0",
+        ),
+        (
+            &["--ipopt", "print_level"][..],
+            "--ipopt expects name=value, found \"print_level\"",
+        ),
+        (
+            &["--min-head-height", "0.5"][..],
+            "the following required arguments were not provided",
+        ),
+        (
+            &["--morphology", "--min-head-height", "NaN"][..],
+            "invalid value 'NaN' for '--min-head-height <MIN_HEAD_HEIGHT>': expected a value in [0, 10] m",
+        ),
+    ] {
+        let o = gait(args);
+        assert_fails_with(&o, expected);
+        // Refused before any solve: nothing of a solve's report is printed.
+        assert!(
+            !stdout(&o)
+                .lines()
+                .any(|l| l.starts_with("cost ") || l.starts_with("stage ")),
+            "{args:?} ran a solve:\n{}",
+            stdout(&o)
+        );
+    }
+}
+
+/// `spacetime particle --print-level 5`: IPOPT's banner, iteration log and exit message, around
+/// the same solution as the silent default.
+#[cfg(feature = "ipopt")]
+#[test]
+fn particle_print_level_shows_the_ipopt_log() {
+    let quiet = motionlab(&["spacetime", "particle"]);
+    assert_success(&quiet, "spacetime particle");
+    let loud = motionlab(&["spacetime", "particle", "--print-level", "5"]);
+    assert_success(&loud, "spacetime particle --print-level 5");
+    let (quiet, loud) = (stdout(&quiet), stdout(&loud));
+    for text in [
+        "This is Ipopt version",
+        "iter    objective",
+        "EXIT: Optimal Solution Found.",
+    ] {
+        assert!(loud.contains(text), "{text:?} missing:\n{loud}");
+        assert!(!quiet.contains(text), "{text:?} at print level 0:\n{quiet}");
+    }
+    assert_eq!(value(&loud, "status"), "solved");
+    assert_eq!(value(&loud, "objective"), value(&quiet, "objective"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// top level
