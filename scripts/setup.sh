@@ -17,6 +17,10 @@ packages=(
                       # velociraptor's exact-Hessian factorisations 4x slower); single-threaded
                       # so results do not depend on a BLAS thread count
 )
+# Node.js runs the Khronos glTF-Validator that checks the glTF exports in the tests.
+if ! command -v node >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,3 +52,14 @@ for lib in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
     $SUDO update-alternatives --quiet --set "$name" "$serial/$lib"
   fi
 done
+
+# The Khronos glTF-Validator (npm, Apache-2.0): an independent reader of the glTF files
+# `clip export` writes (tests/clip.rs runs scripts/gltf-validate.js with it).
+TOOLS="${MOTIONLAB_TOOLS:-/var/tmp/motionlab-tools}"
+VALIDATOR_VERSION="2.0.0-dev.3.10"
+if [ ! -f "$TOOLS/node_modules/gltf-validator/package.json" ] \
+  || ! grep -q "\"version\": \"$VALIDATOR_VERSION\"" "$TOOLS/node_modules/gltf-validator/package.json"; then
+  echo "motionlab setup: installing gltf-validator@$VALIDATOR_VERSION into $TOOLS" >&2
+  mkdir -p "$TOOLS"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "gltf-validator@$VALIDATOR_VERSION" >/dev/null
+fi

@@ -405,3 +405,48 @@ fn mocap_read_and_written_back_keeps_every_joint_in_place() {
         );
     }
 }
+
+/// The glTF files `clip export` writes pass an independent reader: the Khronos glTF-Validator
+/// (scripts/setup.sh installs it; scripts/gltf-validate.js runs it) reports no error for the
+/// skinned, animated horse as `.glb` and as `.gltf` with its `.bin`, nor for a motion-capture
+/// clip on its own character.
+#[test]
+fn gltf_exports_pass_the_khronos_validator() {
+    let dir = tempfile::tempdir().unwrap();
+    let mocap = dir.path().join("walk.ron");
+    let o = motionlab(&[
+        "clip",
+        "import",
+        "tests/data/cmu/12_01_walk.bvh",
+        "--scale",
+        "0.056",
+        "--out",
+        s(&mocap),
+    ]);
+    assert_success(&o, "clip import mocap");
+    for (clip, name) in [
+        ("assets/gaits/horse_trot_1ms.ron", "trot.glb"),
+        ("assets/gaits/horse_trot_1ms.ron", "trot.gltf"),
+        (s(&mocap), "walk.glb"),
+    ] {
+        let file = dir.path().join(name);
+        let o = motionlab(&["clip", "export", clip, "--out", s(&file)]);
+        assert_success(&o, "clip export");
+        let o = std::process::Command::new("node")
+            .arg("scripts/gltf-validate.js")
+            .arg(&file)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("node must be installed (scripts/setup.sh installs it)");
+        let report = stdout(&o);
+        assert!(
+            o.status.success(),
+            "{name}: the validator finds errors (or could not run):\n{report}\n{}",
+            stderr(&o)
+        );
+        assert!(report.contains("\"numErrors\": 0"), "{name}: {report}");
+        // It read the animation and the skin, not an empty document.
+        assert!(report.contains("\"animationCount\": 1"), "{name}: {report}");
+        assert!(report.contains("\"hasSkins\": true"), "{name}: {report}");
+    }
+}

@@ -41,6 +41,8 @@ mod gui {
         height: u32,
         channels: usize,
         pixels: Vec<u8>,
+        /// What the app says it showed (`--screenshot FILE` writes it to FILE with `.ron`).
+        pub report: motionlab::app::workbench::capture::ShotReport,
     }
 
     impl Shot {
@@ -142,11 +144,16 @@ mod gui {
             png::ColorType::Rgb => 3,
             other => panic!("unexpected colour type {other:?}"),
         };
+        let report = std::fs::read_to_string(png_path.with_extension("ron"))
+            .ok()
+            .and_then(|t| motionlab::files::from_ron(&t).ok())
+            .expect("the screenshot's report");
         let shot = Shot {
             width: info.width,
             height: info.height,
             channels,
             pixels,
+            report,
         };
         assert_eq!((shot.width, shot.height), (1600, 900));
         let mut distinct = HashSet::new();
@@ -220,8 +227,8 @@ mod gui {
 }
 
 /// `gui --explore-result DIR/result.ron` and `--sweep` (with `--screenshot`, `--frames`): the
-/// Diversity panel opens on the set (its checkbox is ticked, the filmstrip's light frames fill
-/// the right panel) and the gallery shows the variants in their colours (M1 blue, M2 orange);
+/// Diversity panel opens on the set, docked on the right (the filmstrip's light frames fill it),
+/// and its gallery owns the viewport, showing the variants in their colours (M1 blue, M2 orange);
 /// the robustness sweep job starts and checkpoints into `results/` of the working directory.
 #[cfg(feature = "gui")]
 #[test]
@@ -237,16 +244,19 @@ fn gui_explore_result_shows_the_set_and_sweep_starts_the_job() {
         &["--frames", "30", "--explore-result", s(&set), "--sweep"],
         |_| {},
     );
-    let boxes = shot.left_checkboxes();
-    // Panels (Diversity, Pareto, Editor), then the six overlay boxes.
-    assert!(boxes.len() >= 9, "checkboxes {boxes:?}");
-    assert!(
-        boxes[boxes.len() - 9],
-        "the Diversity panel checkbox is not ticked: {boxes:?}"
+    // The Diversity panel is docked on the right, and its gallery owns the viewport.
+    assert_eq!(
+        shot.report.docked_right.as_deref(),
+        Some("diversity"),
+        "{:?}",
+        shot.report
     );
-    assert!(
-        !boxes[boxes.len() - 8] && !boxes[boxes.len() - 7],
-        "the Pareto or Editor panel checkbox is ticked: {boxes:?}"
+    assert_eq!(shot.report.stage, "Gallery", "{:?}", shot.report);
+    assert_eq!(
+        shot.report.figures.get("gallery"),
+        Some(&3),
+        "M0 and two variants: {:?}",
+        shot.report
     );
     let (light, all) = shot.count((1195, 1595), (300, 530), |p| p.iter().all(|c| *c > 200));
     assert!(
@@ -282,9 +292,9 @@ fn gui_explore_result_shows_the_set_and_sweep_starts_the_job() {
 }
 
 /// `gui --discover-gait CREATURE --gait-speed V --overlays LIST`: the Gait window opens over the
-/// viewport and its discovery runs as `motionlab gait-job REQUEST` child processes (the
-/// discovery's request and its samples', all at speed V, read back as typed requests), which end
-/// with the app; the left panel's overlay
+/// viewport and its discovery runs as `motionlab gait-job REQUEST` worker processes (the
+/// discovery's request file and its samples', all at speed V, read back as typed requests), which
+/// end with the app; the left panel's overlay
 /// checkboxes are exactly the ones asked for. An unknown overlay is refused before any window.
 #[cfg(feature = "gui")]
 #[test]
@@ -317,7 +327,12 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
                 if !seen.contains_key(pid) && descends_from(*pid, root, &table) {
                     let args = cmdline(*pid);
                     if args.get(1).is_some_and(|a| a == "gait-job") {
-                        seen.insert(*pid, args);
+                        // The worker's request is a file (read while the worker runs).
+                        let request = args
+                            .get(2)
+                            .and_then(|f| std::fs::read_to_string(f).ok())
+                            .unwrap_or_default();
+                        seen.insert(*pid, vec![args[0].clone(), args[1].clone(), request]);
                     }
                 }
             }
@@ -340,11 +355,13 @@ fn gui_discover_gait_runs_at_the_given_speed_with_the_given_overlays() {
 
     let requests: Vec<motionlab::spacetime::job::GaitRequest> = seen
         .values()
+        .filter(|args| !args[2].is_empty())
         .map(|args| {
-            motionlab::files::from_ron(args.get(2).expect("a request"))
+            motionlab::files::from_ron(&args[2])
                 .unwrap_or_else(|e| panic!("not a gait request: {args:?}: {e}"))
         })
         .collect();
+    assert!(!requests.is_empty(), "no gait-job worker was seen");
     // One discovery (a sample process caught between its fork and its exec still shows the
     // discovery's command line, so the same request may be seen twice).
     let mut discovery = Vec::new();

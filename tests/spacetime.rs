@@ -180,10 +180,15 @@ fn gait_discovery_reports_generations_and_solves_the_best_timing() {
         }),
         "{events:?}"
     );
+    // The job keeps the start when the solve ends above it, so the clip's cost alone holds by
+    // construction: the solve's own end is read, and it may not end above its start.
+    let solve = outcome
+        .clip
+        .start_kept
+        .map_or(outcome.clip.cost, |k| k.cost);
     assert!(
-        outcome.clip.cost <= best.cost,
-        "the final solve ({}) does not end above its start ({})",
-        outcome.clip.cost,
+        solve <= best.cost * (1.0 + 1e-6),
+        "the final solve ends at {solve}, above its start ({})",
         best.cost
     );
     assert_solved(&outcome);

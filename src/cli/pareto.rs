@@ -11,9 +11,10 @@ use std::path::PathBuf;
 pub struct ParetoArgs {
     /// Scene with a jump `task` and a `pareto` section (scenes/pareto_jump2d.ron).
     pub scene: PathBuf,
-    /// rmoo (re-sampled MO-CMA-ES), bsoo (16 height bins of CMA-ES) or mocma (no resampling).
-    #[arg(long, default_value = "rmoo")]
-    pub method: Method,
+    /// rmoo (re-sampled MO-CMA-ES, the default), bsoo (16 height bins of CMA-ES) or mocma (no
+    /// resampling). With --resume: the run's own unless given.
+    #[arg(long)]
+    pub method: Option<Method>,
     /// RMOO and MO-CMA-ES: generations (default 1000); BSOO: the most per bin (default 3000).
     #[arg(long, value_parser = crate::flags::generations)]
     pub generations: Option<u64>,
@@ -23,8 +24,9 @@ pub struct ParetoArgs {
     /// Stop after this many rollouts (equal-budget comparisons).
     #[arg(long, value_parser = crate::flags::generations)]
     pub evaluations: Option<u64>,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The random seed (default 1). With --resume: the run's own unless given.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Folder for checkpoint.ron and result.ron (default results/pareto-SCENE-METHOD-seedS).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -35,8 +37,8 @@ pub struct ParetoArgs {
     pub threads: usize,
 }
 
-/// Refuses to resume a run of another scene, method or seed than the command asks for (the
-/// checkpoint would silently win).
+/// Refuses to resume a run of another scene than the command names, or of another method or seed
+/// than it gives (the checkpoint would silently win).
 fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) -> Result<()> {
     let mut differ = Vec::new();
     let same_file = |a: &std::path::Path, b: &std::path::Path| {
@@ -49,14 +51,15 @@ fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) 
             args.scene.display()
         ));
     }
-    if config.method != args.method {
-        differ.push(format!(
-            "method {:?} (asked: {:?})",
-            config.method, args.method
-        ));
+    if let Some(m) = args.method
+        && config.method != m
+    {
+        differ.push(format!("method {:?} (asked: {m:?})", config.method));
     }
-    if config.seed != args.seed {
-        differ.push(format!("seed {} (asked: {})", config.seed, args.seed));
+    if let Some(seed) = args.seed
+        && config.seed != seed
+    {
+        differ.push(format!("seed {} (asked: {seed})", config.seed));
     }
     if differ.is_empty() {
         return Ok(());
@@ -70,6 +73,8 @@ fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) 
 }
 
 pub fn run(args: ParetoArgs) -> Result<()> {
+    let method = args.method.unwrap_or(Method::Rmoo);
+    let seed = args.seed.unwrap_or(1);
     let stem = args
         .scene
         .file_stem()
@@ -78,8 +83,8 @@ pub fn run(args: ParetoArgs) -> Result<()> {
     let folder = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("results").join(format!(
             "pareto-{stem}-{}-seed{}",
-            format!("{:?}", args.method).to_lowercase(),
-            args.seed
+            format!("{:?}", method).to_lowercase(),
+            seed
         ))
     });
     // A finished run in the folder must be the one asked for, as a checkpoint must.
@@ -98,8 +103,8 @@ pub fn run(args: ParetoArgs) -> Result<()> {
             Ok(run)
         },
         || {
-            let mut config = ParetoConfig::new(&args.scene, args.method);
-            config.seed = args.seed;
+            let mut config = ParetoConfig::new(&args.scene, method);
+            config.seed = seed;
             if let Some(g) = args.generations {
                 config.generations = g;
             }

@@ -66,6 +66,9 @@ pub enum Outcome {
         /// [`GaitClip::mirrored`]).
         #[serde(default)]
         mirror_of: Option<String>,
+        /// When the solve ended above its start and the start was kept: the solve's own cost.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start_kept: Option<f64>,
     },
     Failed {
         reason: String,

@@ -91,6 +91,7 @@ impl Files {
                     seconds: gait.solve_time_s,
                     warm_start: job.warm_start.clone(),
                     mirror_of: job.mirror_of.clone(),
+                    start_kept: gait.start_kept.map(|k| k.cost),
                 }
             }
             other => {

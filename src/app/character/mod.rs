@@ -299,11 +299,26 @@ fn rebuild_visual(
     );
 }
 
-/// The camera follows the live character's centre of mass, over its ground.
-fn tell_camera(live: Res<LiveSim>, mut orbit: ResMut<OrbitCamera>) {
+/// The camera follows the live character's centre of mass, over its ground; a screenshot's
+/// report names the live character and counts its bones on show.
+fn tell_camera(
+    live: Res<LiveSim>,
+    mut orbit: ResMut<OrbitCamera>,
+    bones: Query<&Bone>,
+    mut report: ResMut<super::workbench::capture::ShotReport>,
+) {
     let c = live.sim.com();
     orbit.live = Some(Vec3::new(c[0], c[1], c[2]));
     orbit.ground = live.sim.ground_height();
+    report.figures.insert("live".into(), bones.iter().count());
+    report
+        .labels
+        .insert("live.character".into(), live.character.name.clone());
+    if let Some(p) = &live.path {
+        report
+            .labels
+            .insert("live.file".into(), p.display().to_string());
+    }
 }
 
 fn step_simulation(mut live: ResMut<LiveSim>, time: Res<Time>, clock: Res<Clock>) {

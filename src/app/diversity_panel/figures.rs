@@ -37,11 +37,13 @@ pub(super) fn rebuild_gallery_figures(
     mut built: Local<Vec<(usize, u64)>>,
     old: Query<Entity, Or<(With<GalleryBone>, With<GalleryFigure>)>>,
     mut assets: FigureAssets,
+    mut report: ResMut<crate::app::workbench::capture::ShotReport>,
 ) {
     let want = wanted(&state, *stage.get());
     if *built == want {
         return;
     }
+    report.figures.insert("gallery".into(), want.len());
     for e in &old {
         commands.entity(e).despawn();
     }

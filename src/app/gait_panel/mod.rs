@@ -14,7 +14,7 @@
 //! [`crate::spacetime::gait::audit`].
 
 use super::workbench::files::{character_files, characters_dir};
-use super::workbench::{AddPanel, Busy, Clock, Dock, Jobs, PanelSpec, PlayClip, Workbench};
+use super::workbench::{AddPanel, Clock, Dock, Jobs, PanelSpec, PlayClip, Workbench};
 use crate::spacetime::dynamics::forward_kinematics;
 use crate::spacetime::gait::{
     FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
@@ -406,11 +406,7 @@ fn advance_playback(
     clock: Res<Clock>,
     bench: Res<Workbench>,
     mut state: ResMut<GaitState>,
-    mut busy: ResMut<Busy>,
 ) {
-    if state.job.is_some() {
-        busy.add(PANEL, "gait solve");
-    }
     if bench.is_open(PANEL) && state.playing && state.shown.is_some() {
         let dt = clock.dt(&time, 0.1) * state.rate as f64;
         state.time += dt;

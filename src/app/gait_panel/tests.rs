@@ -130,6 +130,7 @@ fn a_clip_of_the_wrong_creature_is_refused() {
         morphology: None,
         closure: Default::default(),
         max_head_height: None,
+        start_kept: None,
         projected_from: None,
     };
     assert!(

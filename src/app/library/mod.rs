@@ -349,12 +349,17 @@ fn rebuild_figures(
     mut built: Local<(u64, bool, bool)>,
     old: Query<Entity, Or<(With<LibraryBone>, With<LibraryFigure>)>>,
     mut assets: FigureAssets,
+    mut report: ResMut<super::workbench::capture::ShotReport>,
 ) {
     let showing = *stage.get() == Stage::Library;
     let want = (library.generation, showing, showing && library.ghosts);
     if *built == want {
         return;
     }
+    report.figures.insert(
+        "library".into(),
+        if showing { library.selected.len() } else { 0 },
+    );
     *built = want;
     for e in &old {
         commands.entity(e).despawn();

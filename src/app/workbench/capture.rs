@@ -69,6 +69,10 @@ pub struct ShotReport {
     pub stage: String,
     /// The open panels' ids.
     pub open_panels: Vec<String>,
+    /// The panel in the right dock.
+    pub docked_right: Option<String>,
+    /// What plugins name on show (e.g. `live.character`: the live character's file).
+    pub labels: BTreeMap<String, String>,
     /// Figures drawn (skinned characters), by who drew them.
     pub figures: BTreeMap<String, usize>,
     /// Measured values plugins report (e.g. `steering.command_heading`).
@@ -186,6 +190,7 @@ fn take_screenshot(
             .filter(|id| bench.is_open(id))
             .map(str::to_string)
             .collect();
+        report.docked_right = bench.docked_right().map(str::to_string);
         report.frames = *frame;
         let report_path = path.with_extension("ron");
         if let Err(e) = crate::files::write_ron(&report_path, &*report) {

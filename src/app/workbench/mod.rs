@@ -133,6 +133,11 @@ impl Workbench {
         self.panels.iter().any(|p| p.spec.id == id && p.open)
     }
 
+    /// The panel the right dock shows.
+    pub fn docked_right(&self) -> Option<&'static str> {
+        self.right().map(|k| self.panels[k].spec.id)
+    }
+
     /// The registered panels' ids, in order.
     pub fn panel_ids(&self) -> Vec<&'static str> {
         self.panels.iter().map(|p| p.spec.id).collect()

@@ -73,6 +73,19 @@ pub struct GaitClip {
     /// The ceiling the head stayed under (m), when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_head_height: Option<f64>,
+    /// When the solve ended above the clip it started from and that start was kept instead
+    /// (`job::run_gait`): where the solve itself ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_kept: Option<KeptStart>,
+}
+
+/// Where a solve ended whose start was kept instead of its result.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct KeptStart {
+    /// The solve's own cost.
+    pub cost: f64,
+    /// The solve's own largest violation.
+    pub max_violation: f64,
 }
 
 impl GaitClip {

@@ -408,6 +408,7 @@ pub fn connecting_spec(
         projected_from: None,
         closure: spec.closure.clone(),
         max_head_height: None,
+        start_kept: None,
     };
     spec.with_warm_start(start)
 }
@@ -438,6 +439,7 @@ mod tests {
             projected_from: None,
             closure: Closure::Transformed { turn_rate },
             max_head_height: None,
+            start_kept: None,
         }
     }
 

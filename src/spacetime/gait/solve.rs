@@ -309,6 +309,7 @@ fn solve_gait_timed(
         projected_from,
         closure: spec.closure.clone(),
         max_head_height: spec.max_head_height,
+        start_kept: None,
     };
     Ok((clip, callbacks, multipliers))
 }

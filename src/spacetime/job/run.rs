@@ -276,6 +276,10 @@ fn solve_and_report(
             solve_time_s: start.solve_time_s + clip.solve_time_s,
             cost,
             max_violation: violation,
+            start_kept: Some(crate::spacetime::gait::KeptStart {
+                cost: clip.cost,
+                max_violation: clip.max_violation,
+            }),
             ..start
         };
     }
