@@ -101,27 +101,39 @@ fn default_bins() -> usize {
     16
 }
 
+/// What a scene's `pareto` section gets wrong on its own or against its character.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum JumpDefError {
+    #[error("pareto.head names unknown body {head:?}")]
+    UnknownHead { head: String },
+    #[error("pareto.max_duration is {max_duration}, expected > 0")]
+    MaxDuration { max_duration: f32 },
+    #[error("pareto.heights {heights:?} with {bins} bins: expected lowest < highest and bins ≥ 1")]
+    Heights { heights: (f64, f64), bins: usize },
+}
+
 impl JumpDef {
     /// What the section gets wrong on its own or against `character` (the head body, the
     /// assist's duration, the height bins); the effort weights and the take-off phase are
     /// checked when the jump is resolved.
-    pub fn check(&self, character: &Character) -> Result<(), String> {
+    pub fn check(&self, character: &Character) -> Result<(), JumpDefError> {
         if character.body_index(&self.head).is_none() {
-            return Err(format!("pareto.head names unknown body {:?}", self.head));
+            return Err(JumpDefError::UnknownHead {
+                head: self.head.clone(),
+            });
         }
         if !(self.max_duration > 0.0 && self.max_duration.is_finite()) {
-            return Err(format!(
-                "pareto.max_duration is {}, expected > 0",
-                self.max_duration
-            ));
+            return Err(JumpDefError::MaxDuration {
+                max_duration: self.max_duration,
+            });
         }
         if self.bins == 0
             || self.heights.0.partial_cmp(&self.heights.1) != Some(std::cmp::Ordering::Less)
         {
-            return Err(format!(
-                "pareto.heights {:?} with {} bins: expected lowest < highest and bins ≥ 1",
-                self.heights, self.bins
-            ));
+            return Err(JumpDefError::Heights {
+                heights: self.heights,
+                bins: self.bins,
+            });
         }
         Ok(())
     }
@@ -310,8 +322,13 @@ pub enum SceneError {
         character: String,
         error: ModelError,
     },
-    #[error("{}: task: {message}", scene.display())]
-    Task { scene: PathBuf, message: String },
+    #[error("{}: task: {error}", scene.display())]
+    Task {
+        scene: PathBuf,
+        error: crate::task::TaskError,
+    },
+    #[error("{}: task: {error}", scene.display())]
+    Jump { scene: PathBuf, error: JumpDefError },
     #[error("{}: push names body {body:?}, which {character:?} does not have", scene.display())]
     UnknownBody {
         scene: PathBuf,
@@ -358,16 +375,16 @@ pub fn parse_scene(
         character_path,
     };
     if loaded.scene.task.is_some() {
-        loaded.task(false).map_err(|message| SceneError::Task {
+        loaded.task(false).map_err(|error| SceneError::Task {
             scene: path.into(),
-            message,
+            error,
         })?;
     }
     if let Some(jump) = &loaded.scene.pareto {
         jump.check(&loaded.character)
-            .map_err(|message| SceneError::Task {
+            .map_err(|error| SceneError::Jump {
                 scene: path.into(),
-                message,
+                error,
             })?;
     }
     Ok(loaded)
@@ -375,12 +392,14 @@ pub fn parse_scene(
 
 impl LoadedScene {
     /// The scene's task resolved against its character (`shape_mode`: link lengths also free).
-    pub fn task(&self, shape_mode: bool) -> Result<crate::task::Task, String> {
+    pub fn task(&self, shape_mode: bool) -> Result<crate::task::Task, crate::task::TaskError> {
         let def = self
             .scene
             .task
             .clone()
-            .ok_or_else(|| format!("scene {:?} has no `task`", self.scene.name))?;
+            .ok_or_else(|| crate::task::TaskError::NoTask {
+                scene: self.scene.name.clone(),
+            })?;
         let mut task = crate::task::Task::new(
             &self.scene.name,
             def,

@@ -14,10 +14,11 @@ fn files(dir: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Runs a fuzz target's function as the target does (bytes → UTF-8 → reader).
+/// Runs a fuzz target's function as the target does (bytes → UTF-8 → reader); the refusal's
+/// message.
 fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
     use motionlab::untrusted as u;
-    match target {
+    let result = match target {
         "skeleton" => u::skeleton(bytes),
         "records" => {
             let Some((&kind, rest)) = bytes.split_first() else {
@@ -43,7 +44,8 @@ fn run(target: &str, bytes: &[u8]) -> Result<(), String> {
                 other => panic!("no fuzz target {other}"),
             }
         }
-    }
+    };
+    result.map_err(|e| e.to_string())
 }
 
 /// The fuzz targets' seeds: the shipped files of each format.
@@ -144,7 +146,9 @@ fn checkpoints_that_do_not_fit_their_job_are_refused() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
     motionlab::untrusted::explore_checkpoint(&text).unwrap();
     let other = text.replacen("scenes/backflip2d.ron", "scenes/jump_forward2d.ron", 1);
-    let e = motionlab::untrusted::explore_checkpoint(&other).unwrap_err();
+    let e = motionlab::untrusted::explore_checkpoint(&other)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("parameters, the task"), "{e}");
 
     let seed = std::fs::read(
@@ -155,6 +159,8 @@ fn checkpoints_that_do_not_fit_their_job_are_refused() {
     motionlab::untrusted::robustness_checkpoint(text).unwrap();
     let more = text.replacen("directions: 8", "directions: 9", 1);
     assert_ne!(more, text);
-    let e = motionlab::untrusted::robustness_checkpoint(&more).unwrap_err();
+    let e = motionlab::untrusted::robustness_checkpoint(&more)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not those of a sweep"), "{e}");
 }

@@ -71,7 +71,7 @@ fn start_sweep(jobs: &mut Jobs, sweeps: &mut Sweeps, live: &LiveSim) {
             Ok(id) => {
                 sweeps.0.remove(&id);
             }
-            Err(e) => jobs.error = Some(e),
+            Err(e) => jobs.error = Some(e.to_string()),
         },
         Err(e) => jobs.error = Some(format!("{e:#}")),
     }

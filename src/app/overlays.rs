@@ -71,10 +71,8 @@ pub fn shows_live(stage: Res<State<Stage>>) -> bool {
 }
 
 /// One name of `--overlays`, checked as the options are read.
-pub fn overlay_name(name: &str) -> Result<String, String> {
-    Overlays::from_names(&[name.to_string()])
-        .map(|_| name.trim().to_string())
-        .map_err(|e| e.to_string())
+pub fn overlay_name(name: &str) -> Result<String, UnknownOverlay> {
+    Overlays::from_names(&[name.to_string()]).map(|_| name.trim().to_string())
 }
 
 /// The left dock's overlay toggles.

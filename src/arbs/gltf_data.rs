@@ -136,7 +136,7 @@ pub(super) fn load_buffers(
                     .split_once(";base64,")
                     .ok_or_else(|| err("expected a base64 `data:` URI".into()))?;
                 (
-                    decode_base64(payload).map_err(err)?,
+                    decode_base64(payload).map_err(|e| err(e.to_string()))?,
                     "its data URI".to_string(),
                 )
             }
@@ -203,8 +203,15 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A byte that is not base64, at its offset in the data URI's payload.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid base64 character at offset {offset} of the data URI")]
+struct InvalidBase64 {
+    offset: usize,
+}
+
 /// Standard base64 (padding optional, whitespace ignored).
-fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
+fn decode_base64(s: &str) -> Result<Vec<u8>, InvalidBase64> {
     let mut out = Vec::with_capacity(s.len() / 4 * 3);
     let mut acc = 0u32;
     let mut bits = 0;
@@ -217,11 +224,7 @@ fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
             b'/' | b'_' => 63,
             b'=' => break,
             c if c.is_ascii_whitespace() => continue,
-            _ => {
-                return Err(format!(
-                    "invalid base64 character at offset {k} of the data URI"
-                ));
-            }
+            _ => return Err(InvalidBase64 { offset: k }),
         };
         acc = (acc << 6) | u32::from(v);
         bits += 6;

@@ -88,7 +88,7 @@ fn import(file: &Path, out: &Path, character: Option<&Path>, scale: Option<f64>)
     if let Some(h) = &clip.bvh {
         println!("scale: {} m per unit", h.scale);
     }
-    clip.check().map_err(anyhow::Error::msg)?;
+    clip.check()?;
     clip.save(out)
         .with_context(|| format!("writing {}", out.display()))?;
     println!("frames: {}", clip.frames.len());

@@ -37,7 +37,7 @@ pub fn run(command: SpaceCommand) -> Result<()> {
     match command {
         SpaceCommand::Points { space } => {
             let s = ParameterSpace::load(&space)?;
-            let points = s.points().map_err(|e| anyhow::anyhow!(e))?;
+            let points = s.points()?;
             for p in &points {
                 println!(
                     "point {} speed {} turn_rate {:.1} family {}",

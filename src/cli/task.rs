@@ -8,7 +8,6 @@ use std::path::Path;
 pub fn load_task(file: &Path, shape: bool) -> Result<Task> {
     let s = load_scene(file)?;
     s.task(shape)
-        .map_err(anyhow::Error::msg)
         .with_context(|| format!("{}: task", file.display()))
 }
 

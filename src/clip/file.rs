@@ -192,12 +192,11 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Opened, ClipError> {
                 Some(g) => g,
                 None => character_with_ref(&gait_character(&gait))?,
             };
-            let clip = from_gait::clip_of_gait(&gait, &character, r).map_err(|message| {
-                ClipError::Invalid {
+            let clip =
+                from_gait::clip_of_gait(&gait, &character, r).map_err(|error| ClipError::Gait {
                     path: name.clone(),
-                    message,
-                }
-            })?;
+                    error,
+                })?;
             (clip, character)
         }
         ClipFormat::Bvh => {
@@ -217,16 +216,9 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Opened, ClipError> {
                     let c = bvh::character_of(&parsed, &stem, scale);
                     let problems = c.validate();
                     if !problems.is_empty() {
-                        return Err(ClipError::Invalid {
+                        return Err(ClipError::Hierarchy {
                             path: name,
-                            message: format!(
-                                "the hierarchy does not make a valid character: {}",
-                                problems
-                                    .iter()
-                                    .map(|p| p.to_string())
-                                    .collect::<Vec<_>>()
-                                    .join("; ")
-                            ),
+                            problems,
                         });
                     }
                     (c, CharacterRef::new(path, &text))
@@ -240,11 +232,8 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Opened, ClipError> {
             let (character, r) = match given {
                 Some(g) => g,
                 None => {
-                    let named =
-                        gltf::character_of_file(&bytes).ok_or_else(|| ClipError::Invalid {
-                            path: name.clone(),
-                            message: "the file does not name its character: give one".into(),
-                        })?;
+                    let named = gltf::character_of_file(&bytes)
+                        .ok_or_else(|| ClipError::UnnamedCharacter { path: name.clone() })?;
                     character_with_ref(&character_path(&named))?
                 }
             };
@@ -255,18 +244,15 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Opened, ClipError> {
                     gltf::buffer_path(&bytes, path).unwrap_or_else(|| path.with_extension("bin"));
                 gltf::import_gltf(&bytes, &read_bytes(&bin)?, &character, r, &name)
             }
-            .map_err(|message| ClipError::Invalid {
+            .map_err(|error| ClipError::Gltf {
                 path: name.clone(),
-                message,
+                error,
             })?;
             (clip, character)
         }
     };
     clip.check_character(&character)
-        .map_err(|message| ClipError::Invalid {
-            path: name,
-            message,
-        })?;
+        .map_err(|error| ClipError::Invalid { path: name, error })?;
     Ok(Opened {
         clip,
         character,

@@ -10,13 +10,31 @@
 use super::pose::{self, pose_of, reference_orientation};
 use super::{CharacterRef, Clip, ClipFrame, Cycle, Provenance, Tags};
 use crate::model::planar::PlanarMotion;
-use crate::model::{Character, EffectorTag, JointKind};
-use crate::spacetime::gait::{Closure as ClosureKind, GaitClip, gait_torques};
+use crate::model::{Character, EffectorTag, JointKind, Problem};
+use crate::spacetime::gait::{Closure as ClosureKind, GaitClip, GaitError, gait_torques};
 use crate::spacetime::skeleton::Skeleton;
 use nalgebra::{Rotation3, Unit, UnitQuaternion, Vector3};
 
 fn exp_map(r: &[f64]) -> Rotation3<f64> {
     Rotation3::new(Vector3::new(r[0], r[1], r[2]))
+}
+
+/// Why a gait is not a motion of a character.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FromGaitError {
+    #[error(
+        "this gait was solved with its body's proportions optimised: it is not a motion of the character file's body"
+    )]
+    Morphology,
+    #[error("`{character}` is not a gait creature: {}", super::problem_list(.problems))]
+    NotACreature {
+        character: String,
+        problems: Vec<Problem>,
+    },
+    #[error(transparent)]
+    Gait(#[from] GaitError),
+    #[error("the gait's coordinates are not those of the character's creature")]
+    Coordinates,
 }
 
 /// The clip of gait `gait` of `character` (whose file is `character_ref`). Fails for a gait of a
@@ -25,27 +43,19 @@ pub fn clip_of_gait(
     gait: &GaitClip,
     character: &Character,
     character_ref: CharacterRef,
-) -> Result<Clip, String> {
+) -> Result<Clip, FromGaitError> {
     if gait.morphology.is_some() {
-        return Err(
-            "this gait was solved with its body's proportions optimised: it is not a motion of the character file's body"
-                .into(),
-        );
+        return Err(FromGaitError::Morphology);
     }
-    let skeleton = Skeleton::from_character(character).map_err(|p| {
-        format!(
-            "`{}` is not a gait creature: {}",
-            character.name,
-            p.iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })?;
-    gait.check_creature(&skeleton).map_err(|e| e.to_string())?;
-    let skeleton = gait.body(&skeleton).map_err(|e| e.to_string())?;
+    let skeleton =
+        Skeleton::from_character(character).map_err(|problems| FromGaitError::NotACreature {
+            character: character.name.clone(),
+            problems,
+        })?;
+    gait.check_creature(&skeleton)?;
+    let skeleton = gait.body(&skeleton)?;
     if gait.coordinates != skeleton.dof_names() {
-        return Err("the gait's coordinates are not those of the character's creature".into());
+        return Err(FromGaitError::Coordinates);
     }
     let root = character
         .body_index(&character.root.body)

@@ -464,6 +464,29 @@ pub fn character_of_file(bytes: &[u8]) -> Option<String> {
         .map(String::from)
 }
 
+/// Why a glTF file does not read back into a clip. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum GltfError {
+    #[error("{path}: not a glTF file: {error}")]
+    NotGltf { path: String, error: gltf::Error },
+    #[error("{path}: expected an animation")]
+    NoAnimation { path: String },
+    #[error("{path}: the animation has no keyframe times")]
+    NoKeyframeTimes { path: String },
+    #[error("{path}: the animation has no keyframes")]
+    NoKeyframes { path: String },
+    #[error("{path}: expected {keys} translation and rotation keys for node `{node}`")]
+    MissingKeys {
+        path: String,
+        keys: usize,
+        node: String,
+    },
+    #[error("{path}: keyframe times do not increase")]
+    TimesNotIncreasing { path: String },
+    #[error(transparent)]
+    Invalid(#[from] super::InvalidClip),
+}
+
 /// Reads a binary glTF written by [`export_glb`] (or any glTF whose first animation moves nodes
 /// named after `character`'s bodies) back into a clip on `character`.
 pub fn import_glb(
@@ -471,7 +494,7 @@ pub fn import_glb(
     character: &Character,
     character_ref: CharacterRef,
     path: &str,
-) -> Result<Clip, String> {
+) -> Result<Clip, GltfError> {
     import(bytes, None, character, character_ref, path)
 }
 
@@ -482,7 +505,7 @@ pub fn import_gltf(
     character: &Character,
     character_ref: CharacterRef,
     path: &str,
-) -> Result<Clip, String> {
+) -> Result<Clip, GltfError> {
     import(text, Some(bin), character, character_ref, path)
 }
 
@@ -492,14 +515,16 @@ fn import(
     character: &Character,
     character_ref: CharacterRef,
     path: &str,
-) -> Result<Clip, String> {
-    let gltf =
-        gltf::Gltf::from_slice(bytes).map_err(|e| format!("{path}: not a glTF file: {e}"))?;
+) -> Result<Clip, GltfError> {
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|error| GltfError::NotGltf {
+        path: path.to_string(),
+        error,
+    })?;
     let blob = gltf.blob.as_deref();
     let animation = gltf
         .animations()
         .next()
-        .ok_or_else(|| format!("{path}: expected an animation"))?;
+        .ok_or_else(|| GltfError::NoAnimation { path: path.into() })?;
     let nbodies = character.bodies.len();
     let mut translations: Vec<Option<Vec<[f32; 3]>>> = vec![None; nbodies];
     let mut rotations: Vec<Option<Vec<[f32; 4]>>> = vec![None; nbodies];
@@ -526,19 +551,20 @@ fn import(
             _ => {}
         }
     }
-    let times = times.ok_or_else(|| format!("{path}: the animation has no keyframe times"))?;
+    let times = times.ok_or_else(|| GltfError::NoKeyframeTimes { path: path.into() })?;
     let n = times.len();
     if n == 0 {
-        return Err(format!("{path}: the animation has no keyframes"));
+        return Err(GltfError::NoKeyframes { path: path.into() });
     }
     for (b, body) in character.bodies.iter().enumerate() {
         let ok = translations[b].as_ref().is_some_and(|t| t.len() == n)
             && rotations[b].as_ref().is_some_and(|r| r.len() == n);
         if !ok {
-            return Err(format!(
-                "{path}: expected {n} translation and rotation keys for node `{}`",
-                body.name
-            ));
+            return Err(GltfError::MissingKeys {
+                path: path.into(),
+                keys: n,
+                node: body.name.clone(),
+            });
         }
     }
     let rate = if n > 1 {
@@ -550,7 +576,7 @@ fn import(
         30.0
     };
     if !(rate.is_finite() && rate > 0.0) {
-        return Err(format!("{path}: keyframe times do not increase"));
+        return Err(GltfError::TimesNotIncreasing { path: path.into() });
     }
     let poses: Vec<Vec<BodyPose>> = (0..n)
         .map(|i| {
@@ -630,6 +656,10 @@ mod tests {
             "the .gltf form carries the same keys"
         );
         let e = import_glb(&glb[..100], &horse, CharacterRef::new(&path, ""), "cut.glb");
-        assert!(e.unwrap_err().starts_with("cut.glb: not a glTF file"));
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .starts_with("cut.glb: not a glTF file")
+        );
     }
 }

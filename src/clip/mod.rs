@@ -174,11 +174,72 @@ pub struct Clip {
     pub provenance: Provenance,
 }
 
+/// What makes a clip unplayable ([`Clip::check`]) or not a clip of a character
+/// ([`Clip::check_character`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InvalidClip {
+    #[error("expected a frame rate in (0, 10000] fps, found {0}")]
+    Rate(f64),
+    #[error("expected at least one frame")]
+    NoFrames,
+    #[error("frame {frame}: expected {expected} joint coordinates, found {found}")]
+    FrameLength {
+        frame: usize,
+        expected: usize,
+        found: usize,
+    },
+    #[error("frame {frame}: expected finite numbers")]
+    NotFinite { frame: usize },
+    #[error("frame {frame}: the root quaternion has length {norm}, expected 1")]
+    RootQuaternion { frame: usize, norm: f64 },
+    #[error("expected contacts for {frames} frames, found {found}")]
+    ContactFrames { frames: usize, found: usize },
+    #[error("expected {effectors} contacts per frame (one per effector), found {found}")]
+    ContactsPerFrame { effectors: usize, found: usize },
+    #[error(
+        "the clip's coordinates ({clip} of them) are not those of character `{character}` ({expected})"
+    )]
+    Coordinates {
+        clip: usize,
+        character: String,
+        expected: usize,
+    },
+}
+
+/// Validation problems as one line: each as `motionlab check` words it, joined by "; ".
+pub(crate) fn problem_list(problems: &[crate::model::Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// What is wrong with a clip file.
 #[derive(Debug, thiserror::Error)]
 pub enum ClipError {
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    #[error("{path}: {error}")]
+    Invalid { path: String, error: InvalidClip },
+    #[error("{path}: {error}")]
+    Gait {
+        path: String,
+        error: from_gait::FromGaitError,
+    },
+    #[error("{path}: {error}")]
+    Gltf {
+        path: String,
+        error: gltf::GltfError,
+    },
+    #[error(
+        "{path}: the hierarchy does not make a valid character: {}",
+        problem_list(.problems)
+    )]
+    Hierarchy {
+        path: String,
+        problems: Vec<crate::model::Problem>,
+    },
+    #[error("{path}: the file does not name its character: give one")]
+    UnnamedCharacter { path: String },
     #[error(transparent)]
     Read(#[from] anyhow::Error),
     #[error("{path}: {message}")]
@@ -265,68 +326,61 @@ impl Clip {
     }
 
     /// Everything that would make playback index out of range or divide by nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvalidClip> {
         if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 10_000.0) {
-            return Err(format!(
-                "expected a frame rate in (0, 10000] fps, found {}",
-                self.rate
-            ));
+            return Err(InvalidClip::Rate(self.rate));
         }
         if self.frames.is_empty() {
-            return Err("expected at least one frame".into());
+            return Err(InvalidClip::NoFrames);
         }
         let n = self.coordinates.len();
         for (i, f) in self.frames.iter().enumerate() {
             if f.joints.len() != n {
-                return Err(format!(
-                    "frame {i}: expected {n} joint coordinates, found {}",
-                    f.joints.len()
-                ));
+                return Err(InvalidClip::FrameLength {
+                    frame: i,
+                    expected: n,
+                    found: f.joints.len(),
+                });
             }
             if !f.root.iter().chain(&f.joints).all(|v| v.is_finite()) {
-                return Err(format!("frame {i}: expected finite numbers"));
+                return Err(InvalidClip::NotFinite { frame: i });
             }
             let q = &f.root[3..];
             let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
             if (norm - 1.0).abs() > 1e-3 {
-                return Err(format!(
-                    "frame {i}: the root quaternion has length {norm}, expected 1"
-                ));
+                return Err(InvalidClip::RootQuaternion { frame: i, norm });
             }
         }
         if !self.contacts.is_empty() {
             if self.contacts.len() != self.frames.len() {
-                return Err(format!(
-                    "expected contacts for {} frames, found {}",
-                    self.frames.len(),
-                    self.contacts.len()
-                ));
+                return Err(InvalidClip::ContactFrames {
+                    frames: self.frames.len(),
+                    found: self.contacts.len(),
+                });
             }
             if let Some(row) = self
                 .contacts
                 .iter()
                 .find(|r| r.len() != self.effectors.len())
             {
-                return Err(format!(
-                    "expected {} contacts per frame (one per effector), found {}",
-                    self.effectors.len(),
-                    row.len()
-                ));
+                return Err(InvalidClip::ContactsPerFrame {
+                    effectors: self.effectors.len(),
+                    found: row.len(),
+                });
             }
         }
         Ok(())
     }
 
     /// Checks that the clip fits `character` (its coordinates are the character's).
-    pub fn check_character(&self, character: &Character) -> Result<(), String> {
+    pub fn check_character(&self, character: &Character) -> Result<(), InvalidClip> {
         let names = character.dof_names();
         if names != self.coordinates {
-            return Err(format!(
-                "the clip's coordinates ({} of them) are not those of character `{}` ({})",
-                self.coordinates.len(),
-                character.name,
-                names.len()
-            ));
+            return Err(InvalidClip::Coordinates {
+                clip: self.coordinates.len(),
+                character: character.name.clone(),
+                expected: names.len(),
+            });
         }
         Ok(())
     }
@@ -334,9 +388,9 @@ impl Clip {
     /// Reads and checks a clip file.
     pub fn load(path: &Path) -> Result<Clip, ClipError> {
         let clip: Clip = crate::files::read_ron(path)?;
-        clip.check().map_err(|message| ClipError::Invalid {
+        clip.check().map_err(|error| ClipError::Invalid {
             path: path.display().to_string(),
-            message,
+            error,
         })?;
         Ok(clip)
     }

@@ -119,17 +119,53 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     ]
 }
 
+/// Why a phase controller definition does not fit its character.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ControllerError {
+    #[error("a phase controller needs at least one phase")]
+    NoPhases,
+    #[error("loop_to {loop_to} is past the last phase ({last})")]
+    LoopPastEnd { loop_to: usize, last: usize },
+    #[error("start_pose: {0}")]
+    StartPose(DofError),
+    #[error("phase {index} ({name:?}): {problem}")]
+    Phase {
+        index: usize,
+        name: String,
+        problem: PhaseProblem,
+    },
+    #[error("root body missing")]
+    NoRoot,
+}
+
+/// What is wrong with one phase of a controller.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PhaseProblem {
+    #[error("expected a positive duration, found {0}")]
+    Duration(f32),
+    #[error("expected a positive timeout, found {0}")]
+    Timeout(f32),
+    #[error(transparent)]
+    Pose(#[from] DofError),
+    #[error("world target names unknown body {0:?}")]
+    UnknownBody(String),
+    #[error("gain multipliers for {0:?} must be non-negative")]
+    NegativeGains(String),
+    #[error("gains name {0:?}, which is not a joint")]
+    UnknownGainJoint(String),
+}
+
 impl PhaseController {
-    pub fn new(c: &Character, def: &PhaseControllerDef) -> Result<Self, String> {
+    pub fn new(c: &Character, def: &PhaseControllerDef) -> Result<Self, ControllerError> {
         if def.phases.is_empty() {
-            return Err("a phase controller needs at least one phase".into());
+            return Err(ControllerError::NoPhases);
         }
         if let Some(l) = def.loop_to {
             if l >= def.phases.len() {
-                return Err(format!(
-                    "loop_to {l} is past the last phase ({})",
-                    def.phases.len() - 1
-                ));
+                return Err(ControllerError::LoopPastEnd {
+                    loop_to: l,
+                    last: def.phases.len() - 1,
+                });
             }
         }
         let n = c.internal_dof();
@@ -137,7 +173,7 @@ impl PhaseController {
         let apply = |base: &Vec<f32>,
                      pose: &BTreeMap<String, f32>,
                      swap: bool|
-         -> Result<Vec<f32>, String> {
+         -> Result<Vec<f32>, DofError> {
             let mut t = base.clone();
             // Pair names (`hip`: both `l_hip` and `r_hip`) first, so that a side's own name
             // always wins, whatever the keys' alphabetical order.
@@ -159,22 +195,20 @@ impl PhaseController {
             Ok(t)
         };
         let start_target =
-            apply(&vec![0.0; n], &def.start_pose, false).map_err(|e| format!("start_pose: {e}"))?;
+            apply(&vec![0.0; n], &def.start_pose, false).map_err(ControllerError::StartPose)?;
         let mut phases = Vec::new();
         let mut prev = start_target.clone();
         for (pi, p) in def.phases.iter().enumerate() {
-            let ctx = |e: String| format!("phase {pi} ({:?}): {e}", p.name);
+            let ctx = |problem: PhaseProblem| ControllerError::Phase {
+                index: pi,
+                name: p.name.clone(),
+                problem,
+            };
             if !(p.duration > 0.0 && p.duration.is_finite()) {
-                return Err(ctx(format!(
-                    "expected a positive duration, found {}",
-                    p.duration
-                )));
+                return Err(ctx(PhaseProblem::Duration(p.duration)));
             }
             if !(p.timeout > 0.0) {
-                return Err(ctx(format!(
-                    "expected a positive timeout, found {}",
-                    p.timeout
-                )));
+                return Err(ctx(PhaseProblem::Timeout(p.timeout)));
             }
             // A swapped phase mirrors its own pose; it starts from the previous target mirrored.
             let base = if p.swap_sides {
@@ -182,7 +216,7 @@ impl PhaseController {
             } else {
                 prev.clone()
             };
-            let target = apply(&base, &p.pose, false).map_err(ctx)?;
+            let target = apply(&base, &p.pose, false).map_err(|e| ctx(e.into()))?;
             let target = if p.swap_sides {
                 mirror_vec(&target, &mirror)
             } else {
@@ -198,15 +232,13 @@ impl PhaseController {
                 };
                 let bi = c
                     .body_index(&name)
-                    .ok_or_else(|| ctx(format!("world target names unknown body {b:?}")))?;
+                    .ok_or_else(|| ctx(PhaseProblem::UnknownBody(b.clone())))?;
                 world.push((bi, deg.to_radians()));
             }
             let (mut kp_mult, mut kd_mult) = (vec![1.0; n], vec![1.0; n]);
             for (k, (mp, md)) in &p.gains {
                 if !(*mp >= 0.0 && *md >= 0.0) {
-                    return Err(ctx(format!(
-                        "gain multipliers for {k:?} must be non-negative"
-                    )));
+                    return Err(ctx(PhaseProblem::NegativeGains(k.clone())));
                 }
                 let joints: Vec<&str> = if c.joints.iter().any(|j| j.name == *k) {
                     vec![k.as_str()]
@@ -229,7 +261,7 @@ impl PhaseController {
                     }
                 }
                 if !found {
-                    return Err(ctx(format!("gains name {k:?}, which is not a joint")));
+                    return Err(ctx(PhaseProblem::UnknownGainJoint(k.clone())));
                 }
             }
             prev = target.clone();
@@ -241,7 +273,7 @@ impl PhaseController {
                 kd_mult,
             });
         }
-        let root = c.body_index(&c.root.body).ok_or("root body missing")?;
+        let root = c.body_index(&c.root.body).ok_or(ControllerError::NoRoot)?;
         let mut legs = Vec::new();
         for e in c.effectors(EffectorTag::Foot) {
             let Some(mut b) = c.body_index(&e.body) else {

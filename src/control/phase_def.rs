@@ -159,8 +159,19 @@ pub struct PhaseControllerDef {
     pub foot_placement: FootPlacementDef,
 }
 
+/// A pose key that names no degree of freedom of the character.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DofError {
+    #[error("joint {joint:?} has no axis {axis}")]
+    NoAxis { joint: String, axis: usize },
+    #[error(
+        "{key:?} names no degree of freedom (expected a joint, joint.axis, or a name with l_ and r_ joints)"
+    )]
+    Unknown { key: String },
+}
+
 /// A selector resolved to degrees of freedom with the sign its value takes on each.
-pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, String> {
+pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, DofError> {
     let names = c.dof_names();
     let (joint, axis) = match key.rsplit_once('.') {
         Some((j, a)) if a.parse::<usize>().is_ok() => (j, a.parse::<usize>().unwrap()),
@@ -182,7 +193,10 @@ pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, Strin
     if c.joints.iter().any(|j| j.name == joint) {
         return dof_of(joint)
             .map(|i| vec![(i, 1.0)])
-            .ok_or_else(|| format!("joint {joint:?} has no axis {axis}"));
+            .ok_or_else(|| DofError::NoAxis {
+                joint: joint.to_string(),
+                axis,
+            });
     }
     let (l, r) = (format!("l_{joint}"), format!("r_{joint}"));
     match (dof_of(&l), dof_of(&r)) {
@@ -198,9 +212,9 @@ pub fn resolve_dofs(c: &Character, key: &str) -> Result<Vec<(usize, f32)>, Strin
             };
             Ok(vec![(a, 1.0), (b, s)])
         }
-        _ => Err(format!(
-            "{key:?} names no degree of freedom (expected a joint, joint.axis, or a name with l_ and r_ joints)"
-        )),
+        _ => Err(DofError::Unknown {
+            key: key.to_string(),
+        }),
     }
 }
 

@@ -24,15 +24,20 @@ pub enum ExploreMetric {
     Shape,
 }
 
+/// A name that is none of the exploration metrics.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown metric {0:?} (expected hf, md, wja or shape)")]
+pub struct UnknownExploreMetric(pub String);
+
 impl std::str::FromStr for ExploreMetric {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownExploreMetric;
+    fn from_str(s: &str) -> Result<Self, UnknownExploreMetric> {
         if s.eq_ignore_ascii_case("shape") {
             Ok(ExploreMetric::Shape)
         } else {
             s.parse::<Metric>()
                 .map(ExploreMetric::Motion)
-                .map_err(|_| format!("unknown metric {s:?} (expected hf, md, wja or shape)"))
+                .map_err(|_| UnknownExploreMetric(s.to_string()))
         }
     }
 }

@@ -109,6 +109,27 @@ pub enum SearchError {
     BadReference(f64),
 }
 
+/// A search read back from a checkpoint that does not fit the task it resumes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("the checkpoint's search has {search} parameters, the task {task}")]
+    Parameters { search: usize, task: usize },
+    #[error("expected {variants} CMA-ES states and incumbents, found {cmas} and {incumbents}")]
+    Variants {
+        variants: usize,
+        cmas: usize,
+        incumbents: usize,
+    },
+    #[error("a CMA-ES state of dimension {state}, the task has {task}")]
+    CmaesDimension { state: usize, task: usize },
+    #[error(transparent)]
+    Cmaes(#[from] crate::optim::StateError),
+    #[error("the stored motions do not fit the task's parameters and variants")]
+    Motions,
+    #[error("the distance matrix is not square")]
+    Matrix,
+}
+
 /// A variant's current best parameters and their cached outcome.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Incumbent {
@@ -174,27 +195,27 @@ impl DiversitySearch {
     /// Checks a search read back from a checkpoint against the task it resumes: one CMA-ES
     /// state of the task's dimension per variant, every stored point of that dimension, a
     /// distance matrix over the input and the variants.
-    pub fn check_state(&self, dimension: usize) -> Result<(), String> {
+    pub fn check_state(&self, dimension: usize) -> Result<(), CheckpointError> {
         let variants = self.settings.variants;
         if self.x0.len() != dimension {
-            return Err(format!(
-                "the checkpoint's search has {} parameters, the task {dimension}",
-                self.x0.len()
-            ));
+            return Err(CheckpointError::Parameters {
+                search: self.x0.len(),
+                task: dimension,
+            });
         }
         if self.cmas.len() != variants || self.incumbents.len() != variants {
-            return Err(format!(
-                "expected {variants} CMA-ES states and incumbents, found {} and {}",
-                self.cmas.len(),
-                self.incumbents.len()
-            ));
+            return Err(CheckpointError::Variants {
+                variants,
+                cmas: self.cmas.len(),
+                incumbents: self.incumbents.len(),
+            });
         }
         for c in &self.cmas {
             if c.dimension() != dimension {
-                return Err(format!(
-                    "a CMA-ES state of dimension {}, the task has {dimension}",
-                    c.dimension()
-                ));
+                return Err(CheckpointError::CmaesDimension {
+                    state: c.dimension(),
+                    task: dimension,
+                });
             }
             c.check_state()?;
         }
@@ -205,10 +226,10 @@ impl DiversitySearch {
                 .flatten()
                 .all(|p| p.params.len() == dimension);
         if !points_fit || self.paths.len() != variants || self.matrix.len != variants + 1 {
-            return Err("the stored motions do not fit the task's parameters and variants".into());
+            return Err(CheckpointError::Motions);
         }
         if self.matrix.d.len() != self.matrix.len * self.matrix.len {
-            return Err("the distance matrix is not square".into());
+            return Err(CheckpointError::Matrix);
         }
         Ok(())
     }

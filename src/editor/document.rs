@@ -8,7 +8,7 @@
 //! changes nothing adds no step. In mirror mode the edit and its reflection onto the partner
 //! body (see `mirror`) are one step, kept or rejected together.
 
-use super::edit::{Edit, apply_edit};
+use super::edit::{Edit, Rejection, apply_edit};
 use super::mirror::{mirrored, partner};
 use crate::model::{Character, Problem, save_character};
 use std::mem::Discriminant;
@@ -19,7 +19,7 @@ use std::path::Path;
 pub enum EditError {
     /// The edit cannot be carried out (an unknown name, a body that is not terminal, deleting
     /// the root, …).
-    Rejected(String),
+    Rejected(Rejection),
     /// The result would not be a valid character: the problems [`Character::validate`] found.
     Invalid(Vec<Problem>),
 }
@@ -28,7 +28,7 @@ impl EditError {
     /// One message per problem, as `motionlab check` words them (without file and line).
     pub fn messages(&self) -> Vec<String> {
         match self {
-            EditError::Rejected(m) => vec![m.clone()],
+            EditError::Rejected(r) => vec![r.to_string()],
             EditError::Invalid(p) => p.iter().map(|p| p.to_string()).collect(),
         }
     }
@@ -128,7 +128,7 @@ impl Editor {
         let created = apply_edit(&mut c, edit).map_err(EditError::Rejected)?;
         if let Some(m) = mirror {
             let created_too = apply_edit(&mut c, &m)
-                .map_err(|e| EditError::Rejected(format!("on the mirrored side: {e}")))?;
+                .map_err(|e| EditError::Rejected(Rejection::MirroredSide(Box::new(e))))?;
             // Pads added in mirror mode are partners, so that later pad edits mirror too.
             if let (Some(a), Some(b)) = (created, created_too) {
                 let subject_is_left = self

@@ -68,6 +68,49 @@ pub enum Edit {
     MergeBodies { keep: String, absorb: String },
 }
 
+/// Why an edit cannot be carried out on a character (before any validation).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Rejection {
+    #[error("no body named `{0}`")]
+    NoBody(String),
+    #[error("no joint named `{0}`")]
+    NoJoint(String),
+    #[error("body `{0}` is not connected to the root")]
+    NotConnected(String),
+    #[error("the joints form a cycle: not a tree")]
+    Cycle,
+    #[error("`{0}` is the root: it cannot be deleted (choose another root first)")]
+    DeleteRoot(String),
+    #[error("body `{0}` has no parent joint")]
+    NoParentJoint(String),
+    #[error("a body cannot be merged with itself")]
+    MergeWithItself,
+    #[error("`{keep}` and `{absorb}` are not joined by a joint: only adjacent bodies merge")]
+    NotAdjacent { keep: String, absorb: String },
+    #[error(
+        "`{0}` is not an end-effector pad (a box welded to a terminal body, with an end effector)"
+    )]
+    NotAPad(String),
+    #[error(
+        "`{body}` is not a terminal body (joint `{joint}` hangs `{child}` from it): end effectors go on bodies without children"
+    )]
+    NotTerminal {
+        body: String,
+        joint: String,
+        child: String,
+    },
+    #[error("`{0}` is already an end-effector pad")]
+    AlreadyAPad(String),
+    #[error("`{partner}`, the mirror of `{body}`, has no joint to its parent")]
+    MirrorHasNoJoint { partner: String, body: String },
+    #[error(
+        "joints `{joint}` and `{partner}` have different numbers of degrees of freedom: limits cannot be mirrored"
+    )]
+    MirrorDofs { joint: String, partner: String },
+    #[error("on the mirrored side: {0}")]
+    MirroredSide(Box<Rejection>),
+}
+
 /// What happens to the bodies below a deleted body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeleteMode {
@@ -127,7 +170,7 @@ impl Edit {
 /// Carries out `edit` on `c`. Returns the name of the body it created (a pad), if any, or why it
 /// cannot be done (an unknown name, a body that is not terminal, the root deleted, …). The
 /// result is not validated here.
-pub(super) fn apply_edit(c: &mut Character, edit: &Edit) -> Result<Option<String>, String> {
+pub(super) fn apply_edit(c: &mut Character, edit: &Edit) -> Result<Option<String>, Rejection> {
     match edit {
         Edit::SetBodyPosition { body, position } => body_mut(c, body)?.position = *position,
         Edit::SetBodyRotation { body, rotation } => body_mut(c, body)?.rotation = *rotation,
@@ -187,16 +230,16 @@ pub(super) fn apply_edit(c: &mut Character, edit: &Edit) -> Result<Option<String
     Ok(None)
 }
 
-pub(super) fn body_mut<'a>(c: &'a mut Character, name: &str) -> Result<&'a mut Body, String> {
+pub(super) fn body_mut<'a>(c: &'a mut Character, name: &str) -> Result<&'a mut Body, Rejection> {
     c.bodies
         .iter_mut()
         .find(|b| b.name == name)
-        .ok_or_else(|| format!("no body named `{name}`"))
+        .ok_or_else(|| Rejection::NoBody(name.to_string()))
 }
 
-pub(super) fn joint_mut<'a>(c: &'a mut Character, name: &str) -> Result<&'a mut Joint, String> {
+pub(super) fn joint_mut<'a>(c: &'a mut Character, name: &str) -> Result<&'a mut Joint, Rejection> {
     c.joints
         .iter_mut()
         .find(|j| j.name == name)
-        .ok_or_else(|| format!("no joint named `{name}`"))
+        .ok_or_else(|| Rejection::NoJoint(name.to_string()))
 }

@@ -16,7 +16,7 @@
 //!   keeps its density and its attached face, and its effector stays at the same relative place.
 //! - **Names.** `<body>_pad` (then `_pad2`, …) and its joint `<pad>_weld`, unique.
 
-use super::edit::body_mut;
+use super::edit::{Rejection, body_mut};
 use super::geometry::{
     add, dir_to_body, norm, point_to_body, point_to_world, scale, sub, support_point, volume,
 };
@@ -30,10 +30,10 @@ pub fn is_pad(c: &Character, name: &str) -> bool {
 }
 
 /// The pad `name` and the index of its weld, or why it is not a pad.
-fn pad(c: &Character, name: &str) -> Result<(usize, usize), String> {
+fn pad(c: &Character, name: &str) -> Result<(usize, usize), Rejection> {
     let bi = c
         .body_index(name)
-        .ok_or_else(|| format!("no body named `{name}`"))?;
+        .ok_or_else(|| Rejection::NoBody(name.to_string()))?;
     let ji = c.joints.iter().position(|j| j.child == name);
     let is_pad = matches!(c.bodies[bi].shape, Shape::Box { .. })
         && ji.is_some_and(|ji| c.joints[ji].kind == JointKind::Fixed)
@@ -41,9 +41,7 @@ fn pad(c: &Character, name: &str) -> Result<(usize, usize), String> {
         && c.end_effectors.iter().any(|e| e.body == name);
     match ji {
         Some(ji) if is_pad => Ok((bi, ji)),
-        _ => Err(format!(
-            "`{name}` is not an end-effector pad (a box welded to a terminal body, with an end effector)"
-        )),
+        _ => Err(Rejection::NotAPad(name.to_string())),
     }
 }
 
@@ -71,18 +69,19 @@ pub(super) fn add_pad(
     body: &str,
     tag: EffectorTag,
     half_extents: [f64; 3],
-) -> Result<String, String> {
+) -> Result<String, Rejection> {
     let bi = c
         .body_index(body)
-        .ok_or_else(|| format!("no body named `{body}`"))?;
+        .ok_or_else(|| Rejection::NoBody(body.to_string()))?;
     if let Some(j) = c.joints.iter().find(|j| j.parent == body) {
-        return Err(format!(
-            "`{body}` is not a terminal body (joint `{}` hangs `{}` from it): end effectors go on bodies without children",
-            j.name, j.child
-        ));
+        return Err(Rejection::NotTerminal {
+            body: body.to_string(),
+            joint: j.name.clone(),
+            child: j.child.clone(),
+        });
     }
     if is_pad(c, body) {
-        return Err(format!("`{body}` is already an end-effector pad"));
+        return Err(Rejection::AlreadyAPad(body.to_string()));
     }
     let b = &c.bodies[bi];
     let (attach, s) = if tag == EffectorTag::Foot {
@@ -130,7 +129,7 @@ pub(super) fn add_pad(
     Ok(name)
 }
 
-pub(super) fn move_pad(c: &mut Character, name: &str, position: [f64; 3]) -> Result<(), String> {
+pub(super) fn move_pad(c: &mut Character, name: &str, position: [f64; 3]) -> Result<(), Rejection> {
     let (bi, ji) = pad(c, name)?;
     let delta = sub(position, c.bodies[bi].position);
     c.bodies[bi].position = position;
@@ -142,7 +141,7 @@ pub(super) fn resize_pad(
     c: &mut Character,
     name: &str,
     half_extents: [f64; 3],
-) -> Result<(), String> {
+) -> Result<(), Rejection> {
     let (bi, ji) = pad(c, name)?;
     let s = side(c, bi, ji);
     let b = &c.bodies[bi];
@@ -170,12 +169,12 @@ pub(super) fn resize_pad(
     Ok(())
 }
 
-pub(super) fn remove_pad(c: &mut Character, name: &str) -> Result<(), String> {
+pub(super) fn remove_pad(c: &mut Character, name: &str) -> Result<(), Rejection> {
     let (bi, ji) = pad(c, name)?;
     let parent = c.joints[ji].parent.clone();
     let pi = c
         .body_index(&parent)
-        .ok_or_else(|| format!("no body named `{parent}`"))?;
+        .ok_or_else(|| Rejection::NoBody(parent.clone()))?;
     let (pad_body, parent_body) = (c.bodies[bi].clone(), c.bodies[pi].clone());
     for e in c.end_effectors.iter_mut().filter(|e| e.body == name) {
         e.point = point_to_body(&parent_body, point_to_world(&pad_body, e.point));

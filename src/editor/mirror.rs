@@ -15,7 +15,7 @@
 //!   mirrored limit (min, max) becomes (−max, −min). Files keep their authors' conventions: in
 //!   human3d both knees turn about (0, 0, 1) with the same limits, and so they stay.
 
-use super::edit::Edit;
+use super::edit::{Edit, Rejection};
 use super::geometry::{dot, mirror_axis, mirror_point, mirror_rotation, neg};
 use crate::model::{Character, JointKind};
 
@@ -33,7 +33,7 @@ pub(super) fn partner(c: &Character, body: &str) -> Option<String> {
 }
 
 /// The partner of joint `joint` (the joint above its child's partner), if its child has one.
-fn partner_joint(c: &Character, joint: &str) -> Result<Option<String>, String> {
+fn partner_joint(c: &Character, joint: &str) -> Result<Option<String>, Rejection> {
     let Some(j) = c.joints.iter().find(|j| j.name == joint) else {
         return Ok(None); // the edit itself reports the unknown name
     };
@@ -42,17 +42,15 @@ fn partner_joint(c: &Character, joint: &str) -> Result<Option<String>, String> {
     };
     c.joint_to(&p)
         .map(|pj| Some(pj.name.clone()))
-        .ok_or_else(|| {
-            format!(
-                "`{p}`, the mirror of `{}`, has no joint to its parent",
-                j.child
-            )
+        .ok_or_else(|| Rejection::MirrorHasNoJoint {
+            partner: p.clone(),
+            body: j.child.clone(),
         })
 }
 
 /// The edit mirrored onto the partner of its subject, computed on `c` before the edit; `None`
 /// when the subject is on the midline (or the edit is never mirrored).
-pub(super) fn mirrored(c: &Character, edit: &Edit) -> Result<Option<Edit>, String> {
+pub(super) fn mirrored(c: &Character, edit: &Edit) -> Result<Option<Edit>, Rejection> {
     let body = |b: &str| partner(c, b);
     Ok(match edit {
         Edit::SetBodyPosition { body: b, position } => body(b).map(|p| Edit::SetBodyPosition {
@@ -96,9 +94,10 @@ pub(super) fn mirrored(c: &Character, edit: &Edit) -> Result<Option<Edit>, Strin
             Some(pj) => {
                 let (mine, theirs) = (joint_kind(c, joint).axes(), joint_kind(c, &pj).axes());
                 if mine.len() != theirs.len() {
-                    return Err(format!(
-                        "joints `{joint}` and `{pj}` have different numbers of degrees of freedom: limits cannot be mirrored"
-                    ));
+                    return Err(Rejection::MirrorDofs {
+                        joint: joint.clone(),
+                        partner: pj,
+                    });
                 }
                 let limits = limits
                     .iter()

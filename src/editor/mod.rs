@@ -26,7 +26,7 @@ mod mirror;
 mod structure;
 
 pub use document::{EditError, Editor};
-pub use edit::{DeleteMode, Edit};
+pub use edit::{DeleteMode, Edit, Rejection};
 pub use effector::is_pad;
 pub use geometry::volume;
 pub use lint::{

@@ -21,15 +21,15 @@
 //!   `absorb` name `keep` (dropped if both ends become `keep`); mirror pairs with `absorb` are
 //!   dropped (a pair moved onto `keep` would pair it twice).
 
-use super::edit::DeleteMode;
+use super::edit::{DeleteMode, Rejection};
 use super::geometry::{
     add, dir_to_body, dir_to_world, half_width, neg, point_to_body, point_to_world, scale,
 };
 use crate::model::{Body, Character, Joint, JointKind, Shape};
 
-pub(super) fn set_root(c: &mut Character, body: &str) -> Result<(), String> {
+pub(super) fn set_root(c: &mut Character, body: &str) -> Result<(), Rejection> {
     if c.body_index(body).is_none() {
-        return Err(format!("no body named `{body}`"));
+        return Err(Rejection::NoBody(body.to_string()));
     }
     if c.root.body == body {
         return Ok(());
@@ -41,9 +41,9 @@ pub(super) fn set_root(c: &mut Character, body: &str) -> Result<(), String> {
             .joints
             .iter()
             .position(|j| j.child == cur)
-            .ok_or_else(|| format!("body `{cur}` is not connected to the root"))?;
+            .ok_or_else(|| Rejection::NotConnected(cur.clone()))?;
         if path.contains(&ji) {
-            return Err("the joints form a cycle: not a tree".into());
+            return Err(Rejection::Cycle);
         }
         path.push(ji);
         cur = c.joints[ji].parent.clone();
@@ -73,14 +73,16 @@ fn reverse_joint(j: &mut Joint) {
     }
 }
 
-pub(super) fn delete_body(c: &mut Character, body: &str, mode: DeleteMode) -> Result<(), String> {
+pub(super) fn delete_body(
+    c: &mut Character,
+    body: &str,
+    mode: DeleteMode,
+) -> Result<(), Rejection> {
     if c.body_index(body).is_none() {
-        return Err(format!("no body named `{body}`"));
+        return Err(Rejection::NoBody(body.to_string()));
     }
     if c.root.body == body {
-        return Err(format!(
-            "`{body}` is the root: it cannot be deleted (choose another root first)"
-        ));
+        return Err(Rejection::DeleteRoot(body.to_string()));
     }
     let removed: Vec<String> = match mode {
         DeleteMode::Subtree => c
@@ -91,7 +93,7 @@ pub(super) fn delete_body(c: &mut Character, body: &str, mode: DeleteMode) -> Re
         DeleteMode::MergeChildrenUp => {
             let parent = c
                 .joint_to(body)
-                .ok_or_else(|| format!("body `{body}` has no parent joint"))?
+                .ok_or_else(|| Rejection::NoParentJoint(body.to_string()))?
                 .parent
                 .clone();
             for j in c.joints.iter_mut().filter(|j| j.parent == body) {
@@ -107,17 +109,17 @@ pub(super) fn delete_body(c: &mut Character, body: &str, mode: DeleteMode) -> Re
     Ok(())
 }
 
-pub(super) fn merge_bodies(c: &mut Character, keep: &str, absorb: &str) -> Result<(), String> {
+pub(super) fn merge_bodies(c: &mut Character, keep: &str, absorb: &str) -> Result<(), Rejection> {
     let (Some(ik), Some(ia)) = (c.body_index(keep), c.body_index(absorb)) else {
         let missing = if c.body_index(keep).is_none() {
             keep
         } else {
             absorb
         };
-        return Err(format!("no body named `{missing}`"));
+        return Err(Rejection::NoBody(missing.to_string()));
     };
     if keep == absorb {
-        return Err("a body cannot be merged with itself".into());
+        return Err(Rejection::MergeWithItself);
     }
     let ji = c
         .joints
@@ -125,8 +127,9 @@ pub(super) fn merge_bodies(c: &mut Character, keep: &str, absorb: &str) -> Resul
         .position(|j| {
             (j.parent == keep && j.child == absorb) || (j.parent == absorb && j.child == keep)
         })
-        .ok_or_else(|| {
-            format!("`{keep}` and `{absorb}` are not joined by a joint: only adjacent bodies merge")
+        .ok_or_else(|| Rejection::NotAdjacent {
+            keep: keep.to_string(),
+            absorb: absorb.to_string(),
         })?;
     let (old_keep, gone) = (c.bodies[ik].clone(), c.bodies[ia].clone());
     let merged = merged_body(&old_keep, &gone);

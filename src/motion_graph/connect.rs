@@ -13,7 +13,7 @@
 use super::{FrameRef, LoadedGraph};
 use crate::clip::{CharacterRef, Joins};
 use crate::spacetime::gait::{Connection, GaitClip};
-use crate::spacetime::job::{ConnectRequest, GaitRequest, PoolEvent, SolverPool};
+use crate::spacetime::job::{ConnectRequest, GaitRequest, PoolError, PoolEvent, SolverPool};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ pub struct ClipObjective {
 /// The objective of every point of a parameter space, by its clips' file stem.
 pub fn objectives_of(
     space: &crate::space::ParameterSpace,
-) -> Result<std::collections::BTreeMap<String, ClipObjective>, String> {
+) -> Result<std::collections::BTreeMap<String, ClipObjective>, crate::space::SpaceProblem> {
     Ok(space
         .points()?
         .into_iter()
@@ -65,6 +65,15 @@ pub fn objectives_of(
         .collect())
 }
 
+/// Why a connection is not a physically valid one.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ConnectionFailure {
+    #[error("the solve ended {status} with violation {max_violation:.2e}")]
+    Infeasible { status: String, max_violation: f64 },
+    #[error(transparent)]
+    Pool(#[from] PoolError),
+}
+
 /// How one connection ended.
 #[derive(Clone, Debug)]
 pub struct ConnectionOutcome {
@@ -74,7 +83,7 @@ pub struct ConnectionOutcome {
     /// The blend it replaces (m).
     pub blend_cost: f64,
     /// Feasible: the gait cost and largest violation; failed: why.
-    pub result: Result<(f64, f64), String>,
+    pub result: Result<(f64, f64), ConnectionFailure>,
     /// How the solver ended (IPOPT's status): a feasible iterate at the iteration limit is a
     /// physically valid connection but not an optimal one.
     pub status: String,
@@ -214,9 +223,7 @@ pub fn connect(
     let mut next = 0;
     loop {
         while pool.busy() < options.threads.max(1) && next < jobs.len() {
-            if let Err(e) = pool.start(next, &jobs[next].request) {
-                anyhow::bail!("{e}");
-            }
+            pool.start(next, &jobs[next].request)?;
             next += 1;
         }
         let Some(event) = pool.next_event() else {
@@ -236,19 +243,18 @@ pub fn connect(
                     &gait,
                     &graph.character,
                     character_ref.clone(),
-                )
-                .map_err(|e| anyhow::anyhow!(e))?;
+                )?;
                 clip.tags.source = "connection".into();
                 clip.tags.family = Some("transition".into());
                 clip.joins = Some(j.joins.clone());
                 clip.save(&clip_out.join(format!("{}.ron", j.name)))?;
                 Ok((gait.cost, gait.max_violation))
             }
-            Ok(gait) => Err(format!(
-                "the solve ended {} with violation {:.2e}",
-                gait.status, gait.max_violation
-            )),
-            Err(e) => Err(e),
+            Ok(gait) => Err(ConnectionFailure::Infeasible {
+                status: gait.status,
+                max_violation: gait.max_violation,
+            }),
+            Err(e) => Err(e.into()),
         };
         let outcome = ConnectionOutcome {
             name: j.name.clone(),

@@ -165,21 +165,24 @@ fn library_candidates() -> Vec<String> {
 /// IPOPT's MUMPS) reads it once, when it loads, so every process that solves (the program,
 /// its child processes, test binaries) takes the same BLAS path.
 fn api() -> Result<&'static Api, NlpError> {
-    static API: std::sync::OnceLock<Result<Api, String>> = std::sync::OnceLock::new();
+    static API: std::sync::OnceLock<Result<Api, NlpError>> = std::sync::OnceLock::new();
     API.get_or_init(|| {
         crate::blas::pin_kernels_in_process();
         let mut errors = Vec::new();
         for name in library_candidates() {
             // SAFETY: IPOPT's shared library runs no initialisation with preconditions of ours.
             match unsafe { libloading::Library::new(&name) } {
-                Ok(library) => return load_api(library).map_err(|e| format!("{name}: {e}")),
+                Ok(library) => {
+                    return load_api(library)
+                        .map_err(|e| NlpError::SolverUnavailable(format!("{name}: {e}")));
+                }
                 Err(e) => errors.push(format!("{name}: {e}")),
             }
         }
-        Err(errors.join("; "))
+        Err(NlpError::SolverUnavailable(errors.join("; ")))
     })
     .as_ref()
-    .map_err(|e| NlpError::SolverUnavailable(e.clone()))
+    .map_err(Clone::clone)
 }
 
 fn load_api(library: libloading::Library) -> Result<Api, libloading::Error> {

@@ -213,7 +213,7 @@ impl Cmaes {
     /// weights for the whole population, a finite positive step size, finite covariance and
     /// bounds of dimension n. A state that fails it would index out of bounds or sample NaN
     /// once resumed.
-    pub fn check_state(&self) -> Result<(), String> {
+    pub fn check_state(&self) -> Result<(), super::StateError> {
         let n = self.n;
         let square = |m: &DMatrix<f64>| m.shape() == (n, n) && m.iter().all(|v| v.is_finite());
         let vector = |v: &DVector<f64>| v.len() == n && v.iter().all(|x| x.is_finite());
@@ -237,10 +237,10 @@ impl Cmaes {
         if sized {
             Ok(())
         } else {
-            Err(format!(
-                "not a CMA-ES state of dimension {n} (population {}): a vector, matrix or the step size does not fit",
-                self.lambda
-            ))
+            Err(super::StateError::Cmaes {
+                dimension: n,
+                population: self.lambda,
+            })
         }
     }
     pub fn population(&self) -> usize {

@@ -58,20 +58,47 @@ pub struct Bounds {
     pub upper: Vec<f64>,
 }
 
+/// Why lower and upper values do not make a box.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BoundsError {
+    #[error("bounds have {lower} lower and {upper} upper values")]
+    Lengths { lower: usize, upper: usize },
+    #[error("bound {index}: expected lower < upper, found ({lower}, {upper})")]
+    Inverted {
+        index: usize,
+        lower: f64,
+        upper: f64,
+    },
+}
+
+/// A state read back from a checkpoint that does not fit its optimizer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StateError {
+    #[error(
+        "not a CMA-ES state of dimension {dimension} (population {population}): a vector, matrix or the step size does not fit"
+    )]
+    Cmaes { dimension: usize, population: usize },
+    #[error(
+        "not an MO-CMA-ES state of dimension {dimension} with µ = {mu}: a parent, pending point or the bounds do not fit"
+    )]
+    MoCmaes { dimension: usize, mu: usize },
+}
+
 impl Bounds {
-    pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, String> {
+    pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, BoundsError> {
         if lower.len() != upper.len() {
-            return Err(format!(
-                "bounds have {} lower and {} upper values",
-                lower.len(),
-                upper.len()
-            ));
+            return Err(BoundsError::Lengths {
+                lower: lower.len(),
+                upper: upper.len(),
+            });
         }
         for (i, (l, u)) in lower.iter().zip(&upper).enumerate() {
             if !(l < u) {
-                return Err(format!(
-                    "bound {i}: expected lower < upper, found ({l}, {u})"
-                ));
+                return Err(BoundsError::Inverted {
+                    index: i,
+                    lower: *l,
+                    upper: *u,
+                });
             }
         }
         Ok(Bounds { lower, upper })

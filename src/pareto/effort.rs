@@ -9,6 +9,19 @@
 use crate::model::Character;
 use std::collections::BTreeMap;
 
+/// Why raw effort weights do not fit a character.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EffortError {
+    #[error("effort weights name no weight for joint {joint:?} (expected {joint:?} or {base:?})")]
+    Missing { joint: String, base: String },
+    #[error("effort weight of {joint:?} is {weight}, expected ≥ 0")]
+    Negative { joint: String, weight: f64 },
+    #[error("effort weights are all zero")]
+    AllZero,
+    #[error("effort weights name unknown joint {joint:?}")]
+    UnknownJoint { joint: String },
+}
+
 /// Per degree of freedom: the normalized weight w_i.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EffortWeights {
@@ -19,7 +32,7 @@ impl EffortWeights {
     /// Weights for every degree of freedom of `c` from raw weights by joint name, where a name
     /// without `l_`/`r_` covers both sides (`hip` for `l_hip` and `r_hip`). Every joint must be
     /// named: a forgotten joint would silently cost nothing.
-    pub fn new(c: &Character, raw: &BTreeMap<String, f64>) -> Result<Self, String> {
+    pub fn new(c: &Character, raw: &BTreeMap<String, f64>) -> Result<Self, EffortError> {
         let mut weights = Vec::new();
         for j in &c.joints {
             let base = j
@@ -31,23 +44,21 @@ impl EffortWeights {
                 .get(&j.name)
                 .or_else(|| raw.get(base))
                 .copied()
-                .ok_or_else(|| {
-                    format!(
-                        "effort weights name no weight for joint {:?} (expected {:?} or {base:?})",
-                        j.name, j.name
-                    )
+                .ok_or_else(|| EffortError::Missing {
+                    joint: j.name.clone(),
+                    base: base.to_string(),
                 })?;
             if !(w >= 0.0 && w.is_finite()) {
-                return Err(format!(
-                    "effort weight of {:?} is {w}, expected ≥ 0",
-                    j.name
-                ));
+                return Err(EffortError::Negative {
+                    joint: j.name.clone(),
+                    weight: w,
+                });
             }
             weights.extend(std::iter::repeat_n(w, j.kind.dof()));
         }
         let sum: f64 = weights.iter().sum();
         if sum <= 0.0 {
-            return Err("effort weights are all zero".into());
+            return Err(EffortError::AllZero);
         }
         let n = weights.len() as f64;
         for w in &mut weights {
@@ -59,7 +70,7 @@ impl EffortWeights {
                 .iter()
                 .any(|j| j.name == *k || j.name == format!("l_{k}") || j.name == format!("r_{k}"));
             if !known {
-                return Err(format!("effort weights name unknown joint {k:?}"));
+                return Err(EffortError::UnknownJoint { joint: k.clone() });
             }
         }
         Ok(EffortWeights { weights })
@@ -139,10 +150,15 @@ mod tests {
         let c = human2d();
         let mut raw = table_4_1_human2d();
         raw.remove("wrist");
-        let e = EffortWeights::new(&c, &raw).unwrap_err();
+        let e = EffortWeights::new(&c, &raw).unwrap_err().to_string();
         assert!(e.contains("l_wrist"), "{e}");
         let mut raw = table_4_1_human2d();
         raw.insert("tail".into(), 1.0);
-        assert!(EffortWeights::new(&c, &raw).unwrap_err().contains("tail"));
+        assert!(
+            EffortWeights::new(&c, &raw)
+                .unwrap_err()
+                .to_string()
+                .contains("tail")
+        );
     }
 }

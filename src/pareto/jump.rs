@@ -21,7 +21,7 @@
 use super::assist::{Assist, AssistEffort, NATURAL_GRAVITY};
 use super::effort::EffortWeights;
 use crate::control::phase::{PhaseController, Transition};
-pub use crate::scene::JumpDef;
+pub use crate::scene::{JumpDef, JumpDefError};
 use crate::sim::Simulation;
 use crate::task::{Metric, StepObserver, Task, TaskRun, evaluate_observed};
 use serde::{Deserialize, Serialize};
@@ -138,15 +138,34 @@ impl StepObserver for JumpObserver<'_> {
     }
 }
 
+/// Why a scene's jump does not resolve against its task.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum JumpError {
+    #[error("scene {scene:?} has no `pareto` section")]
+    NoParetoSection { scene: String },
+    #[error(transparent)]
+    Task(#[from] crate::task::TaskError),
+    #[error(transparent)]
+    Def(#[from] JumpDefError),
+    #[error(transparent)]
+    Effort(#[from] super::effort::EffortError),
+    #[error("the jump controller has no phase that ends at lift-off (take-off)")]
+    NoLiftoff,
+    #[error("pareto.max_g0 is {max_g0}, expected above {}", NATURAL_GRAVITY)]
+    MaxG0 { max_g0: f32 },
+}
+
 impl JumpTask {
     /// Resolves the jump against its task: the head body, the effort weights and the
     /// take-off phase (the controller's `Liftoff` phase) must exist.
-    pub fn new(task: Task, def: JumpDef) -> Result<Self, String> {
+    pub fn new(task: Task, def: JumpDef) -> Result<Self, JumpError> {
         let c = &task.character;
         def.check(c)?;
         let head = c
             .body_index(&def.head)
-            .ok_or_else(|| format!("pareto.head names unknown body {:?}", def.head))?;
+            .ok_or_else(|| JumpDefError::UnknownHead {
+                head: def.head.clone(),
+            })?;
         let weights = EffortWeights::new(c, &def.effort_weights)?;
         let takeoff_phase = task
             .def
@@ -154,12 +173,9 @@ impl JumpTask {
             .phases
             .iter()
             .position(|p| p.end == Transition::Liftoff)
-            .ok_or("the jump controller has no phase that ends at lift-off (take-off)")?;
+            .ok_or(JumpError::NoLiftoff)?;
         if !(def.max_g0 > NATURAL_GRAVITY && def.max_g0.is_finite()) {
-            return Err(format!(
-                "pareto.max_g0 is {}, expected above {NATURAL_GRAVITY}",
-                def.max_g0
-            ));
+            return Err(JumpError::MaxG0 { max_g0: def.max_g0 });
         }
         let mass = c.total_mass() as f32;
         Ok(JumpTask {
@@ -173,12 +189,14 @@ impl JumpTask {
     }
 
     /// The jump of a scene with a `pareto` section (its `task` with the assist).
-    pub fn from_scene(scene: &crate::scene::LoadedScene) -> Result<Self, String> {
+    pub fn from_scene(scene: &crate::scene::LoadedScene) -> Result<Self, JumpError> {
         let def = scene
             .scene
             .pareto
             .clone()
-            .ok_or_else(|| format!("scene {:?} has no `pareto` section", scene.scene.name))?;
+            .ok_or_else(|| JumpError::NoParetoSection {
+                scene: scene.scene.name.clone(),
+            })?;
         JumpTask::new(scene.task(false)?, def)
     }
 

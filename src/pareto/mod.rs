@@ -11,9 +11,9 @@ pub mod run;
 pub mod search;
 
 pub use assist::{Assist, NATURAL_GRAVITY};
-pub use effort::EffortWeights;
-pub use jump::{JumpDef, JumpOutcome, JumpTask};
-pub use run::{Method, ParetoConfig, ParetoResult, ParetoRun, load_result};
+pub use effort::{EffortError, EffortWeights};
+pub use jump::{JumpDef, JumpError, JumpOutcome, JumpTask};
+pub use run::{Method, ParetoConfig, ParetoResult, ParetoRun, UnknownMethod, load_result};
 pub use search::{FrontPoint, Sample};
 
 #[cfg(test)]

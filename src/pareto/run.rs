@@ -21,16 +21,19 @@ pub enum Method {
     Mocma,
 }
 
+/// A name that is none of the Pareto search methods.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown method {0:?} (expected rmoo, bsoo or mocma)")]
+pub struct UnknownMethod(pub String);
+
 impl std::str::FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMethod;
+    fn from_str(s: &str) -> Result<Self, UnknownMethod> {
         match s.to_ascii_lowercase().as_str() {
             "rmoo" => Ok(Method::Rmoo),
             "bsoo" => Ok(Method::Bsoo),
             "mocma" | "mo-cma" | "mocmaes" => Ok(Method::Mocma),
-            _ => Err(format!(
-                "unknown method {s:?} (expected rmoo, bsoo or mocma)"
-            )),
+            _ => Err(UnknownMethod(s.to_string())),
         }
     }
 }

@@ -27,7 +27,7 @@
 //!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
 //!   (in the thesis "the animations are simply never solved", §4.2.3).
 
-use super::results::{Files, add_torques};
+use super::results::{Files, Unsolved, add_torques};
 use super::{ParameterSpace, Point, file_stem};
 use crate::spacetime::gait::GaitClip;
 use crate::spacetime::job::{GaitRequest, PoolEvent, SolverPool};
@@ -166,7 +166,7 @@ fn wait(
     pool: &mut SolverPool,
     jobs: &[Job],
     on_event: &mut dyn FnMut(SpaceEvent),
-) -> Option<(usize, Result<GaitClip, String>)> {
+) -> Option<(usize, Result<GaitClip, Unsolved>)> {
     loop {
         match pool.next_event()? {
             PoolEvent::Iteration {
@@ -180,7 +180,7 @@ fn wait(
                 objective,
                 infeasibility,
             }),
-            PoolEvent::Done { job, clip } => return Some((job, clip)),
+            PoolEvent::Done { job, clip } => return Some((job, clip.map_err(Unsolved::from))),
         }
     }
 }
@@ -285,7 +285,7 @@ fn settle_mirrors(
             name: job.name.clone(),
             of: points[better].name(space),
         });
-        let gait = solved(&job.stem).ok_or_else(|| "the mirror image was not written".to_string());
+        let gait = solved(&job.stem).ok_or(Unsolved::MirrorNotWritten);
         files.finish(&job, gait, manifest, on_event)?;
     }
     Ok(())
@@ -314,7 +314,7 @@ pub fn generate(
     on_event: &mut dyn FnMut(SpaceEvent),
 ) -> Result<Manifest> {
     let space = ParameterSpace::load(&request.space)?;
-    let points = space.points().map_err(|e| anyhow::anyhow!(e))?;
+    let points = space.points()?;
     if let Some(from) = &request.from {
         anyhow::ensure!(
             from.join("gait").is_dir(),
@@ -502,8 +502,7 @@ pub fn generate(
                     name: job.name.clone(),
                     of: points[o].name(&space),
                 });
-                let gait =
-                    solved(&job.stem).ok_or_else(|| "the mirror image was not written".to_string());
+                let gait = solved(&job.stem).ok_or(Unsolved::MirrorNotWritten);
                 if files.finish(&job, gait, &mut manifest, on_event)? {
                     n_solved += 1;
                 } else {
@@ -560,7 +559,7 @@ pub fn generate(
             job_point.push(i);
             if let Err(e) = started {
                 ended[i] = true;
-                if files.finish(&jobs[index], Err(e), &mut manifest, on_event)? {
+                if files.finish(&jobs[index], Err(e.into()), &mut manifest, on_event)? {
                     n_solved += 1;
                 } else {
                     n_failed += 1;
@@ -672,7 +671,7 @@ pub fn generate(
                 from: job.warm_start.clone(),
             });
             if let Err(e) = solvers.start(next, &job.request) {
-                if files.finish(job, Err(e), &mut manifest, on_event)? {
+                if files.finish(job, Err(e.into()), &mut manifest, on_event)? {
                     n_solved += 1;
                 } else {
                     n_failed += 1;

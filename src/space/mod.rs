@@ -224,13 +224,68 @@ pub enum SpaceError {
         line: usize,
         message: String,
     },
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    #[error("{path}: {problem}")]
+    Invalid { path: String, problem: SpaceProblem },
     #[error("{path}: {source}")]
     Io {
         path: String,
         source: std::io::Error,
     },
+}
+
+/// What is wrong with a space's contents ([`ParameterSpace::check`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpaceProblem {
+    #[error("expected at least one dimension")]
+    NoDimensions,
+    #[error("common: {0}")]
+    Common(SpecifierError),
+    #[error("dimension `{dimension}` has no values")]
+    NoValues { dimension: String },
+    #[error("value label `{label}` is used twice; labels name values across dimensions")]
+    DuplicateLabel { label: String },
+    #[error("dimension `{dimension}`, value `{value}`: {error}")]
+    Value {
+        dimension: String,
+        value: String,
+        error: SpecifierError,
+    },
+    #[error("exclude names `{label}`, which no dimension has")]
+    UnknownExcluded { label: String },
+    #[error("solver.max_iterations must be at least 1")]
+    NoIterations,
+    #[error(
+        "connection `{connection}` names point `{end}`, which the space does not solve (points: {})",
+        .points.join("; ")
+    )]
+    UnknownEnd {
+        connection: String,
+        end: String,
+        points: Vec<String>,
+    },
+    #[error("connection `{connection}`: expected at least 5 frames and a positive duration")]
+    Connection { connection: String },
+    #[error("point ({point}) has two {setting} specifiers")]
+    TwoSpecifiers {
+        point: String,
+        setting: &'static str,
+    },
+    #[error("point ({point}) has no character: give `character` or a Character specifier")]
+    NoCharacter { point: String },
+}
+
+/// A specifier's value out of its range.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpecifierError {
+    #[error("{what} must be in [{lo}, {hi}], found {found}")]
+    OutOfRange {
+        what: String,
+        lo: f64,
+        hi: f64,
+        found: f64,
+    },
+    #[error("Timing needs a contact window per foot")]
+    NoContacts,
 }
 
 impl ParameterSpace {
@@ -266,9 +321,9 @@ impl ParameterSpace {
                 }
             }
         }
-        space.check().map_err(|message| SpaceError::Invalid {
+        space.check().map_err(|problem| SpaceError::Invalid {
             path: shown,
-            message,
+            problem,
         })?;
         Ok(space)
     }
@@ -276,58 +331,61 @@ impl ParameterSpace {
     /// Dimensions with values, unique labels, finite numbers in range, no point with two
     /// values of one setting, every point with a character, connections between points that
     /// exist.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SpaceProblem> {
         if self.dimensions.is_empty() {
-            return Err("expected at least one dimension".into());
+            return Err(SpaceProblem::NoDimensions);
         }
         for s in &self.common {
-            check_specifier(s).map_err(|e| format!("common: {e}"))?;
+            check_specifier(s).map_err(SpaceProblem::Common)?;
         }
         let mut labels = std::collections::HashSet::new();
         for d in &self.dimensions {
             if d.values.is_empty() {
-                return Err(format!("dimension `{}` has no values", d.name));
+                return Err(SpaceProblem::NoValues {
+                    dimension: d.name.clone(),
+                });
             }
             for v in &d.values {
                 if !labels.insert(v.label.clone()) {
-                    return Err(format!(
-                        "value label `{}` is used twice; labels name values across dimensions",
-                        v.label
-                    ));
+                    return Err(SpaceProblem::DuplicateLabel {
+                        label: v.label.clone(),
+                    });
                 }
                 for s in &v.specifiers {
-                    check_specifier(s)
-                        .map_err(|e| format!("dimension `{}`, value `{}`: {e}", d.name, v.label))?;
+                    check_specifier(s).map_err(|error| SpaceProblem::Value {
+                        dimension: d.name.clone(),
+                        value: v.label.clone(),
+                        error,
+                    })?;
                 }
             }
         }
         for combo in &self.exclude {
             for l in combo {
                 if !labels.contains(l) {
-                    return Err(format!("exclude names `{l}`, which no dimension has"));
+                    return Err(SpaceProblem::UnknownExcluded { label: l.clone() });
                 }
             }
         }
         if self.solver.max_iterations == 0 {
-            return Err("solver.max_iterations must be at least 1".into());
+            return Err(SpaceProblem::NoIterations);
         }
         let points = self.points()?;
         let names: Vec<String> = points.iter().map(|p| p.name(self)).collect();
         for c in &self.connections {
             for end in [&c.from, &c.to] {
                 if !names.contains(end) {
-                    return Err(format!(
-                        "connection `{}` names point `{end}`, which the space does not solve (points: {})",
-                        c.name,
-                        names.join("; ")
-                    ));
+                    return Err(SpaceProblem::UnknownEnd {
+                        connection: c.name.clone(),
+                        end: end.clone(),
+                        points: names,
+                    });
                 }
             }
             if c.frames < 5 || !(c.duration > 0.0 && c.duration.is_finite()) {
-                return Err(format!(
-                    "connection `{}`: expected at least 5 frames and a positive duration",
-                    c.name
-                ));
+                return Err(SpaceProblem::Connection {
+                    connection: c.name.clone(),
+                });
             }
         }
         Ok(())
@@ -335,7 +393,7 @@ impl ParameterSpace {
 
     /// Every point of the full-factorial product, minus the excluded ones, in order (the last
     /// dimension varying fastest).
-    pub fn points(&self) -> Result<Vec<Point>, String> {
+    pub fn points(&self) -> Result<Vec<Point>, SpaceProblem> {
         let mut out = Vec::new();
         let sizes: Vec<usize> = self.dimensions.iter().map(|d| d.values.len()).collect();
         let total: usize = sizes.iter().product();
@@ -364,7 +422,7 @@ impl ParameterSpace {
     }
 
     /// The union of the values' specifiers (Eq. 3.15); a setting given twice is an error.
-    fn point(&self, labels: Vec<String>, values: &[&Value]) -> Result<Point, String> {
+    fn point(&self, labels: Vec<String>, values: &[&Value]) -> Result<Point, SpaceProblem> {
         let mut p = Point {
             character: PathBuf::new(),
             labels,
@@ -382,7 +440,10 @@ impl ParameterSpace {
         let (mut character, mut speed, mut turn) = (None, None, None);
         let (mut weights, mut posture) = (None, None);
         let name = p.labels.join(", ");
-        let twice = |what: &str| format!("point ({name}) has two {what} specifiers");
+        let twice = |setting: &'static str| SpaceProblem::TwoSpecifiers {
+            point: name.clone(),
+            setting,
+        };
         for s in self
             .common
             .iter()
@@ -447,10 +508,8 @@ impl ParameterSpace {
         }
         p.character = character
             .or_else(|| self.character.clone())
-            .ok_or_else(|| {
-                format!(
-                    "point ({name}) has no character: give `character` or a Character specifier"
-                )
+            .ok_or_else(|| SpaceProblem::NoCharacter {
+                point: name.clone(),
             })?;
         p.speed = speed.unwrap_or(0.0);
         p.turn_rate = turn.unwrap_or(0.0);
@@ -525,12 +584,17 @@ fn normalized(path: &Path) -> PathBuf {
     out
 }
 
-fn check_specifier(s: &Specifier) -> Result<(), String> {
+fn check_specifier(s: &Specifier) -> Result<(), SpecifierError> {
     let finite_in = |v: f64, lo: f64, hi: f64, what: &str| {
         if v.is_finite() && (lo..=hi).contains(&v) {
             Ok(())
         } else {
-            Err(format!("{what} must be in [{lo}, {hi}], found {v}"))
+            Err(SpecifierError::OutOfRange {
+                what: what.to_string(),
+                lo,
+                hi,
+                found: v,
+            })
         }
     };
     match s {
@@ -544,7 +608,7 @@ fn check_specifier(s: &Specifier) -> Result<(), String> {
         Specifier::Timing { period, contacts } => {
             finite_in(*period, 1e-3, 10.0, "Timing period (s)")?;
             if contacts.is_empty() {
-                return Err("Timing needs a contact window per foot".into());
+                return Err(SpecifierError::NoContacts);
             }
             for (foot, start, duration) in contacts {
                 finite_in(*start, 0.0, 1.0, &format!("foot `{foot}` start"))?;

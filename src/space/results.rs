@@ -5,6 +5,7 @@
 use super::generate::{Job, Manifest, ManifestEntry, Outcome, SpaceEvent};
 use crate::clip::{CharacterRef, Clip};
 use crate::spacetime::gait::GaitClip;
+use crate::spacetime::job::PoolError;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -22,8 +23,7 @@ pub(super) fn library_clip(
         gait,
         &character,
         CharacterRef::new(character_path, &text),
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
+    )?;
     clip.tags.source = "space".into();
     clip.tags.family = family.map(str::to_string);
     Ok(clip)
@@ -44,6 +44,15 @@ pub(super) fn add_torques(path: &Path, gait: &GaitClip, character: &Path) -> Res
         .with_context(|| format!("adding joint torques to {}", path.display()))
 }
 
+/// Why a job of the space has no gait clip.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unsolved {
+    #[error(transparent)]
+    Pool(#[from] PoolError),
+    #[error("the mirror image was not written")]
+    MirrorNotWritten,
+}
+
 /// Where a job's results go.
 pub(super) struct Files {
     pub(super) clips: PathBuf,
@@ -57,7 +66,7 @@ impl Files {
     pub(super) fn finish(
         &self,
         job: &Job,
-        result: Result<GaitClip, String>,
+        result: Result<GaitClip, Unsolved>,
         manifest: &mut Manifest,
         on_event: &mut dyn FnMut(SpaceEvent),
     ) -> Result<bool> {
@@ -105,7 +114,7 @@ impl Files {
                             gait.status, gait.max_violation
                         )
                     }
-                    Err(e) => e,
+                    Err(e) => e.to_string(),
                 };
                 on_event(SpaceEvent::Failed {
                     name: job.name.clone(),

@@ -97,19 +97,19 @@ fn a_setting_given_twice_or_a_bad_number_is_an_error_naming_it() {
         connections: Vec::new(),
         solver: SpaceSolver::default(),
     };
-    let e = space.check().unwrap_err();
+    let e = space.check().unwrap_err().to_string();
     assert!(
         e.contains("two Speed specifiers") && e.contains("fast, slow"),
         "{e}"
     );
     let mut bad = space.clone();
     bad.dimensions[1].values[0].specifiers = vec![Specifier::TurnRate(f64::NAN)];
-    let e = bad.check().unwrap_err();
+    let e = bad.check().unwrap_err().to_string();
     assert!(e.contains("dimension `b`, value `slow`: TurnRate"), "{e}");
     let mut bad = space.clone();
     bad.dimensions.truncate(1);
     bad.exclude = vec![vec!["medium".into()]];
-    assert!(bad.check().unwrap_err().contains("`medium`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`medium`"));
 }
 
 #[test]

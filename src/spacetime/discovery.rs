@@ -52,12 +52,18 @@ pub struct TimingSpace {
     pub period_range: (f64, f64),
 }
 
+/// A period range that is not 0 < shortest < longest (s), both finite.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("a period range needs 0 < shortest < longest (s), got {lo} to {hi}")]
+pub struct PeriodRangeError {
+    pub lo: f64,
+    pub hi: f64,
+}
+
 /// Fails unless 0 < lo < hi (s) and both are finite.
-pub fn check_period_range(lo: f64, hi: f64) -> Result<(), String> {
+pub fn check_period_range(lo: f64, hi: f64) -> Result<(), PeriodRangeError> {
     if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
-        return Err(format!(
-            "a period range needs 0 < shortest < longest (s), got {lo} to {hi}"
-        ));
+        return Err(PeriodRangeError { lo, hi });
     }
     Ok(())
 }
@@ -73,7 +79,7 @@ impl TimingSpace {
 
     /// The same space with the period searched in [lo, hi] (s). Fails unless 0 < lo < hi and
     /// both are finite.
-    pub fn with_period_range(mut self, lo: f64, hi: f64) -> Result<Self, String> {
+    pub fn with_period_range(mut self, lo: f64, hi: f64) -> Result<Self, PeriodRangeError> {
         check_period_range(lo, hi)?;
         self.period_range = (lo, hi);
         Ok(self)

@@ -271,11 +271,18 @@ pub fn limb_shapes(skeleton: &Skeleton, morphology: &Morphology<f64>) -> Vec<Lim
         .collect()
 }
 
+/// A limb name the skeleton lacks (displayed as the name).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownLimb(pub String);
+
 /// `skeleton` with the sizes of `shapes` (by limb name), or the first name it lacks.
-pub fn reshaped(skeleton: &Skeleton, shapes: &[LimbShape]) -> Result<Skeleton, String> {
+pub fn reshaped(skeleton: &Skeleton, shapes: &[LimbShape]) -> Result<Skeleton, UnknownLimb> {
     let mut out = skeleton.clone();
     for s in shapes {
-        let l = skeleton.limb_index(&s.name).ok_or_else(|| s.name.clone())?;
+        let l = skeleton
+            .limb_index(&s.name)
+            .ok_or_else(|| UnknownLimb(s.name.clone()))?;
         let limb = &mut out.limbs[l];
         limb.length = s.length;
         limb.radius = s.radius;
@@ -396,7 +403,7 @@ mod tests {
                     mass: 1.0
                 }]
             ),
-            Err("tail".to_string())
+            Err(UnknownLimb("tail".to_string()))
         );
     }
 }

@@ -19,8 +19,8 @@ mod solve_hints {
 
     use crate::spacetime::skeleton::tests::STICK;
 
-    fn parse(text: &str) -> Result<Skeleton, String> {
-        Skeleton::parse(text, Path::new("characters/stick.ron")).map_err(|e| e.to_string())
+    fn parse(text: &str) -> Result<Skeleton, crate::model::ModelError> {
+        Skeleton::parse(text, Path::new("characters/stick.ron"))
     }
 
     #[test]
@@ -46,13 +46,17 @@ mod solve_hints {
             }
         );
 
-        let e = parse(&STICK.replace("Some(3000)", "Some(0)")).unwrap_err();
+        let e = parse(&STICK.replace("Some(3000)", "Some(0)"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("characters/stick.ron") && e.contains("at least 1 IPOPT iteration"),
             "{e}"
         );
         // An unknown key is named with its line (the `gait` line is the file's 14th).
-        let e = parse(&STICK.replace("sample_iterations", "samples")).unwrap_err();
+        let e = parse(&STICK.replace("sample_iterations", "samples"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("characters/stick.ron:14:") && e.contains("samples"),
             "{e}"

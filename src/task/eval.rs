@@ -43,14 +43,19 @@ pub enum Metric {
     Wja,
 }
 
+/// A name that is none of the motion metrics.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown metric {0:?} (expected hf, md or wja)")]
+pub struct UnknownMetric(pub String);
+
 impl std::str::FromStr for Metric {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMetric;
+    fn from_str(s: &str) -> Result<Self, UnknownMetric> {
         match s.to_ascii_lowercase().as_str() {
             "hf" => Ok(Metric::Hf),
             "md" => Ok(Metric::Md),
             "wja" => Ok(Metric::Wja),
-            _ => Err(format!("unknown metric {s:?} (expected hf, md or wja)")),
+            _ => Err(UnknownMetric(s.to_string())),
         }
     }
 }

@@ -13,11 +13,13 @@ pub mod prepare;
 mod ranges;
 
 pub use eval::{
-    Evaluation, FALL_COM_FRACTION, Metric, StepObserver, Summary, TaskRun, constraint_penalty,
-    evaluate, evaluate_observed, evaluate_recorded,
+    Evaluation, FALL_COM_FRACTION, Metric, StepObserver, Summary, TaskRun, UnknownMetric,
+    constraint_penalty, evaluate, evaluate_observed, evaluate_recorded,
 };
 
-use crate::control::phase::{PhaseController, PhaseControllerDef, resolve_dofs};
+use crate::control::phase::{
+    ControllerError, DofError, PhaseController, PhaseControllerDef, resolve_dofs,
+};
 use crate::model::{Character, shape};
 use serde::{Deserialize, Serialize};
 
@@ -234,6 +236,50 @@ pub enum ParamKind {
     },
 }
 
+/// Why a task does not resolve against its character. Errors name the offending entry.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TaskError {
+    #[error("scene {scene:?} has no `task`")]
+    NoTask { scene: String },
+    #[error(transparent)]
+    Controller(#[from] ControllerError),
+    #[error(transparent)]
+    Dof(#[from] DofError),
+    #[error("free parameters name unknown phase {phase:?}")]
+    UnknownPhase { phase: String },
+    #[error(
+        "free joint {joint:?} has no effect in phase {phase:?}: its pose sets {} there, which \
+         override {joint:?} (free the side names instead)",
+        quoted_and(.overrides)
+    )]
+    Shadowed {
+        joint: String,
+        phase: String,
+        overrides: Vec<String>,
+    },
+    #[error("free gains name unknown joint {joint:?}")]
+    UnknownGainJoint { joint: String },
+    #[error("free world pitch {body:?}: phase {phase:?} has no world target for it")]
+    NoWorldTarget { body: String, phase: String },
+    #[error("shape mode needs `shape_groups` in the task")]
+    NoShapeGroups,
+    #[error("shape group {group} names unknown body {body:?}")]
+    UnknownShapeBody { group: usize, body: String },
+    #[error("seed has {seed} values but the task has {control} control parameters")]
+    SeedLength { seed: usize, control: usize },
+    #[error("samples_per_phase must be at least 1")]
+    NoSamples,
+}
+
+/// `"a" and "b"`: names quoted and joined, for messages.
+fn quoted_and(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|o| format!("{o:?}"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
 /// A task resolved against its character: the parameter layout and how to build a controller.
 #[derive(Clone, Debug)]
 pub struct Task {
@@ -261,14 +307,16 @@ impl Task {
         settings: crate::sim::SimSettings,
         seconds: f32,
         shape_mode: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, TaskError> {
         let seed_ctrl = PhaseController::new(&character, &def.controller)?;
-        let phase_index = |n: &str| -> Result<usize, String> {
+        let phase_index = |n: &str| -> Result<usize, TaskError> {
             def.controller
                 .phases
                 .iter()
                 .position(|p| p.name == n)
-                .ok_or_else(|| format!("free parameters name unknown phase {n:?}"))
+                .ok_or_else(|| TaskError::UnknownPhase {
+                    phase: n.to_string(),
+                })
         };
         let mut params = Vec::new();
         let grid = def
@@ -297,15 +345,11 @@ impl Task {
                         })
                         .collect();
                     if !shadows.is_empty() {
-                        return Err(format!(
-                            "free joint {k:?} has no effect in phase {pn:?}: its pose sets {} \
-                             there, which override {k:?} (free the side names instead)",
-                            shadows
-                                .iter()
-                                .map(|o| format!("{o:?}"))
-                                .collect::<Vec<_>>()
-                                .join(" and ")
-                        ));
+                        return Err(TaskError::Shadowed {
+                            joint: k.clone(),
+                            phase: pn.clone(),
+                            overrides: shadows.into_iter().cloned().collect(),
+                        });
                     }
                 }
                 let seed = match def.controller.phases[pi].pose.get(k) {
@@ -334,7 +378,7 @@ impl Task {
                     .iter()
                     .any(|x| x.name == *j || x.name == format!("l_{j}"))
                 {
-                    return Err(format!("free gains name unknown joint {j:?}"));
+                    return Err(TaskError::UnknownGainJoint { joint: j.clone() });
                 }
                 params.push(ParamKind::Gain {
                     phase: pi,
@@ -359,8 +403,9 @@ impl Task {
                     .world
                     .get(b)
                     .copied()
-                    .ok_or_else(|| {
-                        format!("free world pitch {b:?}: phase {pn:?} has no world target for it")
+                    .ok_or_else(|| TaskError::NoWorldTarget {
+                        body: b.clone(),
+                        phase: pn.clone(),
                     })?;
                 params.push(ParamKind::WorldPitch {
                     phase: pi,
@@ -376,25 +421,28 @@ impl Task {
         let control_dim = params.len();
         if shape_mode {
             if def.shape_groups.is_empty() {
-                return Err("shape mode needs `shape_groups` in the task".into());
+                return Err(TaskError::NoShapeGroups);
             }
             for (g, names) in def.shape_groups.iter().enumerate() {
                 for n in names {
                     if character.body_index(n).is_none() {
-                        return Err(format!("shape group {g} names unknown body {n:?}"));
+                        return Err(TaskError::UnknownShapeBody {
+                            group: g,
+                            body: n.clone(),
+                        });
                     }
                 }
                 params.push(ParamKind::ShapeRatio { group: g });
             }
         }
         if !def.seed.is_empty() && def.seed.len() != control_dim {
-            return Err(format!(
-                "seed has {} values but the task has {control_dim} control parameters",
-                def.seed.len()
-            ));
+            return Err(TaskError::SeedLength {
+                seed: def.seed.len(),
+                control: control_dim,
+            });
         }
         if def.samples_per_phase == 0 {
-            return Err("samples_per_phase must be at least 1".into());
+            return Err(TaskError::NoSamples);
         }
         for p in &def.sampled_phases {
             phase_index(p)?;

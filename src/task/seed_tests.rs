@@ -398,6 +398,7 @@ fn free_world_pitch_and_foot_placement_gains_move_within_their_ranges() {
         task.seconds,
         false,
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("\"head\""), "{e}");
 }

@@ -515,12 +515,13 @@ fn controller_and_task_errors_name_the_problem() {
         landing: Default::default(),
         foot_placement: Default::default(),
     };
-    let e = PhaseController::new(&c, &def).unwrap_err();
+    let e = PhaseController::new(&c, &def).unwrap_err().to_string();
     assert!(e.contains("phase 0") && e.contains("wing"), "{e}");
     def.phases[0] = phase("a", Transition::After, -1.0, &[]);
     assert!(
         PhaseController::new(&c, &def)
             .unwrap_err()
+            .to_string()
             .contains("positive duration")
     );
     def.phases.clear();
@@ -568,7 +569,8 @@ fn a_sides_own_name_wins_over_the_pair_name_and_a_shadowed_free_pair_name_is_an_
         1.0,
         false,
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("\"hip\"") && e.contains("\"r_hip\"") && e.contains("r_swing"),
         "{e}"

@@ -327,6 +327,19 @@ pub struct ScriptedDrag {
     from: Option<Vec2>,
 }
 
+/// Why a `--edit-drag` value is not `HANDLE:DX,DY`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DragError {
+    #[error("expected HANDLE:DX,DY, e.g. limit-hi:0,40")]
+    Syntax,
+    #[error(
+        "unknown handle `{0}`: expected move-x|y|z, turn-x|y|z, size-x|y|z, limit-lo[-K], limit-hi[-K] or axis[-K]"
+    )]
+    UnknownHandle(String),
+    #[error("expected two numbers of pixels DX,DY, got `{0}`")]
+    Pixels(String),
+}
+
 impl ScriptedDrag {
     pub fn new(kind: HandleKind, by: Vec2, save_to: Option<std::path::PathBuf>) -> Self {
         ScriptedDrag {
@@ -339,23 +352,20 @@ impl ScriptedDrag {
     }
 
     /// `HANDLE:DX,DY` (see [`HandleKind::parse`]; pixels, y down).
-    pub fn parse(s: &str, save_to: Option<std::path::PathBuf>) -> Result<Self, String> {
-        let (name, by) = s
-            .split_once(':')
-            .ok_or("expected HANDLE:DX,DY, e.g. limit-hi:0,40")?;
-        let kind = HandleKind::parse(name).ok_or_else(|| {
-            format!("unknown handle `{name}`: expected move-x|y|z, turn-x|y|z, size-x|y|z, limit-lo[-K], limit-hi[-K] or axis[-K]")
-        })?;
+    pub fn parse(s: &str, save_to: Option<std::path::PathBuf>) -> Result<Self, DragError> {
+        let (name, by) = s.split_once(':').ok_or(DragError::Syntax)?;
+        let kind =
+            HandleKind::parse(name).ok_or_else(|| DragError::UnknownHandle(name.to_string()))?;
         let xy: Vec<f32> = by
             .split(',')
             .map(|t| t.trim().parse::<f32>())
             .collect::<Result<_, _>>()
-            .map_err(|_| format!("expected two numbers of pixels DX,DY, got `{by}`"))?;
+            .map_err(|_| DragError::Pixels(by.to_string()))?;
         match xy[..] {
             [x, y] if x.is_finite() && y.is_finite() => {
                 Ok(ScriptedDrag::new(kind, Vec2::new(x, y), save_to))
             }
-            _ => Err(format!("expected two numbers of pixels DX,DY, got `{by}`")),
+            _ => Err(DragError::Pixels(by.to_string())),
         }
     }
 }

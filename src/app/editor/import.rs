@@ -37,9 +37,26 @@ pub struct TransferDone {
     pub effector: ErrorSummary,
 }
 
+/// Why a transfer wrote no clip.
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    #[error("{}: {error}", path.display())]
+    ReadCharacter {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Transfer(#[from] crate::arbs::ArbsError),
+    #[error("cannot write {}: {error}", path.display())]
+    WriteClip {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 #[derive(Default)]
 pub struct TransferState {
-    pub(super) running: Option<(String, Receiver<Result<TransferDone, String>>)>,
+    pub(super) running: Option<(String, Receiver<Result<TransferDone, TransferError>>)>,
     pub last: Option<TransferDone>,
     pub error: Option<String>,
 }
@@ -248,21 +265,27 @@ fn run_transfer(
     map: &ArbsMap,
     character_path: &Path,
     name: &str,
-) -> Result<TransferDone, String> {
-    let text = std::fs::read_to_string(character_path)
-        .map_err(|e| format!("{}: {e}", character_path.display()))?;
+) -> Result<TransferDone, TransferError> {
+    let text =
+        std::fs::read_to_string(character_path).map_err(|error| TransferError::ReadCharacter {
+            path: character_path.to_path_buf(),
+            error,
+        })?;
     let options = TransferOptions {
         character: Some(CharacterRef::new(character_path, &text)),
         ..TransferOptions::default()
     };
-    let t = transfer(ks, animation, character, map, &options).map_err(|e| format!("{e}"))?;
+    let t = transfer(ks, animation, character, map, &options)?;
     let file = sanitize(&format!("{}-{name}", character.name));
     let clip = PathBuf::from("results")
         .join("clips")
         .join(format!("{file}.clip.ron"));
     t.clip
         .save(&clip)
-        .map_err(|e| format!("cannot write {}: {e}", clip.display()))?;
+        .map_err(|error| TransferError::WriteClip {
+            path: clip.clone(),
+            error,
+        })?;
     Ok(TransferDone {
         animation: name.to_string(),
         clip,
@@ -295,7 +318,7 @@ pub(super) fn poll_transfer(mut state: ResMut<EditorState>) {
                 state.message = format!("transferred {} to {}", d.animation, d.clip.display());
                 state.transfer.last = Some(d);
             }
-            Err(e) => state.transfer.error = Some(e),
+            Err(e) => state.transfer.error = Some(e.to_string()),
         }
     }
 }

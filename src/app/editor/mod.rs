@@ -28,7 +28,7 @@ mod import;
 mod panel;
 mod viewport;
 
-pub use handles::{HandleKind, ScriptedDrag};
+pub use handles::{DragError, HandleKind, ScriptedDrag};
 
 /// The editor's launch options.
 #[derive(clap::Args, Resource, Clone, Debug, Default)]
@@ -58,7 +58,7 @@ pub struct Launch {
     pub edit_out: Option<PathBuf>,
 }
 
-fn parse_drag(s: &str) -> Result<ScriptedDrag, String> {
+fn parse_drag(s: &str) -> Result<ScriptedDrag, DragError> {
     ScriptedDrag::parse(s, None)
 }
 

@@ -140,7 +140,7 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     ));
                 }
                 Err(e) => {
-                    ui.colored_label(egui::Color32::from_rgb(230, 80, 60), e);
+                    ui.colored_label(egui::Color32::from_rgb(230, 80, 60), e.to_string());
                 }
             }
         }

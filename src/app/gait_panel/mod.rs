@@ -17,7 +17,7 @@ use super::workbench::files::{character_files, characters_dir};
 use super::workbench::{AddPanel, Clock, Dock, Jobs, PanelSpec, PlayClip, Workbench};
 use crate::spacetime::dynamics::forward_kinematics;
 use crate::spacetime::gait::{
-    FootTiming, GaitAudit, GaitClip, GaitSpec, MU, NU, audit, default_timings,
+    FootTiming, GaitAudit, GaitClip, GaitError, GaitSpec, MU, NU, audit, default_timings,
 };
 use crate::spacetime::job::events::GaitEvent;
 use crate::spacetime::skeleton::Skeleton;
@@ -102,11 +102,13 @@ fn hand_to_library(mut state: ResMut<GaitState>, mut play: MessageWriter<PlayCli
         .find(|c| c.skeleton.name == shown.clip.creature)
         .map(|c| c.path.clone());
     let outcome = file
-        .ok_or_else(|| format!("no character file for {}", shown.clip.creature))
+        .ok_or_else(|| PlayError::NoCharacterFile(shown.clip.creature.clone()))
         .and_then(|path| {
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let character = crate::model::load_character(&path).map_err(|e| e.to_string())?;
+            let text = std::fs::read_to_string(&path).map_err(|error| PlayError::Read {
+                path: path.clone(),
+                error,
+            })?;
+            let character = crate::model::load_character(&path)?;
             let r = crate::clip::CharacterRef::new(&path, &text);
             let clip = crate::clip::from_gait::clip_of_gait(&shown.clip, &character, r)?;
             Ok((clip, character))
@@ -152,6 +154,58 @@ fn spacetime_creatures() -> Vec<Creature> {
         .collect()
 }
 
+/// Why the panel's request is not a gait spec.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RequestError {
+    #[error("no creature")]
+    NoCreature,
+    #[error(transparent)]
+    Gait(#[from] GaitError),
+}
+
+/// Why the gait on show cannot be played in the Library.
+#[derive(Debug, thiserror::Error)]
+enum PlayError {
+    #[error("no character file for {0}")]
+    NoCharacterFile(String),
+    #[error("{}: {error}", .path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Character(#[from] crate::model::ModelError),
+    #[error(transparent)]
+    Clip(#[from] crate::clip::from_gait::FromGaitError),
+}
+
+/// Why a gait clip cannot be shown.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ShowError {
+    #[error(transparent)]
+    Read(#[from] std::io::Error),
+    #[error(transparent)]
+    Ron(#[from] ron::error::SpannedError),
+    #[error("creature `{creature}` is not among the spacetime creatures of {}", .dir.display())]
+    UnknownCreature { creature: String, dir: PathBuf },
+    #[error(transparent)]
+    Gait(#[from] GaitError),
+    #[error("the clip's kinematics failed")]
+    KinematicsFailed,
+}
+
+/// Why a solve gave no clip.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SolveError {
+    #[error("the job wrote no result")]
+    NoResult,
+    #[error(transparent)]
+    Unreadable(anyhow::Error),
+    /// The job failed: its message ("failed" when it left none).
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// What the solver process reports.
 pub(super) enum JobMsg {
     /// An IPOPT iteration: (iteration, objective, primal infeasibility).
@@ -171,7 +225,7 @@ pub(super) enum JobMsg {
         timings: Vec<FootTiming>,
     },
     /// The process ended: its clip (read back) or what went wrong.
-    Done(u64, Result<GaitClip, String>),
+    Done(u64, Result<GaitClip, SolveError>),
 }
 
 /// A discovery sample as the panel plots it: period against cost, marked by its footfall kind.

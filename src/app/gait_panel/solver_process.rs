@@ -62,16 +62,15 @@ pub(super) fn poll_gait_job(mut state: ResMut<GaitState>, jobs: Res<Jobs>) {
                 match h.status {
                     crate::jobs::JobStatus::Finished => msgs.push(JobMsg::Done(
                         job.id,
-                        h.result
-                            .as_ref()
-                            .ok_or_else(|| "the job wrote no result".to_string())
-                            .and_then(|p| {
-                                crate::files::read_ron::<GaitClip>(p).map_err(|e| e.to_string())
-                            }),
+                        h.result.as_ref().ok_or(SolveError::NoResult).and_then(|p| {
+                            crate::files::read_ron::<GaitClip>(p).map_err(SolveError::Unreadable)
+                        }),
                     )),
                     crate::jobs::JobStatus::Failed => msgs.push(JobMsg::Done(
                         job.id,
-                        Err(h.error.clone().unwrap_or_else(|| "failed".into())),
+                        Err(SolveError::Failed(
+                            h.error.clone().unwrap_or_else(|| "failed".into()),
+                        )),
                     )),
                     crate::jobs::JobStatus::Cancelled => {
                         state.job = None;

@@ -39,18 +39,22 @@ impl GaitState {
     }
 
     /// The request as a validated spec (its contact flags), or why it is invalid.
-    pub(super) fn request_spec(&self) -> Result<GaitSpec, String> {
-        let c = self.creature().ok_or("no creature")?;
-        GaitSpec::new(c.skeleton.clone(), self.speed, self.period, &self.timings)
-            .map_err(|e| e.to_string())
+    pub(super) fn request_spec(&self) -> Result<GaitSpec, RequestError> {
+        let c = self.creature().ok_or(RequestError::NoCreature)?;
+        Ok(GaitSpec::new(
+            c.skeleton.clone(),
+            self.speed,
+            self.period,
+            &self.timings,
+        )?)
     }
 
     /// Loads a clip file and shows it; errors name the file.
     pub fn load(&mut self, path: &Path) {
         self.last_discovery = None;
         let result = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| crate::files::from_ron::<GaitClip>(&t).map_err(|e| e.to_string()))
+            .map_err(ShowError::from)
+            .and_then(|t| Ok(crate::files::from_ron::<GaitClip>(&t)?))
             .and_then(|clip| self.show(clip, format!("{}", path.display())));
         match result {
             Ok(()) => {
@@ -62,22 +66,17 @@ impl GaitState {
     }
 
     /// Puts `clip` on show (and its creature, speed and timings in the request fields).
-    pub(super) fn show(&mut self, clip: GaitClip, source: String) -> Result<(), String> {
+    pub(super) fn show(&mut self, clip: GaitClip, source: String) -> Result<(), ShowError> {
         let index = self
             .creatures
             .iter()
             .position(|c| c.skeleton.name == clip.creature)
-            .ok_or_else(|| {
-                format!(
-                    "creature `{}` is not among the spacetime creatures of {}",
-                    clip.creature,
-                    characters_dir().display()
-                )
+            .ok_or_else(|| ShowError::UnknownCreature {
+                creature: clip.creature.clone(),
+                dir: characters_dir(),
             })?;
-        let skeleton = clip
-            .body(&self.creatures[index].skeleton)
-            .map_err(|e| e.to_string())?;
-        clip.validate(&skeleton).map_err(|e| e.to_string())?;
+        let skeleton = clip.body(&self.creatures[index].skeleton)?;
+        clip.validate(&skeleton)?;
         // The checks above keep the kinematics' assertions true; a panic in them is still
         // reported rather than fatal.
         let file = &self.creatures[index].skeleton;
@@ -106,7 +105,7 @@ impl GaitState {
                 audit(&skeleton, &clip, MU, NU),
             )
         }))
-        .map_err(|_| "the clip's kinematics failed".to_string())?;
+        .map_err(|_| ShowError::KinematicsFailed)?;
         let (segments, file_body, audit) = computed;
         let mut leg = vec![None; skeleton.limbs.len()];
         for (k, &foot) in skeleton.feet.iter().enumerate() {

@@ -234,7 +234,7 @@ impl Library {
 
 /// Reads `path` as any clip file ([`crate::clip::open`]). `Ok(None)`: another kind of file (a
 /// character, a graph, a manifest).
-fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
+fn load_entry(path: &Path) -> Result<Option<Entry>, crate::clip::ClipError> {
     match crate::clip::open(path, &Default::default()) {
         Ok(o) => Ok(Some(Entry {
             path: path.into(),
@@ -242,7 +242,7 @@ fn load_entry(path: &Path) -> Result<Option<Entry>, String> {
             character: o.character,
         })),
         Err(crate::clip::ClipError::NotAClip { .. }) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e),
     }
 }
 
@@ -272,7 +272,7 @@ fn scan(dirs: &[PathBuf]) -> (Vec<Entry>, Vec<(PathBuf, String)>) {
         match load_entry(&f) {
             Ok(Some(e)) => entries.push(e),
             Ok(None) => {}
-            Err(e) => skipped.push((f, e)),
+            Err(e) => skipped.push((f, e.to_string())),
         }
     }
     (entries, skipped)

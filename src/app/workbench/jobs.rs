@@ -9,6 +9,13 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 use std::path::PathBuf;
 
+/// Why a job cannot start: the job pool did not start (its reason, when known).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{}", .reason.as_deref().unwrap_or("no job pool"))]
+pub struct NoJobPool {
+    pub reason: Option<String>,
+}
+
 /// The session's jobs.
 #[derive(Resource)]
 pub struct Jobs {
@@ -35,11 +42,10 @@ impl Jobs {
     }
 
     /// Starts `job` (in `folder`, or a new folder under `results/`); its id.
-    pub fn spawn(&mut self, job: Box<dyn Job>, folder: Option<PathBuf>) -> Result<u64, String> {
-        let runner = self
-            .runner
-            .as_ref()
-            .ok_or_else(|| self.error.clone().unwrap_or_else(|| "no job pool".into()))?;
+    pub fn spawn(&mut self, job: Box<dyn Job>, folder: Option<PathBuf>) -> Result<u64, NoJobPool> {
+        let runner = self.runner.as_ref().ok_or_else(|| NoJobPool {
+            reason: self.error.clone(),
+        })?;
         let handle = runner.spawn(job, folder);
         let id = handle.id;
         self.handles.push(handle);

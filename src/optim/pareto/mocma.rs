@@ -332,7 +332,7 @@ impl MoCmaes {
 
     /// Checks a state read back from a checkpoint: µ parents of dimension n with finite
     /// strategies, pending points of dimension n with valid parents, bounds of dimension n.
-    pub fn check_state(&self) -> Result<(), String> {
+    pub fn check_state(&self) -> Result<(), crate::optim::StateError> {
         let n = self.n;
         let ok = n >= 1
             && self.parents.len() == self.options.mu
@@ -349,10 +349,10 @@ impl MoCmaes {
         if ok {
             Ok(())
         } else {
-            Err(format!(
-                "not an MO-CMA-ES state of dimension {n} with µ = {}: a parent, pending point or the bounds do not fit",
-                self.options.mu
-            ))
+            Err(crate::optim::StateError::MoCmaes {
+                dimension: n,
+                mu: self.options.mu,
+            })
         }
     }
 }

@@ -112,7 +112,7 @@ impl GaitClip {
         match &self.morphology {
             None => Ok(base),
             Some(shapes) => reshaped(&base, shapes)
-                .map_err(|limb| GaitError::UnknownLimb(limb, base.name.clone())),
+                .map_err(|limb| GaitError::UnknownLimb(limb.0, base.name.clone())),
         }
     }
 

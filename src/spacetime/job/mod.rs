@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 pub use discover::{ProcessPool, SampleSolver};
 pub use events::GaitEvent;
-pub use pool::{GaitWorker, PoolEvent, SolverPool};
+pub use pool::{GaitWorker, PoolError, PoolEvent, SolverPool};
 pub use worker_job::{GaitLog, GaitWorkerJob};
 
 /// Second derivatives of a gait solve.

@@ -20,6 +20,26 @@ impl Protocol for GaitWorker {
     }
 }
 
+/// Why a pooled gait job has no clip. When the worker wrote none that reads, its own words come
+/// first (its error, or the last line it printed), then why its clip file does not read.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum PoolError {
+    #[error("a pooled gait job must write its clip to a file")]
+    NoOutFile,
+    #[error("{worker}; {unreadable}")]
+    Worker {
+        worker: WorkerError,
+        unreadable: String,
+    },
+    #[error("{last_line}; {unreadable}")]
+    LastLine {
+        last_line: String,
+        unreadable: String,
+    },
+    #[error("{unreadable}")]
+    Unreadable { unreadable: String },
+}
+
 /// What a running pool reports.
 #[derive(Debug)]
 pub enum PoolEvent {
@@ -33,7 +53,7 @@ pub enum PoolEvent {
     /// Job `job` ended: the clip it wrote, or why there is none.
     Done {
         job: usize,
-        clip: Result<GaitClip, String>,
+        clip: Result<GaitClip, PoolError>,
     },
 }
 
@@ -55,11 +75,8 @@ impl SolverPool {
 
     /// Starts `request` (which must name its `out` file) as job `job`, or queues it until a
     /// worker is free.
-    pub fn start(&mut self, job: usize, request: &GaitRequest) -> Result<(), String> {
-        let out = request
-            .out
-            .clone()
-            .ok_or_else(|| "a pooled gait job must write its clip to a file".to_string())?;
+    pub fn start(&mut self, job: usize, request: &GaitRequest) -> Result<(), PoolError> {
+        let out = request.out.clone().ok_or(PoolError::NoOutFile)?;
         self.outs.insert(job, out);
         self.workers.submit(job as u64, request.clone());
         Ok(())
@@ -109,12 +126,18 @@ impl SolverPool {
 pub fn read_clip(
     out: &Path,
     outcome: Result<Vec<String>, WorkerError>,
-) -> Result<GaitClip, String> {
-    crate::files::read_ron::<GaitClip>(out).map_err(|e| match outcome {
-        Err(w) => format!("{w}; {e}"),
-        Ok(tail) => match tail.last() {
-            Some(t) => format!("{t}; {e}"),
-            None => e.to_string(),
-        },
+) -> Result<GaitClip, PoolError> {
+    crate::files::read_ron::<GaitClip>(out).map_err(|e| {
+        let unreadable = e.to_string();
+        match outcome {
+            Err(worker) => PoolError::Worker { worker, unreadable },
+            Ok(mut tail) => match tail.pop() {
+                Some(last_line) => PoolError::LastLine {
+                    last_line,
+                    unreadable,
+                },
+                None => PoolError::Unreadable { unreadable },
+            },
+        }
     })
 }

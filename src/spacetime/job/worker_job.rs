@@ -97,7 +97,7 @@ impl Job for GaitWorkerJob {
                 Some(Report::Exited { outcome, .. }) => {
                     let clip = read_clip(&self.out, outcome);
                     let _ = std::fs::remove_file(&self.out);
-                    self.clip = Some(clip.map_err(anyhow::Error::msg)?);
+                    self.clip = Some(clip?);
                     return Ok(StepOutcome::Done);
                 }
                 None => return Ok(StepOutcome::Running),
