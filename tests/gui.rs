@@ -67,15 +67,17 @@ fn screenshot_shows_character_and_panels() {
         let i = ((y * w + x) as usize) * channels;
         [pixels[i] as i32, pixels[i + 1] as i32, pixels[i + 2] as i32]
     };
-    // The skin: its right limbs orange, its left limbs blue, between the docks.
+    // The skin: its right limbs warm (tan), its left limbs cool (light blue), between the docks
+    // and below the horizon (the sky is blue too; the ground is grey, the overlays green and
+    // yellow). A viewport without the character has none of either.
     let (mut orange, mut blue) = (0, 0);
-    for y in (150..800).step_by(2) {
+    for y in (300..800).step_by(2) {
         for x in (320..1120).step_by(2) {
             let [r, g, b] = px(x, y);
-            if r > 150 && r > g + 35 && g > b + 15 {
+            if r >= 170 && r - b >= 35 && r - g >= 12 {
                 orange += 1;
             }
-            if b > 140 && b > r + 50 && b > g + 20 {
+            if b >= 160 && b - r >= 25 && b - g >= 12 {
                 blue += 1;
             }
         }
