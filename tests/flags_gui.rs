@@ -251,7 +251,7 @@ fn gui_explore_result_shows_the_set_and_sweep_starts_the_job() {
         "{:?}",
         shot.report
     );
-    assert_eq!(shot.report.stage, "Gallery", "{:?}", shot.report);
+    assert_eq!(shot.report.stage, "diversity", "{:?}", shot.report);
     assert_eq!(
         shot.report.figures.get("gallery"),
         Some(&3),

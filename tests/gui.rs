@@ -341,7 +341,7 @@ fn held_keys_steer_the_human_relative_to_the_screen() {
             &format!("hold-{key}.png"),
         );
         let report = shot_report(&png);
-        assert_eq!(report.stage, "Steering", "{report:?}");
+        assert_eq!(report.stage, "steering", "{report:?}");
         let value = |k: &str| {
             *report
                 .values

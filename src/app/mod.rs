@@ -9,11 +9,9 @@
 //!   live simulation, its skinned mesh, hot reload, its controls and status), [`input`] (keys,
 //!   gamepad and clicks: pushes, play/pause, reset, step) and [`overlays`] (colliders, centre of
 //!   mass and support polygon, contacts, torque saturation);
-//! - the panels, one folder each, registered in one list ([`panels!`]): [`jobs_panel`],
-//!   [`diversity_panel`] (exploration jobs, live plots, the gallery of motions side by side),
-//!   [`gait_panel`] (spacetime gaits), [`library`] (clips played side by side or as ghosts),
-//!   [`steering`] (the human steered through its motion graph), [`pareto_panel`] (fronts of jump
-//!   height against effort) and [`editor`] (the character editor).
+//! - the panels, one folder each, registered in one list ([`panels!`]); each panel's module
+//!   docs say what it does (the Jobs panel, Diversity, Gait, Library, Steering, Pareto, the
+//!   character editor, Keys-to-Sim).
 //!
 //! A panel imports the workbench and the core, never another panel: hand-offs are messages
 //! ([`workbench::PlayClip`], [`workbench::ClaimStage`], [`workbench::OpenPanel`]).
@@ -24,21 +22,15 @@ pub mod overlays;
 pub mod viewport;
 pub mod workbench;
 
-pub mod diversity_panel;
-pub mod editor;
-pub mod gait_panel;
-pub mod jobs_panel;
-pub mod library;
-pub mod pareto_panel;
-pub mod steering;
-
 use bevy::prelude::*;
 
-/// The workbench's panels, one line each: the launch options' field, the panel's module and
-/// its plugin (which takes the module's `Launch` options). Adding a panel is its folder and a
-/// line here.
+/// The workbench's panels, one line each: the launch options' field, the panel's module (declared
+/// here) and its plugin (which takes the module's `Launch` options). Adding a panel is its folder
+/// and a line here.
 macro_rules! panels {
     ($($field:ident: $module:ident::$plugin:ident),* $(,)?) => {
+        $( pub mod $module; )*
+
         /// Every panel's launch options.
         #[derive(clap::Args, Clone, Debug, Default)]
 #[group(skip)]

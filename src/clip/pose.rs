@@ -157,6 +157,68 @@ pub fn coordinates_of(c: &Character, poses: &[BodyPose]) -> Vec<f64> {
     out
 }
 
+impl super::Clip {
+    /// The world pose of every body of the clip at `t` seconds: frames interpolated (positions
+    /// linearly, orientations by slerp), cycles applied cumulatively when looping a cyclic clip.
+    pub fn poses_at(&self, character: &Character, t: f64, looping: bool) -> Vec<[f64; 7]> {
+        let clip = self;
+        let n = clip.frames.len();
+        let f = (t.max(0.0) * clip.rate).max(0.0);
+        let (cycle, within) = if looping {
+            let c = (f / n as f64).floor();
+            (c, f - c * n as f64)
+        } else {
+            (0.0, f.min((n - 1) as f64))
+        };
+        let i0 = (within.floor() as usize).min(n - 1);
+        let s = within - i0 as f64;
+        let (i1, wrap) = if i0 + 1 < n {
+            (i0 + 1, 0.0)
+        } else if looping {
+            (0, 1.0)
+        } else {
+            (i0, 0.0)
+        };
+        let a = clip.body_poses(character, i0);
+        let b = clip.body_poses(character, i1);
+        let first_root = clip.frames[0].root;
+        // Loop k is the clip moved by T^k (composed, so turning clips keep turning).
+        let place = |p: [f64; 7], cycles: f64| -> [f64; 7] {
+            match (&clip.cycle, cycles > 0.0) {
+                (Some(c), true) => {
+                    let t = c
+                        .motion([first_root[0], first_root[1], first_root[2]])
+                        .power(cycles as i64);
+                    let pos = t.apply_vec3([p[0], p[1], p[2]]);
+                    let yaw = nalgebra::UnitQuaternion::from_axis_angle(
+                        &nalgebra::Vector3::y_axis(),
+                        t.yaw,
+                    );
+                    let q = yaw * quat_of(&p);
+                    pose_of(nalgebra::Vector3::from(pos), &q)
+                }
+                _ => p,
+            }
+        };
+        a.iter()
+            .zip(&b)
+            .map(|(pa, pb)| {
+                let pa = place(*pa, cycle);
+                let pb = place(*pb, cycle + wrap);
+                let qa = quat_of(&pa);
+                let qb = quat_of(&pb);
+                let q = qa.slerp(&qb, s);
+                let pos = nalgebra::Vector3::new(
+                    pa[0] + s * (pb[0] - pa[0]),
+                    pa[1] + s * (pb[1] - pa[1]),
+                    pa[2] + s * (pb[2] - pa[2]),
+                );
+                pose_of(pos, &q)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

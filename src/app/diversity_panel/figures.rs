@@ -17,7 +17,7 @@ pub(super) struct GalleryFigure;
 
 /// (motion, cache key) of every motion whose rollout is at hand, when the gallery shows.
 fn wanted(state: &DiversityState, stage: Stage) -> Vec<(usize, u64)> {
-    if stage != Stage::Gallery {
+    if stage != Stage::Panel(super::PANEL) {
         return Vec::new();
     }
     state

@@ -60,7 +60,7 @@ pub struct DiversityPanelPlugin(pub Launch);
 
 impl Plugin for DiversityPanelPlugin {
     fn build(&self, app: &mut App) {
-        let on_stage = in_state(Stage::Gallery);
+        let on_stage = in_state(Stage::Panel(PANEL));
         app.insert_resource(self.0.clone())
             .add_systems(Startup, setup_diversity)
             .add_systems(
@@ -110,7 +110,7 @@ fn claim_gallery(
     mut out: MessageWriter<ClaimStage>,
 ) {
     let wants = bench.is_open(PANEL) && state.gallery && state.result.is_some();
-    claim_stage(Stage::Gallery, wants, &mut said, &mut out);
+    claim_stage(Stage::Panel(PANEL), wants, &mut said, &mut out);
 }
 
 /// Spacing of the gallery motions along z, m.

@@ -43,9 +43,9 @@ impl Plugin for LibraryPlugin {
                 (
                     play_clips,
                     claim_library,
-                    advance_clock.run_if(in_state(Stage::Library)),
+                    advance_clock.run_if(in_state(Stage::Panel(PANEL))),
                     rebuild_figures,
-                    pose_figures.run_if(in_state(Stage::Library)),
+                    pose_figures.run_if(in_state(Stage::Panel(PANEL))),
                 )
                     .chain(),
             )
@@ -74,7 +74,7 @@ fn claim_library(
     mut out: MessageWriter<ClaimStage>,
 ) {
     let wants = bench.is_open(PANEL) && !library.selected.is_empty();
-    claim_stage(Stage::Library, wants, &mut said, &mut out);
+    claim_stage(Stage::Panel(PANEL), wants, &mut said, &mut out);
 }
 
 /// A clip of the library, with the character it plays on.
@@ -351,7 +351,7 @@ fn rebuild_figures(
     mut assets: FigureAssets,
     mut report: ResMut<super::workbench::capture::ShotReport>,
 ) {
-    let showing = *stage.get() == Stage::Library;
+    let showing = *stage.get() == Stage::Panel(PANEL);
     let want = (library.generation, showing, showing && library.ghosts);
     if *built == want {
         return;
@@ -400,63 +400,6 @@ fn horizontal_extent(c: &Character) -> f64 {
     extent
 }
 
-/// The world pose of every body of `clip` at `t` seconds: frames interpolated (positions
-/// linearly, orientations by slerp), cycles applied cumulatively when looping a cyclic clip.
-pub fn poses_at(clip: &Clip, character: &Character, t: f64, looping: bool) -> Vec<[f64; 7]> {
-    let n = clip.frames.len();
-    let f = (t.max(0.0) * clip.rate).max(0.0);
-    let (cycle, within) = if looping {
-        let c = (f / n as f64).floor();
-        (c, f - c * n as f64)
-    } else {
-        (0.0, f.min((n - 1) as f64))
-    };
-    let i0 = (within.floor() as usize).min(n - 1);
-    let s = within - i0 as f64;
-    let (i1, wrap) = if i0 + 1 < n {
-        (i0 + 1, 0.0)
-    } else if looping {
-        (0, 1.0)
-    } else {
-        (i0, 0.0)
-    };
-    let a = clip.body_poses(character, i0);
-    let b = clip.body_poses(character, i1);
-    let first_root = clip.frames[0].root;
-    // Loop k is the clip moved by T^k (composed, so turning clips keep turning).
-    let place = |p: [f64; 7], cycles: f64| -> [f64; 7] {
-        match (&clip.cycle, cycles > 0.0) {
-            (Some(c), true) => {
-                let t = c
-                    .motion([first_root[0], first_root[1], first_root[2]])
-                    .power(cycles as i64);
-                let pos = t.apply_vec3([p[0], p[1], p[2]]);
-                let yaw =
-                    nalgebra::UnitQuaternion::from_axis_angle(&nalgebra::Vector3::y_axis(), t.yaw);
-                let q = yaw * crate::clip::pose::quat_of(&p);
-                crate::clip::pose::pose_of(nalgebra::Vector3::from(pos), &q)
-            }
-            _ => p,
-        }
-    };
-    a.iter()
-        .zip(&b)
-        .map(|(pa, pb)| {
-            let pa = place(*pa, cycle);
-            let pb = place(*pb, cycle + wrap);
-            let qa = crate::clip::pose::quat_of(&pa);
-            let qb = crate::clip::pose::quat_of(&pb);
-            let q = qa.slerp(&qb, s);
-            let pos = nalgebra::Vector3::new(
-                pa[0] + s * (pb[0] - pa[0]),
-                pa[1] + s * (pb[1] - pa[1]),
-                pa[2] + s * (pb[2] - pa[2]),
-            );
-            crate::clip::pose::pose_of(pos, &q)
-        })
-        .collect()
-}
-
 fn pose_figures(
     library: Res<Library>,
     mut bones: Query<(&LibraryBone, &mut Transform)>,
@@ -492,7 +435,7 @@ fn pose_figures(
             } else {
                 library.time
             };
-            poses_at(&e.clip, &e.character, t, library.looping)
+            e.clip.poses_at(&e.character, t, library.looping)
         })
         .collect();
     let offset = |slot: usize| {

@@ -20,7 +20,7 @@ type FigureParts = Or<(With<ParetoBone>, With<ParetoFigure>)>;
 
 /// (slot, point, natural) of every selected point whose rollout is at hand.
 fn wanted(state: &ParetoState, stage: Stage) -> Vec<(usize, usize, bool)> {
-    if stage != Stage::Pareto {
+    if stage != Stage::Panel(super::PANEL) {
         return Vec::new();
     }
     state

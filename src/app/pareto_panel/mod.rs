@@ -56,7 +56,7 @@ pub struct ParetoPanelPlugin(pub Launch);
 
 impl Plugin for ParetoPanelPlugin {
     fn build(&self, app: &mut App) {
-        let on_stage = in_state(Stage::Pareto);
+        let on_stage = in_state(Stage::Panel(PANEL));
         app.insert_resource(self.0.clone())
             .add_systems(Startup, setup)
             .add_systems(
@@ -96,7 +96,7 @@ fn claim_pareto(
     mut out: MessageWriter<ClaimStage>,
 ) {
     let wants = bench.is_open(PANEL) && state.showing();
-    claim_stage(Stage::Pareto, wants, &mut said, &mut out);
+    claim_stage(Stage::Panel(PANEL), wants, &mut said, &mut out);
 }
 
 /// A jump re-simulated for playback.

@@ -97,7 +97,7 @@ fn claim_steering(
     mut out: MessageWriter<ClaimStage>,
 ) {
     let wants = bench.is_open(PANEL) && state.controller.is_some();
-    claim_stage(Stage::Steering, wants, &mut said, &mut out);
+    claim_stage(Stage::Panel(PANEL), wants, &mut said, &mut out);
 }
 
 /// The window opened with no graph loaded opens the shipped one.
@@ -110,7 +110,7 @@ fn open_default_graph(mut state: ResMut<SteeringState>, bench: Res<Workbench>) {
 
 /// The view is on exactly while it owns the stage.
 fn follow_stage(mut state: ResMut<SteeringState>, stage: Res<State<Stage>>) {
-    let on = *stage.get() == Stage::Steering;
+    let on = *stage.get() == Stage::Panel(PANEL);
     if state.active != on {
         state.active = on;
     }

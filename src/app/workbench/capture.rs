@@ -183,7 +183,7 @@ fn take_screenshot(
             return;
         }
         let _ = std::fs::remove_file(&path);
-        report.stage = format!("{:?}", stage.get());
+        report.stage = stage.get().name().to_string();
         report.open_panels = bench
             .panel_ids()
             .into_iter()

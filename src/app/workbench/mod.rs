@@ -21,7 +21,9 @@ use bevy_egui::{EguiPrimaryContextPass, PrimaryEguiContext, egui};
 pub use capture::{Busy, Clock};
 pub use jobs::Jobs;
 
-/// Who owns the 3D viewport: the live simulation, or one panel's figures.
+/// Who owns the 3D viewport: the live simulation (alone or under the editor's handles), or
+/// one panel's figures, named by the panel's id: a new panel claims the stage without a change
+/// here.
 #[derive(States, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Stage {
     /// The live simulation (with its overlays and pushes).
@@ -29,20 +31,23 @@ pub enum Stage {
     Live,
     /// The character editor: the live simulation with the editor's handles.
     Editor,
-    /// The Diversity panel's gallery of motions side by side.
-    Gallery,
-    /// The Library's clips.
-    Library,
-    /// The steered character.
-    Steering,
-    /// The Pareto panel's jumps.
-    Pareto,
+    /// A panel's figures (the panel's id).
+    Panel(&'static str),
 }
 
 impl Stage {
     /// The live simulation is on show.
     pub fn shows_live(self) -> bool {
         matches!(self, Stage::Live | Stage::Editor)
+    }
+
+    /// The stage's name: `Live`, `Editor` or the panel's id.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Live => "Live",
+            Stage::Editor => "Editor",
+            Stage::Panel(id) => id,
+        }
     }
 }
 
