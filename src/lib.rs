@@ -25,6 +25,7 @@ pub mod space;
 pub mod spacetime;
 pub mod steering;
 pub mod task;
+pub mod track;
 pub mod untrusted;
 
 #[cfg(feature = "gui")]

@@ -33,6 +33,8 @@ mod space_cli;
 mod spacetime_cli;
 #[path = "cli/task.rs"]
 mod task_cli;
+#[path = "cli/track.rs"]
+mod track_cli;
 
 #[derive(Parser)]
 #[command(
@@ -166,7 +168,8 @@ enum Command {
         #[arg(long, default_value_t = 0, value_parser = flags::threads)]
         threads: usize,
     },
-    /// Re-simulate one motion of an exploration result and check its trajectory hash.
+    /// Re-simulate one motion of an exploration result (or a tracking search's chain) and check
+    /// its trajectory hash.
     #[command(
         after_help = "Example: `motionlab replay results/jump_high/result.ron --variant 1 --out results/jump_high_1.ron`"
     )]
@@ -259,6 +262,14 @@ enum Command {
         after_help = "Example: `motionlab pareto scenes/pareto_jump2d.ron --method rmoo --out results/pareto`"
     )]
     Pareto(pareto_cli::ParetoArgs),
+    /// Make an animation simulated motion: the character tracks it with PD controllers whose
+    /// targets are offset by wide-band stochastic trajectory optimization (Borer, Guay & Sumner
+    /// 2018), window by window; prints one line per window and the tracking errors, writes the
+    /// simulated clip, its controls and the samples.
+    #[command(
+        after_help = "Example: `motionlab track assets/keyframes/human3d_hang_jump.ron --character characters/human3d.ron --out results/hang-jump --keep 20`"
+    )]
+    Track(track_cli::TrackArgs),
     /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per
     /// line) on standard output: what the Gait panel and a discovery's sample processes run.
     #[command(hide = true)]
@@ -281,7 +292,9 @@ enum Command {
         /// steps/s, foot drift, joint gap; `--quick`: 2 s) or `steering` (the steering
         /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time)
         /// or `pareto` (RMOO against BSOO on scenes/pareto_jump2d.ron, 3 seeds × 12,000
-        /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300).
+        /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300) or
+        /// `track` (one window of the human's tracking search at the paper's settings: rollouts
+        /// per second and core-hours per second of motion; `--quick`: a tiny window).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -400,8 +413,7 @@ fn main() {
         }) => (|| -> Result<()> {
             let metric = metric
                 .map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>())
-                .transpose()
-                .map_err(anyhow::Error::msg)?;
+                .transpose()?;
             let config = motionlab::diversity::explore::ExploreConfig {
                 scene,
                 variants,
@@ -435,7 +447,10 @@ fn main() {
             result,
             variant,
             out,
-        }) => task_cli::replay(&result, variant, out.as_deref()),
+        }) => match motionlab::files::read_ron::<motionlab::track::TrackResult>(&result) {
+            Ok(r) => track_cli::replay(&r),
+            Err(_) => task_cli::replay(&result, variant, out.as_deref()),
+        },
         Some(Command::Summarize { results }) => task_cli::summarize(&results),
         Some(Command::Prepare {
             scene,
@@ -496,6 +511,7 @@ fn main() {
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::Pareto(args)) => pareto_cli::run(args),
+        Some(Command::Track(args)) => track_cli::run(args),
         Some(Command::GaitJob { request }) => spacetime_cli::gait_job(&request),
         Some(Command::Clip { command }) => clip_cli::run(command),
         Some(Command::Arbs(args)) => arbs_cli::run(args),
@@ -536,6 +552,7 @@ fn main() {
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" => graph_cli::bench_steering(quick, None),
             "pareto" => pareto_cli::bench_pareto(quick, seed),
+            "track" => track_cli::bench(quick),
             other => Err(anyhow::anyhow!(
                 "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering or pareto"
             )),
@@ -694,7 +711,7 @@ fn check(file: &Path) -> Result<()> {
             s.scene.pd
         );
         if s.scene.task.is_some() {
-            let t = s.task(false).map_err(anyhow::Error::msg)?;
+            let t = s.task(false)?;
             println!(
                 "task: {} phases, {} free parameters, {} constraints, metric {:?}",
                 t.def.controller.phases.len(),

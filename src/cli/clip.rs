@@ -3,7 +3,7 @@
 //! `motionlab::clip`.
 
 use anyhow::{Context, Result};
-use motionlab::clip::{CharacterRef, Clip, OpenOptions};
+use motionlab::clip::{CharacterRef, OpenOptions};
 use motionlab::model::save_character;
 use std::path::{Path, PathBuf};
 
@@ -104,7 +104,7 @@ fn export(clip_path: &Path, out: &Path) -> Result<()> {
 }
 
 fn info(path: &Path) -> Result<()> {
-    let clip = Clip::load(path)?;
+    let clip = motionlab::clip::open(path, &OpenOptions::default())?.clip;
     let i = clip.info();
     println!("character: {}", i.character);
     println!("frames: {}", i.frames);

@@ -95,6 +95,11 @@ pub fn variants(text: &str) -> Result<usize, String> {
     count(text, 1, 64).map(|v| v as usize)
 }
 
+/// Samples of a tracking search kept or stored per window, or its generations: [1, 100000].
+pub fn positive_count(text: &str) -> Result<usize, String> {
+    count(text, 1, 100_000).map(|v| v as usize)
+}
+
 /// A CMA-ES population: [2, 1000].
 pub fn population(text: &str) -> Result<usize, String> {
     count(text, 2, 1_000).map(|v| v as usize)

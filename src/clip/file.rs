@@ -4,6 +4,7 @@
 //! writes a clip in the format its file name asks for. Errors name the file and what was
 //! expected.
 
+use super::keyframes::Keyframes;
 use super::{CharacterRef, Clip, ClipError, bvh, from_gait, gltf};
 use crate::model::{Character, load_character};
 use crate::spacetime::gait::GaitClip;
@@ -22,6 +23,8 @@ pub enum ClipFormat {
     Gltf,
     /// A binary glTF animation.
     Glb,
+    /// Keys typed by hand ([`Keyframes`]: a `keys` field), made a clip by interpolation.
+    Keyframes,
 }
 
 /// The extensions of the files [`open`] reads.
@@ -29,7 +32,7 @@ pub const EXTENSIONS: [&str; 4] = ["ron", "bvh", "gltf", "glb"];
 
 impl ClipFormat {
     /// The format of the file at `path`: by its extension, and for `.ron` by its top-level
-    /// fields (a gait clip's `creature`, a clip's `character`).
+    /// fields (a gait clip's `creature`, keyframes' `keys`, a clip's `character`).
     pub fn of(path: &Path) -> Result<ClipFormat, ClipError> {
         let extension = path
             .extension()
@@ -54,10 +57,12 @@ impl ClipFormat {
 }
 
 /// A RON file's kind from its first top-level field (files the program writes put the
-/// distinguishing field first), else from all its fields.
+/// distinguishing field first), else from all its fields. Keyframes name their character by a
+/// string (`character: "human3d.ron"`), a clip by a reference (`character: (path: …)`).
 fn ron_kind(text: &str) -> Option<ClipFormat> {
     let kind_of = |field: &str| match field {
         "creature" => Some(ClipFormat::GaitClip),
+        "keys" => Some(ClipFormat::Keyframes),
         "character" => Some(ClipFormat::Clip),
         _ => None,
     };
@@ -82,14 +87,31 @@ fn ron_kind(text: &str) -> Option<ClipFormat> {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect();
-    if let Some(k) = kind_of(&field) {
-        return Some(k);
+    let value_is_string = || {
+        rest.trim_start()
+            .strip_prefix('(')
+            .and_then(|r| r.trim_start().strip_prefix(field.as_str()))
+            .and_then(|r| r.trim_start().strip_prefix(':'))
+            .is_some_and(|r| r.trim_start().starts_with('"'))
+    };
+    match kind_of(&field) {
+        Some(ClipFormat::Clip) if value_is_string() => return Some(ClipFormat::Keyframes),
+        Some(k) => return Some(k),
+        None => {}
     }
     match crate::files::from_ron::<ron::Value>(text) {
-        Ok(ron::Value::Map(m)) => m.keys().find_map(|k| match k {
-            ron::Value::String(s) => kind_of(s),
-            _ => None,
-        }),
+        Ok(ron::Value::Map(m)) => {
+            let named = |name: &str| m.keys().any(|k| *k == ron::Value::String(name.into()));
+            if named("keys") {
+                Some(ClipFormat::Keyframes)
+            } else if named("creature") {
+                Some(ClipFormat::GaitClip)
+            } else if named("character") {
+                Some(ClipFormat::Clip)
+            } else {
+                None
+            }
+        }
         _ => None,
     }
 }
@@ -225,6 +247,28 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Opened, ClipError> {
                 }
             };
             let clip = bvh::clip_on_character(&parsed, &character, r, scale, &name)?;
+            (clip, character)
+        }
+        ClipFormat::Keyframes => {
+            let text = read_text(path)?;
+            let keys: Keyframes = crate::files::from_ron(&text).map_err(|e| ClipError::Parse {
+                path: name.clone(),
+                message: e.to_string(),
+            })?;
+            // The character path is relative to the keyframe file.
+            let (character, r) = match given {
+                Some(g) => g,
+                None => {
+                    let beside = path.parent().unwrap_or(Path::new("")).join(&keys.character);
+                    character_with_ref(&beside)?
+                }
+            };
+            let clip = keys
+                .clip(&character, r)
+                .map_err(|error| ClipError::Keyframes {
+                    path: name.clone(),
+                    error,
+                })?;
             (clip, character)
         }
         ClipFormat::Gltf | ClipFormat::Glb => {

@@ -17,6 +17,7 @@ pub mod bvh;
 pub mod file;
 pub mod from_gait;
 pub mod gltf;
+pub mod keyframes;
 pub mod pose;
 
 use crate::model::Character;
@@ -244,11 +245,19 @@ pub enum ClipError {
     Read(#[from] anyhow::Error),
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    /// RON that does not read as the kind its fields say (the message has the line).
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("{path}: {error}")]
+    Keyframes {
+        path: String,
+        error: keyframes::KeyframeError,
+    },
     #[error(transparent)]
     Bvh(#[from] bvh::BvhError),
     #[error(
-        "{path}: not a clip: expected a clip (a `character` field) or a gait clip (a `creature` \
-         field)"
+        "{path}: not a clip: expected a clip (a `character` field), a gait clip (a `creature` \
+         field) or keyframes (a `keys` field)"
     )]
     NotAClip { path: String },
     #[error("{path}: expected a clip file ending in .ron, .bvh, .gltf or .glb, not `.{found}`")]

@@ -336,6 +336,8 @@ pub enum EffectorTag {
     Hand,
     Foot,
     Head,
+    /// A tail's tip (tracked like the other end effectors by Keys-to-Sim).
+    Tail,
 }
 
 impl Character {

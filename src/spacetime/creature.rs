@@ -406,6 +406,7 @@ mod tests {
             creatures,
             [
                 "bird_robot",
+                "dino",
                 "horse",
                 "human2d",
                 "human3d",

@@ -1,0 +1,151 @@
+//! Keys-to-Sim (`motionlab track`): a search killed with SIGKILL mid-run and resumed from its
+//! checkpoint ends in the same trajectory as one that ran through, serially or on two threads,
+//! and `replay` reproduces it; a keyframed motion opens as a clip of its character.
+
+mod common;
+
+use common::*;
+use motionlab::track::{TrackCheckpoint, TrackResult};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The first 1.25 s of the human's hanging jump (four windows), at small settings.
+fn track_args<'a>(out: &'a str, threads: &'a str) -> Vec<&'a str> {
+    vec![
+        "track",
+        "assets/keyframes/human3d_hanging_jump.keys.ron",
+        "--character",
+        "characters/human3d.ron",
+        "--out",
+        out,
+        "--keep",
+        "3",
+        "--samples",
+        "6",
+        "--generations",
+        "10",
+        "--population",
+        "8",
+        "--to",
+        "1.25",
+        "--seed",
+        "7",
+        "--threads",
+        threads,
+    ]
+}
+
+fn result(dir: &Path) -> TrackResult {
+    motionlab::files::read_ron(&dir.join("result.ron")).expect("result.ron")
+}
+
+#[test]
+fn killed_and_resumed_search_ends_where_an_uninterrupted_one_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    let cut = tmp.path().join("cut");
+    let (whole_s, cut_s) = (whole.to_str().unwrap(), cut.to_str().unwrap());
+
+    let o = motionlab(&track_args(whole_s, "2"));
+    assert_success(&o, "uninterrupted track");
+    let reference = result(&whole);
+    assert_eq!(reference.windows.len(), 4, "four windows in 1.25 s");
+    let windows = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("window "))
+        .count();
+    assert_eq!(windows, 4, "one line per window:\n{}", stdout(&o));
+
+    // The same search, killed once its first window is checkpointed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(track_args(cut_s, "1"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let done_when_killed = loop {
+        let cp = std::fs::read_to_string(cut.join("checkpoint.ron")).ok();
+        let windows = cp
+            .and_then(|t| motionlab::files::from_ron::<TrackCheckpoint>(&t).ok())
+            .map_or(0, |c| c.windows.len());
+        if windows >= 1 {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break windows;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "no checkpoint after 10 minutes"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the search ended before its first checkpoint could be seen"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(
+        done_when_killed < 4 && !cut.join("result.ron").exists(),
+        "killed after {done_when_killed} windows: the search had already finished"
+    );
+
+    let mut resume = track_args(cut_s, "1");
+    resume.push("--resume");
+    let o = motionlab(&resume);
+    assert_success(&o, "resumed track");
+    let resumed = result(&cut);
+    assert_eq!(
+        resumed.hash, reference.hash,
+        "resumed after {done_when_killed} windows on one thread: another trajectory than \
+         uninterrupted on two"
+    );
+    assert_eq!(resumed.chain, reference.chain);
+    assert_eq!(resumed.windows, reference.windows);
+
+    let o = motionlab(&["replay", whole.join("result.ron").to_str().unwrap()]);
+    assert_success(&o, "replay");
+    assert!(
+        stdout(&o).contains(&reference.hash),
+        "replay printed another hash than {}:\n{}",
+        reference.hash,
+        stdout(&o)
+    );
+}
+
+/// Every shipped keyframed motion opens as a clip of the character it names, whose start is
+/// its first key and whose length its last.
+#[test]
+fn shipped_keyframes_open_as_clips() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/keyframes");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let keys: motionlab::clip::keyframes::Keyframes =
+            motionlab::files::from_ron(&text).unwrap();
+        let opened = motionlab::clip::open(&path, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        assert_eq!(opened.format, motionlab::clip::ClipFormat::Keyframes);
+        let last = keys.keys.last().unwrap();
+        assert!(
+            (opened.clip.duration() - last.time).abs() < 1.5 / keys.rate,
+            "{}: {} s of clip for keys up to {} s",
+            path.display(),
+            opened.clip.duration(),
+            last.time
+        );
+        let first = &opened.clip.frames[0].root;
+        let key = keys.keys[0].root;
+        for a in 0..3 {
+            assert!(
+                (first[a] - key[a]).abs() < 1e-9,
+                "{}: starts at {first:?}, keyed at {key:?}",
+                path.display()
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen >= 6, "{seen} keyframe files");
+}
