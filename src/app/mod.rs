@@ -55,6 +55,7 @@ panels! {
     steering: steering::SteeringPlugin,
     pareto: pareto_panel::ParetoPanelPlugin,
     editor: editor::EditorPlugin,
+    track: track_panel::TrackPanelPlugin,
 }
 
 /// `motionlab gui`'s options: the screenshot's, the live simulation's and every panel's.
