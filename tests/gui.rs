@@ -390,3 +390,62 @@ fn held_keys_steer_the_human_relative_to_the_screen() {
         );
     }
 }
+
+/// `--track-result` opens the Keys-to-Sim panel in the right dock with the search's simulated
+/// character on stage (its figure counted in the report) and the paper's Fig. 7 plotted: the
+/// final chain's orange in the panel, which no other right panel draws with these settings.
+#[test]
+fn track_result_plays_in_the_keys_to_sim_panel() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("search");
+    let o = Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args([
+            "track",
+            "assets/keyframes/human3d_hanging_jump.keys.ron",
+            "--character",
+            "characters/human3d.ron",
+            "--keep",
+            "2",
+            "--samples",
+            "4",
+            "--generations",
+            "3",
+            "--population",
+            "6",
+            "--to",
+            "1.0",
+            "--out",
+        ])
+        .arg(&out)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let result = out.join("result.ron");
+    let (png, pixels, w, channels) = shot(
+        dir.path(),
+        &["--frames", "30", "--track-result", result.to_str().unwrap()],
+        "track.png",
+    );
+    let report = shot_report(&png);
+    assert_eq!(report.stage, "track", "{report:?}");
+    assert_eq!(report.docked_right.as_deref(), Some("track"), "{report:?}");
+    assert_eq!(report.figures.get("track"), Some(&1), "{report:?}");
+    let px = |x: u32, y: u32| {
+        let i = ((y * w + x) as usize) * channels;
+        [pixels[i] as i32, pixels[i + 1] as i32, pixels[i + 2] as i32]
+    };
+    let mut orange = 0;
+    for y in 150..700 {
+        for x in 1050..1595 {
+            let [r, g, b] = px(x, y);
+            if r > 180 && (60..150).contains(&g) && b < 90 {
+                orange += 1;
+            }
+        }
+    }
+    assert!(
+        orange > 30,
+        "no final chain drawn in the panel ({orange} orange pixels)"
+    );
+}

@@ -144,17 +144,7 @@ pub struct TrackState {
 
 /// The keyframed motions shipped under `assets/keyframes/`.
 fn keyframe_files() -> Vec<PathBuf> {
-    let dir = super::workbench::files::root_path("assets/keyframes");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    super::workbench::files::ron_files(&super::workbench::files::root_path("assets/keyframes"))
 }
 
 fn setup(mut commands: Commands, options: Res<Launch>) {

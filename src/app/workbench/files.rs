@@ -37,7 +37,7 @@ pub fn characters_dir() -> PathBuf {
 }
 
 /// The `.ron` files of `dir`, sorted.
-fn ron_files(dir: &Path) -> Vec<PathBuf> {
+pub fn ron_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
