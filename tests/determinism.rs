@@ -99,7 +99,7 @@ fn a_seeded_diversity_search_has_golden_variant_hashes() {
 #[cfg(all(feature = "ipopt", target_arch = "x86_64"))]
 #[test]
 fn the_solver_blas_kernels_are_pinned() {
-    let loaded_core = |coretype: Option<&str>| -> String {
+    let loaded_core = |coretype: Option<&str>| -> (String, String) {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"));
         command
             .args(["spacetime", "particle"])
@@ -118,21 +118,37 @@ fn the_solver_blas_kernels_are_pinned() {
             .collect();
         // IPOPT, and OpenBLAS with it, is loaded once, at the first solve.
         assert_eq!(cores.len(), 1, "{err}");
-        cores[0].to_string()
+        (cores[0].to_string(), err)
     };
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        assert_eq!(loaded_core(None), "Haswell");
+    let avx2 =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    if avx2 {
+        assert_eq!(loaded_core(None).0, "Haswell");
     }
     assert_eq!(
-        loaded_core(Some("Nehalem")),
+        loaded_core(Some("Nehalem")).0,
         "Nehalem",
         "the user's choice is kept"
     );
+    // A family the CPU cannot run is replaced with a warning, not left to OpenBLAS, which
+    // would stop the process with an illegal instruction; on an AVX-512 CPU it is kept.
+    let (core, err) = loaded_core(Some("SkylakeX"));
+    if motionlab::blas::runnable_here("SkylakeX") {
+        assert_eq!(core, "SkylakeX", "the user's choice is kept");
+    } else {
+        assert!(
+            err.contains("OPENBLAS_CORETYPE=SkylakeX names BLAS kernels this CPU cannot run"),
+            "{err}"
+        );
+        if avx2 {
+            assert_eq!(core, "Haswell", "{err}");
+        }
+    }
 }
 
 /// A test binary that solves in its own process is pinned as the program is: after an in-process
 /// IPOPT solve, the OpenBLAS loaded in this very process runs the pinned family (or the one the
-/// user set in `OPENBLAS_CORETYPE` before the tests started).
+/// user set in `OPENBLAS_CORETYPE` before the tests started, when this CPU can run it).
 #[cfg(all(feature = "ipopt", target_arch = "x86_64"))]
 #[test]
 fn a_solve_inside_a_test_binary_runs_the_pinned_blas_kernels() {
@@ -144,13 +160,11 @@ fn a_solve_inside_a_test_binary_runs_the_pinned_blas_kernels() {
     let avx2 =
         std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
     let want = match user_choice.as_deref() {
-        // OpenBLAS falls back to Haswell where the CPU lacks what SkylakeX's kernels need.
-        Some(c)
-            if c.eq_ignore_ascii_case("SkylakeX")
-                && !std::arch::is_x86_feature_detected!("avx512vl") =>
-        {
-            "Haswell".to_string()
-        }
+        // A family this CPU cannot run is replaced by the pinned one (`motionlab::blas`).
+        Some(c) if !motionlab::blas::runnable_here(c) => match motionlab::blas::pinned_coretype() {
+            Some(pinned) => pinned.to_string(),
+            None => return,
+        },
         Some(c) => c.to_string(),
         None if avx2 => motionlab::blas::PINNED_CORETYPE.to_string(),
         None => return,
