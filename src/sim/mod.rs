@@ -22,6 +22,7 @@ mod actuation;
 pub mod bench;
 mod controller;
 pub mod impulse_joints;
+mod placement;
 mod rollout;
 pub(crate) mod world;
 
@@ -551,57 +552,6 @@ impl Simulation {
             }
         }
         None
-    }
-
-    /// Places the character at rest in a pose: the root body's pose (position, quaternion x, y,
-    /// z, w) and every degree of freedom's coordinate (as [`Self::dof_state`]), every velocity
-    /// zero. For starting a simulation from a played pose; contacts are found at the next step.
-    /// A planar root keeps its place (only the joint coordinates change).
-    pub fn set_configuration(&mut self, root: [f32; 7], q: &[f32]) {
-        let (now, _) = self.dof_state();
-        let index = self
-            .character
-            .body_index(&self.character.root.body)
-            .expect("validated character");
-        let handle = self.bodies[index];
-        if self.character.root.kind == RootKind::Free {
-            let pose = Pose::from_parts(
-                Vector::new(root[0], root[1], root[2]),
-                Rotation::from_xyzw(root[3], root[4], root[5], root[6]).normalize(),
-            );
-            self.state.bodies[handle].set_position(pose, true);
-        }
-        let Some(id) = self.state.multibody_joints.rigid_body_link(handle).copied() else {
-            return;
-        };
-        // Each degree of freedom's displacement at its place in the multibody's coordinates.
-        let places: Vec<Option<usize>> = self
-            .dofs
-            .iter()
-            .map(|d| {
-                let link = self.state.multibody_joints.rigid_body_link(d.link_body)?;
-                let mb = self.state.multibody_joints.get_multibody(link.multibody)?;
-                Some(mb.link(link.id)?.assembly_id() + d.slot)
-            })
-            .collect();
-        let Some(mb) = self.state.multibody_joints.get_multibody_mut(id.multibody) else {
-            return;
-        };
-        let mut displacement = vec![0.0; mb.ndofs()];
-        for ((place, target), current) in places.iter().zip(q).zip(&now) {
-            if let Some(k) = place {
-                displacement[*k] = target - current;
-            }
-        }
-        mb.apply_displacements(&displacement);
-        mb.generalized_velocity_mut().fill(0.0);
-        mb.forward_kinematics(&self.state.bodies, true);
-        mb.update_rigid_bodies(&mut self.state.bodies, true);
-        for h in &self.bodies {
-            let rb = &mut self.state.bodies[*h];
-            rb.set_linvel(Vector::ZERO, true);
-            rb.set_angvel(Vector::ZERO, true);
-        }
     }
 
     /// World pose of model body `i`: position and quaternion (x, y, z, w).
