@@ -267,7 +267,7 @@ enum Command {
     /// 2018), window by window; prints one line per window and the tracking errors, writes the
     /// simulated clip, its controls and the samples.
     #[command(
-        after_help = "Example: `motionlab track assets/keyframes/human3d_hang_jump.ron --character characters/human3d.ron --out results/hang-jump --keep 20`"
+        after_help = "Example: `motionlab track assets/keyframes/human3d_hanging_jump.keys.ron --character characters/human3d.ron --out results/hang-jump --keep 20`"
     )]
     Track(track_cli::TrackArgs),
     /// Run the gait job of a request (RON `GaitRequest`), writing typed events (RON, one per

@@ -149,3 +149,48 @@ fn shipped_keyframes_open_as_clips() {
     }
     assert!(seen >= 6, "{seen} keyframe files");
 }
+
+/// A motion no rollout can follow (keyed to start at thousands of metres per second) ends the
+/// search with an error that says where and why, not a panic, and nothing is written as a
+/// result.
+#[test]
+fn a_window_where_every_rollout_diverges_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let keys = tmp.path().join("teleport.keys.ron");
+    let human = Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d.ron");
+    std::fs::write(
+        &keys,
+        format!(
+            "(character: {:?}, rate: 60.0, interpolation: Linear, keys: [\
+             (time: 0.0, root: (0.0, 0.977, 0.0), joints: {{}}),\
+             (time: 0.02, root: (60.0, 0.977, 0.0), joints: {{}}),\
+             (time: 0.6, root: (60.0, 0.977, 0.0), joints: {{}})])",
+            human.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = motionlab(&[
+        "track",
+        keys.to_str().unwrap(),
+        "--character",
+        "characters/human3d.ron",
+        "--out",
+        out.to_str().unwrap(),
+        "--keep",
+        "2",
+        "--samples",
+        "2",
+        "--generations",
+        "2",
+        "--population",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("window 0 (from 0.00 s): all 8 rollouts made the simulation diverge"),
+        "{err}"
+    );
+    assert!(!out.join("result.ron").exists());
+}

@@ -56,35 +56,36 @@ pub fn instant(target: &Pose, sim: &Pose, w: &CostWeights) -> CostTerms {
     let dp = (target.root_position - sim.root_position).norm_squared();
     let dq = (target.root_orientation.inverse() * sim.root_orientation).angle();
     let root = w.height * dh * dh + w.position * dp + w.orientation * dq * dq;
-    let pose = if target.joints.is_empty() {
-        0.0
-    } else {
-        let sum: f64 = target
+    let pose = weighted_mean(
+        w.pose,
+        target
             .joints
             .iter()
             .zip(&sim.joints)
-            .map(|(a, b)| {
-                let angle = (a.inverse() * b).angle();
-                angle * angle
-            })
-            .sum();
-        w.pose * sum / target.joints.len() as f64
-    };
-    let effectors = if target.effectors.is_empty() {
-        0.0
-    } else {
-        let sum: f64 = target
+            .map(|(a, b)| (a.inverse() * b).angle().powi(2)),
+    );
+    let effectors = weighted_mean(
+        w.effectors,
+        target
             .effectors
             .iter()
             .zip(&sim.effectors)
-            .map(|(a, b)| (a - b).norm_squared())
-            .sum();
-        w.effectors * sum / target.effectors.len() as f64
-    };
+            .map(|(a, b)| (a - b).norm_squared()),
+    );
     CostTerms {
         root,
         pose,
         effectors,
+    }
+}
+
+/// `weight` times the mean of the values, 0 for none.
+fn weighted_mean(weight: f64, values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = values.len();
+    if n == 0 {
+        0.0
+    } else {
+        weight * values.sum::<f64>() / n as f64
     }
 }
 

@@ -170,7 +170,7 @@ impl Job for TrackJob {
 
     fn step(&mut self, pool: &rayon::ThreadPool) -> anyhow::Result<StepOutcome> {
         let t = std::time::Instant::now();
-        self.search.step(Some(pool));
+        self.search.step(Some(pool))?;
         self.seconds += t.elapsed().as_secs_f64();
         if self.search.is_finished() {
             let mut r = self.finish();

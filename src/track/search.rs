@@ -18,9 +18,10 @@
 
 use super::cost::{CostTerms, CostWeights};
 use super::select::select;
-use super::target::Target;
+use super::target::{Target, sample};
 use super::window::{Layout, Simulations, rollout, run};
 use crate::clip::Clip;
+use crate::clip::pose;
 use crate::model::Character;
 use crate::optim::scheduler::{self, Evaluate, Judged, OnThreads, Verdict};
 use crate::optim::{AskTell, Cmaes, CmaesOptions};
@@ -125,6 +126,16 @@ pub enum TrackError {
     Clip(String),
     #[error("the character cannot be simulated: {0}")]
     Sim(#[from] crate::sim::SimError),
+    #[error(
+        "window {window} (from {time:.2} s): all {rollouts} rollouts made the simulation diverge \
+         (a body flew off or spun away), so there is no state to continue from; check the \
+         character with `motionlab simulate` and the clip's first pose"
+    )]
+    Diverged {
+        window: usize,
+        time: f64,
+        rollouts: u64,
+    },
     #[error("the checkpoint does not fit this search: {0}")]
     Checkpoint(String),
 }
@@ -218,6 +229,24 @@ pub fn best_chain(windows: &[WindowRecord]) -> Vec<usize> {
     chain
 }
 
+/// The clip's velocities at its start (its first frame interval): the root's linear and
+/// angular velocity in the world and every coordinate's rate. A captured walk starts in motion;
+/// a keyed motion that starts from rest gives zeros.
+fn start_velocities(clip: &Clip) -> ([f32; 3], [f32; 3], Vec<f32>) {
+    let h = 1.0 / clip.rate;
+    let ((r0, q0), (r1, q1)) = (sample(clip, 0.0), sample(clip, h));
+    let linear = [0, 1, 2].map(|a| ((r1[a] - r0[a]) / h) as f32);
+    let turn = pose::quat_of(&r1) * pose::quat_of(&r0).inverse();
+    let angular = turn.scaled_axis() / h;
+    let angular = [0, 1, 2].map(|a| angular[a] as f32);
+    let rates = q0
+        .iter()
+        .zip(&q1)
+        .map(|(a, b)| ((b - a) / h) as f32)
+        .collect();
+    (linear, angular, rates)
+}
+
 /// A seed of its own for search `start` of window `window`.
 fn seed_of(seed: u64, window: usize, start: usize) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
@@ -249,6 +278,8 @@ impl Search {
         let (root, joints) = &target.start;
         let q: Vec<f32> = joints.iter().map(|&x| x as f32).collect();
         sim.set_configuration(root.map(|x| x as f32), &q);
+        let (linear, angular, rates) = start_velocities(&clip);
+        sim.set_velocities(linear, angular, &rates);
         sim.set_targets(&target.targets[0]);
         let initial = sim.snapshot();
         let layout_dofs = sim.dofs().len();
@@ -306,10 +337,11 @@ impl Search {
         }
     }
 
-    /// Optimizes the next window (see the module docs). Does nothing once finished.
-    pub fn step(&mut self, pool: Option<&rayon::ThreadPool>) {
+    /// Optimizes the next window (see the module docs). Does nothing once finished. Fails when
+    /// every rollout of the window made the simulation diverge: no sample to continue from.
+    pub fn step(&mut self, pool: Option<&rayon::ThreadPool>) -> Result<(), TrackError> {
         if self.is_finished() {
-            return;
+            return Ok(());
         }
         let w = self.windows.len();
         let layout = self.layout(w);
@@ -407,6 +439,13 @@ impl Search {
                 }
             }
         }
+        if samples.is_empty() {
+            return Err(TrackError::Diverged {
+                window: w,
+                time: layout.start as f64 * self.dt,
+                rollouts,
+            });
+        }
         let costs: Vec<f64> = samples.iter().map(|x| x.cost).collect();
         let kept_index = select(&costs, s.keep);
         let parent_cumulative = |start: usize| {
@@ -455,6 +494,7 @@ impl Search {
         if !next.is_empty() {
             self.starts = next;
         }
+        Ok(())
     }
 
     /// The chain of kept samples (index per window) ending in the last window's cheapest by
