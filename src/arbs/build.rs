@@ -36,7 +36,9 @@
 //!   length; 10 % when the joint binds less than one vertex's worth of weight. The capsule's
 //!   total length is the segment's (its tips at the joints): half_length = L/2 − r.
 //! - **Mass**: one density for every body (feet pads included), scaled so that the total is
-//!   [`ArbsOptions::mass`] (50 kg, the paper's dinosaur). **Inertia** is left to the model
+//!   [`ArbsOptions::mass`] (50 kg, the paper's dinosaur). Without a skin, a skeleton whose body
+//!   names show a human gets de Leva's segment masses instead (`masses.rs`, [`MassRule`]): at
+//!   one density a capture skeleton's trunk of thin spine bones weighs almost nothing. **Inertia** is left to the model
 //!   (`inertia: None`), which derives it from the capsule's exact solid shape, not from the
 //!   paper's enclosing box, so that an edited radius or length keeps it consistent.
 //! - **Joints**: hinges only (§4.2). Axis = normalize((c_parent − p) × (c_child − p)) with p the
@@ -100,6 +102,20 @@ pub struct ArbsOptions {
     /// Give leaf joints that carry skin a body (module docs; off by default until the
     /// RiggedFigure, whose toes and hands then get bodies, stands with it).
     pub skinned_leaves: bool,
+    pub masses: MassRule,
+}
+
+/// How the total mass is shared between the bodies (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MassRule {
+    /// One density (the paper's rule).
+    Density,
+    /// de Leva's segment fractions for a human's bodies (`None`-like skeletons keep one
+    /// density).
+    Human,
+    /// `Human` for a skeleton without a skin, else one density.
+    #[default]
+    Auto,
 }
 
 impl Default for ArbsOptions {
@@ -112,6 +128,7 @@ impl Default for ArbsOptions {
             pads: true,
             name: None,
             skinned_leaves: false,
+            masses: MassRule::Auto,
         }
     }
 }
@@ -139,6 +156,8 @@ pub struct ArbsMap {
     pub points: Vec<MappedPoint>,
     /// Per body: where the axis of the hinge above it came from (`None`: the root, pads).
     pub axes: Vec<Option<AxisSource>>,
+    /// Whether the masses are de Leva's human segments ([`MassRule`]), else one density.
+    pub human_masses: bool,
 }
 
 /// A body's segment before it becomes a capsule.
@@ -469,25 +488,50 @@ pub fn build_character(
         Vec::new()
     };
 
-    // Masses: one density.
-    let volume: f64 =
-        segs.iter().map(Segment::volume).sum::<f64>() + pads.iter().map(Pad::volume).sum::<f64>();
+    // Masses: one density, or a human's segments (module docs); segments, then pads.
+    let volumes: Vec<f64> = segs
+        .iter()
+        .map(Segment::volume)
+        .chain(pads.iter().map(Pad::volume))
+        .collect();
+    let volume: f64 = volumes.iter().sum();
     let density = options.mass / volume;
     if !(density.is_finite() && density > 0.0) {
         return bad(format!("the bodies have no volume ({volume} m³)"));
     }
+    let human = match options.masses {
+        MassRule::Density => None,
+        MassRule::Auto if !ks.skin.is_empty() => None,
+        MassRule::Human | MassRule::Auto => {
+            let names: Vec<String> = body_names
+                .iter()
+                .cloned()
+                .chain(pads.iter().map(|_| String::new()))
+                .collect();
+            let parents: Vec<Option<usize>> = parent_body
+                .iter()
+                .copied()
+                .chain(pads.iter().map(|p| Some(p.foot)))
+                .collect();
+            super::masses::human(&names, &parents, &volumes, options.mass)
+        }
+    };
+    let masses: Vec<f64> = human
+        .clone()
+        .unwrap_or_else(|| volumes.iter().map(|v| density * v).collect());
 
     let mut bodies: Vec<Body> = segs
         .iter()
         .zip(&body_names)
-        .map(|(s, name)| Body {
+        .enumerate()
+        .map(|(b, (s, name))| Body {
             name: name.clone(),
             shape: Shape::Capsule {
                 radius: round(s.radius),
                 half_length: round((s.length / 2.0 - s.radius).max(1e-6)),
                 axis: Axis::Y,
             },
-            mass: density * s.volume(),
+            mass: masses[b],
             inertia: None,
             position: v3(s.center()),
             rotation: euler_deg(&frame_along(s.dir)),
@@ -574,7 +618,7 @@ pub fn build_character(
         });
         effector_joints.push(leaf_of(b));
     }
-    for pad in &pads {
+    for (k, pad) in pads.iter().enumerate() {
         let name = format!("{}_pad", body_names[pad.foot]);
         let name = unique(body_names.iter().cloned().chain([name]).collect())
             .pop()
@@ -585,7 +629,7 @@ pub fn build_character(
             shape: Shape::Box {
                 half_extents: pad.half.map(round),
             },
-            mass: density * pad.volume(),
+            mass: masses[segs.len() + k],
             inertia: None,
             position: v3(pad.center),
             rotation: euler_deg(&pad.rotation),
@@ -648,10 +692,15 @@ pub fn build_character(
             .clone()
             .unwrap_or_else(|| names::sanitize(&ks.name)),
         description: format!(
-            "automatic ARBS (Borer et al. 2018, §4.1) of {}: one capsule per non-leaf or skinned leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg at one density, radii {}, {} feet pads",
+            "automatic ARBS (Borer et al. 2018, §4.1) of {}: one capsule per non-leaf or skinned leaf joint of its {n}-joint skeleton ({} bodies), hinge joints, {} kg {}, radii {}, {} feet pads",
             ks.source,
             segs.len(),
             options.mass,
+            if human.is_some() {
+                "shared by de Leva's segment fractions"
+            } else {
+                "at one density"
+            },
             match (options.radius, ks.skin.is_empty()) {
                 (RadiusRule::Fraction(f), _) => format!("{:.0} % of the length", f * 100.0),
                 (RadiusRule::Auto, true) => "10 % of the length".into(),
@@ -688,6 +737,7 @@ pub fn build_character(
         end_effectors: effector_joints,
         points,
         axes: axis_sources,
+        human_masses: human.is_some(),
     };
     Ok((character, map))
 }

@@ -8,6 +8,12 @@
 //! replacing the offset's — then its rotation channels in file order (R = R₁·R₂·R₃);
 //! world transforms compose from the root. Motion capture is assumed to face +z (the CMU
 //! convention), like glTF; [`super::LoadOptions::forward`] overrides it.
+//!
+//! The root's position channels are where the capture put the hips, in the capture's own
+//! floor, which the rest pose (offsets from a root at the origin) does not know: CMU's 12_01
+//! has its hips 31 units up against a 24-unit rest pose, and shifted with the rest pose onto
+//! the ground its feet would walk 1.2 m in the air. So after the rest pose is put on the
+//! ground, the animation is too, on its own: its lowest joint over all frames at y = 0.
 
 use super::ArbsError;
 use super::skeleton::{
@@ -141,5 +147,24 @@ impl Skeleton {
             scale: 1.0,
         }
         .finish(Forward::PlusZ, options)
+        .map(Skeleton::ground_animations)
+    }
+
+    /// Puts every animation's lowest joint, over all its frames, at y = 0 (module docs).
+    fn ground_animations(mut self) -> Skeleton {
+        for a in &mut self.animations {
+            let low = a
+                .frames
+                .iter()
+                .flatten()
+                .map(|p| p.position[1])
+                .fold(f64::INFINITY, f64::min);
+            if low.is_finite() {
+                for p in a.frames.iter_mut().flatten() {
+                    p.position[1] -= low;
+                }
+            }
+        }
+        self
     }
 }

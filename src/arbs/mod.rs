@@ -24,6 +24,7 @@ mod feet;
 mod gltf_animation;
 mod gltf_data;
 mod gltf_load;
+mod masses;
 mod names;
 mod skeleton;
 mod skin_fit;
@@ -31,7 +32,7 @@ mod source;
 mod transfer;
 
 pub use axes::{AxisRule, AxisSource, MIN_MOTION, hinge_axis};
-pub use build::{ArbsMap, ArbsOptions, DEFAULT_LIMITS, MappedPoint, build_character};
+pub use build::{ArbsMap, ArbsOptions, DEFAULT_LIMITS, MappedPoint, MassRule, build_character};
 pub use skeleton::{
     Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
     MAX_POSES, Skeleton, SkinSample,

@@ -88,7 +88,11 @@ fn avatar_stands_and_walks_and_runs() {
 }
 
 /// Motion capture without a skin (CMU trial 12_01, tests/data/cmu): 10 % radii, pads under
-/// the toes, numbered spine segments; it stands, and the walk transfers.
+/// the toes, numbered spine segments; at the paper's one density it stands, and the walk
+/// transfers; by default its masses are a human's (de Leva's trunk is 43.46 % of the body, not
+/// the few spine capsules' share of the volume), and the walk is on the ground, not where the
+/// capture's floor put it (its lowest toe over the clip at y = 0, the hips about a leg's length
+/// up).
 #[test]
 fn a_bvh_walk_stands_and_transfers() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cmu/12_01_walk.bvh");
@@ -100,7 +104,31 @@ fn a_bvh_walk_stands_and_transfers() {
         },
     )
     .unwrap();
-    let (c, map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    let (human, human_map) = build_character(&ks, &ArbsOptions::default()).unwrap();
+    assert!(human_map.human_masses);
+    let trunk: f64 = [
+        "pelvis",
+        "spine",
+        "spine_2",
+        "spine_3",
+        "l_clavicle",
+        "r_clavicle",
+    ]
+    .iter()
+    .chain(&["lhipjoint", "rhipjoint"])
+    .map(|n| human.bodies[human.body_index(n).expect(n)].mass)
+    .sum();
+    assert!(
+        (trunk / human.total_mass() - 0.4346).abs() < 1e-9,
+        "trunk {trunk} kg of {}",
+        human.total_mass()
+    );
+    let density = ArbsOptions {
+        masses: crate::arbs::MassRule::Density,
+        ..ArbsOptions::default()
+    };
+    let (c, map) = build_character(&ks, &density).unwrap();
+    assert!(!map.human_masses);
     for n in [
         "pelvis", "spine", "spine_2", "spine_3", "neck", "neck_2", "head", "l_thigh",
     ] {
@@ -117,6 +145,19 @@ fn a_bvh_walk_stands_and_transfers() {
     assert!(!r.fell, "fell at {:?}", r.fell_at);
     let t = transfer(&ks, 0, &c, &map, &TransferOptions::default()).unwrap();
     assert_eq!(t.clip.frames.len(), 524);
+    let lowest = ks.animations[0]
+        .frames
+        .iter()
+        .flatten()
+        .map(|p| p.position[1])
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        lowest.abs() < 1e-9,
+        "the capture's lowest joint is at {lowest} m"
+    );
+    let hips: Vec<f64> = t.clip.frames.iter().map(|f| f.root[1]).collect();
+    let mean = hips.iter().sum::<f64>() / hips.len() as f64;
+    assert!((0.8..1.3).contains(&mean), "the hips walk {mean} m up");
     let (root, ee) = (t.root_summary(), t.effector_summary());
     eprintln!("CMU 12_01: root {root}\n  end effectors {ee}");
     assert!(root.within >= 0.9 && ee.within >= 0.9, "{root}; {ee}");

@@ -5,7 +5,9 @@
 
 use crate::flags;
 use anyhow::{Context, Result, bail};
-use motionlab::arbs::{ArbsOptions, AxisSource, Forward, LoadOptions, TransferOptions, transfer};
+use motionlab::arbs::{
+    ArbsOptions, AxisSource, Forward, LoadOptions, MassRule, TransferOptions, transfer,
+};
 use motionlab::clip::CharacterRef;
 use motionlab::model::{read_text, save_character};
 use std::path::PathBuf;
@@ -17,9 +19,14 @@ pub struct ArbsArgs {
     /// Where to write the character (RON).
     #[arg(long)]
     pub out: PathBuf,
-    /// Total mass, kg (one density for every body).
+    /// Total mass, kg.
     #[arg(long, default_value_t = 50.0, value_parser = flags::mass)]
     pub mass: f64,
+    /// How the mass is shared: `density` (one density, the paper's rule), `human` (de Leva's
+    /// segment fractions, for a skeleton whose names show a human), `auto` (`human` for a
+    /// skeleton without a skin, such as a BVH, else `density`).
+    #[arg(long, default_value = "auto", value_parser = masses)]
+    pub masses: MassRule,
     /// Height of the rest pose, m (default: the file's units, read as centimetres when the rest
     /// pose is taller than 20 units).
     #[arg(long, value_parser = flags::character_height)]
@@ -35,9 +42,19 @@ pub struct ArbsArgs {
     pub animation: Option<String>,
 }
 
+fn masses(s: &str) -> Result<MassRule, String> {
+    match s {
+        "density" => Ok(MassRule::Density),
+        "human" => Ok(MassRule::Human),
+        "auto" => Ok(MassRule::Auto),
+        _ => Err(format!("expected density, human or auto, found `{s}`")),
+    }
+}
+
 pub fn run(a: ArbsArgs) -> Result<()> {
     let options = ArbsOptions {
         mass: a.mass,
+        masses: a.masses,
         ..ArbsOptions::default()
     };
     let opened = motionlab::arbs::open_character(
@@ -80,6 +97,20 @@ pub fn run(a: ArbsArgs) -> Result<()> {
     println!("joints: {}", c.joints.len());
     println!("dof: {} internal + 6 root", c.internal_dof());
     println!("mass: {:.2} kg", c.total_mass());
+    println!(
+        "masses: {}",
+        if map.human_masses {
+            "human (de Leva's segment fractions)"
+        } else {
+            "density (one for every body)"
+        }
+    );
+    if a.masses == MassRule::Human && !map.human_masses {
+        eprintln!(
+            "warning: --masses human: the body names show no human (a head, both thighs, shins \
+             and upper arms); the mass is shared at one density"
+        );
+    }
     println!("height: {:.3} m", c.height());
     let count = |s: AxisSource| map.axes.iter().filter(|x| **x == Some(s)).count();
     println!(

@@ -138,6 +138,7 @@ fn remap(map: &ArbsMap, built: &Character, edited: &Character) -> ArbsMap {
         end_effectors,
         points,
         axes,
+        human_masses: map.human_masses,
     }
 }
 
