@@ -212,5 +212,18 @@ pub fn bench(quick: bool) -> Result<()> {
         100.0 * w.stopped_early as f64 / w.rollouts.max(1) as f64
     );
     println!("core_hours_per_motion_second {core_hours:.3}");
+    // The floor: the same steps at the speed of the physics alone (the standing human, one
+    // core, median of 3, measured now: the machine's speed varies from sitting to sitting).
+    let human = motionlab::model::load_character(&config.character)?;
+    let physics = motionlab::sim::bench::steps_per_second(
+        &human,
+        motionlab::sim::SimSettings::default(),
+        2.0,
+    )?;
+    let window_steps = job.search().layout(0).steps as f64;
+    let floor = paper_rollouts_per_window * windows_per_second * window_steps / physics / 3600.0;
+    println!("physics_steps_per_second {physics:.0}");
+    println!("physics_floor_core_hours_per_motion_second {floor:.3}");
+    println!("ratio_to_floor {:.2}", core_hours / floor);
     Ok(())
 }
