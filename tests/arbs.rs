@@ -144,3 +144,32 @@ fn malformed_files_fail_cleanly() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("expected a value in (0, 100000] kg"));
 }
+
+/// A capture without a skin (CMU 12_01) gets a human's segment masses by default and says so;
+/// `--masses density` keeps the paper's one density; the skinned RiggedFigure keeps one density
+/// under `auto` and is warned about under `human` (its names show no head); a misspelt rule is
+/// refused with the choices.
+#[test]
+fn masses_follow_the_rule_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.ron");
+    let cmu = "tests/data/cmu/12_01_walk.bvh";
+    let run = |file: &str, rule: &str| {
+        let o = motionlab(&["arbs", file, "--out", s(&out), "--masses", rule]);
+        assert_success(&o, "arbs");
+        (field(&stdout(&o), "masses"), stderr(&o))
+    };
+    assert!(run(cmu, "auto").0.starts_with("human"));
+    assert!(run(cmu, "density").0.starts_with("density"));
+    assert!(run(FIGURE, "auto").0.starts_with("density"));
+    let (masses, err) = run(FIGURE, "human");
+    assert!(masses.starts_with("density"), "{masses}");
+    assert!(err.contains("the body names show no human"), "{err}");
+    let o = motionlab(&["arbs", cmu, "--out", s(&out), "--masses", "heavy"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("expected density, human or auto"),
+        "{}",
+        stderr(&o)
+    );
+}
