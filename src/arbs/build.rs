@@ -38,8 +38,8 @@
 //! - **Mass**: one density for every body (feet pads included), scaled so that the total is
 //!   [`ArbsOptions::mass`] (50 kg, the paper's dinosaur). Without a skin, a skeleton whose body
 //!   names show a human gets de Leva's segment masses instead (`masses.rs`, [`MassRule`]): at
-//!   one density a capture skeleton's trunk of thin spine bones weighs almost nothing. **Inertia** is left to the model
-//!   (`inertia: None`), which derives it from the capsule's exact solid shape, not from the
+//!   one density a capture skeleton's trunk of thin spine bones weighs almost nothing.
+//!   **Inertia** is left to the model (`inertia: None`), which derives it from the capsule's exact solid shape, not from the
 //!   paper's enclosing box, so that an edited radius or length keeps it consistent.
 //! - **Joints**: hinges only (§4.2). Axis = normalize((c_parent − p) × (c_child − p)) with p the
 //!   KS joint and c the two bodies' centres of mass (§4.2). When the two directions are within
@@ -110,8 +110,7 @@ pub struct ArbsOptions {
 pub enum MassRule {
     /// One density (the paper's rule).
     Density,
-    /// de Leva's segment fractions for a human's bodies (`None`-like skeletons keep one
-    /// density).
+    /// de Leva's segment fractions, when the body names show a human (else one density).
     Human,
     /// `Human` for a skeleton without a skin, else one density.
     #[default]
@@ -516,9 +515,8 @@ pub fn build_character(
             super::masses::human(&names, &parents, &volumes, options.mass)
         }
     };
-    let masses: Vec<f64> = human
-        .clone()
-        .unwrap_or_else(|| volumes.iter().map(|v| density * v).collect());
+    let human_masses = human.is_some();
+    let masses: Vec<f64> = human.unwrap_or_else(|| volumes.iter().map(|v| density * v).collect());
 
     let mut bodies: Vec<Body> = segs
         .iter()
@@ -696,7 +694,7 @@ pub fn build_character(
             ks.source,
             segs.len(),
             options.mass,
-            if human.is_some() {
+            if human_masses {
                 "shared by de Leva's segment fractions"
             } else {
                 "at one density"
@@ -737,7 +735,7 @@ pub fn build_character(
         end_effectors: effector_joints,
         points,
         axes: axis_sources,
-        human_masses: human.is_some(),
+        human_masses,
     };
     Ok((character, map))
 }
