@@ -199,8 +199,23 @@ enum Command {
     Steer {
         graph: PathBuf,
         /// The stick timeline (RON: keys of time, move (east, north), run, facing).
-        #[arg(long)]
-        script: PathBuf,
+        #[arg(long, required_unless_present_any = ["timelines", "straight"])]
+        script: Option<PathBuf>,
+        /// Trials: this many seeded timelines like a player's (a new direction and magnitude
+        /// every 1–4 s, Shift 30 % of the time, the facing stick 20 %), played in parallel; prints
+        /// one line per run and the share that stayed up (with --physics). With --script, the
+        /// script is one more trial.
+        #[arg(long, conflicts_with_all = ["random_walk", "out"])]
+        timelines: Option<usize>,
+        /// Trials: full-stick walks and runs in this many evenly spread directions.
+        #[arg(long, conflicts_with_all = ["random_walk", "out"])]
+        straight: Option<usize>,
+        /// Trials: the first timeline's seed (timeline i has seed + i).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Trials: seconds per timeline and straight run.
+        #[arg(long, default_value_t = 60.0)]
+        duration: f64,
         /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
         #[arg(long)]
         random_walk: Option<u64>,
@@ -520,18 +535,36 @@ fn main() {
         Some(Command::Steer {
             graph,
             script,
+            timelines,
+            straight,
+            seed,
+            duration,
             random_walk,
             physics,
             balance,
             out,
-        }) => graph_cli::steer(
-            &graph,
-            &script,
-            random_walk,
-            physics,
-            balance.as_deref(),
-            out.as_deref(),
-        ),
+        }) => match (timelines, straight, script) {
+            (None, None, Some(script)) => graph_cli::steer(
+                &graph,
+                &script,
+                random_walk,
+                physics,
+                balance.as_deref(),
+                out.as_deref(),
+            ),
+            (timelines, straight, script) => graph_cli::steer_trials(
+                &graph,
+                &graph_cli::TrialSet {
+                    timelines: timelines.unwrap_or(0),
+                    straight: straight.unwrap_or(0),
+                    script,
+                    seed,
+                    duration,
+                },
+                physics,
+                balance.as_deref(),
+            ),
+        },
         Some(Command::Bench {
             what,
             quick,

@@ -733,3 +733,62 @@ fn physics_playback_reports_the_fall_a_hard_push_causes() {
         );
     }
 }
+
+/// `steer --timelines N --straight D --physics` plays seeded player timelines and straight runs
+/// in parallel: one line per run in the trials' order, a summary that counts the lines, and the
+/// same bits on one thread as on every core (each run has its own controller and simulation).
+#[test]
+fn steering_trials_report_every_run_and_do_not_depend_on_the_threads() {
+    let args = [
+        "steer",
+        "assets/graphs/human3d.ron",
+        "--timelines",
+        "2",
+        "--straight",
+        "2",
+        "--duration",
+        "3",
+        "--physics",
+    ];
+    let parallel = run(&args);
+    let lines: Vec<&str> = parallel.lines().filter(|l| l.starts_with("run ")).collect();
+    let names: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "timeline_1",
+            "timeline_2",
+            "walk_000",
+            "walk_180",
+            "run_000",
+            "run_180"
+        ]
+    );
+    let up = lines.iter().filter(|l| l.contains(" up true ")).count();
+    let summary = parallel.lines().find(|l| l.starts_with("runs ")).unwrap();
+    assert!(
+        summary.starts_with(&format!("runs 6 up {up} ")),
+        "{summary} against {up} lines up"
+    );
+    for l in &lines {
+        let up_for: f64 = l.split_whitespace().nth(5).unwrap().parse().unwrap();
+        assert!((0.0..=3.0).contains(&up_for), "{l}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args)
+        .current_dir(root())
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    let serial = String::from_utf8_lossy(&out.stdout);
+    let runs = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("run"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(runs(&parallel), runs(&serial));
+}

@@ -314,6 +314,86 @@ pub fn steer(
     Ok(())
 }
 
+/// Which trials `motionlab steer --timelines/--straight` plays.
+pub struct TrialSet {
+    pub timelines: usize,
+    pub straight: usize,
+    pub script: Option<PathBuf>,
+    pub seed: u64,
+    pub duration: f64,
+}
+
+/// `motionlab steer GRAPH --timelines N --straight D [--script S] [--physics]`: plays every trial
+/// (in parallel), prints a line per run and, with physics, how many stayed up.
+pub fn steer_trials(
+    graph: &Path,
+    set: &TrialSet,
+    physics: bool,
+    balance: Option<&str>,
+) -> Result<()> {
+    use motionlab::steering::physics::BalanceGains;
+    use motionlab::steering::trials::{
+        PlayerModel, TrialSummary, random_timeline, run_trials, straight_runs,
+    };
+    anyhow::ensure!(
+        set.duration > 0.0 && set.duration <= 3600.0,
+        "--duration must be in (0, 3600] s, found {}",
+        set.duration
+    );
+    let g = std::sync::Arc::new(MotionGraph::load(graph)?);
+    let rate = 60.0;
+    let player = PlayerModel::default();
+    let mut runs: Vec<(String, motionlab::steering::StickScript)> = (0..set.timelines)
+        .map(|i| {
+            let seed = set.seed + i as u64;
+            (
+                format!("timeline_{seed}"),
+                random_timeline(seed, set.duration, rate, &player),
+            )
+        })
+        .collect();
+    runs.extend(straight_runs(set.straight, set.duration, rate));
+    if let Some(path) = &set.script {
+        let name = path
+            .file_stem()
+            .map_or("script".into(), |s| s.to_string_lossy().into_owned());
+        runs.push((name, motionlab::steering::StickScript::load(path)?));
+    }
+    let gains = match physics {
+        true => Some(BalanceGains::parse(balance.unwrap_or(""))?),
+        false => None,
+    };
+    let started = std::time::Instant::now();
+    let outcomes = run_trials(&g, &runs, gains)?;
+    for o in &outcomes {
+        match physics {
+            true => println!(
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3}",
+                o.name,
+                o.fell_at.is_none(),
+                o.seconds_up(),
+                o.joint_error,
+                o.root_error
+            ),
+            false => println!("run {} seconds {:.2}", o.name, o.duration),
+        }
+    }
+    let s = TrialSummary::of(&outcomes);
+    if physics {
+        println!(
+            "runs {} up {} fraction_up {:.3} mean_seconds_up {:.2}",
+            s.runs,
+            s.up,
+            s.fraction_up(),
+            s.mean_seconds_up
+        );
+    } else {
+        println!("runs {} (played; --physics to simulate them)", s.runs);
+    }
+    println!("wall_seconds {:.1}", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
 fn print_trace(trace: &motionlab::steering::SteerTrace, rate: f64) {
     for s in trace.per_second(rate) {
         println!(

@@ -14,7 +14,8 @@
 //! - [`foot_lock`]: planted feet held by two-bone IK;
 //! - [`script`]: scripted stick timelines and what they measure;
 //! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
-//! - [`record`]: a steered run kept as a clip.
+//! - [`record`]: a steered run kept as a clip;
+//! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
 pub mod controller;
 pub mod controls;
@@ -27,6 +28,7 @@ pub mod record;
 pub mod route;
 pub mod script;
 pub mod spring;
+pub mod trials;
 
 pub use controller::{Controller, Mode, Output};
 pub use intent::{Gait, Stick};
