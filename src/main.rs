@@ -305,7 +305,8 @@ enum Command {
         /// fixed-contact solves of the simple biped and the horse; `--quick`: 100 iterations) or
         /// `impulse` (human3d built from impulse joints instead of the multibody, standing 10 s:
         /// steps/s, foot drift, joint gap; `--quick`: 2 s) or `steering` (the steering
-        /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time)
+        /// controller's time per step on assets/graphs/human3d.ron, and the graph's build time;
+        /// with `--physics`, physics playback's compute per simulated second)
         /// or `pareto` (RMOO against BSOO on scenes/pareto_jump2d.ron, 3 seeds × 12,000
         /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300) or
         /// `track` (one window of the human's tracking search at the paper's settings: rollouts
@@ -321,6 +322,10 @@ enum Command {
         /// Random seed (`bench cec2006`; the first seed of `bench pareto`).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// `bench steering`: physics playback instead, the compute per simulated second on one
+        /// core (decision included) on a full-stick walk.
+        #[arg(long)]
+        physics: bool,
     },
 }
 
@@ -570,7 +575,11 @@ fn main() {
             quick,
             characters,
             seed,
+            physics,
         }) => match what.as_str() {
+            other if physics && other != "steering" => Err(anyhow::anyhow!(
+                "--physics is a choice of `bench steering`, not of `bench {other}`"
+            )),
             "sim" => bench_cli::bench(quick, &characters),
             "cma" => bench_cli::bench_cma(quick),
             "diversity" => {
@@ -583,6 +592,7 @@ fn main() {
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
             "gait" => spacetime_cli::bench_gait(quick, &characters),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
+            "steering" if physics => graph_cli::bench_steering_physics(quick),
             "steering" => graph_cli::bench_steering(quick, None),
             "pareto" => pareto_cli::bench_pareto(quick, seed),
             "track" => track_cli::bench(quick),

@@ -468,3 +468,46 @@ pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
     );
     Ok(())
 }
+
+/// `motionlab bench steering --physics`: physics playback of a full-stick walk east on the
+/// shipped graph, on one thread: seconds of compute per simulated second, the controller's
+/// decisions included, and the decisions alone (the same walk played kinematically). Medians of
+/// 3 repeats (`--quick`: one short one).
+pub fn bench_steering_physics(quick: bool) -> Result<()> {
+    use motionlab::steering::physics::{BalanceGains, run_tracked_with};
+    use motionlab::steering::trials::straight_runs;
+    use motionlab::steering::{Controller, Mode, run_script};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g = std::sync::Arc::new(MotionGraph::load(&root.join("assets/graphs/human3d.ron"))?);
+    let (duration, repeats) = if quick { (2.0, 1) } else { (20.0, 3) };
+    let (_, script) = straight_runs(1, duration, 60.0).remove(0);
+    let fresh = || {
+        Controller::new(
+            g.clone(),
+            Controller::default_start(&g, "stand"),
+            Mode::Steer,
+        )
+    };
+    let (mut total, mut decision, mut up) = (Vec::new(), Vec::new(), 0.0);
+    for _ in 0..repeats {
+        let mut c = fresh();
+        let started = std::time::Instant::now();
+        let report = run_tracked_with(&mut c, &script, BalanceGains::default(), |_, _| {})?;
+        up = report.fell_at.unwrap_or(duration);
+        total.push(started.elapsed().as_secs_f64() / up);
+        let mut c = fresh();
+        let started = std::time::Instant::now();
+        std::hint::black_box(run_script(&mut c, &script, |_, _, _| {}));
+        decision.push(started.elapsed().as_secs_f64() / duration);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "physics_compute_per_simulated_second {:.4} decision_per_simulated_second {:.4} (walk east at full stick, {up:.1} s up of {duration} s, median of {repeats})",
+        median(&mut total),
+        median(&mut decision)
+    );
+    Ok(())
+}
