@@ -228,6 +228,11 @@ enum Command {
         /// feedforward, rates; see docs/steering.md).
         #[arg(long, requires = "physics")]
         balance: Option<String>,
+        /// With --physics: predictive sampling of the balance feedback's offsets (every 0.3 s,
+        /// 6 candidates played 1.5 s ahead); `NAME=VALUE,...` changes every, horizon,
+        /// candidates, sigma, keep or seed.
+        #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
+        lookahead: Option<String>,
         /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
         /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
         /// graph.
@@ -547,6 +552,7 @@ fn main() {
             random_walk,
             physics,
             balance,
+            lookahead,
             out,
         }) => match (timelines, straight, script) {
             (None, None, Some(script)) => graph_cli::steer(
@@ -555,6 +561,7 @@ fn main() {
                 random_walk,
                 physics,
                 balance.as_deref(),
+                lookahead.as_deref(),
                 out.as_deref(),
             ),
             (timelines, straight, script) => graph_cli::steer_trials(
@@ -568,6 +575,7 @@ fn main() {
                 },
                 physics,
                 balance.as_deref(),
+                lookahead.as_deref(),
             ),
         },
         Some(Command::Bench {

@@ -252,6 +252,7 @@ pub fn steer(
     random_walk: Option<u64>,
     physics: bool,
     balance: Option<&str>,
+    lookahead: Option<&str>,
     out: Option<&Path>,
 ) -> Result<()> {
     use motionlab::clip::CharacterRef;
@@ -270,10 +271,13 @@ pub fn steer(
     let mut controller = Controller::new(g.clone(), start, mode);
     let mut recording = RunRecording::default();
     if physics {
-        let report = motionlab::steering::physics::run_tracked_with(
+        let report = motionlab::steering::physics::run_tracked_planned(
             &mut controller,
             &script,
             motionlab::steering::physics::BalanceGains::parse(balance.unwrap_or(""))?,
+            lookahead
+                .map(motionlab::steering::lookahead::LookaheadSettings::parse)
+                .transpose()?,
             |t, p| {
                 if out.is_some() && p.fell_at.is_none() {
                     recording.push_simulated(t, &p.sim);
@@ -330,7 +334,9 @@ pub fn steer_trials(
     set: &TrialSet,
     physics: bool,
     balance: Option<&str>,
+    lookahead: Option<&str>,
 ) -> Result<()> {
+    use motionlab::steering::lookahead::LookaheadSettings;
     use motionlab::steering::physics::BalanceGains;
     use motionlab::steering::trials::{
         PlayerModel, TrialSummary, random_timeline, run_trials, straight_runs,
@@ -364,7 +370,8 @@ pub fn steer_trials(
         false => None,
     };
     let started = std::time::Instant::now();
-    let outcomes = run_trials(&g, &runs, gains)?;
+    let lookahead = lookahead.map(LookaheadSettings::parse).transpose()?;
+    let outcomes = run_trials(&g, &runs, gains, lookahead)?;
     for o in &outcomes {
         match physics {
             true => println!(
@@ -471,10 +478,12 @@ pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
 
 /// `motionlab bench steering --physics`: physics playback of a full-stick walk east on the
 /// shipped graph, on one thread: seconds of compute per simulated second, the controller's
-/// decisions included, and the decisions alone (the same walk played kinematically). Medians of
+/// decisions included, with the balance feedback alone and with the look-ahead, and the
+/// decisions alone (the same walk played kinematically). Medians of
 /// 3 repeats (`--quick`: one short one).
 pub fn bench_steering_physics(quick: bool) -> Result<()> {
-    use motionlab::steering::physics::{BalanceGains, run_tracked_with};
+    use motionlab::steering::lookahead::LookaheadSettings;
+    use motionlab::steering::physics::{BalanceGains, run_tracked_planned};
     use motionlab::steering::trials::straight_runs;
     use motionlab::steering::{Controller, Mode, run_script};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -488,26 +497,43 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
             Mode::Steer,
         )
     };
-    let (mut total, mut decision, mut up) = (Vec::new(), Vec::new(), 0.0);
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut decision = Vec::new();
     for _ in 0..repeats {
-        let mut c = fresh();
-        let started = std::time::Instant::now();
-        let report = run_tracked_with(&mut c, &script, BalanceGains::default(), |_, _| {})?;
-        up = report.fell_at.unwrap_or(duration);
-        total.push(started.elapsed().as_secs_f64() / up);
         let mut c = fresh();
         let started = std::time::Instant::now();
         std::hint::black_box(run_script(&mut c, &script, |_, _, _| {}));
         decision.push(started.elapsed().as_secs_f64() / duration);
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     println!(
-        "physics_compute_per_simulated_second {:.4} decision_per_simulated_second {:.4} (walk east at full stick, {up:.1} s up of {duration} s, median of {repeats})",
-        median(&mut total),
+        "decision_per_simulated_second {:.4} (walk east at full stick, played, median of {repeats})",
         median(&mut decision)
     );
+    for (label, lookahead) in [
+        ("feedback", None),
+        ("lookahead", Some(LookaheadSettings::default())),
+    ] {
+        let (mut total, mut up) = (Vec::new(), 0.0);
+        for _ in 0..repeats {
+            let mut c = fresh();
+            let started = std::time::Instant::now();
+            let report = run_tracked_planned(
+                &mut c,
+                &script,
+                BalanceGains::default(),
+                lookahead,
+                |_, _| {},
+            )?;
+            up = report.fell_at.unwrap_or(duration);
+            total.push(started.elapsed().as_secs_f64() / up);
+        }
+        println!(
+            "physics_compute_per_simulated_second {label} {:.4} ({up:.1} s up of {duration} s, decisions included, median of {repeats})",
+            median(&mut total)
+        );
+    }
     Ok(())
 }

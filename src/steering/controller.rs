@@ -114,11 +114,13 @@ pub struct Output {
     pub torques: Option<Vec<f64>>,
 }
 
-/// The controller.
+/// The controller. A clone shares the graph's precomputed tables and continues on its own (a
+/// look-ahead plays one forward without touching the original).
+#[derive(Clone)]
 pub struct Controller {
     pub graph: Arc<LoadedGraph>,
-    index: SteeringIndex,
-    routes: RouteTable,
+    index: Arc<SteeringIndex>,
+    routes: Arc<RouteTable>,
     pub intent: Intent,
     pub mode: Mode,
     pub weights: CostWeights,
@@ -147,8 +149,8 @@ impl Controller {
         };
         let locks = FootLocks::new(&graph.character);
         Self {
-            routes: RouteTable::new(&graph),
-            index,
+            routes: Arc::new(RouteTable::new(&graph)),
+            index: Arc::new(index),
             intent: Intent::new(heading.yaw),
             mode,
             weights: CostWeights::default(),

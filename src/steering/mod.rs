@@ -14,6 +14,7 @@
 //! - [`foot_lock`]: planted feet held by two-bone IK;
 //! - [`script`]: scripted stick timelines and what they measure;
 //! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
+//! - [`lookahead`]: predictive sampling of the balance feedback's offsets in physics playback;
 //! - [`record`]: a steered run kept as a clip;
 //! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
@@ -23,6 +24,7 @@ pub mod foot_lock;
 pub mod index;
 pub mod inertialize;
 pub mod intent;
+pub mod lookahead;
 pub mod physics;
 pub mod record;
 pub mod route;

@@ -136,6 +136,48 @@ impl BalanceGains {
     }
 }
 
+/// Offsets (rad) a look-ahead adds to the balance feedback's targets
+/// ([`super::lookahead`]): where the swinging leg reaches, how the planted ankles lean, and how
+/// the planted hips hold the pelvis.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LegOffsets {
+    /// A leg in the air: hip flexion (forward) and abduction (left).
+    pub swing_flexion: f64,
+    pub swing_abduction: f64,
+    /// The planted feet: ankle pitch and roll.
+    pub ankle_pitch: f64,
+    pub ankle_roll: f64,
+    /// The planted hips: flexion and abduction (shared between them), tilting the pelvis.
+    pub trunk_pitch: f64,
+    pub trunk_roll: f64,
+}
+
+impl LegOffsets {
+    pub const DIMENSION: usize = 6;
+
+    pub fn to_array(self) -> [f64; 6] {
+        [
+            self.swing_flexion,
+            self.swing_abduction,
+            self.ankle_pitch,
+            self.ankle_roll,
+            self.trunk_pitch,
+            self.trunk_roll,
+        ]
+    }
+
+    pub fn from_array(a: [f64; 6]) -> Self {
+        Self {
+            swing_flexion: a[0],
+            swing_abduction: a[1],
+            ankle_pitch: a[2],
+            ankle_roll: a[3],
+            trunk_pitch: a[4],
+            trunk_roll: a[5],
+        }
+    }
+}
+
 /// The PD targets of one step.
 struct Targets {
     joints: Vec<f32>,
@@ -160,10 +202,13 @@ pub struct TrackingReport {
     pub joint_error: f64,
     /// Mean horizontal distance of the simulated pelvis from the played one while up (m).
     pub root_error: f64,
+    /// Candidates the look-ahead played (0 without one).
+    pub rollouts: usize,
 }
 
 /// The legs: per foot effector, its index, the foot body and the hip's flexion (z) and
 /// abduction (x) coordinates.
+#[derive(Clone)]
 struct Leg {
     effector: usize,
     foot: usize,
@@ -241,6 +286,21 @@ pub struct PhysicsPlayback {
     last_played: Option<Played>,
     /// The played joint coordinates at the last step, and its time (for the target rates).
     last_joints: Option<(Vec<f64>, f64)>,
+    /// What a look-ahead adds to the balance feedback (zero without one).
+    pub offsets: LegOffsets,
+}
+
+/// Everything a [`PhysicsPlayback`] goes on from: a look-ahead saves it, plays candidates
+/// forward and puts it back.
+#[derive(Clone)]
+pub struct PlaybackState {
+    sim: crate::sim::Snapshot,
+    time: f64,
+    fell_at: Option<f64>,
+    sums: (f64, usize, f64, usize),
+    last_played: Option<Played>,
+    last_joints: Option<(Vec<f64>, f64)>,
+    offsets: LegOffsets,
 }
 
 /// The played centre of mass and pelvis orientation at a step (world), and the step's time.
@@ -289,7 +349,37 @@ impl PhysicsPlayback {
             root_n: 0,
             last_played: None,
             last_joints: None,
+            offsets: LegOffsets::default(),
         })
+    }
+
+    /// The state to come back to after a look-ahead.
+    pub fn save(&self) -> PlaybackState {
+        PlaybackState {
+            sim: self.sim.snapshot(),
+            time: self.time,
+            fell_at: self.fell_at,
+            sums: (self.joint_sq, self.joint_n, self.root_sum, self.root_n),
+            last_played: self.last_played,
+            last_joints: self.last_joints.clone(),
+            offsets: self.offsets,
+        }
+    }
+
+    /// Back to a saved state.
+    pub fn restore(&mut self, s: &PlaybackState) {
+        self.sim.restore(&s.sim);
+        self.time = s.time;
+        self.fell_at = s.fell_at;
+        (self.joint_sq, self.joint_n, self.root_sum, self.root_n) = s.sums;
+        self.last_played = s.last_played;
+        self.last_joints = s.last_joints.clone();
+        self.offsets = s.offsets;
+    }
+
+    /// The simulated pelvis's body index.
+    pub fn root_body(&self) -> usize {
+        self.root
     }
 
     /// An impulse (N·s, world) on the simulated pelvis.
@@ -337,6 +427,7 @@ impl PhysicsPlayback {
             &self.gains,
             self.root,
             &reference,
+            &self.offsets,
         );
         let mut step = Targets { joints };
         let feedforward: Vec<f32> = out
@@ -429,8 +520,21 @@ pub fn run_tracked_with(
     controller: &mut Controller,
     script: &StickScript,
     gains: BalanceGains,
+    on_step: impl FnMut(f64, &PhysicsPlayback),
+) -> anyhow::Result<TrackingReport> {
+    run_tracked_planned(controller, script, gains, None, on_step)
+}
+
+/// [`run_tracked_with`], with a look-ahead ([`super::lookahead`]) choosing offsets to the
+/// balance feedback when `lookahead` is given.
+pub fn run_tracked_planned(
+    controller: &mut Controller,
+    script: &StickScript,
+    gains: BalanceGains,
+    lookahead: Option<super::lookahead::LookaheadSettings>,
     mut on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
+    let mut planner = lookahead.map(super::lookahead::Lookahead::new);
     // Face the script's way first, so the simulated body starts facing it too.
     face_first_key(controller, script);
     let mut physics = PhysicsPlayback::new(controller, gains)?;
@@ -444,6 +548,18 @@ pub fn run_tracked_with(
         {
             physics.push(p.impulse);
         }
+        if let Some(p) = &mut planner {
+            let stick = script.stick_at(t);
+            p.plan(
+                t,
+                out,
+                &stick,
+                1.0 / script.rate,
+                follow,
+                controller,
+                &mut physics,
+            );
+        }
         physics.track(t, out, controller, follow);
         on_step(t, &physics);
     });
@@ -453,6 +569,7 @@ pub fn run_tracked_with(
         fell_at: physics.fell_at,
         joint_error,
         root_error,
+        rollouts: planner.map_or(0, |p| p.rollouts),
     })
 }
 
@@ -464,6 +581,7 @@ fn balanced_targets(
     gains: &BalanceGains,
     root: usize,
     reference: &Reference,
+    offsets: &LegOffsets,
 ) -> Vec<f32> {
     let mut q: Vec<f64> = out.pose.joints.clone();
     let com = sim.com();
@@ -514,10 +632,17 @@ fn balanced_targets(
     // back to the right).
     for l in &planted {
         if let Some(k) = l.ankle {
-            q[k] -= gains.ankle_d * d_fwd + gains.ankle_v * v_fwd;
+            q[k] -= gains.ankle_d * d_fwd + gains.ankle_v * v_fwd - offsets.ankle_pitch;
         }
         if let Some(k) = l.ankle_roll {
-            q[k] -= gains.roll_d * d_left + gains.roll_v * v_left;
+            q[k] -= gains.roll_d * d_left + gains.roll_v * v_left - offsets.ankle_roll;
+        }
+        let share = 1.0 / planted.len() as f64;
+        if let Some(k) = l.flexion {
+            q[k] += share * offsets.trunk_pitch;
+        }
+        if let Some(k) = l.abduction {
+            q[k] += share * offsets.trunk_roll;
         }
     }
     // A leg in the air aims its step where it catches the fall (SIMBICON): further forward when
@@ -528,7 +653,7 @@ fn balanced_targets(
         .filter(|l| !out.contacts.get(l.effector).copied().unwrap_or(false))
     {
         if let Some(k) = l.flexion {
-            q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd + gains.lift_hip;
+            q[k] += gains.c_d * d_fwd + gains.c_v * v_fwd + gains.lift_hip + offsets.swing_flexion;
         }
         if let Some(k) = l.knee {
             q[k] -= gains.lift_knee;
@@ -537,7 +662,7 @@ fn balanced_targets(
             q[k] += gains.lift_toe;
         }
         if let Some(k) = l.abduction {
-            q[k] += gains.c_d * d_left + gains.c_v * v_left;
+            q[k] += gains.c_d * d_left + gains.c_v * v_left + offsets.swing_abduction;
         }
     }
     // The pelvis's orientation in the world (SIMBICON's torso control): its rotation and

@@ -12,7 +12,8 @@
 //! The control problem is the one of Liu, van de Panne and Yin (2016) and of Lee, Kim and Lee
 //! (2010): a simulated biped that follows an interactively steered reference.
 
-use super::physics::{BalanceGains, run_tracked_with};
+use super::lookahead::LookaheadSettings;
+use super::physics::{BalanceGains, run_tracked_planned};
 use super::script::{StickKey, StickScript, run_script};
 use super::{Controller, Mode};
 use crate::motion_graph::LoadedGraph;
@@ -149,12 +150,14 @@ impl TrialSummary {
 }
 
 /// Plays every timeline from the graph's standing start, each through its own controller;
-/// with `physics`, the simulated human tracks it with `gains`. In parallel; the outcomes are in
+/// with `physics`, the simulated human tracks it with these gains (and the look-ahead, when
+/// given). In parallel; the outcomes are in
 /// the order of `timelines`.
 pub fn run_trials(
     graph: &Arc<LoadedGraph>,
     timelines: &[(String, StickScript)],
     physics: Option<BalanceGains>,
+    lookahead: Option<LookaheadSettings>,
 ) -> anyhow::Result<Vec<TrialOutcome>> {
     timelines
         .par_iter()
@@ -163,7 +166,8 @@ pub fn run_trials(
             let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
             let (fell_at, joint_error, root_error) = match physics {
                 Some(gains) => {
-                    let r = run_tracked_with(&mut controller, script, gains, |_, _| {})?;
+                    let r =
+                        run_tracked_planned(&mut controller, script, gains, lookahead, |_, _| {})?;
                     (r.fell_at, r.joint_error, r.root_error)
                 }
                 None => {

@@ -36,6 +36,9 @@ pub struct Launch {
     /// With --steer: start in physics playback (the simulated human tracks the controller).
     #[arg(long, requires = "steer")]
     pub steer_physics: bool,
+    /// With --steer-physics: with the look-ahead (predictive sampling) on.
+    #[arg(long, requires = "steer_physics")]
+    pub steer_lookahead: bool,
     /// With --steer: throw a ball from the camera at the character at this time of the run (s);
     /// repeat for several.
     #[arg(long, requires = "steer", value_name = "SECONDS")]
@@ -188,6 +191,9 @@ pub struct SteeringState {
     /// Physics playback: the simulated human tracking the controller (when on).
     pub physics: Option<crate::steering::physics::PhysicsPlayback>,
     pub physics_on: bool,
+    /// Physics playback with predictive sampling ([`crate::steering::lookahead`]).
+    pub lookahead_on: bool,
+    pub lookahead: Option<crate::steering::lookahead::Lookahead>,
     /// A ball to throw this frame.
     pub throw: bool,
     /// The run since the last (re)start, as shown (played or simulated), to save as a clip.
@@ -235,6 +241,9 @@ impl SteeringState {
             crate::steering::script::face_first_key(&mut controller, script);
         }
         self.physics = None;
+        self.lookahead = (self.physics_on && self.lookahead_on).then(|| {
+            crate::steering::lookahead::Lookahead::new(Default::default())
+        });
         if self.physics_on {
             match crate::steering::physics::PhysicsPlayback::new(
                 &mut controller,
@@ -313,6 +322,7 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
         }
     }
     state.physics_on = options.steer_physics;
+    state.lookahead_on = options.steer_lookahead;
     if let Some(path) = &options.steer {
         state.open(path.clone());
     }
@@ -366,6 +376,9 @@ fn step_controller(mut state: ResMut<SteeringState>, time: Res<Time>, clock: Res
     match st.physics.as_mut() {
         Some(physics) => {
             let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
+            if let Some(planner) = st.lookahead.as_mut() {
+                planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
+            }
             physics.track(st.time, &out, controller, follow);
             if physics.fell_at.is_none() {
                 st.recording.push_simulated(st.time, &physics.sim);

@@ -31,7 +31,17 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             ui.checkbox(&mut st.physics_on, "physics").on_hover_text(
                 "The Rapier-simulated human tracks the played motion (off: kinematic playback)",
             );
-            if (before != st.random_walk || physics != st.physics_on)
+            let lookahead = st.lookahead_on;
+            ui.add_enabled(
+                st.physics_on,
+                egui::Checkbox::new(&mut st.lookahead_on, "look-ahead"),
+            )
+            .on_hover_text(
+                "Predictive sampling: every 0.3 s, 6 candidate corrections of the balance feedback are simulated 1.5 s ahead and the best is used (about 20× the compute of physics alone)",
+            );
+            if (before != st.random_walk
+                || physics != st.physics_on
+                || lookahead != st.lookahead_on)
                 && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
             {
                 st.start(g);
@@ -49,7 +59,9 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             let text = match p.fell_at {
                 Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
                 None => format!(
-                    "physics: standing · tracking error {joint:.2} rad, pelvis {root:.2} m off"
+                    "physics{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off",
+                    if st.lookahead.is_some() { " with look-ahead" } else { "" },
+                    st.time
                 ),
             };
             ui.colored_label(
