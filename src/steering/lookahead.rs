@@ -54,19 +54,12 @@ impl LookaheadSettings {
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let names = "every, horizon, candidates, sigma, keep, seed";
         let mut s = Self::default();
-        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let (name, value) = entry
-                .split_once('=')
-                .ok_or_else(|| anyhow::anyhow!("`{entry}`: expected NAME=VALUE ({names})"))?;
-            let value: f64 = value
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| {
-                    anyhow::anyhow!("`{entry}`: the value is not a non-negative number")
-                })?;
-            match name.trim() {
+        for (name, value) in super::physics::named_values(text, names)? {
+            anyhow::ensure!(
+                value >= 0.0,
+                "`{name}={value}`: expected a non-negative number"
+            );
+            match name {
                 "every" => s.every = value,
                 "horizon" => s.horizon = value,
                 "candidates" => s.candidates = value as usize,

@@ -100,19 +100,10 @@ impl BalanceGains {
     /// or a value that is not a finite number is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let mut g = Self::default();
-        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let names = "c_d, c_v, trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, \
-                         lift_toe, follow, feedforward, rates";
-            let (name, value) = entry
-                .split_once('=')
-                .ok_or_else(|| anyhow::anyhow!("`{entry}`: expected NAME=VALUE ({names})"))?;
-            let value: f64 = value
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| anyhow::anyhow!("`{entry}`: the value is not a finite number"))?;
-            let field = match name.trim() {
+        let names = "c_d, c_v, trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, \
+                     lift_toe, follow, feedforward, rates";
+        for (name, value) in named_values(text, names)? {
+            let field = match name {
                 "c_d" => &mut g.c_d,
                 "c_v" => &mut g.c_v,
                 "trunk" => &mut g.trunk,
@@ -134,6 +125,25 @@ impl BalanceGains {
         anyhow::ensure!(g.follow > 0.0, "follow is a half-life: it must be positive");
         Ok(g)
     }
+}
+
+/// The `NAME=VALUE` entries of a comma-separated list (blank entries skipped); an entry without
+/// `=` or with a value that is not a finite number is an error (`names` lists what is expected).
+pub(crate) fn named_values<'a>(text: &'a str, names: &str) -> anyhow::Result<Vec<(&'a str, f64)>> {
+    let mut out = Vec::new();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let (name, value) = entry
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("`{entry}`: expected NAME=VALUE ({names})"))?;
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| anyhow::anyhow!("`{entry}`: the value is not a finite number"))?;
+        out.push((name.trim(), value));
+    }
+    Ok(out)
 }
 
 /// Offsets (rad) a look-ahead adds to the balance feedback's targets
