@@ -2,27 +2,23 @@
 //! a saved playback state restored bit for bit, and predictive sampling that keeps up a walk the
 //! balance feedback alone drops.
 
+mod common;
+
+use common::{assert_success, motionlab, stdout};
 use motionlab::motion_graph::MotionGraph;
 use motionlab::steering::{Controller, Mode};
 use std::path::Path;
 use std::sync::Arc;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(common::cli::ROOT)
 }
 
+/// Runs motionlab from the source tree and returns its output, failing on an error exit.
 fn run(args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "motionlab {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let o = motionlab(args);
+    assert_success(&o, &format!("motionlab {args:?}"));
+    stdout(&o)
 }
 
 /// `steer --timelines N --straight D --physics` plays seeded player timelines and straight runs

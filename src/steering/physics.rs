@@ -165,17 +165,6 @@ pub struct LegOffsets {
 impl LegOffsets {
     pub const DIMENSION: usize = 6;
 
-    pub fn to_array(self) -> [f64; 6] {
-        [
-            self.swing_flexion,
-            self.swing_abduction,
-            self.ankle_pitch,
-            self.ankle_roll,
-            self.trunk_pitch,
-            self.trunk_roll,
-        ]
-    }
-
     pub fn from_array(a: [f64; 6]) -> Self {
         Self {
             swing_flexion: a[0],
@@ -218,7 +207,6 @@ pub struct TrackingReport {
 
 /// The legs: per foot effector, its index, the foot body and the hip's flexion (z) and
 /// abduction (x) coordinates.
-#[derive(Clone)]
 struct Leg {
     effector: usize,
     foot: usize,
