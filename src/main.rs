@@ -210,12 +210,20 @@ enum Command {
         /// Trials: full-stick walks and runs in this many evenly spread directions.
         #[arg(long, conflicts_with_all = ["random_walk", "out"])]
         straight: Option<usize>,
+        /// Trials: also walks in the --straight directions at these stick magnitudes
+        /// (comma-separated, in (0, 1]; named walkNN_DEG), the slow and middle walks.
+        #[arg(long, value_delimiter = ',', requires = "straight")]
+        walk_sticks: Vec<f64>,
         /// Trials: the first timeline's seed (timeline i has seed + i).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Trials: seconds per timeline and straight run.
         #[arg(long, default_value_t = 60.0)]
         duration: f64,
+        /// Trials: also write every run's stick timeline to this folder as NAME.ron, to play one
+        /// again alone with --script (and --out).
+        #[arg(long)]
+        save_scripts: Option<PathBuf>,
         /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
         #[arg(long)]
         random_walk: Option<u64>,
@@ -225,7 +233,7 @@ enum Command {
         physics: bool,
         /// With --physics: balance gains other than the defaults, `NAME=VALUE,...` (c_d, c_v,
         /// trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
-        /// feedforward, rates; see docs/steering.md).
+        /// feedforward, rates, torso_kp, torso_kd; see docs/steering.md).
         #[arg(long, requires = "physics")]
         balance: Option<String>,
         /// With --physics: predictive sampling of the balance feedback's offsets (every 0.3 s,
@@ -547,14 +555,19 @@ fn main() {
             script,
             timelines,
             straight,
+            walk_sticks,
             seed,
             duration,
+            save_scripts,
             random_walk,
             physics,
             balance,
             lookahead,
             out,
         }) => match (timelines, straight, script) {
+            (None, None, Some(_)) if save_scripts.is_some() => Err(anyhow::anyhow!(
+                "--save-scripts writes the timelines of --timelines and --straight trials"
+            )),
             (None, None, Some(script)) => graph_cli::steer(
                 &graph,
                 &script,
@@ -569,9 +582,11 @@ fn main() {
                 &graph_cli::TrialSet {
                     timelines: timelines.unwrap_or(0),
                     straight: straight.unwrap_or(0),
+                    walk_sticks,
                     script,
                     seed,
                     duration,
+                    save_scripts,
                 },
                 physics,
                 balance.as_deref(),

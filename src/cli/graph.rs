@@ -274,7 +274,7 @@ pub fn steer(
         let report = motionlab::steering::physics::run_tracked_planned(
             &mut controller,
             &script,
-            motionlab::steering::physics::BalanceGains::parse(balance.unwrap_or(""))?,
+            motionlab::steering::balance::BalanceGains::parse(balance.unwrap_or(""))?,
             lookahead
                 .map(motionlab::steering::lookahead::LookaheadSettings::parse)
                 .transpose()?,
@@ -322,9 +322,13 @@ pub fn steer(
 pub struct TrialSet {
     pub timelines: usize,
     pub straight: usize,
+    /// Stick magnitudes of extra walks in the `straight` directions.
+    pub walk_sticks: Vec<f64>,
     pub script: Option<PathBuf>,
     pub seed: u64,
     pub duration: f64,
+    /// A folder for every run's stick timeline (NAME.ron).
+    pub save_scripts: Option<PathBuf>,
 }
 
 /// `motionlab steer GRAPH --timelines N --straight D [--script S] [--physics]`: plays every trial
@@ -336,10 +340,10 @@ pub fn steer_trials(
     balance: Option<&str>,
     lookahead: Option<&str>,
 ) -> Result<()> {
+    use motionlab::steering::balance::BalanceGains;
     use motionlab::steering::lookahead::LookaheadSettings;
-    use motionlab::steering::physics::BalanceGains;
     use motionlab::steering::trials::{
-        PlayerModel, TrialSummary, random_timeline, run_trials, straight_runs,
+        PlayerModel, TrialSummary, part_stick_walks, random_timeline, run_trials, straight_runs,
     };
     anyhow::ensure!(
         set.duration > 0.0 && set.duration <= 3600.0,
@@ -358,12 +362,35 @@ pub fn steer_trials(
             )
         })
         .collect();
+    anyhow::ensure!(
+        set.walk_sticks.iter().all(|m| *m > 0.0 && *m <= 1.0),
+        "--walk-sticks are stick magnitudes in (0, 1], found {:?}",
+        set.walk_sticks
+    );
+    anyhow::ensure!(
+        set.walk_sticks.is_empty() || set.straight > 0,
+        "--walk-sticks walks in the --straight directions: give --straight too"
+    );
     runs.extend(straight_runs(set.straight, set.duration, rate));
+    runs.extend(part_stick_walks(
+        set.straight,
+        &set.walk_sticks,
+        set.duration,
+        rate,
+    ));
     if let Some(path) = &set.script {
         let name = path
             .file_stem()
             .map_or("script".into(), |s| s.to_string_lossy().into_owned());
         runs.push((name, motionlab::steering::StickScript::load(path)?));
+    }
+    if let Some(dir) = &set.save_scripts {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, script) in &runs {
+            let path = dir.join(format!("{name}.ron"));
+            motionlab::files::write_ron(&path, script)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     let gains = match physics {
         true => Some(BalanceGains::parse(balance.unwrap_or(""))?),
@@ -482,8 +509,9 @@ pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
 /// decisions alone (the same walk played kinematically). Medians of
 /// 3 repeats (`--quick`: one short one).
 pub fn bench_steering_physics(quick: bool) -> Result<()> {
+    use motionlab::steering::balance::BalanceGains;
     use motionlab::steering::lookahead::LookaheadSettings;
-    use motionlab::steering::physics::{BalanceGains, run_tracked_planned};
+    use motionlab::steering::physics::run_tracked_planned;
     use motionlab::steering::trials::straight_runs;
     use motionlab::steering::{Controller, Mode, run_script};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

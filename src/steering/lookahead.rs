@@ -10,7 +10,8 @@
 //! seconds of horizon it leaves unplayed. The candidates are drawn from a generator seeded by
 //! the settings' seed, so a run is reproducible.
 
-use super::physics::{LegOffsets, PhysicsPlayback};
+use super::balance::LegOffsets;
+use super::physics::PhysicsPlayback;
 use super::{Controller, Output, Stick};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -54,7 +55,7 @@ impl LookaheadSettings {
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let names = "every, horizon, candidates, sigma, keep, seed";
         let mut s = Self::default();
-        for (name, value) in super::physics::named_values(text, names)? {
+        for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
                 value >= 0.0,
                 "`{name}={value}`: expected a non-negative number"

@@ -13,11 +13,13 @@
 //! - [`inertialize`]: transitions without pose pops;
 //! - [`foot_lock`]: planted feet held by two-bone IK;
 //! - [`script`]: scripted stick timelines and what they measure;
+//! - [`balance`]: the balance feedback's targets and torques in physics playback;
 //! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
 //! - [`lookahead`]: predictive sampling of the balance feedback's offsets in physics playback;
 //! - [`record`]: a steered run kept as a clip;
 //! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
+pub mod balance;
 pub mod controller;
 pub mod controls;
 pub mod foot_lock;

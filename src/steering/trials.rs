@@ -12,8 +12,9 @@
 //! The control problem is the one of Liu, van de Panne and Yin (2016) and of Lee, Kim and Lee
 //! (2010): a simulated biped that follows an interactively steered reference.
 
+use super::balance::BalanceGains;
 use super::lookahead::LookaheadSettings;
-use super::physics::{BalanceGains, run_tracked_planned};
+use super::physics::run_tracked_planned;
 use super::script::{StickKey, StickScript, run_script};
 use super::{Controller, Mode};
 use crate::motion_graph::LoadedGraph;
@@ -98,6 +99,30 @@ pub fn straight_runs(directions: usize, duration: f64, rate: f64) -> Vec<(String
                     pushes: Vec::new(),
                 },
             ));
+        }
+    }
+    out
+}
+
+/// Walks at part stick in `directions` evenly spread directions, one set per stick magnitude
+/// (in (0, 1]), named `walkNN_DEG` with NN the magnitude in hundredths: slow and middle walks,
+/// which [`straight_runs`] at full stick does not play.
+pub fn part_stick_walks(
+    directions: usize,
+    magnitudes: &[f64],
+    duration: f64,
+    rate: f64,
+) -> Vec<(String, StickScript)> {
+    let mut out = Vec::new();
+    for &m in magnitudes {
+        for (name, mut script) in straight_runs(directions, duration, rate)
+            .into_iter()
+            .take(directions)
+        {
+            let (x, y) = script.keys[0].movement;
+            script.keys[0].movement = (m * x, m * y);
+            let name = name.replacen("walk", &format!("walk{:02}", (m * 100.0).round() as i64), 1);
+            out.push((name, script));
         }
     }
     out
@@ -237,6 +262,17 @@ mod tests {
         let (x, y) = r[4].1.keys[0].movement;
         assert!(x.abs() < 1e-12 && (y - 1.0).abs() < 1e-12);
         assert!(r[20].1.keys[0].run && !r[4].1.keys[0].run);
+    }
+
+    #[test]
+    fn part_stick_walks_scale_the_stick_and_name_the_magnitude() {
+        let r = part_stick_walks(4, &[0.3, 0.5], 10.0, 60.0);
+        assert_eq!(r.len(), 8);
+        assert_eq!(r[1].0, "walk30_090");
+        assert_eq!(r[4].0, "walk50_000");
+        let (x, y) = r[1].1.keys[0].movement;
+        assert!(x.abs() < 1e-12 && (y - 0.3).abs() < 1e-12);
+        assert!(!r[5].1.keys[0].run);
     }
 
     #[test]
