@@ -19,13 +19,14 @@
 //!   corners dip up to 4 cm under it), which loads the swinging foot and lets the planted one
 //!   spin ([`crate::spacetime::gait::GaitSpec::sole_clearance`] solves clips without it).
 //!
-//! The default gains were searched again once the held feet moved with the reference (the
-//! earlier ones had been tuned around that runaway): a random search of 400 settings around
-//! the old ones on ten scripts of the shipped graph, then two local searches (120 and 200
-//! steps) scored on that graph and on the graph of solved motions only, checked on 24 scripts
-//! the search did not see (docs/results.md has the figures).
-//! The pelvis's angular velocity term (`trunk_v`) came in with that search.
-//!
+//! The default gains come from three searches. The first two were made at the simulation's
+//! default contact solve (a random search of 400 settings after the held feet moved with the
+//! reference, then two local searches; docs/results.md has the figures; `trunk_v` came in
+//! then). At the converged contact solve of physics playback those gains let every walk fall,
+//! so with the torso torque all 16 were searched again by an elitist evolution strategy (8
+//! samples a step) scored on full-stick walks and runs in 8 directions and 6 player timelines,
+//! 15 s each; searches scored on other timelines, or on walks at part stick too, did no better
+//! on trials they had not seen.
 
 use crate::model::EffectorTag;
 use crate::sim::Simulation;
