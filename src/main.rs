@@ -196,6 +196,7 @@ enum Command {
     /// Steer a character through a motion graph with a scripted stick timeline; prints heading
     /// error, speed error, foot slide and transitions per second. Example:
     /// `motionlab steer assets/graphs/human3d.ron --script tests/data/steer_north_east.ron`
+    #[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight"]).multiple(true))]
     Steer {
         graph: PathBuf,
         /// The stick timeline (RON: keys of time, move (east, north), run, facing).
@@ -210,8 +211,7 @@ enum Command {
         /// Trials: full-stick walks and runs in this many evenly spread directions.
         #[arg(long, conflicts_with_all = ["random_walk", "out"])]
         straight: Option<usize>,
-        /// Trials: also walks in the --straight directions at these stick magnitudes
-        /// (comma-separated, in (0, 1]; named walkNN_DEG), the slow and middle walks.
+        /// Trials: also walks in the --straight directions at these stick magnitudes (walkNN_DEG).
         #[arg(long, value_delimiter = ',', requires = "straight")]
         walk_sticks: Vec<f64>,
         /// Trials: the first timeline's seed (timeline i has seed + i).
@@ -220,9 +220,8 @@ enum Command {
         /// Trials: seconds per timeline and straight run.
         #[arg(long, default_value_t = 60.0)]
         duration: f64,
-        /// Trials: also write every run's stick timeline to this folder as NAME.ron, to play one
-        /// again alone with --script (and --out).
-        #[arg(long)]
+        /// Trials: also write every run's stick timeline to this folder as NAME.ron (for --script).
+        #[arg(long, requires = "trials")]
         save_scripts: Option<PathBuf>,
         /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
         #[arg(long)]
@@ -565,9 +564,6 @@ fn main() {
             lookahead,
             out,
         }) => match (timelines, straight, script) {
-            (None, None, Some(_)) if save_scripts.is_some() => Err(anyhow::anyhow!(
-                "--save-scripts writes the timelines of --timelines and --straight trials"
-            )),
             (None, None, Some(script)) => graph_cli::steer(
                 &graph,
                 &script,
