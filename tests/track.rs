@@ -194,3 +194,63 @@ fn a_window_where_every_rollout_diverges_is_a_clear_error() {
     );
     assert!(!out.join("result.ron").exists());
 }
+
+/// Plays the open-loop controls of a paper-settings search (`tests/data/track/`) on the dinosaur
+/// from the hanging jump's keyed start: its frames, whether it fell, the lowest centre of mass as
+/// a fraction of the standing one and the pelvis's travel over the ground (m).
+fn play_dino_jump(controls: &str) -> (String, bool, f32, f32) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = motionlab::track::TrackConfig {
+        clip: root.join("assets/keyframes/dino_hanging_jump.keys.ron"),
+        character: root.join("characters/dino.ron"),
+        from: 0.0,
+        to: None,
+        settings: Default::default(),
+    };
+    let job = motionlab::track::TrackJob::new(config).unwrap();
+    let controls: Vec<Vec<f32>> =
+        motionlab::files::read_ron(&root.join("tests/data/track").join(controls)).unwrap();
+    let (frames, fell) = job.search().play_controls(&controls).unwrap();
+    assert_eq!(frames.len(), controls.len() + 1);
+    let standing = frames[0].com[1];
+    let lowest = frames
+        .iter()
+        .map(|f| f.com[1])
+        .fold(f32::INFINITY, f32::min)
+        / standing;
+    let (a, b) = (frames[0].poses[0], frames.last().unwrap().poses[0]);
+    let travel = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+    let hash = motionlab::track::result::hash_frames(&frames);
+    (hash, fell, lowest, travel)
+}
+
+/// Keys-to-Sim's contrast (Borer et al. 2018, §6, Fig. 7) on the dinosaur's hanging jump at the
+/// paper's settings, seed 1: the wide-band chain (k 20) jumps, lands 0.6 m ahead as keyed and
+/// stays up (its metatarsi touch down in the landing crouch, as a theropod's do); the greedy
+/// chain (k 1) falls: its centre of mass drops below half its height and its head, arm and tail
+/// hit the ground. The controls replay to the searches' trajectory hashes on every machine.
+#[test]
+fn the_wide_band_dinosaur_jump_lands_and_stays_up_where_the_greedy_one_falls() {
+    let (hash, fell, lowest, travel) = play_dino_jump("dino_hanging_jump_wide.controls.ron");
+    assert_eq!(
+        hash, "1f1789f0deaf6895554c78dbf1eba3ec",
+        "wide-band chain's hash"
+    );
+    assert!(!fell, "the wide-band jump fell");
+    assert!(lowest > 0.7, "lowest centre of mass {lowest} of standing");
+    assert!(
+        (travel - 0.6).abs() < 0.15,
+        "landed {travel} m ahead, keyed 0.6 m"
+    );
+
+    let (hash, fell, lowest, _) = play_dino_jump("dino_hanging_jump_greedy.controls.ron");
+    assert_eq!(
+        hash, "3c8c83751df4876c94606cc4064e999e",
+        "greedy chain's hash"
+    );
+    assert!(fell, "the greedy jump stayed up");
+    assert!(
+        lowest < 0.5,
+        "greedy's lowest centre of mass {lowest} of standing"
+    );
+}

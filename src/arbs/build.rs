@@ -716,6 +716,7 @@ pub fn build_character(
         end_effectors,
         mirror_pairs,
         separations: Vec::new(),
+        weight_bearing: Vec::new(),
         gait: GaitHints::default(),
     };
     let problems = character.validate();

@@ -1,6 +1,7 @@
 //! The structure tools of Borer et al. 2018, §4.3 ("select new root, delete or merge rigid
 //! bodies"): each keeps the joints a tree, listed parent first, and every
-//! reference to a body (root, joints, end effectors, mirror pairs, separations) consistent.
+//! reference to a body (root, joints, end effectors, mirror pairs, separations, weight-bearing
+//! bodies) consistent.
 //!
 //! - **Set root.** The joints on the path from the old root to the new one turn round: parent
 //!   and child swap, anchors and world axes stay, each limit (min, max) becomes (−max, −min) and
@@ -18,8 +19,9 @@
 //!   from that box. The joint between them disappears, `absorb`'s other child joints hang from
 //!   `keep` (if `absorb` was `keep`'s parent, `keep` takes over `absorb`'s own joint, or the
 //!   root). End effectors on either body keep their world points on `keep`; separations naming
-//!   `absorb` name `keep` (dropped if both ends become `keep`); mirror pairs with `absorb` are
-//!   dropped (a pair moved onto `keep` would pair it twice).
+//!   `absorb` name `keep` (dropped if both ends become `keep`), and so does a weight-bearing
+//!   `absorb` (once); mirror pairs with `absorb` are dropped (a pair moved onto `keep` would pair
+//!   it twice).
 
 use super::edit::{DeleteMode, Rejection};
 use super::geometry::{
@@ -166,6 +168,17 @@ pub(super) fn merge_bodies(c: &mut Character, keep: &str, absorb: &str) -> Resul
             }
         }
     }
+    for n in &mut c.weight_bearing {
+        if n == absorb {
+            *n = keep.to_string();
+        }
+    }
+    let mut bearing: Vec<String> = Vec::new();
+    c.weight_bearing.retain(|n| {
+        let fresh = !bearing.contains(n);
+        bearing.push(n.clone());
+        fresh
+    });
     c.separations.retain(|s| s.a != s.b);
     let mut seen: Vec<(String, String)> = Vec::new();
     c.separations.retain(|s| {
@@ -216,12 +229,14 @@ fn merged_body(keep: &Body, absorb: &Body) -> Body {
     }
 }
 
-/// Drops the end effectors, mirror pairs and separations that name a removed body.
+/// Drops the end effectors, mirror pairs, separations and weight-bearing bodies that name a
+/// removed body.
 pub(super) fn drop_references(c: &mut Character, removed: &[String]) {
     let gone = |n: &String| removed.contains(n);
     c.end_effectors.retain(|e| !gone(&e.body));
     c.mirror_pairs.retain(|(l, r)| !gone(l) && !gone(r));
     c.separations.retain(|s| !gone(&s.a) && !gone(&s.b));
+    c.weight_bearing.retain(|n| !gone(n));
 }
 
 /// Reorders the joints so that each comes after the joint of its parent (the order of the

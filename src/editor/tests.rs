@@ -464,6 +464,29 @@ fn delete_subtree_and_merge_children_up() {
     assert!(!c.mirror_pairs.iter().any(|(l, _)| l == "l_shin"));
 }
 
+/// The dinosaur's weight-bearing metatarsi follow the structure tools: a merged one is named by
+/// the body that absorbed it, a deleted one is dropped.
+#[test]
+fn weight_bearing_bodies_follow_merges_and_deletes() {
+    let dino =
+        load_character(&Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/dino.ron")).unwrap();
+    assert_eq!(dino.weight_bearing, ["l_metatarsus", "r_metatarsus"]);
+    let mut ed = Editor::new(dino);
+    ed.apply(Edit::MergeBodies {
+        keep: "l_shin".into(),
+        absorb: "l_metatarsus".into(),
+    })
+    .unwrap();
+    assert_eq!(ed.character().weight_bearing, ["l_shin", "r_metatarsus"]);
+    ed.apply(Edit::DeleteBody {
+        body: "r_metatarsus".into(),
+        mode: DeleteMode::Subtree,
+    })
+    .unwrap();
+    assert_eq!(ed.character().weight_bearing, ["l_shin"]);
+    assert_tree(ed.character());
+}
+
 #[test]
 fn merge_two_bodies() {
     let c = check_op(

@@ -347,6 +347,19 @@ fn bad_end_effector_is_located_on_its_line() {
     assert_invalid(&parse_bad(&bad), l, "body");
 }
 
+#[test]
+fn unknown_weight_bearing_body_is_located_on_its_line() {
+    let text = builtin_text("dino");
+    let l = line_of(&text, "weight_bearing:");
+    let bad = edit(&text, l, "\"r_metatarsus\"", "\"r_metatarsal\"");
+    let e = parse_bad(&bad);
+    assert_invalid(&e, l, "weight_bearing");
+    assert!(
+        e.to_string().contains("no body named \"r_metatarsal\""),
+        "{e}"
+    );
+}
+
 /// A character built by a program (not read from a file, so the number scan never sees it):
 /// the typed checks alone refuse a NaN joint anchor, a NaN axis, a NaN or 1e30 kg mass and a NaN
 /// end-effector point, each naming its field (all four once reached rapier and panicked in it,

@@ -57,6 +57,11 @@ pub struct Character {
     /// point twice as far from its joint as its centre of mass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub separations: Vec<Separation>,
+    /// Bodies besides the feet that may bear weight on the ground without the character counting
+    /// as fallen: a digitigrade leg's metatarsus, which a theropod (like a bird) sets down in a
+    /// deep crouch the way a human sets down a heel. Any other body touching the ground is a fall.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weight_bearing: Vec<String>,
     /// Settings the spacetime gait solver needs for this character (defaults of `gait`).
     #[serde(default, skip_serializing_if = "GaitHints::is_default")]
     pub gait: GaitHints,

@@ -475,6 +475,16 @@ pub(super) fn validate(c: &Character) -> Vec<Problem> {
             ));
         }
     }
+    for n in &c.weight_bearing {
+        if c.body_index(n).is_none() {
+            out.push(Problem::named(
+                "weight_bearing",
+                n,
+                "weight_bearing",
+                format!("no body named {n:?}"),
+            ));
+        }
+    }
     if c.gait.sample_iterations == Some(0) {
         out.push(Problem::new(
             None,

@@ -236,7 +236,8 @@ pub struct Simulation {
     steps: u64,
     failure: Option<Failure>,
     reference_com_height: f32,
-    foot_body: Vec<bool>,
+    /// Per body: a foot or a `weight_bearing` body, allowed on the ground.
+    bears_weight: Vec<bool>,
     /// Per degree of freedom: multipliers of kp and kd set by a controller (phase-specific gains).
     gain_multipliers: Vec<(f32, f32)>,
     /// Per joint: child body index and the anchor in the child's frame.
@@ -652,8 +653,9 @@ impl Simulation {
         out
     }
 
-    /// A character has fallen when a body other than a foot touches the ground, or its centre
-    /// of mass has dropped below half of its reference height.
+    /// A character has fallen when a body other than a foot (or a body its file lists as
+    /// `weight_bearing`) touches the ground, or its centre of mass has dropped below half of its
+    /// reference height.
     pub fn has_fallen(&self) -> bool {
         self.has_fallen_below(0.5)
     }
@@ -667,7 +669,7 @@ impl Simulation {
         }
         self.contacts()
             .iter()
-            .zip(&self.foot_body)
+            .zip(&self.bears_weight)
             .any(|(n, foot)| *n > 0 && !foot)
     }
 

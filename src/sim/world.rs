@@ -247,13 +247,14 @@ impl Simulation {
         // Keep DOFs in model order (joint order, then axis order) whatever the insertion order.
         dofs.sort_by_key(|d| d.joint);
 
-        let foot_body = character
+        let bears_weight = character
             .bodies
             .iter()
             .map(|b| {
                 character
                     .effectors(EffectorTag::Foot)
                     .any(|e| e.body == b.name)
+                    || character.weight_bearing.contains(&b.name)
             })
             .collect();
         let n = dofs.len();
@@ -289,7 +290,7 @@ impl Simulation {
             steps: 0,
             failure: None,
             reference_com_height: 0.0,
-            foot_body,
+            bears_weight,
             gain_multipliers: vec![(1.0, 1.0); n],
             joint_anchors,
             gravity: -crate::model::rotation::GRAVITY,

@@ -545,6 +545,38 @@ impl Search {
         (frames, controls, terms, fell)
     }
 
+    /// Plays open-loop controls (one PD target per degree of freedom and step, as a result's
+    /// `controls.ron` holds them) from the search's start state: every step's frame (the start's
+    /// first) and whether the character fell. The chain's own controls give back its trajectory
+    /// bit for bit.
+    pub fn play_controls(&self, controls: &[Vec<f32>]) -> Result<(Vec<Frame>, bool), TrackError> {
+        if let Some((step, c)) = controls
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.len() != self.layout_dofs)
+        {
+            return Err(TrackError::Clip(format!(
+                "controls of step {step}: expected {} values (one per degree of freedom), \
+                 found {}",
+                self.layout_dofs,
+                c.len()
+            )));
+        }
+        let mut frames = Vec::with_capacity(controls.len() + 1);
+        let mut fell = false;
+        self.sims.with(|sim| {
+            sim.restore(&self.initial);
+            frames.push(sim.frame());
+            for c in controls {
+                sim.set_targets(c);
+                sim.step();
+                frames.push(sim.frame());
+                fell |= sim.has_fallen() || sim.failure().is_some();
+            }
+        });
+        Ok((frames, fell))
+    }
+
     /// The start states of the next window, simulated again along the kept samples' chains
     /// (after a resume).
     pub(super) fn rebuild_starts(&mut self) {

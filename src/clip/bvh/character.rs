@@ -201,6 +201,7 @@ pub fn character_of(bvh: &Bvh, name: &str, scale: f64) -> Character {
         end_effectors,
         mirror_pairs: Vec::new(),
         separations: Vec::new(),
+        weight_bearing: Vec::new(),
         gait: GaitHints::default(),
     }
 }
