@@ -13,6 +13,8 @@ packages=(
   libvulkan1 mesa-vulkan-drivers             # Vulkan loader and Mesa's software (llvmpipe) driver
   xvfb xauth          # headless X server for the GUI test and screenshots
   coinor-libipopt-dev # IPOPT, the NLP solver of spacetime control (cargo feature `ipopt`)
+  openmpi-bin libopenmpi-dev  # MPI for searches spread over ranks (cargo feature `mpi`)
+  libclang-dev        # rsmpi generates its MPI bindings with libclang at build time
   libopenblas0-serial # optimised BLAS for IPOPT's MUMPS (Debian's reference BLAS made the
                       # velociraptor's exact-Hessian factorisations 4x slower); single-threaded
                       # so results do not depend on a BLAS thread count

@@ -8,6 +8,7 @@ pub mod arbs;
 #[cfg(feature = "ipopt")]
 pub mod blas;
 pub mod clip;
+pub mod cluster;
 pub mod control;
 pub mod diversity;
 /// The character editor's model (no Bevy): edits, undo, mirror mode, physics lint.

@@ -17,6 +17,8 @@ mod bench_cli;
 mod cec2006_cli;
 #[path = "cli/clip.rs"]
 mod clip_cli;
+#[path = "cli/explore.rs"]
+mod explore_cli;
 #[path = "cli/flags.rs"]
 mod flags;
 #[path = "cli/graph.rs"]
@@ -128,46 +130,7 @@ enum Command {
     #[command(
         after_help = "Example: `motionlab explore scenes/jump_high2d.ron --variants 4 --out results/jump_high`"
     )]
-    Explore {
-        scene: PathBuf,
-        #[arg(long, default_value_t = 4, value_parser = flags::variants)]
-        variants: usize,
-        #[arg(long, default_value_t = 500, value_parser = flags::generations)]
-        generations: u64,
-        /// K of the diversity objective (eq. 1).
-        #[arg(long, default_value_t = 10.0, value_parser = flags::diversity_k)]
-        k: f64,
-        /// Where K·d_min sits: inside the j-sum as typeset (K·(N+1)) or outside (K).
-        #[arg(long, value_enum, default_value_t = PlacementArg::Inside)]
-        k_placement: PlacementArg,
-        /// Distance: hf, md, wja or shape (default: the task's metric).
-        #[arg(long)]
-        metric: Option<String>,
-        /// motion: control parameters free; shape: link lengths free as well.
-        #[arg(long, value_enum, default_value_t = ModeArg::Motion)]
-        mode: ModeArg,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Supernatural strength: multiplies PD gains and torque limits (1.5–3 in the paper).
-        #[arg(long, default_value_t = 1.0, value_parser = flags::strength)]
-        strength: f32,
-        /// Progressive addition (one variant at a time) instead of round-robin.
-        #[arg(long)]
-        progressive: bool,
-        /// Stop when D improves by less than 0.1 % over this many generations (0: never).
-        #[arg(long, default_value_t = 100, value_parser = flags::stall)]
-        stall: u64,
-        /// Initial CMA-ES step size in normalized units (default: the task's `sigma`).
-        #[arg(long, value_parser = flags::sigma)]
-        sigma: Option<f64>,
-        /// Folder for checkpoint.ron and result.ron.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long)]
-        resume: bool,
-        #[arg(long, default_value_t = 0, value_parser = flags::threads)]
-        threads: usize,
-    },
+    Explore(explore_cli::ExploreArgs),
     /// Re-simulate one motion of an exploration result (or a tracking search's chain) and check
     /// its trajectory hash.
     #[command(
@@ -367,18 +330,6 @@ enum SpacetimeCommand {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum PlacementArg {
-    Inside,
-    Outside,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ModeArg {
-    Motion,
-    Shape,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
 enum PdArg {
     Implicit,
     Explicit,
@@ -426,54 +377,7 @@ fn main() {
             threads,
         }) => robustness(&file, out, resume, threads),
         Some(Command::Check { file }) => check(&file),
-        Some(Command::Explore {
-            scene,
-            variants,
-            generations,
-            k,
-            k_placement,
-            metric,
-            mode,
-            seed,
-            strength,
-            progressive,
-            stall,
-            sigma,
-            out,
-            resume,
-            threads,
-        }) => (|| -> Result<()> {
-            let metric = metric
-                .map(|m| m.parse::<motionlab::diversity::explore::ExploreMetric>())
-                .transpose()?;
-            let config = motionlab::diversity::explore::ExploreConfig {
-                scene,
-                variants,
-                generations,
-                k,
-                placement: match k_placement {
-                    PlacementArg::Inside => motionlab::diversity::KPlacement::InsideSum,
-                    PlacementArg::Outside => motionlab::diversity::KPlacement::OutsideSum,
-                },
-                metric,
-                shape_mode: matches!(mode, ModeArg::Shape),
-                seed,
-                strength,
-                strategy: if progressive {
-                    motionlab::diversity::Strategy::Progressive
-                } else {
-                    motionlab::diversity::Strategy::RoundRobin
-                },
-                stall_generations: stall,
-                sigma,
-            };
-            task_cli::explore(task_cli::ExploreArgs {
-                config,
-                out,
-                resume,
-                threads,
-            })
-        })(),
+        Some(Command::Explore(args)) => explore_cli::run(args),
         Some(Command::Bake { scene }) => task_cli::bake(&scene),
         Some(Command::Replay {
             result,

@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use motionlab::jobs::{Job, JobEvent, JobRunner, JobStatus};
+use motionlab::cluster::Ranks;
+use motionlab::jobs::{Job, JobEvent, JobRunner, JobStatus, StepOutcome};
 use std::path::PathBuf;
 
 /// Runs `job` in `folder` on `threads` cores (0: all), showing its progress, and returns the
@@ -51,21 +52,57 @@ pub fn start_or_resume<J: Job + 'static>(
     from_checkpoint: impl FnOnce(&str) -> Result<J>,
     start: impl FnOnce() -> Result<J>,
 ) -> Result<PathBuf> {
+    let path = start_or_resume_on(
+        Ranks::Alone,
+        folder,
+        resume,
+        threads,
+        what,
+        from_checkpoint,
+        start,
+    )?;
+    path.context("no result file")
+}
+
+/// [`start_or_resume`] on one rank of an MPI job (the job spreads its own evaluations over
+/// `ranks`): rank 0 shows the progress, checkpoints and writes the result, and gets its path;
+/// the other ranks run the same steps silently, write nothing, and get `None`.
+pub fn start_or_resume_on<J: Job + 'static>(
+    ranks: Ranks,
+    folder: PathBuf,
+    resume: bool,
+    threads: usize,
+    what: &str,
+    from_checkpoint: impl FnOnce(&str) -> Result<J>,
+    start: impl FnOnce() -> Result<J>,
+) -> Result<Option<PathBuf>> {
     let cp = folder.join("checkpoint.ron");
     let finished = folder.join("result.ron");
     if resume && !cp.exists() && finished.exists() {
-        eprintln!(
-            "{} holds a finished {what}; reporting its result",
-            folder.display()
-        );
-        return Ok(finished);
+        if ranks.is_root() {
+            eprintln!(
+                "{} holds a finished {what}; reporting its result",
+                folder.display()
+            );
+        }
+        return Ok(ranks.is_root().then_some(finished));
     }
-    let job = if resume {
+    let mut job = if resume {
         let text = std::fs::read_to_string(&cp)
             .with_context(|| format!("reading checkpoint {}", cp.display()))?;
         from_checkpoint(&text).with_context(|| format!("resuming from {}", cp.display()))?
     } else {
         start()?
     };
-    run_with_progress(Box::new(job), folder, threads, what)
+    if ranks.is_root() {
+        return run_with_progress(Box::new(job), folder, threads, what).map(Some);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    while let StepOutcome::Running = job
+        .step(&pool)
+        .with_context(|| format!("{what} on rank {}", ranks.rank()))?
+    {}
+    Ok(None)
 }

@@ -1,8 +1,10 @@
 //! `motionlab pareto`: grows a front of jump controllers (Agrawal 2015, ch. 4) as a job with a
 //! progress bar, checkpoints and `--resume`; prints one line per front point (the columns of
-//! Table 4.2 and the height) and the hypervolume.
+//! Table 4.2 and the height) and the hypervolume. With `--mpi` under `mpirun`, every
+//! generation's rollouts are spread over the ranks; rank 0 alone prints and writes.
 
 use anyhow::Result;
+use motionlab::cluster::Ranks;
 use motionlab::pareto::{Method, ParetoConfig, ParetoRun, load_result};
 use std::path::PathBuf;
 
@@ -35,6 +37,11 @@ pub struct ParetoArgs {
     pub resume: bool,
     #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
     pub threads: usize,
+    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
+    /// pareto … --mpi`); the result is the same bits as without MPI.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub mpi: bool,
 }
 
 /// Refuses to resume a run of another scene than the command names, or of another method or seed
@@ -73,6 +80,15 @@ fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) 
 }
 
 pub fn run(args: ParetoArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        let (ranks, _mpi) = motionlab::cluster::start_mpi()?;
+        return run_on(args, ranks);
+    }
+    run_on(args, Ranks::Alone)
+}
+
+fn run_on(args: ParetoArgs, ranks: Ranks) -> Result<()> {
     let method = args.method.unwrap_or(Method::Rmoo);
     let seed = args.seed.unwrap_or(1);
     let stem = args
@@ -92,7 +108,8 @@ pub fn run(args: ParetoArgs) -> Result<()> {
     if args.resume && !folder.join("checkpoint.ron").exists() && finished.exists() {
         same_run(&load_result(&finished)?.config, &args, &folder)?;
     }
-    let path = crate::job_cli::start_or_resume(
+    let path = crate::job_cli::start_or_resume_on(
+        ranks,
         folder.clone(),
         args.resume,
         args.threads,
@@ -100,7 +117,7 @@ pub fn run(args: ParetoArgs) -> Result<()> {
         |text| {
             let run = ParetoRun::from_checkpoint(text)?;
             same_run(run.config(), &args, &folder)?;
-            Ok(run)
+            Ok(run.on_ranks(ranks))
         },
         || {
             let mut config = ParetoConfig::new(&args.scene, method);
@@ -110,9 +127,12 @@ pub fn run(args: ParetoArgs) -> Result<()> {
             }
             config.stall_generations = args.stall;
             config.max_evaluations = args.evaluations;
-            ParetoRun::new(config)
+            Ok(ParetoRun::new(config)?.on_ranks(ranks))
         },
     )?;
+    let Some(path) = path else {
+        return Ok(());
+    };
     let r = load_result(&path)?;
     for (k, p) in r.front.iter().enumerate() {
         let o = &p.outcome;

@@ -198,51 +198,6 @@ pub fn prepare(
     Ok(())
 }
 
-pub struct ExploreArgs {
-    pub config: motionlab::diversity::explore::ExploreConfig,
-    pub out: Option<std::path::PathBuf>,
-    pub resume: bool,
-    pub threads: usize,
-}
-
-/// Runs an exploration as a job with a progress bar; prints one line per variant and D.
-pub fn explore(args: ExploreArgs) -> Result<()> {
-    use motionlab::diversity::explore::{DiversityJob, load_result};
-    let stem = args
-        .config
-        .scene
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "task".into());
-    let folder = args.out.unwrap_or_else(|| {
-        std::path::PathBuf::from("results").join(format!("explore-{stem}-seed{}", args.config.seed))
-    });
-    let path = crate::job_cli::start_or_resume(
-        folder,
-        args.resume,
-        args.threads,
-        "exploration",
-        DiversityJob::from_checkpoint,
-        || DiversityJob::new(args.config),
-    )?;
-    let r = load_result(&path)?;
-    for m in r.motions.iter().skip(1) {
-        println!(
-            "variant {} penalty {:.4} min_distance {:.4}",
-            m.index, m.penalty, m.min_distance
-        );
-    }
-    println!("diversity {:.4}", r.diversity);
-    eprintln!(
-        "result: {} ({} generations, {} rollouts, stop: {})",
-        path.display(),
-        r.generations,
-        r.evaluations,
-        r.stop
-    );
-    Ok(())
-}
-
 /// Re-simulates one motion of a result and prints its hash.
 pub fn replay(result: &Path, variant: usize, out: Option<&Path>) -> Result<()> {
     use motionlab::diversity::explore::{load_result, replay, replay_clip};

@@ -4,6 +4,7 @@
 //! the simulated clip, its controls and the windows' samples. `bench track` measures its speed.
 
 use anyhow::{Context, Result};
+use motionlab::cluster::Ranks;
 use motionlab::jobs::{JobEvent, JobRunner, JobStatus};
 use motionlab::track::{TrackConfig, TrackJob, TrackProgress, TrackResult, TrackSettings};
 use std::path::{Path, PathBuf};
@@ -49,6 +50,11 @@ pub struct TrackArgs {
     /// Continue the search in --out from its checkpoint.
     #[arg(long)]
     pub resume: bool,
+    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
+    /// track … --mpi`); the trajectory is the same bits as without MPI.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub mpi: bool,
 }
 
 /// The lines of `track`'s windows: `window I t T best B kept MIN..MAX rollouts R`.
@@ -127,9 +133,21 @@ pub fn report(result: &TrackResult, folder: &Path) -> Result<()> {
 }
 
 pub fn run(a: TrackArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if a.mpi {
+        let (ranks, _mpi) = motionlab::cluster::start_mpi()?;
+        return run_on(a, ranks);
+    }
+    run_on(a, Ranks::Alone)
+}
+
+fn run_on(a: TrackArgs, ranks: Ranks) -> Result<()> {
     let cp = a.out.join("checkpoint.ron");
     let finished = a.out.join("result.ron");
     let path = if a.resume && !cp.exists() && finished.exists() {
+        if !ranks.is_root() {
+            return Ok(());
+        }
         eprintln!(
             "{} holds a finished search; reporting its result",
             a.out.display()
@@ -158,6 +176,16 @@ pub fn run(a: TrackArgs) -> Result<()> {
                 },
             })?
         };
+        let mut job = job.on_ranks(ranks);
+        if !ranks.is_root() {
+            // The same windows as rank 0, silently: it alone prints and writes.
+            use motionlab::jobs::{Job, StepOutcome};
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(a.threads)
+                .build()?;
+            while let StepOutcome::Running = job.step(&pool)? {}
+            return Ok(());
+        }
         run_job(job, &a.out, a.threads)?
     };
     let result: TrackResult = motionlab::files::read_ron(&path)?;

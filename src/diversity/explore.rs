@@ -179,6 +179,8 @@ pub struct DiversityJob {
     config: ExploreConfig,
     task: Task,
     search: DiversitySearch,
+    /// Where each generation's rollouts run (this process alone, or spread over MPI ranks).
+    ranks: crate::cluster::Ranks,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -224,6 +226,7 @@ impl DiversityJob {
             config,
             task,
             search,
+            ranks: Default::default(),
         })
     }
 
@@ -237,6 +240,7 @@ impl DiversityJob {
             config: cp.config,
             task,
             search: cp.search,
+            ranks: Default::default(),
         })
     }
 
@@ -252,15 +256,26 @@ impl DiversityJob {
         &self.config
     }
 
-    /// Runs one generation on `pool`.
+    /// The job with its rollouts spread over `ranks` (every rank runs the same job; the result
+    /// does not depend on how many there are).
+    pub fn on_ranks(mut self, ranks: crate::cluster::Ranks) -> Self {
+        self.ranks = ranks;
+        self
+    }
+
+    /// Runs one generation: this rank's share of the rollouts on `pool`.
     pub fn generation(&mut self, pool: &rayon::ThreadPool) {
         let metric = self.config.motion_metric(&self.task);
         let task = &self.task;
+        let ranks = self.ranks;
         self.search.generation(|xs| {
-            pool.install(|| {
-                xs.par_iter()
-                    .map(|x| TaskEvaluator { task, metric }.evaluate(x))
-                    .collect()
+            ranks.spread(xs.len(), |block| {
+                pool.install(|| {
+                    xs[block]
+                        .par_iter()
+                        .map(|x| TaskEvaluator { task, metric }.evaluate(x))
+                        .collect()
+                })
             })
         });
     }

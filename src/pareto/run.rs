@@ -116,6 +116,8 @@ pub struct ParetoRun {
     search: Search,
     samples: Vec<Sample>,
     history: Vec<HypervolumePoint>,
+    /// Where each generation's rollouts run (this process alone, or spread over MPI ranks).
+    ranks: crate::cluster::Ranks,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -169,6 +171,7 @@ impl ParetoRun {
             search,
             samples: Vec::new(),
             history: Vec::new(),
+            ranks: Default::default(),
         };
         run.samples.push(Sample {
             height: seed.height,
@@ -189,7 +192,15 @@ impl ParetoRun {
             search: cp.search,
             samples: cp.samples,
             history: cp.history,
+            ranks: Default::default(),
         })
+    }
+
+    /// The run with its rollouts spread over `ranks` (every rank runs the same run; the result
+    /// does not depend on how many there are).
+    pub fn on_ranks(mut self, ranks: crate::cluster::Ranks) -> Self {
+        self.ranks = ranks;
+        self
     }
 
     pub fn config(&self) -> &ParetoConfig {
@@ -243,9 +254,12 @@ impl ParetoRun {
     /// One generation on `pool`.
     pub fn generation(&mut self, pool: &rayon::ThreadPool) {
         let jump = &self.jump;
-        let mut evaluate = crate::optim::scheduler::OnThreads {
-            pool: Some(pool),
-            f: |x: &[f64]| jump.evaluate(x),
+        let mut evaluate = crate::cluster::Spread {
+            ranks: self.ranks,
+            inner: crate::optim::scheduler::OnThreads {
+                pool: Some(pool),
+                f: |x: &[f64]| jump.evaluate(x),
+            },
         };
         match &mut self.search {
             Search::Rmoo(r) => r.generation(&mut evaluate, &mut self.samples),

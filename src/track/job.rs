@@ -108,6 +108,13 @@ impl TrackJob {
         Ok(job)
     }
 
+    /// The job with its rollouts spread over `ranks` (every rank runs the same search; the
+    /// result does not depend on how many there are).
+    pub fn on_ranks(mut self, ranks: crate::cluster::Ranks) -> Self {
+        self.search.ranks = ranks;
+        self
+    }
+
     pub fn search(&self) -> &Search {
         &self.search
     }
@@ -175,7 +182,7 @@ impl Job for TrackJob {
         if self.search.is_finished() {
             let mut r = self.finish();
             r.seconds = self.seconds;
-            r.threads = pool.current_num_threads();
+            r.threads = pool.current_num_threads() * self.search.ranks.size();
             self.result = Some(r);
             Ok(StepOutcome::Done)
         } else {

@@ -113,7 +113,7 @@ pub struct TrackResult {
     pub clip: Clip,
     /// The PD targets of every step (target plus offsets): the open-loop controls.
     pub controls: Vec<Vec<f32>>,
-    /// Seconds the search ran and the threads it ran on.
+    /// Seconds the search ran and the threads it ran on (over every MPI rank).
     pub seconds: f64,
     pub threads: usize,
     /// Rollouts simulated in all, and simulation steps.

@@ -200,6 +200,8 @@ pub struct Search {
     starts: Vec<Snapshot>,
     pub dt: f64,
     total_steps: usize,
+    /// Where each generation's rollouts run (this process alone, or spread over MPI ranks).
+    pub ranks: crate::cluster::Ranks,
 }
 
 /// Steps in `seconds` at time step `dt`.
@@ -295,6 +297,7 @@ impl Search {
             windows: Vec::new(),
             dt,
             total_steps,
+            ranks: Default::default(),
         })
     }
 
@@ -393,19 +396,22 @@ impl Search {
                 .collect();
             let (starts, target, sims, weights) =
                 (&self.starts, &self.target, &self.sims, &s.weights);
-            let mut evaluate = OnThreads {
-                pool,
-                f: |p: &[f64]| {
-                    let i = p[p.len() - 1] as usize;
-                    rollout(
-                        sims,
-                        &starts[i],
-                        target,
-                        &layout,
-                        &p[..p.len() - 1],
-                        weights,
-                        bounds[i],
-                    )
+            let mut evaluate = crate::cluster::Spread {
+                ranks: self.ranks,
+                inner: OnThreads {
+                    pool,
+                    f: |p: &[f64]| {
+                        let i = p[p.len() - 1] as usize;
+                        rollout(
+                            sims,
+                            &starts[i],
+                            target,
+                            &layout,
+                            &p[..p.len() - 1],
+                            weights,
+                            bounds[i],
+                        )
+                    },
                 },
             };
             let outcomes = evaluate.evaluate(&points);

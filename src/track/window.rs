@@ -52,7 +52,7 @@ impl Layout {
 }
 
 /// What a rollout gave.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rollout {
     /// The window cost (scaled to the whole window when stopped early).
     pub cost: f64,

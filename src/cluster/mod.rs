@@ -1,0 +1,143 @@
+//! Where a batch of evaluations runs: in this process alone, or spread over the ranks of an MPI
+//! job (`mpirun -np N motionlab … --mpi`, cargo feature `mpi`).
+//!
+//! Every rank runs the same search (same seed, same settings), so every rank holds the same
+//! optimizer state; only the evaluations of each batch are divided. Rank r evaluates a contiguous
+//! block of the batch's indices ([`Ranks::share`]); the outcomes are gathered on every rank and
+//! put back in index order, never in arrival order, so the search is told exactly what a single
+//! process would tell it, and the result's bits do not depend on the number of ranks. Rank 0
+//! alone prints, checkpoints and writes results. This is the "replicated master" form of
+//! distributed evolution strategies: a batch is a few kilobytes of outcomes per generation, the
+//! optimizer's own work is microseconds, and no rank waits on a master to hand out work.
+
+use crate::optim::Params;
+use crate::optim::scheduler::Evaluate;
+use serde::{Serialize, de::DeserializeOwned};
+use std::ops::Range;
+
+#[cfg(feature = "mpi")]
+mod mpi_ranks;
+
+/// The ranks of this process's job.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ranks {
+    /// A single process: it evaluates every point.
+    #[default]
+    Alone,
+    /// One rank of an MPI job (`MPI_COMM_WORLD`).
+    #[cfg(feature = "mpi")]
+    Mpi { rank: usize, size: usize },
+}
+
+impl Ranks {
+    /// This process's rank (0 when alone).
+    pub fn rank(&self) -> usize {
+        match *self {
+            Ranks::Alone => 0,
+            #[cfg(feature = "mpi")]
+            Ranks::Mpi { rank, .. } => rank,
+        }
+    }
+
+    /// How many ranks share the work (1 when alone).
+    pub fn size(&self) -> usize {
+        match *self {
+            Ranks::Alone => 1,
+            #[cfg(feature = "mpi")]
+            Ranks::Mpi { size, .. } => size,
+        }
+    }
+
+    /// Rank 0: the one that prints, checkpoints and writes the result.
+    pub fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// The block of a batch of `n` this rank evaluates (see [`share`]).
+    pub fn share(&self, n: usize) -> Range<usize> {
+        share(n, self.rank(), self.size())
+    }
+
+    /// Evaluates a batch of `n` points: `local` computes the outcomes of the index range it is
+    /// given (in order), and the outcomes of every rank come back in index order. A rank whose
+    /// block comes back short (its evaluation stopped early) ends the batch there, as a single
+    /// process's would: the points after it have no outcome.
+    pub fn spread<O: Serialize + DeserializeOwned>(
+        &self,
+        n: usize,
+        local: impl FnOnce(Range<usize>) -> Vec<O>,
+    ) -> Vec<O> {
+        match *self {
+            Ranks::Alone => local(0..n),
+            #[cfg(feature = "mpi")]
+            Ranks::Mpi { size, .. } => {
+                let mine = local(self.share(n));
+                let mut out = Vec::with_capacity(n);
+                for (r, part) in mpi_ranks::all_gather(&mine).into_iter().enumerate() {
+                    let complete = part.len() == share(n, r, size).len();
+                    out.extend(part);
+                    if !complete {
+                        break;
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// An evaluator whose batches are spread over `ranks`, each rank running its block through
+/// `inner` (threads): the scheduler's seam ([`Evaluate`]) over MPI.
+pub struct Spread<E> {
+    pub ranks: Ranks,
+    pub inner: E,
+}
+
+impl<O: Serialize + DeserializeOwned, E: Evaluate<O>> Evaluate<O> for Spread<E> {
+    fn evaluate(&mut self, points: &[Params]) -> Vec<O> {
+        let inner = &mut self.inner;
+        self.ranks
+            .spread(points.len(), |block| inner.evaluate(&points[block]))
+    }
+}
+
+/// Rank `rank` of `size` evaluates indices `rank·n/size .. (rank+1)·n/size`: contiguous blocks
+/// whose sizes differ by at most one, covering `0..n` in rank order.
+pub fn share(n: usize, rank: usize, size: usize) -> Range<usize> {
+    let size = size.max(1);
+    (rank * n / size)..((rank + 1) * n / size)
+}
+
+/// Starts MPI for this process (threads may call MPI one at a time: a job runs on its own thread)
+/// and gives its ranks; the returned guard ends MPI when dropped, after the job is done.
+#[cfg(feature = "mpi")]
+pub fn start_mpi() -> anyhow::Result<(Ranks, mpi_ranks::Guard)> {
+    mpi_ranks::start()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blocks of every rank cover the batch once, in rank order, and differ in size by at
+    /// most one, for batch sizes below, at and above the number of ranks.
+    #[test]
+    fn shares_cover_a_batch_once_in_rank_order() {
+        for size in 1..=5 {
+            for n in 0..=23 {
+                let blocks: Vec<Range<usize>> = (0..size).map(|r| share(n, r, size)).collect();
+                let flat: Vec<usize> = blocks.iter().flat_map(|b| b.clone()).collect();
+                assert_eq!(flat, (0..n).collect::<Vec<_>>(), "n {n} size {size}");
+                let lens: Vec<usize> = blocks.iter().map(|b| b.len()).collect();
+                let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
+                assert!(hi - lo <= 1, "n {n} size {size}: {lens:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn alone_evaluates_the_whole_batch() {
+        let out = Ranks::Alone.spread(5, |r| r.map(|i| i * i).collect::<Vec<usize>>());
+        assert_eq!(out, [0, 1, 4, 9, 16]);
+    }
+}
