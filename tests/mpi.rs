@@ -147,3 +147,107 @@ fn a_tracking_search_over_three_ranks_gives_the_single_process_trajectory() {
     assert_eq!(spread.threads, 3, "three ranks of one thread each");
     assert_eq!(stdout(&o).matches("hash ").count(), 1);
 }
+
+/// The processes whose parent is `pid` (from /proc).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …: the command may hold spaces, so read after its ')'.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
+        if ppid == pid {
+            out.push(child);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A rank killed with SIGKILL mid-run ends the whole job with MPI's error naming the signal; the
+/// checkpoint of the last finished generation stays valid, and resuming it on two ranks gives
+/// the uninterrupted single process's result byte for byte.
+#[test]
+fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_two_ranks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (whole, cut) = (tmp.path().join("whole"), tmp.path().join("cut"));
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "explore",
+            "scenes/jump_high2d.ron",
+            "--variants",
+            "2",
+            "--generations",
+            "30",
+            "--stall",
+            "0",
+            "--threads",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let a = args(&whole);
+    assert_success(
+        &motionlab(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+        "explore in one process",
+    );
+
+    let job = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "3"])
+        .arg(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args(&cut))
+        .arg("--mpi")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun");
+    let checkpoint = cut.join("checkpoint.ron");
+    let started = std::time::Instant::now();
+    while !checkpoint.exists() {
+        assert!(
+            started.elapsed().as_secs() < 600,
+            "no checkpoint after 10 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ranks = children(job.id());
+    assert_eq!(ranks.len(), 3, "three rank processes under mpirun");
+    let killed = Command::new("kill")
+        .args(["-9", &ranks[2].to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = job.wait_with_output().unwrap();
+    assert!(!o.status.success(), "the job went on without a rank");
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        said.contains("signal 9"),
+        "MPI names the killed rank:\n{said}"
+    );
+    assert!(
+        !cut.join("result.ron").exists(),
+        "a result written by a job that lost a rank"
+    );
+    let text = read(&checkpoint);
+    motionlab::diversity::explore::DiversityJob::from_checkpoint(&text)
+        .expect("the checkpoint left behind is valid");
+
+    let mut a = args(&cut);
+    a.push("--resume".into());
+    let o = mpirun(2, &a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert_success(&o, "resume on two ranks");
+    assert_eq!(
+        read(&cut.join("result.ron")),
+        read(&whole.join("result.ron")),
+        "the resumed job ended elsewhere"
+    );
+}
