@@ -61,11 +61,8 @@ pub struct ExploreArgs {
     pub resume: bool,
     #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
     pub threads: usize,
-    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
-    /// explore … --mpi`); the result is the same bits as without MPI.
-    #[cfg(feature = "mpi")]
-    #[arg(long)]
-    pub mpi: bool,
+    #[command(flatten)]
+    pub cluster: crate::job_cli::MpiArgs,
 }
 
 impl ExploreArgs {
@@ -101,12 +98,8 @@ impl ExploreArgs {
 
 /// Runs the exploration as a job with a progress bar; prints one line per variant and D.
 pub fn run(args: ExploreArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if args.mpi {
-        let (ranks, _mpi) = motionlab::cluster::start_mpi()?;
-        return explore(args, ranks);
-    }
-    explore(args, Ranks::Alone)
+    let (ranks, _session) = args.cluster.start()?;
+    explore(args, ranks)
 }
 
 fn explore(args: ExploreArgs, ranks: Ranks) -> Result<()> {

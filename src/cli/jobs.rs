@@ -6,6 +6,27 @@ use motionlab::cluster::Ranks;
 use motionlab::jobs::{Job, JobEvent, JobRunner, JobStatus, StepOutcome};
 use std::path::PathBuf;
 
+/// `--mpi` of the commands whose evaluations may spread over MPI ranks.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct MpiArgs {
+    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
+    /// … --mpi`; rank 0 prints and writes); the result is the same bits as without MPI.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub mpi: bool,
+}
+
+impl MpiArgs {
+    /// This process's ranks (MPI started when asked); keep the session until the job is done.
+    pub fn start(&self) -> Result<(Ranks, motionlab::cluster::Session)> {
+        #[cfg(feature = "mpi")]
+        let mpi = self.mpi;
+        #[cfg(not(feature = "mpi"))]
+        let mpi = false;
+        motionlab::cluster::start(mpi)
+    }
+}
+
 /// Runs `job` in `folder` on `threads` cores (0: all), showing its progress, and returns the
 /// path of its result file. `what` names the job in errors ("robustness sweep").
 pub fn run_with_progress(

@@ -37,11 +37,8 @@ pub struct ParetoArgs {
     pub resume: bool,
     #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
     pub threads: usize,
-    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
-    /// pareto … --mpi`); the result is the same bits as without MPI.
-    #[cfg(feature = "mpi")]
-    #[arg(long)]
-    pub mpi: bool,
+    #[command(flatten)]
+    pub cluster: crate::job_cli::MpiArgs,
 }
 
 /// Refuses to resume a run of another scene than the command names, or of another method or seed
@@ -80,12 +77,8 @@ fn same_run(config: &ParetoConfig, args: &ParetoArgs, folder: &std::path::Path) 
 }
 
 pub fn run(args: ParetoArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if args.mpi {
-        let (ranks, _mpi) = motionlab::cluster::start_mpi()?;
-        return run_on(args, ranks);
-    }
-    run_on(args, Ranks::Alone)
+    let (ranks, _session) = args.cluster.start()?;
+    run_on(args, ranks)
 }
 
 fn run_on(args: ParetoArgs, ranks: Ranks) -> Result<()> {

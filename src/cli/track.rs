@@ -50,11 +50,8 @@ pub struct TrackArgs {
     /// Continue the search in --out from its checkpoint.
     #[arg(long)]
     pub resume: bool,
-    /// Spread every generation's rollouts over the ranks of an MPI job (`mpirun -np N motionlab
-    /// track … --mpi`); the trajectory is the same bits as without MPI.
-    #[cfg(feature = "mpi")]
-    #[arg(long)]
-    pub mpi: bool,
+    #[command(flatten)]
+    pub cluster: crate::job_cli::MpiArgs,
 }
 
 /// The lines of `track`'s windows: `window I t T best B kept MIN..MAX rollouts R`.
@@ -133,12 +130,8 @@ pub fn report(result: &TrackResult, folder: &Path) -> Result<()> {
 }
 
 pub fn run(a: TrackArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if a.mpi {
-        let (ranks, _mpi) = motionlab::cluster::start_mpi()?;
-        return run_on(a, ranks);
-    }
-    run_on(a, Ranks::Alone)
+    let (ranks, _session) = a.cluster.start()?;
+    run_on(a, ranks)
 }
 
 fn run_on(a: TrackArgs, ranks: Ranks) -> Result<()> {

@@ -108,11 +108,38 @@ pub fn share(n: usize, rank: usize, size: usize) -> Range<usize> {
     (rank * n / size)..((rank + 1) * n / size)
 }
 
-/// Starts MPI for this process (threads may call MPI one at a time: a job runs on its own thread)
-/// and gives its ranks; the returned guard ends MPI when dropped, after the job is done.
-#[cfg(feature = "mpi")]
-pub fn start_mpi() -> anyhow::Result<(Ranks, mpi_ranks::Guard)> {
-    mpi_ranks::start()
+/// Keeps MPI initialized while a job runs (MPI ends when it is dropped, after the job is done);
+/// nothing when alone.
+pub struct Session {
+    #[cfg(feature = "mpi")]
+    _guard: Option<mpi_ranks::Guard>,
+}
+
+/// This process's ranks: with `mpi`, the ranks of the MPI job it is part of (MPI started so that
+/// the job's thread may call it, one call at a time); else alone.
+pub fn start(mpi: bool) -> anyhow::Result<(Ranks, Session)> {
+    #[cfg(feature = "mpi")]
+    if mpi {
+        let (ranks, guard) = mpi_ranks::start()?;
+        return Ok((
+            ranks,
+            Session {
+                _guard: Some(guard),
+            },
+        ));
+    }
+    #[cfg(not(feature = "mpi"))]
+    anyhow::ensure!(
+        !mpi,
+        "--mpi: this motionlab was built without the cargo feature `mpi`"
+    );
+    Ok((
+        Ranks::Alone,
+        Session {
+            #[cfg(feature = "mpi")]
+            _guard: None,
+        },
+    ))
 }
 
 #[cfg(test)]
