@@ -26,37 +26,45 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `motionlab COMMAND… --out DIR` in one process (into `dir/one`), then under `mpirun -np 3`
+/// (into `dir/three`); both must succeed. The 3-rank run's output.
+fn alone_then_on_three_ranks(command: &[&str], dir: &Path) -> Output {
+    let run = |out: &str, ranks: usize| {
+        let mut args = command.to_vec();
+        let out = dir.join(out);
+        args.extend(["--threads", "1", "--out", out.to_str().unwrap()]);
+        let o = if ranks == 1 {
+            motionlab(&args)
+        } else {
+            mpirun(ranks, &args)
+        };
+        assert_success(&o, &format!("{} on {ranks} rank(s)", command[0]));
+        o
+    };
+    run("one", 1);
+    run("three", 3)
+}
+
 /// A short diversity search (Agrawal et al. 2014) on the 2-D jump: 2 variants, 6 generations.
-fn explore_args(out: &str) -> Vec<&str> {
-    vec![
+#[test]
+fn explore_over_three_ranks_gives_the_single_process_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let command = [
         "explore",
         "scenes/jump_high2d.ron",
         "--variants",
         "2",
         "--generations",
         "6",
-        "--threads",
-        "1",
-        "--out",
-        out,
-    ]
-}
-
-#[test]
-fn explore_over_three_ranks_gives_the_single_process_result() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (one, three) = (tmp.path().join("one"), tmp.path().join("three"));
-    let o = motionlab(&explore_args(one.to_str().unwrap()));
-    assert_success(&o, "explore in one process");
-    let o = mpirun(3, &explore_args(three.to_str().unwrap()));
-    assert_success(&o, "explore on three ranks");
-    let single = read(&one.join("result.ron"));
+    ];
+    let o = alone_then_on_three_ranks(&command, tmp.path());
+    let single = read(&tmp.path().join("one/result.ron"));
     assert!(
         single.contains("hash: \""),
         "a result with trajectory hashes"
     );
     assert_eq!(
-        read(&three.join("result.ron")),
+        read(&tmp.path().join("three/result.ron")),
         single,
         "three ranks gave another result"
     );
@@ -68,80 +76,50 @@ fn explore_over_three_ranks_gives_the_single_process_result() {
     );
 }
 
+/// RMOO (Agrawal 2015) on the 2-D jump's front, 8 generations.
 #[test]
 fn a_pareto_run_over_three_ranks_gives_the_single_process_result() {
     let tmp = tempfile::tempdir().unwrap();
-    let args = |out: &std::path::PathBuf| -> Vec<String> {
-        [
-            "pareto",
-            "scenes/pareto_jump2d.ron",
-            "--generations",
-            "8",
-            "--threads",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ]
-        .map(String::from)
-        .to_vec()
-    };
-    let (one, three) = (tmp.path().join("one"), tmp.path().join("three"));
-    let a = args(&one);
-    let o = motionlab(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-    assert_success(&o, "pareto in one process");
-    let a = args(&three);
-    let o = mpirun(3, &a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-    assert_success(&o, "pareto on three ranks");
-    let single = read(&one.join("result.ron"));
+    let command = ["pareto", "scenes/pareto_jump2d.ron", "--generations", "8"];
+    let o = alone_then_on_three_ranks(&command, tmp.path());
+    let single = read(&tmp.path().join("one/result.ron"));
     assert!(single.contains("hypervolume"), "a Pareto result");
     assert_eq!(
-        read(&three.join("result.ron")),
+        read(&tmp.path().join("three/result.ron")),
         single,
         "three ranks gave another front"
     );
     assert_eq!(stdout(&o).matches("hypervolume ").count(), 1);
 }
 
+/// Keys-to-Sim (Borer et al. 2018) on the first 0.75 s of the human's hanging jump, at small
+/// settings: the result also records its wall time, so the hash and windows are compared.
 #[test]
 fn a_tracking_search_over_three_ranks_gives_the_single_process_trajectory() {
     let tmp = tempfile::tempdir().unwrap();
-    let (one, three) = (tmp.path().join("one"), tmp.path().join("three"));
-    let args = |out: &std::path::PathBuf| -> Vec<String> {
-        [
-            "track",
-            "assets/keyframes/human3d_hanging_jump.keys.ron",
-            "--character",
-            "characters/human3d.ron",
-            "--keep",
-            "3",
-            "--samples",
-            "6",
-            "--generations",
-            "10",
-            "--population",
-            "8",
-            "--to",
-            "0.75",
-            "--seed",
-            "7",
-            "--threads",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ]
-        .map(String::from)
-        .to_vec()
+    let command = [
+        "track",
+        "assets/keyframes/human3d_hanging_jump.keys.ron",
+        "--character",
+        "characters/human3d.ron",
+        "--keep",
+        "3",
+        "--samples",
+        "6",
+        "--generations",
+        "10",
+        "--population",
+        "8",
+        "--to",
+        "0.75",
+        "--seed",
+        "7",
+    ];
+    let o = alone_then_on_three_ranks(&command, tmp.path());
+    let result = |dir: &str| -> motionlab::track::TrackResult {
+        motionlab::files::read_ron(&tmp.path().join(dir).join("result.ron")).unwrap()
     };
-    let a = args(&one);
-    let o = motionlab(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-    assert_success(&o, "track in one process");
-    let a = args(&three);
-    let o = mpirun(3, &a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-    assert_success(&o, "track on three ranks");
-    let result = |dir: &Path| -> motionlab::track::TrackResult {
-        motionlab::files::read_ron(&dir.join("result.ron")).unwrap()
-    };
-    let (single, spread) = (result(&one), result(&three));
+    let (single, spread) = (result("one"), result("three"));
     assert_eq!(spread.hash, single.hash, "trajectory hash");
     assert_eq!(spread.windows, single.windows, "every window's samples");
     assert_eq!(spread.threads, 3, "three ranks of one thread each");
