@@ -6,9 +6,9 @@
 //! block of the batch's indices ([`Ranks::share`]); the outcomes are gathered on every rank and
 //! put back in index order, never in arrival order, so the search is told exactly what a single
 //! process would tell it, and the result's bits do not depend on the number of ranks. Rank 0
-//! alone prints, checkpoints and writes results. This is the "replicated master" form of
-//! distributed evolution strategies: a batch is a few kilobytes of outcomes per generation, the
-//! optimizer's own work is microseconds, and no rank waits on a master to hand out work.
+//! alone prints, checkpoints and writes results. The optimizer's own work per generation is
+//! repeated on every rank rather than sent from a master, so no rank waits for work to be handed
+//! out; its cost next to the rollouts' is for the cost model to measure.
 
 use crate::optim::Params;
 use crate::optim::scheduler::Evaluate;
