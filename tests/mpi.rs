@@ -126,8 +126,8 @@ fn a_tracking_search_over_three_ranks_gives_the_single_process_trajectory() {
     assert_eq!(stdout(&o).matches("hash ").count(), 1);
 }
 
-/// The processes whose parent is `pid` (from /proc).
-fn children(pid: u32) -> Vec<u32> {
+/// The motionlab processes whose parent is `pid` (from /proc): the ranks `mpirun` started.
+fn ranks_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
@@ -139,7 +139,8 @@ fn children(pid: u32) -> Vec<u32> {
         // pid (comm) state ppid …: the command may hold spaces, so read after its ')'.
         let after = &stat[stat.rfind(')').unwrap() + 2..];
         let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
-        if ppid == pid {
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        if ppid == pid && comm.trim() == "motionlab" {
             out.push(child);
         }
     }
@@ -197,7 +198,7 @@ fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_two_ranks() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let ranks = children(job.id());
+    let ranks = ranks_of(job.id());
     assert_eq!(ranks.len(), 3, "three rank processes under mpirun");
     let killed = Command::new("kill")
         .args(["-9", &ranks[2].to_string()])
