@@ -17,6 +17,8 @@ mod bench_cli;
 mod cec2006_cli;
 #[path = "cli/clip.rs"]
 mod clip_cli;
+#[path = "cli/cluster.rs"]
+mod cluster_cli;
 #[path = "cli/explore.rs"]
 mod explore_cli;
 #[path = "cli/flags.rs"]
@@ -271,7 +273,7 @@ enum Command {
         request: String,
     },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
-    /// `cec2006`, `gait`, `impulse`, `steering` or `pareto`.
+    /// `cec2006`, `gait`, `impulse`, `steering`, `pareto`, `track` or `cluster`.
     #[command(after_help = "Example: `motionlab bench steering --quick`")]
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
@@ -285,7 +287,10 @@ enum Command {
         /// or `pareto` (RMOO against BSOO on scenes/pareto_jump2d.ron, 3 seeds × 12,000
         /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300) or
         /// `track` (one window of the human's tracking search at the paper's settings: rollouts
-        /// per second and core-hours per second of motion; `--quick`: a tiny window).
+        /// per second and core-hours per second of motion; `--quick`: a tiny window) or
+        /// `cluster` (the cost model of explore, pareto and track over MPI ranks: each measured
+        /// on one core, predicted on 2, 8, 32 and 120 ranks, and measured under `mpirun -np 2`;
+        /// `--quick`: a few generations).
         #[arg(default_value = "sim")]
         what: String,
         /// Shorter measurement (for smoke tests).
@@ -301,6 +306,12 @@ enum Command {
         /// core (decision included) on a full-stick walk.
         #[arg(long)]
         physics: bool,
+        /// `bench cluster` run by itself under `mpirun -np 2`: where rank 0 writes its
+        /// measurements.
+        #[arg(long, hide = true)]
+        report: Option<PathBuf>,
+        #[command(flatten)]
+        cluster: job_cli::MpiArgs,
     },
 }
 
@@ -499,6 +510,8 @@ fn main() {
             characters,
             seed,
             physics,
+            report,
+            cluster,
         }) => match what.as_str() {
             other if physics && other != "steering" => Err(anyhow::anyhow!(
                 "--physics is a choice of `bench steering`, not of `bench {other}`"
@@ -519,8 +532,11 @@ fn main() {
             "steering" => graph_cli::bench_steering(quick, None),
             "pareto" => pareto_cli::bench_pareto(quick, seed),
             "track" => track_cli::bench(quick),
+            "cluster" => cluster
+                .start()
+                .and_then(|(ranks, _session)| cluster_cli::bench(quick, ranks, report)),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering or pareto"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track or cluster"
             )),
         },
     };

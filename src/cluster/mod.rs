@@ -15,8 +15,10 @@ use crate::optim::scheduler::Evaluate;
 use serde::{Serialize, de::DeserializeOwned};
 use std::ops::Range;
 
+pub mod cost_model;
 #[cfg(feature = "mpi")]
 mod mpi_ranks;
+pub mod tally;
 
 /// The ranks of this process's job.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,15 +67,49 @@ impl Ranks {
     pub fn spread<O: Serialize + DeserializeOwned>(
         &self,
         n: usize,
-        local: impl FnOnce(Range<usize>) -> Vec<O>,
+        mut local: impl FnMut(Range<usize>) -> Vec<O>,
     ) -> Vec<O> {
+        let started = std::time::Instant::now();
         match *self {
-            Ranks::Alone => local(0..n),
+            Ranks::Alone => {
+                let (out, each) = if tally::timing_each() {
+                    let mut out = Vec::with_capacity(n);
+                    let mut each = Vec::with_capacity(n);
+                    for i in 0..n {
+                        let t = std::time::Instant::now();
+                        let one = local(i..i + 1);
+                        each.push(t.elapsed().as_secs_f64());
+                        let stopped = one.is_empty();
+                        out.extend(one);
+                        if stopped {
+                            break;
+                        }
+                    }
+                    (out, each)
+                } else {
+                    (local(0..n), Vec::new())
+                };
+                #[cfg(feature = "mpi")]
+                let bytes = bincode::serialized_size(&out).unwrap_or(0);
+                #[cfg(not(feature = "mpi"))]
+                let bytes = 0;
+                tally::record(n, started.elapsed(), std::time::Duration::ZERO, bytes, each);
+                out
+            }
             #[cfg(feature = "mpi")]
             Ranks::Mpi { size, .. } => {
                 let mine = local(self.share(n));
+                let evaluated = started.elapsed();
+                let (parts, bytes) = mpi_ranks::all_gather(&mine);
+                tally::record(
+                    n,
+                    evaluated,
+                    started.elapsed() - evaluated,
+                    bytes,
+                    Vec::new(),
+                );
                 let mut out = Vec::with_capacity(n);
-                for (r, part) in mpi_ranks::all_gather(&mine).into_iter().enumerate() {
+                for (r, part) in parts.into_iter().enumerate() {
                     let complete = part.len() == share(n, r, size).len();
                     out.extend(part);
                     if !complete {
@@ -82,6 +118,28 @@ impl Ranks {
                 }
                 out
             }
+        }
+    }
+
+    /// Waits until every rank has come here (nothing when alone).
+    pub fn barrier(&self) {
+        #[cfg(feature = "mpi")]
+        if let Ranks::Mpi { .. } = self {
+            mpi_ranks::barrier();
+        }
+    }
+
+    /// The seconds of one all-gather in which every rank sends `bytes` (the median of
+    /// `repeats`), measured now on these ranks: the communication term of the cost model.
+    /// `None` when alone (nothing to send).
+    pub fn time_gather(&self, bytes: usize, repeats: usize) -> Option<f64> {
+        match *self {
+            Ranks::Alone => {
+                let _ = (bytes, repeats);
+                None
+            }
+            #[cfg(feature = "mpi")]
+            Ranks::Mpi { .. } => Some(mpi_ranks::time_gather(bytes, repeats)),
         }
     }
 }

@@ -35,8 +35,8 @@ pub(super) fn start() -> anyhow::Result<(Ranks, Guard)> {
     ))
 }
 
-/// Every rank's `mine`, in rank order, on every rank.
-pub(super) fn all_gather<O: Serialize + DeserializeOwned>(mine: &[O]) -> Vec<Vec<O>> {
+/// Every rank's `mine`, in rank order, on every rank; and the bytes gathered (all ranks').
+pub(super) fn all_gather<O: Serialize + DeserializeOwned>(mine: &[O]) -> (Vec<Vec<O>>, u64) {
     let world = SimpleCommunicator::world();
     let size = world.size() as usize;
     let bytes = bincode::serialize(mine).expect("outcomes serialize to bincode");
@@ -57,11 +57,35 @@ pub(super) fn all_gather<O: Serialize + DeserializeOwned>(mine: &[O]) -> Vec<Vec
         let mut partition = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
         world.all_gather_varcount_into(&bytes[..], &mut partition);
     }
-    (0..size)
+    let parts = (0..size)
         .map(|r| {
             let (at, l) = (displs[r] as usize, lens[r] as usize);
             bincode::deserialize(&all[at..at + l])
                 .unwrap_or_else(|e| panic!("rank {r}'s outcomes do not decode: {e}"))
         })
-        .collect()
+        .collect();
+    (parts, total as u64)
+}
+
+/// The median seconds of `repeats` all-gathers of `bytes` from every rank (after a barrier, so
+/// that no rank's lateness is counted).
+pub(super) fn time_gather(bytes: usize, repeats: usize) -> f64 {
+    let world = SimpleCommunicator::world();
+    let mine = vec![0u8; bytes];
+    let mut all = vec![0u8; bytes * world.size() as usize];
+    let mut times: Vec<f64> = (0..repeats.max(1))
+        .map(|_| {
+            world.barrier();
+            let t = std::time::Instant::now();
+            world.all_gather_into(&mine[..], &mut all[..]);
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// `MPI_Barrier` on the world.
+pub(super) fn barrier() {
+    SimpleCommunicator::world().barrier();
 }

@@ -456,16 +456,16 @@ impl DiversitySearch {
         }
     }
 
-    /// One CMA generation of variant `slot` (1-based): ask, evaluate, score by D with the
-    /// other active motions at their incumbents, tell −D, replace the incumbent if improved.
+    /// One CMA generation of variant `slot` (1-based) whose samples were asked and evaluated
+    /// (`outcomes` in their order; missing ones are failures): score by D with the other active
+    /// motions at their incumbents, tell −D, replace the incumbent if improved.
     fn optimize_slot(
         &mut self,
         slot: usize,
         m: usize,
-        evaluate_batch: &impl Fn(&[Vec<f64>]) -> Vec<Outcome>,
+        samples: Vec<Vec<f64>>,
+        outcomes: &[Outcome],
     ) -> (u32, u32) {
-        let samples = self.cmas[slot - 1].ask();
-        let outcomes = evaluate_batch(&samples);
         self.evaluations += samples.len() as u64;
         let kind = self.settings.kind;
         let k_eff = self.k_eff(m);
@@ -505,7 +505,7 @@ impl DiversitySearch {
         // search: infeasible candidates after every feasible one, failures last).
         let verdicts: Vec<Verdict> = scores
             .iter()
-            .zip(&outcomes)
+            .zip(outcomes)
             .map(|(v, o)| verdict(*v, o.penalty))
             .collect();
         let ranks: Vec<f64> = (0..samples.len())
@@ -552,6 +552,12 @@ impl DiversitySearch {
     /// progressive runs one of the newest variant. `evaluate_batch` maps the samples to their
     /// outcomes in the same order (it may compute them in parallel; missing or malformed outcomes
     /// count as failures, ranked last). Does nothing once the search is finished.
+    ///
+    /// Every variant's samples are asked before any is judged and rolled out as one batch: a
+    /// variant's CMA-ES samples from its own state alone, and only the judging (D against the
+    /// others' incumbents) must go in turn. The result is that of asking, rolling out and
+    /// judging each variant in turn, and a batch N times larger spreads over N times more
+    /// threads or ranks.
     pub fn generation(&mut self, evaluate_batch: impl Fn(&[Vec<f64>]) -> Vec<Outcome>) {
         if self.stop.is_some() {
             return;
@@ -562,8 +568,18 @@ impl DiversitySearch {
             Strategy::RoundRobin => (1..=self.settings.variants).collect(),
             Strategy::Progressive => vec![self.stage + 1],
         };
-        for slot in slots {
-            let (r, f) = self.optimize_slot(slot, m, &evaluate_batch);
+        let asked: Vec<(usize, Vec<Vec<f64>>)> = slots
+            .into_iter()
+            .map(|slot| (slot, self.cmas[slot - 1].ask()))
+            .collect();
+        let batch: Vec<Vec<f64>> = asked.iter().flat_map(|(_, xs)| xs.clone()).collect();
+        let outcomes = evaluate_batch(&batch);
+        let mut at = 0;
+        for (slot, samples) in asked {
+            let n = samples.len();
+            let mine = &outcomes[at.min(outcomes.len())..(at + n).min(outcomes.len())];
+            at += n;
+            let (r, f) = self.optimize_slot(slot, m, samples, mine);
             replacements += r;
             failed += f;
         }

@@ -267,8 +267,13 @@ fn generation_counters_in_lock_step_and_cma_state_persists() {
             asked.lock().unwrap().push(xs.to_vec());
             serial(xs)
         });
-        // One generation of each instance, in turn, continuing from its previous state.
-        assert_eq!(asked.into_inner().unwrap(), expected, "round {g}");
+        // One generation of each instance, continuing from its previous state, their samples
+        // in one batch in the instances' order.
+        assert_eq!(
+            asked.into_inner().unwrap(),
+            vec![expected.concat()],
+            "round {g}"
+        );
         assert_eq!(s.generations(), g);
         for i in 0..4 {
             assert_eq!(s.cma(i).unwrap().generation(), g);
