@@ -157,6 +157,11 @@ pub struct GaitArgs {
     /// IPOPT's print level (0 silent, 5 the iteration log).
     #[arg(long, default_value_t = 0, value_parser = crate::flags::print_level)]
     pub print_level: i32,
+    /// With --discover under `mpirun -np N`: every generation's samples are spread over the
+    /// ranks (each solving its share, --threads at a time) and every sample's clip reaches every
+    /// rank; rank 0 prints and writes --out; the same gait as one process.
+    #[command(flatten)]
+    pub cluster: crate::job_cli::MpiArgs,
     /// Write typed progress on standard output, one RON `GaitEvent` per line (iterations,
     /// stages, discovery samples and generations, the end), for a program that watches the
     /// solve; the human-readable report then goes to standard error.
@@ -379,17 +384,34 @@ fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
 /// gait was solved.
 #[cfg(feature = "ipopt")]
 pub fn gait(args: GaitArgs) -> Result<()> {
-    use motionlab::spacetime::job::{ProcessPool, run_gait};
+    use motionlab::spacetime::job::{ProcessPool, SpreadSamples, run_gait};
     let events = args.events;
-    let request = args.request()?;
-    let mut pool = ProcessPool::this_program(args.threads)?;
+    let mut request = args.request()?;
+    let (ranks, _session) = args.cluster.start()?;
+    anyhow::ensure!(
+        ranks.size() == 1 || request.discover.is_some(),
+        "--mpi spreads a discovery's samples over the ranks: add --discover (a single solve \
+         runs in one process)"
+    );
+    if !ranks.is_root() {
+        // Every rank runs the same discovery and final solve; rank 0 alone writes.
+        request.out = None;
+    }
+    let mut pool = SpreadSamples {
+        ranks,
+        inner: ProcessPool::this_program(args.threads)?,
+    };
     let outcome = run_gait(&request, &mut pool, &mut |e| {
-        if events {
+        if !ranks.is_root() {
+        } else if events {
             println!("{}", e.encode());
         } else if let Some(line) = event_line(&e) {
             println!("{line}");
         }
     })?;
+    if !ranks.is_root() {
+        return Ok(());
+    }
     let (spec, clip) = (&outcome.spec, &outcome.clip);
     say!(
         events,

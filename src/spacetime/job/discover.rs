@@ -72,6 +72,45 @@ impl SampleSolver for ProcessPool {
     }
 }
 
+/// The samples of every batch spread over the ranks of an MPI job: each rank solves its block
+/// with `inner`, then every clip file travels to every rank (its bytes, in index order), so
+/// each rank's discovery reads the same clips and takes the same path as a single process's.
+/// Nothing is assumed of the filesystems: a sample folder of a rank's own (scratch) works as a
+/// shared one does.
+pub struct SpreadSamples<S> {
+    pub ranks: crate::cluster::Ranks,
+    pub inner: S,
+}
+
+impl<S: SampleSolver> SampleSolver for SpreadSamples<S> {
+    fn solve(&mut self, requests: &[GaitRequest]) -> Result<()> {
+        let clip = |r: &GaitRequest| r.out.clone().expect("a sample request names its clip");
+        let mut error = None;
+        let inner = &mut self.inner;
+        let block = self.ranks.share(requests.len());
+        let clips: Vec<Option<Vec<u8>>> = self.ranks.spread(requests.len(), |mine| {
+            if let Err(e) = inner.solve(&requests[mine.clone()]) {
+                error = Some(e);
+            }
+            requests[mine]
+                .iter()
+                .map(|r| std::fs::read(clip(r)).ok())
+                .collect()
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        for (i, bytes) in clips.iter().enumerate() {
+            if let Some(bytes) = bytes.as_deref().filter(|_| !block.contains(&i)) {
+                let path = clip(&requests[i]);
+                crate::files::write_atomic(&path, bytes)
+                    .with_context(|| format!("writing a sample clip {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The outcome of a discovery: the best feasible timing and, when kept, its sample's clip.
 pub(super) struct Found {
     pub period: f64,

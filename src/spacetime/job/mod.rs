@@ -25,7 +25,7 @@ use crate::spacetime::nlp::OptionValue;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-pub use discover::{ProcessPool, SampleSolver};
+pub use discover::{ProcessPool, SampleSolver, SpreadSamples};
 pub use events::GaitEvent;
 pub use pool::{GaitWorker, PoolError, PoolEvent, SolverPool};
 pub use worker_job::{GaitLog, GaitWorkerJob};
