@@ -230,3 +230,69 @@ fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_two_ranks() {
         "the resumed job ended elsewhere"
     );
 }
+
+/// A parameter space's points shared among 3 ranks (each claims the next point ready), then
+/// merged by rank 0: the clips and manifest of one process's solve.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_space_over_three_ranks_gives_the_single_process_space() {
+    let tmp = tempfile::tempdir().unwrap();
+    let command = ["space", "generate", "tests/data/spaces/monoped_hops.ron"];
+    let o = alone_then_on_three_ranks(&command, tmp.path());
+    assert_eq!(stdout(&o).matches("6 points, 0 connections").count(), 1);
+    assert_same_space(&tmp.path().join("one"), &tmp.path().join("three"));
+}
+
+/// A gait discovery's samples spread over 3 ranks: the same gait as one process.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_discovery_over_three_ranks_gives_the_single_process_gait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "gait",
+            "characters/monoped.ron",
+            "--speed",
+            "0.7",
+            "--discover",
+            "--generations",
+            "2",
+            "--population",
+            "4",
+            "--sample-iterations",
+            "40",
+            "--max-iterations",
+            "150",
+            "--seed",
+            "3",
+            "--period-range",
+            "0.4:0.8",
+            "--threads",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (one, three) = (tmp.path().join("one.ron"), tmp.path().join("three.ron"));
+    let a = args(&one);
+    let o = motionlab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_success(&o, "gait --discover");
+    let b = args(&three);
+    let o = mpirun(3, &b.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_success(&o, "gait --discover on 3 ranks");
+    assert_eq!(
+        stdout(&o).matches("\ncost ").count(),
+        1,
+        "rank 0 alone prints"
+    );
+    let without_time = |p: &Path| -> String {
+        read(p)
+            .lines()
+            .filter(|l| !l.contains("solve_time_s"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(without_time(&three), without_time(&one), "the gait clip");
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_success, motionlab, stderr, stdout};
+use common::{assert_same_space, assert_success, motionlab, stderr, stdout};
 use motionlab::space::generate::{Manifest, Outcome};
 use std::path::Path;
 
@@ -125,6 +125,78 @@ fn a_space_solved_again_starts_from_the_earlier_solve_and_resumes() {
     assert!(!refused.status.success());
     assert!(
         stderr(&refused).contains(&format!("{} is not a solved space", missing.display())),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+/// A space solved as a job array would (`--point K` for every point, all started at once, each
+/// waiting for the points it starts from; then a merge) gives the clips and manifest of the
+/// space solved in one process.
+#[test]
+fn a_space_solved_point_by_point_then_merged_equals_the_whole_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let space = "tests/data/spaces/monoped_hops.ron";
+    let whole = dir.path().join("whole");
+    let o = motionlab(&[
+        "space",
+        "generate",
+        space,
+        "--out",
+        whole.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert_success(&o, "space generate");
+    let tasks = dir.path().join("tasks");
+    let listed = motionlab(&["space", "points", space]);
+    assert_success(&listed, "space points");
+    let n = stdout(&listed).matches(" order ").count();
+    assert_eq!(n, 6, "{}", stdout(&listed));
+    // The tasks in reverse order: the later ones wait for the earlier ones' points.
+    let children: Vec<std::process::Child> = (0..n)
+        .rev()
+        .map(|k| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+                .args(["space", "generate", space, "--threads", "1", "--out"])
+                .arg(&tasks)
+                .args(["--point", &k.to_string()])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut waited = 0;
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_success(&o, "space generate --point");
+        waited += stdout(&o).contains("waiting for ") as usize;
+    }
+    assert!(waited > 0, "a task waits for the point it starts from");
+    assert!(
+        !tasks.join("space.ron").exists(),
+        "tasks write parts, not the manifest"
+    );
+    let merged = motionlab(&["space", "generate", space, "--out", tasks.to_str().unwrap()]);
+    assert_success(&merged, "the merge");
+    assert!(
+        stdout(&merged).contains("6 points, 0 connections, 6 done already"),
+        "{}",
+        stdout(&merged)
+    );
+    assert_same_space(&whole, &tasks);
+    assert_eq!(
+        std::fs::read_dir(tasks.join("parts")).unwrap().count(),
+        0,
+        "the merge removes the parts"
+    );
+    // A point number past the space's last is refused, by the space and its count.
+    let refused = motionlab(&["space", "generate", space, "--point", "6"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("point 6: tests/data/spaces/monoped_hops.ron has 6 points"),
         "{}",
         stderr(&refused)
     );

@@ -37,6 +37,7 @@ fn searches(quick: bool, ranks: Ranks) -> Result<Vec<(String, Box<dyn Job>)>> {
     use motionlab::pareto::{Method, ParetoConfig, ParetoRun};
     use motionlab::track::{TrackConfig, TrackJob, TrackSettings};
     let generations = if quick { 3 } else { 30 };
+    let track_generations = if quick { 2 } else { 20 };
     let explore = DiversityJob::new(ExploreConfig {
         scene: root().join("scenes/jump_high2d.ron"),
         variants: 4,
@@ -53,11 +54,13 @@ fn searches(quick: bool, ranks: Ranks) -> Result<Vec<(String, Box<dyn Job>)>> {
         character: root().join("characters/human3d.ron"),
         from: 0.0,
         to: Some(0.75),
+        // The paper's k, n and population (20 starts × 30 samples a generation once the first
+        // window has kept its 20), over 20 generations instead of 200.
         settings: TrackSettings {
-            keep: 8,
-            samples: 16,
-            generations: if quick { 2 } else { 20 },
-            population: 16,
+            keep: 20,
+            samples: 400,
+            generations: track_generations,
+            population: 30,
             seed: 7,
             ..TrackSettings::default()
         },
@@ -73,7 +76,10 @@ fn searches(quick: bool, ranks: Ranks) -> Result<Vec<(String, Box<dyn Job>)>> {
             Box::new(pareto),
         ),
         (
-            "track human3d hanging jump to 0.75 s, k 8, population 16".into(),
+            format!(
+                "track human3d hanging jump to 0.75 s, k 20, n 400, population 30, \
+                 {track_generations} generations"
+            ),
             Box::new(track),
         ),
     ])

@@ -26,25 +26,46 @@ pub enum SpaceCommand {
         /// space solved again after a constraint was added (for example `SoleClearance`).
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
+        /// Solve only point K (its number in the solving order, which `space points` prints):
+        /// one task of a Slurm job array. It waits for the points it starts from (other tasks'
+        /// points, in the same folder) and records its outcome in OUT/parts/; a final
+        /// `space generate` without --point merges the parts and solves the connections.
+        #[arg(long, value_name = "K")]
+        point: Option<usize>,
+        /// Under `mpirun -np N`: rank r solves points r, r+N, r+2N… (as --point does), then
+        /// rank 0 merges them and solves the connections; the same clips as one process.
+        #[command(flatten)]
+        cluster: crate::job_cli::MpiArgs,
     },
     /// List a space's points (and connections) without solving them.
     #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
-    Points { space: PathBuf },
+    Points {
+        space: PathBuf,
+        /// Print only the number of points (for scripts: the size of a job array).
+        #[arg(long)]
+        count: bool,
+    },
 }
 
 pub fn run(command: SpaceCommand) -> Result<()> {
     use motionlab::space::ParameterSpace;
     match command {
-        SpaceCommand::Points { space } => {
+        SpaceCommand::Points { space, count } => {
             let s = ParameterSpace::load(&space)?;
             let points = s.points()?;
-            for p in &points {
+            if count {
+                println!("{}", points.len());
+                return Ok(());
+            }
+            let order = motionlab::space::parts::solving_order(&points);
+            for (i, p) in points.iter().enumerate() {
                 println!(
-                    "point {} speed {} turn_rate {:.1} family {}",
+                    "point {} speed {} turn_rate {:.1} family {} order {}",
                     p.name(&s),
                     p.speed,
                     p.turn_rate.to_degrees(),
-                    p.family.as_deref().unwrap_or("-")
+                    p.family.as_deref().unwrap_or("-"),
+                    order.iter().position(|&o| o == i).unwrap_or(i)
                 );
             }
             for c in &s.connections {
@@ -63,29 +84,69 @@ pub fn run(command: SpaceCommand) -> Result<()> {
             threads,
             retry_failed,
             from,
-        } => generate(space, out, threads, retry_failed, from),
+            point,
+            cluster,
+        } => {
+            let (ranks, _session) = cluster.start()?;
+            anyhow::ensure!(
+                ranks.size() == 1 || point.is_none(),
+                "--mpi shares the points among the ranks; drop --point"
+            );
+            let request = motionlab::space::generate::SpaceRequest {
+                out: out.unwrap_or_else(|| {
+                    PathBuf::from("results/spaces").join(
+                        ParameterSpace::load(&space)
+                            .map(|s| s.name)
+                            .unwrap_or_default(),
+                    )
+                }),
+                space,
+                threads,
+                retry_failed,
+                from,
+                only: point,
+            };
+            generate(request, ranks)
+        }
     }
 }
 
 #[cfg(feature = "ipopt")]
 fn generate(
-    space: PathBuf,
-    out: Option<PathBuf>,
-    threads: usize,
-    retry_failed: bool,
-    from: Option<PathBuf>,
+    request: motionlab::space::generate::SpaceRequest,
+    ranks: motionlab::cluster::Ranks,
 ) -> Result<()> {
-    use motionlab::space::ParameterSpace;
-    use motionlab::space::generate::{SpaceEvent, SpaceRequest, generate};
-    let name = ParameterSpace::load(&space)?.name;
-    let out = out.unwrap_or_else(|| PathBuf::from("results/spaces").join(&name));
-    let request = SpaceRequest {
-        space,
-        out: out.clone(),
-        threads,
-        retry_failed,
-        from,
-    };
+    use motionlab::space::generate::{SpaceEvent, generate};
+    if ranks.size() > 1 {
+        // The points shared among the ranks, each a lone point; then rank 0 merges.
+        let rank = ranks.rank();
+        motionlab::space::parts::spread_points(
+            &request,
+            &std::env::current_exe()?,
+            ranks,
+            &mut |e| match e {
+                SpaceEvent::Started { name, from } => println!(
+                    "rank {rank}: start {name}{}",
+                    from.map(|f| format!(" from {f}")).unwrap_or_default()
+                ),
+                SpaceEvent::Mirrored { name, of } => {
+                    println!("rank {rank}: mirror {name} from {of}")
+                }
+                SpaceEvent::Solved { name, cost, .. } => {
+                    println!("rank {rank}: point {name} solved cost {cost:.6}")
+                }
+                SpaceEvent::Failed { name, reason } => {
+                    println!("rank {rank}: point {name} failed {reason}")
+                }
+                _ => {}
+            },
+        )?;
+        if !ranks.is_root() {
+            return Ok(());
+        }
+    }
+    let out = request.out.clone();
+    let name = motionlab::space::ParameterSpace::load(&request.space)?.name;
     let exe = std::env::current_exe()?;
     let bar = ProgressBar::new(1);
     bar.set_style(ProgressStyle::with_template(
@@ -112,6 +173,9 @@ fn generate(
             )
         }),
         SpaceEvent::Mirrored { name, of } => bar.suspend(|| println!("mirror {name} from {of}")),
+        SpaceEvent::Waiting { name } => {
+            bar.suspend(|| println!("waiting for {name} (another task's point) to end"))
+        }
         SpaceEvent::Iteration {
             name,
             iteration,
@@ -137,9 +201,13 @@ fn generate(
         }
         SpaceEvent::Finished { solved, failed } => {
             bar.finish_and_clear();
+            let record = match request.only {
+                Some(_) => out.join("parts"),
+                None => out.join("space.ron"),
+            };
             println!(
                 "solved {solved} failed {failed} (this run); manifest {}",
-                out.join("space.ron").display()
+                record.display()
             );
         }
     })?;
@@ -163,6 +231,9 @@ fn generate(
 }
 
 #[cfg(not(feature = "ipopt"))]
-fn generate(_: PathBuf, _: Option<PathBuf>, _: usize, _: bool, _: Option<PathBuf>) -> Result<()> {
+fn generate(
+    _: motionlab::space::generate::SpaceRequest,
+    _: motionlab::cluster::Ranks,
+) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }

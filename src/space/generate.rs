@@ -27,6 +27,7 @@
 //!   failed, with its reason, and its gait clip kept as `OUT/failed/STEM.ron`; the job goes on
 //!   (in the thesis "the animations are simply never solved", §4.2.3).
 
+use super::plan::{REACH, separation};
 use super::results::{Files, Unsolved, add_torques};
 use super::{ParameterSpace, Point, file_stem};
 use crate::spacetime::gait::GaitClip;
@@ -49,6 +50,10 @@ pub struct SpaceRequest {
     /// continues from its previous optima instead of from the rest pose and its neighbours.
     #[serde(default)]
     pub from: Option<PathBuf>,
+    /// Solve only the point of this number in the solving order ([`super::parts`]): one Slurm
+    /// array task or MPI rank's share, recorded in `OUT/parts/`; no connections.
+    #[serde(default)]
+    pub only: Option<usize>,
 }
 
 /// How one point or connection ended.
@@ -97,7 +102,7 @@ impl Manifest {
         self.entries.push(entry);
     }
 
-    fn failed(&self, name: &str) -> bool {
+    pub(super) fn failed(&self, name: &str) -> bool {
         self.entries
             .iter()
             .any(|e| e.name == name && matches!(e.outcome, Outcome::Failed { .. }))
@@ -117,6 +122,10 @@ pub enum SpaceEvent {
     Started {
         name: String,
         from: Option<String>,
+    },
+    /// A lone point's task waits for point `name`, which it may start from, to end.
+    Waiting {
+        name: String,
     },
     /// A point made as the mirror image of its opposite turn (`of`), not solved.
     Mirrored {
@@ -183,39 +192,6 @@ fn wait(
             PoolEvent::Done { job, clip } => return Some((job, clip.map_err(Unsolved::from))),
         }
     }
-}
-
-/// How far apart two points are for a warm start: their turn rates in units of 45°/s.
-///
-/// Only the turn rate is continued: a walk at 1.0 m/s started from the solved 0.6 m/s walk (same
-/// family, another period and stride) converged to a cost of 6,100 against 10.2 from the rest
-/// pose, so points of other speeds or timings are out of reach.
-fn separation(a: &Point, b: &Point) -> f64 {
-    if (a.speed - b.speed).abs() > 1e-9 || a.family != b.family || !same_timing(a, b) {
-        return f64::INFINITY;
-    }
-    (a.turn_rate - b.turn_rate).abs() / 45f64.to_radians()
-}
-
-fn same_timing(a: &Point, b: &Point) -> bool {
-    let windows = |p: &Point| {
-        p.contacts.as_ref().map(|c| {
-            c.iter()
-                .map(|t| (t.foot.clone(), t.start, t.duration))
-                .collect::<Vec<_>>()
-        })
-    };
-    a.period == b.period && windows(a) == windows(b)
-}
-
-/// Whether `a` and `b` are the same point but for opposite, non-zero turn rates.
-fn mirror_images(a: &Point, b: &Point) -> bool {
-    let straight = |p: &Point| Point {
-        labels: Vec::new(),
-        turn_rate: 0.0,
-        ..p.clone()
-    };
-    a.turn_rate != 0.0 && b.turn_rate == -a.turn_rate && straight(a) == straight(b)
 }
 
 /// Writes point `i`'s gait clip as the mirror image of point `o`'s solved one and returns its
@@ -291,9 +267,6 @@ fn settle_mirrors(
     Ok(())
 }
 
-/// A warm start farther than this starts from the rest pose instead.
-const REACH: f64 = 1.5;
-
 /// The first frame where a foot lands (down at k, not at k − 1, cyclically); 0 if none.
 fn first_touchdown(clip: &GaitClip) -> usize {
     let n = clip.contacts.len();
@@ -313,48 +286,50 @@ pub fn generate(
     exe: &Path,
     on_event: &mut dyn FnMut(SpaceEvent),
 ) -> Result<Manifest> {
-    let space = ParameterSpace::load(&request.space)?;
-    let points = space.points()?;
-    if let Some(from) = &request.from {
-        anyhow::ensure!(
-            from.join("gait").is_dir(),
-            "{} is not a solved space: expected its gait clips in {}",
-            from.display(),
-            from.join("gait").display()
-        );
-    }
+    let plan = super::plan::Plan::new(request)?;
+    let super::plan::Plan {
+        space,
+        points,
+        order,
+        rank,
+        partners,
+        priors,
+        ..
+    } = &plan;
+    let (space, points) = (space, points.as_slice());
     let dirs = ["gait", "clips", "failed"].map(|d| request.out.join(d));
     for d in &dirs {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
-    let [gait_dir, clip_dir, failed_dir] = dirs;
+    let [_, clip_dir, failed_dir] = dirs;
     let manifest_path = request.out.join("space.ron");
-    let mut manifest: Manifest = if manifest_path.exists() {
-        crate::files::read_ron(&manifest_path)?
+    let mut manifest = plan.manifest()?;
+    if let Some(k) = request.only {
+        anyhow::ensure!(
+            k < points.len(),
+            "point {k}: {} has {} points, numbered 0 to {} in solving order (`motionlab space \
+             points` lists them)",
+            request.space.display(),
+            points.len(),
+            points.len().saturating_sub(1)
+        );
     } else {
-        Manifest {
-            space: space.name.clone(),
-            entries: Vec::new(),
+        // The outcomes of lone points' tasks join the manifest, which is written before their
+        // parts go (so that an interrupted merge loses nothing, and a part never overrides a
+        // later outcome).
+        let parts = super::parts::merge(&request.out, &mut manifest)?;
+        super::parts::clear_claims(&request.out);
+        if !parts.is_empty() {
+            crate::files::write_ron(&manifest_path, &manifest)
+                .with_context(|| format!("writing {}", manifest_path.display()))?;
+            for part in parts {
+                let _ = std::fs::remove_file(part);
+            }
         }
-    };
-    let gait_path = |stem: &str| gait_dir.join(format!("{stem}.ron"));
-    let solved = |stem: &str| -> Option<GaitClip> {
-        crate::files::read_ron::<GaitClip>(&gait_path(stem))
-            .ok()
-            .filter(|c| c.is_valid())
-    };
-    // The same point's or connection's valid gait clip in the space solved before, if asked.
-    let prior = |stem: &str| -> Option<PathBuf> {
-        let path = request
-            .from
-            .as_ref()?
-            .join("gait")
-            .join(format!("{stem}.ron"));
-        crate::files::read_ron::<GaitClip>(&path)
-            .ok()
-            .filter(|c| c.is_valid())
-            .map(|_| path)
-    };
+    }
+    let gait_path = |stem: &str| plan.gait_path(stem);
+    let solved = |stem: &str| plan.solved(stem);
+    let prior = |stem: &str| super::plan::prior(request.from.as_deref(), stem);
     let prior_name = |name: &str| {
         let dir = request
             .from
@@ -365,35 +340,72 @@ pub fn generate(
     let skip = |name: &str, stem: &str, manifest: &Manifest| {
         solved(stem).is_some() || (!request.retry_failed && manifest.failed(name))
     };
+    let lone = request.only.map(|k| order[k]);
     let done = points
         .iter()
-        .filter(|p| skip(&p.name(&space), &p.stem(&space), &manifest))
+        .enumerate()
+        .filter(|(i, p)| {
+            lone.is_none_or(|l| l == *i) && skip(&p.name(space), &p.stem(space), &manifest)
+        })
         .count()
         + space
             .connections
             .iter()
-            .filter(|c| skip(&c.name, &file_stem(&c.name), &manifest))
+            .filter(|c| lone.is_none() && skip(&c.name, &file_stem(&c.name), &manifest))
             .count();
     on_event(SpaceEvent::Planned {
-        points: points.len(),
-        connections: space.connections.len(),
+        points: if lone.is_some() { 1 } else { points.len() },
+        connections: if lone.is_some() {
+            0
+        } else {
+            space.connections.len()
+        },
         done,
     });
     let (mut n_solved, mut n_failed) = (0, 0);
-    let files = Files {
-        clips: clip_dir,
-        failed: failed_dir,
-        manifest: manifest_path.clone(),
-    };
     let threads = if request.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         request.threads
     };
     let mut solvers = SolverPool::new(exe, threads);
+    let waits_for = |i: usize, o: usize| plan.waits_for(i, o);
+    if let Some(i) = lone {
+        // A lone point: wait for the points it may start from to end (their tasks run
+        // elsewhere), then record it in a part of its own.
+        let needed: Vec<usize> = (0..points.len()).filter(|&o| waits_for(i, o)).collect();
+        for o in needed {
+            let mut said = false;
+            while !plan.ended_on_disk(o, &manifest) {
+                if !said {
+                    on_event(SpaceEvent::Waiting {
+                        name: points[o].name(space),
+                    });
+                    said = true;
+                }
+                std::thread::sleep(std::time::Duration::from_secs(1));
+            }
+        }
+    }
+    let lone_skipped =
+        lone.is_some_and(|i| skip(&points[i].name(space), &points[i].stem(space), &manifest));
+    if lone.is_some() {
+        manifest = Manifest {
+            space: space.name.clone(),
+            entries: Vec::new(),
+        };
+    }
+    let files = Files {
+        clips: clip_dir,
+        failed: failed_dir,
+        manifest: match lone {
+            Some(i) => super::parts::part_path(&request.out, &points[i].stem(space))?,
+            None => manifest_path.clone(),
+        },
+    };
     // Points solved before (or by hand) whose library clip or manifest line is missing get them.
-    for p in &points {
-        let (name, stem) = (p.name(&space), p.stem(&space));
+    for p in points.iter().filter(|_| lone.is_none()) {
+        let (name, stem) = (p.name(space), p.stem(space));
         let listed = manifest.entries.iter().any(|e| e.name == name);
         if let Some(gait) = solved(&stem)
             && (!listed || !files.clips.join(format!("{stem}.ron")).exists())
@@ -413,27 +425,25 @@ pub fn generate(
     }
     // Library clips written before clips carried their joint torques get them.
     let connection_clips = space.connections.iter().filter_map(|c| {
-        let from = points.iter().find(|p| p.name(&space) == c.from)?;
+        let from = points.iter().find(|p| p.name(space) == c.from)?;
         Some((file_stem(&c.name), from.character.clone()))
     });
     for (stem, character) in points
         .iter()
-        .map(|p| (p.stem(&space), p.character.clone()))
+        .map(|p| (p.stem(space), p.character.clone()))
         .chain(connection_clips)
+        .filter(|_| lone.is_none())
     {
         if let Some(gait) = solved(&stem) {
             add_torques(&files.clips.join(format!("{stem}.ron")), &gait, &character)?;
         }
     }
     // Of two opposite turns solved before, the cheaper one's mirror image replaces the other.
-    let partners: Vec<Option<usize>> = (0..points.len())
-        .map(|i| (0..points.len()).find(|&o| mirror_images(&points[i], &points[o])))
-        .collect();
-    for i in 0..points.len() {
+    for i in (0..points.len()).filter(|_| lone.is_none()) {
         settle_mirrors(
-            &space,
-            &points,
-            &partners,
+            space,
+            points,
+            partners,
             i,
             &gait_path,
             &solved,
@@ -442,53 +452,29 @@ pub fn generate(
             on_event,
         )?;
     }
-    // Points in the order of the continuation: straight first, then by turn rate, speed and
-    // file order. Each starts from the nearest point before it within reach, once that one has
-    // ended (solved: its clip; failed: the next nearest, or the rest pose).
-    let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by(|&a, &b| {
-        let key = |p: &Point| (p.turn_rate.abs(), p.speed);
-        key(&points[a])
-            .partial_cmp(&key(&points[b]))
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(&b))
-    });
-    let rank: Vec<usize> = {
-        let mut r = vec![0; points.len()];
-        for (k, &i) in order.iter().enumerate() {
-            r[i] = k;
-        }
-        r
+    // Points in the order of the continuation ([`super::parts::solving_order`]). Each starts
+    // from the nearest point before it within reach, once that one has ended (solved: its clip;
+    // failed: the next nearest, or the rest pose). A lone point's sources have ended already.
+    let mut pending: Vec<usize> = match lone {
+        Some(i) if !lone_skipped => vec![i],
+        Some(_) => Vec::new(),
+        None => order
+            .iter()
+            .copied()
+            .filter(|&i| !skip(&points[i].name(space), &points[i].stem(space), &manifest))
+            .collect(),
     };
-    let mut pending: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|&i| !skip(&points[i].name(&space), &points[i].stem(&space), &manifest))
-        .collect();
     let mut ended: Vec<bool> = (0..points.len()).map(|i| !pending.contains(&i)).collect();
-    // Each point's own start from the prior solve, read once.
-    let priors: Vec<Option<PathBuf>> = points.iter().map(|p| prior(&p.stem(&space))).collect();
     let mut jobs: Vec<Job> = Vec::new();
     let mut job_point: Vec<usize> = Vec::new();
     loop {
         // Start what can start.
         while solvers.busy() < threads {
-            let ready = pending.iter().position(|&i| {
-                let p = &points[i];
-                // Every nearer earlier candidate, and an earlier mirror image, must have ended;
-                // a point with a prior clip waits only for its mirror image.
-                let own_start = priors[i].is_some();
-                points.iter().enumerate().all(|(o, q)| {
-                    rank[o] >= rank[i]
-                        || ended[o]
-                        || if own_start {
-                            partners[i] != Some(o)
-                        } else {
-                            q.character != p.character
-                                || (separation(p, q) > REACH && partners[i] != Some(o))
-                        }
-                })
-            });
+            // Every nearer earlier candidate, and an earlier mirror image, must have ended; a
+            // point with a prior clip waits only for its mirror image.
+            let ready = pending
+                .iter()
+                .position(|&i| (0..points.len()).all(|o| ended[o] || !waits_for(i, o)));
             let Some(k) = ready else { break };
             let i = pending.remove(k);
             let p = &points[i];
@@ -572,6 +558,10 @@ pub fn generate(
         ended[job_point[index]] = true;
         if files.finish(&jobs[index], result, &mut manifest, on_event)? {
             n_solved += 1;
+            if lone.is_some() {
+                // Its opposite turn, if solved, is the merge's to settle.
+                continue;
+            }
             settle_mirrors(
                 &space,
                 &points,
@@ -586,6 +576,18 @@ pub fn generate(
         } else {
             n_failed += 1;
         }
+    }
+    if lone.is_some() {
+        if manifest.entries.is_empty() {
+            // Solved or failed before: nothing new, but the part says it has ended.
+            crate::files::write_ron(&files.manifest, &manifest)
+                .with_context(|| format!("writing {}", files.manifest.display()))?;
+        }
+        on_event(SpaceEvent::Finished {
+            solved: n_solved,
+            failed: n_failed,
+        });
+        return Ok(manifest);
     }
     // Connections, between solved points.
     let by_name = |name: &str| points.iter().find(|p| p.name(&space) == name);

@@ -32,6 +32,8 @@
 //! Paths are relative to the space file. [`generate`] solves a space as a background job.
 
 pub mod generate;
+pub mod parts;
+pub mod plan;
 mod results;
 
 use crate::spacetime::gait::{Connection, FootTiming, GaitWeights};
