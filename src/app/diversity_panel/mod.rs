@@ -63,6 +63,7 @@ impl Plugin for DiversityPanelPlugin {
         let on_stage = in_state(Stage::Panel(PANEL));
         app.insert_resource(self.0.clone())
             .add_systems(Startup, setup_diversity)
+            .add_systems(Update, show_results)
             .add_systems(
                 Update,
                 (
@@ -528,5 +529,22 @@ fn request_runs(mut state: ResMut<DiversityState>) {
             }
             let _ = tx.send(Msg::RunsDone);
         });
+    }
+}
+
+/// A watched job folder's finished result (the Jobs panel's "Show"), shown here.
+fn show_results(
+    mut shows: MessageReader<super::workbench::ShowResult>,
+    mut state: ResMut<DiversityState>,
+    mut open: MessageWriter<super::workbench::OpenPanel>,
+) {
+    for s in shows.read() {
+        if s.kind == crate::job_folder::FolderKind::Explore {
+            state.load(&s.path);
+            open.write(super::workbench::OpenPanel {
+                id: PANEL,
+                open: true,
+            });
+        }
     }
 }

@@ -59,6 +59,7 @@ impl Plugin for ParetoPanelPlugin {
         let on_stage = in_state(Stage::Panel(PANEL));
         app.insert_resource(self.0.clone())
             .add_systems(Startup, setup)
+            .add_systems(Update, show_results)
             .add_systems(
                 Update,
                 (
@@ -475,4 +476,21 @@ fn advance_clock(time: Res<Time>, clock: Res<Clock>, mut state: ResMut<ParetoSta
 pub fn assisted(r: &Recorded, k: usize) -> Option<f32> {
     let g = *r.gravity.get(k)?;
     (g != NATURAL_GRAVITY).then_some(g)
+}
+
+/// A watched job folder's finished result (the Jobs panel's "Show"), shown here.
+fn show_results(
+    mut shows: MessageReader<super::workbench::ShowResult>,
+    mut state: ResMut<ParetoState>,
+    mut open: MessageWriter<super::workbench::OpenPanel>,
+) {
+    for s in shows.read() {
+        if s.kind == crate::job_folder::FolderKind::Pareto {
+            state.load(&s.path);
+            open.write(super::workbench::OpenPanel {
+                id: PANEL,
+                open: true,
+            });
+        }
+    }
 }

@@ -59,6 +59,7 @@ impl Plugin for TrackPanelPlugin {
         let on_stage = in_state(Stage::Panel(PANEL));
         app.insert_resource(self.0.clone())
             .add_systems(Startup, setup)
+            .add_systems(Update, show_results)
             .add_systems(
                 Update,
                 (
@@ -469,4 +470,21 @@ fn advance_clock(mut state: ResMut<TrackState>, time: Res<Time>, clock: Res<Cloc
     let d = state.duration();
     let t = state.clock + clock.dt(&time, 0.1) as f32;
     state.clock = if d > 0.0 && t > d + 0.5 { 0.0 } else { t };
+}
+
+/// A watched job folder's finished result (the Jobs panel's "Show"), shown here.
+fn show_results(
+    mut shows: MessageReader<super::workbench::ShowResult>,
+    mut state: ResMut<TrackState>,
+    mut open: MessageWriter<super::workbench::OpenPanel>,
+) {
+    for s in shows.read() {
+        if s.kind == crate::job_folder::FolderKind::Track {
+            state.add_result(&s.path);
+            open.write(super::workbench::OpenPanel {
+                id: PANEL,
+                open: true,
+            });
+        }
+    }
 }

@@ -66,6 +66,14 @@ pub struct OpenPanel {
     pub open: bool,
 }
 
+/// Show this finished search's result file in the panel of its kind (a watched job folder's
+/// "Show").
+#[derive(Message, Clone, Debug)]
+pub struct ShowResult {
+    pub kind: crate::job_folder::FolderKind,
+    pub path: std::path::PathBuf,
+}
+
 /// Play this clip on its character in the Library, alone, from the start ("play in Library").
 #[derive(Message, Clone)]
 pub struct PlayClip {
@@ -245,6 +253,7 @@ impl Plugin for WorkbenchPlugin {
             .init_state::<Stage>()
             .add_message::<ClaimStage>()
             .add_message::<OpenPanel>()
+            .add_message::<ShowResult>()
             .add_message::<PlayClip>()
             .add_plugins(jobs::JobsPlugin)
             .add_plugins(capture::CapturePlugin(self.capture.clone()))

@@ -1,9 +1,13 @@
 //! Jobs panel: starts background jobs on the job runner's own pool, shows their progress with
-//! pause, resume and cancel, and draws finished robustness sweeps as a polar plot.
+//! pause, resume and cancel, draws finished robustness sweeps as a polar plot, and watches the
+//! folders of jobs that run elsewhere ([`folders`]).
+
+mod folders;
 
 use super::character::LiveSim;
 use super::workbench::jobs::job_controls;
-use super::workbench::{AddPanel, Busy, Dock, Jobs, PanelSpec, palette};
+use super::workbench::{AddPanel, Busy, Dock, Jobs, OpenPanel, PanelSpec, ShowResult, palette};
+use folders::JobFolders;
 use crate::analysis::robustness::{RobustnessSweep, SweepConfig, SweepState};
 use crate::jobs::JobStatus;
 use bevy::prelude::*;
@@ -18,6 +22,10 @@ pub struct Launch {
     /// Start the robustness sweep job immediately (shows the Jobs panel at work).
     #[arg(long)]
     pub sweep: bool,
+    /// Watch this job's folder in the Jobs panel: a search running or finished elsewhere (an
+    /// MPI or Slurm job on a shared filesystem); repeat for several.
+    #[arg(long, value_name = "DIR")]
+    pub watch: Vec<std::path::PathBuf>,
 }
 
 pub struct JobsPanelPlugin(pub Launch);
@@ -26,7 +34,16 @@ impl Plugin for JobsPanelPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(self.0.clone())
             .init_resource::<Sweeps>()
-            .add_systems(Update, (read_sweeps, start_sweep_on_launch))
+            .init_resource::<JobFolders>()
+            .add_systems(
+                Update,
+                (
+                    read_sweeps,
+                    start_sweep_on_launch,
+                    watch_on_launch,
+                    folders::poll_folders,
+                ),
+            )
             .add_panel(
                 PanelSpec {
                     id: "jobs",
@@ -58,6 +75,28 @@ fn start_sweep_on_launch(
     if options.sweep && !*done {
         *done = true;
         start_sweep(&mut jobs, &mut sweeps, &live);
+    }
+}
+
+/// `--watch DIR…`: the folders watched and the panel open.
+fn watch_on_launch(
+    options: Res<Launch>,
+    mut done: Local<bool>,
+    mut folders: ResMut<JobFolders>,
+    mut open: MessageWriter<OpenPanel>,
+) {
+    if *done {
+        return;
+    }
+    *done = true;
+    for dir in &options.watch {
+        folders.watch(dir.clone());
+    }
+    if !options.watch.is_empty() {
+        open.write(OpenPanel {
+            id: "jobs",
+            open: true,
+        });
     }
 }
 
@@ -156,6 +195,8 @@ fn jobs_ui(
     mut jobs: ResMut<Jobs>,
     mut sweeps: ResMut<Sweeps>,
     live: Res<LiveSim>,
+    mut folders: ResMut<JobFolders>,
+    mut show: MessageWriter<ShowResult>,
 ) {
     ui.heading("Jobs");
     if let Some(e) = &jobs.error {
@@ -172,6 +213,7 @@ fn jobs_ui(
     }
     ui.separator();
     egui::ScrollArea::vertical().show(ui, |ui| {
+        folders::folders_ui(ui, &mut folders, &mut show);
         for (i, h) in jobs.all().iter().enumerate().rev() {
             ui.label(egui::RichText::new(format!("#{} {} · {}", h.id, h.kind, h.title)).strong());
             ui.add(egui::ProgressBar::new(h.progress.fraction).show_percentage());
