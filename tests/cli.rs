@@ -301,7 +301,7 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     assert!(!bad.status.success());
     assert!(
         stderr(&bad)
-            .contains("expected sim, cma, diversity, cec2006, gait, impulse, steering or pareto"),
+            .contains("expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track or cluster"),
         "{}",
         stderr(&bad)
     );

@@ -231,15 +231,15 @@ fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_two_ranks() {
     );
 }
 
-/// A parameter space's points shared among 3 ranks (each claims the next point ready), then
-/// merged by rank 0: the clips and manifest of one process's solve.
+/// A parameter space's points shared among 3 ranks (each claims the next point ready), then its
+/// connections, then merged by rank 0: the clips and manifest of one process's solve.
 #[cfg(feature = "ipopt")]
 #[test]
 fn a_space_over_three_ranks_gives_the_single_process_space() {
     let tmp = tempfile::tempdir().unwrap();
     let command = ["space", "generate", "tests/data/spaces/monoped_hops.ron"];
     let o = alone_then_on_three_ranks(&command, tmp.path());
-    assert_eq!(stdout(&o).matches("6 points, 0 connections").count(), 1);
+    assert_eq!(stdout(&o).matches("6 points, 2 connections").count(), 1);
     assert_same_space(&tmp.path().join("one"), &tmp.path().join("three"));
 }
 

@@ -130,9 +130,9 @@ fn a_space_solved_again_starts_from_the_earlier_solve_and_resumes() {
     );
 }
 
-/// A space solved as a job array would (`--point K` for every point, all started at once, each
-/// waiting for the points it starts from; then a merge) gives the clips and manifest of the
-/// space solved in one process.
+/// A space solved as job arrays would (`--point K` for every point, all started at once, each
+/// waiting for the points it starts from; then `--connection K` for every connection; then a
+/// merge) gives the clips and manifest of the space solved in one process.
 #[test]
 fn a_space_solved_point_by_point_then_merged_equals_the_whole_solve() {
     let dir = tempfile::tempdir().unwrap();
@@ -149,32 +149,41 @@ fn a_space_solved_point_by_point_then_merged_equals_the_whole_solve() {
     ]);
     assert_success(&o, "space generate");
     let tasks = dir.path().join("tasks");
-    let listed = motionlab(&["space", "points", space]);
-    assert_success(&listed, "space points");
-    let n = stdout(&listed).matches(" order ").count();
-    assert_eq!(n, 6, "{}", stdout(&listed));
-    // The tasks in reverse order: the later ones wait for the earlier ones' points.
-    let children: Vec<std::process::Child> = (0..n)
-        .rev()
-        .map(|k| {
-            std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
-                .args(["space", "generate", space, "--threads", "1", "--out"])
-                .arg(&tasks)
-                .args(["--point", &k.to_string()])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let mut waited = 0;
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_success(&o, "space generate --point");
-        waited += stdout(&o).contains("waiting for ") as usize;
-    }
-    assert!(waited > 0, "a task waits for the point it starts from");
+    let counted = motionlab(&["space", "points", space, "--count"]);
+    assert_success(&counted, "space points --count");
+    assert_eq!(stdout(&counted).trim(), "6 2");
+    // One array's tasks, all started at once.
+    let array = |kind: &str, n: usize| -> Vec<String> {
+        let children: Vec<std::process::Child> = (0..n)
+            .rev()
+            .map(|k| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+                    .args(["space", "generate", space, "--threads", "1", "--out"])
+                    .arg(&tasks)
+                    .args([&format!("--{kind}"), &k.to_string()])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| {
+                let o = c.wait_with_output().unwrap();
+                assert_success(&o, &format!("space generate --{kind}"));
+                stdout(&o)
+            })
+            .collect()
+    };
+    // The points in reverse order: the later ones wait for the earlier ones' points.
+    let outputs = array("point", 6);
+    assert!(
+        outputs.iter().any(|o| o.contains("waiting for ")),
+        "a task waits for the point it starts from"
+    );
+    array("connection", 2);
     assert!(
         !tasks.join("space.ron").exists(),
         "tasks write parts, not the manifest"
@@ -182,7 +191,7 @@ fn a_space_solved_point_by_point_then_merged_equals_the_whole_solve() {
     let merged = motionlab(&["space", "generate", space, "--out", tasks.to_str().unwrap()]);
     assert_success(&merged, "the merge");
     assert!(
-        stdout(&merged).contains("6 points, 0 connections, 6 done already"),
+        stdout(&merged).contains("6 points, 2 connections, 8 done already"),
         "{}",
         stdout(&merged)
     );
@@ -197,6 +206,14 @@ fn a_space_solved_point_by_point_then_merged_equals_the_whole_solve() {
     assert!(!refused.status.success());
     assert!(
         stderr(&refused).contains("point 6: tests/data/spaces/monoped_hops.ron has 6 points"),
+        "{}",
+        stderr(&refused)
+    );
+    let refused = motionlab(&["space", "generate", space, "--connection", "2"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused)
+            .contains("connection 2: tests/data/spaces/monoped_hops.ron has 2 connections"),
         "{}",
         stderr(&refused)
     );

@@ -30,8 +30,13 @@ pub enum SpaceCommand {
         /// one task of a Slurm job array. It waits for the points it starts from (other tasks'
         /// points, in the same folder) and records its outcome in OUT/parts/; a final
         /// `space generate` without --point merges the parts and solves the connections.
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", conflicts_with = "connection")]
         point: Option<usize>,
+        /// Solve only connection K (its number in the space file, from 0), once its two points
+        /// have ended: one task of the job array that follows the points' (recorded in
+        /// OUT/parts/ as well).
+        #[arg(long, value_name = "K")]
+        connection: Option<usize>,
         /// Under `mpirun -np N`: rank r solves points r, r+N, r+2N… (as --point does), then
         /// rank 0 merges them and solves the connections; the same clips as one process.
         #[command(flatten)]
@@ -41,7 +46,8 @@ pub enum SpaceCommand {
     #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
     Points {
         space: PathBuf,
-        /// Print only the number of points (for scripts: the size of a job array).
+        /// Print only `POINTS CONNECTIONS`, the two numbers (for scripts: the sizes of the job
+        /// arrays).
         #[arg(long)]
         count: bool,
     },
@@ -54,7 +60,7 @@ pub fn run(command: SpaceCommand) -> Result<()> {
             let s = ParameterSpace::load(&space)?;
             let points = s.points()?;
             if count {
-                println!("{}", points.len());
+                println!("{} {}", points.len(), s.connections.len());
                 return Ok(());
             }
             let order = motionlab::space::parts::solving_order(&points);
@@ -85,12 +91,14 @@ pub fn run(command: SpaceCommand) -> Result<()> {
             retry_failed,
             from,
             point,
+            connection,
             cluster,
         } => {
             let (ranks, _session) = cluster.start()?;
             anyhow::ensure!(
-                ranks.size() == 1 || point.is_none(),
-                "--mpi shares the points among the ranks; drop --point"
+                ranks.size() == 1 || (point.is_none() && connection.is_none()),
+                "--mpi shares the points and connections among the ranks; drop --point and \
+                 --connection"
             );
             let request = motionlab::space::generate::SpaceRequest {
                 out: out.unwrap_or_else(|| {
@@ -104,7 +112,9 @@ pub fn run(command: SpaceCommand) -> Result<()> {
                 threads,
                 retry_failed,
                 from,
-                only: point,
+                only: point
+                    .map(motionlab::space::generate::Lone::Point)
+                    .or(connection.map(motionlab::space::generate::Lone::Connection)),
             };
             generate(request, ranks)
         }

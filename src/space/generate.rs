@@ -50,10 +50,21 @@ pub struct SpaceRequest {
     /// continues from its previous optima instead of from the rest pose and its neighbours.
     #[serde(default)]
     pub from: Option<PathBuf>,
-    /// Solve only the point of this number in the solving order ([`super::parts`]): one Slurm
-    /// array task or MPI rank's share, recorded in `OUT/parts/`; no connections.
+    /// Solve only this point or connection ([`super::parts`]): one Slurm array task or MPI
+    /// rank's share, recorded in `OUT/parts/`.
     #[serde(default)]
-    pub only: Option<usize>,
+    pub only: Option<Lone>,
+}
+
+/// One point or connection of a space, solved alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lone {
+    /// The point of this number in solving order (`space points` prints it); it waits for the
+    /// points it starts from.
+    Point(usize),
+    /// The connection of this number in the space file's order; its two points must have
+    /// ended.
+    Connection(usize),
 }
 
 /// How one point or connection ended.
@@ -304,7 +315,7 @@ pub fn generate(
     let [_, clip_dir, failed_dir] = dirs;
     let manifest_path = request.out.join("space.ron");
     let mut manifest = plan.manifest()?;
-    if let Some(k) = request.only {
+    if let Some(Lone::Point(k)) = request.only {
         anyhow::ensure!(
             k < points.len(),
             "point {k}: {} has {} points, numbered 0 to {} in solving order (`motionlab space \
@@ -312,6 +323,13 @@ pub fn generate(
             request.space.display(),
             points.len(),
             points.len().saturating_sub(1)
+        );
+    } else if let Some(Lone::Connection(k)) = request.only {
+        anyhow::ensure!(
+            k < space.connections.len(),
+            "connection {k}: {} has {} connections, numbered from 0 in file order",
+            request.space.display(),
+            space.connections.len()
         );
     } else {
         // The outcomes of lone points' tasks join the manifest, which is written before their
@@ -340,26 +358,34 @@ pub fn generate(
     let skip = |name: &str, stem: &str, manifest: &Manifest| {
         solved(stem).is_some() || (!request.retry_failed && manifest.failed(name))
     };
-    let lone = request.only.map(|k| order[k]);
+    // A lone point (its index) or a lone connection (its index), or neither.
+    let lone = match request.only {
+        Some(Lone::Point(k)) => Some(order[k]),
+        _ => None,
+    };
+    let lone_connection = match request.only {
+        Some(Lone::Connection(k)) => Some(k),
+        _ => None,
+    };
+    let alone = request.only.is_some();
+    let counted_point = |i: usize| (!alone || lone == Some(i)) as usize;
+    let counted_connection = |k: usize| (!alone || lone_connection == Some(k)) as usize;
     let done = points
         .iter()
         .enumerate()
-        .filter(|(i, p)| {
-            lone.is_none_or(|l| l == *i) && skip(&p.name(space), &p.stem(space), &manifest)
-        })
+        .filter(|(i, p)| counted_point(*i) == 1 && skip(&p.name(space), &p.stem(space), &manifest))
         .count()
         + space
             .connections
             .iter()
-            .filter(|c| lone.is_none() && skip(&c.name, &file_stem(&c.name), &manifest))
+            .enumerate()
+            .filter(|(k, c)| {
+                counted_connection(*k) == 1 && skip(&c.name, &file_stem(&c.name), &manifest)
+            })
             .count();
     on_event(SpaceEvent::Planned {
-        points: if lone.is_some() { 1 } else { points.len() },
-        connections: if lone.is_some() {
-            0
-        } else {
-            space.connections.len()
-        },
+        points: (0..points.len()).map(counted_point).sum(),
+        connections: (0..space.connections.len()).map(counted_connection).sum(),
         done,
     });
     let (mut n_solved, mut n_failed) = (0, 0);
@@ -389,7 +415,12 @@ pub fn generate(
     }
     let lone_skipped =
         lone.is_some_and(|i| skip(&points[i].name(space), &points[i].stem(space), &manifest));
-    if lone.is_some() {
+    // A lone connection is skipped as points are, by its clip or a recorded failure.
+    let lone_connection_skipped = lone_connection.is_some_and(|k| {
+        let c = &space.connections[k];
+        skip(&c.name, &file_stem(&c.name), &manifest)
+    });
+    if alone {
         manifest = Manifest {
             space: space.name.clone(),
             entries: Vec::new(),
@@ -398,13 +429,16 @@ pub fn generate(
     let files = Files {
         clips: clip_dir,
         failed: failed_dir,
-        manifest: match lone {
-            Some(i) => super::parts::part_path(&request.out, &points[i].stem(space))?,
-            None => manifest_path.clone(),
+        manifest: match (lone, lone_connection) {
+            (Some(i), _) => super::parts::part_path(&request.out, &points[i].stem(space))?,
+            (_, Some(k)) => {
+                super::parts::part_path(&request.out, &file_stem(&space.connections[k].name))?
+            }
+            _ => manifest_path.clone(),
         },
     };
     // Points solved before (or by hand) whose library clip or manifest line is missing get them.
-    for p in points.iter().filter(|_| lone.is_none()) {
+    for p in points.iter().filter(|_| !alone) {
         let (name, stem) = (p.name(space), p.stem(space));
         let listed = manifest.entries.iter().any(|e| e.name == name);
         if let Some(gait) = solved(&stem)
@@ -432,14 +466,14 @@ pub fn generate(
         .iter()
         .map(|p| (p.stem(space), p.character.clone()))
         .chain(connection_clips)
-        .filter(|_| lone.is_none())
+        .filter(|_| !alone)
     {
         if let Some(gait) = solved(&stem) {
             add_torques(&files.clips.join(format!("{stem}.ron")), &gait, &character)?;
         }
     }
     // Of two opposite turns solved before, the cheaper one's mirror image replaces the other.
-    for i in (0..points.len()).filter(|_| lone.is_none()) {
+    for i in (0..points.len()).filter(|_| !alone) {
         settle_mirrors(
             space,
             points,
@@ -457,8 +491,8 @@ pub fn generate(
     // failed: the next nearest, or the rest pose). A lone point's sources have ended already.
     let mut pending: Vec<usize> = match lone {
         Some(i) if !lone_skipped => vec![i],
-        Some(_) => Vec::new(),
-        None => order
+        _ if alone => Vec::new(),
+        _ => order
             .iter()
             .copied()
             .filter(|&i| !skip(&points[i].name(space), &points[i].stem(space), &manifest))
@@ -577,7 +611,7 @@ pub fn generate(
             n_failed += 1;
         }
     }
-    if lone.is_some() {
+    if lone.is_some() || lone_connection_skipped {
         if manifest.entries.is_empty() {
             // Solved or failed before: nothing new, but the part says it has ended.
             crate::files::write_ron(&files.manifest, &manifest)
@@ -592,7 +626,12 @@ pub fn generate(
     // Connections, between solved points.
     let by_name = |name: &str| points.iter().find(|p| p.name(&space) == name);
     let mut connection_jobs = Vec::new();
-    for c in &space.connections {
+    for (_, c) in space
+        .connections
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| lone_connection.is_none_or(|l| l == *k))
+    {
         let stem = file_stem(&c.name);
         if skip(&c.name, &stem, &manifest) {
             continue;
@@ -690,8 +729,8 @@ pub fn generate(
             n_failed += 1;
         }
     }
-    crate::files::write_ron(&manifest_path, &manifest)
-        .with_context(|| format!("writing {}", manifest_path.display()))?;
+    crate::files::write_ron(&files.manifest, &manifest)
+        .with_context(|| format!("writing {}", files.manifest.display()))?;
     on_event(SpaceEvent::Finished {
         solved: n_solved,
         failed: n_failed,

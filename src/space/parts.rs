@@ -12,13 +12,15 @@
 //!   rather than in `OUT/space.ron`, which tasks running at once would overwrite. The merge
 //!   (`space generate` without `--point`, after the tasks) records every part in the manifest,
 //!   removes the parts, then solves what is left and the connections.
+//! - **Connections** (`--connection K`) run after every point has ended (a second job array, or
+//!   the ranks once their points are done), each recorded in a part of its own as well.
 //! - **MPI.** The ranks of an MPI job share the points by claiming them ([`spread_points`]):
 //!   the first unclaimed point whose sources have ended goes to the first rank free, as a job
 //!   array's tasks would, so a rank never idles behind a chain of warm starts another rank could
-//!   not start either.
+//!   not start either; then the connections.
 
 use super::Point;
-use super::generate::{Manifest, SpaceEvent, SpaceRequest};
+use super::generate::{Lone, Manifest, SpaceEvent, SpaceRequest};
 use super::plan::Plan;
 use crate::cluster::Ranks;
 use anyhow::{Context, Result};
@@ -109,8 +111,9 @@ pub(super) fn clear_claims(out: &Path) {
 
 /// The points of `request`'s space shared among the ranks of an MPI job: each rank in turn
 /// claims the first point in solving order that no rank has claimed and whose sources have
-/// ended, and solves it as a lone point; a rank with nothing ready waits. Returns when every
-/// point has ended, on every rank; the merge (`generate` without `only`, on rank 0) follows.
+/// ended, and solves it as a lone point; a rank with nothing ready waits. Once every point has
+/// ended, the connections are claimed and solved the same way. Returns when every connection
+/// has ended, on every rank; the merge (`generate` without `only`, on rank 0) follows.
 pub fn spread_points(
     request: &SpaceRequest,
     exe: &Path,
@@ -140,7 +143,7 @@ pub fn spread_points(
             Some(k) => {
                 if claim(&request.out, &stem(plan.order[k]))? {
                     let lone = SpaceRequest {
-                        only: Some(k),
+                        only: Some(Lone::Point(k)),
                         ..request.clone()
                     };
                     super::generate::generate(&lone, exe, on_event)?;
@@ -150,6 +153,17 @@ pub fn spread_points(
         }
     }
     // Claimed is not ended: wait for the last points of other ranks.
+    ranks.barrier();
+    // The connections: each between two points that have ended.
+    for (k, c) in plan.space.connections.iter().enumerate() {
+        if claim(&request.out, &super::file_stem(&c.name))? {
+            let lone = SpaceRequest {
+                only: Some(Lone::Connection(k)),
+                ..request.clone()
+            };
+            super::generate::generate(&lone, exe, on_event)?;
+        }
+    }
     ranks.barrier();
     Ok(())
 }
