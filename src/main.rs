@@ -306,6 +306,9 @@ enum Command {
         /// core (decision included) on a full-stick walk.
         #[arg(long)]
         physics: bool,
+        /// `bench gait`: only this NLP solver (`ipopt`, `ripopt`); default every one built in.
+        #[arg(long)]
+        solver: Option<motionlab::nlp::Backend>,
         /// `bench cluster` run by itself under `mpirun -np 2`: where rank 0 writes its
         /// measurements.
         #[arg(long, hide = true)]
@@ -337,6 +340,9 @@ enum SpacetimeCommand {
         /// also pays for loading the solver's libraries), as benchmarks that time warm solves do.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
         repeat: u32,
+        /// The NLP solver: `ipopt` or `ripopt`.
+        #[arg(long, default_value = "ipopt")]
+        solver: motionlab::nlp::Backend,
     },
 }
 
@@ -448,6 +454,7 @@ fn main() {
                     print_level,
                     trajectory,
                     repeat,
+                    solver,
                 },
         }) => spacetime_cli::particle(spacetime_cli::ParticleArgs {
             bound_force,
@@ -455,6 +462,7 @@ fn main() {
             print_level,
             trajectory,
             repeat: repeat as usize,
+            solver,
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::Pareto(args)) => pareto_cli::run(args),
@@ -510,11 +518,15 @@ fn main() {
             characters,
             seed,
             physics,
+            solver,
             report,
             cluster,
         }) => match what.as_str() {
             other if physics && other != "steering" => Err(anyhow::anyhow!(
                 "--physics is a choice of `bench steering`, not of `bench {other}`"
+            )),
+            other if solver.is_some() && other != "gait" => Err(anyhow::anyhow!(
+                "--solver is a choice of `bench gait`, not of `bench {other}`"
             )),
             "sim" => bench_cli::bench(quick, &characters),
             "cma" => bench_cli::bench_cma(quick),
@@ -526,7 +538,7 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
-            "gait" => spacetime_cli::bench_gait(quick, &characters),
+            "gait" => spacetime_cli::bench_gait(quick, &characters, solver),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" if physics => graph_cli::bench_steering_physics(quick),
             "steering" => graph_cli::bench_steering(quick, None),

@@ -229,12 +229,12 @@ fn bench_reads_the_characters_from_the_given_folder() {
     }
 }
 
-/// `bench gait --quick`: one capped L-BFGS solve each of the simple biped walking at 0.7 m/s
-/// and the horse trotting at 1 m/s (period 0.8), projected onto the constraints.
+/// `bench gait --quick --solver ipopt`: one capped L-BFGS solve each of the simple biped walking
+/// at 0.7 m/s and the horse trotting at 1 m/s (period 0.8), projected onto the constraints.
 #[cfg(feature = "ipopt")]
 #[test]
 fn bench_gait_quick_times_the_biped_and_the_horse() {
-    let o = motionlab(&["bench", "gait", "--quick"]);
+    let o = motionlab(&["bench", "gait", "--quick", "--solver", "ipopt"]);
     assert_success(&o, "bench gait --quick");
     let out = stdout(&o);
     let stages: Vec<&str> = out.lines().filter(|l| l.starts_with("stage ")).collect();
@@ -246,11 +246,11 @@ fn bench_gait_quick_times_the_biped_and_the_horse() {
     let gaits: Vec<&str> = out.lines().filter(|l| l.starts_with("gait ")).collect();
     assert_eq!(gaits.len(), 2, "{out}");
     assert!(
-        gaits[0].starts_with("gait simple_biped speed 0.7 period 1 "),
+        gaits[0].starts_with("gait simple_biped solver ipopt speed 0.7 period 1 "),
         "{out}"
     );
     assert!(
-        gaits[1].starts_with("gait horse speed 1 period 0.8 "),
+        gaits[1].starts_with("gait horse solver ipopt speed 1 period 0.8 "),
         "{out}"
     );
     for line in gaits {

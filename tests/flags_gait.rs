@@ -425,5 +425,36 @@ fn particle_print_level_shows_the_ipopt_log() {
     assert_eq!(value(&loud, "objective"), value(&quiet, "objective"));
 }
 
+/// `spacetime particle --solver ripopt`: the Rust interior point reaches the same optimum
+/// (65,699.9085 N²); an unknown solver is refused with the ones there are; `--solver` is a
+/// choice of `bench gait` only.
+#[cfg(all(feature = "ipopt", feature = "ripopt"))]
+#[test]
+fn particle_solves_with_either_solver() {
+    for solver in ["ipopt", "ripopt"] {
+        let o = motionlab(&["spacetime", "particle", "--solver", solver]);
+        assert_success(&o, "spacetime particle --solver");
+        let out = stdout(&o);
+        assert!(
+            out.starts_with(&format!("problem spacetime_particle solver {solver} ")),
+            "{out}"
+        );
+        assert_eq!(value(&out, "status"), "solved");
+        let f: f64 = value(&out, "objective").parse().unwrap();
+        assert!((f - 65_699.9085).abs() < 0.01, "{solver}: {f}");
+    }
+    let o = motionlab(&["spacetime", "particle", "--solver", "knitro"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("expected ipopt or ripopt"), "{err}");
+    let o = motionlab(&["bench", "sim", "--solver", "ripopt"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--solver is a choice of `bench gait`"),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // top level

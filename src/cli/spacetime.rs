@@ -21,6 +21,7 @@ pub struct ParticleArgs {
     pub trajectory: bool,
     /// Solves in this process; the reported time is their median.
     pub repeat: usize,
+    pub solver: motionlab::nlp::Backend,
 }
 
 /// Solves the Spacetime Particle (Table 3.1) and prints `key value` lines: status, objective,
@@ -43,6 +44,7 @@ pub fn particle(args: ParticleArgs) -> Result<()> {
             HessianMode::Exact
         },
         print_level: args.print_level,
+        backend: args.solver,
         ..Default::default()
     };
     let mut times = Vec::with_capacity(args.repeat);
@@ -56,7 +58,8 @@ pub fn particle(args: ParticleArgs) -> Result<()> {
     times.sort();
     let median = times[times.len() / 2];
     println!(
-        "problem spacetime_particle frames {} variables {} force_bound {}",
+        "problem spacetime_particle solver {} frames {} variables {} force_bound {}",
+        args.solver.label(),
         spec.frames,
         2 * spec.frames * 2,
         args.bound_force
@@ -221,6 +224,9 @@ pub struct GaitArgs {
     /// NLP's feet are points, which otherwise graze the ground and tip their toes under it).
     #[arg(long)]
     pub sole_clearance: bool,
+    /// The NLP solver: `ipopt` or `ripopt`.
+    #[arg(long, default_value = "ipopt")]
+    pub solver: motionlab::nlp::Backend,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -307,6 +313,7 @@ impl GaitArgs {
             flat_feet: self.flat_feet,
             sole_clearance: self.sole_clearance,
             connect: None,
+            solver: self.solver,
         })
     }
 }
@@ -611,7 +618,11 @@ fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
 /// most 3000 in all; `--quick`: 100 L-BFGS iterations only), projected if stopped by the limit. One line per solve:
 /// wall time, iterations, time per iteration, status, cost and violation.
 #[cfg(feature = "ipopt")]
-pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
+pub fn bench_gait(
+    quick: bool,
+    characters: &std::path::Path,
+    solver: Option<motionlab::nlp::Backend>,
+) -> Result<()> {
     use motionlab::spacetime::gait::{
         GaitSpec, STAGED_LBFGS_ITERATIONS, audit, default_timings, gait_solver_options,
         parse_timings, solve_gait_staged,
@@ -634,7 +645,15 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
     ];
     let mut options = gait_solver_options();
     options.max_iterations = if quick { 100 } else { 3000 };
-    for (file, speed, timing) in cases {
+    let backends: Vec<motionlab::nlp::Backend> = match solver {
+        Some(b) => vec![b],
+        None => motionlab::nlp::Backend::built_in().collect(),
+    };
+    for ((file, speed, timing), backend) in cases
+        .into_iter()
+        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
+    {
+        options.backend = backend;
         let skeleton = Skeleton::load(characters.join(file))?;
         let lbfgs_iterations = skeleton
             .solve
@@ -657,8 +676,9 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
         let wall = start.elapsed().as_secs_f64();
         let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
         println!(
-            "gait {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
+            "gait {} solver {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
             spec.skeleton.name.replace(' ', "_"),
+            backend.label(),
             motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
             clip.iterations,
             1000.0 * wall / clip.iterations.max(1) as f64,
@@ -673,7 +693,11 @@ pub fn bench_gait(quick: bool, characters: &std::path::Path) -> Result<()> {
 }
 
 #[cfg(not(feature = "ipopt"))]
-pub fn bench_gait(_quick: bool, _characters: &std::path::Path) -> Result<()> {
+pub fn bench_gait(
+    _quick: bool,
+    _characters: &std::path::Path,
+    _solver: Option<motionlab::nlp::Backend>,
+) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }
 

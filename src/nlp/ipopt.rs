@@ -11,12 +11,10 @@
 //! is available).
 
 use super::{
-    Bounds, HessianMode, Iterate, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus,
-    SolverOptions,
+    Bounds, Iterate, NlpError, NlpProblem, NlpSolution, OptionValue, SolveStatus, SolverOptions,
 };
 use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char, c_int, c_void};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -217,7 +215,7 @@ struct CallbackState<'a> {
     /// Lower triangle (row ≥ col), as IPOPT expects for the symmetric Hessian.
     hessian: Vec<(Index, Index)>,
     iterations: Cell<usize>,
-    panic: RefCell<Option<String>>,
+    guard: super::callbacks::Guard,
     options: &'a SolverOptions,
     bounds: &'a Bounds,
     /// The x of the last gradient evaluation: IPOPT evaluates ∇f only at accepted iterates, so at
@@ -225,7 +223,6 @@ struct CallbackState<'a> {
     gradient_x: RefCell<Vec<f64>>,
     /// The best iterate within each level of `options.keep_best`.
     best: RefCell<Vec<Option<Iterate>>>,
-    times: Cell<super::CallbackTimes>,
     /// μ at the last regular iteration.
     barrier: Cell<f64>,
 }
@@ -234,26 +231,16 @@ impl CallbackState<'_> {
     /// Keeps the current iterate (objective `objective`) for every `keep_best` level it is
     /// within and improves on.
     fn keep_if_best(&self, iteration: usize, objective: f64) {
-        let levels = &self.options.keep_best;
-        let mut best = self.best.borrow_mut();
-        if !best
-            .iter()
-            .any(|b| b.as_ref().is_none_or(|b| objective < b.objective))
-        {
-            return;
-        }
-        let x = self.gradient_x.borrow().clone();
-        let (_, violation) = super::evaluate_violation(self.problem, self.bounds, &x);
-        for (&level, b) in levels.iter().zip(best.iter_mut()) {
-            if violation <= level && b.as_ref().is_none_or(|b| objective < b.objective) {
-                *b = Some(Iterate {
-                    iteration,
-                    objective,
-                    max_violation: violation,
-                    x: x.clone(),
-                });
-            }
-        }
+        let x = self.gradient_x.borrow();
+        super::callbacks::keep_if_best(
+            &self.best,
+            &self.options.keep_best,
+            self.problem,
+            self.bounds,
+            iteration,
+            objective,
+            &x,
+        );
     }
 
     /// Runs one callback body, timed into `which` of the callback times: false if it fails or
@@ -263,28 +250,7 @@ impl CallbackState<'_> {
         which: fn(&mut super::CallbackTimes) -> &mut super::CallbackTime,
         body: impl FnOnce() -> bool,
     ) -> Bool {
-        if self.panic.borrow().is_some() {
-            return 0;
-        }
-        let start = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(body));
-        let mut times = self.times.get();
-        let t = which(&mut times);
-        t.calls += 1;
-        t.seconds += start.elapsed().as_secs_f64();
-        self.times.set(times);
-        match result {
-            Ok(ok) => ok as Bool,
-            Err(payload) => {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a problem callback panicked".into());
-                *self.panic.borrow_mut() = Some(message);
-                0
-            }
-        }
+        self.guard.run(which, body) as Bool
     }
 }
 
@@ -488,7 +454,7 @@ unsafe extern "C" fn intermediate(
         .cancel
         .as_ref()
         .is_some_and(|c| c.load(Ordering::Relaxed));
-    (s.panic.borrow().is_none() && !cancelled) as Bool
+    (!s.guard.panicked() && !cancelled) as Bool
 }
 
 /// Owns an `IpoptProblem` handle and frees it on drop.
@@ -546,24 +512,11 @@ fn index(v: usize, what: &'static str) -> Result<Index, NlpError> {
 /// its [`SolveStatus`].
 pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSolution, NlpError> {
     let (n, m) = (problem.num_variables(), problem.num_constraints());
-    if n == 0 {
-        return Err(NlpError::NoVariables);
-    }
-    let bounds = Bounds::of(problem)?;
-    let jacobian = problem.jacobian_structure();
-    super::check_structure("Jacobian", &jacobian, m, n, false)?;
-    let hessian = match options.hessian {
-        HessianMode::LimitedMemory => None,
-        HessianMode::Auto => problem.hessian_structure(),
-        HessianMode::Exact => Some(
-            problem
-                .hessian_structure()
-                .ok_or(NlpError::NoExactHessian)?,
-        ),
-    };
-    if let Some(h) = &hessian {
-        super::check_structure("Hessian", h, n, n, true)?;
-    }
+    let super::callbacks::Checked {
+        bounds,
+        jacobian,
+        hessian,
+    } = super::callbacks::check(problem, options)?;
     let to_pairs = |entries: &[(usize, usize)],
                     what,
                     lower_triangle: bool|
@@ -590,12 +543,11 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
             None => Vec::new(),
         },
         iterations: Cell::new(0),
-        panic: RefCell::new(None),
+        guard: Default::default(),
         options,
         bounds: &bounds,
         gradient_x: RefCell::new(vec![0.0; n]),
         best: RefCell::new(vec![None; options.keep_best.len()]),
-        times: Cell::new(Default::default()),
         barrier: Cell::new(f64::NAN),
     };
     let clamp = |v: &[f64]| -> Vec<f64> {
@@ -699,7 +651,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
     let solve_time = start.elapsed();
     drop(_lock);
 
-    let callback_error = state.panic.borrow().clone();
+    let callback_error = state.guard.panic.borrow().clone();
     let status = if callback_error.is_some() {
         SolveStatus::CallbackPanicked
     } else {
@@ -719,7 +671,7 @@ pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSol
         solve_time,
         callback_error,
         best_iterates: state.best.into_inner(),
-        callback_times: state.times.get(),
+        callback_times: state.guard.times.get(),
         final_barrier: state.barrier.get(),
     })
 }

@@ -16,15 +16,73 @@
 
 pub mod autodiff;
 #[cfg(feature = "ipopt")]
+mod callbacks;
+#[cfg(feature = "ipopt")]
 mod ipopt;
+#[cfg(feature = "ripopt")]
+mod ripopt;
 pub mod tape;
 
 #[cfg(test)]
 pub(crate) mod hs071_tests;
+#[cfg(all(test, feature = "ipopt", feature = "ripopt"))]
+mod ripopt_tests;
 
 pub use autodiff::{AutoDiff, BlockProblem, BlockSpec, Curvature, Scalar, TermSpec};
+
+/// Solves `problem` with the back end `options.backend` names. `Err` only when the problem is
+/// inconsistent (sizes, sparsity, bounds), an option is refused, or the back end is not built
+/// in; every solver outcome, failures included, is an `Ok` with its [`SolveStatus`].
 #[cfg(feature = "ipopt")]
-pub use ipopt::solve;
+pub fn solve(problem: &dyn NlpProblem, options: &SolverOptions) -> Result<NlpSolution, NlpError> {
+    match options.backend {
+        Backend::Ipopt => ipopt::solve(problem, options),
+        #[cfg(feature = "ripopt")]
+        Backend::Ripopt => ripopt::solve(problem, options),
+        #[cfg(not(feature = "ripopt"))]
+        Backend::Ripopt => Err(NlpError::BackendNotBuilt("ripopt")),
+    }
+}
+
+/// The interior-point solver a solve runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Backend {
+    /// IPOPT (Wächter and Biegler 2006) through its C interface, on MUMPS: the system's
+    /// library (Debian's IPOPT 3.11).
+    #[default]
+    Ipopt,
+    /// ripopt, an interior-point method after IPOPT written in Rust, on a sparse LDLᵀ in Rust.
+    Ripopt,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Ipopt, Backend::Ripopt];
+
+    /// The back ends this program was built with.
+    pub fn built_in() -> impl Iterator<Item = Backend> {
+        Backend::ALL
+            .into_iter()
+            .filter(|b| *b == Backend::Ipopt || cfg!(feature = "ripopt"))
+    }
+
+    /// Its name on the command line (`ipopt`, `ripopt`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Backend::Ipopt => "ipopt",
+            Backend::Ripopt => "ripopt",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.label() == s)
+            .ok_or_else(|| format!("unknown solver `{s}` (expected ipopt or ripopt)"))
+    }
+}
 
 use std::fmt;
 use std::sync::Arc;
@@ -136,6 +194,8 @@ impl std::fmt::Debug for ProgressSink {
 /// Options of a solve. The defaults are silent (print level 0) with IPOPT's own tolerances.
 #[derive(Debug, Clone)]
 pub struct SolverOptions {
+    /// The solver.
+    pub backend: Backend,
     pub hessian: HessianMode,
     /// IPOPT's `print_level` (0 silent … 12 very verbose; 5 is IPOPT's usual iteration log).
     pub print_level: i32,
@@ -172,6 +232,7 @@ pub struct Multipliers {
 impl Default for SolverOptions {
     fn default() -> Self {
         Self {
+            backend: Backend::default(),
             hessian: HessianMode::Auto,
             print_level: 0,
             tolerance: 1e-8,
@@ -425,6 +486,8 @@ pub enum NlpError {
         "IPOPT's library could not be loaded (scripts/setup.sh installs coinor-libipopt-dev): {0}"
     )]
     SolverUnavailable(String),
+    #[error("the solver {0} is not built into this program (cargo feature `{0}`)")]
+    BackendNotBuilt(&'static str),
 }
 
 /// Checks a sparsity pattern (in range, no duplicates; for a symmetric Hessian (i, j) and (j, i)

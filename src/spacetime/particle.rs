@@ -376,4 +376,28 @@ mod tests {
             s.objective
         );
     }
+
+    /// The ripopt back end reaches the same optimum (65,699.9 N²) and finds Table 3.1's force
+    /// limit infeasible too.
+    #[cfg(feature = "ripopt")]
+    #[test]
+    fn particle_with_ripopt_reaches_the_same_optimum() {
+        let options = SolverOptions {
+            hessian: HessianMode::Exact,
+            backend: crate::nlp::Backend::Ripopt,
+            ..Default::default()
+        };
+        let s = solve_particle(&ParticleSpec::table_3_1(), &options).unwrap();
+        assert!(s.status.is_success(), "{:?}", s.status);
+        assert!(
+            (s.objective - OBJECTIVE).abs() <= 1e-3 * OBJECTIVE,
+            "objective {}",
+            s.objective
+        );
+        assert!(s.max_violation < 1e-6, "violation {}", s.max_violation);
+        let limited = ParticleSpec::table_3_1().with_force_bound(Some(ParticleSpec::Q_MAX));
+        let s = solve_particle(&limited, &options).unwrap();
+        assert!(!s.status.is_success(), "{:?}", s.status);
+        assert!(s.max_violation > 1e-3, "{}", s.max_violation);
+    }
 }

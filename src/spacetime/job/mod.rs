@@ -137,6 +137,9 @@ pub struct GaitRequest {
     /// 2012, App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
     #[serde(default)]
     pub connect: Option<ConnectRequest>,
+    /// The NLP solver.
+    #[serde(default)]
+    pub solver: crate::nlp::Backend,
 }
 
 /// A connecting clip's two ends: gait clips (transformed cycles or open clips) of the request's
@@ -173,6 +176,7 @@ impl GaitRequest {
             flat_feet: false,
             sole_clearance: false,
             connect: None,
+            solver: crate::nlp::Backend::default(),
         }
     }
 

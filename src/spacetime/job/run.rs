@@ -177,6 +177,7 @@ fn solve_and_report(
     on_event: &mut dyn FnMut(GaitEvent),
 ) -> Result<GaitOutcome> {
     let mut options = gait_solver_options();
+    options.backend = request.solver;
     options.print_level = request.print_level;
     options.max_iterations = request.max_iterations;
     let (hessian_mode, curvature) = request.hessian.solver();
