@@ -309,6 +309,10 @@ enum Command {
         /// `bench gait`: only this NLP solver (`ipopt`, `ripopt`); default every one built in.
         #[arg(long)]
         solver: Option<motionlab::nlp::Backend>,
+        /// `bench gait`: solve each case from this many seeded starts, one after the other,
+        /// and print their spread (lowest, median and highest cost, median time).
+        #[arg(long, default_value_t = 1, value_parser = flags::starts)]
+        starts: usize,
         /// `bench cluster` run by itself under `mpirun -np 2`: where rank 0 writes its
         /// measurements.
         #[arg(long, hide = true)]
@@ -340,9 +344,10 @@ enum SpacetimeCommand {
         /// also pays for loading the solver's libraries), as benchmarks that time warm solves do.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
         repeat: u32,
-        /// The NLP solver: `ipopt` or `ripopt`.
-        #[arg(long, default_value = "ipopt")]
-        solver: motionlab::nlp::Backend,
+        /// The NLP solver: `ipopt` or `ripopt`; default the faster one on small problems
+        /// (ripopt when built in).
+        #[arg(long)]
+        solver: Option<motionlab::nlp::Backend>,
     },
 }
 
@@ -462,7 +467,7 @@ fn main() {
             print_level,
             trajectory,
             repeat: repeat as usize,
-            solver,
+            solver: solver.unwrap_or_else(motionlab::nlp::Backend::for_small_problems),
         }),
         Some(Command::Gait(args)) => spacetime_cli::gait(args),
         Some(Command::Pareto(args)) => pareto_cli::run(args),
@@ -519,14 +524,15 @@ fn main() {
             seed,
             physics,
             solver,
+            starts,
             report,
             cluster,
         }) => match what.as_str() {
             other if physics && other != "steering" => Err(anyhow::anyhow!(
                 "--physics is a choice of `bench steering`, not of `bench {other}`"
             )),
-            other if solver.is_some() && other != "gait" => Err(anyhow::anyhow!(
-                "--solver is a choice of `bench gait`, not of `bench {other}`"
+            other if (solver.is_some() || starts > 1) && other != "gait" => Err(anyhow::anyhow!(
+                "--solver and --starts are choices of `bench gait`, not of `bench {other}`"
             )),
             "sim" => bench_cli::bench(quick, &characters),
             "cma" => bench_cli::bench_cma(quick),
@@ -538,7 +544,7 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
-            "gait" => spacetime_cli::bench_gait(quick, &characters, solver),
+            "gait" => spacetime_cli::bench_gait(quick, &characters, solver, starts),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" if physics => graph_cli::bench_steering_physics(quick),
             "steering" => graph_cli::bench_steering(quick, None),

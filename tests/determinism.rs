@@ -102,7 +102,7 @@ fn the_solver_blas_kernels_are_pinned() {
     let loaded_core = |coretype: Option<&str>| -> (String, String) {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"));
         command
-            .args(["spacetime", "particle"])
+            .args(["spacetime", "particle", "--solver", "ipopt"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("OPENBLAS_VERBOSE", "2")
             .env_remove("OPENBLAS_CORETYPE");

@@ -285,6 +285,87 @@ fn gait_seed_perturbs_the_starting_pose() {
     assert_ne!(starts[0], starts[1], "seed 7 starts where seed 0 does");
 }
 
+/// `gait --starts 3 --seed 5 --out FILE`: three starts (start 0 is seed 5's own, the others
+/// other seeds) solved side by side; the start kept is the lowest-cost valid one, its clip is the
+/// one written (with its seed), and the spread line gives the valid starts' range. `--starts 0` is
+/// refused.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_starts_keep_the_best_valid_start() {
+    use motionlab::spacetime::job::starts::start_seed;
+    use spacetime::*;
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("best.ron");
+    let o = gait(&[
+        "--starts",
+        "3",
+        "--seed",
+        "5",
+        "--max-iterations",
+        "40",
+        "--out",
+        s(&clip),
+    ]);
+    assert_exit_matches_validity(&o);
+    let out = stdout(&o);
+    let seeds: Vec<u64> = (0..3).map(|k| start_seed(5, k)).collect();
+    assert_eq!(
+        value(&out, "starts"),
+        format!("3 seeds {},{},{}", seeds[0], seeds[1], seeds[2])
+    );
+    assert_eq!(seeds[0], 5);
+    // `start_solve K seed S valid V status … cost C …`, in order.
+    let starts: Vec<Vec<&str>> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("start_solve "))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(starts.len(), 3, "{out}");
+    let field = |w: &Vec<&str>, key: &str| -> String {
+        let at = w.iter().position(|f| *f == key).unwrap();
+        w[at + 1].to_string()
+    };
+    let mut valid_costs = Vec::new();
+    for (k, w) in starts.iter().enumerate() {
+        assert_eq!(w[0], k.to_string());
+        assert_eq!(field(w, "seed"), seeds[k].to_string());
+        if field(w, "valid") == "true" {
+            valid_costs.push((field(w, "cost").parse::<f64>().unwrap(), k));
+        }
+    }
+    let best = valid_costs
+        .iter()
+        .copied()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("a valid start: 40 iterations projected");
+    let kept: Vec<String> = value(&out, "best_start")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(kept[0], best.1.to_string(), "{out}");
+    assert_eq!(kept[2], seeds[best.1].to_string());
+    assert_eq!(value(&out, "cost").parse::<f64>().unwrap(), best.0);
+    let written = read_clip(&clip);
+    assert_eq!(written.seed, seeds[best.1]);
+    assert!(written.is_valid());
+    let spread = value(&out, "spread");
+    assert!(
+        spread.starts_with(&format!(
+            "starts 3 valid {} cost_min {:.6}",
+            valid_costs.len(),
+            best.0
+        )),
+        "{spread}"
+    );
+    let o = gait(&["--starts", "0"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("expected a whole number in [1, 256]"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// `gait --morphology --min-head-height H`: one more inequality per frame (IPOPT's count), and
 /// in the solved clip the head (the monoped's body top, 0.6 m at rest) stays at least 0.65 m
 /// high in every frame.
@@ -408,9 +489,16 @@ fn gait_refuses_malformed_timings_and_options() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn particle_print_level_shows_the_ipopt_log() {
-    let quiet = motionlab(&["spacetime", "particle"]);
+    let quiet = motionlab(&["spacetime", "particle", "--solver", "ipopt"]);
     assert_success(&quiet, "spacetime particle");
-    let loud = motionlab(&["spacetime", "particle", "--print-level", "5"]);
+    let loud = motionlab(&[
+        "spacetime",
+        "particle",
+        "--solver",
+        "ipopt",
+        "--print-level",
+        "5",
+    ]);
     assert_success(&loud, "spacetime particle --print-level 5");
     let (quiet, loud) = (stdout(&quiet), stdout(&loud));
     for text in [
@@ -426,8 +514,8 @@ fn particle_print_level_shows_the_ipopt_log() {
 }
 
 /// `spacetime particle --solver ripopt`: the Rust interior point reaches the same optimum
-/// (65,699.9085 N²); an unknown solver is refused with the ones there are; `--solver` is a
-/// choice of `bench gait` only.
+/// (65,699.9085 N²) and is the particle's default (the faster on small problems); an unknown
+/// solver is refused with the ones there are; `--solver` is a choice of `bench gait` only.
 #[cfg(all(feature = "ipopt", feature = "ripopt"))]
 #[test]
 fn particle_solves_with_either_solver() {
@@ -443,6 +531,12 @@ fn particle_solves_with_either_solver() {
         let f: f64 = value(&out, "objective").parse().unwrap();
         assert!((f - 65_699.9085).abs() < 0.01, "{solver}: {f}");
     }
+    let o = motionlab(&["spacetime", "particle"]);
+    assert!(
+        stdout(&o).starts_with("problem spacetime_particle solver ripopt "),
+        "{}",
+        stdout(&o)
+    );
     let o = motionlab(&["spacetime", "particle", "--solver", "knitro"]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
@@ -451,7 +545,7 @@ fn particle_solves_with_either_solver() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("--solver is a choice of `bench gait`"),
+        err.contains("--solver and --starts are choices of `bench gait`"),
         "{err}"
     );
 }

@@ -90,6 +90,11 @@ pub fn threads(text: &str) -> Result<usize, String> {
     count(text, 0, 256).map(|v| v as usize)
 }
 
+/// Starts of a multi-start gait solve: [1, 256].
+pub fn starts(text: &str) -> Result<usize, String> {
+    count(text, 1, 256).map(|v| v as usize)
+}
+
 /// Diverse variants searched at once: [1, 64].
 pub fn variants(text: &str) -> Result<usize, String> {
     count(text, 1, 64).map(|v| v as usize)

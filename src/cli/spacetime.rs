@@ -227,6 +227,11 @@ pub struct GaitArgs {
     /// The NLP solver: `ipopt` or `ripopt`.
     #[arg(long, default_value = "ipopt")]
     pub solver: motionlab::nlp::Backend,
+    /// Solve from this many perturbed rest poses side by side (--threads at a time, or spread
+    /// over the ranks with --mpi) and keep the best valid clip; start 0 is --seed's own. A solve
+    /// from a clip (--init, a discovery's best sample) is one start.
+    #[arg(long, default_value_t = 1, value_parser = crate::flags::starts)]
+    pub starts: usize,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -314,6 +319,7 @@ impl GaitArgs {
             sole_clearance: self.sole_clearance,
             connect: None,
             solver: self.solver,
+            starts: self.starts,
         })
     }
 }
@@ -373,6 +379,19 @@ fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
         GaitEvent::SolvingBestSampleAgain { clip } => {
             format!("solving the best sample again for its clip ({clip})")
         }
+        GaitEvent::Starts { seeds } => format!(
+            "starts {} seeds {}",
+            seeds.len(),
+            seeds
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        GaitEvent::StartEnded(s) => motionlab::spacetime::job::starts::start_line(s),
+        GaitEvent::BestStart { start, seed, cost } => {
+            format!("best_start {start} seed {seed} cost {cost:.6}")
+        }
         GaitEvent::KeptStart {
             cost,
             max_violation,
@@ -396,9 +415,9 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     let mut request = args.request()?;
     let (ranks, _session) = args.cluster.start()?;
     anyhow::ensure!(
-        ranks.size() == 1 || request.discover.is_some(),
-        "--mpi spreads a discovery's samples over the ranks: add --discover (a single solve \
-         runs in one process)"
+        ranks.size() == 1 || request.discover.is_some() || request.starts > 1,
+        "--mpi spreads a discovery's samples or the starts over the ranks: add --discover or \
+         --starts N (a single solve runs in one process)"
     );
     if !ranks.is_root() {
         // Every rank runs the same discovery and final solve; rank 0 alone writes.
@@ -470,6 +489,15 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     );
     say!(events, "iterations {}", clip.iterations);
     say!(events, "solve_time_s {:.3}", clip.solve_time_s);
+    if let Some((lo, median, hi, valid)) =
+        motionlab::spacetime::job::starts::spread(&outcome.starts)
+    {
+        say!(
+            events,
+            "spread starts {} valid {valid} cost_min {lo:.6} cost_median {median:.6} cost_max {hi:.6}",
+            outcome.starts.len()
+        );
+    }
     if let Some(shapes) = &clip.morphology {
         for (shape, limb) in shapes.iter().zip(&spec.skeleton.limbs) {
             if shape.length != limb.length || shape.radius != limb.radius {
@@ -622,6 +650,7 @@ pub fn bench_gait(
     quick: bool,
     characters: &std::path::Path,
     solver: Option<motionlab::nlp::Backend>,
+    starts: usize,
 ) -> Result<()> {
     use motionlab::spacetime::gait::{
         GaitSpec, STAGED_LBFGS_ITERATIONS, audit, default_timings, gait_solver_options,
@@ -663,31 +692,57 @@ pub fn bench_gait(
             Some((p, t)) => (p, parse_timings(t)?),
             None => default_timings(&skeleton),
         };
-        let spec = GaitSpec::new(skeleton, speed, period, &timings)?;
-        let start = std::time::Instant::now();
-        let (clip, stages) = solve_gait_staged(
-            &spec,
-            &options,
-            lbfgs_iterations,
-            motionlab::spacetime::gait::FirstStage::Lbfgs,
-        )?;
-        print_stages(&stages);
-        print_stage_table(&stages);
-        let wall = start.elapsed().as_secs_f64();
-        let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
-        println!(
-            "gait {} solver {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
-            spec.skeleton.name.replace(' ', "_"),
-            backend.label(),
-            motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
-            clip.iterations,
-            1000.0 * wall / clip.iterations.max(1) as f64,
-            clip.status,
-            clip.projection_status.as_deref().unwrap_or("none"),
-            clip.cost,
-            clip.max_violation,
-            report.max()
-        );
+        let mut summaries = Vec::new();
+        for k in 0..starts {
+            let seed = motionlab::spacetime::job::starts::start_seed(0, k);
+            let spec = GaitSpec::new(skeleton.clone(), speed, period, &timings)?.with_seed(seed);
+            let start = std::time::Instant::now();
+            let (clip, stages) = solve_gait_staged(
+                &spec,
+                &options,
+                lbfgs_iterations,
+                motionlab::spacetime::gait::FirstStage::Lbfgs,
+            )?;
+            print_stages(&stages);
+            print_stage_table(&stages);
+            let wall = start.elapsed().as_secs_f64();
+            let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
+            println!(
+                "gait {} solver {} seed {seed} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
+                spec.skeleton.name.replace(' ', "_"),
+                backend.label(),
+                motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
+                clip.iterations,
+                1000.0 * wall / clip.iterations.max(1) as f64,
+                clip.status,
+                clip.projection_status.as_deref().unwrap_or("none"),
+                clip.cost,
+                clip.max_violation,
+                report.max()
+            );
+            summaries.push(motionlab::spacetime::job::StartSummary {
+                start: k,
+                seed,
+                status: clip.status.clone(),
+                cost: clip.cost,
+                max_violation: clip.max_violation,
+                iterations: clip.iterations,
+                solve_time_s: wall,
+                valid: clip.is_valid(),
+            });
+        }
+        if starts > 1 {
+            let mut walls: Vec<f64> = summaries.iter().map(|s| s.solve_time_s).collect();
+            walls.sort_by(f64::total_cmp);
+            let (lo, median, hi, valid) = motionlab::spacetime::job::starts::spread(&summaries)
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN, 0));
+            println!(
+                "spread gait {} solver {} starts {starts} valid {valid} cost_min {lo:.4} cost_median {median:.4} cost_max {hi:.4} wall_median_s {:.2}",
+                skeleton.name.replace(' ', "_"),
+                backend.label(),
+                walls[walls.len() / 2]
+            );
+        }
     }
     Ok(())
 }
@@ -697,6 +752,7 @@ pub fn bench_gait(
     _quick: bool,
     _characters: &std::path::Path,
     _solver: Option<motionlab::nlp::Backend>,
+    _starts: usize,
 ) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }

@@ -66,6 +66,29 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                         );
                 });
                 ui.end_row();
+                ui.label("solver");
+                ui.horizontal(|ui| {
+                    egui::ComboBox::from_id_salt("gait_solver")
+                        .selected_text(state.solver.label())
+                        .show_ui(ui, |ui| {
+                            for b in crate::nlp::Backend::built_in() {
+                                ui.selectable_value(&mut state.solver, b, b.label());
+                            }
+                        })
+                        .response
+                        .on_hover_text(
+                            "IPOPT (on MUMPS) is the faster on gaits; ripopt is an interior point \
+                             in Rust",
+                        );
+                    ui.label("starts");
+                    ui.add(egui::DragValue::new(&mut state.starts).range(1..=16))
+                        .on_hover_text(
+                            "solve from this many perturbed rest poses side by side (one process \
+                             per core at a time) and keep the lowest-cost valid gait; the gait \
+                             NLP is not convex, and one start can end far above another",
+                        );
+                });
+                ui.end_row();
             });
         ui.horizontal(|ui| {
             ui.checkbox(&mut state.discover, "Discover timings")
@@ -181,6 +204,15 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
             ui.spinner();
             let phase = if job.discover && job.iterations.is_empty() {
                 format!("discovering · {} generations done", job.generations)
+            } else if job.starts > 1 {
+                let best = crate::spacetime::job::starts::best_start(&job.starts_ended)
+                    .map(|s| format!(" · best cost {:.4}", s.cost))
+                    .unwrap_or_default();
+                format!(
+                    "{} starts side by side · {} ended{best}",
+                    job.starts,
+                    job.starts_ended.len()
+                )
             } else {
                 format!("IPOPT iteration {}", job.iterations.len())
             };

@@ -224,6 +224,8 @@ pub(super) enum JobMsg {
         cost: Option<f64>,
         timings: Vec<FootTiming>,
     },
+    /// One start of a multi-start solve ended.
+    StartEnded(u64, crate::spacetime::job::StartSummary),
     /// The process ended: its clip (read back) or what went wrong.
     Done(u64, Result<GaitClip, SolveError>),
 }
@@ -317,6 +319,9 @@ pub struct GaitJob {
     pub generations: usize,
     /// IPOPT log: objective and primal infeasibility per iteration (counted across solves).
     pub iterations: Vec<(f64, f64)>,
+    /// Starts asked for (a multi-start solve when above 1) and the ones ended so far.
+    pub starts: usize,
+    pub starts_ended: Vec<crate::spacetime::job::StartSummary>,
 }
 
 /// A gait on show: the clip, its creature, audit and limb segments per frame.
@@ -364,6 +369,10 @@ pub struct GaitState {
     pub morphology: bool,
     /// With morphology: the muscle-aware effort (3.26)–(3.33); off shows why it is needed.
     pub muscle: bool,
+    /// The NLP solver (`--solver`).
+    pub solver: crate::nlp::Backend,
+    /// Starts solved side by side, the best kept (`--starts`).
+    pub starts: usize,
     pub job: Option<GaitJob>,
     /// What the buttons asked for ([`state::act`]).
     action: Option<state::Action>,
@@ -403,6 +412,8 @@ fn setup_gait(mut commands: Commands, options: Res<Launch>) {
         lbfgs_iterations: crate::spacetime::gait::STAGED_LBFGS_ITERATIONS,
         morphology: false,
         muscle: true,
+        solver: crate::nlp::Backend::default(),
+        starts: 1,
         job: None,
         action: None,
         shown: None,

@@ -42,7 +42,10 @@ pub(super) fn solver_message(job: u64, event: &GaitEvent) -> Option<JobMsg> {
         | GaitEvent::Start { .. }
         | GaitEvent::SamplesReused { .. }
         | GaitEvent::SolvingBestSampleAgain { .. }
-        | GaitEvent::KeptStart { .. } => None,
+        | GaitEvent::KeptStart { .. }
+        | GaitEvent::Starts { .. }
+        | GaitEvent::BestStart { .. } => None,
+        GaitEvent::StartEnded(s) => Some(JobMsg::StartEnded(job, s)),
     }
 }
 
@@ -128,8 +131,23 @@ pub(super) fn poll_gait_job(mut state: ResMut<GaitState>, jobs: Res<Jobs>) {
                     job.iterations.clear();
                 }
             }
+            JobMsg::StartEnded(id, summary) if Some(id) == current => {
+                if let Some(job) = &mut state.job {
+                    job.starts_ended.push(summary);
+                }
+            }
             JobMsg::Done(id, result) if Some(id) == current => {
                 let job = state.job.take();
+                let spread = job
+                    .as_ref()
+                    .and_then(|j| crate::spacetime::job::starts::spread(&j.starts_ended))
+                    .map(|(lo, _, hi, valid)| {
+                        format!(
+                            "; best of {} starts, {valid} valid, costs {lo:.4} to {hi:.4}",
+                            job.as_ref().map_or(0, |j| j.starts_ended.len())
+                        )
+                    })
+                    .unwrap_or_default();
                 let took = job
                     .as_ref()
                     .map(|j| j.started.elapsed().as_secs_f64())
@@ -144,7 +162,7 @@ pub(super) fn poll_gait_job(mut state: ResMut<GaitState>, jobs: Res<Jobs>) {
                         let source = format!("{note} in the panel, {took:.0} s");
                         match state.show(clip, source) {
                             Ok(()) => {
-                                state.message = format!("gait {note} in {took:.0} s");
+                                state.message = format!("gait {note} in {took:.0} s{spread}");
                                 state.last_discovery =
                                     job.filter(|j| j.discover).map(|j| DiscoveryRecord {
                                         best_costs: j.best_costs.clone(),

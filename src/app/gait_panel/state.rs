@@ -238,6 +238,8 @@ impl GaitState {
                     min_head_height: None,
                 },
             ),
+            solver: self.solver,
+            starts: self.starts,
             ..crate::spacetime::job::GaitRequest::new(creature_path, self.speed)
         };
         if refine {
@@ -302,6 +304,8 @@ impl GaitState {
             feasible: String::new(),
             generations: 0,
             iterations: Vec::new(),
+            starts: if refine { 1 } else { self.starts },
+            starts_ended: Vec::new(),
         });
     }
 

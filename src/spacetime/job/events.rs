@@ -15,6 +15,23 @@ pub struct BestTiming {
     pub timings: Vec<FootTiming>,
 }
 
+/// How one start of a multi-start solve ended ([`super::starts`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StartSummary {
+    /// Its place among the starts (0 first).
+    pub start: usize,
+    /// The seed of its start's perturbation.
+    pub seed: u64,
+    /// How its solve ended (its clip's status), or why it has no clip.
+    pub status: String,
+    pub cost: f64,
+    pub max_violation: f64,
+    pub iterations: usize,
+    pub solve_time_s: f64,
+    /// Its clip is usable: converged, feasible to 1e-6, of finite cost.
+    pub valid: bool,
+}
+
 /// One step of progress.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GaitEvent {
@@ -51,6 +68,12 @@ pub enum GaitEvent {
         population: usize,
         best: Option<BestTiming>,
     },
+    /// A multi-start solve begins: one solve per seed, side by side.
+    Starts { seeds: Vec<u64> },
+    /// One start of a multi-start solve ended.
+    StartEnded(StartSummary),
+    /// The multi-start solve keeps this start's clip (the lowest cost among the valid ones).
+    BestStart { start: usize, seed: u64, cost: f64 },
     /// The solve starts from a clip (`from`: the start clip's file, or "the best sample").
     Start { from: String },
     /// A discovery generation's samples found solved in the samples folder.
@@ -124,6 +147,19 @@ mod tests {
                     timings: Vec::new(),
                 }),
             },
+            GaitEvent::Starts {
+                seeds: vec![0, u64::MAX],
+            },
+            GaitEvent::StartEnded(StartSummary {
+                start: 1,
+                seed: 11_400_714_819_323_198_485,
+                status: "no clip: the file is empty".into(),
+                cost: 1.25,
+                max_violation: 3e-9,
+                iterations: 633,
+                solve_time_s: 25.7,
+                valid: true,
+            }),
         ];
         for e in events {
             let line = e.encode();

@@ -17,6 +17,7 @@
 pub mod discover;
 pub mod events;
 pub mod pool;
+pub mod starts;
 mod worker_job;
 
 use crate::spacetime::gait::{FootTiming, GaitClip, StageSummary};
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 pub use discover::{ProcessPool, SampleSolver, SpreadSamples};
-pub use events::GaitEvent;
+pub use events::{GaitEvent, StartSummary};
 pub use pool::{GaitWorker, PoolError, PoolEvent, SolverPool};
 pub use worker_job::{GaitLog, GaitWorkerJob};
 
@@ -140,6 +141,15 @@ pub struct GaitRequest {
     /// The NLP solver.
     #[serde(default)]
     pub solver: crate::nlp::Backend,
+    /// Solves from the rest pose, each with its own perturbation of the start, run side by side
+    /// by the job's sample solver; the best valid clip is kept ([`starts`]). 1: one solve, from
+    /// the start `seed` gives. A solve from a clip is one start whatever this says.
+    #[serde(default = "one_start")]
+    pub starts: usize,
+}
+
+fn one_start() -> usize {
+    1
 }
 
 /// A connecting clip's two ends: gait clips (transformed cycles or open clips) of the request's
@@ -177,6 +187,7 @@ impl GaitRequest {
             sole_clearance: false,
             connect: None,
             solver: crate::nlp::Backend::default(),
+            starts: 1,
         }
     }
 
@@ -207,6 +218,8 @@ pub struct GaitOutcome {
     pub audit_max_violation: f64,
     /// Variables of the NLP.
     pub variables: usize,
+    /// Every start of a multi-start solve, in order (empty for one solve).
+    pub starts: Vec<StartSummary>,
 }
 
 #[cfg(feature = "ipopt")]
@@ -240,6 +253,7 @@ mod tests {
                 min_head_height: Some(0.3),
             }),
             hessian: GaitHessian::GaussNewton,
+            starts: 4,
             out: Some("results/a b.ron".into()),
             ..GaitRequest::new("characters/monoped.ron", 0.5)
         };

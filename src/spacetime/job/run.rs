@@ -125,8 +125,30 @@ pub fn run_gait(
             ),
         },
     };
-    let mut spec = GaitSpec::new(skeleton, request.speed, period, &timings)?
-        .with_seed(request.seed)
+    if request.starts > 1 && start.is_none() {
+        return super::starts::solve_starts(
+            request, &skeleton, period, &timings, samples, on_event,
+        );
+    }
+    let mut spec = cycle_spec(request, skeleton, period, &timings, request.seed)?;
+    let mut fits = true;
+    if let Some((from, clip)) = &start {
+        (spec, fits) = start_from(spec, from, clip.clone(), on_event)?;
+    }
+    solve_and_report(request, spec, start, fits, on_event)
+}
+
+/// The cycle `request` asks for with the given timing, started from the rest pose perturbed by
+/// `seed`.
+pub(super) fn cycle_spec(
+    request: &GaitRequest,
+    skeleton: Skeleton,
+    period: f64,
+    timings: &[FootTiming],
+    seed: u64,
+) -> Result<GaitSpec> {
+    let mut spec = GaitSpec::new(skeleton, request.speed, period, timings)?
+        .with_seed(seed)
         .with_morphology(request.morphology)
         .with_ceiling(request.ceiling);
     if let Some(turn_rate) = request.turn_rate {
@@ -142,11 +164,7 @@ pub fn run_gait(
     spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
     spec.sole_clearance = request.sole_clearance;
-    let mut fits = true;
-    if let Some((from, clip)) = &start {
-        (spec, fits) = start_from(spec, from, clip.clone(), on_event)?;
-    }
-    solve_and_report(request, spec, start, fits, on_event)
+    Ok(spec)
 }
 
 /// `spec` started from `clip` (named `from`), and whether the clip meets `spec`'s constraints: a
@@ -284,13 +302,33 @@ fn solve_and_report(
             ..start
         };
     }
-    let audit_max_violation = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu).max();
+    let audit_max_violation = finish(request, &spec, &mut clip, on_event)?;
+    Ok(GaitOutcome {
+        spec,
+        clip,
+        stages,
+        kept_start,
+        audit_max_violation,
+        variables,
+        starts: Vec::new(),
+    })
+}
+
+/// Audits `clip`, names its character file, writes it to `request.out` and reports the end;
+/// returns the audit's largest violation.
+pub(super) fn finish(
+    request: &GaitRequest,
+    spec: &GaitSpec,
+    clip: &mut GaitClip,
+    on_event: &mut dyn FnMut(GaitEvent),
+) -> Result<f64> {
+    let audit_max_violation = audit(&clip.body(&spec.skeleton)?, clip, spec.mu, spec.nu).max();
     // The clip names its character file as a clip does (the file's path and a hash of its text).
     if let Ok(text) = std::fs::read_to_string(&request.creature) {
         clip.character = Some(crate::model::CharacterRef::new(&request.creature, &text));
     }
     if let Some(out) = &request.out {
-        crate::files::write_ron(out, &clip)
+        crate::files::write_ron(out, &*clip)
             .with_context(|| format!("writing {}", out.display()))?;
     }
     on_event(GaitEvent::Finished {
@@ -300,12 +338,5 @@ fn solve_and_report(
         audit_max_violation,
         out: request.out.as_ref().map(|p| p.display().to_string()),
     });
-    Ok(GaitOutcome {
-        spec,
-        clip,
-        stages,
-        kept_start,
-        audit_max_violation,
-        variables,
-    })
+    Ok(audit_max_violation)
 }
