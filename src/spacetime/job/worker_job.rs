@@ -45,9 +45,11 @@ impl GaitWorkerJob {
         });
         request.out = Some(out.clone());
         let what = if request.discover.is_some() {
-            "discovery"
+            "discovery".to_string()
+        } else if request.starts > 1 && request.init.is_none() {
+            format!("solve, {} starts", request.starts)
         } else {
-            "solve"
+            "solve".to_string()
         };
         let title = format!(
             "{} at {} m/s ({what})",
@@ -116,10 +118,24 @@ impl Job for GaitWorkerJob {
             .iter()
             .filter(|e| matches!(e, GaitEvent::Generation { .. }))
             .count();
+        let starts_ended = self
+            .log
+            .iter()
+            .filter(|e| matches!(e, GaitEvent::StartEnded(_)))
+            .count();
+        let multi_start = self
+            .log
+            .iter()
+            .any(|e| matches!(e, GaitEvent::Starts { .. }));
         let (fraction, message) = match &self.request.discover {
             Some(d) => (
                 generations as f32 / d.generations.max(1) as f32,
                 format!("generation {generations} of {}", d.generations),
+            ),
+            // The starts' iterations stay in their own processes: count the starts ended.
+            None if multi_start => (
+                starts_ended as f32 / self.request.starts.max(1) as f32,
+                format!("{starts_ended} of {} starts ended", self.request.starts),
             ),
             None => (
                 iterations as f32 / self.request.max_iterations.max(1) as f32,
@@ -144,5 +160,46 @@ impl Job for GaitWorkerJob {
             .as_ref()
             .ok_or_else(|| anyhow::anyhow!("the gait job has not finished"))?;
         Ok(crate::files::to_ron_string(clip))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A multi-start job's progress counts its starts ended (their iterations stay in their own
+    /// processes); a single solve's counts its iterations.
+    #[test]
+    fn a_multi_start_job_counts_its_starts_ended() {
+        let request = GaitRequest {
+            starts: 4,
+            ..GaitRequest::new("characters/monoped.ron", 0.5)
+        };
+        let mut job = GaitWorkerJob::new(request, "motionlab".into());
+        job.log = vec![
+            GaitEvent::Starts {
+                seeds: vec![0, 1, 2, 3],
+            },
+            GaitEvent::StartEnded(crate::spacetime::job::StartSummary {
+                start: 2,
+                seed: 2,
+                status: "solved".into(),
+                cost: 8.0,
+                max_violation: 1e-9,
+                iterations: 1839,
+                solve_time_s: 41.0,
+                valid: true,
+            }),
+        ];
+        let p = job.progress();
+        assert_eq!(p.message, "1 of 4 starts ended");
+        assert_eq!(p.fraction, 0.25);
+        job.log = vec![GaitEvent::Iteration {
+            iteration: 0,
+            objective: 1.0,
+            infeasibility: 0.0,
+            restoration: false,
+        }];
+        assert_eq!(job.progress().message, "iteration 1");
     }
 }
