@@ -1,7 +1,7 @@
 //! Multi-start gait solves: the same cycle solved from several perturbed rest poses side by side,
-//! the best valid clip kept. The gait NLP is non-convex and IPOPT's path from a start depends on
-//! its last bits (Wampler 2012, thesis §3.2, solves each gait "from several initialisations"):
-//! perturbations of 0.02 rad of the simple biped's rest pose end its 0.7 m/s walk at costs from
+//! the best valid clip kept. The gait NLP has many local minima (Wampler 2012, thesis §3.3, the
+//! reason for its hybrid search over timings), and IPOPT's path from a start depends on its last
+//! bits: perturbations of 0.02 rad of the simple biped's rest pose end its 0.7 m/s walk at costs from
 //! 0.81 to 1.35. The optimum a user gets is then the best of a few starts, and the spread of the
 //! starts says how far one solve alone could have landed.
 
