@@ -70,10 +70,10 @@ enum Command {
         /// Multiplies every PD gain, 0 to 100 (0 switches actuation off).
         #[arg(long, default_value_t = 1.0, value_parser = flags::gain_scale)]
         gain_scale: f32,
-        /// PD mode: implicit motors at 120 Hz, or explicit torques at 4 kHz.
+        /// PD mode: implicit motors at 120 Hz, explicit torques at 4 kHz, or stable PD at 120 Hz.
         #[arg(long, value_enum)]
         pd: Option<PdArg>,
-        /// Time step in seconds, at most 0.05 (default: 1/120 implicit, 1/4000 explicit).
+        /// Time step in seconds, at most 0.05 (default: 1/120 implicit and stable, 1/4000 explicit).
         #[arg(long, value_parser = flags::time_step)]
         dt: Option<f32>,
         /// Ground friction, 0 to 10 (default 0.8, or the scene's).
@@ -355,6 +355,7 @@ enum SpacetimeCommand {
 enum PdArg {
     Implicit,
     Explicit,
+    Stable,
 }
 
 fn main() {
@@ -605,6 +606,7 @@ fn simulate(
         let mode = match pd {
             PdArg::Implicit => PdMode::Implicit,
             PdArg::Explicit => PdMode::Explicit,
+            PdArg::Stable => PdMode::Stable,
         };
         settings = SimSettings {
             ground: settings.ground,

@@ -21,8 +21,8 @@ use std::process::Output;
 // ---------------------------------------------------------------------------------------------
 // simulate
 
-/// `simulate --pd explicit` and `--pd implicit`: explicit PD torques step at 4 kHz, implicit
-/// motors at 120 Hz, and the flag overrides a scene's own PD mode.
+/// `simulate --pd explicit`, `--pd implicit` and `--pd stable`: explicit PD torques step at 4 kHz,
+/// implicit motors and stable PD at 120 Hz, and the flag overrides a scene's own PD mode.
 #[test]
 fn simulate_pd_flag_selects_the_controller_and_its_time_step() {
     let o = motionlab(&["simulate", HUMAN3D, "--pd", "explicit", "--seconds", "0.3"]);
@@ -53,6 +53,25 @@ fn simulate_pd_flag_selects_the_controller_and_its_time_step() {
     );
     assert_eq!(field(&implicit, "simulated"), "0.300 s (36 steps)");
     assert_ne!(field(&own, "hash"), field(&implicit, "hash"));
+
+    // Stable PD holds the standing human at 120 Hz, on its own path.
+    let stable = motionlab(&["simulate", HUMAN3D, "--pd", "stable", "--seconds", "2"]);
+    assert_success(&stable, "simulate --pd stable");
+    let stable = stdout(&stable);
+    assert!(
+        field(&stable, "pd").starts_with("Stable, dt: 0.008333 s"),
+        "{stable}"
+    );
+    assert_eq!(field(&stable, "fell"), "false", "{stable}");
+    let implicit = stdout(&motionlab(&[
+        "simulate",
+        HUMAN3D,
+        "--pd",
+        "implicit",
+        "--seconds",
+        "2",
+    ]));
+    assert_ne!(field(&stable, "hash"), field(&implicit, "hash"));
 }
 
 /// `simulate --gain-scale 0`, `--friction`, `--restitution`, `--dt` (and `--pd implicit` on a

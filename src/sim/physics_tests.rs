@@ -261,13 +261,13 @@ fn native_euler_joints_move_like_hinge_chains() {
 /// A joint torque applied for one step acts for that step only (rapier keeps a torque once
 /// added and `reset_forces` clears forces only: without clearing torques too, a feedforward or
 /// explicit PD torque piled up step after step). With a constant feedforward τ on the standing
-/// human3d's left elbow, the elbow settles τ/kp further than without it, in both PD modes
-/// (kp = 200 N·m/rad: 2 N·m bends it 0.01 rad).
+/// human3d's left elbow, the elbow settles τ/kp further than without it, in every PD mode
+/// (kp = 200 N·m/rad: 2 N·m bends it 0.01 rad; in stable PD the spring's stiffness and sign).
 #[test]
 fn a_feedforward_torque_bends_a_joint_by_torque_over_stiffness() {
     let c = builtin("human3d");
     let elbow = c.dof_names().iter().position(|n| n == "l_elbow").unwrap();
-    for pd in [PdMode::Implicit, PdMode::Explicit] {
+    for pd in [PdMode::Implicit, PdMode::Explicit, PdMode::Stable] {
         let settle = |tau: f32| {
             let mut sim = Simulation::new(&c, SimSettings::for_mode(pd)).unwrap();
             let mut ff = vec![0.0; sim.dofs().len()];
@@ -412,4 +412,51 @@ fn velocities_are_placed_and_kept_in_free_flight() {
         assert!((got - want).abs() < 0.05, "root velocity {linear:?}");
     }
     assert!((angular[1] - 0.5).abs() < 0.1, "root spin {angular:?}");
+}
+
+/// Stable PD (Tan et al. 2011) at 120 Hz: the standing human holds its pose with every gain 50
+/// times the model's, where explicit PD at the same step runs away within the first second; and
+/// an elbow sent to a new target reaches it (the spring pulls each coordinate towards its own
+/// target, with the right sign).
+#[test]
+fn stable_pd_holds_stiff_gains_at_120_hz_and_reaches_its_targets() {
+    let c = builtin("human3d_walker");
+    let stiff = |pd: PdMode| {
+        let mut sim = Simulation::new(
+            &c,
+            SimSettings {
+                dt: 1.0 / 120.0,
+                gain_scale: 50.0,
+                ..SimSettings::for_mode(pd)
+            },
+        )
+        .unwrap();
+        for _ in 0..240 {
+            sim.step();
+        }
+        sim
+    };
+    let stable = stiff(PdMode::Stable);
+    assert!(stable.failure().is_none(), "{:?}", stable.failure());
+    assert!(!stable.has_fallen());
+    let explicit = stiff(PdMode::Explicit);
+    assert!(
+        explicit.failure().is_some() || explicit.has_fallen(),
+        "explicit PD at 120 Hz with 50× gains was expected to run away"
+    );
+
+    let elbow = c.dof_names().iter().position(|n| n == "l_elbow").unwrap();
+    let mut sim = Simulation::new(&c, SimSettings::for_mode(PdMode::Stable)).unwrap();
+    let mut targets = sim.targets().to_vec();
+    targets[elbow] = 0.8;
+    sim.set_targets(&targets);
+    for _ in 0..120 {
+        sim.step();
+    }
+    let bent = sim.dof_state().0[elbow];
+    assert!(
+        (bent - 0.8).abs() < 0.05,
+        "the elbow sent to 0.8 rad is at {bent:.3} rad after 1 s"
+    );
+    assert!(!sim.has_fallen());
 }

@@ -157,6 +157,7 @@ pub(super) fn live_section(
         let mut mode = live.settings.pd;
         ui.radio_value(&mut mode, PdMode::Implicit, "implicit 120 Hz");
         ui.radio_value(&mut mode, PdMode::Explicit, "explicit 4 kHz");
+        ui.radio_value(&mut mode, PdMode::Stable, "stable PD 120 Hz");
         if mode != live.settings.pd {
             let keep = live.settings;
             live.settings = crate::sim::SimSettings {
