@@ -27,6 +27,7 @@ pub mod index;
 pub mod inertialize;
 pub mod intent;
 pub mod lookahead;
+pub mod mdp;
 pub mod physics;
 pub mod record;
 pub mod route;

@@ -1,0 +1,74 @@
+//! The value-function policy over the shipped human graph (Wampler 2012, thesis §5.2–5.3):
+//! what it costs to solve, how much it lowers the graph's expected direction cost against
+//! playing on, and that following it turns the character onto an asked direction.
+
+use motionlab::model::planar::wrap_angle;
+use motionlab::motion_graph::MotionGraph;
+use motionlab::steering::Controller;
+use motionlab::steering::mdp::{DirectionMdp, MdpSettings};
+
+fn graph() -> motionlab::motion_graph::LoadedGraph {
+    MotionGraph::load(std::path::Path::new("assets/graphs/human3d.ron")).unwrap()
+}
+
+/// Value iteration converges on the 1,644 frames of the default graph, and cost(G) (Eq. 5.2,
+/// the mean angle between the asked and the travelled direction under the default user model)
+/// is at least 3 times lower than playing every clip on (measured: 0.38 rad against 1.55).
+#[test]
+fn the_policy_lowers_the_graphs_expected_direction_cost() {
+    let g = graph();
+    let mdp = DirectionMdp::from_graph(&g, MdpSettings::default());
+    assert!(mdp.residual <= 1e-6, "residual {}", mdp.residual);
+    let mut on = mdp.nodes.clone();
+    for n in &mut on {
+        // Playing on where the clip goes on (its first edge), a transition only at a clip's end.
+        n.edges.truncate(1);
+    }
+    let on = DirectionMdp::new(on, MdpSettings::default());
+    let (policy, playing_on) = (mdp.quality(128, 1200, 1), on.quality(128, 1200, 1));
+    println!("cost(G): policy {policy:.4} rad, playing on {playing_on:.4} rad");
+    assert!(
+        policy * 3.0 < playing_on,
+        "policy {policy:.4} against playing on {playing_on:.4}"
+    );
+}
+
+/// Walking, asked 90° to the left or to the right (or back): following the policy along the
+/// graph's edges, the travel direction is within 10° of the asked one on average from 1.5 s to
+/// 4 s (measured: within 14° at every frame, about 5° on average).
+#[test]
+fn following_the_policy_turns_onto_the_asked_direction() {
+    let g = graph();
+    let mdp = DirectionMdp::from_graph(&g, MdpSettings::default());
+    let start = Controller::default_start(&g, "walk");
+    for asked in [90f64, -90.0, 180.0] {
+        let asked = asked.to_radians();
+        let mut node = mdp
+            .node_of(start)
+            .expect("the walk's start is in the graph");
+        let (mut heading, mut time) = (0.0, 0.0);
+        let (mut sum, mut n) = (0.0, 0);
+        while time < 4.0 {
+            let theta = wrap_angle(asked - heading);
+            if time >= 1.5 {
+                let travel = mdp.nodes[node].travel.expect("a walk travels");
+                sum += wrap_angle(theta - travel).abs();
+                n += 1;
+            }
+            let e = *mdp.choose(node, theta).expect("every frame has an edge");
+            time += mdp.nodes[node].frame_time;
+            heading += e.turn;
+            node = e.to;
+        }
+        let mean = (sum / n as f64).to_degrees();
+        println!(
+            "asked {:.0}°: mean travel error {mean:.1}°",
+            asked.to_degrees()
+        );
+        assert!(
+            mean < 10.0,
+            "asked {:.0}°: mean travel error {mean:.1}° from 1.5 s",
+            asked.to_degrees()
+        );
+    }
+}
