@@ -40,6 +40,17 @@ pub(super) fn link_multibody_mut(
     Some((joints.get_multibody_mut(id.multibody)?, id.id))
 }
 
+/// The multibody holding a degree of freedom, its link's index, and the degree of freedom's
+/// index in the multibody's generalized coordinates (its row of the mass matrix).
+fn dof_entry<'a>(
+    joints: &'a mut MultibodyJointSet,
+    d: &Dof,
+) -> Option<(&'a mut Multibody, usize, usize)> {
+    let (mb, link) = link_multibody_mut(joints, d.link_body)?;
+    let k = mb.link(link)?.assembly_id() + d.slot;
+    Some((mb, link, k))
+}
+
 /// Where a degree of freedom's axis of rotation is fixed. A joint's axes are Euler angles' (the
 /// patched rapier, vendor/rapier3d PATCHES.md): the first fixed in the parent, the last in the
 /// child, and a ball joint's second one turned by the first angle.
@@ -99,12 +110,7 @@ impl Simulation {
     pub(super) fn apply_armature(&mut self) {
         for d in &self.dofs {
             let armature = self.character.joints[d.joint].armature.unwrap_or(0.0) as f32;
-            let Some((mb, link)) =
-                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
-            else {
-                continue;
-            };
-            let Some(k) = mb.link(link).map(|l| l.assembly_id() + d.slot) else {
+            let Some((mb, _, k)) = dof_entry(&mut self.state.multibody_joints, d) else {
                 continue;
             };
             mb.armature_mut()[k] = armature;
@@ -158,8 +164,8 @@ impl Simulation {
     /// an implicit joint damping (both on the mass matrix's diagonal, dt²·kp + dt·kd), and
     /// kd·θ̇* an explicit torque. The torque limit cannot be put on an implicit term, so a degree
     /// of freedom whose PD torque predicted from the step's start, kp(θ* − θ − dt·θ̇) +
-    /// kd(θ̇* − θ̇), passes its limit gets that torque clamped, explicitly, for the step (a
-    /// saturated actuator's torque does not depend on the state, so it needs no implicit term).
+    /// kd(θ̇* − θ̇), passes its limit gets the limit's torque, explicitly, for the step, with only
+    /// its damping kept implicit on the change of rate within the step.
     pub(super) fn apply_stable_pd(&mut self) {
         let (q, qd) = self.dof_state();
         let dt = self.settings.dt;
@@ -167,12 +173,7 @@ impl Simulation {
         let ss = self.settings.strength_scale;
         let mut taus = vec![0.0f32; self.dofs.len()];
         for (i, d) in self.dofs.iter().enumerate() {
-            let Some((mb, link)) =
-                link_multibody_mut(&mut self.state.multibody_joints, d.link_body)
-            else {
-                continue;
-            };
-            let Some(k) = mb.link(link).map(|l| l.assembly_id() + d.slot) else {
+            let Some((mb, link, k)) = dof_entry(&mut self.state.multibody_joints, d) else {
                 continue;
             };
             let (mp, md) = self.gain_multipliers[i];
