@@ -191,6 +191,10 @@ enum Command {
         /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
         #[arg(long)]
         random_walk: Option<u64>,
+        /// Decide by the value-function policy of the graph's MDP (asked direction and speed;
+        /// Wampler 2012, §5.2), solved at start, instead of the one-second look-ahead.
+        #[arg(long, conflicts_with = "random_walk")]
+        policy: bool,
         /// Drive the Rapier-simulated character by tracking the played motion, and report how
         /// long it stays up and how closely it tracks.
         #[arg(long)]
@@ -488,6 +492,7 @@ fn main() {
             duration,
             save_scripts,
             random_walk,
+            policy,
             physics,
             balance,
             lookahead,
@@ -497,6 +502,7 @@ fn main() {
                 &graph,
                 &script,
                 random_walk,
+                policy,
                 physics,
                 balance.as_deref(),
                 lookahead.as_deref(),
@@ -513,6 +519,7 @@ fn main() {
                     duration,
                     save_scripts,
                 },
+                policy,
                 physics,
                 balance.as_deref(),
                 lookahead.as_deref(),

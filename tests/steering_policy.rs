@@ -5,7 +5,7 @@
 use motionlab::model::planar::wrap_angle;
 use motionlab::motion_graph::MotionGraph;
 use motionlab::steering::Controller;
-use motionlab::steering::mdp::{DirectionMdp, MdpSettings};
+use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
 
 fn graph() -> motionlab::motion_graph::LoadedGraph {
     MotionGraph::load(std::path::Path::new("assets/graphs/human3d.ron")).unwrap()
@@ -17,14 +17,14 @@ fn graph() -> motionlab::motion_graph::LoadedGraph {
 #[test]
 fn the_policy_lowers_the_graphs_expected_direction_cost() {
     let g = graph();
-    let mdp = DirectionMdp::from_graph(&g, MdpSettings::default());
+    let mdp = SteeringMdp::from_graph(&g, MdpSettings::default());
     assert!(mdp.residual <= 1e-6, "residual {}", mdp.residual);
     let mut on = mdp.nodes.clone();
     for n in &mut on {
         // Playing on where the clip goes on (its first edge), a transition only at a clip's end.
         n.edges.truncate(1);
     }
-    let on = DirectionMdp::new(on, MdpSettings::default());
+    let on = SteeringMdp::new(on, MdpSettings::default());
     let (policy, playing_on) = (mdp.quality(128, 1200, 1), on.quality(128, 1200, 1));
     println!("cost(G): policy {policy:.4} rad, playing on {playing_on:.4} rad");
     assert!(
@@ -39,7 +39,7 @@ fn the_policy_lowers_the_graphs_expected_direction_cost() {
 #[test]
 fn following_the_policy_turns_onto_the_asked_direction() {
     let g = graph();
-    let mdp = DirectionMdp::from_graph(&g, MdpSettings::default());
+    let mdp = SteeringMdp::from_graph(&g, MdpSettings::default());
     let start = Controller::default_start(&g, "walk");
     for asked in [90f64, -90.0, 180.0] {
         let asked = asked.to_radians();
@@ -55,7 +55,7 @@ fn following_the_policy_turns_onto_the_asked_direction() {
                 sum += wrap_angle(theta - travel).abs();
                 n += 1;
             }
-            let e = *mdp.choose(node, theta).expect("every frame has an edge");
+            let e = *mdp.choose(node, 0, theta).expect("every frame has an edge");
             time += mdp.nodes[node].frame_time;
             heading += e.turn;
             node = e.to;
@@ -71,4 +71,36 @@ fn following_the_policy_turns_onto_the_asked_direction() {
             asked.to_degrees()
         );
     }
+}
+
+/// The acceptance script (walk north 5 s, run east 5 s, stop) steered by the policy over the
+/// stick's speeds: 1.5 s after the turn onto the run the travel direction is within 10° of the
+/// stick's, and 3.5 s after the stick is let go the character has slowed below a slow walk
+/// (0.6 m/s; the run's stop goes through the walks, about a stride each).
+#[test]
+fn the_policy_steers_the_scripted_run() {
+    use motionlab::steering::{Mode, StickScript, run_script};
+    let g = std::sync::Arc::new(graph());
+    let mdp = SteeringMdp::from_graph(&g, MdpSettings::with_stick_speeds());
+    let script =
+        StickScript::load(std::path::Path::new("tests/data/steer_north_east.ron")).unwrap();
+    let start = Controller::default_start(&g, "stand");
+    let mut c =
+        Controller::new(g.clone(), start, Mode::Steer).with_policy(std::sync::Arc::new(mdp));
+    let trace = run_script(&mut c, &script, |_, _, _| {});
+    let at = |t: f64| {
+        trace
+            .samples
+            .iter()
+            .find(|s| s.time >= t)
+            .expect("the run lasts 14 s")
+    };
+    let turned = at(6.5);
+    let error = wrap_angle(turned.command_direction - turned.direction)
+        .abs()
+        .to_degrees();
+    let stopping = at(13.5).speed;
+    println!("heading error 1.5 s after the turn {error:.1}°, speed at 13.5 s {stopping:.2}");
+    assert!(error < 10.0, "heading error {error:.1}° at 6.5 s");
+    assert!(stopping < 0.3, "speed {stopping:.2} m/s at 13.5 s");
 }

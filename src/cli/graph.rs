@@ -250,6 +250,7 @@ pub fn steer(
     graph: &Path,
     script: &Path,
     random_walk: Option<u64>,
+    policy: bool,
     physics: bool,
     balance: Option<&str>,
     lookahead: Option<&str>,
@@ -269,6 +270,9 @@ pub fn steer(
     };
     let start = Controller::default_start(&g, "stand");
     let mut controller = Controller::new(g.clone(), start, mode);
+    if policy {
+        controller = controller.with_policy(solve_policy(&g));
+    }
     let mut recording = RunRecording::default();
     if physics {
         let report = motionlab::steering::physics::run_tracked_planned(
@@ -318,6 +322,27 @@ pub fn steer(
     Ok(())
 }
 
+/// The graph's MDP over the stick's speeds, solved, with a line of what it took and its
+/// controller quality cost(G) (Wampler 2012, Eq. 5.2).
+fn solve_policy(
+    g: &motionlab::motion_graph::LoadedGraph,
+) -> std::sync::Arc<motionlab::steering::mdp::SteeringMdp> {
+    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
+    let started = std::time::Instant::now();
+    let mdp = SteeringMdp::from_graph(g, MdpSettings::with_stick_speeds());
+    println!(
+        "policy frames {} speed_levels {} direction_bins {} sweeps {} residual {:.1e} solve_s {:.2} expected_cost {:.4}",
+        mdp.nodes.len(),
+        mdp.levels(),
+        mdp.settings.bins,
+        mdp.sweeps,
+        mdp.residual,
+        started.elapsed().as_secs_f64(),
+        mdp.quality(256, 1200, 1)
+    );
+    std::sync::Arc::new(mdp)
+}
+
 /// Which trials `motionlab steer --timelines/--straight` plays.
 pub struct TrialSet {
     pub timelines: usize,
@@ -336,6 +361,7 @@ pub struct TrialSet {
 pub fn steer_trials(
     graph: &Path,
     set: &TrialSet,
+    policy: bool,
     physics: bool,
     balance: Option<&str>,
     lookahead: Option<&str>,
@@ -396,9 +422,10 @@ pub fn steer_trials(
         true => Some(BalanceGains::parse(balance.unwrap_or(""))?),
         false => None,
     };
+    let policy = policy.then(|| solve_policy(&g));
     let started = std::time::Instant::now();
     let lookahead = lookahead.map(LookaheadSettings::parse).transpose()?;
-    let outcomes = run_trials(&g, &runs, gains, lookahead)?;
+    let outcomes = run_trials(&g, &runs, gains, lookahead, policy.as_ref())?;
     for o in &outcomes {
         match physics {
             true => println!(

@@ -21,6 +21,7 @@ use super::foot_lock::FootLocks;
 use super::index::{SteeringIndex, lerp};
 use super::inertialize::Inertialization;
 use super::intent::{Gait, HORIZON, Intent, Stick};
+use super::mdp::SteeringMdp;
 use super::route::RouteTable;
 use super::spring::wrap_angle;
 use crate::clip::ClipFrame;
@@ -38,6 +39,10 @@ const ROUTE_CAP: f64 = 10.0;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mode {
     Steer,
+    /// The value-function policy of the controller's MDP ([`Controller::with_policy`]; Wampler
+    /// 2012, thesis §5.2): the edge of least expected discounted cost for the asked direction and
+    /// speed. Without a policy, it plays on.
+    Policy,
     /// Take a transition with this probability where there is one.
     RandomWalk {
         seed: u64,
@@ -136,6 +141,8 @@ pub struct Controller {
     pub last_decision: Option<Decision>,
     pub transitions_taken: usize,
     rng: rand_chacha::ChaCha8Rng,
+    /// The solved MDP [`Mode::Policy`] decides by (shared by clones).
+    policy: Option<Arc<SteeringMdp>>,
 }
 
 impl Controller {
@@ -145,7 +152,7 @@ impl Controller {
         let heading = index.get(start).heading;
         let seed = match mode {
             Mode::RandomWalk { seed, .. } => seed,
-            Mode::Steer => 0,
+            Mode::Steer | Mode::Policy => 0,
         };
         let locks = FootLocks::new(&graph.character);
         Self {
@@ -168,8 +175,17 @@ impl Controller {
             last_decision: None,
             transitions_taken: 0,
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            policy: None,
             graph,
         }
+    }
+
+    /// Decides by this MDP's policy ([`Mode::Policy`]); it must have been built from this
+    /// controller's graph ([`SteeringMdp::from_graph`]).
+    pub fn with_policy(mut self, policy: Arc<SteeringMdp>) -> Self {
+        self.policy = Some(policy);
+        self.mode = Mode::Policy;
+        self
     }
 
     /// The first frame in the graph's component of the clip of `family` with the smallest
@@ -393,6 +409,28 @@ impl Controller {
                     candidates: branches.len() + usize::from(go_on.is_some()),
                 });
                 take.map(|(i, _)| i)
+            }
+            Mode::Policy => {
+                let c = &self.intent.command;
+                let heading = self.world.compose(&self.index.get(f).heading).yaw;
+                let pick = self.policy.as_ref().and_then(|p| {
+                    let node = p.node_of(f)?;
+                    let (level, theta) = (p.level_of(c.speed), wrap_angle(c.direction - heading));
+                    let edge = p.choose(node, level, theta)?;
+                    Some((edge.transition, p.value(node, level, theta)))
+                });
+                // A blended transition the cooldown holds back plays on.
+                let chosen = pick
+                    .and_then(|(t, _)| t)
+                    .and_then(|k| branches.iter().position(|b| b.0 == k));
+                let value = pick.map_or(f64::NAN, |(_, v)| v);
+                self.last_decision = Some(Decision {
+                    transition: chosen.map(|i| branches[i].0),
+                    cost: value,
+                    continue_cost: value,
+                    candidates: branches.len() + usize::from(go_on.is_some()),
+                });
+                chosen
             }
         };
         match chosen {

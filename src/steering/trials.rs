@@ -14,6 +14,7 @@
 
 use super::balance::BalanceGains;
 use super::lookahead::LookaheadSettings;
+use super::mdp::SteeringMdp;
 use super::physics::run_tracked_planned;
 use super::script::{StickKey, StickScript, run_script};
 use super::{Controller, Mode};
@@ -174,21 +175,25 @@ impl TrialSummary {
     }
 }
 
-/// Plays every timeline from the graph's standing start, each through its own controller;
-/// with `physics`, the simulated human tracks it with these gains (and the look-ahead, when
-/// given). In parallel; the outcomes are in
-/// the order of `timelines`.
+/// Plays every timeline from the graph's standing start, each through its own controller (the
+/// look-ahead's decisions, or `policy`'s when given); with `physics`, the simulated human tracks
+/// it with these gains (and the look-ahead, when given). In parallel; the outcomes are in the
+/// order of `timelines`.
 pub fn run_trials(
     graph: &Arc<LoadedGraph>,
     timelines: &[(String, StickScript)],
     physics: Option<BalanceGains>,
     lookahead: Option<LookaheadSettings>,
+    policy: Option<&Arc<SteeringMdp>>,
 ) -> anyhow::Result<Vec<TrialOutcome>> {
     timelines
         .par_iter()
         .map(|(name, script)| {
             let start = Controller::default_start(graph, "stand");
             let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
+            if let Some(p) = policy {
+                controller = controller.with_policy(p.clone());
+            }
             let (fell_at, joint_error, root_error) = match physics {
                 Some(gains) => {
                     let r =
