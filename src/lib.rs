@@ -14,6 +14,7 @@ pub mod diversity;
 /// The character editor's model (no Bevy): edits, undo, mirror mode, physics lint.
 pub mod editor;
 pub mod files;
+pub mod footsteps;
 pub mod job_folder;
 pub mod jobs;
 pub mod model;

@@ -23,6 +23,8 @@ mod cluster_cli;
 mod explore_cli;
 #[path = "cli/flags.rs"]
 mod flags;
+#[path = "cli/footsteps.rs"]
+mod footsteps_cli;
 #[path = "cli/graph.rs"]
 mod graph_cli;
 #[path = "cli/gui.rs"]
@@ -158,6 +160,12 @@ enum Command {
         #[command(subcommand)]
         command: graph_cli::GraphCommand,
     },
+    /// Footstep planning into tasks (Agrawal 2016, ch. 5): exit, walk and enter steps.
+    #[command(after_help = "Example: `motionlab footsteps plan assets/tasks/demo.ron`")]
+    Footsteps {
+        #[command(subcommand)]
+        command: footsteps_cli::FootstepsCommand,
+    },
     /// Steer a character through a motion graph with a scripted stick timeline; prints heading
     /// error, speed error, foot slide and transitions per second. Example:
     /// `motionlab steer assets/graphs/human3d.ron --script tests/data/steer_north_east.ron`
@@ -277,7 +285,7 @@ enum Command {
         request: String,
     },
     /// Measure simulation speed for each built-in character, or `bench cma`, `diversity`,
-    /// `cec2006`, `gait`, `impulse`, `steering`, `pareto`, `track` or `cluster`.
+    /// `cec2006`, `gait`, `impulse`, `steering`, `pareto`, `track`, `footsteps` or `cluster`.
     #[command(after_help = "Example: `motionlab bench steering --quick`")]
     Bench {
         /// What to measure: `sim` (default), `cma`, or `diversity` (4 variants × 500 generations
@@ -292,6 +300,8 @@ enum Command {
         /// rollouts: hypervolume and rollouts to 90 % of the best; `--quick`: 1 seed × 300) or
         /// `track` (one window of the human's tracking search at the paper's settings: rollouts
         /// per second and core-hours per second of motion; `--quick`: a tiny window) or
+        /// `footsteps` (one task's footstep plan over 100 random sequences of five tasks: median
+        /// and 90th percentile, ms; `--quick`: 10 sequences) or
         /// `cluster` (the cost model of explore, pareto and track over MPI ranks: each measured
         /// on one core, predicted on 2, 8, 32 and 120 ranks, and measured under `mpirun -np 2`;
         /// `--quick`: a few generations).
@@ -482,6 +492,7 @@ fn main() {
         Some(Command::Arbs(args)) => arbs_cli::run(args),
         Some(Command::Space { command }) => space_cli::run(command),
         Some(Command::Graph { command }) => graph_cli::run(command),
+        Some(Command::Footsteps { command }) => footsteps_cli::run(command),
         Some(Command::Steer {
             graph,
             script,
@@ -558,11 +569,12 @@ fn main() {
             "steering" => graph_cli::bench_steering(quick, None),
             "pareto" => pareto_cli::bench_pareto(quick, seed),
             "track" => track_cli::bench(quick),
+            "footsteps" => footsteps_cli::bench(quick, seed),
             "cluster" => cluster
                 .start()
                 .and_then(|(ranks, _session)| cluster_cli::bench(quick, ranks, report)),
             other => Err(anyhow::anyhow!(
-                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track or cluster"
+                "unknown benchmark {other:?}: expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track, footsteps or cluster"
             )),
         },
     };

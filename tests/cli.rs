@@ -301,7 +301,7 @@ fn bench_cma_reports_overhead_and_reference_evaluation_counts() {
     assert!(!bad.status.success());
     assert!(
         stderr(&bad)
-            .contains("expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track or cluster"),
+            .contains("expected sim, cma, diversity, cec2006, gait, impulse, steering, pareto, track, footsteps or cluster"),
         "{}",
         stderr(&bad)
     );
@@ -471,4 +471,53 @@ fn check_refuses_out_of_range_task_numbers_with_their_line() {
             "{old} -> {new}: expected {expected} and {field} in {err}"
         );
     }
+}
+
+/// `footsteps plan` on the shipped demo: five tasks, each reached with its stance, the
+/// thesis's per-task line printed.
+#[test]
+fn footsteps_plan_reaches_the_demo_tasks() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(["footsteps", "plan", "assets/tasks/demo.ron"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("task ")).collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    for l in lines {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let reached_m: f64 = w[3].parse().unwrap();
+        let reached_deg: f64 = w[5].parse().unwrap();
+        let steps: usize = w[7].parse().unwrap();
+        assert!(reached_m <= 0.05 && reached_deg <= 5.0 && steps >= 2, "{l}");
+    }
+}
+
+/// A task file with an unknown category is refused with its file, its line and the choices.
+#[test]
+fn footsteps_plan_names_the_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.ron");
+    std::fs::write(
+        &path,
+        "(start: (0.0, 0.0), start_facing_deg: 0.0,\n tasks: [(category: Chair, location: (1.0, 0.0), facing_deg: 0.0)])",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(["footsteps", "plan"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tasks.ron:2") && err.contains("Whiteboard"),
+        "{err}"
+    );
 }

@@ -1,0 +1,254 @@
+//! Tests of footstep planning: the objective's gradient against finite differences, and plans
+//! through random task sequences that reach every marker with sane steps.
+
+use super::library::{Dimensions, Library, Side};
+use super::marker::TaskSequence;
+use super::objective::{PhaseWeights, Plant, Window};
+use super::optimize::{Freedom, objective_and_gradient, objective_at, optimize};
+use super::plan::{Route, plan};
+use super::step::{Phase, wrap};
+
+fn window(weights: PhaseWeights, plants: &[Plant], first: usize) -> Window {
+    Window {
+        weights,
+        first,
+        frame_angle: 0.3,
+        // Targets away from the plants, so every term has a slope.
+        targets: (first..plants.len())
+            .map(|k| [0.5 + 0.01 * k as f64, 0.2 - 0.05 * k as f64, 0.1 * k as f64])
+            .collect(),
+        goal_heading: 1.1,
+        same_foot: (first..plants.len())
+            .map(|k| (k >= 2).then(|| k - 2))
+            .collect(),
+        goal_points: (first..plants.len())
+            .map(|k| [3.0 - 0.1 * k as f64, 1.0])
+            .collect(),
+        line_point: [0.2, -0.1],
+        line_normal: [-(0.4f64.sin()), 0.4f64.cos()],
+    }
+}
+
+#[test]
+fn the_gradient_matches_finite_differences_in_every_phase() {
+    let plants: Vec<Plant> = (0..7)
+        .map(|i| {
+            let i = i as f64;
+            [
+                0.45 * i + 0.03 * i * i,
+                0.1 * (-1f64).powi(i as i32) + 0.02 * i,
+                // A 2.2 rad turn at plant 4 wakes the turn limit.
+                0.2 * i - 0.3 + if i == 4.0 { 2.0 } else { 0.0 },
+            ]
+        })
+        .collect();
+    let freedoms = [
+        Freedom::Free,
+        Freedom::Pivot(2),
+        Freedom::Free,
+        Freedom::Pivot(5),
+        Freedom::Fixed,
+    ];
+    for weights in [
+        PhaseWeights::EXIT,
+        PhaseWeights::LOCOMOTION,
+        PhaseWeights::ENTER_PREPARATION,
+        PhaseWeights::ENTER,
+        PhaseWeights {
+            data: 1.0,
+            smooth: 1.0,
+            orientation: 1.0,
+            goal: 1.0,
+            location: 1.0,
+        },
+    ] {
+        let w = window(weights, &plants, 2);
+        let (v, f, g) = objective_and_gradient(&w, &plants, &freedoms);
+        assert_eq!(v.len(), 3 + 1 + 3 + 1);
+        assert!(f > 0.0);
+        for k in 0..v.len() {
+            let h = 1e-6;
+            let mut up = v.clone();
+            up[k] += h;
+            let mut down = v.clone();
+            down[k] -= h;
+            let fd = (objective_at(&w, &plants, &freedoms, &up)
+                - objective_at(&w, &plants, &freedoms, &down))
+                / (2.0 * h);
+            assert!(
+                (fd - g[k]).abs() <= 1e-6 * (1.0 + fd.abs()),
+                "{weights:?} variable {k}: analytic {} finite differences {fd}",
+                g[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn bfgs_reaches_the_data_prior_when_it_is_the_only_term() {
+    // With only the data prior, the optimum puts every step at its template vector from the
+    // plant before: cost zero, from a disturbed start.
+    let truth: Vec<Plant> = (0..6)
+        .map(|i| {
+            [
+                0.55 * i as f64,
+                if i % 2 == 0 { 0.09 } else { -0.09 },
+                0.05 * i as f64,
+            ]
+        })
+        .collect();
+    let targets = Window::targets_of(&truth, 2, 4, 0.0);
+    let w = Window {
+        targets,
+        ..window(
+            PhaseWeights {
+                data: 1.0,
+                smooth: 0.0,
+                orientation: 0.0,
+                goal: 0.0,
+                location: 0.0,
+            },
+            &truth,
+            2,
+        )
+    };
+    let w = Window {
+        frame_angle: 0.0,
+        ..w
+    };
+    let mut plants = truth.clone();
+    for (i, p) in plants.iter_mut().enumerate().skip(2) {
+        p[0] += 0.2 * i as f64;
+        p[1] -= 0.15;
+        p[2] += 0.4;
+    }
+    let out = optimize(&w, &mut plants, &[Freedom::Free; 4]);
+    assert!(out.cost_before > 0.1, "{out:?}");
+    assert!(out.cost_after < 1e-10, "{out:?}");
+    for (p, t) in plants.iter().zip(&truth) {
+        assert!(
+            (p[0] - t[0]).abs() < 1e-5 && (p[1] - t[1]).abs() < 1e-5,
+            "{p:?} {t:?}"
+        );
+        assert!(wrap(p[2] - t[2]).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn retrieval_prefers_the_matching_effort_then_the_nearest_location() {
+    let lib = Library::geometric(Dimensions::default());
+    for category in super::marker::TaskCategory::ALL {
+        for side in [Side::Entry, Side::Exit] {
+            let found = lib.nearest(category, side, [0.0, 2.9], super::Effort::Low);
+            assert_eq!(found.len(), 5);
+            let t = &lib.templates[found[0].0];
+            assert_eq!(
+                (t.category, t.side, t.effort),
+                (category, side, super::Effort::Low)
+            );
+            // The nearest key to (0, 2.9) is the 90° template at 3 m.
+            assert!(
+                (t.key[0] - 0.0).abs() < 1e-9 && (t.key[1] - 3.0).abs() < 1e-9,
+                "{t:?}"
+            );
+            assert!(found.windows(2).all(|w| w[0].1 <= w[1].1));
+        }
+    }
+}
+
+/// The most a foot turns in one step, degrees.
+const MAX_TURN_DEG: f64 = 135.0;
+/// The most the feet's yaws differ after a step, degrees.
+const MAX_SPLAY_DEG: f64 = 120.0;
+
+fn other_of(plants: &[super::step::Footstep], i: usize) -> super::step::Footstep {
+    *plants[..i]
+        .iter()
+        .rev()
+        .find(|q| q.foot != plants[i].foot)
+        .unwrap()
+}
+
+/// Checks one plan: every marker reached with its category's stance, steps of human size,
+/// entries stepped into on the template's foot. The first fault found, if any.
+fn check_plan(seq: &TaskSequence, lib: &Library) -> Result<Vec<Route>, String> {
+    let p = plan(lib, seq);
+    assert_eq!(p.reports.len(), seq.tasks.len());
+    for r in &p.reports {
+        if r.reached_m > 0.05 || r.reached_deg > 5.0 {
+            return Err(format!("not reached: {r:?}"));
+        }
+    }
+    let mut plants = p.start.to_vec();
+    plants.extend(p.steps.iter().map(|s| s.step));
+    for (k, s) in p.steps.iter().enumerate() {
+        let i = k + 2;
+        let prev_same = (0..i)
+            .rev()
+            .find(|&j| plants[j].foot == s.step.foot)
+            .unwrap();
+        let stride = plants[i].distance(&plants[prev_same]);
+        if stride > 1.3 {
+            return Err(format!("step {k} {s:?}: a stride of {stride:.2} m"));
+        }
+        let turn = wrap(plants[i].yaw - plants[prev_same].yaw)
+            .abs()
+            .to_degrees();
+        if turn > MAX_TURN_DEG {
+            return Err(format!("step {k} {s:?}: the foot turns {turn:.0}°"));
+        }
+        let splay = wrap(plants[i].yaw - other_of(&plants, i).yaw)
+            .abs()
+            .to_degrees();
+        if splay > MAX_SPLAY_DEG {
+            return Err(format!("step {k} {s:?}: {splay:.0}° from the other foot"));
+        }
+        if s.tag.is_pivot() && stride > 1e-9 {
+            return Err(format!("step {k}: a pivot slid {stride} m"));
+        }
+        let other = plants[..i]
+            .iter()
+            .rev()
+            .find(|q| q.foot != s.step.foot)
+            .unwrap();
+        let apart = plants[i].distance(other);
+        if apart > 1.0 {
+            return Err(format!("step {k} {s:?}: {apart:.2} m from the other foot"));
+        }
+        if !(s.step.x.is_finite() && s.step.y.is_finite() && s.step.yaw.is_finite()) {
+            return Err(format!("step {k} not finite"));
+        }
+    }
+    // Parity: the step before an entry's first (non-pivot) step is the other foot's.
+    for (k, s) in p.steps.iter().enumerate() {
+        let starts_entry = s.phase == Phase::Enter
+            && (k == 0 || p.steps[k - 1].phase != Phase::Enter || p.steps[k - 1].task != s.task);
+        if starts_entry && !s.tag.is_pivot() && plants[k + 1].foot == s.step.foot {
+            return Err(format!("entry of task {} on the wrong foot", s.task + 1));
+        }
+    }
+    Ok(p.reports.iter().map(|r| r.route).collect())
+}
+
+#[test]
+fn a_hundred_random_sequences_of_five_tasks_reach_every_marker() {
+    let lib = Library::geometric(Dimensions::default());
+    let mut routes = Vec::new();
+    let mut faults = Vec::new();
+    for seed in 0..100 {
+        match check_plan(&TaskSequence::random(seed, 5), &lib) {
+            Ok(r) => routes.extend(r),
+            Err(e) => faults.push(format!("seed {seed}: {e}")),
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "{} of 100 sequences: {:#?}",
+        faults.len(),
+        &faults[..faults.len().min(8)]
+    );
+    // All three of Algorithm 2's cases occur over these sequences.
+    for r in [Route::EntryOnly, Route::ExitThenEntry, Route::ExitWalkEntry] {
+        assert!(routes.contains(&r), "{r:?} never taken");
+    }
+}
