@@ -144,7 +144,14 @@ impl Library {
                     for last in [Foot::Left, Foot::Right] {
                         templates.push(far_entry(category, effort, bearing, last, d));
                         templates.push(near_entry(category, effort, bearing, last, d));
-                        templates.push(exit(category, effort, bearing, last, d));
+                        // An exit turns on the foot of its side first (a pivot of the
+                        // right foot to turn right); straight on or back, either foot.
+                        let natural = bearing.abs() < 1e-9
+                            || (bearing.abs() - PI).abs() < 1e-9
+                            || (bearing > 0.0) == (last == Foot::Left);
+                        if natural {
+                            templates.push(exit(category, effort, bearing, last, d));
+                        }
                     }
                 }
             }
@@ -250,7 +257,6 @@ fn far_entry(
     let spots = stance(category.stance_half_width());
     let spot = |f: Foot| spots[if f == Foot::Left { 0 } else { 1 }];
     let heading = wrap(bearing + PI);
-    let (u, v) = axes(heading);
     let length = d.step_length * if effort == Effort::Low { 0.8 } else { 1.0 };
     // Each foot's last step that is not a pivot lands on its spot.
     let landing = |f: Foot| {
@@ -260,28 +266,42 @@ fn far_entry(
             .expect("each foot steps")
     };
     let first_landing = landing(Foot::Left).min(landing(Foot::Right));
-    let mut steps = Vec::with_capacity(n);
-    for k in 0..n {
+    // Each foot turns from the approach heading to the facing over its steps, evenly.
+    let yaws: Vec<f64> = (0..n)
+        .map(|k| {
+            let mine: Vec<usize> = (0..n).filter(|&j| feet[j] == feet[k]).collect();
+            let j = mine.iter().position(|&j| j == k).expect("k is one of them") + 1;
+            wrap(heading + wrap(-heading) * j as f64 / mine.len() as f64)
+        })
+        .collect();
+    // From the stance back: a step before the first landing is a step length behind the next
+    // plant (the other foot's) along its own yaw, on its own side.
+    let mut at = vec![[0.0; 2]; n];
+    for k in (0..n).rev() {
         let f = feet[k];
-        let (x, y) = if k >= first_landing {
+        at[k] = if k >= first_landing {
             let s = spot(f);
-            (s.x, s.y)
+            [s.x, s.y]
         } else {
-            let r = (first_landing - k) as f64 * length;
-            (
-                -r * u[0] + f.side() * d.half_width * v[0],
-                -r * u[1] + f.side() * d.half_width * v[1],
-            )
+            let (u, v) = axes(yaws[k]);
+            let next = at[k + 1];
+            [
+                next[0] - length * u[0] + f.side() * 2.0 * d.half_width * v[0],
+                next[1] - length * u[1] + f.side() * 2.0 * d.half_width * v[1],
+            ]
         };
-        // Each foot turns from the approach heading to the facing over its steps, evenly.
-        let mine: Vec<usize> = (0..n).filter(|&j| feet[j] == f).collect();
-        let j = mine.iter().position(|&j| j == k).expect("k is one of them") + 1;
-        let yaw = wrap(heading + wrap(-heading) * j as f64 / mine.len() as f64);
-        steps.push(TemplateStep {
-            tag: tags[k],
-            step: Footstep { foot: f, x, y, yaw },
-        });
     }
+    let steps = (0..n)
+        .map(|k| TemplateStep {
+            tag: tags[k],
+            step: Footstep {
+                foot: feet[k],
+                x: at[k][0],
+                y: at[k][1],
+                yaw: yaws[k],
+            },
+        })
+        .collect();
     StepTemplate {
         name: format!(
             "{category:?} entry from {:.0}° ({effort:?}, ends {last:?})",
@@ -346,35 +366,39 @@ fn exit(
     let tags = exit_composition(category);
     let spots = stance(category.stance_half_width());
     let spot = |f: Foot| spots[if f == Foot::Left { 0 } else { 1 }];
-    let (u, v) = axes(bearing);
     let length = d.step_length * if effort == Effort::Low { 0.8 } else { 1.0 };
     let mut steps = Vec::with_capacity(tags.len());
+    // Each foot turns at most 90° a step; a step lands ahead of the other foot along its own
+    // yaw (half a step for a turn and step), on its own side.
     let mut f = first;
-    // Each foot turns at most 90° a step.
-    let mut yaws = [0.0f64; 2];
-    for (k, &tag) in tags.iter().enumerate() {
+    let mut current = [spot(Foot::Left), spot(Foot::Right)];
+    let slot = |f: Foot| usize::from(f == Foot::Right);
+    for &tag in tags {
         let aim = if tag.is_pivot() {
             0.5 * bearing
         } else {
             bearing
         };
-        let slot = usize::from(f == Foot::Right);
-        let yaw = yaws[slot] + wrap(aim - yaws[slot]).clamp(-PI / 2.0, PI / 2.0);
-        yaws[slot] = yaw;
+        let mine = current[slot(f)];
+        let yaw = wrap(mine.yaw + wrap(aim - mine.yaw).clamp(-PI / 2.0, PI / 2.0));
         let step = if tag.is_pivot() {
-            Footstep {
-                yaw: wrap(yaw),
-                ..spot(f)
-            }
+            Footstep { yaw, ..mine }
         } else {
-            let r = (k as f64 - 0.5) * length;
+            let other = current[slot(f.other())];
+            let ahead = if tag == StepTag::TurnAndStep {
+                0.5 * length
+            } else {
+                length
+            };
+            let (u, v) = axes(yaw);
             Footstep {
                 foot: f,
-                x: r * u[0] + f.side() * d.half_width * v[0],
-                y: r * u[1] + f.side() * d.half_width * v[1],
-                yaw: wrap(yaw),
+                x: other.x + ahead * u[0] + f.side() * 2.0 * d.half_width * v[0],
+                y: other.y + ahead * u[1] + f.side() * 2.0 * d.half_width * v[1],
+                yaw,
             }
         };
+        current[slot(f)] = step;
         steps.push(TemplateStep { tag, step });
         f = f.other();
     }

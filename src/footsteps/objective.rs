@@ -17,6 +17,9 @@
 //!   the plant before and the same foot's plant before, so no step turns a foot, or splays the
 //!   feet, past what a person does (the thesis's data prior came from motion capture, where that
 //!   never happened).
+//! - Added here too: a crossing limit, `W_LIMIT · max(0, c − l)²` with l the step's distance to
+//!   its own side of the other foot's line (the plant before, facing its yaw) and c = 6 cm, so a
+//!   left foot never lands right of the right foot.
 //!
 //! Angles are wrapped before they are squared; the gradient is the derivative away from the
 //! wrap's seam.
@@ -36,6 +39,9 @@ pub const ALPHA_GOAL: f64 = 0.9;
 pub const W_LIMIT: f64 = 10.0;
 /// The largest yaw between consecutive plants the turn limit leaves alone, rad.
 pub const TURN_LIMIT: f64 = std::f64::consts::FRAC_PI_2;
+
+/// The least distance a foot lands on its own side of the other foot's line, m.
+pub const CROSSING_CLEARANCE: f64 = 0.06;
 
 /// The weights of the five terms (Table 5.2's columns).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,6 +104,9 @@ pub struct Window {
     pub goal_heading: f64,
     /// Per step of the window, the index of the same foot's plant before it (the turn limit).
     pub same_foot: Vec<Option<usize>>,
+    /// Per step of the window, +1 for a left foot and −1 for a right one; 0 when the plant
+    /// before is the same foot (no crossing limit).
+    pub sides: Vec<f64>,
     /// Per step of the window, its place on the way into the entry (f_dg).
     pub goal_points: Vec<[f64; 2]>,
     /// The heading line (f_l): a point on it and its unit normal.
@@ -157,6 +166,21 @@ impl Window {
                         let a = 2.0 * W_LIMIT * over * turn.signum();
                         add(g, i, [0.0, 0.0, a]);
                         add(g, j, [0.0, 0.0, -a]);
+                    }
+                }
+            }
+            // Crossing limit: l = (p − q)·v(θ_q), v the left normal of the other foot's yaw.
+            if self.sides[k] != 0.0 {
+                let (sq, cq) = q[2].sin_cos();
+                let (dx, dy) = (p[0] - q[0], p[1] - q[1]);
+                let l = self.sides[k] * (-sq * dx + cq * dy);
+                let short = CROSSING_CLEARANCE - l;
+                if short > 0.0 {
+                    f += W_LIMIT * short * short;
+                    if let Some(g) = grad.as_deref_mut() {
+                        let a = -2.0 * W_LIMIT * short * self.sides[k];
+                        add(g, i, [-a * sq, a * cq, 0.0]);
+                        add(g, i - 1, [a * sq, -a * cq, a * (-cq * dx - sq * dy)]);
                     }
                 }
             }

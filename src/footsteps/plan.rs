@@ -8,7 +8,7 @@
 
 use super::library::{Library, Side, StepTemplate, compatible};
 use super::marker::{TaskCategory, TaskMarker, TaskSequence};
-use super::objective::{PhaseWeights, Plant, Window};
+use super::objective::{CROSSING_CLEARANCE, PhaseWeights, Plant, Window};
 use super::optimize::{Freedom, optimize};
 use super::step::{Foot, Footstep, Frame, Phase, StepTag, axes, wrap};
 use serde::{Deserialize, Serialize};
@@ -153,6 +153,12 @@ impl Planner<'_> {
             frame_angle,
             targets: Window::targets_of(&plants, first, len, frame_angle),
             goal_heading: angle_to(frame_from, goal),
+            sides: (first..plants.len())
+                .map(|i| {
+                    let (a, b) = (self.footstep(i).foot, self.footstep(i - 1).foot);
+                    if a == b { 0.0 } else { a.side() }
+                })
+                .collect(),
             same_foot: (first..plants.len())
                 .map(|i| {
                     let foot = self.footstep(i).foot;
@@ -297,6 +303,7 @@ fn choose(
     task: &TaskMarker,
     next: Option<&TaskMarker>,
     last_entry: Option<usize>,
+    feet: [Footstep; 2],
 ) -> (usize, usize) {
     let (cf, tf) = (current.frame(), task.frame());
     let exit_key = cf.to_local([task.location.0, task.location.1]);
@@ -309,6 +316,31 @@ fn choose(
         .find(|(e, _)| last_entry.is_none_or(|l| compatible(t(l), t(*e))))
         .unwrap_or(&exits[0])
         .0;
+    // With a foot already inside an entry's enter radius the entry follows the current feet
+    // directly: one whose first step would cross the other foot's line ranks last.
+    let crosses = |e: usize| {
+        let t = &library.templates[e];
+        let first = tf.step_to_world(&t.steps[0].step);
+        let reach = library.enter_radius(t);
+        let near = feet
+            .iter()
+            .any(|f| (f.x - task.location.0).hypot(f.y - task.location.1) < reach);
+        let other = feet[usize::from(first.foot == Foot::Left)];
+        let frame = Frame {
+            x: other.x,
+            y: other.y,
+            yaw: other.yaw,
+        };
+        near && frame.to_local(first.position())[1] * first.foot.side() < CROSSING_CLEARANCE
+    };
+    let entries: Vec<(usize, f64)> = {
+        let mut e: Vec<(usize, f64)> = entries
+            .into_iter()
+            .map(|(i, d)| (i, d + if crosses(i) { 1.0 } else { 0.0 }))
+            .collect();
+        e.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        e
+    };
     let entry = match next {
         None => entries[0].0,
         Some(next) => {
@@ -337,7 +369,7 @@ fn plan_task(
     index: usize,
 ) -> (Route, Option<usize>, usize) {
     let library = p.library;
-    let (exit, entry) = choose(library, current, task, next, last_entry);
+    let (exit, entry) = choose(library, current, task, next, last_entry, p.feet());
     let tf = task.frame();
     let target = [task.location.0, task.location.1];
     let radius = library.enter_radius(&library.templates[entry]);
@@ -419,9 +451,16 @@ fn plan_task(
             p.steps[k - 2].phase = Phase::EnterPreparation;
         }
     }
+    // The entry, in the task's frame: each foot's landing on the stance and what follows it
+    // are pinned by the task. The prepared steps are optimized again with the entry behind
+    // them (all of it pinned for now), then the entry's own free steps.
+    let first = p.plant_count();
+    for (tag, s) in &entry_steps {
+        p.push(*s, *tag, Phase::Enter, index);
+    }
     let from = p.footstep(prep_first.saturating_sub(1).max(1)).position();
     let feet: Vec<Foot> = (prep_first..n).map(|k| p.footstep(k).foot).collect();
-    let goals = even_points(
+    let mut goals: Vec<[f64; 2]> = even_points(
         &p.footstep(prep_first - 1),
         &entry_first,
         &feet,
@@ -430,6 +469,9 @@ fn plan_task(
     .into_iter()
     .map(|s| s.position())
     .collect();
+    goals.extend(entry_steps.iter().map(|(_, s)| s.position()));
+    let mut pinned = vec![false; n - prep_first];
+    pinned.extend(std::iter::repeat_n(true, entry_steps.len()));
     p.optimize_tail(
         prep_first,
         PhaseWeights::ENTER_PREPARATION,
@@ -437,15 +479,9 @@ fn plan_task(
         entry_point,
         entry_point,
         Some(goals),
-        &[],
+        &pinned,
     );
 
-    // The entry, in the task's frame: each foot's landing on the stance and what follows it
-    // are pinned by the task.
-    let first = p.plant_count();
-    for (tag, s) in &entry_steps {
-        p.push(*s, *tag, Phase::Enter, index);
-    }
     let landing = |f: Foot| {
         (0..entry_steps.len())
             .rev()
