@@ -477,8 +477,11 @@ fn check_refuses_out_of_range_task_numbers_with_their_line() {
 /// thesis's per-task line printed.
 #[test]
 fn footsteps_plan_reaches_the_demo_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip_path = dir.path().join("demo.clip.ron");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(["footsteps", "plan", "assets/tasks/demo.ron"])
+        .args(["footsteps", "plan", "assets/tasks/demo.ron", "--out"])
+        .arg(&clip_path)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("runs");
@@ -497,6 +500,14 @@ fn footsteps_plan_reaches_the_demo_tasks() {
         let steps: usize = w[7].parse().unwrap();
         assert!(reached_m <= 0.05 && reached_deg <= 5.0 && steps >= 2, "{l}");
     }
+    // The full body: planted feet that stay put, no joint jump over 0.5 rad, a clip that loads.
+    let body = text.lines().find(|l| l.starts_with("body ")).expect(&text);
+    let w: Vec<&str> = body.split_whitespace().collect();
+    let slide: f64 = w[6].parse().unwrap();
+    let jump: f64 = w[8].parse().unwrap();
+    assert!(slide <= 0.02 && jump <= 0.5, "{body}");
+    let clip = motionlab::clip::Clip::load(&clip_path).unwrap();
+    assert_eq!(clip.frames.len(), w[2].parse::<usize>().unwrap());
 }
 
 /// A task file with an unknown category is refused with its file, its line and the choices.

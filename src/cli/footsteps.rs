@@ -2,7 +2,9 @@
 //! ch. 5) from the command line. Parsing and printing only; the work is `motionlab::footsteps`.
 
 use anyhow::{Result, anyhow};
+use motionlab::footsteps::body::{BodyOptions, full_body, quality};
 use motionlab::footsteps::library::Dimensions;
+use motionlab::footsteps::source::MotionSource;
 use motionlab::footsteps::{Library, TaskSequence, plan};
 use std::path::PathBuf;
 
@@ -10,8 +12,10 @@ use std::path::PathBuf;
 pub enum FootstepsCommand {
     /// Plan the footsteps into each task of a task file, in order: an exit out of the task
     /// before, walk steps, the enter preparation and an entry onto the task's stance. Prints per
-    /// task `task I reached_m D reached_deg A steps N plan_ms T route R`. Example:
-    /// `motionlab footsteps plan assets/tasks/demo.ron --out /tmp/demo.plan.ron`
+    /// task `task I reached_m D reached_deg A steps N plan_ms T route R`, then the full body
+    /// (human3d's walker warped onto the footsteps) as `body frames F seconds S slide_m X
+    /// joint_jump_rad J`. Example: `motionlab footsteps plan assets/tasks/demo.ron --out
+    /// /tmp/demo.clip.ron`
     Plan {
         /// A task file (`start`, `start_facing_deg`, `tasks: [(category, location, facing_deg,
         /// effort)]`); not with --random.
@@ -23,9 +27,12 @@ pub enum FootstepsCommand {
         /// Tasks in the random sequence.
         #[arg(long, default_value_t = 5, requires = "random")]
         count: usize,
-        /// Write the plan (every footstep with its tag and phase, and the reports) here.
+        /// Write the full body here, as a clip of human3d's walker (RON).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Write the plan (every footstep with its tag and phase, and the reports) here.
+        #[arg(long)]
+        plan_out: Option<PathBuf>,
         /// Print every footstep too.
         #[arg(long)]
         steps: bool,
@@ -39,6 +46,7 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
             random,
             count,
             out,
+            plan_out,
             steps,
         } => {
             let sequence = match (tasks, random) {
@@ -73,10 +81,26 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                     r.route
                 );
             }
-            if let Some(out) = out {
-                motionlab::files::write_ron(&out, &plan)
-                    .map_err(|e| anyhow!("{}: {e}", out.display()))?;
-                println!("wrote {}", out.display());
+            if let Some(path) = plan_out {
+                motionlab::files::write_ron(&path, &plan)
+                    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+                println!("wrote {}", path.display());
+            }
+            let (source, character) = human_source()?;
+            let body = full_body(&source, character, &plan, &BodyOptions::default());
+            let q = quality(&source, &body.clip);
+            println!(
+                "body frames {} seconds {:.2} slide_m {:.4} joint_jump_rad {:.3}",
+                body.clip.frames.len(),
+                body.clip.duration(),
+                q.slide_m,
+                q.joint_jump_rad
+            );
+            if let Some(path) = out {
+                body.clip
+                    .save(&path)
+                    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+                println!("wrote {}", path.display());
             }
             Ok(())
         }
@@ -84,28 +108,58 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
 }
 
 /// `motionlab bench footsteps`: plans random sequences of five tasks (100, or 10 with --quick)
-/// and prints the median and 90th percentile of one task's plan time, and the steps per task.
+/// and prints the median and 90th percentile of one task's plan time, and the steps per task;
+/// then the full body's time per second of motion made, and its worst slide and joint jump.
 pub fn bench(quick: bool, seed: u64) -> Result<()> {
     let library = Library::geometric(Dimensions::default());
+    let (source, character) = human_source()?;
     let sequences = if quick { 10 } else { 100 };
     let mut ms = Vec::new();
     let mut steps = Vec::new();
+    let mut body_ms_per_s = Vec::new();
+    let (mut slide, mut jump) = (0.0f64, 0.0f64);
     for s in 0..sequences {
         let plan = plan(&library, &TaskSequence::random(seed + s, 5));
         for r in &plan.reports {
             ms.push(r.plan_ms);
             steps.push(r.steps as f64);
         }
+        let clock = std::time::Instant::now();
+        let body = full_body(&source, character.clone(), &plan, &BodyOptions::default());
+        body_ms_per_s.push(clock.elapsed().as_secs_f64() * 1e3 / body.clip.duration());
+        let q = quality(&source, &body.clip);
+        slide = slide.max(q.slide_m);
+        jump = jump.max(q.joint_jump_rad);
     }
     ms.sort_by(f64::total_cmp);
-    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    body_ms_per_s.sort_by(f64::total_cmp);
+    let at = |v: &[f64], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
     println!(
         "footsteps_plan_ms median {:.3} p90 {:.3} max {:.3} (tasks {}, steps per task {:.1})",
-        at(0.5),
-        at(0.9),
+        at(&ms, 0.5),
+        at(&ms, 0.9),
         ms[ms.len() - 1],
         ms.len(),
         steps.iter().sum::<f64>() / steps.len() as f64
     );
+    println!(
+        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3})",
+        at(&body_ms_per_s, 0.5),
+        at(&body_ms_per_s, 0.9),
+        body_ms_per_s.len(),
+        slide,
+        jump
+    );
     Ok(())
+}
+
+/// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository.
+fn human_source() -> Result<(MotionSource, motionlab::model::CharacterRef)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let clips = root.join("assets/spaces/human3d_locomotion/clips");
+    Ok(MotionSource::load(
+        &root.join("characters/human3d_walker.ron"),
+        &clips.join("gait=walk1.0_turn=0.ron"),
+        &clips.join("gait=stand_turn=0.ron"),
+    )?)
 }

@@ -18,6 +18,7 @@ pub mod file;
 pub mod from_gait;
 pub mod gltf;
 pub mod keyframes;
+pub mod leg_ik;
 pub mod pose;
 
 use crate::model::Character;

@@ -1,0 +1,298 @@
+//! Two-bone leg IK on world body poses: the knee bends in the plane of hip, knee and ankle to
+//! the length the target needs (law of cosines), then the hip turns the leg by the smallest
+//! rotation onto the target; the foot keeps its world orientation, hung from the moved ankle.
+//! Joint coordinates are read back from the bodies ([`crate::clip::pose::coordinates_of`]).
+//! Foot locking in steering and the full body of footstep plans (Agrawal 2016, thesis §5.5)
+//! both place feet with it.
+//!
+//! The leg of a foot effector is the chain of the three joints above the effector's foot (ankle,
+//! knee, hip); a motion-capture leg that ends in a toe has the toe's parent as its foot.
+
+use crate::clip::pose::{pose_of, quat_of, reference_orientation};
+use crate::model::{Character, EffectorTag};
+use nalgebra::{Rotation3, Unit, UnitQuaternion, Vector3};
+use std::f64::consts::{FRAC_PI_2, PI};
+
+/// One leg: body indices (thigh, shin, foot), and the effector's body and point (on the foot,
+/// or on a toe hanging from it).
+#[derive(Clone, Debug)]
+pub struct Leg {
+    /// Index of the foot effector among the character's effectors.
+    pub effector: usize,
+    pub thigh: usize,
+    pub shin: usize,
+    pub foot: usize,
+    pub effector_body: usize,
+    pub point: Vector3<f64>,
+    /// The knee hinge's flexion direction (−1 or +1: the side of its wider limit), 0 when the
+    /// knee is not a limited hinge (then it bends in the plane the leg makes).
+    pub flexion: f64,
+    /// The leg's joint coordinates (hip, knee, ankle) in the pose's order.
+    pub coordinates: Vec<usize>,
+}
+
+impl Leg {
+    /// The effector's point on a posed character.
+    pub fn foot_point(&self, poses: &[[f64; 7]]) -> Vector3<f64> {
+        let b = self.effector_body;
+        position(&poses[b]) + quat_of(&poses[b]) * self.point
+    }
+}
+
+/// The joint a body hangs from.
+fn hanging_joint(c: &Character, body: usize) -> Option<usize> {
+    c.joints.iter().position(|j| j.child == c.bodies[body].name)
+}
+
+/// The legs of `c`'s foot effectors that hang from three joints, in effector order.
+pub fn legs(c: &Character) -> Vec<Leg> {
+    let parent_joint = |body: usize| hanging_joint(c, body);
+    let parent_body = |joint: usize| c.body_index(&c.joints[joint].parent);
+    let legs: Vec<Leg> = c
+        .end_effectors
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.tag == EffectorTag::Foot)
+        .filter_map(|(k, e)| {
+            let effector_body = c.body_index(&e.body)?;
+            // Motion-capture skeletons end a leg in a toe: the foot is its parent.
+            let foot = if e.body.to_lowercase().contains("toe") {
+                parent_body(parent_joint(effector_body)?)?
+            } else {
+                effector_body
+            };
+            let shin = parent_body(parent_joint(foot)?)?;
+            let thigh = parent_body(parent_joint(shin)?)?;
+            parent_joint(thigh)?;
+            let knee = &c.joints[parent_joint(shin)?];
+            let flexion = match (&knee.kind, knee.limits.first()) {
+                (crate::model::JointKind::Hinge { .. }, Some(&(lo, hi))) => {
+                    if -lo > hi {
+                        -1.0
+                    } else {
+                        1.0
+                    }
+                }
+                _ => 0.0,
+            };
+            let first =
+                |joint: usize| -> usize { c.joints[..joint].iter().map(|j| j.kind.dof()).sum() };
+            let coordinates = [
+                parent_joint(thigh)?,
+                parent_joint(shin)?,
+                parent_joint(foot)?,
+            ]
+            .into_iter()
+            .flat_map(|j| first(j)..first(j) + c.joints[j].kind.dof())
+            .collect();
+            Some(Leg {
+                flexion,
+                coordinates,
+                effector: k,
+                thigh,
+                shin,
+                foot,
+                effector_body,
+                point: Vector3::from(e.point),
+            })
+        })
+        .collect();
+    legs
+}
+
+/// A body's world rotation relative to its reference orientation.
+pub fn relative(c: &Character, poses: &[[f64; 7]], b: usize) -> UnitQuaternion<f64> {
+    quat_of(&poses[b]) * reference_orientation(&c.bodies[b]).inverse()
+}
+
+pub fn position(p: &[f64; 7]) -> Vector3<f64> {
+    Vector3::new(p[0], p[1], p[2])
+}
+
+/// The world position of a joint's anchor, seen from its child body.
+pub fn anchor(c: &Character, poses: &[[f64; 7]], joint: usize, child: usize) -> Vector3<f64> {
+    let j = &c.joints[joint];
+    position(&poses[child])
+        + relative(c, poses, child)
+            * (Vector3::from(j.anchor) - Vector3::from(c.bodies[child].position))
+}
+
+/// The fraction of a leg's length over which the IK's reach is softened. 1.5 %: the knee's
+/// largest change in one 1/60 s frame on the scripted steering run is 0.39 rad (3 % gave 0.41
+/// and held the feet 2 mm less close at the end of a stance).
+const SOFT_REACH: f64 = 0.015;
+
+/// Bends one leg of `poses` (world body poses) so that its foot point (now at `foot_point`) reaches `target`,
+/// keeping the foot's world orientation (the point moves with the ankle).
+pub fn reach(
+    c: &Character,
+    poses: &mut [[f64; 7]],
+    leg: &Leg,
+    foot_point: Vector3<f64>,
+    target: Vector3<f64>,
+) {
+    let joint_of = |body: usize| hanging_joint(c, body).expect("a leg body hangs from a joint");
+    let (hip, knee, ankle) = (joint_of(leg.thigh), joint_of(leg.shin), joint_of(leg.foot));
+    let h = anchor(c, poses, hip, leg.thigh);
+    let k = anchor(c, poses, knee, leg.shin);
+    let a = anchor(c, poses, ankle, leg.foot);
+    let want_ankle = a + (target - foot_point);
+    let (l1, l2) = ((k - h).norm(), (a - k).norm());
+    if l1 < 1e-6 || l2 < 1e-6 {
+        return;
+    }
+    // Soft IK near full extension: the knee's angle changes without bound per unit of reach as
+    // the leg straightens, so a target just out of reach and then just inside it popped the
+    // knee by 0.43 rad in one frame. The last SOFT_REACH of the leg's length is approached
+    // exponentially instead (the foot falls short of its target by millimetres).
+    let full = l1 + l2;
+    let soft = SOFT_REACH * full;
+    let distance = (want_ankle - h).norm();
+    let distance = if distance > full - soft {
+        full - soft + soft * (1.0 - (-(distance - (full - soft)) / soft).exp())
+    } else {
+        distance
+    };
+    let reach = distance.clamp((l1 - l2).abs() + 1e-4, full - 1e-4);
+    let (u, w) = (h - k, a - k);
+    // atan2 of the cross and dot products: exact where acos of a rounded cosine is not (a
+    // straight leg's cosine can round past −1, and acos of it is NaN).
+    let interior = u.cross(&w).norm().atan2(u.dot(&w));
+    let wanted = ((l1 * l1 + l2 * l2 - reach * reach) / (2.0 * l1 * l2))
+        .clamp(-1.0, 1.0)
+        .acos();
+    let normal = u.cross(&w);
+    let bend = if let (crate::model::JointKind::Hinge { axis }, true) =
+        (&c.joints[knee].kind, leg.flexion != 0.0)
+    {
+        // About the knee's own axis, towards flexion: a nearly straight leg has no plane to
+        // bend in (the cross product flips with rounding and the knee would pop backwards).
+        let n = relative(c, poses, leg.thigh) * Vector3::from(*axis);
+        Rotation3::from_axis_angle(&Unit::new_normalize(n), leg.flexion * (interior - wanted))
+    } else if normal.norm() > 1e-9 {
+        Rotation3::from_axis_angle(&Unit::new_normalize(normal), wanted - interior)
+    } else {
+        Rotation3::identity()
+    };
+    let rotate_about =
+        |poses: &mut [[f64; 7]], body: usize, pivot: Vector3<f64>, r: &Rotation3<f64>| {
+            let p = pivot + r * (position(&poses[body]) - pivot);
+            let q = UnitQuaternion::from_rotation_matrix(r) * quat_of(&poses[body]);
+            poses[body] = pose_of(p, &q);
+        };
+    let foot_rotation = quat_of(&poses[leg.foot]);
+    rotate_about(poses, leg.shin, k, &bend);
+    let a_bent = k + bend * (a - k);
+    let swing = Rotation3::rotation_between(&(a_bent - h), &(want_ankle - h))
+        .unwrap_or_else(Rotation3::identity);
+    rotate_about(poses, leg.thigh, h, &swing);
+    rotate_about(poses, leg.shin, h, &swing);
+    // The foot keeps its orientation, hung from the moved ankle.
+    let new_ankle = anchor(c, poses, ankle, leg.shin);
+    let rel = foot_rotation * reference_orientation(&c.bodies[leg.foot]).inverse();
+    let com = new_ankle
+        + rel
+            * (Vector3::from(c.bodies[leg.foot].position) - Vector3::from(c.joints[ankle].anchor));
+    let foot = pose_of(com, &foot_rotation);
+    if foot.iter().all(|v| v.is_finite()) {
+        poses[leg.foot] = foot;
+    }
+}
+
+/// Turns a leg's foot to the world orientation `q` (a body orientation, reference included),
+/// hung from the ankle where it is. The effector point moves with the foot; a leg that ends in
+/// a toe leaves the toe where it was.
+pub fn orient_foot(c: &Character, poses: &mut [[f64; 7]], leg: &Leg, q: &UnitQuaternion<f64>) {
+    let Some(ankle) = hanging_joint(c, leg.foot) else {
+        return;
+    };
+    let a = anchor(c, poses, ankle, leg.shin);
+    let rel = q * reference_orientation(&c.bodies[leg.foot]).inverse();
+    let com = a + rel
+        * (Vector3::from(c.bodies[leg.foot].position) - Vector3::from(c.joints[ankle].anchor));
+    poses[leg.foot] = pose_of(com, q);
+}
+
+/// The greatest distance from a leg's hip to its ankle, m (thigh plus shin).
+pub fn length(c: &Character, poses: &[[f64; 7]], leg: &Leg) -> f64 {
+    let joint_of = |body: usize| hanging_joint(c, body);
+    let (Some(hip), Some(knee), Some(ankle)) =
+        (joint_of(leg.thigh), joint_of(leg.shin), joint_of(leg.foot))
+    else {
+        return 0.0;
+    };
+    let h = anchor(c, poses, hip, leg.thigh);
+    let k = anchor(c, poses, knee, leg.shin);
+    let a = anchor(c, poses, ankle, leg.foot);
+    (k - h).norm() + (a - k).norm()
+}
+
+/// Where a leg's hip and ankle are on a posed character (the joints' anchors).
+pub fn hip_and_ankle(
+    c: &Character,
+    poses: &[[f64; 7]],
+    leg: &Leg,
+) -> Option<(Vector3<f64>, Vector3<f64>)> {
+    let joint_of = |body: usize| hanging_joint(c, body);
+    let hip = joint_of(leg.thigh)?;
+    let ankle = joint_of(leg.foot)?;
+    Some((
+        anchor(c, poses, hip, leg.thigh),
+        anchor(c, poses, ankle, leg.foot),
+    ))
+}
+
+/// Twists a leg about its hip–ankle line so that the knee's hinge axis is perpendicular to the
+/// world direction `forward` (the way the foot should point), with the knee bent towards it. An
+/// ankle that only flexes and tilts (a universal joint) can then turn the foot to any yaw: the
+/// yaw comes from the hip. The ankle stays where it is; the foot keeps its world orientation.
+pub fn twist_towards(c: &Character, poses: &mut [[f64; 7]], leg: &Leg, forward: Vector3<f64>) {
+    let Some((h, a)) = hip_and_ankle(c, poses, leg) else {
+        return;
+    };
+    let line = a - h;
+    let Some(u) = Unit::try_new(line, 1e-9) else {
+        return;
+    };
+    let Some(knee_joint) = hanging_joint(c, leg.shin) else {
+        return;
+    };
+    let crate::model::JointKind::Hinge { axis } = &c.joints[knee_joint].kind else {
+        return;
+    };
+    let k = relative(c, poses, leg.shin) * Vector3::from(*axis);
+    let k_perp = k - u.into_inner() * k.dot(&u);
+    let (b, s) = (k_perp.dot(&forward), u.cross(&k_perp).dot(&forward));
+    if b.hypot(s) < 1e-9 {
+        return;
+    }
+    let knee = anchor(c, poses, knee_joint, leg.shin);
+    let bend = knee - h - u.into_inner() * (knee - h).dot(&u);
+    // k(φ)·forward = b cos φ + s sin φ vanishes at φ0 ± π/2; take the one that leaves the knee
+    // bent towards `forward` (the bend direction turns with the axis).
+    let phi0 = s.atan2(b);
+    let candidates = [phi0 + FRAC_PI_2, phi0 - FRAC_PI_2].map(|p| {
+        let r = Rotation3::from_axis_angle(&u, p);
+        let p = if p > PI {
+            p - 2.0 * PI
+        } else if p < -PI {
+            p + 2.0 * PI
+        } else {
+            p
+        };
+        (p, (r * bend).dot(&forward))
+    });
+    let phi = if candidates[0].1 >= candidates[1].1 {
+        candidates[0].0
+    } else {
+        candidates[1].0
+    };
+    let r = Rotation3::from_axis_angle(&u, phi);
+    let foot = poses[leg.foot];
+    for body in [leg.thigh, leg.shin] {
+        let p = h + r * (position(&poses[body]) - h);
+        let q = UnitQuaternion::from_rotation_matrix(&r) * quat_of(&poses[body]);
+        poses[body] = pose_of(p, &q);
+    }
+    poses[leg.foot] = foot;
+}

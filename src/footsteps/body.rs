@@ -1,0 +1,606 @@
+//! The full body of a footstep plan (Agrawal 2016, thesis §5.5), played as a clip.
+//!
+//! Each planned step is a segment of the example motion ([`super::source`]):
+//! - a walking step is the walk cycle's window from the swing foot's lift-off to the other
+//!   foot's, carried so that the source's stance foot lands on the planned stance foot. The
+//!   swing foot's path is warped over its airborne part from the source's lift-off and
+//!   touch-down onto the planned start and end (position and yaw, smoothstep-weighted), and the
+//!   root takes half of the swing warp;
+//! - a pivot turns the foot in place on the ground from the standing pose, and at each task the
+//!   figure stands a while with both feet on their plants.
+//!
+//! Consecutive segments join by a root and joint offset that matches the incoming segment's end
+//! and dies out over [`JOIN_TIME`] (the thesis's "root warp that matches the incoming root
+//! trajectory", applied to every coordinate and to the feet's orientations). The legs then reach their targets by the
+//! project's two-bone IK ([`crate::clip::leg_ik`]), the feet turned to their planned yaw; the
+//! root is lowered where a leg could not reach. Hands carry no task constraint here.
+//! Pivots turn about the foot's contact point, the point a footstep is planned at.
+
+use super::plan::FootstepPlan;
+use super::source::{MotionSource, carrying, footprint, world};
+use super::step::{Foot, Footstep, Frame, StepRecord, wrap};
+use crate::clip::leg_ik::{hip_and_ankle, length, orient_foot, reach, twist_towards};
+use crate::clip::pose::{
+    BodyPose, body_poses, coordinates_of, pose_of, quat_of, reference_orientation,
+};
+use crate::clip::{Clip, ClipFrame};
+use crate::model::CharacterRef;
+use crate::track::target::sample;
+use nalgebra::{UnitQuaternion, Vector3};
+use std::f64::consts::FRAC_PI_2;
+
+/// Seconds over which a segment's start is blended into the end of the one before.
+pub const JOIN_TIME: f64 = 0.3;
+/// A leg is not stretched past this fraction of its length; the root is lowered instead.
+const MAX_STRETCH: f64 = 0.97;
+/// Seconds over which the root's lowering comes and goes.
+const DROP_EASE: f64 = 0.2;
+
+/// Timing of the full body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyOptions {
+    /// Frames per second of the clip.
+    pub rate: f64,
+    /// Seconds standing before the first step.
+    pub start: f64,
+    /// Seconds standing at each task once its entry is done.
+    pub hold: f64,
+    /// Seconds a pivot takes per quarter turn (at least half of this).
+    pub pivot: f64,
+}
+
+impl Default for BodyOptions {
+    fn default() -> Self {
+        BodyOptions {
+            rate: 60.0,
+            start: 0.5,
+            hold: 1.0,
+            pivot: 0.5,
+        }
+    }
+}
+
+/// A planned sequence as a clip, and its steps as the clip's frames (Eq. 5.1's records).
+#[derive(Clone, Debug)]
+pub struct FullBody {
+    pub clip: Clip,
+    pub steps: Vec<StepRecord>,
+}
+
+/// What one foot should do at an instant.
+#[derive(Clone, Copy, Debug)]
+struct FootTarget {
+    point: Vector3<f64>,
+    orientation: UnitQuaternion<f64>,
+    down: bool,
+}
+
+/// A pose before the legs reach: root, joints and the feet's targets (left, right).
+#[derive(Clone, Debug)]
+struct Raw {
+    root: BodyPose,
+    joints: Vec<f64>,
+    feet: [FootTarget; 2],
+}
+
+#[derive(Clone, Debug)]
+enum Motion {
+    /// Both feet on `plants`; `pivot` turns one of them to a footstep.
+    Stand {
+        plants: [Footstep; 2],
+        pivot: Option<Footstep>,
+    },
+    /// A walking step of `to.foot` from `plants`.
+    Swing { plants: [Footstep; 2], to: Footstep },
+}
+
+#[derive(Clone, Debug)]
+struct Segment {
+    motion: Motion,
+    duration: f64,
+    /// The planned step it plays, if any.
+    step: Option<usize>,
+}
+
+fn slot(f: Foot) -> usize {
+    match f {
+        Foot::Left => 0,
+        Foot::Right => 1,
+    }
+}
+
+fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+fn yaw_turn(a: f64) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_axis_angle(&Vector3::y_axis(), a)
+}
+
+/// A foot body's orientation `q` turned about the vertical so that its toes point along `yaw`:
+/// a foot on the ground keeps its planned yaw whatever the source's foot does.
+fn turned_to(
+    c: &crate::model::Character,
+    body: usize,
+    q: &UnitQuaternion<f64>,
+    yaw: f64,
+) -> UnitQuaternion<f64> {
+    let forward = q * reference_orientation(&c.bodies[body]).inverse() * Vector3::x();
+    yaw_turn(yaw - (-forward.z).atan2(forward.x)) * q
+}
+
+/// The segments that play a plan.
+fn segments(source: &MotionSource, plan: &FootstepPlan, options: &BodyOptions) -> Vec<Segment> {
+    let mut plants = plan.start;
+    let mut out = vec![Segment {
+        motion: Motion::Stand {
+            plants,
+            pivot: None,
+        },
+        duration: options.start,
+        step: None,
+    }];
+    for (i, s) in plan.steps.iter().enumerate() {
+        let k = slot(s.step.foot);
+        if s.tag.is_pivot() {
+            let turn = wrap(s.step.yaw - plants[k].yaw).abs();
+            out.push(Segment {
+                motion: Motion::Stand {
+                    plants,
+                    pivot: Some(s.step),
+                },
+                duration: (options.pivot * turn / FRAC_PI_2).max(0.5 * options.pivot),
+                step: Some(i),
+            });
+        } else {
+            let w = source.step(s.step.foot);
+            out.push(Segment {
+                motion: Motion::Swing { plants, to: s.step },
+                duration: w.end - w.lift_off,
+                step: Some(i),
+            });
+        }
+        plants[k] = s.step;
+        let last_of_task = plan.steps.get(i + 1).is_none_or(|n| n.task != s.task);
+        if last_of_task {
+            out.push(Segment {
+                motion: Motion::Stand {
+                    plants,
+                    pivot: None,
+                },
+                duration: options.hold,
+                step: None,
+            });
+        }
+    }
+    out
+}
+
+/// The source's standing stance: its footprints and their frame.
+struct Standing {
+    poses: Vec<BodyPose>,
+    feet: [Footstep; 2],
+    frame: Frame,
+}
+
+impl Standing {
+    fn new(source: &MotionSource) -> Self {
+        let poses = source.stand_poses();
+        let c = &source.character;
+        let feet = [
+            footprint(c, &poses, source.leg(Foot::Left), Foot::Left),
+            footprint(c, &poses, source.leg(Foot::Right), Foot::Right),
+        ];
+        let frame = Frame::of_stance(&feet[0], &feet[1]);
+        Standing { poses, feet, frame }
+    }
+}
+
+fn frame_step(f: &Frame) -> Footstep {
+    Footstep {
+        foot: Foot::Left,
+        x: f.x,
+        y: f.y,
+        yaw: f.yaw,
+    }
+}
+
+impl Segment {
+    /// The raw pose `t` seconds into the segment.
+    fn raw(&self, source: &MotionSource, standing: &Standing, t: f64) -> Raw {
+        let c = &source.character;
+        match &self.motion {
+            Motion::Stand { plants, pivot } => {
+                let mut now = *plants;
+                if let Some(p) = pivot {
+                    let k = slot(p.foot);
+                    let s = smoothstep(t / self.duration.max(1e-9));
+                    let from = plants[k];
+                    now[k] = Footstep {
+                        foot: p.foot,
+                        x: from.x + s * (p.x - from.x),
+                        y: from.y + s * (p.y - from.y),
+                        yaw: from.yaw + s * wrap(p.yaw - from.yaw),
+                    };
+                }
+                let frame = Frame::of_stance(&now[0], &now[1]);
+                let a = carrying(&frame_step(&standing.frame), &frame_step(&frame));
+                let root = &source.stand.0;
+                let position = a.apply_vec3([root[0], root[1], root[2]]);
+                let q = yaw_turn(a.yaw) * quat_of(root);
+                let feet = [Foot::Left, Foot::Right].map(|f| {
+                    let k = slot(f);
+                    let leg = source.leg(f);
+                    let h = leg.foot_point(&standing.poses).y;
+                    FootTarget {
+                        point: world(now[k].x, now[k].y, h),
+                        orientation: yaw_turn(now[k].yaw - standing.feet[k].yaw)
+                            * quat_of(&standing.poses[leg.foot]),
+                        down: true,
+                    }
+                });
+                Raw {
+                    root: pose_of(Vector3::from(position), &q),
+                    joints: source.stand.1.clone(),
+                    feet,
+                }
+            }
+            Motion::Swing { plants, to } => {
+                let (f, g) = (to.foot, to.foot.other());
+                let w = source.step(f);
+                let tau = w.lift_off + t;
+                let poses_at = |time: f64| {
+                    let (root, joints) = sample(&source.walk, time);
+                    (root, joints.clone(), body_poses(c, &root, &joints))
+                };
+                let (_, _, lift) = poses_at(w.lift_off);
+                let (_, _, touch) = poses_at(w.touch_down);
+                let (root, joints, now) = poses_at(tau);
+                let a = carrying(&footprint(c, &lift, source.leg(g), g), &plants[slot(g)]);
+                let moved = |s: Footstep| {
+                    let p = a.apply_vec3([s.x, 0.0, -s.y]);
+                    (p[0], -p[2], s.yaw + a.yaw)
+                };
+                let s0 = moved(footprint(c, &lift, source.leg(f), f));
+                let s1 = moved(footprint(c, &touch, source.leg(f), f));
+                let from = plants[slot(f)];
+                let b = smoothstep((tau - w.lift_off) / (w.touch_down - w.lift_off));
+                let warp = [
+                    (1.0 - b) * (from.x - s0.0) + b * (to.x - s1.0),
+                    (1.0 - b) * (from.y - s0.1) + b * (to.y - s1.1),
+                ];
+                let warp_yaw = (1.0 - b) * wrap(from.yaw - s0.2) + b * wrap(to.yaw - s1.2);
+                let down = tau >= w.touch_down;
+                let swing_leg = source.leg(f);
+                let p = Vector3::from(a.apply_vec3(swing_leg.foot_point(&now).into()));
+                let point = if down {
+                    world(to.x, to.y, p.y)
+                } else {
+                    p + world(warp[0], warp[1], 0.0)
+                };
+                let swing = FootTarget {
+                    point,
+                    orientation: if down {
+                        turned_to(c, swing_leg.foot, &quat_of(&now[swing_leg.foot]), to.yaw)
+                    } else {
+                        yaw_turn(a.yaw + warp_yaw) * quat_of(&now[swing_leg.foot])
+                    },
+                    down,
+                };
+                let stance_leg = source.leg(g);
+                let stance = FootTarget {
+                    point: world(
+                        plants[slot(g)].x,
+                        plants[slot(g)].y,
+                        stance_leg.foot_point(&now).y,
+                    ),
+                    orientation: turned_to(
+                        c,
+                        stance_leg.foot,
+                        &quat_of(&now[stance_leg.foot]),
+                        plants[slot(g)].yaw,
+                    ),
+                    down: true,
+                };
+                let mut feet = [stance; 2];
+                feet[slot(f)] = swing;
+                let position = Vector3::from(a.apply_vec3([root[0], root[1], root[2]]))
+                    + 0.5 * world(warp[0], warp[1], 0.0);
+                let q = yaw_turn(a.yaw + 0.5 * warp_yaw) * quat_of(&root);
+                Raw {
+                    root: pose_of(position, &q),
+                    joints,
+                    feet,
+                }
+            }
+        }
+    }
+}
+
+/// The offset that carries a segment's start onto the end of the one before.
+struct Join {
+    position: Vector3<f64>,
+    rotation: UnitQuaternion<f64>,
+    joints: Vec<f64>,
+    /// The feet's orientations (left, right); their points are continuous by construction.
+    feet: [UnitQuaternion<f64>; 2],
+}
+
+impl Join {
+    fn between(before: &Raw, start: &Raw) -> Self {
+        let p = |r: &BodyPose| Vector3::new(r[0], r[1], r[2]);
+        Join {
+            position: p(&before.root) - p(&start.root),
+            rotation: quat_of(&before.root) * quat_of(&start.root).inverse(),
+            joints: before
+                .joints
+                .iter()
+                .zip(&start.joints)
+                .map(|(a, b)| a - b)
+                .collect(),
+            feet: [0, 1].map(|k| before.feet[k].orientation * start.feet[k].orientation.inverse()),
+        }
+    }
+
+    /// `raw` with the offset applied at weight `w` (1 at the join, 0 once it has died out).
+    fn apply(&self, raw: &Raw, w: f64) -> Raw {
+        let r = &raw.root;
+        let position = Vector3::new(r[0], r[1], r[2]) + w * self.position;
+        let q = UnitQuaternion::identity().slerp(&self.rotation, w) * quat_of(r);
+        Raw {
+            root: pose_of(position, &q),
+            joints: raw
+                .joints
+                .iter()
+                .zip(&self.joints)
+                .map(|(a, d)| a + w * d)
+                .collect(),
+            feet: [0, 1].map(|k| FootTarget {
+                orientation: UnitQuaternion::identity().slerp(&self.feet[k], w)
+                    * raw.feet[k].orientation,
+                ..raw.feet[k]
+            }),
+        }
+    }
+}
+
+/// The feet turned on the raw pose.
+fn placed(source: &MotionSource, raw: &Raw, root: &BodyPose) -> Vec<BodyPose> {
+    let c = &source.character;
+    let mut poses = body_poses(c, root, &raw.joints);
+    for f in [Foot::Left, Foot::Right] {
+        orient_foot(c, &mut poses, source.leg(f), &raw.feet[slot(f)].orientation);
+    }
+    poses
+}
+
+/// How far the root must come down for every leg to reach its target within [`MAX_STRETCH`] of
+/// its length, m (0 when it need not).
+fn needed_drop(source: &MotionSource, raw: &Raw) -> f64 {
+    let c = &source.character;
+    let poses = placed(source, raw, &raw.root);
+    let mut drop: f64 = 0.0;
+    for f in [Foot::Left, Foot::Right] {
+        let leg = source.leg(f);
+        let Some((hip, ankle)) = hip_and_ankle(c, &poses, leg) else {
+            continue;
+        };
+        let wanted = ankle + (raw.feet[slot(f)].point - leg.foot_point(&poses));
+        let most = MAX_STRETCH * length(c, &poses, leg);
+        let across = (wanted.x - hip.x).hypot(wanted.z - hip.z).min(most);
+        let down = hip.y - wanted.y;
+        drop = drop.max(down - (most * most - across * across).sqrt());
+    }
+    drop
+}
+
+/// Per frame, a drop at least the needed one that changes by at most `most / frames` a frame:
+/// each need is spread as a tent over `frames` frames either side, and the largest tent taken.
+fn eased(needed: &[f64], frames: usize) -> Vec<f64> {
+    let w = frames.max(1) as f64;
+    (0..needed.len())
+        .map(|i| {
+            let lo = i.saturating_sub(frames);
+            let hi = (i + frames).min(needed.len().saturating_sub(1));
+            (lo..=hi)
+                .map(|j| needed[j] * (1.0 - (i.abs_diff(j) as f64) / w))
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// Lowers the root by `drop`, turns the feet and bends the legs; the frame's coordinates.
+fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
+    let c = &source.character;
+    let mut root = raw.root;
+    root[1] -= drop.max(0.0);
+    let mut poses = placed(source, raw, &root);
+    let forward = |f: Foot| {
+        let leg = source.leg(f);
+        raw.feet[slot(f)].orientation
+            * reference_orientation(&c.bodies[leg.foot]).inverse()
+            * Vector3::x()
+    };
+    for f in [Foot::Left, Foot::Right] {
+        let leg = source.leg(f);
+        let here = leg.foot_point(&poses);
+        reach(c, &mut poses, leg, here, raw.feet[slot(f)].point);
+        twist_towards(c, &mut poses, leg, forward(f));
+    }
+    let mut joints = raw.joints.clone();
+    read_legs(source, &poses, &mut joints);
+    // The ankles may have fewer degrees of freedom than the solved bodies (human3d's are
+    // universal joints): the legs are solved again from the pose their coordinates make, the
+    // feet as they can be turned, until the points are where they should be.
+    for _ in 0..REFINE {
+        let mut poses = body_poses(c, &root, &joints);
+        let mut worst: f64 = 0.0;
+        for f in [Foot::Left, Foot::Right] {
+            let leg = source.leg(f);
+            let here = leg.foot_point(&poses);
+            worst = worst.max((here - raw.feet[slot(f)].point).norm());
+            reach(c, &mut poses, leg, here, raw.feet[slot(f)].point);
+            twist_towards(c, &mut poses, leg, forward(f));
+        }
+        if worst < 1e-3 {
+            break;
+        }
+        read_legs(source, &poses, &mut joints);
+    }
+    ClipFrame { root, joints }
+}
+
+/// Solves of the legs from the pose their coordinates make (see [`solve`]).
+const REFINE: usize = 4;
+
+/// The legs' joint coordinates read back from body poses into `joints`.
+fn read_legs(source: &MotionSource, poses: &[BodyPose], joints: &mut [f64]) {
+    let read = coordinates_of(&source.character, poses);
+    for f in [Foot::Left, Foot::Right] {
+        for &i in &source.leg(f).coordinates {
+            if read[i].is_finite() {
+                joints[i] = read[i];
+            }
+        }
+    }
+}
+
+/// The full body of `plan` on the source's character.
+pub fn full_body(
+    source: &MotionSource,
+    character: CharacterRef,
+    plan: &FootstepPlan,
+    options: &BodyOptions,
+) -> FullBody {
+    let c = &source.character;
+    let standing = Standing::new(source);
+    let segments = segments(source, plan, options);
+    let dt = 1.0 / options.rate;
+    let mut contacts = Vec::new();
+    let mut records = Vec::new();
+    let mut before: Option<Raw> = None;
+    let mut clock = 0.0;
+    let mut raws: Vec<Raw> = Vec::new();
+    for seg in &segments {
+        let start = seg.raw(source, &standing, 0.0);
+        let join = before.as_ref().map(|b| Join::between(b, &start));
+        let blend = JOIN_TIME.min(seg.duration);
+        let at = |t: f64| {
+            let raw = seg.raw(source, &standing, t);
+            match &join {
+                Some(j) => j.apply(&raw, 1.0 - smoothstep(t / blend)),
+                None => raw,
+            }
+        };
+        let first = raws.len();
+        let mut airborne: Vec<usize> = Vec::new();
+        // Frames whose time falls in [clock, clock + duration).
+        let end = clock + seg.duration;
+        while (raws.len() as f64) * dt < end - 1e-9 {
+            let t = raws.len() as f64 * dt - clock;
+            let raw = at(t);
+            let mut down = vec![false; c.end_effectors.len()];
+            for f in [Foot::Left, Foot::Right] {
+                down[source.leg(f).effector] = raw.feet[slot(f)].down;
+            }
+            if let Motion::Swing { to, .. } = &seg.motion
+                && !raw.feet[slot(to.foot)].down
+            {
+                airborne.push(raws.len());
+            }
+            raws.push(raw);
+            contacts.push(down);
+        }
+        if let Some(i) = seg.step {
+            let s = &plan.steps[i];
+            let from = match &seg.motion {
+                Motion::Stand { plants, .. } | Motion::Swing { plants, .. } => {
+                    plants[slot(s.step.foot)]
+                }
+            };
+            let last = raws.len().max(first + 1) - 1;
+            let (a0, a1) = match (airborne.first(), airborne.last()) {
+                (Some(&a), Some(&b)) => (a, b),
+                _ => (first, last),
+            };
+            records.push(StepRecord {
+                foot: s.step.foot,
+                start: first,
+                end: last,
+                airborne_start: a0,
+                airborne_end: a1,
+                tag: s.tag,
+                phase: s.phase,
+                from,
+                to: s.step,
+            });
+        }
+        before = Some(at(seg.duration));
+        clock = end;
+    }
+    // The root comes down where a leg would stretch too far, eased in and out over DROP_EASE.
+    let needed: Vec<f64> = raws.iter().map(|r| needed_drop(source, r)).collect();
+    let drops = eased(&needed, (DROP_EASE * options.rate).round() as usize);
+    let frames: Vec<ClipFrame> = raws
+        .iter()
+        .zip(&drops)
+        .map(|(raw, &d)| solve(source, raw, d))
+        .collect();
+    let mut clip = Clip::from_key_frames(c, character, options.rate, frames, "footsteps");
+    // The feet are down where the plan put them, not where a height test would guess.
+    clip.contacts = contacts;
+    FullBody {
+        clip,
+        steps: records,
+    }
+}
+
+/// What the full body's quality checks measure (the issue's acceptance, per clip).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BodyQuality {
+    /// The most a foot's contact point moves on the ground while it stays down, m (a pivot
+    /// turns about it).
+    pub slide_m: f64,
+    /// The largest change of a joint coordinate between consecutive frames, rad.
+    pub joint_jump_rad: f64,
+    /// The largest change of the root's height between consecutive frames, m.
+    pub root_jump_m: f64,
+}
+
+/// Measures a full body's clip as played (poses rebuilt from its coordinates).
+pub fn quality(source: &MotionSource, clip: &Clip) -> BodyQuality {
+    let c = &source.character;
+    let mut q = BodyQuality::default();
+    let mut held: [Option<Vector3<f64>>; 2] = [None, None];
+    for (i, f) in clip.frames.iter().enumerate() {
+        let poses = body_poses(c, &f.root, &f.joints);
+        for foot in [Foot::Left, Foot::Right] {
+            let leg = source.leg(foot);
+            let p = leg.foot_point(&poses);
+            let k = slot(foot);
+            if clip.contacts[i][leg.effector] {
+                let h = *held[k].get_or_insert(p);
+                q.slide_m = q.slide_m.max((p.x - h.x).hypot(p.z - h.z));
+            } else {
+                held[k] = None;
+            }
+        }
+        if i > 0 {
+            let g = &clip.frames[i - 1];
+            for (a, b) in f.joints.iter().zip(&g.joints) {
+                q.joint_jump_rad = q.joint_jump_rad.max((a - b).abs());
+            }
+            q.root_jump_m = q.root_jump_m.max((f.root[1] - g.root[1]).abs());
+        }
+    }
+    q
+}
+
+/// Where the feet stand at a frame of the clip, as footprints (left, right).
+pub fn stance_at(source: &MotionSource, clip: &Clip, frame: usize) -> [Footstep; 2] {
+    let f = &clip.frames[frame];
+    let poses = body_poses(&source.character, &f.root, &f.joints);
+    [Foot::Left, Foot::Right]
+        .map(|foot| footprint(&source.character, &poses, source.leg(foot), foot))
+}
