@@ -90,11 +90,15 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
             let body = full_body(&source, character, &plan, &BodyOptions::default());
             let q = quality(&source, &body.clip);
             println!(
-                "body frames {} seconds {:.2} slide_m {:.4} joint_jump_rad {:.3}",
+                "body frames {} seconds {:.2} slide_m {:.4} joint_jump_rad {:.3} past_limit_rad {:.3}{}",
                 body.clip.frames.len(),
                 body.clip.duration(),
                 q.slide_m,
-                q.joint_jump_rad
+                q.joint_jump_rad,
+                q.limit_excess_rad,
+                q.worst_limit
+                    .map(|k| format!(" ({})", body.clip.coordinates[k]))
+                    .unwrap_or_default()
             );
             if let Some(path) = out {
                 body.clip
@@ -117,7 +121,7 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
     let mut ms = Vec::new();
     let mut steps = Vec::new();
     let mut body_ms_per_s = Vec::new();
-    let (mut slide, mut jump) = (0.0f64, 0.0f64);
+    let (mut slide, mut jump, mut past) = (0.0f64, 0.0f64, 0.0f64);
     for s in 0..sequences {
         let plan = plan(&library, &TaskSequence::random(seed + s, 5));
         for r in &plan.reports {
@@ -130,6 +134,7 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
         let q = quality(&source, &body.clip);
         slide = slide.max(q.slide_m);
         jump = jump.max(q.joint_jump_rad);
+        past = past.max(q.limit_excess_rad);
     }
     ms.sort_by(f64::total_cmp);
     body_ms_per_s.sort_by(f64::total_cmp);
@@ -143,12 +148,13 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
         steps.iter().sum::<f64>() / steps.len() as f64
     );
     println!(
-        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3})",
+        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3})",
         at(&body_ms_per_s, 0.5),
         at(&body_ms_per_s, 0.9),
         body_ms_per_s.len(),
         slide,
-        jump
+        jump,
+        past
     );
     Ok(())
 }

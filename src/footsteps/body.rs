@@ -434,6 +434,15 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
     // universal joints): the legs are solved again from the pose their coordinates make, the
     // feet as they can be turned, until the points are where they should be.
     for _ in 0..REFINE {
+        // An ankle past its limit is brought back to it (a heel comes up rather than the shin
+        // bending past what the foot allows); the leg then reaches with the foot as it is.
+        let before = joints.clone();
+        for f in [Foot::Left, Foot::Right] {
+            for (i, lo, hi) in ankle_limits(c, source.leg(f)) {
+                joints[i] = joints[i].clamp(lo, hi);
+            }
+        }
+        let clamped = joints != before;
         let mut poses = body_poses(c, &root, &joints);
         let mut worst: f64 = 0.0;
         for f in [Foot::Left, Foot::Right] {
@@ -443,7 +452,7 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
             reach(c, &mut poses, leg, here, raw.feet[slot(f)].point);
             twist_towards(c, &mut poses, leg, forward(f));
         }
-        if worst < 1e-3 {
+        if worst < 1e-3 && !clamped {
             break;
         }
         read_legs(source, &poses, &mut joints);
@@ -451,8 +460,29 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
     ClipFrame { root, joints }
 }
 
+/// The ankle's coordinates of a leg with their limits in radians: (index, low, high).
+fn ankle_limits(
+    c: &crate::model::Character,
+    leg: &crate::clip::leg_ik::Leg,
+) -> Vec<(usize, f64, f64)> {
+    let Some(j) = c
+        .joints
+        .iter()
+        .position(|j| j.child == c.bodies[leg.foot].name)
+    else {
+        return Vec::new();
+    };
+    let first: usize = c.joints[..j].iter().map(|j| j.kind.dof()).sum();
+    c.joints[j]
+        .limits
+        .iter()
+        .enumerate()
+        .map(|(k, &(lo, hi))| (first + k, lo.to_radians(), hi.to_radians()))
+        .collect()
+}
+
 /// Solves of the legs from the pose their coordinates make (see [`solve`]).
-const REFINE: usize = 4;
+const REFINE: usize = 6;
 
 /// The legs' joint coordinates read back from body poses into `joints`.
 fn read_legs(source: &MotionSource, poses: &[BodyPose], joints: &mut [f64]) {
@@ -566,6 +596,10 @@ pub struct BodyQuality {
     pub joint_jump_rad: f64,
     /// The largest change of the root's height between consecutive frames, m.
     pub root_jump_m: f64,
+    /// The most any joint coordinate goes past its limit, rad (the IK does not enforce them).
+    pub limit_excess_rad: f64,
+    /// The joint coordinate that goes furthest past its limit.
+    pub worst_limit: Option<usize>,
 }
 
 /// Measures a full body's clip as played (poses rebuilt from its coordinates).
@@ -573,7 +607,28 @@ pub fn quality(source: &MotionSource, clip: &Clip) -> BodyQuality {
     let c = &source.character;
     let mut q = BodyQuality::default();
     let mut held: [Option<Vector3<f64>>; 2] = [None, None];
+    // Per coordinate, its limits in radians (None where the joint is unlimited).
+    let limits: Vec<Option<(f64, f64)>> = c
+        .joints
+        .iter()
+        .flat_map(|j| {
+            (0..j.kind.dof()).map(|k| {
+                j.limits
+                    .get(k)
+                    .map(|&(lo, hi)| (lo.to_radians(), hi.to_radians()))
+            })
+        })
+        .collect();
     for (i, f) in clip.frames.iter().enumerate() {
+        for (k, (x, l)) in f.joints.iter().zip(&limits).enumerate() {
+            if let Some((lo, hi)) = l {
+                let excess = (lo - x).max(x - hi);
+                if excess > q.limit_excess_rad {
+                    q.limit_excess_rad = excess;
+                    q.worst_limit = Some(k);
+                }
+            }
+        }
         let poses = body_poses(c, &f.root, &f.joints);
         for foot in [Foot::Left, Foot::Right] {
             let leg = source.leg(foot);

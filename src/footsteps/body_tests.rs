@@ -57,6 +57,7 @@ fn the_full_body_keeps_planted_feet_and_ends_on_every_stance() {
     let (source, character) = human_source();
     let lib = Library::geometric(Dimensions::default());
     let mut worst = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut past_limit = 0.0f64;
     for seed in 0..20 {
         let p = plan(&lib, &TaskSequence::random(seed, 5));
         let body = full_body(&source, character.clone(), &p, &BodyOptions::default());
@@ -69,13 +70,15 @@ fn the_full_body_keeps_planted_feet_and_ends_on_every_stance() {
         let q = quality(&source, &body.clip);
         let (d, a) = stance_error(&source, &p, &body);
         eprintln!(
-            "seed {seed}: slide {:.4} m, joint jump {:.3} rad, root jump {:.4} m, stance {:.4} m {:.2}°",
+            "seed {seed}: slide {:.4} m, joint jump {:.3} rad, root jump {:.4} m, past limit {:.3} rad, stance {:.4} m {:.2}°",
             q.slide_m,
             q.joint_jump_rad,
             q.root_jump_m,
+            q.limit_excess_rad,
             d,
             a.to_degrees()
         );
+        past_limit = past_limit.max(q.limit_excess_rad);
         worst = (
             worst.0.max(q.slide_m),
             worst.1.max(q.joint_jump_rad),

@@ -27,6 +27,10 @@ pub struct Thresholds {
     pub turn: f64,
     /// A shorter step at a task is a step forward or back, m.
     pub short: f64,
+    /// A slide that turns the foot less than this (rad) and moves it less than `least_slide` is
+    /// a wobble of a planted foot, not a step.
+    pub least_turn: f64,
+    pub least_slide: f64,
 }
 
 impl Default for Thresholds {
@@ -37,6 +41,8 @@ impl Default for Thresholds {
             locomotion_yaw: 20f64.to_radians(),
             turn: 30f64.to_radians(),
             short: 0.3,
+            least_turn: 5f64.to_radians(),
+            least_slide: 0.02,
         }
     }
 }
@@ -115,6 +121,11 @@ pub fn segment(c: &Character, clip: &Clip, th: &Thresholds) -> Result<Vec<StepRe
             let (from, to) = (prints[start][k], prints[end][k]);
             let (airborne_start, airborne_end, tag) = match (air.first(), air.last()) {
                 (Some(&a), Some(&b)) => (a, b, airborne_tag(&from, &to, heading[end], th)),
+                _ if wrap(to.yaw - from.yaw).abs() < th.least_turn
+                    && from.distance(&to) < th.least_slide =>
+                {
+                    continue;
+                }
                 _ => (start, end, pivot_tag(c, clip, &legs[k], start, end)),
             };
             steps.push(StepRecord {
