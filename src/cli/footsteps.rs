@@ -161,11 +161,7 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
 
 /// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository.
 fn human_source() -> Result<(MotionSource, motionlab::model::CharacterRef)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let clips = root.join("assets/spaces/human3d_locomotion/clips");
-    Ok(MotionSource::load(
-        &root.join("characters/human3d_walker.ron"),
-        &clips.join("gait=walk1.0_turn=0.ron"),
-        &clips.join("gait=stand_turn=0.ron"),
-    )?)
+    Ok(MotionSource::human3d(std::path::Path::new(env!(
+        "CARGO_MANIFEST_DIR"
+    )))?)
 }

@@ -32,6 +32,21 @@ pub struct Leg {
 }
 
 impl Leg {
+    /// The ankle's coordinates with their limits in radians: (index into the pose's
+    /// coordinates, low, high); none when the foot hangs from no joint.
+    pub fn ankle_limits(&self, c: &Character) -> Vec<(usize, f64, f64)> {
+        let Some(j) = hanging_joint(c, self.foot) else {
+            return Vec::new();
+        };
+        let first: usize = c.joints[..j].iter().map(|j| j.kind.dof()).sum();
+        c.joints[j]
+            .limits
+            .iter()
+            .enumerate()
+            .map(|(k, &(lo, hi))| (first + k, lo.to_radians(), hi.to_radians()))
+            .collect()
+    }
+
     /// The effector's point on a posed character.
     pub fn foot_point(&self, poses: &[[f64; 7]]) -> Vector3<f64> {
         let b = self.effector_body;

@@ -395,8 +395,9 @@ fn needed_drop(source: &MotionSource, raw: &Raw) -> f64 {
     drop
 }
 
-/// Per frame, a drop at least the needed one that changes by at most `most / frames` a frame:
-/// each need is spread as a tent over `frames` frames either side, and the largest tent taken.
+/// Per frame, a drop at least the needed one that changes by at most `needed[i] / frames` a
+/// frame: each frame's need is spread as a tent over `frames` frames either side of it, and the
+/// largest tent taken.
 fn eased(needed: &[f64], frames: usize) -> Vec<f64> {
     let w = frames.max(1) as f64;
     (0..needed.len())
@@ -438,7 +439,7 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
         // bending past what the foot allows); the leg then reaches with the foot as it is.
         let before = joints.clone();
         for f in [Foot::Left, Foot::Right] {
-            for (i, lo, hi) in ankle_limits(c, source.leg(f)) {
+            for (i, lo, hi) in source.leg(f).ankle_limits(c) {
                 joints[i] = joints[i].clamp(lo, hi);
             }
         }
@@ -458,27 +459,6 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
         read_legs(source, &poses, &mut joints);
     }
     ClipFrame { root, joints }
-}
-
-/// The ankle's coordinates of a leg with their limits in radians: (index, low, high).
-fn ankle_limits(
-    c: &crate::model::Character,
-    leg: &crate::clip::leg_ik::Leg,
-) -> Vec<(usize, f64, f64)> {
-    let Some(j) = c
-        .joints
-        .iter()
-        .position(|j| j.child == c.bodies[leg.foot].name)
-    else {
-        return Vec::new();
-    };
-    let first: usize = c.joints[..j].iter().map(|j| j.kind.dof()).sum();
-    c.joints[j]
-        .limits
-        .iter()
-        .enumerate()
-        .map(|(k, &(lo, hi))| (first + k, lo.to_radians(), hi.to_radians()))
-        .collect()
 }
 
 /// Solves of the legs from the pose their coordinates make (see [`solve`]).

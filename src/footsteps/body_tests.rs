@@ -13,14 +13,7 @@ use std::path::Path;
 
 /// human3d's walker with its 1.0 m/s straight walk and its standing pose.
 pub(super) fn human_source() -> (MotionSource, CharacterRef) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let clips = root.join("assets/spaces/human3d_locomotion/clips");
-    MotionSource::load(
-        &root.join("characters/human3d_walker.ron"),
-        &clips.join("gait=walk1.0_turn=0.ron"),
-        &clips.join("gait=stand_turn=0.ron"),
-    )
-    .unwrap()
+    MotionSource::human3d(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// The clip's stance at the end of every task's hold against the plan's plants: the largest

@@ -34,6 +34,10 @@ impl TaskCategory {
     }
 }
 
+fn whiteboard() -> TaskCategory {
+    TaskCategory::Whiteboard
+}
+
 /// Effort at a task (α of the thesis: 0 low, 1 high), assigned by the user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum Effort {
@@ -94,6 +98,10 @@ pub struct TaskSequence {
     /// The starting stance: the point between the feet and the facing, degrees.
     pub start: (f64, f64),
     pub start_facing_deg: f64,
+    /// The task the character stands at when it starts (its stance and exits); a whiteboard's
+    /// when not given.
+    #[serde(default = "whiteboard")]
+    pub start_category: TaskCategory,
     pub tasks: Vec<TaskMarker>,
 }
 
@@ -157,6 +165,7 @@ impl TaskSequence {
         TaskSequence {
             start: (0.0, 0.0),
             start_facing_deg: 0.0,
+            start_category: TaskCategory::Whiteboard,
             tasks,
         }
     }

@@ -7,7 +7,7 @@
 //! goes straight to the entry (a partial turn and step); otherwise exit, walk, enter.
 
 use super::library::{Library, Side, StepTemplate, compatible};
-use super::marker::{TaskCategory, TaskMarker, TaskSequence};
+use super::marker::{TaskMarker, TaskSequence};
 use super::objective::{CROSSING_CLEARANCE, PhaseWeights, Plant, Window};
 use super::optimize::{Freedom, optimize};
 use super::step::{Foot, Footstep, Frame, Phase, StepTag, axes, wrap};
@@ -244,7 +244,7 @@ impl Planner<'_> {
 /// Plans footsteps through every task of a sequence.
 pub fn plan(library: &Library, sequence: &TaskSequence) -> FootstepPlan {
     let start_frame = sequence.start_frame();
-    let start = super::marker::stance(TaskCategory::Whiteboard.stance_half_width())
+    let start = super::marker::stance(sequence.start_category.stance_half_width())
         .map(|s| start_frame.step_to_world(&s));
     let mut planner = Planner {
         library,
@@ -252,9 +252,9 @@ pub fn plan(library: &Library, sequence: &TaskSequence) -> FootstepPlan {
         start,
     };
     let mut reports = Vec::new();
-    // The task just done: its frame, category and effort (the start counts as a whiteboard).
+    // The task just done: its frame, category and effort.
     let mut current = TaskMarker {
-        category: TaskCategory::Whiteboard,
+        category: sequence.start_category,
         location: sequence.start,
         facing_deg: sequence.start_facing_deg,
         effort: Default::default(),
@@ -429,10 +429,15 @@ fn plan_task(
     };
 
     // Enter preparation: the parity fix (one step more when the last step was the entry's first
-    // foot), two extra steps as long as the step into the entry would be too long, spaced evenly
-    // up to the entry; then the last n_r steps optimized again.
+    // foot; not from rest, where either foot may lead, as in shortcut 1), two extra steps as
+    // long as the step into the entry would be too long, spaced evenly up to the entry; then the
+    // last n_r steps optimized again.
     let entry_first = entry_steps[0].1;
-    let mut extra = usize::from(!entry_steps[0].0.is_pivot() && p.last().foot == entry_first.foot);
+    let mut extra = usize::from(
+        route != Route::EntryOnly
+            && !entry_steps[0].0.is_pivot()
+            && p.last().foot == entry_first.foot,
+    );
     let gap = p.last().distance(&entry_first);
     let turn = wrap(entry_first.yaw - p.last().yaw).abs();
     while gap / (extra + 1) as f64 > LONG_STEP * library.dimensions.step_length

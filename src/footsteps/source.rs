@@ -214,6 +214,17 @@ impl MotionSource {
         Ok((source, crate::model::CharacterRef::new(character, &text)))
     }
 
+    /// human3d's walker with its solved 1.0 m/s straight walk and its standing pose (from the
+    /// locomotion space), read from the project folder `root`.
+    pub fn human3d(root: &Path) -> Result<(Self, crate::model::CharacterRef), SourceError> {
+        let clips = root.join("assets/spaces/human3d_locomotion/clips");
+        MotionSource::load(
+            &root.join("characters/human3d_walker.ron"),
+            &clips.join("gait=walk1.0_turn=0.ron"),
+            &clips.join("gait=stand_turn=0.ron"),
+        )
+    }
+
     /// Every body's pose of the standing pose.
     pub fn stand_poses(&self) -> Vec<BodyPose> {
         body_poses(&self.character, &self.stand.0, &self.stand.1)

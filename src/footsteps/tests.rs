@@ -244,11 +244,14 @@ fn check_plan(seq: &TaskSequence, lib: &Library) -> Result<(Vec<Route>, Option<S
             return Err(format!("step {k} not finite"));
         }
     }
-    // Parity: the step before an entry's first (non-pivot) step is the other foot's.
+    // Parity: the step before an entry's first (non-pivot) step is the other foot's, unless the
+    // entry starts from rest (shortcut 1), where either foot may lead.
     for (k, s) in p.steps.iter().enumerate() {
         let starts_entry = s.phase == Phase::Enter
             && (k == 0 || p.steps[k - 1].phase != Phase::Enter || p.steps[k - 1].task != s.task);
-        if starts_entry && !s.tag.is_pivot() && plants[k + 1].foot == s.step.foot {
+        let from_rest = p.reports[s.task].route == Route::EntryOnly
+            && (k == 0 || p.steps[k - 1].task != s.task);
+        if starts_entry && !from_rest && !s.tag.is_pivot() && plants[k + 1].foot == s.step.foot {
             return Err(format!("entry of task {} on the wrong foot", s.task + 1));
         }
     }
@@ -288,5 +291,57 @@ fn a_hundred_random_sequences_of_five_tasks_reach_every_marker() {
     // All three of Algorithm 2's cases occur over these sequences.
     for r in [Route::EntryOnly, Route::ExitThenEntry, Route::ExitWalkEntry] {
         assert!(routes.contains(&r), "{r:?} never taken");
+    }
+}
+
+/// The shipped sequence of Algorithm 2's three cases takes each case in turn, and the side step
+/// from rest leads with the foot on the side it moves to, with no step before it.
+#[test]
+fn the_shortcut_sequence_takes_each_case_and_side_steps_from_rest() {
+    let lib = Library::geometric(Dimensions::default());
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/shortcuts.ron");
+    let seq = TaskSequence::load(&path).unwrap();
+    let (routes, geometry) = check_plan(&seq, &lib).unwrap();
+    assert_eq!(
+        routes,
+        [Route::EntryOnly, Route::ExitThenEntry, Route::ExitWalkEntry]
+    );
+    assert_eq!(geometry, None);
+    let p = plan(&lib, &seq);
+    let side: Vec<_> = p.steps.iter().filter(|s| s.task == 0).collect();
+    // The marker is 45 cm to the right: the right foot goes first, then the left joins it.
+    assert_eq!(side.len(), 2, "{side:#?}");
+    assert!(side.iter().all(|s| s.tag == super::StepTag::SideStep));
+    assert_eq!(side[0].step.foot, super::Foot::Right);
+    assert_eq!(side[1].step.foot, super::Foot::Left);
+}
+
+/// A sequence that starts at a task stands in that task's stance and leaves by its exits.
+#[test]
+fn a_sequence_starting_at_a_task_starts_in_its_stance() {
+    use super::marker::{TaskCategory, TaskMarker};
+    let lib = Library::geometric(Dimensions::default());
+    for category in TaskCategory::ALL {
+        let seq = TaskSequence {
+            start: (0.0, 0.0),
+            start_facing_deg: 30.0,
+            start_category: category,
+            tasks: vec![TaskMarker {
+                category: TaskCategory::Whiteboard,
+                location: (3.0, 1.0),
+                facing_deg: 0.0,
+                effort: super::Effort::High,
+            }],
+        };
+        let p = plan(&lib, &seq);
+        let apart = p.start[0].distance(&p.start[1]);
+        assert!(
+            (apart - 2.0 * category.stance_half_width()).abs() < 1e-9,
+            "{category:?}: feet {apart} m apart"
+        );
+        check_plan(&seq, &lib).unwrap();
+        let exit = p.reports[0].exit.as_ref().expect("a 3 m walk has an exit");
+        let t = lib.templates.iter().find(|t| &t.name == exit).unwrap();
+        assert_eq!((t.category, t.side), (category, Side::Exit), "{exit}");
     }
 }

@@ -9,6 +9,7 @@
 mod controls;
 mod panel;
 mod props;
+mod tasks;
 mod view;
 
 use super::workbench::figures::{FigureAssets, Look, spawn_figure};
@@ -43,6 +44,13 @@ pub struct Launch {
     /// repeat for several.
     #[arg(long, requires = "steer", value_name = "SECONDS")]
     pub throw_at: Vec<f64>,
+    /// Open the Steering view walking to the tasks of this task file (e.g. assets/tasks/demo.ron):
+    /// the footsteps into each task planned and the human walking them.
+    #[arg(long, value_name = "TASKS")]
+    pub steer_tasks: Option<PathBuf>,
+    /// With --steer-tasks: start the walk this many seconds in.
+    #[arg(long, requires = "steer_tasks", value_name = "SECONDS")]
+    pub steer_tasks_at: Option<f64>,
 }
 
 /// The panel's id.
@@ -58,8 +66,19 @@ impl Plugin for SteeringPlugin {
             .add_systems(
                 Update,
                 (
-                    (open_default_graph, claim_steering, follow_stage),
-                    (read_controls, step_controller, pose_figure, draw_paths),
+                    (
+                        open_default_graph,
+                        walk_launch_tasks,
+                        claim_steering,
+                        follow_stage,
+                    ),
+                    (
+                        read_controls,
+                        place_task,
+                        step_controller,
+                        pose_figure,
+                        draw_paths,
+                    ),
                     report_shot,
                 )
                     .chain()
@@ -75,7 +94,7 @@ impl Plugin for SteeringPlugin {
                         height: 600.0,
                     },
                     order: 30,
-                    open: self.0.steer.is_some(),
+                    open: self.0.steer.is_some() || self.0.steer_tasks.is_some(),
                 },
                 panel::steering_window,
             );
@@ -146,6 +165,13 @@ fn report_shot(
     report
         .values
         .insert("steering.stick_y".into(), state.stick.movement.1);
+    if let Some(walk) = &state.tasks {
+        report.values.insert("tasks.time".into(), walk.time);
+        report.values.insert("tasks.duration".into(), walk.duration());
+        report
+            .values
+            .insert("tasks.queued".into(), walk.tasks().count() as f64);
+    }
     let Ok((cam, gt)) = camera.single() else {
         return;
     };
@@ -194,6 +220,10 @@ pub struct SteeringState {
     /// Physics playback with predictive sampling ([`crate::steering::lookahead`]).
     pub lookahead_on: bool,
     pub lookahead: Option<crate::steering::lookahead::Lookahead>,
+    /// Walking to tasks (footstep planning) instead of steering, when set.
+    pub tasks: Option<tasks::TaskWalk>,
+    /// A task file to walk once the graph is open, and the time to start at.
+    tasks_at_launch: Option<(PathBuf, Option<f64>)>,
     /// A ball to throw this frame.
     pub throw: bool,
     /// The run since the last (re)start, as shown (played or simulated), to save as a clip.
@@ -264,6 +294,9 @@ impl SteeringState {
     /// The body poses on show: the simulated human's in physics playback, else the played
     /// pose's.
     pub fn shown_poses(&self) -> Option<Vec<[f64; 7]>> {
+        if let Some(walk) = &self.tasks {
+            return Some(walk.poses());
+        }
         if let Some(p) = &self.physics {
             let n = p.sim.character().bodies.len();
             return Some(
@@ -308,6 +341,28 @@ impl SteeringState {
         };
     }
 
+    /// Walking to tasks on (from where the steered figure stands) or off.
+    pub fn walk_to_tasks(&mut self, on: bool) {
+        self.tasks = None;
+        if on && let Some(c) = &self.controller {
+            match tasks::TaskWalk::new(&c.heading()) {
+                Ok(w) => self.tasks = Some(w),
+                Err(e) => self.message = format!("cannot walk to tasks: {e}"),
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// The character on show and its bodies' poses.
+    fn figure(&self) -> Option<(&crate::model::Character, Vec<[f64; 7]>)> {
+        if let Some(walk) = &self.tasks {
+            return Some((walk.character(), walk.poses()));
+        }
+        let (c, out) = (self.controller.as_ref()?, self.last.as_ref()?);
+        let poses = crate::clip::pose::body_poses(&c.graph.character, &out.pose.root, &out.pose.joints);
+        Some((&c.graph.character, poses))
+    }
+
     /// The distance map of the graph on show, if computed.
     pub fn distance_map(&self) -> Option<&DistanceMap> {
         self.picture.as_ref().map(|p| &p.map)
@@ -325,6 +380,60 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
     state.lookahead_on = options.steer_lookahead;
     if let Some(path) = &options.steer {
         state.open(path.clone());
+    }
+    if let Some(path) = &options.steer_tasks {
+        state.tasks_at_launch = Some((path.clone(), options.steer_tasks_at));
+    }
+}
+
+/// The task file given at launch, walked once the shipped graph is open.
+fn walk_launch_tasks(mut state: ResMut<SteeringState>) {
+    if state.controller.is_none() {
+        return;
+    }
+    let Some((path, at)) = state.tasks_at_launch.take() else {
+        return;
+    };
+    state.walk_to_tasks(true);
+    if let Some(walk) = state.tasks.as_mut() {
+        walk.open(&path);
+        walk.seek = at;
+    }
+}
+
+/// In the task walk, a click on the ground drops a task marker; a drag from the click sets its
+/// facing.
+fn place_task(
+    mut state: ResMut<SteeringState>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    camera: Query<(&Camera, &GlobalTransform), With<super::viewport::MainCamera>>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+) {
+    let (true, Some(walk)) = (state.active, state.tasks.as_mut()) else {
+        return;
+    };
+    let over_ui = egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area());
+    let ground = || {
+        let (window, (camera, cam_t)) = (window.single().ok()?, camera.single().ok()?);
+        let ray = camera
+            .viewport_to_world(cam_t, window.cursor_position()?)
+            .ok()?;
+        (ray.direction.y < -1e-3).then(|| {
+            let p = ray.origin + *ray.direction * (-ray.origin.y / ray.direction.y);
+            // The ground's (x, y) is the world's (x, −z).
+            [p.x as f64, -p.z as f64]
+        })
+    };
+    if mouse.just_pressed(MouseButton::Left) && !over_ui {
+        walk.drag_from = ground();
+    }
+    if mouse.just_released(MouseButton::Left)
+        && let Some(from) = walk.drag_from.take()
+    {
+        let to = ground().unwrap_or(from);
+        let marker = walk.marker(from, to);
+        walk.add(marker);
     }
 }
 
@@ -355,12 +464,24 @@ fn read_controls(
     );
 }
 
-fn step_controller(mut state: ResMut<SteeringState>, time: Res<Time>, clock: Res<Clock>) {
+fn step_controller(
+    mut state: ResMut<SteeringState>,
+    time: Res<Time>,
+    clock: Res<Clock>,
+    mut busy: ResMut<super::workbench::capture::Busy>,
+) {
     if !state.active {
         return;
     }
     let dt = clock.dt(&time, 0.1).max(1e-4);
     let st = &mut *state;
+    if let Some(walk) = st.tasks.as_mut() {
+        if walk.poll() {
+            busy.add(PANEL, "planning footsteps");
+        }
+        walk.advance(dt);
+        return;
+    }
     st.time += dt;
     let stick = match &st.script {
         Some(s) => s.stick_at(st.time),
@@ -424,14 +545,14 @@ fn pose_figure(
         for e in &old {
             commands.entity(e).despawn();
         }
-        if let (true, Some(c)) = (state.active, &state.controller) {
+        if let (true, Some((character, _))) = (state.active, state.figure()) {
             // Far enough back to see the paths ahead.
             orbit.distance = orbit.distance.max(5.5);
             orbit.pitch = orbit.pitch.max(0.38);
             spawn_figure(
                 &mut commands,
                 &mut assets,
-                &c.graph.character,
+                character,
                 |body| (SteeringBone { body }, Transform::IDENTITY),
                 SteeringFigure,
                 Look::Solid([1.0, 1.0, 1.0]),
@@ -439,26 +560,25 @@ fn pose_figure(
         }
         return;
     }
-    let (Some(c), Some(out)) = (&state.controller, &state.last) else {
+    let Some((character, poses)) = state.figure() else {
         return;
     };
-    let poses = crate::clip::pose::body_poses(&c.graph.character, &out.pose.root, &out.pose.joints);
     for (bone, mut t) in &mut bones {
         if let Some(p) = poses.get(bone.body) {
             *t = super::workbench::figures::pose64_to_transform(p);
         }
     }
-    let root = state
-        .controller
-        .as_ref()
-        .and_then(|c| c.graph.character.body_index(&c.graph.character.root.body))
-        .unwrap_or(0);
+    let root = character.body_index(&character.root.body).unwrap_or(0);
     let p = poses[root];
     orbit.focus = Some(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
 }
 
 /// The desired trajectory (blue) and the one the current clip leads to (orange), on the ground.
 fn draw_paths(mut gizmos: Gizmos, state: Res<SteeringState>) {
+    if let (true, Some(walk)) = (state.active, &state.tasks) {
+        tasks::draw(&mut gizmos, walk);
+        return;
+    }
     let (true, Some(c)) = (state.active, &state.controller) else {
         return;
     };

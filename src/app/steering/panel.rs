@@ -46,6 +46,14 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             {
                 st.start(g);
             }
+            let mut walking = st.tasks.is_some();
+            if ui
+                .checkbox(&mut walking, "walk to tasks")
+                .on_hover_text("Drop task markers with a click; the human plans its footsteps into each task and walks them (Agrawal 2016)")
+                .changed()
+            {
+                st.walk_to_tasks(walking);
+            }
             if ui
                 .button("Throw ball")
                 .on_hover_text("B, or the gamepad's north button")
@@ -87,6 +95,11 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             });
         if !st.message.is_empty() {
             ui.small(&st.message);
+        }
+        if let Some(walk) = st.tasks.as_mut() {
+            ui.separator();
+            super::tasks::window(ui, walk);
+            return;
         }
         ui.small("WASD/arrows: direction (camera-relative) · Shift: run · Q/E: facing · B: throw a ball · gamepad: sticks, B/RT run, Y throw");
         let Some(c) = &st.controller else {
