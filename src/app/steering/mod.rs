@@ -40,6 +40,10 @@ pub struct Launch {
     /// With --steer-physics: with the look-ahead (predictive sampling) on.
     #[arg(long, requires = "steer_physics")]
     pub steer_lookahead: bool,
+    /// With --steer: decide by the value-function policy (Wampler 2012) instead of the
+    /// one-second look-ahead; it is solved when the graph opens.
+    #[arg(long, requires = "steer")]
+    pub steer_policy: bool,
     /// With --steer: throw a ball from the camera at the character at this time of the run (s);
     /// repeat for several.
     #[arg(long, requires = "steer", value_name = "SECONDS")]
@@ -159,6 +163,10 @@ fn report_shot(
     report
         .values
         .insert("steering.command_speed".into(), command.speed);
+    report.values.insert(
+        "steering.policy".into(),
+        f64::from(u8::from(matches!(c.mode, crate::steering::Mode::Policy))),
+    );
     report
         .values
         .insert("steering.stick_x".into(), state.stick.movement.0);
@@ -220,6 +228,11 @@ pub struct SteeringState {
     /// Physics playback with predictive sampling ([`crate::steering::lookahead`]).
     pub lookahead_on: bool,
     pub lookahead: Option<crate::steering::lookahead::Lookahead>,
+    /// Decide by the value-function policy when it is solved (the window's *policy* box).
+    pub policy_on: bool,
+    /// The graph's solved policy, and the solve in flight.
+    pub policy: Option<Arc<crate::steering::mdp::SteeringMdp>>,
+    policy_job: Option<std::thread::JoinHandle<Arc<crate::steering::mdp::SteeringMdp>>>,
     /// Walking to tasks (footstep planning) instead of steering, when set.
     pub tasks: Option<tasks::TaskWalk>,
     /// A task file to walk once the graph is open, and the time to start at.
@@ -245,6 +258,8 @@ impl SteeringState {
             Ok(g) => {
                 let g = Arc::new(g);
                 self.picture = Some(GraphPicture::new(&g));
+                self.policy = None;
+                self.policy_job = None;
                 self.start(g);
                 self.message = format!("{}", path.display());
                 self.graph_path = Some(path);
@@ -265,6 +280,9 @@ impl SteeringState {
         };
         let start = Controller::default_start(&graph, "stand");
         let mut controller = Controller::new(graph, start, mode);
+        if let (true, false, Some(p)) = (self.policy_on, self.random_walk, &self.policy) {
+            controller = controller.with_policy(p.clone());
+        }
         // A scripted run starts facing its first direction, as `motionlab steer` does (and the
         // simulated human with it).
         if let Some(script) = &self.script {
@@ -341,6 +359,47 @@ impl SteeringState {
         };
     }
 
+    /// Solves the graph's policy on a thread when it is asked for and not solved; restarts the
+    /// controller with it once solved. Returns whether a solve is in flight.
+    pub fn poll_policy(&mut self) -> bool {
+        if let Some(job) = self.policy_job.take_if(|j| j.is_finished()) {
+            match job.join() {
+                Ok(p) => {
+                    self.message = format!(
+                        "policy solved: {} frames × {} speeds × {} directions, {} sweeps",
+                        p.nodes.len(),
+                        p.levels(),
+                        p.settings.bins,
+                        p.sweeps
+                    );
+                    self.policy = Some(p);
+                    if let Some(g) = self.controller.as_ref().map(|c| c.graph.clone()) {
+                        self.start(g);
+                    }
+                }
+                Err(_) => {
+                    self.policy_on = false;
+                    self.message = "the policy's solve failed".into();
+                }
+            }
+        }
+        if self.policy_job.is_some() {
+            return true;
+        }
+        if !self.policy_on || self.policy.is_some() {
+            return false;
+        }
+        let Some(g) = self.controller.as_ref().map(|c| c.graph.clone()) else {
+            return false;
+        };
+        self.message = "solving the value-function policy…".into();
+        self.policy_job = Some(std::thread::spawn(move || {
+            use crate::steering::mdp::{MdpSettings, SteeringMdp};
+            Arc::new(SteeringMdp::from_graph(&g, MdpSettings::with_stick_speeds()))
+        }));
+        true
+    }
+
     /// Walking to tasks on (from where the steered figure stands) or off.
     pub fn walk_to_tasks(&mut self, on: bool) {
         self.tasks = None;
@@ -377,6 +436,7 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
         }
     }
     state.physics_on = options.steer_physics;
+    state.policy_on = options.steer_policy;
     state.lookahead_on = options.steer_lookahead;
     if let Some(path) = &options.steer {
         state.open(path.clone());
@@ -475,6 +535,9 @@ fn step_controller(
     }
     let dt = clock.dt(&time, 0.1).max(1e-4);
     let st = &mut *state;
+    if st.poll_policy() {
+        busy.add(PANEL, "solving the policy");
+    }
     if let Some(walk) = st.tasks.as_mut() {
         if walk.poll() {
             busy.add(PANEL, "planning footsteps");

@@ -27,6 +27,20 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             let before = st.random_walk;
             ui.checkbox(&mut st.random_walk, "random walk")
                 .on_hover_text("The thesis's playback: transitions taken at random");
+            let policy = st.policy_on;
+            ui.add_enabled(
+                !st.random_walk,
+                egui::Checkbox::new(&mut st.policy_on, "policy"),
+            )
+            .on_hover_text(
+                "Decide by the value-function policy (Wampler 2012: the graph as a Markov decision process over the asked direction and speed, solved by value iteration) instead of the one-second look-ahead",
+            );
+            if policy != st.policy_on
+                && st.policy.is_some()
+                && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
+            {
+                st.start(g);
+            }
             let physics = st.physics_on;
             ui.checkbox(&mut st.physics_on, "physics").on_hover_text(
                 "The Rapier-simulated human tracks the played motion (off: kinematic playback)",
