@@ -532,3 +532,49 @@ fn footsteps_plan_names_the_bad_line() {
         "{err}"
     );
 }
+
+/// `footsteps segment` cuts the full body of the shortcut tasks into the steps that were planned:
+/// as many, with the side steps of the first task among them.
+#[test]
+fn footsteps_segment_finds_the_planned_steps_of_a_clip() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip_path = dir.path().join("shortcuts.clip.ron");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let planned = run(&[
+        "footsteps".as_ref(),
+        "plan".as_ref(),
+        "assets/tasks/shortcuts.ron".as_ref(),
+        "--steps".as_ref(),
+        "--out".as_ref(),
+        clip_path.as_os_str(),
+    ]);
+    let planned = planned.lines().filter(|l| l.starts_with("step ")).count();
+    let found = run(&[
+        "footsteps".as_ref(),
+        "segment".as_ref(),
+        clip_path.as_os_str(),
+    ]);
+    let steps: Vec<&str> = found.lines().filter(|l| l.starts_with("step ")).collect();
+    assert_eq!(steps.len(), planned, "{found}");
+    assert!(
+        steps[..2].iter().all(|l| l.contains("tag SideStep")),
+        "{found}"
+    );
+    let total = found
+        .lines()
+        .find(|l| l.starts_with("steps "))
+        .expect(&found);
+    assert!(total.starts_with(&format!("steps {planned} (")), "{total}");
+}

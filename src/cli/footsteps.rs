@@ -37,10 +37,75 @@ pub enum FootstepsCommand {
         #[arg(long)]
         steps: bool,
     },
+    /// Cut a clip into steps (thesis §5.2): when each foot lifts off or slides and lands again,
+    /// the step's tag (walk, side step, turn and step, heel or toe pivot, a step forward or back
+    /// at a task) and its phase (exit, locomotion, enter). Any clip file: a RON clip, a solved
+    /// gait, BVH motion capture, glTF. Prints per step `step I foot F frames S-E airborne A-B
+    /// tag T phase P from (x, y, yaw_deg) to (x, y, yaw_deg)` and then `steps N` with the count
+    /// of each tag. Example: `motionlab footsteps segment /tmp/demo.clip.ron`
+    Segment {
+        clip: PathBuf,
+        /// Play the motion on this character (a BVH file's nodes are matched by name).
+        #[arg(long)]
+        character: Option<PathBuf>,
+        /// Metres per BVH unit (guessed from the skeleton's height when not given).
+        #[arg(long)]
+        bvh_scale: Option<f64>,
+    },
+}
+
+/// `motionlab footsteps segment`: the steps of a clip, one line each.
+fn segment_clip(
+    path: &std::path::Path,
+    character: Option<PathBuf>,
+    bvh_scale: Option<f64>,
+) -> Result<()> {
+    use motionlab::clip::{OpenOptions, open};
+    use motionlab::footsteps::segment::{Thresholds, segment};
+    let opened = open(
+        path,
+        &OpenOptions {
+            character,
+            bvh_scale,
+        },
+    )?;
+    for w in &opened.warnings {
+        eprintln!("warning: {w}");
+    }
+    let steps = segment(&opened.character, &opened.clip, &Thresholds::default())
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let at = |s: &motionlab::footsteps::Footstep| {
+        format!("({:.3}, {:.3}, {:.1})", s.x, s.y, s.yaw.to_degrees())
+    };
+    let mut tags = std::collections::BTreeMap::new();
+    for (i, r) in steps.iter().enumerate() {
+        println!(
+            "step {} foot {:?} frames {}-{} airborne {}-{} tag {:?} phase {:?} from {} to {}",
+            i + 1,
+            r.foot,
+            r.start,
+            r.end,
+            r.airborne_start,
+            r.airborne_end,
+            r.tag,
+            r.phase,
+            at(&r.from),
+            at(&r.to)
+        );
+        *tags.entry(format!("{:?}", r.tag)).or_insert(0usize) += 1;
+    }
+    let counts: Vec<String> = tags.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    println!("steps {} ({})", steps.len(), counts.join(", "));
+    Ok(())
 }
 
 pub fn run(command: FootstepsCommand) -> Result<()> {
     match command {
+        FootstepsCommand::Segment {
+            clip,
+            character,
+            bvh_scale,
+        } => segment_clip(&clip, character, bvh_scale),
         FootstepsCommand::Plan {
             tasks,
             random,

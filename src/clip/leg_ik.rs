@@ -29,6 +29,9 @@ pub struct Leg {
     pub flexion: f64,
     /// The leg's joint coordinates (hip, knee, ankle) in the pose's order.
     pub coordinates: Vec<usize>,
+    /// The toes' direction, seen from the foot's reference frame: +x, or for a leg ending in a
+    /// toe, from the ankle to the toe's effector point in the rest pose, along the ground.
+    pub forward: Vector3<f64>,
 }
 
 impl Leg {
@@ -100,9 +103,15 @@ pub fn legs(c: &Character) -> Vec<Leg> {
             .into_iter()
             .flat_map(|j| first(j)..first(j) + c.joints[j].kind.dof())
             .collect();
+            let forward = if effector_body == foot {
+                Vector3::x()
+            } else {
+                rest_forward(c, parent_joint(foot)?, foot, effector_body, e.point)?
+            };
             Some(Leg {
                 flexion,
                 coordinates,
+                forward,
                 effector: k,
                 thigh,
                 shin,
@@ -113,6 +122,52 @@ pub fn legs(c: &Character) -> Vec<Leg> {
         })
         .collect();
     legs
+}
+
+/// The direction from a foot's ankle to its toe's effector point in the reference pose, along
+/// the ground, in the foot's reference frame; None when the toe is straight below the ankle.
+fn rest_forward(
+    c: &Character,
+    ankle: usize,
+    foot: usize,
+    toe: usize,
+    point: [f64; 3],
+) -> Option<Vector3<f64>> {
+    let poses = reference_poses(c);
+    let toe_point = position(&poses[toe]) + quat_of(&poses[toe]) * Vector3::from(point);
+    let along = toe_point - anchor(c, &poses, ankle, foot);
+    let flat = Vector3::new(along.x, 0.0, along.z);
+    (flat.norm() > 1e-6).then(|| relative(c, &poses, foot).inverse() * flat.normalize())
+}
+
+/// Every body in its reference pose: the root at the origin in its reference orientation,
+/// every joint coordinate 0.
+pub fn reference_poses(c: &Character) -> Vec<[f64; 7]> {
+    let dof: usize = c.joints.iter().map(|j| j.kind.dof()).sum();
+    let root = c
+        .body_index(&c.root.body)
+        .map_or(UnitQuaternion::identity(), |b| {
+            reference_orientation(&c.bodies[b])
+        });
+    crate::clip::pose::body_poses(c, &pose_of(Vector3::zeros(), &root), &vec![0.0; dof])
+}
+
+/// Where a character's toes point in its reference pose, along the ground: the mean of its legs'
+/// (+x for a character without legs, the model's convention). Motion-capture skeletons face
+/// wherever their capture did; a clip's heading is taken along this axis.
+pub fn toes_forward(c: &Character, legs: &[Leg]) -> [f64; 3] {
+    let poses = reference_poses(c);
+    let sum: Vector3<f64> = legs
+        .iter()
+        .map(|l| relative(c, &poses, l.foot) * l.forward)
+        .sum();
+    let flat = Vector3::new(sum.x, 0.0, sum.z);
+    if flat.norm() > 1e-6 {
+        let n = flat.normalize();
+        [n.x, 0.0, n.z]
+    } else {
+        [1.0, 0.0, 0.0]
+    }
 }
 
 /// A body's world rotation relative to its reference orientation.

@@ -9,6 +9,7 @@ use super::segment::{Thresholds, segment};
 use super::source::MotionSource;
 use super::step::{Foot, Phase, StepTag, wrap};
 use crate::model::CharacterRef;
+use std::f64::consts::FRAC_PI_2;
 use std::path::Path;
 
 /// human3d's walker with its 1.0 m/s straight walk and its standing pose.
@@ -153,4 +154,48 @@ fn a_straight_walk_segments_into_alternating_walking_steps() {
             "a stride of {length:.3} m at 1.0 m/s"
         );
     }
+}
+
+/// Motion capture a user brings: the CMU walk (a BVH skeleton whose legs end in toes, facing
+/// where it was captured) segments into walking steps along its travel, each foot on its own
+/// side. Contacts come from the import's estimate (a foot near the clip's lowest foot point
+/// and slow), which misses a stance on this capture's uneven floor, so not every stride is
+/// found: the test asks for most of them.
+#[test]
+fn a_captured_walk_segments_into_walking_steps_on_their_sides() {
+    use crate::clip::{OpenOptions, open};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cmu/12_01_walk.bvh");
+    let opened = open(
+        &path,
+        &OpenOptions {
+            character: None,
+            bvh_scale: Some(0.056),
+        },
+    )
+    .unwrap();
+    let found = segment(&opened.character, &opened.clip, &Thresholds::default()).unwrap();
+    let walks: Vec<_> = found
+        .iter()
+        .filter(|s| s.tag == StepTag::Walk && s.phase == Phase::Locomotion)
+        .collect();
+    assert!(walks.len() >= 5, "{found:#?}");
+    // The walk goes along −y on the ground (the capture's +z), 3.8 m.
+    for s in &walks {
+        let (dx, dy) = (s.to.x - s.from.x, s.to.y - s.from.y);
+        assert!(dy < -0.5 && dx.abs() < 0.2 * dy.abs(), "{s:?}");
+        assert!(
+            wrap(s.to.yaw + FRAC_PI_2).abs() < 0.35,
+            "toes along the walk: {s:?}"
+        );
+    }
+    // Walking towards −y, the left foot is on +x.
+    let side = |f: Foot| {
+        let xs: Vec<f64> = walks
+            .iter()
+            .filter(|s| s.foot == f)
+            .map(|s| s.to.x)
+            .collect();
+        xs.iter().sum::<f64>() / xs.len().max(1) as f64
+    };
+    assert!(side(Foot::Left) > side(Foot::Right) + 0.05, "{walks:#?}");
 }

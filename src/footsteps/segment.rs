@@ -62,8 +62,16 @@ pub fn segment(c: &Character, clip: &Clip, th: &Thresholds) -> Result<Vec<StepRe
         return Err("a clip of at least two frames is needed".into());
     }
     let first = &clip.frames[0];
-    let legs = sided_legs(c, &first.root, &first.joints, clip.heading(c, 0).yaw)
-        .ok_or("the character needs two legs ending in feet")?;
+    // The heading along the toes of the reference pose (+x for the model's characters; motion
+    // capture faces wherever it was captured).
+    let forward = crate::clip::leg_ik::toes_forward(c, &crate::clip::leg_ik::legs(c));
+    let legs = sided_legs(
+        c,
+        &first.root,
+        &first.joints,
+        clip.heading_along(c, 0, forward).yaw,
+    )
+    .ok_or("the character needs two legs ending in feet")?;
     let mut clip_contacts = clip.contacts.clone();
     if clip_contacts.len() != n {
         let mut estimated = clip.clone();
@@ -79,7 +87,9 @@ pub fn segment(c: &Character, clip: &Clip, th: &Thresholds) -> Result<Vec<StepRe
             [0, 1].map(|k| footprint(c, &poses, &legs[k], feet[k]))
         })
         .collect();
-    let heading: Vec<f64> = (0..n).map(|i| clip.heading(c, i).yaw).collect();
+    let heading: Vec<f64> = (0..n)
+        .map(|i| clip.heading_along(c, i, forward).yaw)
+        .collect();
     let dt = 1.0 / clip.rate;
     let mut steps = Vec::new();
     for k in 0..2 {

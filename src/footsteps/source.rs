@@ -24,7 +24,7 @@ pub fn world(x: f64, y: f64, h: f64) -> Vector3<f64> {
 /// The footprint of a posed foot: its effector point on the ground and its toes' yaw.
 pub fn footprint(c: &Character, poses: &[BodyPose], leg: &Leg, foot: Foot) -> Footstep {
     let p = leg.foot_point(poses);
-    let forward = relative(c, poses, leg.foot) * Vector3::x();
+    let forward = relative(c, poses, leg.foot) * leg.forward;
     Footstep {
         foot,
         x: p.x,
@@ -49,10 +49,11 @@ pub fn carrying(from: &Footstep, to: &Footstep) -> PlanarMotion {
 }
 
 /// A two-legged character's legs as (left, right): left is the leg on the −z side of the
-/// heading `yaw` in the pose (`root`, `joints`). None unless there are two legs ending in feet.
+/// heading `yaw` in the pose (`root`, `joints`). None unless there are exactly two legs (a foot
+/// effector on a foot body, or on a toe hanging from it as motion capture has it).
 pub fn sided_legs(c: &Character, root: &BodyPose, joints: &[f64], yaw: f64) -> Option<[Leg; 2]> {
     let found = legs(c);
-    if found.len() != 2 || found.iter().any(|l| l.effector_body != l.foot) {
+    if found.len() != 2 {
         return None;
     }
     let poses = body_poses(c, root, joints);
@@ -148,6 +149,7 @@ impl MotionSource {
             &first.joints,
             stand.heading(&character, 0).yaw,
         )
+        .filter(|legs| legs.iter().all(|l| l.effector_body == l.foot))
         .ok_or_else(|| {
             unusable(
                 walk_path,
