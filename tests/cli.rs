@@ -479,18 +479,13 @@ fn check_refuses_out_of_range_task_numbers_with_their_line() {
 fn footsteps_plan_reaches_the_demo_tasks() {
     let dir = tempfile::tempdir().unwrap();
     let clip_path = dir.path().join("demo.clip.ron");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
-        .args(["footsteps", "plan", "assets/tasks/demo.ron", "--out"])
-        .arg(&clip_path)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = motionlab_ok(&[
+        "footsteps".as_ref(),
+        "plan".as_ref(),
+        "assets/tasks/demo.ron".as_ref(),
+        "--out".as_ref(),
+        clip_path.as_os_str(),
+    ]);
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("task ")).collect();
     assert_eq!(lines.len(), 5, "{text}");
     for l in lines {
@@ -533,25 +528,28 @@ fn footsteps_plan_names_the_bad_line() {
     );
 }
 
+/// Runs the program in the project folder; its standard output, once it has succeeded.
+fn motionlab_ok(args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `footsteps segment` cuts the full body of the shortcut tasks into the steps that were planned:
 /// as many, with the side steps of the first task among them.
 #[test]
 fn footsteps_segment_finds_the_planned_steps_of_a_clip() {
     let dir = tempfile::tempdir().unwrap();
     let clip_path = dir.path().join("shortcuts.clip.ron");
-    let run = |args: &[&std::ffi::OsStr]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = motionlab_ok;
     let planned = run(&[
         "footsteps".as_ref(),
         "plan".as_ref(),
