@@ -30,7 +30,8 @@ pub struct Leg {
     /// The leg's joint coordinates (hip, knee, ankle) in the pose's order.
     pub coordinates: Vec<usize>,
     /// The toes' direction, seen from the foot's reference frame: +x, or for a leg ending in a
-    /// toe, from the ankle to the toe's effector point in the rest pose, along the ground.
+    /// toe, from the ankle to the toe's effector point in the reference pose, along the ground
+    /// (+x when the toe is straight below the ankle).
     pub forward: Vector3<f64>,
 }
 
@@ -106,7 +107,8 @@ pub fn legs(c: &Character) -> Vec<Leg> {
             let forward = if effector_body == foot {
                 Vector3::x()
             } else {
-                rest_forward(c, parent_joint(foot)?, foot, effector_body, e.point)?
+                rest_forward(c, parent_joint(foot)?, foot, effector_body, e.point)
+                    .unwrap_or_else(Vector3::x)
             };
             Some(Leg {
                 flexion,
