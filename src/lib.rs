@@ -27,6 +27,7 @@ pub mod sim;
 pub mod space;
 pub mod spacetime;
 pub mod steering;
+pub mod synthesis;
 pub mod task;
 pub mod track;
 pub mod untrusted;

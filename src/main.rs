@@ -19,6 +19,8 @@ mod cec2006_cli;
 mod clip_cli;
 #[path = "cli/cluster.rs"]
 mod cluster_cli;
+#[path = "cli/controller.rs"]
+mod controller_cli;
 #[path = "cli/explore.rs"]
 mod explore_cli;
 #[path = "cli/flags.rs"]
@@ -159,6 +161,15 @@ enum Command {
     Graph {
         #[command(subcommand)]
         command: graph_cli::GraphCommand,
+    },
+    /// Controllers that build themselves (Wampler 2012, ch. 5): grow a motion graph for a task
+    /// one physically valid clip at a time.
+    #[command(
+        after_help = "Example: `motionlab controller synthesize characters/simple_biped.ron --task assets/controllers/biped_direction.ron --out /tmp/biped.graph.ron`"
+    )]
+    Controller {
+        #[command(subcommand)]
+        command: controller_cli::ControllerCommand,
     },
     /// Footstep planning into tasks (Agrawal 2016, ch. 5): exit, walk and enter steps.
     #[command(after_help = "Example: `motionlab footsteps plan assets/tasks/demo.ron`")]
@@ -493,6 +504,7 @@ fn main() {
         Some(Command::Space { command }) => space_cli::run(command),
         Some(Command::Graph { command }) => graph_cli::run(command),
         Some(Command::Footsteps { command }) => footsteps_cli::run(command),
+        Some(Command::Controller { command }) => controller_cli::run(command),
         Some(Command::Steer {
             graph,
             script,

@@ -120,6 +120,10 @@ pub struct Node {
     /// Its travel direction seen from its heading (rad), when it travels.
     pub travel: Option<f64>,
     pub edges: Vec<Edge>,
+    /// What playing the frame costs whatever is asked: the biomechanical term of the thesis's
+    /// per-frame cost (Eq. 5.1), already weighted against the task's (0 in a graph played for
+    /// its task alone).
+    pub effort: f64,
 }
 
 /// One edge out of a frame.
@@ -154,6 +158,16 @@ impl SteeringMdp {
     /// The MDP of a graph's frames inside its strongly connected component: an edge for playing
     /// on and one per transition (blended ones cost `blend_weight` × distance / threshold).
     pub fn from_graph(graph: &LoadedGraph, settings: MdpSettings) -> Self {
+        Self::with_effort(graph, settings, &|_| 0.0)
+    }
+
+    /// [`Self::from_graph`] with each frame's weighted biomechanical cost (`effort`, see
+    /// [`Node::effort`]).
+    pub fn with_effort(
+        graph: &LoadedGraph,
+        settings: MdpSettings,
+        effort: &dyn Fn(FrameRef) -> f64,
+    ) -> Self {
         let index = SteeringIndex::new(graph);
         let mut frames: Vec<Vec<Option<usize>>> = graph
             .clips
@@ -205,6 +219,7 @@ impl SteeringMdp {
                     speed: feat.speed,
                     travel,
                     edges,
+                    effort: effort(f),
                 }
             })
             .collect();
@@ -250,24 +265,26 @@ impl SteeringMdp {
             .unwrap_or(0)
     }
 
-    /// The task cost of a node at speed level `level` and relative direction θ.
+    /// The cost of a node at speed level `level` and relative direction θ: the task's, plus the
+    /// frame's effort.
     pub fn task_cost(&self, node: usize, level: usize, theta: f64) -> f64 {
         let nd = &self.nodes[node];
         let direction = match nd.travel {
             Some(travel) => wrap_angle(theta - travel).abs(),
             None => PI / 2.0,
         };
-        match self.settings.speeds.get(level) {
-            None => direction,
-            Some(&asked) => {
-                let speed = self.settings.speed_weight * (asked - nd.speed).abs();
-                if asked >= MOVING_SPEED {
-                    speed + direction
-                } else {
-                    speed
+        nd.effort
+            + match self.settings.speeds.get(level) {
+                None => direction,
+                Some(&asked) => {
+                    let speed = self.settings.speed_weight * (asked - nd.speed).abs();
+                    if asked >= MOVING_SPEED {
+                        speed + direction
+                    } else {
+                        speed
+                    }
                 }
             }
-        }
     }
 
     /// The user model's move of the asked direction over one frame of `dt` seconds, as weights
@@ -568,6 +585,7 @@ mod tests {
                     speed: 1.0,
                     travel: Some(0.0),
                     edges,
+                    effort: 0.0,
                 });
             }
         }
@@ -651,6 +669,7 @@ mod tests {
                             transition: Some(1 - clip),
                         },
                     ],
+                    effort: 0.0,
                 });
             }
         }

@@ -46,11 +46,25 @@ impl Connection {
         to_frame: usize,
         duration: f64,
     ) -> PlanarMotion {
+        Self::turned_placement(a, b, from_frame, to_frame, duration, 0.0)
+    }
+
+    /// The default placement turned by `turn` (rad, to the left) on top of the clips' own
+    /// turning: B's frame b on the arc that turns the heading by `turn` more over the
+    /// connection (Wampler 2012, thesis §5.2.1: the transition template's turn angle θ).
+    pub fn turned_placement(
+        a: &GaitClip,
+        b: &GaitClip,
+        from_frame: usize,
+        to_frame: usize,
+        duration: f64,
+        turn: f64,
+    ) -> PlanarMotion {
         let speed = 0.5 * (a.speed + b.speed);
-        let turn = 0.5 * (a.turn_rate() + b.turn_rate());
+        let rate = 0.5 * (a.turn_rate() + b.turn_rate()) + turn / duration;
         let there = a
             .heading_at(from_frame as i64)
-            .compose(&PlanarMotion::along_arc(speed, turn, duration));
+            .compose(&PlanarMotion::along_arc(speed, rate, duration));
         PlanarMotion::between(&b.heading_at(to_frame as i64), &there)
     }
 
@@ -66,7 +80,20 @@ impl Connection {
         a: &GaitClip,
         b: &GaitClip,
     ) -> PlanarMotion {
-        let base = Self::default_placement(a, b, self.from_frame, self.to_frame, self.duration);
+        self.matched_turn(skeleton, a, b, 0.0)
+    }
+
+    /// [`Self::matched_placement`] of the placement turned by `turn` (rad,
+    /// [`Self::turned_placement`]).
+    pub fn matched_turn(
+        &self,
+        skeleton: &Skeleton,
+        a: &GaitClip,
+        b: &GaitClip,
+        turn: f64,
+    ) -> PlanarMotion {
+        let base =
+            Self::turned_placement(a, b, self.from_frame, self.to_frame, self.duration, turn);
         if a.coordinates.len() != skeleton.dof() || b.coordinates.len() != skeleton.dof() {
             return base;
         }
@@ -301,6 +328,19 @@ pub fn connecting_spec(
     b: &GaitClip,
     c: &Connection,
 ) -> Result<GaitSpec, GaitError> {
+    let (spec, start) = connecting_start(skeleton, a, b, c)?;
+    spec.with_warm_start(start)
+}
+
+/// The connection's spec (without its start) and its start: the two clips blended, as
+/// [`connecting_spec`] warm-starts from. The start is the transition template's initialisation M̃
+/// (Wampler 2012, thesis §5.2.1), which the synthesis of a controller weighs before solving.
+pub fn connecting_start(
+    skeleton: &Skeleton,
+    a: &GaitClip,
+    b: &GaitClip,
+    c: &Connection,
+) -> Result<(GaitSpec, GaitClip), GaitError> {
     for clip in [a, b] {
         clip.check_creature(skeleton)?;
         if clip.closure.is_treadmill() {
@@ -410,7 +450,7 @@ pub fn connecting_spec(
         max_head_height: None,
         start_kept: None,
     };
-    spec.with_warm_start(start)
+    Ok((spec, start))
 }
 
 #[cfg(test)]

@@ -1,0 +1,271 @@
+//! The graph a controller grows (Wampler 2012, thesis §5.2): a base cycle G₀ and the
+//! transitions added to it, each a solved connecting clip whose first two and last two frames
+//! are pairs of consecutive frames of the cycle, so every edge is physically valid. The graph is
+//! the motion graph `steer` and the app play ([`crate::motion_graph`], exact transitions only),
+//! and its controller the value-function policy over it ([`SteeringMdp`]).
+//!
+//! - **cost(G)** (Eq. 5.2): the policy's expected cost per frame under its own influence, the
+//!   per-frame cost being the task's plus the biomechanical term weighted against it (Eq. 5.1).
+//!   A solved clip's frames carry the log of its gait objective per frame against the base
+//!   cycle's ([`effort`]).
+//! - **A candidate** (a template's initialisation M̃, not yet solved): added to the graph as if
+//!   it were solved, it gives cost̃(G ∪ M̃); its initialisation quality q (Eq. 5.3) is the sum
+//!   over its frames of the distance to the nearest graph frame. Its frames' biomechanical cost
+//!   is interpolated with weights d⁻²: the thesis interpolates from the k nearest graph frames
+//!   (Kovar et al.'s frame distance), which is used until a template has solved; after that the
+//!   caller interpolates over the solved templates' parameters instead. The blend M̃ is near the
+//!   walk's frames whatever its turn, and the frames' estimate put a sharp turn at the walk's
+//!   cost (0), 50–200 times below what its solve cost: the synthesis then solved the same 80°
+//!   turn three times over, each copy predicted to help.
+
+use crate::clip::{CharacterRef, Clip, Joins};
+use crate::model::Character;
+use crate::motion_graph::{FrameRef, GraphSettings, LoadedGraph, MotionGraph};
+use crate::spacetime::gait::{GaitClip, PlanarMotion};
+use crate::steering::mdp::{MdpSettings, SteeringMdp};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Graph frames whose biomechanical cost a candidate frame's is interpolated from.
+pub const NEAREST: usize = 4;
+
+/// A clip of the growing graph: its name (the file stem it is written as), its solved gait and,
+/// for a transition, where it joins the base and the template parameters it was solved for.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GrownClip {
+    pub name: String,
+    pub gait: GaitClip,
+    pub joins: Option<Joins>,
+    #[serde(default)]
+    pub sigma: Option<super::surrogate::Turn>,
+}
+
+/// How cost(G) is measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub mdp: MdpSettings,
+    /// Weight of the biomechanical cost ([`effort`]: the log of a clip's objective per frame
+    /// against the base cycle's) against the task's (rad); the thesis weighs it 1 to 0.1.
+    pub effort_weight: f64,
+    /// Samples advected by the policy, frames each, and their seed.
+    pub samples: usize,
+    pub frames: usize,
+    pub seed: u64,
+}
+
+/// The graph, measured: its motion graph, the MDP's expected cost per frame, and what a
+/// candidate's frames came out as.
+pub struct Measured {
+    pub graph: LoadedGraph,
+    pub cost: f64,
+    /// For a candidate: its quality q (Eq. 5.3, m summed over its frames).
+    pub quality: Option<f64>,
+}
+
+/// The character the clips are of, with its file.
+pub struct Creature {
+    pub character: Character,
+    pub path: PathBuf,
+    pub reference: CharacterRef,
+}
+
+impl Creature {
+    pub fn load(path: &Path) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let character = crate::model::load_character(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Self {
+            character,
+            path: path.to_path_buf(),
+            reference: CharacterRef::new(path, &text),
+        })
+    }
+
+    /// The clip of a grown clip, tagged and joined.
+    pub fn clip(&self, grown: &GrownClip) -> Result<Clip> {
+        let mut clip = crate::clip::from_gait::clip_of_gait(
+            &grown.gait,
+            &self.character,
+            self.reference.clone(),
+        )
+        .with_context(|| format!("clip `{}`", grown.name))?;
+        if grown.joins.is_some() {
+            clip.tags.source = "connection".into();
+            clip.tags.family = Some("transition".into());
+        }
+        clip.joins = grown.joins.clone();
+        Ok(clip)
+    }
+}
+
+/// The motion graph of `clips` (the base first), each clip's file `folder/NAME.ron`, and
+/// `candidate` (an unsolved initialisation) added last when given; exact transitions only.
+pub fn motion_graph(
+    creature: &Creature,
+    clips: &[GrownClip],
+    candidate: Option<&GrownClip>,
+    folder: &Path,
+) -> Result<(LoadedGraph, crate::motion_graph::DistanceMap)> {
+    let mut named = Vec::new();
+    for g in clips.iter().chain(candidate) {
+        named.push((
+            g.name.clone(),
+            folder.join(format!("{}.ron", g.name)),
+            creature.clip(g)?,
+        ));
+    }
+    let settings = GraphSettings {
+        solved_only: true,
+        ..GraphSettings::default()
+    };
+    let (graph, map) =
+        crate::motion_graph::build(&creature.character, &creature.path, &named, &settings)?;
+    let loaded = LoadedGraph::new(
+        graph,
+        creature.character.clone(),
+        creature.path.clone(),
+        named.into_iter().map(|(_, _, c)| c).collect(),
+    )?;
+    Ok((loaded, map))
+}
+
+/// Measures the graph of `clips` (with `candidate` when given): cost(G) and the candidate's q.
+/// The candidate's frames cost `candidate_effort` each when given, else what their nearest graph
+/// frames cost.
+pub fn measure(
+    creature: &Creature,
+    clips: &[GrownClip],
+    candidate: Option<&GrownClip>,
+    candidate_effort: Option<f64>,
+    measure: &Measure,
+) -> Result<Measured> {
+    let (graph, _) = motion_graph(creature, clips, candidate, Path::new(""))?;
+    // The frame distances of every pair, connections included: the graph's own map leaves
+    // frames of connections within one gait family out (they are entered at their ends only).
+    let map = match candidate {
+        Some(_) => {
+            let loose: Vec<GrownClip> = clips
+                .iter()
+                .chain(candidate)
+                .map(|g| GrownClip {
+                    joins: None,
+                    ..g.clone()
+                })
+                .collect();
+            motion_graph(creature, &loose, None, Path::new(""))?.1
+        }
+        None => crate::motion_graph::DistanceMap {
+            offsets: Vec::new(),
+            size: 0,
+            values: Vec::new(),
+        },
+    };
+    let base_cost = clips
+        .first()
+        .map(|c| c.gait.cost)
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .unwrap_or(1.0);
+    let solved: Vec<f64> = clips
+        .iter()
+        .map(|c| effort(measure.effort_weight, c.gait.cost / base_cost))
+        .collect();
+    let frames = |c: usize| graph.graph.clips[c].frames;
+    let candidate_clip = candidate.map(|_| clips.len());
+    // Per frame of the candidate: the distances to every solved frame, nearest first.
+    let mut quality = None;
+    let mut interpolated: Vec<f64> = Vec::new();
+    if let Some(k) = candidate_clip {
+        let mut q = 0.0;
+        for frame in 0..frames(k) {
+            let at = FrameRef { clip: k, frame };
+            let mut near: Vec<(f64, f64)> = (0..clips.len())
+                .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
+                .map(|g| (map.at(at, g) as f64, solved[g.clip]))
+                .collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0));
+            q += near.first().map_or(0.0, |n| n.0);
+            near.truncate(NEAREST);
+            interpolated.push(idw(&near));
+        }
+        quality = Some(q);
+    }
+    let effort = |f: FrameRef| {
+        if Some(f.clip) == candidate_clip {
+            candidate_effort.unwrap_or(interpolated[f.frame])
+        } else {
+            solved[f.clip]
+        }
+    };
+    let mdp = SteeringMdp::with_effort(&graph, measure.mdp.clone(), &effort);
+    let cost = mdp.quality(measure.samples, measure.frames, measure.seed);
+    Ok(Measured {
+        graph,
+        cost,
+        quality,
+    })
+}
+
+/// A frame's weighted biomechanical cost: `weight`·ln(cost_b / cost_b of the base cycle), at
+/// least 0. The log is the thesis's (App. C, Eq. C.1): it keeps expensive motions (a sharp turn
+/// cost the simple biped 100–220 times its walk per frame) usable by the controller.
+pub fn effort(weight: f64, relative_cost: f64) -> f64 {
+    if relative_cost.is_finite() && relative_cost > 1.0 {
+        weight * relative_cost.ln()
+    } else {
+        0.0
+    }
+}
+
+/// Inverse-distance-squared interpolation of (distance, value) pairs; a pair at distance 0 is
+/// its value.
+pub fn idw(near: &[(f64, f64)]) -> f64 {
+    if let Some(&(_, v)) = near.iter().find(|(d, _)| *d <= 1e-12) {
+        return v;
+    }
+    let (num, den) = near.iter().fold((0.0, 0.0), |(n, w), &(d, v)| {
+        let wi = 1.0 / (d * d);
+        (n + wi * v, w + wi)
+    });
+    if den > 0.0 { num / den } else { 0.0 }
+}
+
+/// Writes the graph of `clips` as `graph_path`, its clip files in `folder` (and each clip's gait
+/// in `folder/gait/`), atomically.
+pub fn write(
+    creature: &Creature,
+    clips: &[GrownClip],
+    graph_path: &Path,
+    folder: &Path,
+) -> Result<MotionGraph> {
+    let gait_folder = folder.join("gait");
+    std::fs::create_dir_all(&gait_folder)
+        .with_context(|| format!("creating {}", gait_folder.display()))?;
+    for g in clips {
+        creature
+            .clip(g)?
+            .save(&folder.join(format!("{}.ron", g.name)))?;
+        crate::files::write_ron(&gait_folder.join(format!("{}.ron", g.name)), &g.gait)
+            .map_err(|e| anyhow::anyhow!("writing the gait of `{}`: {e}", g.name))?;
+    }
+    let (graph, _) = motion_graph(creature, clips, None, folder)?;
+    graph.graph.save(graph_path)?;
+    Ok(graph.graph)
+}
+
+/// The joins of a transition from the base's frame `from_frame` to its frame `to_frame` placed
+/// by `placement`.
+pub fn joins_to_base(
+    base: &str,
+    from_frame: usize,
+    to_frame: usize,
+    placement: PlanarMotion,
+) -> Joins {
+    Joins {
+        from: base.to_string(),
+        from_frame,
+        to: base.to_string(),
+        to_frame,
+        placement,
+    }
+}

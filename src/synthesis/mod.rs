@@ -1,0 +1,522 @@
+//! Controllers that build themselves (Wampler 2012, thesis ch. 5 and App. C): from a creature
+//! and one solved cycle, grow a motion graph one physically valid clip at a time, each time
+//! adding the clip that lowers the expected cost of the graph's optimal controller most, and
+//! steer it by the value-function policy ([`crate::steering::mdp`]).
+//!
+//! Each iteration (thesis fig. 5.2):
+//! 1. **Weigh templates.** For parameters σ of the template, build its initialisation M̃ (the
+//!    clips it joins, blended: [`crate::spacetime::gait::connecting_start`]), measure its
+//!    quality q (Eq. 5.3) and the graph's expected cost with it, cost̃(G ∪ M̃), and the chance
+//!    P̃ that its solve succeeds ([`surrogate::success_probability`]); the predicted cost is
+//!    c = (1 − P̃)·cost(G) + P̃·cost̃ (Eq. 5.4). The σ weighed are chosen by the exploration
+//!    function ([`surrogate::next_to_weigh`]).
+//! 2. **Solve** the best σ once with the gait NLP, the first two and last two frames fixed to
+//!    the graph's (App. C); a valid clip (violation ≤ 1e-6) joins the graph, a failure teaches P̃.
+//! 3. **Measure** cost(G) (Eq. 5.2) by samples advected by the policy.
+//!
+//! With `uniform`, σ is drawn uniformly instead of weighed: the thesis's baseline (fig. 5.6).
+//!
+//! The template is the transition S₁ with a turn θ: from one of the base cycle's frames f_a
+//! (the task's start frames, one per step) back into the cycle `frames − 1` frames later,
+//! arriving turned by θ (the thesis's direction controller searches θ alone; starts at every
+//! step let turns chain and answer sooner). The new cycles of template S₂ are not built here.
+
+pub mod graph;
+pub mod surrogate;
+
+use crate::spacetime::gait::{Connection, GaitClip, connecting_start};
+use crate::spacetime::skeleton::Skeleton;
+use crate::steering::mdp::{MdpSettings, UserModel};
+use anyhow::{Context, Result};
+use graph::{Creature, GrownClip, Measure};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use surrogate::{Trial, Turn};
+
+/// A controller to synthesize (`assets/controllers/*.ron`): the task, the base cycle and the
+/// template's range.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerTask {
+    /// What the user asks for; only `Direction` (θ_v) is synthesized so far.
+    pub task: TaskKind,
+    /// G₀: a solved cycle off the treadmill (`motionlab gait --turn-rate 0 --out`), relative to
+    /// the task file. Absent: solved first, with the creature's default timing at `speed`.
+    #[serde(default)]
+    pub base: Option<PathBuf>,
+    /// The base cycle's speed (m/s) when it is solved here.
+    #[serde(default = "default_speed")]
+    pub speed: f64,
+    /// Turns searched: θ within ± this many degrees.
+    #[serde(default = "default_max_turn")]
+    pub max_turn_deg: f64,
+    /// Frames of a transition, both ends' pairs included (31: one stride of a 30-frame cycle;
+    /// the simple biped's half-stride turns, ending as a foot lands, did not converge even at 2°,
+    /// where its one-stride turn solved in 14 s to the walk's own cost).
+    #[serde(default = "default_frames")]
+    pub frames: usize,
+    /// The base frames f_a transitions may leave from (each arrives `frames − 1` later).
+    #[serde(default = "default_from_frames")]
+    pub from_frames: Vec<usize>,
+    /// Weight of the biomechanical cost (the log of a clip's gait objective against the base
+    /// cycle's) against the task's (rad).
+    #[serde(default = "default_effort_weight")]
+    pub effort_weight: f64,
+    /// Templates weighed per iteration (surrogate evaluations).
+    #[serde(default = "default_weighed")]
+    pub weighed: usize,
+    /// IPOPT's iteration limit for each solve.
+    #[serde(default = "default_solver_iterations")]
+    pub solver_iterations: usize,
+    /// How the user moves the asked direction (rates per second).
+    #[serde(default)]
+    pub user: Option<UserRates>,
+}
+
+/// The user model's rates (see [`UserModel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UserRates {
+    pub jumps_per_second: f64,
+    pub steps_per_second: f64,
+    pub step_sigma_deg: f64,
+}
+
+/// The task parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskKind {
+    /// Direction following, θ_v.
+    Direction,
+}
+
+fn default_speed() -> f64 {
+    0.7
+}
+fn default_max_turn() -> f64 {
+    150.0
+}
+fn default_frames() -> usize {
+    31
+}
+fn default_from_frames() -> Vec<usize> {
+    vec![0]
+}
+fn default_effort_weight() -> f64 {
+    0.1
+}
+fn default_weighed() -> usize {
+    12
+}
+fn default_solver_iterations() -> usize {
+    3000
+}
+
+impl ControllerTask {
+    /// How cost(G) is measured for this task.
+    pub fn measure(&self) -> Measure {
+        let user = self.user.map_or_else(UserModel::default, |u| UserModel {
+            jumps_per_second: u.jumps_per_second,
+            steps_per_second: u.steps_per_second,
+            step_sigma: u.step_sigma_deg.to_radians(),
+            speed_changes_per_second: 0.0,
+        });
+        Measure {
+            mdp: MdpSettings {
+                user,
+                ..MdpSettings::default()
+            },
+            effort_weight: self.effort_weight,
+            samples: 128,
+            frames: 1800,
+            seed: 1,
+        }
+    }
+
+    /// The templates weighed: every start frame, and every 2° of turn (straight on left out).
+    pub fn candidates(&self) -> Vec<Turn> {
+        let max = self.max_turn_deg.clamp(2.0, 180.0) as i64;
+        (0..self.from_frames.len().max(1))
+            .flat_map(|start| {
+                (-max / 2..=max / 2).filter(|&k| k != 0).map(move |k| Turn {
+                    start,
+                    theta: ((2 * k) as f64).to_radians(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// One iteration's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    pub iteration: usize,
+    /// Clips in the graph after it (the base included).
+    pub clips: usize,
+    /// cost(G) after it (rad per frame, with the weighted effort).
+    pub expected_cost: f64,
+    /// The template solved: its parameters, the initialisation's quality q and P̃; none for
+    /// iteration 0 (the base alone).
+    pub sigma: Option<Turn>,
+    pub quality: f64,
+    pub probability: f64,
+    /// The predicted cost c (Eq. 5.4) of the template chosen (NaN with `uniform`).
+    pub predicted: f64,
+    pub solved: bool,
+    /// How the solve ended, its largest violation and its seconds.
+    pub status: String,
+    pub max_violation: f64,
+    pub solve_time_s: f64,
+    /// The templates weighed: (σ, c).
+    pub weighed: Vec<(Turn, f64)>,
+}
+
+impl Iteration {
+    /// The template's name: `turn+035@1` (degrees, left positive; start frame 1 of the task's).
+    pub fn template(&self) -> String {
+        match self.sigma {
+            Some(t) => format!("turn{:+04.0}@{}", t.theta.to_degrees(), t.start),
+            None => "base".into(),
+        }
+    }
+}
+
+/// A synthesis in progress: what the checkpoint holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Synthesis {
+    pub task: ControllerTask,
+    pub uniform: bool,
+    pub seed: u64,
+    /// The base cycle first, then the transitions solved.
+    pub clips: Vec<GrownClip>,
+    pub trials: Vec<Trial>,
+    pub history: Vec<Iteration>,
+}
+
+/// The template chosen for the next solve.
+#[derive(Clone, Debug)]
+pub struct Proposal {
+    pub sigma: Turn,
+    pub quality: f64,
+    pub probability: f64,
+    pub predicted: f64,
+    pub weighed: Vec<(Turn, f64)>,
+    pub connection: Connection,
+    /// The name its clip gets.
+    pub name: String,
+}
+
+/// The base clip's name in the graph.
+pub const BASE: &str = "base";
+
+impl Synthesis {
+    /// A synthesis from the base cycle (measured as iteration 0).
+    pub fn new(
+        task: ControllerTask,
+        uniform: bool,
+        seed: u64,
+        base: GaitClip,
+        creature: &Creature,
+    ) -> Result<Self> {
+        anyhow::ensure!(
+            !base.closure.is_treadmill() && base.closure.is_cyclic(),
+            "the base must be a cycle off the treadmill (`motionlab gait --turn-rate 0`)"
+        );
+        let mut s = Self {
+            task,
+            uniform,
+            seed,
+            clips: vec![GrownClip {
+                name: BASE.into(),
+                gait: base,
+                joins: None,
+                sigma: None,
+            }],
+            trials: Vec::new(),
+            history: Vec::new(),
+        };
+        let m = graph::measure(creature, &s.clips, None, None, &s.task.measure())?;
+        s.history.push(Iteration {
+            iteration: 0,
+            clips: 1,
+            expected_cost: m.cost,
+            sigma: None,
+            quality: 0.0,
+            probability: 1.0,
+            predicted: f64::NAN,
+            solved: true,
+            status: s.clips[0].gait.status.clone(),
+            max_violation: s.clips[0].gait.max_violation,
+            solve_time_s: s.clips[0].gait.solve_time_s,
+            weighed: Vec::new(),
+        });
+        Ok(s)
+    }
+
+    /// Iterations done (the base's not counted).
+    pub fn iterations(&self) -> usize {
+        self.history.len().saturating_sub(1)
+    }
+
+    /// cost(G) now.
+    pub fn cost(&self) -> f64 {
+        self.history.last().map_or(f64::NAN, |h| h.expected_cost)
+    }
+
+    fn base(&self) -> &GaitClip {
+        &self.clips[0].gait
+    }
+
+    /// The weighted biomechanical cost per frame of a template σ, interpolated from the solved
+    /// templates' with weights d(σ, σⱼ)⁻² ([`graph`]'s docs say why not from the frames); `None`
+    /// before any has solved.
+    pub fn effort_estimate(&self, sigma: &Turn) -> Option<f64> {
+        let base = self.base().cost;
+        let near: Vec<(f64, f64)> = self
+            .clips
+            .iter()
+            .filter_map(|c| {
+                let s = c.sigma?;
+                let d = surrogate::distance_squared(sigma, &s).sqrt();
+                Some((
+                    d,
+                    graph::effort(self.task.effort_weight, c.gait.cost / base),
+                ))
+            })
+            .collect();
+        (!near.is_empty()).then(|| graph::idw(&near))
+    }
+
+    /// The transition turning by θ from start σ.start: the walk's own continuation (the cycle
+    /// played on from f_a, whose last two frames are the cycle's), turned by θ about the foot
+    /// that is down across the connection's middle, so that foot stays put (about the root
+    /// when none is). At θ = 0 it is the walk itself. (Placing the end by the mean speed's arc
+    /// instead, as connections between gaits are, ignored the stride's sway and yaw: the 0°
+    /// turn then cost 30 times the walk, and every solved turn 30–10,000 times.)
+    pub fn connection(&self, skeleton: &Skeleton, sigma: &Turn) -> Connection {
+        let base = self.base();
+        let n = base.frames.len();
+        let frames = self.task.frames.max(5);
+        let from_frame = self.task.from_frames.get(sigma.start).copied().unwrap_or(0) % n;
+        let end = (from_frame + frames - 1) as i64;
+        let on = base.motion_at(end);
+        let heading = skeleton.with_heading_root();
+        let mid = from_frame as i64 + (frames / 2) as i64 - 1;
+        let q = base.frame_at(mid);
+        let pose = crate::spacetime::dynamics::forward_kinematics(
+            &heading,
+            &heading.morphology::<f64>(),
+            &q,
+        );
+        let planted: Vec<usize> = (0..heading.feet.len())
+            .filter(|&k| base.contact_at(mid, k).is_some() && base.contact_at(mid + 1, k).is_some())
+            .collect();
+        let (px, pz) = if planted.is_empty() {
+            (q[3], q[5])
+        } else {
+            let m = planted.len() as f64;
+            planted.iter().fold((0.0, 0.0), |(x, z), &k| {
+                let f = pose.foot(&heading, k);
+                (x + f.x / m, z + f.z / m)
+            })
+        };
+        let about = |x: f64, z: f64| crate::spacetime::gait::PlanarMotion { x, z, yaw: 0.0 };
+        let turn = about(px, pz)
+            .compose(&crate::spacetime::gait::PlanarMotion {
+                x: 0.0,
+                z: 0.0,
+                yaw: sigma.theta,
+            })
+            .compose(&about(-px, -pz));
+        Connection {
+            from_frame,
+            to_frame: end.rem_euclid(n as i64) as usize,
+            frames,
+            duration: base.frame_time() * (frames - 1) as f64,
+            placement: Some(turn.compose(&on)),
+        }
+    }
+
+    /// The initialisation M̃ of the turn σ, as a clip of the graph.
+    pub fn candidate(&self, skeleton: &Skeleton, sigma: &Turn) -> Result<GrownClip> {
+        let c = self.connection(skeleton, sigma);
+        let base = self.base();
+        let (spec, mut start) = connecting_start(skeleton, base, base, &c)?;
+        // The solve holds the two end pairs at the graph's frames; the blend only nears them.
+        if let crate::spacetime::gait::Closure::Open(ends) = &spec.closure {
+            let n = start.frames.len();
+            start.frames[..2].clone_from_slice(&ends.first);
+            start.frames[n - 2..].clone_from_slice(&ends.last);
+        }
+        Ok(GrownClip {
+            name: "candidate".into(),
+            sigma: Some(*sigma),
+            gait: start,
+            joins: Some(graph::joins_to_base(
+                BASE,
+                c.from_frame,
+                c.to_frame,
+                c.placement.expect("placed"),
+            )),
+        })
+    }
+
+    /// Weighs one template: (q, P̃, c).
+    fn weigh(
+        &self,
+        creature: &Creature,
+        skeleton: &Skeleton,
+        sigma: &Turn,
+    ) -> Result<(f64, f64, f64)> {
+        let candidate = self.candidate(skeleton, sigma)?;
+        let m = graph::measure(
+            creature,
+            &self.clips,
+            Some(&candidate),
+            self.effort_estimate(sigma),
+            &self.task.measure(),
+        )?;
+        let q = m.quality.unwrap_or(0.0);
+        let p = surrogate::success_probability(sigma, q, &self.trials);
+        Ok((q, p, (1.0 - p) * self.cost() + p * m.cost))
+    }
+
+    /// The next template to solve: weighed by the surrogates, or drawn uniformly.
+    pub fn propose(&self, creature: &Creature) -> Result<Proposal> {
+        let skeleton = Skeleton::from_character(&creature.character)
+            .map_err(|p| anyhow::anyhow!("{}: not a creature: {p:?}", creature.path.display()))?;
+        let iteration = self.iterations() + 1;
+        let max = self.task.max_turn_deg.clamp(2.0, 180.0).to_radians();
+        let starts = self.task.from_frames.len().max(1);
+        let (sigma, quality, probability, predicted, weighed) = if self.uniform {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+                self.seed.wrapping_mul(1_000_003) + iteration as u64,
+            );
+            let sigma = Turn {
+                start: rng.random_range(0..starts),
+                theta: rng.random_range(-max..=max),
+            };
+            let candidate = self.candidate(&skeleton, &sigma)?;
+            let m = graph::measure(
+                creature,
+                &self.clips,
+                Some(&candidate),
+                self.effort_estimate(&sigma),
+                &self.task.measure(),
+            )?;
+            let q = m.quality.unwrap_or(0.0);
+            let p = surrogate::success_probability(&sigma, q, &self.trials);
+            (sigma, q, p, f64::NAN, Vec::new())
+        } else {
+            // A template solved before adds nothing new.
+            let fresh = |t: &Turn| {
+                self.clips
+                    .iter()
+                    .filter_map(|c| c.sigma)
+                    .all(|s| surrogate::distance_squared(t, &s) > 1e-12)
+            };
+            let candidates: Vec<Turn> = self.task.candidates().into_iter().filter(fresh).collect();
+            let mut weighed: Vec<(Turn, f64)> = Vec::new();
+            let mut best: Option<(Turn, f64, f64, f64)> = None;
+            // A spread of turns from every start first, then where the exploration function
+            // points.
+            let spread: Vec<Turn> = (0..starts)
+                .flat_map(|start| {
+                    [-0.75, -0.25, 0.25, 0.75].map(|s| Turn {
+                        start,
+                        theta: s * max,
+                    })
+                })
+                .collect();
+            for k in 0..self.task.weighed.max(spread.len()) {
+                let sigma = match spread.get(k) {
+                    Some(t) if !fresh(t) => continue,
+                    Some(&t) => t,
+                    None => match surrogate::next_to_weigh(&weighed, &candidates) {
+                        Some(t) => t,
+                        None => break,
+                    },
+                };
+                let (q, p, c) = self.weigh(creature, &skeleton, &sigma)?;
+                weighed.push((sigma, c));
+                if best.is_none_or(|b| c < b.3) {
+                    best = Some((sigma, q, p, c));
+                }
+            }
+            let (sigma, q, p, c) = best.context("no template to weigh")?;
+            (sigma, q, p, c, weighed)
+        };
+        let connection = self.connection(&skeleton, &sigma);
+        let side = if sigma.theta >= 0.0 { "left" } else { "right" };
+        Ok(Proposal {
+            sigma,
+            quality,
+            probability,
+            predicted,
+            weighed,
+            name: format!(
+                "turn_{iteration:02}_{side}_{:03.0}_from_{}",
+                sigma.theta.to_degrees().abs(),
+                connection.from_frame
+            ),
+            connection,
+        })
+    }
+
+    /// Records the solve of `proposal`: a valid clip joins the graph; either way the outcome
+    /// teaches P̃ and cost(G) is measured again.
+    pub fn record(
+        &mut self,
+        creature: &Creature,
+        proposal: &Proposal,
+        solved: std::result::Result<GaitClip, String>,
+    ) -> Result<&Iteration> {
+        let (valid, status, violation, time) = match &solved {
+            Ok(g) => (
+                g.is_valid(),
+                g.status.clone(),
+                g.max_violation,
+                g.solve_time_s,
+            ),
+            Err(e) => (false, e.clone(), f64::INFINITY, 0.0),
+        };
+        self.trials.push(Trial {
+            sigma: proposal.sigma,
+            quality: proposal.quality,
+            success: valid,
+        });
+        if valid {
+            let c = &proposal.connection;
+            self.clips.push(GrownClip {
+                name: proposal.name.clone(),
+                gait: solved.expect("valid"),
+                joins: Some(graph::joins_to_base(
+                    BASE,
+                    c.from_frame,
+                    c.to_frame,
+                    c.placement.expect("placed"),
+                )),
+                sigma: Some(proposal.sigma),
+            });
+        }
+        let cost = if valid {
+            graph::measure(creature, &self.clips, None, None, &self.task.measure())?.cost
+        } else {
+            self.cost()
+        };
+        self.history.push(Iteration {
+            iteration: self.iterations() + 1,
+            clips: self.clips.len(),
+            expected_cost: cost,
+            sigma: Some(proposal.sigma),
+            quality: proposal.quality,
+            probability: proposal.probability,
+            predicted: proposal.predicted,
+            solved: valid,
+            status,
+            max_violation: violation,
+            solve_time_s: time,
+            weighed: proposal.weighed.clone(),
+        });
+        Ok(self.history.last().expect("pushed"))
+    }
+}
