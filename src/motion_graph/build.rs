@@ -69,6 +69,7 @@ fn graph_clip(name: &str, path: &Path, clip: &Clip) -> GraphClip {
             .clone()
             .unwrap_or_else(|| clip.tags.source.clone()),
         joins: clip.joins.clone(),
+        effort: 0.0,
     }
 }
 

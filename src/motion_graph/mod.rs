@@ -111,6 +111,15 @@ pub struct GraphClip {
     pub turn_rate: f64,
     pub family: String,
     pub joins: Option<Joins>,
+    /// The clip's weighted biomechanical cost per frame (Wampler 2012, App. C: the log of its
+    /// gait objective against the base cycle's, weighted against the task's cost), which the
+    /// value-function policy adds to every frame; 0 but in a synthesized controller's graph.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub effort: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A transition: after `from` comes `to`, moved into `from`'s clip coordinates by `motion`.

@@ -156,9 +156,10 @@ pub struct SteeringMdp {
 
 impl SteeringMdp {
     /// The MDP of a graph's frames inside its strongly connected component: an edge for playing
-    /// on and one per transition (blended ones cost `blend_weight` × distance / threshold).
+    /// on and one per transition (blended ones cost `blend_weight` × distance / threshold); each
+    /// frame costs its clip's `effort` (a synthesized controller's, else 0).
     pub fn from_graph(graph: &LoadedGraph, settings: MdpSettings) -> Self {
-        Self::with_effort(graph, settings, &|_| 0.0)
+        Self::with_effort(graph, settings, &|f| graph.graph.clips[f.clip].effort)
     }
 
     /// [`Self::from_graph`] with each frame's weighted biomechanical cost (`effort`, see

@@ -231,10 +231,12 @@ pub fn idw(near: &[(f64, f64)]) -> f64 {
 }
 
 /// Writes the graph of `clips` as `graph_path`, its clip files in `folder` (and each clip's gait
-/// in `folder/gait/`), atomically.
+/// in `folder/gait/`), atomically; each graph clip carries its [`effort`] with `effort_weight`,
+/// so that the policy steering the graph is the one cost(G) measured.
 pub fn write(
     creature: &Creature,
     clips: &[GrownClip],
+    effort_weight: f64,
     graph_path: &Path,
     folder: &Path,
 ) -> Result<MotionGraph> {
@@ -248,7 +250,11 @@ pub fn write(
         crate::files::write_ron(&gait_folder.join(format!("{}.ron", g.name)), &g.gait)
             .map_err(|e| anyhow::anyhow!("writing the gait of `{}`: {e}", g.name))?;
     }
-    let (graph, _) = motion_graph(creature, clips, None, folder)?;
+    let (mut graph, _) = motion_graph(creature, clips, None, folder)?;
+    let base = clips.first().map_or(1.0, |c| c.gait.cost);
+    for (g, c) in graph.graph.clips.iter_mut().zip(clips) {
+        g.effort = effort(effort_weight, c.gait.cost / base);
+    }
     graph.graph.save(graph_path)?;
     Ok(graph.graph)
 }

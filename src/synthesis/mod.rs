@@ -22,6 +22,7 @@
 //! step let turns chain and answer sooner). The new cycles of template S₂ are not built here.
 
 pub mod graph;
+pub mod job;
 pub mod surrogate;
 
 use crate::spacetime::gait::{Connection, GaitClip, connecting_start};
@@ -72,6 +73,15 @@ pub struct ControllerTask {
     /// How the user moves the asked direction (rates per second).
     #[serde(default)]
     pub user: Option<UserRates>,
+    /// The gait objective's weights for the solves (C₁..C₄ and the posture's); absent: the
+    /// thesis's. The biomechanical cost compares each clip with the base under the weights it was
+    /// solved with, so a task that sets them should use a base solved with them.
+    #[serde(default)]
+    pub weights: Option<crate::spacetime::gait::GaitWeights>,
+    /// What the posture term holds in the solves (limbs by part of their name, coordinates with
+    /// a dot: `thigh.ry`); empty: every limb.
+    #[serde(default)]
+    pub posture: Vec<String>,
 }
 
 /// The user model's rates (see [`UserModel`]).
@@ -395,16 +405,7 @@ impl Synthesis {
                 start: rng.random_range(0..starts),
                 theta: rng.random_range(-max..=max),
             };
-            let candidate = self.candidate(&skeleton, &sigma)?;
-            let m = graph::measure(
-                creature,
-                &self.clips,
-                Some(&candidate),
-                self.effort_estimate(&sigma),
-                &self.task.measure(),
-            )?;
-            let q = m.quality.unwrap_or(0.0);
-            let p = surrogate::success_probability(&sigma, q, &self.trials);
+            let (q, p, _) = self.weigh(creature, &skeleton, &sigma)?;
             (sigma, q, p, f64::NAN, Vec::new())
         } else {
             // A template solved before adds nothing new.

@@ -46,25 +46,11 @@ impl Connection {
         to_frame: usize,
         duration: f64,
     ) -> PlanarMotion {
-        Self::turned_placement(a, b, from_frame, to_frame, duration, 0.0)
-    }
-
-    /// The default placement turned by `turn` (rad, to the left) on top of the clips' own
-    /// turning: B's frame b on the arc that turns the heading by `turn` more over the
-    /// connection (Wampler 2012, thesis §5.2.1: the transition template's turn angle θ).
-    pub fn turned_placement(
-        a: &GaitClip,
-        b: &GaitClip,
-        from_frame: usize,
-        to_frame: usize,
-        duration: f64,
-        turn: f64,
-    ) -> PlanarMotion {
         let speed = 0.5 * (a.speed + b.speed);
-        let rate = 0.5 * (a.turn_rate() + b.turn_rate()) + turn / duration;
+        let turn = 0.5 * (a.turn_rate() + b.turn_rate());
         let there = a
             .heading_at(from_frame as i64)
-            .compose(&PlanarMotion::along_arc(speed, rate, duration));
+            .compose(&PlanarMotion::along_arc(speed, turn, duration));
         PlanarMotion::between(&b.heading_at(to_frame as i64), &there)
     }
 
@@ -80,20 +66,7 @@ impl Connection {
         a: &GaitClip,
         b: &GaitClip,
     ) -> PlanarMotion {
-        self.matched_turn(skeleton, a, b, 0.0)
-    }
-
-    /// [`Self::matched_placement`] of the placement turned by `turn` (rad,
-    /// [`Self::turned_placement`]).
-    pub fn matched_turn(
-        &self,
-        skeleton: &Skeleton,
-        a: &GaitClip,
-        b: &GaitClip,
-        turn: f64,
-    ) -> PlanarMotion {
-        let base =
-            Self::turned_placement(a, b, self.from_frame, self.to_frame, self.duration, turn);
+        let base = Self::default_placement(a, b, self.from_frame, self.to_frame, self.duration);
         if a.coordinates.len() != skeleton.dof() || b.coordinates.len() != skeleton.dof() {
             return base;
         }

@@ -70,6 +70,11 @@ impl GaitWorkerJob {
             title,
         }
     }
+
+    /// The clip, once the job is done.
+    pub fn clip(&self) -> Option<&GaitClip> {
+        self.clip.as_ref()
+    }
 }
 
 impl Job for GaitWorkerJob {
