@@ -56,6 +56,7 @@ panels! {
     pareto: pareto_panel::ParetoPanelPlugin,
     editor: editor::EditorPlugin,
     track: track_panel::TrackPanelPlugin,
+    synthesis: synthesis_panel::SynthesisPanelPlugin,
 }
 
 /// `motionlab gui`'s options: the screenshot's, the live simulation's and every panel's.
