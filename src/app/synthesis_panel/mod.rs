@@ -91,15 +91,22 @@ impl Run {
         }
     }
 
-    /// Its name in legends: the graph file's stem and how it samples.
+    /// Its name in legends: the graph file's folder and stem (two runs of one task differ by
+    /// where they grow) and how it samples.
     pub fn label(&self) -> String {
         let stem = self
             .graph
             .file_stem()
             .map(|s| s.to_string_lossy().trim_end_matches(".graph").to_string())
             .unwrap_or_default();
+        let folder = self
+            .graph
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|p| format!("{}/", p.to_string_lossy()))
+            .unwrap_or_default();
         format!(
-            "{stem} ({})",
+            "{folder}{stem} ({})",
             if self.uniform { "uniform" } else { "surrogates" }
         )
     }
