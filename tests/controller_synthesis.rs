@@ -20,6 +20,72 @@ fn start() -> (Synthesis, Creature) {
     (s, creature)
 }
 
+/// A transition's first two frames are `from`'s at its join and its last two `to`'s, placed.
+fn assert_ends_on(clip: &motionlab::synthesis::graph::GrownClip, from: &GaitClip, to: &GaitClip) {
+    let j = clip.joins.as_ref().unwrap();
+    let n = clip.gait.frames.len();
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
+    for i in 0..2 {
+        assert!(
+            close(
+                &clip.gait.frames[i],
+                &from.frame_at((j.from_frame + i) as i64)
+            ),
+            "{}: frame {i}",
+            clip.name
+        );
+        let end = j
+            .placement
+            .apply_heading_root(&to.frame_at(j.to_frame as i64 - 1 + i as i64));
+        assert!(
+            close(&clip.gait.frames[n - 2 + i], &end),
+            "{}: frame {}",
+            clip.name,
+            n - 2 + i
+        );
+    }
+}
+
+/// A shipped synthesized graph: its synthesis (every clip checked solved to a violation of at
+/// most 1e-6, the graph file holding them all), and the trace of `script` played by its
+/// value-function policy.
+fn steer_shipped(
+    graph: &str,
+    script: &str,
+) -> (
+    Synthesis,
+    motionlab::steering::StickScript,
+    motionlab::steering::script::SteerTrace,
+) {
+    use motionlab::motion_graph::MotionGraph;
+    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
+    use motionlab::steering::{Controller, Mode, StickScript, run_script};
+    use std::sync::Arc;
+    let graph = Path::new(graph);
+    let s: Synthesis =
+        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(graph)).unwrap();
+    for c in &s.clips {
+        assert!(
+            c.gait.is_valid() && c.gait.max_violation <= 1e-6,
+            "{}: {} with violation {:.1e}",
+            c.name,
+            c.gait.status,
+            c.gait.max_violation
+        );
+    }
+    let g = Arc::new(MotionGraph::load(graph).unwrap());
+    assert_eq!(g.clips.len(), s.clips.len());
+    let script = StickScript::load(Path::new(script)).unwrap();
+    let policy = Arc::new(SteeringMdp::from_graph(
+        &g,
+        MdpSettings::with_stick_speeds(),
+    ));
+    let start = Controller::default_start(&g, "stand");
+    let mut controller = Controller::new(g.clone(), start, Mode::Steer).with_policy(policy);
+    let trace = run_script(&mut controller, &script, |_, _, _| {});
+    (s, script, trace)
+}
+
 #[test]
 fn weighing_turns_predicts_a_cheaper_graph_than_the_walk_alone() {
     let (s, creature) = start();
@@ -32,8 +98,8 @@ fn weighing_turns_predicts_a_cheaper_graph_than_the_walk_alone() {
     let p = s.propose(&creature).unwrap();
     println!(
         "chosen: turn {:+.0}° from frame {}, q {:.3}, P {:.2}, predicted {:.4}; {} weighed",
-        p.sigma.theta.to_degrees(),
-        p.connection.from_frame,
+        p.sigma.theta().to_degrees(),
+        p.connection.as_ref().unwrap().from_frame,
         p.quality,
         p.probability,
         p.predicted,
@@ -46,7 +112,7 @@ fn weighing_turns_predicts_a_cheaper_graph_than_the_walk_alone() {
         p.predicted
     );
     assert!((0.0..=1.0).contains(&p.probability));
-    assert!(p.sigma.theta.abs().to_degrees() <= s.task.max_turn_deg);
+    assert!(p.sigma.theta().abs().to_degrees() <= s.task.max_turn_deg);
     // The chosen template's predicted cost is the least of those weighed.
     assert!(p.weighed.iter().all(|(_, c)| *c >= p.predicted));
 }
@@ -58,25 +124,11 @@ fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
     let base = &s.clips[0].gait;
     for theta in [-1.2f64, -0.3, 0.4, 1.0] {
         for start in 0..s.task.from_frames.len() {
-            let sigma = motionlab::synthesis::surrogate::Turn { start, theta };
-            let m = s.candidate(&skeleton, &sigma).unwrap();
+            let sigma = motionlab::synthesis::surrogate::Template::Turn { start, theta };
+            let m = s.candidate(&skeleton, &sigma).unwrap().remove(0);
             let j = m.joins.as_ref().unwrap();
-            let n = m.gait.frames.len();
-            assert_eq!(n, s.task.frames);
-            let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
-            for i in 0..2 {
-                assert!(close(
-                    &m.gait.frames[i],
-                    &base.frame_at((j.from_frame + i) as i64)
-                ));
-                let end = j
-                    .placement
-                    .apply_heading_root(&base.frame_at(j.to_frame as i64 - 1 + i as i64));
-                assert!(
-                    close(&m.gait.frames[n - 2 + i], &end),
-                    "θ {theta}, start {start}"
-                );
-            }
+            assert_eq!(m.gait.frames.len(), s.task.frames);
+            assert_ends_on(&m, base, base);
             // The end is turned by θ.
             let turned = motionlab::model::planar::wrap_angle(j.placement.yaw - theta);
             assert!(
@@ -85,6 +137,130 @@ fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
                 j.placement.yaw
             );
         }
+    }
+}
+
+/// Template S₂ on the direction-and-speed task: the new cycle's initialisation is the walk
+/// stretched to its speed (one cycle ahead it is v·T further on), its two connections start and
+/// end on pairs of the two cycles' own frames, and with a 1.0 m/s cycle the graph predicts a
+/// cheaper controller than the walk alone when the user asks for 0.4, 0.7 and 1.0 m/s.
+#[test]
+fn a_new_cycle_at_another_speed_joins_the_walk_both_ways() {
+    use motionlab::synthesis::surrogate::Template;
+    let task: ControllerTask =
+        motionlab::files::read_ron(Path::new("assets/controllers/biped_direction_speed.ron"))
+            .unwrap();
+    let speeds: Vec<f64> = task
+        .cycle_speeds()
+        .iter()
+        .filter_map(Template::cycle_speed)
+        .collect();
+    assert_eq!(speeds.len(), 12, "{speeds:?}");
+    assert!(
+        speeds
+            .iter()
+            .all(|v| (0.4 - 1e-9..=1.0 + 1e-9).contains(v) && (v - 0.7).abs() > 0.01)
+    );
+    let base: GaitClip =
+        motionlab::files::read_ron(Path::new("assets/gaits/biped_walk_world_0.7ms.ron")).unwrap();
+    let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
+    let s = Synthesis::new(task, false, 1, base.clone(), &creature).unwrap();
+    let skeleton = Skeleton::from_character(&creature.character).unwrap();
+    let m = s
+        .candidate(&skeleton, &Template::Cycle { speed: 1.0 })
+        .unwrap();
+    assert_eq!(m.len(), 3);
+    let (cycle, into, back) = (&m[0], &m[1], &m[2]);
+    assert!(cycle.joins.is_none());
+    let n = cycle.gait.frames.len() as i64;
+    let ahead = cycle.gait.frame_at(n)[3] - cycle.gait.frame_at(0)[3];
+    assert!((ahead - cycle.gait.period).abs() < 1e-9, "{ahead}");
+    assert_ends_on(into, &base, &cycle.gait);
+    assert_ends_on(back, &cycle.gait, &base);
+    assert_eq!(
+        (
+            into.joins.as_ref().unwrap().to.as_str(),
+            back.joins.as_ref().unwrap().from.as_str()
+        ),
+        (cycle.name.as_str(), cycle.name.as_str())
+    );
+    let walk = s.cost();
+    let with =
+        motionlab::synthesis::graph::measure(&creature, &s.clips, &m, None, &s.task.measure())
+            .unwrap()
+            .cost;
+    println!("cost(G) of the walk alone {walk:.4}, with the 1.0 m/s cycle {with:.4}");
+    assert!(with < walk - 0.03, "{with} against {walk}");
+}
+
+/// The shipped direction-and-speed controller (grown from `biped_direction_speed.ron` by
+/// uniform sampling, seed 1: the surrogates' graph of the same task added cycles at 0.65 and
+/// 0.75 m/s only, see the controllers docs): every
+/// clip solved to a violation of at most 1e-6, new cycles slower and faster than the walk among
+/// them, and steered by its policy on a script of speed and direction changes: at full stick
+/// (1.4 m/s asked) it travels at least 0.15 m/s faster than the walk, at part stick (0.7 m/s
+/// asked) within 0.1 m/s of 0.7, both 2–5 s after the change, and 2 s after the 90° turn at full
+/// stick it travels within 10° of the asked direction.
+#[test]
+fn the_shipped_direction_and_speed_controller_follows_speed_and_direction() {
+    use motionlab::synthesis::surrogate::Template;
+    let (s, script, trace) = steer_shipped(
+        "assets/controllers/biped_direction_speed.graph.ron",
+        "tests/data/steer_biped_speeds.ron",
+    );
+    let cycles: Vec<f64> = s
+        .clips
+        .iter()
+        .filter_map(|c| c.sigma.as_ref().and_then(Template::cycle_speed))
+        .collect();
+    assert!(cycles.iter().any(|&v| v > 0.85), "{cycles:?}");
+    let between = |from: f64, to: f64| {
+        trace
+            .samples
+            .iter()
+            .filter(move |x| x.time >= from && x.time <= to)
+    };
+    for key in &script.keys {
+        let full = key.movement.0.hypot(key.movement.1) > 0.9;
+        let travelled: Vec<f64> = between(key.time + 2.0, key.time + 5.0)
+            .map(|x| x.speed)
+            .collect();
+        println!(
+            "{:.0} s: asked {:.2} m/s, travelled {:.2}–{:.2} m/s 2–5 s later",
+            key.time,
+            trace
+                .samples
+                .iter()
+                .find(|x| x.time > key.time + 1.0)
+                .map_or(0.0, |x| x.command_speed),
+            travelled.iter().copied().fold(f64::INFINITY, f64::min),
+            travelled.iter().copied().fold(0.0, f64::max)
+        );
+        for sample in between(key.time + 2.0, key.time + 5.0) {
+            if full {
+                assert!(
+                    sample.speed >= 0.85,
+                    "{:.1} s: {:.2} m/s",
+                    sample.time,
+                    sample.speed
+                );
+            } else {
+                assert!(
+                    (sample.speed - 0.7).abs() <= 0.1,
+                    "{:.1} s: {:.2} m/s",
+                    sample.time,
+                    sample.speed
+                );
+            }
+        }
+    }
+    let turn = script.keys[2].time;
+    for sample in between(turn + 2.0, turn + 5.0) {
+        let error =
+            motionlab::model::planar::wrap_angle(sample.direction - sample.command_direction)
+                .abs()
+                .to_degrees();
+        assert!(error <= 10.0, "{:.1} s: {error:.1}° off", sample.time);
     }
 }
 
@@ -97,33 +273,11 @@ fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
 /// 135° change.
 #[test]
 fn the_shipped_direction_controller_follows_direction_changes() {
-    use motionlab::motion_graph::MotionGraph;
-    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
-    use motionlab::steering::{Controller, Mode, StickScript, run_script};
-    use std::sync::Arc;
-    let graph = Path::new("assets/controllers/biped_direction.graph.ron");
-    let s: Synthesis =
-        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(graph)).unwrap();
+    let (s, script, trace) = steer_shipped(
+        "assets/controllers/biped_direction.graph.ron",
+        "tests/data/steer_biped_turns.ron",
+    );
     assert!(s.clips.len() <= 10, "{} clips", s.clips.len());
-    for c in &s.clips {
-        assert!(
-            c.gait.is_valid() && c.gait.max_violation <= 1e-6,
-            "{}: {} with violation {:.1e}",
-            c.name,
-            c.gait.status,
-            c.gait.max_violation
-        );
-    }
-    let g = Arc::new(MotionGraph::load(graph).unwrap());
-    assert_eq!(g.clips.len(), s.clips.len());
-    let script = StickScript::load(Path::new("tests/data/steer_biped_turns.ron")).unwrap();
-    let policy = Arc::new(SteeringMdp::from_graph(
-        &g,
-        MdpSettings::with_stick_speeds(),
-    ));
-    let start = Controller::default_start(&g, "stand");
-    let mut controller = Controller::new(g.clone(), start, Mode::Steer).with_policy(policy);
-    let trace = run_script(&mut controller, &script, |_, _, _| {});
     let direction = |k: &motionlab::steering::script::StickKey| k.movement.1.atan2(k.movement.0);
     for (before, key) in script.keys.iter().zip(&script.keys[1..]) {
         let change = motionlab::model::planar::wrap_angle(direction(key) - direction(before))

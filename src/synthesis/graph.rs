@@ -21,7 +21,7 @@
 use crate::clip::{CharacterRef, Clip, Joins};
 use crate::model::Character;
 use crate::motion_graph::{FrameRef, GraphSettings, LoadedGraph, MotionGraph};
-use crate::spacetime::gait::{GaitClip, PlanarMotion};
+use crate::spacetime::gait::{Connection, GaitClip, PlanarMotion};
 use crate::steering::mdp::{MdpSettings, SteeringMdp};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ pub struct GrownClip {
     pub gait: GaitClip,
     pub joins: Option<Joins>,
     #[serde(default)]
-    pub sigma: Option<super::surrogate::Turn>,
+    pub sigma: Option<super::surrogate::Template>,
 }
 
 /// How cost(G) is measured.
@@ -82,6 +82,12 @@ impl Creature {
         })
     }
 
+    /// The creature as the gait solver sees it.
+    pub fn skeleton(&self) -> Result<crate::spacetime::skeleton::Skeleton> {
+        crate::spacetime::skeleton::Skeleton::from_character(&self.character)
+            .map_err(|p| anyhow::anyhow!("{}: not a creature: {p:?}", self.path.display()))
+    }
+
     /// The clip of a grown clip, tagged and joined.
     pub fn clip(&self, grown: &GrownClip) -> Result<Clip> {
         let mut clip = crate::clip::from_gait::clip_of_gait(
@@ -100,11 +106,11 @@ impl Creature {
 }
 
 /// The motion graph of `clips` (the base first), each clip's file `folder/NAME.ron`, and
-/// `candidate` (an unsolved initialisation) added last when given; exact transitions only.
+/// `candidate` (a template's unsolved clips) added last; exact transitions only.
 pub fn motion_graph(
     creature: &Creature,
     clips: &[GrownClip],
-    candidate: Option<&GrownClip>,
+    candidate: &[GrownClip],
     folder: &Path,
 ) -> Result<(LoadedGraph, crate::motion_graph::DistanceMap)> {
     let mut named = Vec::new();
@@ -130,13 +136,13 @@ pub fn motion_graph(
     Ok((loaded, map))
 }
 
-/// Measures the graph of `clips` (with `candidate` when given): cost(G) and the candidate's q.
-/// The candidate's frames cost `candidate_effort` each when given, else what their nearest graph
-/// frames cost.
+/// Measures the graph of `clips` (with the template's unsolved `candidate` clips): cost(G) and
+/// the candidate's q (summed over its clips). The candidate's frames cost `candidate_effort`
+/// each when given, else what their nearest graph frames cost.
 pub fn measure(
     creature: &Creature,
     clips: &[GrownClip],
-    candidate: Option<&GrownClip>,
+    candidate: &[GrownClip],
     candidate_effort: Option<f64>,
     measure: &Measure,
 ) -> Result<Measured> {
@@ -144,7 +150,7 @@ pub fn measure(
     // The frame distances of every pair, connections included: the graph's own map leaves
     // frames of connections within one gait family out (they are entered at their ends only).
     let map = match candidate {
-        Some(_) => {
+        [_, ..] => {
             let loose: Vec<GrownClip> = clips
                 .iter()
                 .chain(candidate)
@@ -153,9 +159,9 @@ pub fn measure(
                     ..g.clone()
                 })
                 .collect();
-            motion_graph(creature, &loose, None, Path::new(""))?.1
+            motion_graph(creature, &loose, &[], Path::new(""))?.1
         }
-        None => crate::motion_graph::DistanceMap {
+        [] => crate::motion_graph::DistanceMap {
             offsets: Vec::new(),
             size: 0,
             values: Vec::new(),
@@ -171,28 +177,32 @@ pub fn measure(
         .map(|c| effort(measure.effort_weight, c.gait.cost / base_cost))
         .collect();
     let frames = |c: usize| graph.graph.clips[c].frames;
-    let candidate_clip = candidate.map(|_| clips.len());
+    let is_candidate = |clip: usize| clip >= clips.len();
     // Per frame of the candidate: the distances to every solved frame, nearest first.
     let mut quality = None;
-    let mut interpolated: Vec<f64> = Vec::new();
-    if let Some(k) = candidate_clip {
+    let mut interpolated: Vec<Vec<f64>> = Vec::new();
+    if !candidate.is_empty() {
         let mut q = 0.0;
-        for frame in 0..frames(k) {
-            let at = FrameRef { clip: k, frame };
-            let mut near: Vec<(f64, f64)> = (0..clips.len())
-                .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
-                .map(|g| (map.at(at, g) as f64, solved[g.clip]))
-                .collect();
-            near.sort_by(|a, b| a.0.total_cmp(&b.0));
-            q += near.first().map_or(0.0, |n| n.0);
-            near.truncate(NEAREST);
-            interpolated.push(idw(&near));
+        for k in clips.len()..clips.len() + candidate.len() {
+            let mut clip_effort = Vec::new();
+            for frame in 0..frames(k) {
+                let at = FrameRef { clip: k, frame };
+                let mut near: Vec<(f64, f64)> = (0..clips.len())
+                    .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
+                    .map(|g| (map.at(at, g) as f64, solved[g.clip]))
+                    .collect();
+                near.sort_by(|a, b| a.0.total_cmp(&b.0));
+                q += near.first().map_or(0.0, |n| n.0);
+                near.truncate(NEAREST);
+                clip_effort.push(idw(&near));
+            }
+            interpolated.push(clip_effort);
         }
         quality = Some(q);
     }
     let effort = |f: FrameRef| {
-        if Some(f.clip) == candidate_clip {
-            candidate_effort.unwrap_or(interpolated[f.frame])
+        if is_candidate(f.clip) {
+            candidate_effort.unwrap_or(interpolated[f.clip - clips.len()][f.frame])
         } else {
             solved[f.clip]
         }
@@ -250,7 +260,7 @@ pub fn write(
         crate::files::write_ron(&gait_folder.join(format!("{}.ron", g.name)), &g.gait)
             .map_err(|e| anyhow::anyhow!("writing the gait of `{}`: {e}", g.name))?;
     }
-    let (mut graph, _) = motion_graph(creature, clips, None, folder)?;
+    let (mut graph, _) = motion_graph(creature, clips, &[], folder)?;
     let base = clips.first().map_or(1.0, |c| c.gait.cost);
     for (g, c) in graph.graph.clips.iter_mut().zip(clips) {
         g.effort = effort(effort_weight, c.gait.cost / base);
@@ -259,19 +269,27 @@ pub fn write(
     Ok(graph.graph)
 }
 
-/// The joins of a transition from the base's frame `from_frame` to its frame `to_frame` placed
-/// by `placement`.
-pub fn joins_to_base(
-    base: &str,
-    from_frame: usize,
-    to_frame: usize,
-    placement: PlanarMotion,
-) -> Joins {
-    Joins {
-        from: base.to_string(),
-        from_frame,
-        to: base.to_string(),
-        to_frame,
-        placement,
+impl GrownClip {
+    /// A transition named `name` whose gait is `gait`, from clip `from` to clip `to` where and as
+    /// `connection` joins them (its placement given).
+    pub fn transition(
+        name: impl Into<String>,
+        gait: GaitClip,
+        from: &str,
+        to: &str,
+        connection: &Connection,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            gait,
+            joins: Some(Joins {
+                from: from.to_string(),
+                from_frame: connection.from_frame,
+                to: to.to_string(),
+                to_frame: connection.to_frame,
+                placement: connection.placement.unwrap_or(PlanarMotion::IDENTITY),
+            }),
+            sigma: None,
+        }
     }
 }

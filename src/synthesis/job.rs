@@ -6,10 +6,10 @@
 //! synthesize` and the app's Synthesis panel both run it.
 
 use super::graph::{self, Creature};
-use super::surrogate::Turn;
+use super::surrogate::Template;
 use super::{ControllerTask, Iteration, Proposal, Synthesis};
 use crate::jobs::{Detail, Job, Progress, StepOutcome};
-use crate::spacetime::gait::GaitClip;
+use crate::spacetime::gait::{Connection, GaitClip};
 use crate::spacetime::job::{ConnectRequest, GaitRequest, GaitWorkerJob};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -61,7 +61,7 @@ pub struct SynthesisProgress {
     /// Every iteration so far (iteration 0 is the base alone).
     pub history: Vec<Iteration>,
     /// The template being solved, and the solver's progress line.
-    pub solving: Option<(Turn, String)>,
+    pub solving: Option<(Template, String)>,
     pub uniform: bool,
     pub graph: PathBuf,
 }
@@ -73,8 +73,9 @@ enum Phase {
     Begin(Box<GaitClip>),
     /// The base cycle being solved (a task without `base`).
     Base(Box<GaitWorkerJob>),
-    /// A template being solved.
-    Solving(Box<Proposal>, Box<GaitWorkerJob>),
+    /// A template being solved: its clips solved so far (an S₂'s cycle, then its connections)
+    /// and the solve running.
+    Solving(Box<Proposal>, Vec<GaitClip>, Box<GaitWorkerJob>),
 }
 
 /// A synthesis run as a job.
@@ -193,6 +194,82 @@ impl SynthesisJob {
         })
     }
 
+    /// The next solve of `proposal` after the valid clips `done`: a turn's connection; a cycle,
+    /// then its connection in, then its connection out. `None` when all are solved.
+    fn next_solve(
+        &mut self,
+        proposal: &Proposal,
+        done: &[GaitClip],
+    ) -> Result<Option<GaitWorkerJob>> {
+        let Some(request) = self.next_request(proposal, done)? else {
+            return Ok(None);
+        };
+        self.said.push(format!(
+            "  solving {}",
+            request
+                .out
+                .as_deref()
+                .and_then(Path::file_stem)
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ));
+        Ok(Some(GaitWorkerJob::new(request, self.program.clone())))
+    }
+
+    /// The request of [`Self::next_solve`].
+    fn next_request(&self, proposal: &Proposal, done: &[GaitClip]) -> Result<Option<GaitRequest>> {
+        let s = self.synthesis.as_ref().context("no synthesis")?;
+        let scratch = self.scratch();
+        let base = self
+            .request
+            .folder()
+            .join("gait")
+            .join(format!("{}.ron", super::BASE));
+        let solve = |name: &str| GaitRequest {
+            max_iterations: self.task.solver_iterations,
+            out: Some(scratch.join(format!("{name}.ron"))),
+            weights: self.task.weights,
+            posture_limbs: self.task.posture.clone(),
+            ..GaitRequest::new(&self.request.creature, s.clips[0].gait.speed)
+        };
+        let connect =
+            |name: &str, from: PathBuf, to: PathBuf, connection: Connection| GaitRequest {
+                connect: Some(ConnectRequest {
+                    from,
+                    to,
+                    connection,
+                }),
+                ..solve(name)
+            };
+        let name = &proposal.name;
+        let request = match (proposal.sigma, &proposal.connection, done.len()) {
+            (Template::Turn { .. }, Some(c), 0) => connect(name, base.clone(), base, c.clone()),
+            (Template::Cycle { speed }, _, 0) => GaitRequest {
+                speed,
+                turn_rate: Some(0.0),
+                init: Some(base),
+                ..solve(name)
+            },
+            (Template::Cycle { .. }, _, k @ (1 | 2)) => {
+                // The worker removes the file it wrote once read: the cycle is written again
+                // for the connections' workers.
+                let cycle = scratch.join(format!("{name}.ron"));
+                if k == 1 {
+                    crate::files::write_ron(&cycle, &done[0])
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", cycle.display()))?;
+                }
+                let [into, back] = s.cycle_connections(&self.creature.skeleton()?, &done[0]);
+                if k == 1 {
+                    connect(&format!("{name}_in"), base, cycle, into)
+                } else {
+                    connect(&format!("{name}_out"), cycle, base, back)
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(request))
+    }
+
     /// Polls a worker job for up to [`STEP`]: `Some(clip or why not)` once it has ended.
     fn poll(
         worker: &mut GaitWorkerJob,
@@ -250,14 +327,40 @@ impl Job for SynthesisJob {
                     self.begin(base)?;
                 }
             },
-            Phase::Solving(proposal, mut worker) => match Self::poll(&mut worker, pool) {
-                None => self.phase = Phase::Solving(proposal, worker),
+            Phase::Solving(proposal, mut done, mut worker) => match Self::poll(&mut worker, pool) {
+                None => self.phase = Phase::Solving(proposal, done, worker),
                 Some(solved) => {
-                    let s = self.synthesis.as_mut().context("no synthesis")?;
-                    s.record(&self.creature, &proposal, solved)?;
-                    self.save()?;
-                    let _ =
-                        std::fs::remove_file(self.scratch().join(format!("{}.ron", proposal.name)));
+                    let next = match solved {
+                        Ok(clip) if clip.is_valid() => {
+                            done.push(clip);
+                            self.next_solve(&proposal, &done)?
+                        }
+                        Ok(clip) => {
+                            done.push(clip);
+                            None
+                        }
+                        Err(e) => {
+                            done.clear();
+                            self.said.push(format!("the solve failed: {e}"));
+                            None
+                        }
+                    };
+                    match next {
+                        Some(worker) => {
+                            self.phase = Phase::Solving(proposal, done, Box::new(worker));
+                        }
+                        None => {
+                            let outcome = if done.is_empty() {
+                                Err("the solve failed".to_string())
+                            } else {
+                                Ok(done)
+                            };
+                            let s = self.synthesis.as_mut().context("no synthesis")?;
+                            s.record(&self.creature, &proposal, outcome)?;
+                            self.save()?;
+                            let _ = std::fs::remove_dir_all(self.scratch());
+                        }
+                    }
                 }
             },
             Phase::Ready if self.finished() => {
@@ -270,10 +373,9 @@ impl Job for SynthesisJob {
                 let s = self.synthesis.as_ref().context("no synthesis")?;
                 let proposal = s.propose(&self.creature)?;
                 self.said.push(format!(
-                    "weighed {} templates; solving a turn of {:+.0}° from frame {} (q {:.3}, P {:.2}, predicted {:.4})",
+                    "weighed {} templates; solving {} (q {:.3}, P {:.2}, predicted {:.4})",
                     proposal.weighed.len().max(1),
-                    proposal.sigma.theta.to_degrees(),
-                    proposal.connection.from_frame,
+                    proposal.sigma.label(),
                     proposal.quality,
                     proposal.probability,
                     proposal.predicted
@@ -281,25 +383,10 @@ impl Job for SynthesisJob {
                 let scratch = self.scratch();
                 std::fs::create_dir_all(&scratch)
                     .with_context(|| format!("creating {}", scratch.display()))?;
-                let base = self
-                    .request
-                    .folder()
-                    .join("gait")
-                    .join(format!("{}.ron", super::BASE));
-                let request = GaitRequest {
-                    max_iterations: self.task.solver_iterations,
-                    out: Some(scratch.join(format!("{}.ron", proposal.name))),
-                    connect: Some(ConnectRequest {
-                        from: base.clone(),
-                        to: base,
-                        connection: proposal.connection.clone(),
-                    }),
-                    weights: self.task.weights,
-                    posture_limbs: self.task.posture.clone(),
-                    ..GaitRequest::new(&self.request.creature, s.clips[0].gait.speed)
-                };
-                let worker = GaitWorkerJob::new(request, self.program.clone());
-                self.phase = Phase::Solving(Box::new(proposal), Box::new(worker));
+                let worker = self
+                    .next_solve(&proposal, &[])?
+                    .context("nothing to solve")?;
+                self.phase = Phase::Solving(Box::new(proposal), Vec::new(), Box::new(worker));
             }
         }
         Ok(StepOutcome::Running)
@@ -312,7 +399,7 @@ impl Job for SynthesisJob {
             .map(|s| s.history.clone())
             .unwrap_or_default();
         let (solving, line) = match &self.phase {
-            Phase::Solving(p, w) => (
+            Phase::Solving(p, _, w) => (
                 Some((p.sigma, w.progress().message)),
                 format!("solving {}", p.name),
             ),

@@ -16,11 +16,17 @@
 //!
 //! With `uniform`, σ is drawn uniformly instead of weighed: the thesis's baseline (fig. 5.6).
 //!
-//! The template is the transition S₁ with a turn θ: from one of the base cycle's frames f_a
-//! (the task's start frames, one per step) back into the cycle `frames − 1` frames later,
-//! arriving turned by θ (the thesis's direction controller searches θ alone; starts at every
-//! step let turns chain and answer sooner). The new cycles of template S₂ are not built here.
+//! The templates ([`surrogate::Template`]):
+//! - S₁, the transition with a turn θ: from one of the base cycle's frames f_a (the task's start
+//!   frames, one per step) back into the cycle `frames − 1` frames later, arriving turned by θ
+//!   (the thesis's direction controller searches θ alone; starts at every step let turns chain
+//!   and answer sooner).
+//! - S₂, a new straight cycle at speed v with a connection from the base into it and one back
+//!   ([`cycle`]), for tasks that ask for a speed too. Its solve is three: the cycle (started
+//!   from the base), then the two connections to the cycle as solved. Strafing cycles and other
+//!   gaits (the thesis's S₂ has them) are not built; turns leave from the base cycle only.
 
+pub mod cycle;
 pub mod graph;
 pub mod job;
 pub mod surrogate;
@@ -33,15 +39,23 @@ use graph::{Creature, GrownClip, Measure};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use surrogate::{Trial, Turn};
+use surrogate::{Template, Trial};
 
 /// A controller to synthesize (`assets/controllers/*.ron`): the task, the base cycle and the
 /// template's range.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ControllerTask {
-    /// What the user asks for; only `Direction` (θ_v) is synthesized so far.
+    /// What the user asks for: a direction θ_v, or a direction and a speed.
     pub task: TaskKind,
+    /// With `DirectionSpeed`: the speed levels the user asks for (m/s); new cycles are searched
+    /// between the smallest and the largest.
+    #[serde(default)]
+    pub speeds: Vec<f64>,
+    /// With `DirectionSpeed`: the task cost of 1 m/s of speed error against 1 rad of direction
+    /// error.
+    #[serde(default = "default_speed_weight")]
+    pub speed_weight: f64,
     /// G₀: a solved cycle off the treadmill (`motionlab gait --turn-rate 0 --out`), relative to
     /// the task file. Absent: solved first, with the creature's default timing at `speed`.
     #[serde(default)]
@@ -97,10 +111,15 @@ pub struct UserRates {
 pub enum TaskKind {
     /// Direction following, θ_v.
     Direction,
+    /// Direction and speed, (θ_v, s): templates S₁ and S₂.
+    DirectionSpeed,
 }
 
 fn default_speed() -> f64 {
     0.7
+}
+fn default_speed_weight() -> f64 {
+    1.0
 }
 fn default_max_turn() -> f64 {
     150.0
@@ -130,9 +149,15 @@ impl ControllerTask {
             step_sigma: u.step_sigma_deg.to_radians(),
             speed_changes_per_second: 0.0,
         });
+        let speeds = match self.task {
+            TaskKind::Direction => Vec::new(),
+            TaskKind::DirectionSpeed => self.speeds.clone(),
+        };
         Measure {
             mdp: MdpSettings {
                 user,
+                speeds,
+                speed_weight: self.speed_weight,
                 ..MdpSettings::default()
             },
             effort_weight: self.effort_weight,
@@ -142,15 +167,40 @@ impl ControllerTask {
         }
     }
 
-    /// The templates weighed: every start frame, and every 2° of turn (straight on left out).
-    pub fn candidates(&self) -> Vec<Turn> {
+    /// The templates weighed: every start frame, and every 2° of turn (straight on left out);
+    /// with a speed, cycles every [`cycle::SPEED_STEP`] between the task's speeds (the base's
+    /// own left out).
+    pub fn candidates(&self) -> Vec<Template> {
         let max = self.max_turn_deg.clamp(2.0, 180.0) as i64;
-        (0..self.from_frames.len().max(1))
-            .flat_map(|start| {
-                (-max / 2..=max / 2).filter(|&k| k != 0).map(move |k| Turn {
+        let turns = (0..self.from_frames.len().max(1)).flat_map(|start| {
+            (-max / 2..=max / 2)
+                .filter(|&k| k != 0)
+                .map(move |k| Template::Turn {
                     start,
                     theta: ((2 * k) as f64).to_radians(),
                 })
+        });
+        turns.chain(self.cycle_speeds()).collect()
+    }
+
+    /// The S₂ templates: cycles every [`cycle::SPEED_STEP`] m/s between the smallest and
+    /// largest asked speed, the base's own left out (none for a direction task).
+    pub fn cycle_speeds(&self) -> Vec<Template> {
+        if self.task != TaskKind::DirectionSpeed || self.speeds.is_empty() {
+            return Vec::new();
+        }
+        let lo = self.speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = self
+            .speeds
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let steps = ((hi - lo) / cycle::SPEED_STEP).round().max(0.0) as usize;
+        (0..=steps)
+            .map(|k| lo + k as f64 * cycle::SPEED_STEP)
+            .filter(|v| (v - self.speed).abs() > 0.5 * cycle::SPEED_STEP)
+            .map(|speed| Template::Cycle {
+                speed: (speed * 100.0).round() / 100.0,
             })
             .collect()
     }
@@ -166,7 +216,7 @@ pub struct Iteration {
     pub expected_cost: f64,
     /// The template solved: its parameters, the initialisation's quality q and P̃; none for
     /// iteration 0 (the base alone).
-    pub sigma: Option<Turn>,
+    pub sigma: Option<Template>,
     pub quality: f64,
     pub probability: f64,
     /// The predicted cost c (Eq. 5.4) of the template chosen (NaN with `uniform`).
@@ -177,16 +227,13 @@ pub struct Iteration {
     pub max_violation: f64,
     pub solve_time_s: f64,
     /// The templates weighed: (σ, c).
-    pub weighed: Vec<(Turn, f64)>,
+    pub weighed: Vec<(Template, f64)>,
 }
 
 impl Iteration {
-    /// The template's name: `turn+035@1` (degrees, left positive; start frame 1 of the task's).
+    /// The template's name ([`Template::label`]).
     pub fn template(&self) -> String {
-        match self.sigma {
-            Some(t) => format!("turn{:+04.0}@{}", t.theta.to_degrees(), t.start),
-            None => "base".into(),
-        }
+        self.sigma.map_or_else(|| "base".into(), |t| t.label())
     }
 }
 
@@ -205,13 +252,15 @@ pub struct Synthesis {
 /// The template chosen for the next solve.
 #[derive(Clone, Debug)]
 pub struct Proposal {
-    pub sigma: Turn,
+    pub sigma: Template,
     pub quality: f64,
     pub probability: f64,
     pub predicted: f64,
-    pub weighed: Vec<(Turn, f64)>,
-    pub connection: Connection,
-    /// The name its clip gets.
+    pub weighed: Vec<(Template, f64)>,
+    /// An S₁ template's connection (an S₂'s are known once its cycle has solved:
+    /// [`Synthesis::cycle_connections`]).
+    pub connection: Option<Connection>,
+    /// The name its clip gets (an S₂'s connections add `_in` and `_out`).
     pub name: String,
 }
 
@@ -244,7 +293,7 @@ impl Synthesis {
             trials: Vec::new(),
             history: Vec::new(),
         };
-        let m = graph::measure(creature, &s.clips, None, None, &s.task.measure())?;
+        let m = graph::measure(creature, &s.clips, &[], None, &s.task.measure())?;
         s.history.push(Iteration {
             iteration: 0,
             clips: 1,
@@ -279,13 +328,17 @@ impl Synthesis {
     /// The weighted biomechanical cost per frame of a template σ, interpolated from the solved
     /// templates' with weights d(σ, σⱼ)⁻² ([`graph`]'s docs say why not from the frames); `None`
     /// before any has solved.
-    pub fn effort_estimate(&self, sigma: &Turn) -> Option<f64> {
+    pub fn effort_estimate(&self, sigma: &Template) -> Option<f64> {
         let base = self.base().cost;
         let near: Vec<(f64, f64)> = self
             .clips
             .iter()
             .filter_map(|c| {
                 let s = c.sigma?;
+                // Only templates of the same kind tell: a cycle's effort is not a turn's.
+                if std::mem::discriminant(&s) != std::mem::discriminant(sigma) {
+                    return None;
+                }
                 let d = surrogate::distance_squared(sigma, &s).sqrt();
                 Some((
                     d,
@@ -302,11 +355,11 @@ impl Synthesis {
     /// when none is). At θ = 0 it is the walk itself. (Placing the end by the mean speed's arc
     /// instead, as connections between gaits are, ignored the stride's sway and yaw: the 0°
     /// turn then cost 30 times the walk, and every solved turn 30–10,000 times.)
-    pub fn connection(&self, skeleton: &Skeleton, sigma: &Turn) -> Connection {
+    pub fn connection(&self, skeleton: &Skeleton, start: usize, theta: f64) -> Connection {
         let base = self.base();
         let n = base.frames.len();
         let frames = self.task.frames.max(5);
-        let from_frame = self.task.from_frames.get(sigma.start).copied().unwrap_or(0) % n;
+        let from_frame = self.task.from_frames.get(start).copied().unwrap_or(0) % n;
         let end = (from_frame + frames - 1) as i64;
         let on = base.motion_at(end);
         let heading = skeleton.with_heading_root();
@@ -334,7 +387,7 @@ impl Synthesis {
             .compose(&crate::spacetime::gait::PlanarMotion {
                 x: 0.0,
                 z: 0.0,
-                yaw: sigma.theta,
+                yaw: theta,
             })
             .compose(&about(-px, -pz));
         Connection {
@@ -346,28 +399,84 @@ impl Synthesis {
         }
     }
 
-    /// The initialisation M̃ of the turn σ, as a clip of the graph.
-    pub fn candidate(&self, skeleton: &Skeleton, sigma: &Turn) -> Result<GrownClip> {
-        let c = self.connection(skeleton, sigma);
-        let base = self.base();
-        let (spec, mut start) = connecting_start(skeleton, base, base, &c)?;
-        // The solve holds the two end pairs at the graph's frames; the blend only nears them.
-        if let crate::spacetime::gait::Closure::Open(ends) = &spec.closure {
-            let n = start.frames.len();
-            start.frames[..2].clone_from_slice(&ends.first);
-            start.frames[n - 2..].clone_from_slice(&ends.last);
+    /// The initialisation M̃ of template σ, as clips of the graph: a turn's transition, or a
+    /// cycle and its two connections.
+    pub fn candidate(&self, skeleton: &Skeleton, sigma: &Template) -> Result<Vec<GrownClip>> {
+        match *sigma {
+            Template::Turn { start, theta } => {
+                let c = self.connection(skeleton, start, theta);
+                let base = self.base();
+                let gait = blended(skeleton, base, base, &c)?;
+                Ok(vec![GrownClip {
+                    sigma: Some(*sigma),
+                    ..GrownClip::transition("candidate", gait, BASE, BASE, &c)
+                }])
+            }
+            Template::Cycle { speed } => {
+                let cycle = cycle::stretched(self.base(), speed);
+                let clips = self.cycle_clips("candidate", skeleton, &cycle, |c| {
+                    let (a, b) = if c.0 {
+                        (self.base(), &cycle)
+                    } else {
+                        (&cycle, self.base())
+                    };
+                    blended(skeleton, a, b, c.1)
+                })?;
+                Ok(clips
+                    .into_iter()
+                    .map(|mut g| {
+                        g.sigma = g.joins.is_none().then_some(*sigma);
+                        g
+                    })
+                    .collect())
+            }
         }
-        Ok(GrownClip {
-            name: "candidate".into(),
-            sigma: Some(*sigma),
-            gait: start,
-            joins: Some(graph::joins_to_base(
+    }
+
+    /// The connections of a new cycle: from the base's first start frame into it, and from the
+    /// cycle's back into the base (see [`cycle::connections`]).
+    pub fn cycle_connections(&self, skeleton: &Skeleton, cycle: &GaitClip) -> [Connection; 2] {
+        cycle::connections(
+            skeleton,
+            self.base(),
+            cycle,
+            self.task.from_frames.first().copied().unwrap_or(0),
+            self.task.frames.max(5),
+        )
+    }
+
+    /// A new cycle named `name` and its connections `name_in` and `name_out` as graph clips,
+    /// each connection's gait given by `gait` ((into the cycle?, the connection)).
+    fn cycle_clips(
+        &self,
+        name: &str,
+        skeleton: &Skeleton,
+        cycle: &GaitClip,
+        mut gait: impl FnMut((bool, &Connection)) -> Result<GaitClip>,
+    ) -> Result<Vec<GrownClip>> {
+        let [into, back] = self.cycle_connections(skeleton, cycle);
+        Ok(vec![
+            GrownClip {
+                name: name.to_string(),
+                gait: cycle.clone(),
+                joins: None,
+                sigma: None,
+            },
+            GrownClip::transition(
+                format!("{name}_in"),
+                gait((true, &into))?,
                 BASE,
-                c.from_frame,
-                c.to_frame,
-                c.placement.expect("placed"),
-            )),
-        })
+                name,
+                &into,
+            ),
+            GrownClip::transition(
+                format!("{name}_out"),
+                gait((false, &back))?,
+                name,
+                BASE,
+                &back,
+            ),
+        ])
     }
 
     /// Weighs one template: (q, P̃, c).
@@ -375,13 +484,13 @@ impl Synthesis {
         &self,
         creature: &Creature,
         skeleton: &Skeleton,
-        sigma: &Turn,
+        sigma: &Template,
     ) -> Result<(f64, f64, f64)> {
         let candidate = self.candidate(skeleton, sigma)?;
         let m = graph::measure(
             creature,
             &self.clips,
-            Some(&candidate),
+            &candidate,
             self.effort_estimate(sigma),
             &self.task.measure(),
         )?;
@@ -392,8 +501,7 @@ impl Synthesis {
 
     /// The next template to solve: weighed by the surrogates, or drawn uniformly.
     pub fn propose(&self, creature: &Creature) -> Result<Proposal> {
-        let skeleton = Skeleton::from_character(&creature.character)
-            .map_err(|p| anyhow::anyhow!("{}: not a creature: {p:?}", creature.path.display()))?;
+        let skeleton = creature.skeleton()?;
         let iteration = self.iterations() + 1;
         let max = self.task.max_turn_deg.clamp(2.0, 180.0).to_radians();
         let starts = self.task.from_frames.len().max(1);
@@ -401,32 +509,47 @@ impl Synthesis {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
                 self.seed.wrapping_mul(1_000_003) + iteration as u64,
             );
-            let sigma = Turn {
-                start: rng.random_range(0..starts),
-                theta: rng.random_range(-max..=max),
+            let cycles = self.task.cycle_speeds();
+            // With a speed, a cycle or a turn as likely; the cycle's speed drawn in the range.
+            let sigma = if !cycles.is_empty() && rng.random_bool(0.5) {
+                let speeds = cycles.iter().filter_map(Template::cycle_speed);
+                let lo = speeds.clone().fold(f64::INFINITY, f64::min);
+                let hi = speeds.fold(f64::NEG_INFINITY, f64::max);
+                Template::Cycle {
+                    speed: rng.random_range(lo..=hi),
+                }
+            } else {
+                Template::Turn {
+                    start: rng.random_range(0..starts),
+                    theta: rng.random_range(-max..=max),
+                }
             };
             let (q, p, _) = self.weigh(creature, &skeleton, &sigma)?;
             (sigma, q, p, f64::NAN, Vec::new())
         } else {
             // A template solved before adds nothing new.
-            let fresh = |t: &Turn| {
+            let fresh = |t: &Template| {
                 self.clips
                     .iter()
                     .filter_map(|c| c.sigma)
                     .all(|s| surrogate::distance_squared(t, &s) > 1e-12)
             };
-            let candidates: Vec<Turn> = self.task.candidates().into_iter().filter(fresh).collect();
-            let mut weighed: Vec<(Turn, f64)> = Vec::new();
-            let mut best: Option<(Turn, f64, f64, f64)> = None;
-            // A spread of turns from every start first, then where the exploration function
-            // points.
-            let spread: Vec<Turn> = (0..starts)
+            let candidates: Vec<Template> =
+                self.task.candidates().into_iter().filter(fresh).collect();
+            let mut weighed: Vec<(Template, f64)> = Vec::new();
+            let mut best: Option<(Template, f64, f64, f64)> = None;
+            // A spread of turns from every start (and the slowest and fastest cycles) first,
+            // then where the exploration function points.
+            let cycles = self.task.cycle_speeds();
+            let spread: Vec<Template> = (0..starts)
                 .flat_map(|start| {
-                    [-0.75, -0.25, 0.25, 0.75].map(|s| Turn {
+                    [-0.75, -0.25, 0.25, 0.75].map(|s| Template::Turn {
                         start,
                         theta: s * max,
                     })
                 })
+                .chain(cycles.first().copied())
+                .chain(cycles.last().copied().filter(|_| cycles.len() > 1))
                 .collect();
             for k in 0..self.task.weighed.max(spread.len()) {
                 let sigma = match spread.get(k) {
@@ -446,38 +569,57 @@ impl Synthesis {
             let (sigma, q, p, c) = best.context("no template to weigh")?;
             (sigma, q, p, c, weighed)
         };
-        let connection = self.connection(&skeleton, &sigma);
-        let side = if sigma.theta >= 0.0 { "left" } else { "right" };
+        let (connection, name) = match sigma {
+            Template::Turn { start, theta } => {
+                let connection = self.connection(&skeleton, start, theta);
+                let side = if theta >= 0.0 { "left" } else { "right" };
+                let name = format!(
+                    "turn_{iteration:02}_{side}_{:03.0}_from_{}",
+                    theta.to_degrees().abs(),
+                    connection.from_frame
+                );
+                (Some(connection), name)
+            }
+            Template::Cycle { speed } => (None, format!("cycle_{iteration:02}_{speed:.2}ms")),
+        };
         Ok(Proposal {
             sigma,
             quality,
             probability,
             predicted,
             weighed,
-            name: format!(
-                "turn_{iteration:02}_{side}_{:03.0}_from_{}",
-                sigma.theta.to_degrees().abs(),
-                connection.from_frame
-            ),
+            name,
             connection,
         })
     }
 
-    /// Records the solve of `proposal`: a valid clip joins the graph; either way the outcome
-    /// teaches P̃ and cost(G) is measured again.
+    /// Records the solves of `proposal` (a turn's connection; a cycle, then its connection in
+    /// and its connection out, as far as they got): a template whose clips are all valid joins
+    /// the graph; either way the outcome teaches P̃ and cost(G) is measured again.
     pub fn record(
         &mut self,
         creature: &Creature,
         proposal: &Proposal,
-        solved: std::result::Result<GaitClip, String>,
+        solved: std::result::Result<Vec<GaitClip>, String>,
     ) -> Result<&Iteration> {
+        let expected = match proposal.sigma {
+            Template::Turn { .. } => 1,
+            Template::Cycle { .. } => 3,
+        };
         let (valid, status, violation, time) = match &solved {
-            Ok(g) => (
-                g.is_valid(),
-                g.status.clone(),
-                g.max_violation,
-                g.solve_time_s,
-            ),
+            Ok(clips) => {
+                let worst = clips
+                    .iter()
+                    .find(|g| !g.is_valid())
+                    .or(clips.last())
+                    .context("no clip solved")?;
+                (
+                    clips.len() == expected && clips.iter().all(GaitClip::is_valid),
+                    worst.status.clone(),
+                    clips.iter().map(|g| g.max_violation).fold(0.0, f64::max),
+                    clips.iter().map(|g| g.solve_time_s).sum(),
+                )
+            }
             Err(e) => (false, e.clone(), f64::INFINITY, 0.0),
         };
         self.trials.push(Trial {
@@ -486,21 +628,29 @@ impl Synthesis {
             success: valid,
         });
         if valid {
-            let c = &proposal.connection;
-            self.clips.push(GrownClip {
-                name: proposal.name.clone(),
-                gait: solved.expect("valid"),
-                joins: Some(graph::joins_to_base(
-                    BASE,
-                    c.from_frame,
-                    c.to_frame,
-                    c.placement.expect("placed"),
-                )),
-                sigma: Some(proposal.sigma),
-            });
+            let mut clips = solved.expect("valid").into_iter();
+            match (proposal.sigma, &proposal.connection) {
+                (Template::Turn { .. }, Some(c)) => {
+                    let gait = clips.next().expect("one clip");
+                    self.clips.push(GrownClip {
+                        sigma: Some(proposal.sigma),
+                        ..GrownClip::transition(&proposal.name, gait, BASE, BASE, c)
+                    });
+                }
+                _ => {
+                    let cycle = clips.next().expect("the cycle");
+                    let skeleton = creature.skeleton()?;
+                    let mut connections = clips;
+                    let mut grown = self.cycle_clips(&proposal.name, &skeleton, &cycle, |_| {
+                        Ok(connections.next().expect("a connection"))
+                    })?;
+                    grown[0].sigma = Some(proposal.sigma);
+                    self.clips.extend(grown);
+                }
+            }
         }
         let cost = if valid {
-            graph::measure(creature, &self.clips, None, None, &self.task.measure())?.cost
+            graph::measure(creature, &self.clips, &[], None, &self.task.measure())?.cost
         } else {
             self.cost()
         };
@@ -520,4 +670,16 @@ impl Synthesis {
         });
         Ok(self.history.last().expect("pushed"))
     }
+}
+
+/// A connection's blended start M̃ with its two end pairs at the graph's frames (the solve holds
+/// them there; the blend only nears them).
+fn blended(skeleton: &Skeleton, a: &GaitClip, b: &GaitClip, c: &Connection) -> Result<GaitClip> {
+    let (spec, mut start) = connecting_start(skeleton, a, b, c)?;
+    if let crate::spacetime::gait::Closure::Open(ends) = &spec.closure {
+        let n = start.frames.len();
+        start.frames[..2].clone_from_slice(&ends.first);
+        start.frames[n - 2..].clone_from_slice(&ends.last);
+    }
+    Ok(start)
 }

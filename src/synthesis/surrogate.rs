@@ -3,32 +3,84 @@
 //! (Eqs. 5.5–5.9, with the errata: similarities turned into distances and the logs made
 //! positive), and the exploration function that picks the next parameters to weigh.
 //!
-//! The template here is the transition that turns by θ (S₁), leaving the base cycle at one of a
-//! few frames f_a: its parameters are the start and the angle.
+//! The templates are the transition that turns by θ (S₁), leaving the base cycle at one of a
+//! few frames f_a (its parameters the start and the angle), and the new cycle at another speed
+//! with its two connections to the base (S₂, its parameter the speed).
 
 use crate::model::planar::wrap_angle;
 
-/// A turn template's parameters σ: which of the task's start frames f_a it leaves from, and its
-/// turn θ (rad, left positive).
+/// A template's parameters σ.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Turn {
-    pub start: usize,
-    pub theta: f64,
+pub enum Template {
+    /// S₁: a transition from the base cycle back into it, leaving at the task's start frame
+    /// `start` (an index into its start frames) and arriving turned by θ (rad, left positive).
+    Turn { start: usize, theta: f64 },
+    /// S₂: a new straight cycle at this speed (m/s), with a connection from the base into it and
+    /// one back.
+    Cycle { speed: f64 },
 }
 
-/// d(σ₁, σ₂)²: 1 − cos Δθ (the thesis prints the similarity cos Δθ; see the errata), plus 1 when
-/// the start frames differ (the task's start frames are a step apart, which the thesis's frame
-/// distance would count as far).
-pub fn distance_squared(a: &Turn, b: &Turn) -> f64 {
-    let frames = if a.start == b.start { 0.0 } else { 1.0 };
-    1.0 - wrap_angle(a.theta - b.theta).cos() + frames
+impl Template {
+    /// The turn θ of an S₁ template (0 for a cycle).
+    pub fn theta(&self) -> f64 {
+        match self {
+            Template::Turn { theta, .. } => *theta,
+            Template::Cycle { .. } => 0.0,
+        }
+    }
+
+    /// The speed of an S₂ template.
+    pub fn cycle_speed(&self) -> Option<f64> {
+        match self {
+            Template::Cycle { speed } => Some(*speed),
+            Template::Turn { .. } => None,
+        }
+    }
+
+    /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's), or
+    /// `cycle0.85` (m/s).
+    pub fn label(&self) -> String {
+        match self {
+            Template::Turn { start, theta } => format!("turn{:+04.0}@{start}", theta.to_degrees()),
+            Template::Cycle { speed } => format!("cycle{speed:.2}"),
+        }
+    }
+}
+
+/// Speeds this far apart (m/s) are as far apart as turns 90° apart.
+pub const SPEED_SCALE: f64 = 0.3;
+
+/// d(σ₁, σ₂)²: between turns 1 − cos Δθ (the thesis prints the similarity cos Δθ; see the
+/// errata), plus 1 when the start frames differ (the task's start frames are a step apart,
+/// which the thesis's frame distance would count as far); between cycles (Δv / [`SPEED_SCALE`])²;
+/// a turn and a cycle are 4 apart (as far as opposite turns).
+pub fn distance_squared(a: &Template, b: &Template) -> f64 {
+    match (a, b) {
+        (
+            Template::Turn {
+                start: sa,
+                theta: ta,
+            },
+            Template::Turn {
+                start: sb,
+                theta: tb,
+            },
+        ) => {
+            let frames = if sa == sb { 0.0 } else { 1.0 };
+            1.0 - wrap_angle(ta - tb).cos() + frames
+        }
+        (Template::Cycle { speed: va }, Template::Cycle { speed: vb }) => {
+            ((va - vb) / SPEED_SCALE).powi(2)
+        }
+        _ => 4.0,
+    }
 }
 
 /// A past solve of the template: its parameters, its initialisation's quality q (Eq. 5.3) and
 /// whether it gave a physically valid clip.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Trial {
-    pub sigma: Turn,
+    pub sigma: Template,
     pub quality: f64,
     pub success: bool,
 }
@@ -43,7 +95,7 @@ const SAME: f64 = 1e-12;
 /// It is 1 when q is 0 and when σ is a past success, 0 when σ is a past failure whose q was no
 /// better. A prior of one observation worth 1/(1 + q) stands in for the solves not yet made
 /// (the thesis gives none): with no history P̃ = 1/(1 + q), a good initialisation first.
-pub fn success_probability(sigma: &Turn, quality: f64, trials: &[Trial]) -> f64 {
+pub fn success_probability(sigma: &Template, quality: f64, trials: &[Trial]) -> f64 {
     let q = quality.max(0.0);
     if q <= SAME {
         return 1.0;
@@ -90,7 +142,7 @@ pub fn success_probability(sigma: &Turn, quality: f64, trials: &[Trial]) -> f64 
 /// Σⱼ wⱼ·costⱼ/(wⱼ + 1), wⱼ = d(σ, σⱼ)⁻², over the weighed ones (σⱼ, costⱼ); it is about costⱼ
 /// at σⱼ and falls away from them, so the search goes where it has not looked, near what looked
 /// cheap. Already weighed candidates are skipped; `None` when all are.
-pub fn next_to_weigh(evaluated: &[(Turn, f64)], candidates: &[Turn]) -> Option<Turn> {
+pub fn next_to_weigh(evaluated: &[(Template, f64)], candidates: &[Template]) -> Option<Template> {
     candidates
         .iter()
         .copied()
@@ -118,8 +170,8 @@ mod tests {
     use super::*;
     use std::f64::consts::PI;
 
-    fn turn(theta: f64) -> Turn {
-        Turn { start: 0, theta }
+    fn turn(theta: f64) -> Template {
+        Template::Turn { start: 0, theta }
     }
 
     fn trial(theta: f64, quality: f64, success: bool) -> Trial {
@@ -170,21 +222,42 @@ mod tests {
         assert!(success_probability(&turn(1.4), 1.1, &failed) < 0.2);
     }
 
+    /// Cycles are near cycles of near speeds and far from every turn, so what a cycle's solve
+    /// taught speaks for cycles of near speeds, not for turns.
+    #[test]
+    fn cycles_are_near_cycles_of_near_speeds_and_far_from_turns() {
+        let cycle = |speed| Template::Cycle { speed };
+        assert!((distance_squared(&cycle(0.7), &cycle(1.0)) - 1.0).abs() < 1e-12);
+        assert_eq!(distance_squared(&cycle(0.7), &turn(0.0)), 4.0);
+        assert_eq!(distance_squared(&turn(PI), &cycle(0.4)), 4.0);
+        let failed = [Trial {
+            sigma: cycle(1.0),
+            quality: 0.5,
+            success: false,
+        }];
+        let near = success_probability(&cycle(0.95), 0.5, &failed);
+        let far = success_probability(&cycle(0.7), 0.5, &failed);
+        let turned = success_probability(&turn(0.5), 0.5, &failed);
+        assert!(near < far && far < turned, "{near} {far} {turned}");
+        assert_eq!(cycle(0.85).label(), "cycle0.85");
+        assert_eq!(turn(-0.5).label(), "turn-029@0");
+    }
+
     /// Exploration: with nothing weighed, any candidate; after that, the first pick is away from
     /// what was weighed, and it leans towards what weighed cheap.
     #[test]
     fn the_exploration_goes_where_it_has_not_looked_near_what_was_cheap() {
-        let candidates: Vec<Turn> = (0..36).map(|k| turn(-PI + k as f64 * PI / 18.0)).collect();
+        let candidates: Vec<Template> = (0..36).map(|k| turn(-PI + k as f64 * PI / 18.0)).collect();
         assert!(next_to_weigh(&[], &candidates).is_some());
         let evaluated = [(turn(0.0), 1.0)];
-        let next = next_to_weigh(&evaluated, &candidates).unwrap().theta;
+        let next = next_to_weigh(&evaluated, &candidates).unwrap().theta();
         assert!(wrap_angle(next).abs() > 2.5, "{next}");
         // Cheap at +1, dear at −1: the next one is nearer the cheap side.
         let evaluated = [(turn(1.0), 0.1), (turn(-1.0), 2.0), (turn(PI), 1.0)];
-        let next = next_to_weigh(&evaluated, &candidates).unwrap().theta;
+        let next = next_to_weigh(&evaluated, &candidates).unwrap().theta();
         assert!(next > 0.0, "{next}");
         // Weighed candidates are not weighed again.
-        let all: Vec<(Turn, f64)> = candidates.iter().map(|&c| (c, 1.0)).collect();
+        let all: Vec<(Template, f64)> = candidates.iter().map(|&c| (c, 1.0)).collect();
         assert_eq!(next_to_weigh(&all, &candidates), None);
     }
 }

@@ -14,7 +14,7 @@ mod panel;
 use super::workbench::{AddPanel, Dock, Jobs, OpenPanel, PanelSpec};
 use crate::jobs::JobStatus;
 use crate::synthesis::job::{SynthesisJob, SynthesisProgress, SynthesisRequest, checkpoint_of};
-use crate::synthesis::surrogate::Turn;
+use crate::synthesis::surrogate::Template;
 use crate::synthesis::{Iteration, Synthesis};
 use bevy::prelude::*;
 use std::path::PathBuf;
@@ -70,7 +70,7 @@ pub struct Run {
     pub uniform: bool,
     pub history: Vec<Iteration>,
     /// The template being solved and the solver's progress.
-    pub solving: Option<(Turn, String)>,
+    pub solving: Option<(Template, String)>,
     pub error: Option<String>,
     /// The checkpoint's time when last read, and when it was last looked at.
     read: Option<SystemTime>,

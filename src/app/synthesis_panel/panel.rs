@@ -1,6 +1,7 @@
 //! The Synthesis panel's body: the form, the runs, cost(G) per iteration, the turns tried and
 //! the selected run's iterations.
 
+use crate::synthesis::surrogate::Template;
 use super::{PANEL, Run, SynthesisState};
 use crate::app::steering::{PANEL as STEERING, SteeringState};
 use crate::app::workbench::jobs::job_controls;
@@ -153,12 +154,8 @@ fn runs(
         } else if run.job.is_none() {
             ui.small("read from its folder");
         }
-        if let Some((turn, line)) = &run.solving {
-            ui.small(format!(
-                "solving a turn of {:+.0}° from start {}: {line}",
-                turn.theta.to_degrees(),
-                turn.start
-            ));
+        if let Some((template, line)) = &run.solving {
+            ui.small(format!("solving {}: {line}", template.label()));
         }
         if let Some(e) = &run.error {
             ui.colored_label(palette::ERR, e);
@@ -209,16 +206,35 @@ fn cost_plot(ui: &mut egui::Ui, runs: &[Run]) {
 }
 
 /// The selected run's turns: each solve by iteration and angle (solved or failed), and the
-/// last iteration's weighed templates by their predicted cost (the thesis's fig. 5.7).
+/// last iteration's weighed templates by their predicted cost (the thesis's fig. 5.7); a task
+/// with a speed lists its new cycles too.
 fn turns_plot(ui: &mut egui::Ui, run: &Run) {
     ui.label(egui::RichText::new(format!("Turns tried · {}", run.label())).strong());
     let by = |solved: bool| -> Vec<[f64; 2]> {
         run.history
             .iter()
             .filter(|h| h.solved == solved)
-            .filter_map(|h| Some([h.sigma?.theta.to_degrees(), h.iteration as f64]))
+            .filter_map(|h| match h.sigma? {
+                Template::Turn { theta, .. } => Some([theta.to_degrees(), h.iteration as f64]),
+                Template::Cycle { .. } => None,
+            })
             .collect()
     };
+    let cycles: Vec<String> = run
+        .history
+        .iter()
+        .filter_map(|h| {
+            let v = h.sigma?.cycle_speed()?;
+            Some(format!(
+                "{v:.2} m/s at {} {}",
+                h.iteration,
+                if h.solved { "✔" } else { "✘" }
+            ))
+        })
+        .collect();
+    if !cycles.is_empty() {
+        ui.label(format!("New cycles: {}", cycles.join(" · ")));
+    }
     Plot::new("synthesis_turns")
         .height(150.0)
         .legend(Legend::default())
@@ -250,11 +266,13 @@ fn turns_plot(ui: &mut egui::Ui, run: &Run) {
     let weighed: Vec<[f64; 2]> = last
         .weighed
         .iter()
-        .map(|(t, c)| [t.theta.to_degrees(), *c])
+        .filter(|(t, _)| t.cycle_speed().is_none())
+        .map(|(t, c)| [t.theta().to_degrees(), *c])
         .collect();
     let chosen: Vec<[f64; 2]> = last
         .sigma
-        .map(|t| vec![[t.theta.to_degrees(), last.predicted]])
+        .filter(|t| t.cycle_speed().is_none())
+        .map(|t| vec![[t.theta().to_degrees(), last.predicted]])
         .unwrap_or_default();
     Plot::new("synthesis_weighed")
         .height(120.0)
