@@ -228,6 +228,12 @@ enum Command {
         /// candidates, sigma, keep or seed.
         #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
         lookahead: Option<String>,
+        /// With --physics: the guard over transitions: when the controller is about to take
+        /// one, a copy plays it and the next two choices (or playing on) 2.5 s ahead with the
+        /// stick held, and the future that stays up, tracks best and obeys the stick is taken,
+        /// every 0.25 s; `NAME=VALUE,...` changes every, horizon, candidates or obey.
+        #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
+        guard: Option<String>,
         /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
         /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
         /// graph.
@@ -519,35 +525,38 @@ fn main() {
             physics,
             balance,
             lookahead,
+            guard,
             out,
-        }) => match (timelines, straight, script) {
-            (None, None, Some(script)) => graph_cli::steer(
-                &graph,
-                &script,
-                random_walk,
-                policy,
-                physics,
-                balance.as_deref(),
-                lookahead.as_deref(),
-                out.as_deref(),
-            ),
-            (timelines, straight, script) => graph_cli::steer_trials(
-                &graph,
-                &graph_cli::TrialSet {
-                    timelines: timelines.unwrap_or(0),
-                    straight: straight.unwrap_or(0),
-                    walk_sticks,
-                    script,
-                    seed,
-                    duration,
-                    save_scripts,
-                },
-                policy,
-                physics,
-                balance.as_deref(),
-                lookahead.as_deref(),
-            ),
-        },
+        }) => graph_cli::planning(lookahead.as_deref(), guard.as_deref()).and_then(
+            |planning| match (timelines, straight, script) {
+                (None, None, Some(script)) => graph_cli::steer(
+                    &graph,
+                    &script,
+                    random_walk,
+                    policy,
+                    physics,
+                    balance.as_deref(),
+                    planning,
+                    out.as_deref(),
+                ),
+                (timelines, straight, script) => graph_cli::steer_trials(
+                    &graph,
+                    &graph_cli::TrialSet {
+                        timelines: timelines.unwrap_or(0),
+                        straight: straight.unwrap_or(0),
+                        walk_sticks,
+                        script,
+                        seed,
+                        duration,
+                        save_scripts,
+                    },
+                    policy,
+                    physics,
+                    balance.as_deref(),
+                    planning,
+                ),
+            },
+        ),
         Some(Command::Bench {
             what,
             quick,

@@ -1,6 +1,7 @@
-//! Steering trials and the physics playback's look-ahead: many seeded stick timelines at once,
-//! a saved playback state restored bit for bit, and predictive sampling that keeps up a run the
-//! balance feedback alone drops.
+//! Steering trials and the physics playback's look-ahead and guard: many seeded stick timelines
+//! at once, a saved playback state restored bit for bit, predictive sampling that keeps up a run
+//! the balance feedback alone drops, barred transitions never taken, and the guard keeping up a
+//! player's timeline the feedback alone drops.
 
 mod common;
 
@@ -133,7 +134,10 @@ fn the_look_ahead_keeps_up_a_run_the_feedback_alone_drops() {
             &mut controller,
             &script,
             BalanceGains::default(),
-            lookahead,
+            motionlab::steering::physics::Planning {
+                lookahead,
+                guard: None,
+            },
             |_, _| {},
         )
         .unwrap()
@@ -151,4 +155,86 @@ fn the_look_ahead_keeps_up_a_run_the_feedback_alone_drops() {
     let again = run(Some(LookaheadSettings::default()));
     assert_eq!(again.fell_at, planned.fell_at);
     assert_eq!(again.joint_error.to_bits(), planned.joint_error.to_bits());
+}
+
+/// A controller never takes a barred transition: with every one barred it plays on through a
+/// player's timeline that takes several, and with the first clip the free run went into barred
+/// it never enters it.
+#[test]
+fn barred_transitions_are_never_taken() {
+    use motionlab::steering::controller::Barred;
+    use motionlab::steering::run_script;
+    use motionlab::steering::trials::{PlayerModel, random_timeline};
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let script = random_timeline(39, 12.0, 60.0, &PlayerModel::default());
+    let play = |barred: Barred| {
+        let start = Controller::default_start(&graph, "stand");
+        let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
+        controller.barred = barred;
+        let mut clips = Vec::new();
+        run_script(&mut controller, &script, |_, out, _| {
+            if clips.last() != Some(&out.frame.clip) {
+                clips.push(out.frame.clip);
+            }
+        });
+        (controller.transitions_taken, clips)
+    };
+    let (free, visited) = play(Barred::Nothing);
+    assert!(free >= 5, "the free run took {free} transitions");
+    let (held, clips) = play(Barred::All);
+    assert_eq!(held, 0, "transitions taken with every one barred");
+    assert_eq!(clips.len(), 1, "{clips:?}");
+    // Bar the first clip the free run went into (from the stand, which plays on): it must go
+    // elsewhere or stand.
+    let first = visited[1];
+    let (_, clips) = play(Barred::Into(vec![first]));
+    assert!(
+        !clips.contains(&first),
+        "entered the barred clip {first}: {clips:?}"
+    );
+}
+
+/// The guard (`steer --guard`) plays each transition ahead and takes a future that stays up: a
+/// player's timeline (seed 47, 12 s) on which the balance feedback alone falls after about 3 s
+/// stays up three times as long with it (11.8 s here), and the same settings give the same run.
+#[test]
+fn the_guard_keeps_up_a_timeline_the_feedback_alone_drops() {
+    use motionlab::steering::balance::BalanceGains;
+    use motionlab::steering::guard::GuardSettings;
+    use motionlab::steering::physics::{Planning, run_tracked_planned};
+    use motionlab::steering::trials::{PlayerModel, random_timeline};
+    let graph = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let script = random_timeline(47, 12.0, 60.0, &PlayerModel::default());
+    let run = |guard| {
+        let start = Controller::default_start(&graph, "stand");
+        let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
+        let planning = Planning {
+            lookahead: None,
+            guard,
+        };
+        run_tracked_planned(
+            &mut controller,
+            &script,
+            BalanceGains::default(),
+            planning,
+            |_, _| {},
+        )
+        .unwrap()
+    };
+    let alone = run(None);
+    assert!(
+        alone.fell_at.is_some_and(|t| t < 6.0),
+        "{:?}",
+        alone.fell_at
+    );
+    let guarded = run(Some(GuardSettings::default()));
+    assert!(
+        guarded.fell_at.is_none_or(|t| t > 9.0),
+        "fell with the guard at {:?}",
+        guarded.fell_at
+    );
+    assert!(guarded.rollouts > 0);
+    let again = run(Some(GuardSettings::default()));
+    assert_eq!(again.rollouts, guarded.rollouts);
+    assert_eq!(again.joint_error.to_bits(), guarded.joint_error.to_bits());
 }

@@ -253,7 +253,7 @@ pub fn steer(
     policy: bool,
     physics: bool,
     balance: Option<&str>,
-    lookahead: Option<&str>,
+    planning: motionlab::steering::physics::Planning,
     out: Option<&Path>,
 ) -> Result<()> {
     use motionlab::clip::CharacterRef;
@@ -279,9 +279,7 @@ pub fn steer(
             &mut controller,
             &script,
             motionlab::steering::balance::BalanceGains::parse(balance.unwrap_or(""))?,
-            lookahead
-                .map(motionlab::steering::lookahead::LookaheadSettings::parse)
-                .transpose()?,
+            planning,
             |t, p| {
                 if out.is_some() && p.fell_at.is_none() {
                     recording.push_simulated(t, &p.sim);
@@ -343,6 +341,24 @@ fn solve_policy(
     std::sync::Arc::new(mdp)
 }
 
+/// The look-ahead and the guard of physics playback from `steer --lookahead/--guard`'s
+/// settings (`NAME=VALUE,...`, empty for the defaults).
+pub fn planning(
+    lookahead: Option<&str>,
+    guard: Option<&str>,
+) -> Result<motionlab::steering::physics::Planning> {
+    Ok(motionlab::steering::physics::Planning {
+        lookahead: lookahead
+            .map(motionlab::steering::lookahead::LookaheadSettings::parse)
+            .transpose()
+            .context("--lookahead")?,
+        guard: guard
+            .map(motionlab::steering::guard::GuardSettings::parse)
+            .transpose()
+            .context("--guard")?,
+    })
+}
+
 /// Which trials `motionlab steer --timelines/--straight` plays.
 pub struct TrialSet {
     pub timelines: usize,
@@ -364,10 +380,9 @@ pub fn steer_trials(
     policy: bool,
     physics: bool,
     balance: Option<&str>,
-    lookahead: Option<&str>,
+    planning: motionlab::steering::physics::Planning,
 ) -> Result<()> {
     use motionlab::steering::balance::BalanceGains;
-    use motionlab::steering::lookahead::LookaheadSettings;
     use motionlab::steering::trials::{
         PlayerModel, TrialSummary, part_stick_walks, random_timeline, run_trials, straight_runs,
     };
@@ -424,29 +439,33 @@ pub fn steer_trials(
     };
     let policy = policy.then(|| solve_policy(&g));
     let started = std::time::Instant::now();
-    let lookahead = lookahead.map(LookaheadSettings::parse).transpose()?;
-    let outcomes = run_trials(&g, &runs, gains, lookahead, policy.as_ref())?;
+    let outcomes = run_trials(&g, &runs, gains, planning, policy.as_ref())?;
     for o in &outcomes {
         match physics {
             true => println!(
-                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3}",
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2}",
                 o.name,
                 o.fell_at.is_none(),
                 o.seconds_up(),
                 o.joint_error,
-                o.root_error
+                o.root_error,
+                o.speed_error
             ),
-            false => println!("run {} seconds {:.2}", o.name, o.duration),
+            false => println!(
+                "run {} seconds {:.2} speed_error_ms {:.2}",
+                o.name, o.duration, o.speed_error
+            ),
         }
     }
     let s = TrialSummary::of(&outcomes);
     if physics {
         println!(
-            "runs {} up {} fraction_up {:.3} mean_seconds_up {:.2}",
+            "runs {} up {} fraction_up {:.3} mean_seconds_up {:.2} mean_speed_error_ms {:.2}",
             s.runs,
             s.up,
             s.fraction_up(),
-            s.mean_seconds_up
+            s.mean_seconds_up,
+            s.mean_speed_error
         );
     } else {
         println!("runs {} (played; --physics to simulate them)", s.runs);
@@ -567,9 +586,24 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
         "decision_per_simulated_second {:.4} (walk east at full stick, played, median of {repeats})",
         median(&mut decision)
     );
-    for (label, lookahead) in [
-        ("feedback", None),
-        ("lookahead", Some(LookaheadSettings::default())),
+    use motionlab::steering::guard::GuardSettings;
+    use motionlab::steering::physics::Planning;
+    for (label, planning) in [
+        ("feedback", Planning::default()),
+        (
+            "lookahead",
+            Planning {
+                lookahead: Some(LookaheadSettings::default()),
+                guard: None,
+            },
+        ),
+        (
+            "guard",
+            Planning {
+                lookahead: None,
+                guard: Some(GuardSettings::default()),
+            },
+        ),
     ] {
         let (mut total, mut up) = (Vec::new(), 0.0);
         for _ in 0..repeats {
@@ -579,7 +613,7 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
                 &mut c,
                 &script,
                 BalanceGains::default(),
-                lookahead,
+                planning,
                 |_, _| {},
             )?;
             up = report.fell_at.unwrap_or(duration);

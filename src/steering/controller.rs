@@ -143,6 +143,32 @@ pub struct Controller {
     rng: rand_chacha::ChaCha8Rng,
     /// The solved MDP [`Mode::Policy`] decides by (shared by clones).
     policy: Option<Arc<SteeringMdp>>,
+    /// Transitions the decisions may not take for now (physics playback's guard,
+    /// [`crate::steering::guard`]).
+    pub barred: Barred,
+}
+
+/// Which transitions a controller's decisions may not take.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Barred {
+    /// Every transition is open.
+    #[default]
+    Nothing,
+    /// No transition into these clips (graph clip indices).
+    Into(Vec<usize>),
+    /// No transition at all: the current clip plays on (where it can).
+    All,
+}
+
+impl Barred {
+    /// Whether a transition into `clip` is barred.
+    pub fn bars(&self, clip: usize) -> bool {
+        match self {
+            Barred::Nothing => false,
+            Barred::Into(clips) => clips.contains(&clip),
+            Barred::All => true,
+        }
+    }
 }
 
 impl Controller {
@@ -176,6 +202,7 @@ impl Controller {
             transitions_taken: 0,
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             policy: None,
+            barred: Barred::Nothing,
             graph,
         }
     }
@@ -366,12 +393,16 @@ impl Controller {
         let cooling = matches!(self.mode, Mode::Steer)
             && self.since_blend < self.weights.cooldown
             && self.held_since_blend.iter().any(|&h| h);
-        let branches: Vec<(usize, FrameRef, PlanarMotion, f64, bool)> = self
+        let mut branches: Vec<(usize, FrameRef, PlanarMotion, f64, bool)> = self
             .graph
             .branches(f)
             .filter(|(_, t)| self.graph.inside(t.to) && (t.exact || !cooling))
             .map(|(k, t)| (k, t.to, t.motion, t.cost, t.exact))
             .collect();
+        // Barred transitions are left out, unless playing on is a dead end.
+        if go_on.is_some() {
+            branches.retain(|b| !self.barred.bars(b.1.clip));
+        }
         if branches.is_empty() {
             let (n, m) = go_on?;
             return Some((n, m, false));

@@ -169,7 +169,7 @@ impl Lookahead {
 
 /// One step's tracking cost: squared joint error (rad²), the pelvis's rotation off the played
 /// one (rad) and its height off the played one (×10 per m).
-fn step_cost(physics: &PhysicsPlayback, out: &Output) -> f64 {
+pub(crate) fn step_cost(physics: &PhysicsPlayback, out: &Output) -> f64 {
     let (q, _) = physics.sim.dof_state();
     let joints: f64 = q
         .iter()

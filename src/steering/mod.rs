@@ -16,6 +16,7 @@
 //! - [`balance`]: the balance feedback's targets and torques in physics playback;
 //! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
 //! - [`lookahead`]: predictive sampling of the balance feedback's offsets in physics playback;
+//! - [`guard`]: transitions played ahead in physics playback, and barred when the body falls;
 //! - [`record`]: a steered run kept as a clip;
 //! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
@@ -23,6 +24,7 @@ pub mod balance;
 pub mod controller;
 pub mod controls;
 pub mod foot_lock;
+pub mod guard;
 pub mod index;
 pub mod inertialize;
 pub mod intent;

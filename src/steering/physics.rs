@@ -327,19 +327,27 @@ pub fn run_tracked_with(
     gains: BalanceGains,
     on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
-    run_tracked_planned(controller, script, gains, None, on_step)
+    run_tracked_planned(controller, script, gains, Planning::default(), on_step)
 }
 
-/// [`run_tracked_with`], with a look-ahead ([`super::lookahead`]) choosing offsets to the
-/// balance feedback when `lookahead` is given.
+/// What physics playback plays ahead: the look-ahead's offsets to the balance feedback
+/// ([`super::lookahead`]) and the guard over transitions ([`super::guard`]), each when given.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Planning {
+    pub lookahead: Option<super::lookahead::LookaheadSettings>,
+    pub guard: Option<super::guard::GuardSettings>,
+}
+
+/// [`run_tracked_with`], with the look-ahead and the guard of `planning`.
 pub fn run_tracked_planned(
     controller: &mut Controller,
     script: &StickScript,
     gains: BalanceGains,
-    lookahead: Option<super::lookahead::LookaheadSettings>,
+    planning: Planning,
     mut on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
-    let mut planner = lookahead.map(super::lookahead::Lookahead::new);
+    let mut planner = planning.lookahead.map(super::lookahead::Lookahead::new);
+    let mut guard = planning.guard.map(super::guard::Guard::new);
     // Face the script's way first, so the simulated body starts facing it too.
     face_first_key(controller, script);
     let mut physics = PhysicsPlayback::new(controller, gains)?;
@@ -366,6 +374,17 @@ pub fn run_tracked_planned(
             );
         }
         physics.track(t, out, controller, follow);
+        if let Some(g) = &mut guard {
+            let dt = 1.0 / script.rate;
+            g.check(
+                t,
+                &script.stick_at(t + dt),
+                dt,
+                follow,
+                controller,
+                &mut physics,
+            );
+        }
         on_step(t, &physics);
     });
     let (joint_error, root_error) = physics.errors();
@@ -374,6 +393,6 @@ pub fn run_tracked_planned(
         fell_at: physics.fell_at,
         joint_error,
         root_error,
-        rollouts: planner.map_or(0, |p| p.rollouts),
+        rollouts: planner.map_or(0, |p| p.rollouts) + guard.map_or(0, |g| g.rollouts),
     })
 }

@@ -13,9 +13,8 @@
 //! (2010): a simulated biped that follows an interactively steered reference.
 
 use super::balance::BalanceGains;
-use super::lookahead::LookaheadSettings;
 use super::mdp::SteeringMdp;
-use super::physics::run_tracked_planned;
+use super::physics::{Planning, run_tracked_planned};
 use super::script::{StickKey, StickScript, run_script};
 use super::{Controller, Mode};
 use crate::motion_graph::LoadedGraph;
@@ -141,6 +140,9 @@ pub struct TrialOutcome {
     /// (physics only; zero when played kinematically).
     pub joint_error: f64,
     pub root_error: f64,
+    /// Mean |speed − asked speed| (m/s) of the played motion while up: how well the stick is
+    /// obeyed (a character kept standing stays up but does not obey).
+    pub speed_error: f64,
 }
 
 impl TrialOutcome {
@@ -157,6 +159,8 @@ pub struct TrialSummary {
     /// Runs that stayed up to their end.
     pub up: usize,
     pub mean_seconds_up: f64,
+    /// The runs' mean [`TrialOutcome::speed_error`] (m/s).
+    pub mean_speed_error: f64,
 }
 
 impl TrialSummary {
@@ -166,6 +170,8 @@ impl TrialSummary {
             runs,
             up: outcomes.iter().filter(|o| o.fell_at.is_none()).count(),
             mean_seconds_up: outcomes.iter().map(TrialOutcome::seconds_up).sum::<f64>()
+                / runs.max(1) as f64,
+            mean_speed_error: outcomes.iter().map(|o| o.speed_error).sum::<f64>()
                 / runs.max(1) as f64,
         }
     }
@@ -177,13 +183,13 @@ impl TrialSummary {
 
 /// Plays every timeline from the graph's standing start, each through its own controller (the
 /// look-ahead's decisions, or `policy`'s when given); with `physics`, the simulated human tracks
-/// it with these gains (and the look-ahead, when given). In parallel; the outcomes are in the
+/// it with these gains (and the look-ahead and the guard of `planning`, when given). In parallel; the outcomes are in the
 /// order of `timelines`.
 pub fn run_trials(
     graph: &Arc<LoadedGraph>,
     timelines: &[(String, StickScript)],
     physics: Option<BalanceGains>,
-    lookahead: Option<LookaheadSettings>,
+    planning: Planning,
     policy: Option<&Arc<SteeringMdp>>,
 ) -> anyhow::Result<Vec<TrialOutcome>> {
     timelines
@@ -194,23 +200,32 @@ pub fn run_trials(
             if let Some(p) = policy {
                 controller = controller.with_policy(p.clone());
             }
-            let (fell_at, joint_error, root_error) = match physics {
+            let (fell_at, joint_error, root_error, trace) = match physics {
                 Some(gains) => {
                     let r =
-                        run_tracked_planned(&mut controller, script, gains, lookahead, |_, _| {})?;
-                    (r.fell_at, r.joint_error, r.root_error)
+                        run_tracked_planned(&mut controller, script, gains, planning, |_, _| {})?;
+                    (r.fell_at, r.joint_error, r.root_error, r.trace)
                 }
                 None => {
-                    run_script(&mut controller, script, |_, _, _| {});
-                    (None, 0.0, 0.0)
+                    let trace = run_script(&mut controller, script, |_, _, _| {});
+                    (None, 0.0, 0.0, trace)
                 }
             };
+            let up_to = fell_at.unwrap_or(f64::INFINITY);
+            let errors: Vec<f64> = trace
+                .samples
+                .iter()
+                .filter(|s| s.time <= up_to && s.speed.is_finite())
+                .map(|s| (s.speed - s.command_speed).abs())
+                .collect();
+            let speed_error = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
             Ok(TrialOutcome {
                 name: name.clone(),
                 duration: script.duration,
                 fell_at,
                 joint_error,
                 root_error,
+                speed_error,
             })
         })
         .collect()
@@ -288,6 +303,7 @@ mod tests {
             fell_at,
             joint_error: 0.0,
             root_error: 0.0,
+            speed_error: 0.0,
         };
         let s = TrialSummary::of(&[o(None), o(Some(6.0)), o(None), o(Some(12.0))]);
         assert_eq!((s.runs, s.up), (4, 2));

@@ -330,6 +330,7 @@ impl Job for SynthesisJob {
             Phase::Solving(proposal, mut done, mut worker) => match Self::poll(&mut worker, pool) {
                 None => self.phase = Phase::Solving(proposal, done, worker),
                 Some(solved) => {
+                    let mut failure = None;
                     let next = match solved {
                         Ok(clip) if clip.is_valid() => {
                             done.push(clip);
@@ -342,6 +343,7 @@ impl Job for SynthesisJob {
                         Err(e) => {
                             done.clear();
                             self.said.push(format!("the solve failed: {e}"));
+                            failure = Some(format!("the solve failed: {e}"));
                             None
                         }
                     };
@@ -351,7 +353,7 @@ impl Job for SynthesisJob {
                         }
                         None => {
                             let outcome = if done.is_empty() {
-                                Err("the solve failed".to_string())
+                                Err(failure.unwrap_or_else(|| "the solve failed".to_string()))
                             } else {
                                 Ok(done)
                             };

@@ -40,6 +40,10 @@ pub struct Launch {
     /// With --steer-physics: with the look-ahead (predictive sampling) on.
     #[arg(long, requires = "steer_physics")]
     pub steer_lookahead: bool,
+    /// With --steer-physics: with the guard over transitions on (each transition played ahead
+    /// and the future that stays up taken).
+    #[arg(long, requires = "steer_physics")]
+    pub steer_guard: bool,
     /// With --steer: decide by the value-function policy (Wampler 2012) instead of the
     /// one-second look-ahead; it is solved when the graph opens.
     #[arg(long, requires = "steer")]
@@ -228,6 +232,9 @@ pub struct SteeringState {
     /// Physics playback with predictive sampling ([`crate::steering::lookahead`]).
     pub lookahead_on: bool,
     pub lookahead: Option<crate::steering::lookahead::Lookahead>,
+    /// Physics playback with the guard over transitions ([`crate::steering::guard`]).
+    pub guard_on: bool,
+    pub guard: Option<crate::steering::guard::Guard>,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
     /// The graph's solved policy, and the solve in flight.
@@ -292,6 +299,8 @@ impl SteeringState {
         self.lookahead = (self.physics_on && self.lookahead_on).then(|| {
             crate::steering::lookahead::Lookahead::new(Default::default())
         });
+        self.guard = (self.physics_on && self.guard_on)
+            .then(|| crate::steering::guard::Guard::new(Default::default()));
         if self.physics_on {
             match crate::steering::physics::PhysicsPlayback::new(
                 &mut controller,
@@ -438,6 +447,7 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
     state.physics_on = options.steer_physics;
     state.policy_on = options.steer_policy;
     state.lookahead_on = options.steer_lookahead;
+    state.guard_on = options.steer_guard;
     if let Some(path) = &options.steer {
         state.open(path.clone());
     }
@@ -564,6 +574,10 @@ fn step_controller(
                 planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
             }
             physics.track(st.time, &out, controller, follow);
+            if let Some(guard) = st.guard.as_mut() {
+                // The stick as it is now for the next frame, which is about as long as this one.
+                guard.check(st.time, &stick, dt, follow, controller, physics);
+            }
             if physics.fell_at.is_none() {
                 st.recording.push_simulated(st.time, &physics.sim);
             }

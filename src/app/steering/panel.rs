@@ -53,9 +53,18 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             .on_hover_text(
                 "Predictive sampling: every 0.3 s, 6 candidate corrections of the balance feedback are simulated 1.5 s ahead and the best is used (about 20× the compute of physics alone)",
             );
+            let guard = st.guard_on;
+            ui.add_enabled(
+                st.physics_on,
+                egui::Checkbox::new(&mut st.guard_on, "guard"),
+            )
+            .on_hover_text(
+                "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation and takes the future that stays up and tracks best (every 0.25 s)",
+            );
             if (before != st.random_walk
                 || physics != st.physics_on
-                || lookahead != st.lookahead_on)
+                || lookahead != st.lookahead_on
+                || guard != st.guard_on)
                 && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
             {
                 st.start(g);
@@ -81,9 +90,13 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             let text = match p.fell_at {
                 Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
                 None => format!(
-                    "physics{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off",
+                    "physics{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off{}",
                     if st.lookahead.is_some() { " with look-ahead" } else { "" },
-                    st.time
+                    st.time,
+                    match &st.guard {
+                        Some(g) => format!(" · guard barred {} of {} transitions", g.bars, g.decisions),
+                        None => String::new(),
+                    },
                 ),
             };
             ui.colored_label(

@@ -1,0 +1,250 @@
+//! Transitions the simulated body survives: physics playback's guard over the steering
+//! controller's choice of edge.
+//!
+//! The kinematic controller takes whatever transition follows the stick best, and most of a
+//! captured graph's transitions are blends no body makes exactly. A simulated human tracking
+//! them falls within seconds of a change of stick, while straight walks and runs hold. Control
+//! graphs (Liu, van de Panne & Yin 2016) keep the simulated character on transitions that
+//! control fragments were learned for; here, as in predictive sampling (Howell et al. 2022), the
+//! test is made online: when the controller is about to take a transition, a copy of the
+//! controller and of the simulation plays it `horizon` seconds ahead with the stick held; then
+//! its clip is barred and the controller's next choice is played ahead, up to `candidates`
+//! futures (the current clip playing on is one of the choices: when every transition is barred
+//! it plays on). The future that stays up at least cost is taken; when every future falls, the
+//! one that stays up longest. A future's cost: the look-ahead's tracking cost (squared joint
+//! error, the pelvis's rotation and height off the played one) summed over the horizon, plus
+//! `obey` × the horizon × the gap between the played motion's mean speed and the asked one.
+//!
+//! Measured on 60 player timelines of 12 s (mean seconds up; mean |speed − asked| while up):
+//! without the guard 4.8 s, 0.77 m/s; taking the first future that stays up 1.5 s, 5.8 s, 0.77;
+//! the same over 2.5 s, 6.5 s, 0.78; the least cost of three over 2.5 s without the obedience
+//! term 7.9 s but 1.05 m/s (it stands still rather than start a walk it might fall from), with
+//! `obey` 1 7.6 s, 0.93, with `obey` 3 6.8 s, 0.80. Horizons of 4 s and five candidates did
+//! no better.
+//!
+//! Bars are decided every `every` seconds. Between two decisions, a transition into a clip the
+//! last decision did not play ahead is barred until the next one, so a bad transition is never
+//! taken unchecked.
+
+use super::controller::Barred;
+use super::lookahead::FALL_COST;
+use super::physics::PhysicsPlayback;
+use super::{Controller, Stick};
+
+/// How the guard plays transitions ahead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GuardSettings {
+    /// Seconds between decisions.
+    pub every: f64,
+    /// Seconds each future is played ahead.
+    pub horizon: f64,
+    /// Futures played ahead per decision, at most.
+    pub candidates: usize,
+    /// Weight of obedience in a future's cost: per m/s the played motion's mean speed over the
+    /// horizon is off the asked one, per second (0: a future standing still, which tracks
+    /// best, wins whenever it stays up).
+    pub obey: f64,
+}
+
+impl Default for GuardSettings {
+    fn default() -> Self {
+        Self {
+            every: 0.25,
+            horizon: 2.5,
+            candidates: 3,
+            obey: 3.0,
+        }
+    }
+}
+
+impl GuardSettings {
+    /// The defaults with `NAME=VALUE,...` changed (every, horizon, candidates, obey); an
+    /// unknown name or a bad value is an error that lists the names.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let names = "every, horizon, candidates, obey";
+        let mut s = Self::default();
+        for (name, value) in super::balance::named_values(text, names)? {
+            anyhow::ensure!(
+                value > 0.0 || (name == "obey" && value == 0.0),
+                "`{name}={value}`: expected a positive number"
+            );
+            match name {
+                "every" => s.every = value,
+                "horizon" => s.horizon = value,
+                "candidates" => s.candidates = value as usize,
+                "obey" => s.obey = value,
+                other => anyhow::bail!("unknown guard setting `{other}` (expected one of {names})"),
+            }
+        }
+        anyhow::ensure!(s.candidates >= 1, "the guard needs at least 1 candidate");
+        Ok(s)
+    }
+}
+
+/// The guard's state over a run.
+pub struct Guard {
+    pub settings: GuardSettings,
+    next_decision: f64,
+    /// The clip the last decision let the controller go into (if any).
+    allowed: Option<usize>,
+    /// Futures played so far, decisions that barred something, and decisions where every
+    /// future fell.
+    pub rollouts: usize,
+    pub decisions: usize,
+    pub bars: usize,
+    pub hopeless: usize,
+}
+
+impl Guard {
+    pub fn new(settings: GuardSettings) -> Self {
+        Self {
+            settings,
+            next_decision: 0.0,
+            allowed: None,
+            rollouts: 0,
+            decisions: 0,
+            bars: 0,
+            hopeless: 0,
+        }
+    }
+
+    /// After the step at time `t`: sets which transitions `controller` may take in its next
+    /// step (with `stick`, `dt` seconds on). `physics` is left as it was.
+    pub fn check(
+        &mut self,
+        t: f64,
+        stick: &Stick,
+        dt: f64,
+        follow: f64,
+        controller: &mut Controller,
+        physics: &mut PhysicsPlayback,
+    ) {
+        if physics.fell_at.is_some() {
+            return;
+        }
+        if t + 1e-9 < self.next_decision {
+            // Between decisions: a transition the last one did not play ahead waits.
+            if let Some(clip) = transition_into(controller, &controller.barred, stick, dt)
+                && Some(clip) != self.allowed
+            {
+                let mut barred = match &controller.barred {
+                    Barred::Into(c) => c.clone(),
+                    _ => Vec::new(),
+                };
+                barred.push(clip);
+                controller.barred = Barred::Into(barred);
+            }
+            return;
+        }
+        let Some(first) = transition_into(controller, &Barred::Nothing, stick, dt) else {
+            // Nothing to decide: the controller plays on.
+            controller.barred = Barred::Nothing;
+            self.allowed = None;
+            return;
+        };
+        self.next_decision = t + self.settings.every;
+        self.decisions += 1;
+        let saved = physics.save();
+        let steps = (self.settings.horizon / dt).round().max(1.0) as usize;
+        let mut barred: Vec<usize> = Vec::new();
+        let mut into = Some(first);
+        // (cost, bars, the clip it goes into)
+        let mut best: Option<(f64, Vec<usize>, Option<usize>)> = None;
+        for _ in 0..self.settings.candidates.max(1) {
+            let bars = Barred::Into(barred.clone());
+            let cost = self.play_ahead(t, stick, dt, follow, steps, &bars, controller, physics);
+            physics.restore(&saved);
+            if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
+                best = Some((cost, barred.clone(), into));
+            }
+            let Some(clip) = into else { break };
+            barred.push(clip);
+            into = transition_into(controller, &Barred::Into(barred.clone()), stick, dt);
+        }
+        let (cost, bars, allowed) = best.expect("at least one candidate");
+        if cost >= FALL_COST {
+            self.hopeless += 1;
+        }
+        if !bars.is_empty() {
+            self.bars += 1;
+        }
+        self.allowed = allowed;
+        controller.barred = match bars.is_empty() {
+            true => Barred::Nothing,
+            false => Barred::Into(bars),
+        };
+    }
+
+    /// Plays the controller (with these bars held) and the simulation `steps` steps ahead;
+    /// the future's cost: 0 when it stays up, else [`FALL_COST`] plus the seconds it left
+    /// unplayed.
+    #[allow(clippy::too_many_arguments)]
+    fn play_ahead(
+        &mut self,
+        t: f64,
+        stick: &Stick,
+        dt: f64,
+        follow: f64,
+        steps: usize,
+        bars: &Barred,
+        controller: &Controller,
+        physics: &mut PhysicsPlayback,
+    ) -> f64 {
+        self.rollouts += 1;
+        let mut ahead = controller.clone();
+        ahead.barred = bars.clone();
+        let mut cost = 0.0;
+        let start = [controller.heading().x, controller.heading().z];
+        for i in 1..=steps {
+            let o = ahead.step(stick, dt);
+            physics.track(t + i as f64 * dt, &o, &mut ahead, follow);
+            if physics.fell_at.is_some() {
+                return FALL_COST + (steps - i) as f64 * dt;
+            }
+            cost += dt * super::lookahead::step_cost(physics, &o);
+        }
+        // Obedience: the played motion's mean speed over the horizon against the asked one.
+        let end = ahead.heading();
+        let travelled = ((end.x - start[0]).powi(2) + (end.z - start[1]).powi(2)).sqrt();
+        let speed = travelled / (steps as f64 * dt);
+        cost +=
+            self.settings.obey * (steps as f64 * dt) * (speed - ahead.intent.command.speed).abs();
+        cost
+    }
+}
+
+/// The clip a copy of `controller` with these bars goes into by a transition in its next
+/// step, if it takes one.
+fn transition_into(
+    controller: &Controller,
+    bars: &Barred,
+    stick: &Stick,
+    dt: f64,
+) -> Option<usize> {
+    let mut probe = controller.clone();
+    probe.barred = bars.clone();
+    let before = probe.transitions_taken;
+    probe.step(stick, dt);
+    (probe.transitions_taken > before).then(|| probe.current().clip)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_settings_are_parsed_by_name() {
+        let s = GuardSettings::parse("horizon=1.0, candidates=4").unwrap();
+        assert_eq!((s.horizon, s.candidates), (1.0, 4));
+        assert_eq!(s.every, GuardSettings::default().every);
+        assert_eq!(GuardSettings::parse("obey=0").unwrap().obey, 0.0);
+        let e = GuardSettings::parse("horizn=1").unwrap_err().to_string();
+        assert!(
+            e.contains("`horizn`") && e.contains("every, horizon"),
+            "{e}"
+        );
+        for bad in ["horizon=-1", "every=0", "candidates=x", "every", "obey=-1"] {
+            assert!(GuardSettings::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
