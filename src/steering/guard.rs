@@ -176,8 +176,9 @@ impl Guard {
     }
 
     /// Plays the controller (with these bars held) and the simulation `steps` steps ahead;
-    /// the future's cost: 0 when it stays up, else [`FALL_COST`] plus the seconds it left
-    /// unplayed.
+    /// the future's cost when it stays up: the tracking cost summed over the horizon plus the
+    /// obedience term (see the module docs); when it falls, [`FALL_COST`] plus the seconds it
+    /// left unplayed.
     #[allow(clippy::too_many_arguments)]
     fn play_ahead(
         &mut self,

@@ -59,7 +59,7 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                 egui::Checkbox::new(&mut st.guard_on, "guard"),
             )
             .on_hover_text(
-                "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation and takes the future that stays up and tracks best (every 0.25 s)",
+                "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation and takes the future that stays up, tracks best and keeps the asked speed (every 0.25 s)",
             );
             if (before != st.random_walk
                 || physics != st.physics_on
