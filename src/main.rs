@@ -180,11 +180,11 @@ enum Command {
     /// Steer a character through a motion graph with a scripted stick timeline; prints heading
     /// error, speed error, foot slide and transitions per second. Example:
     /// `motionlab steer assets/graphs/human3d.ron --script tests/data/steer_north_east.ron`
-    #[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight"]).multiple(true))]
+    #[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight", "pushes"]).multiple(true))]
     Steer {
         graph: PathBuf,
         /// The stick timeline (RON: keys of time, move (east, north), run, facing).
-        #[arg(long, required_unless_present_any = ["timelines", "straight"])]
+        #[arg(long, required_unless_present_any = ["timelines", "straight", "pushes"])]
         script: Option<PathBuf>,
         /// Trials: this many seeded timelines like a player's (a new direction and magnitude
         /// every 1–4 s, Shift 30 % of the time, the facing stick 20 %), played in parallel; prints
@@ -198,6 +198,17 @@ enum Command {
         /// Trials: also walks in the --straight directions at these stick magnitudes (walkNN_DEG).
         #[arg(long, value_delimiter = ',', requires = "straight")]
         walk_sticks: Vec<f64>,
+        /// Trials: walks east at 1.0 m/s pushed once on the pelvis by each of these impulses
+        /// (N·s, horizontal) from --push-directions directions, --pushes-per-direction times
+        /// each at seeded random phases of the stride 5–6.2 s in (pushJ_DEG_K).
+        #[arg(long, value_delimiter = ',', conflicts_with_all = ["random_walk", "out"])]
+        pushes: Vec<f64>,
+        /// Trials: directions of the pushes, evenly spread (0°: along the travel).
+        #[arg(long, default_value_t = 8, requires = "pushes")]
+        push_directions: usize,
+        /// Trials: pushed walks per direction and impulse.
+        #[arg(long, default_value_t = 5, requires = "pushes")]
+        pushes_per_direction: usize,
         /// Trials: the first timeline's seed (timeline i has seed + i).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -517,6 +528,9 @@ fn main() {
             timelines,
             straight,
             walk_sticks,
+            pushes,
+            push_directions,
+            pushes_per_direction,
             seed,
             duration,
             save_scripts,
@@ -529,7 +543,7 @@ fn main() {
             out,
         }) => graph_cli::planning(lookahead.as_deref(), guard.as_deref()).and_then(
             |planning| match (timelines, straight, script) {
-                (None, None, Some(script)) => graph_cli::steer(
+                (None, None, Some(script)) if pushes.is_empty() => graph_cli::steer(
                     &graph,
                     &script,
                     random_walk,
@@ -545,6 +559,9 @@ fn main() {
                         timelines: timelines.unwrap_or(0),
                         straight: straight.unwrap_or(0),
                         walk_sticks,
+                        pushes,
+                        push_directions,
+                        pushes_per_direction,
                         script,
                         seed,
                         duration,

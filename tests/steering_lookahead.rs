@@ -238,3 +238,37 @@ fn the_guard_keeps_up_a_timeline_the_feedback_alone_drops() {
     assert_eq!(again.rollouts, guarded.rollouts);
     assert_eq!(again.joint_error.to_bits(), guarded.joint_error.to_bits());
 }
+
+/// Pushes on the pelvis while walking at 1.0 m/s (`steer --pushes`): with the look-ahead,
+/// 20 N·s from behind, the left, the front and the right, each at a seeded phase of the
+/// stride, leave the human up; 200 N·s knocks it down (the push reaches the body).
+#[test]
+fn the_look_ahead_walk_stays_up_under_pushes_of_20_newton_seconds() {
+    let out = run(&[
+        "steer",
+        "assets/graphs/human3d.ron",
+        "--pushes",
+        "20,200",
+        "--push-directions",
+        "4",
+        "--pushes-per-direction",
+        "1",
+        "--duration",
+        "8.5",
+        "--physics",
+        "--lookahead",
+    ]);
+    let kind = |k: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("kind {k} ")))
+            .unwrap_or_else(|| panic!("no {k} line in\n{out}"))
+            .to_string()
+    };
+    assert!(
+        kind("push20").starts_with("kind push20 runs 4 up 4 "),
+        "{out}"
+    );
+    let hard = kind("push200");
+    let up: usize = hard.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert!(up <= 1, "{out}");
+}

@@ -365,6 +365,10 @@ pub struct TrialSet {
     pub straight: usize,
     /// Stick magnitudes of extra walks in the `straight` directions.
     pub walk_sticks: Vec<f64>,
+    /// Impulses (N·s) of pushed walks, the push directions and the walks per direction.
+    pub pushes: Vec<f64>,
+    pub push_directions: usize,
+    pub pushes_per_direction: usize,
     pub script: Option<PathBuf>,
     pub seed: u64,
     pub duration: f64,
@@ -384,7 +388,8 @@ pub fn steer_trials(
 ) -> Result<()> {
     use motionlab::steering::balance::BalanceGains;
     use motionlab::steering::trials::{
-        PlayerModel, TrialSummary, part_stick_walks, random_timeline, run_trials, straight_runs,
+        PUSH_SETTLE, PUSH_WINDOW, PlayerModel, TrialSummary, part_stick_walks, push_walks,
+        random_timeline, run_trials, straight_runs,
     };
     anyhow::ensure!(
         set.duration > 0.0 && set.duration <= 3600.0,
@@ -419,6 +424,27 @@ pub fn steer_trials(
         set.duration,
         rate,
     ));
+    anyhow::ensure!(
+        set.pushes.iter().all(|j| j.is_finite() && *j > 0.0),
+        "--pushes are impulses in N·s, above 0, found {:?}",
+        set.pushes
+    );
+    anyhow::ensure!(
+        set.pushes.is_empty() || set.duration > PUSH_SETTLE + PUSH_WINDOW,
+        "--pushes come {PUSH_SETTLE}–{} s into a walk: give a --duration past that, found {}",
+        PUSH_SETTLE + PUSH_WINDOW,
+        set.duration
+    );
+    for (i, &impulse) in set.pushes.iter().enumerate() {
+        runs.extend(push_walks(
+            impulse,
+            set.push_directions,
+            set.pushes_per_direction,
+            set.seed.wrapping_add(i as u64),
+            set.duration,
+            rate,
+        ));
+    }
     if let Some(path) = &set.script {
         let name = path
             .file_stem()
@@ -459,16 +485,48 @@ pub fn steer_trials(
     }
     let s = TrialSummary::of(&outcomes);
     if physics {
-        println!(
-            "runs {} up {} fraction_up {:.3} mean_seconds_up {:.2} mean_speed_error_ms {:.2}",
-            s.runs,
-            s.up,
-            s.fraction_up(),
-            s.mean_seconds_up,
-            s.mean_speed_error
-        );
+        // One line per kind of run (the name up to its first `_`: timeline, walk, run, walkNN,
+        // pushJ, the script's), then all of them.
+        let mut kinds: Vec<&str> = Vec::new();
+        for o in &outcomes {
+            let kind = o.name.split('_').next().unwrap_or("");
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        let kinds_of = |kind: Option<&str>| -> Vec<motionlab::steering::trials::TrialOutcome> {
+            outcomes
+                .iter()
+                .filter(|o| kind.is_none_or(|k| o.name.split('_').next() == Some(k)))
+                .cloned()
+                .collect()
+        };
+        for kind in kinds.iter().map(|k| Some(*k)).chain([None]) {
+            let s = TrialSummary::of(&kinds_of(kind));
+            println!(
+                "{} {} up {} fraction_up {:.3} mean_seconds_up {:.2} mean_speed_error_ms {:.2} joint_error_rad {:.3} root_error_m {:.3} turns_within_10deg_at_1.5s {}/{} speed_within_0.2ms {:.3}",
+                kind.map_or("runs".to_string(), |k| format!("kind {k} runs")),
+                s.runs,
+                s.up,
+                s.fraction_up(),
+                s.mean_seconds_up,
+                s.mean_speed_error,
+                s.mean_joint_error,
+                s.mean_root_error,
+                s.obedience.turns_met,
+                s.obedience.turns,
+                s.obedience.speed_share()
+            );
+        }
     } else {
-        println!("runs {} (played; --physics to simulate them)", s.runs);
+        println!(
+            "runs {} (played; --physics to simulate them) mean_speed_error_ms {:.2} turns_within_10deg_at_1.5s {}/{} speed_within_0.2ms {:.3}",
+            s.runs,
+            s.mean_speed_error,
+            s.obedience.turns_met,
+            s.obedience.turns,
+            s.obedience.speed_share()
+        );
     }
     println!("wall_seconds {:.1}", started.elapsed().as_secs_f64());
     Ok(())

@@ -15,7 +15,8 @@
 use super::balance::BalanceGains;
 use super::mdp::SteeringMdp;
 use super::physics::{Planning, run_tracked_planned};
-use super::script::{StickKey, StickScript, run_script};
+use super::script::{Sample, ScriptPush, StickKey, StickScript, run_script};
+use super::spring::wrap_angle;
 use super::{Controller, Mode};
 use crate::motion_graph::LoadedGraph;
 use rand::{Rng, SeedableRng};
@@ -128,6 +129,147 @@ pub fn part_stick_walks(
     out
 }
 
+/// The stick magnitude of the pushed walks: with the default speed range (0.6–1.4 m/s past a
+/// 0.2 dead zone) it asks for 1.0 m/s.
+pub const PUSH_WALK_STICK: f64 = 0.6;
+/// Seconds of walking before a push can come.
+pub const PUSH_SETTLE: f64 = 5.0;
+/// The span after [`PUSH_SETTLE`] a push's time is drawn from: longer than a stride of the
+/// 1.0 m/s walk (1.05 s), so the pushes land at every phase of it.
+pub const PUSH_WINDOW: f64 = 1.2;
+
+/// Walks east at 1.0 m/s ([`PUSH_WALK_STICK`]), each pushed once on the pelvis by `impulse` N·s
+/// horizontally: `directions` evenly spread directions of the push (0°: along the travel, then
+/// anticlockwise seen from above), `per_direction` walks each, pushed at a time drawn uniformly
+/// (seeded) in [`PUSH_WINDOW`] after [`PUSH_SETTLE`] s, so at random phases of the stride.
+/// Named `pushJ_DEG_K` (J the impulse in N·s).
+pub fn push_walks(
+    impulse: f64,
+    directions: usize,
+    per_direction: usize,
+    seed: u64,
+    duration: f64,
+    rate: f64,
+) -> Vec<(String, StickScript)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for i in 0..directions {
+        let a = std::f64::consts::TAU * i as f64 / directions as f64;
+        for k in 0..per_direction {
+            let time = PUSH_SETTLE + rng.random_range(0.0..PUSH_WINDOW);
+            out.push((
+                format!(
+                    "push{}_{:03}_{k}",
+                    impulse.round() as i64,
+                    a.to_degrees().round() as i64
+                ),
+                StickScript {
+                    keys: vec![StickKey {
+                        time: 0.0,
+                        movement: (PUSH_WALK_STICK, 0.0),
+                        facing: None,
+                        run: false,
+                    }],
+                    duration,
+                    rate,
+                    // The ground's (east, north) is the world's (x, −z).
+                    pushes: vec![ScriptPush {
+                        time,
+                        impulse: [impulse * a.cos(), 0.0, -impulse * a.sin()],
+                    }],
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// How long after a change of the stick's direction the travel is judged against it (s).
+pub const HEADING_DELAY: f64 = 1.5;
+/// The heading a change is obeyed within (rad: 10°).
+pub const HEADING_TOLERANCE: f64 = 10.0 * std::f64::consts::PI / 180.0;
+/// The speed error a held speed is obeyed within (m/s).
+pub const SPEED_TOLERANCE: f64 = 0.2;
+/// Seconds after a change of the asked speed before the speed is judged ("once reached").
+pub const SPEED_SETTLE: f64 = 2.0;
+
+/// How a run obeyed the stick (the heading within 10° of the command 1.5 s after a change, the
+/// speed within 0.2 m/s once reached), from its samples while up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Obedience {
+    /// Changes of the asked direction (of more than 10°, while asked to move, the next change at
+    /// least [`HEADING_DELAY`] later) judged, and those travelling within [`HEADING_TOLERANCE`]
+    /// of it [`HEADING_DELAY`] after.
+    pub turns: usize,
+    pub turns_met: usize,
+    /// Samples judged for speed (asked to move, [`SPEED_SETTLE`] after the last change of the
+    /// asked speed), and those within [`SPEED_TOLERANCE`].
+    pub speed_samples: usize,
+    pub speed_met: usize,
+}
+
+impl Obedience {
+    /// Judges `samples` up to `until` (a fall's time, or the end).
+    pub fn of(samples: &[Sample], until: f64) -> Self {
+        let mut o = Obedience::default();
+        let up: Vec<&Sample> = samples.iter().filter(|s| s.time <= until).collect();
+        let mut turns = Vec::new();
+        let mut speed_changed = 0.0;
+        for w in up.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if b.command_speed > 0.0
+                && wrap_angle(b.command_direction - a.command_direction).abs() > HEADING_TOLERANCE
+            {
+                turns.push(b.time);
+            }
+            if (b.command_speed - a.command_speed).abs() > 1e-9 {
+                speed_changed = b.time;
+            }
+            if b.time - speed_changed >= SPEED_SETTLE
+                && b.command_speed > 0.0
+                && b.speed.is_finite()
+            {
+                o.speed_samples += 1;
+                o.speed_met += ((b.speed - b.command_speed).abs() <= SPEED_TOLERANCE) as usize;
+            }
+        }
+        for (i, &t) in turns.iter().enumerate() {
+            let judged_at = t + HEADING_DELAY;
+            if turns.get(i + 1).is_some_and(|&next| next < judged_at) || judged_at > until {
+                continue;
+            }
+            let Some(s) = up.iter().find(|s| s.time >= judged_at - 1e-9) else {
+                continue;
+            };
+            if s.command_speed <= 0.0 {
+                continue;
+            }
+            o.turns += 1;
+            o.turns_met +=
+                (wrap_angle(s.direction - s.command_direction).abs() <= HEADING_TOLERANCE) as usize;
+        }
+        o
+    }
+
+    /// Adds another run's counts.
+    pub fn add(&mut self, other: &Obedience) {
+        self.turns += other.turns;
+        self.turns_met += other.turns_met;
+        self.speed_samples += other.speed_samples;
+        self.speed_met += other.speed_met;
+    }
+
+    /// The share of judged turns met (NaN when none was judged).
+    pub fn turn_share(&self) -> f64 {
+        self.turns_met as f64 / self.turns as f64
+    }
+
+    /// The share of judged speed samples met (NaN when none was judged).
+    pub fn speed_share(&self) -> f64 {
+        self.speed_met as f64 / self.speed_samples as f64
+    }
+}
+
 /// What one trial did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrialOutcome {
@@ -143,6 +285,8 @@ pub struct TrialOutcome {
     /// Mean |speed − asked speed| (m/s) of the played motion while up: how well the stick is
     /// obeyed (a character kept standing stays up but does not obey).
     pub speed_error: f64,
+    /// How the run obeyed the stick while up.
+    pub obedience: Obedience,
 }
 
 impl TrialOutcome {
@@ -161,6 +305,11 @@ pub struct TrialSummary {
     pub mean_seconds_up: f64,
     /// The runs' mean [`TrialOutcome::speed_error`] (m/s).
     pub mean_speed_error: f64,
+    /// The runs' obedience, summed.
+    pub obedience: Obedience,
+    /// Mean [`TrialOutcome::joint_error`] (rad) and [`TrialOutcome::root_error`] (m).
+    pub mean_joint_error: f64,
+    pub mean_root_error: f64,
 }
 
 impl TrialSummary {
@@ -172,6 +321,14 @@ impl TrialSummary {
             mean_seconds_up: outcomes.iter().map(TrialOutcome::seconds_up).sum::<f64>()
                 / runs.max(1) as f64,
             mean_speed_error: outcomes.iter().map(|o| o.speed_error).sum::<f64>()
+                / runs.max(1) as f64,
+            obedience: outcomes.iter().fold(Obedience::default(), |mut a, o| {
+                a.add(&o.obedience);
+                a
+            }),
+            mean_joint_error: outcomes.iter().map(|o| o.joint_error).sum::<f64>()
+                / runs.max(1) as f64,
+            mean_root_error: outcomes.iter().map(|o| o.root_error).sum::<f64>()
                 / runs.max(1) as f64,
         }
     }
@@ -219,6 +376,7 @@ pub fn run_trials(
                 .map(|s| (s.speed - s.command_speed).abs())
                 .collect();
             let speed_error = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+            let obedience = Obedience::of(&trace.samples, up_to);
             Ok(TrialOutcome {
                 name: name.clone(),
                 duration: script.duration,
@@ -226,6 +384,7 @@ pub fn run_trials(
                 joint_error,
                 root_error,
                 speed_error,
+                obedience,
             })
         })
         .collect()
@@ -234,6 +393,7 @@ pub fn run_trials(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steering::intent::SpeedRange;
 
     /// The seeded player holds each setting 1–4 s, runs and faces about as often as asked, and
     /// the same seed draws the same timeline.
@@ -296,6 +456,103 @@ mod tests {
     }
 
     #[test]
+    fn pushed_walks_come_from_every_direction_at_seeded_phases() {
+        let r = push_walks(20.0, 8, 3, 7, 12.0, 60.0);
+        assert_eq!(r.len(), 24);
+        assert_eq!(r[6].0, "push20_090_0");
+        assert_eq!(r, push_walks(20.0, 8, 3, 7, 12.0, 60.0));
+        let times: Vec<f64> = r.iter().map(|(_, s)| s.pushes[0].time).collect();
+        assert!(
+            times
+                .iter()
+                .all(|t| (PUSH_SETTLE..PUSH_SETTLE + PUSH_WINDOW).contains(t))
+        );
+        let other: Vec<f64> = push_walks(20.0, 8, 3, 8, 12.0, 60.0)
+            .iter()
+            .map(|(_, s)| s.pushes[0].time)
+            .collect();
+        assert_ne!(times, other);
+        for (name, s) in &r {
+            let [x, y, z] = s.pushes[0].impulse;
+            assert!(
+                ((x * x + z * z).sqrt() - 20.0).abs() < 1e-9 && y == 0.0,
+                "{name}"
+            );
+            assert_eq!(s.keys[0].movement, (PUSH_WALK_STICK, 0.0));
+        }
+        // 90°: from the travel (east) anticlockwise, so towards the north, the world's −z.
+        let [x, _, z] = r[6].1.pushes[0].impulse;
+        assert!(x.abs() < 1e-9 && (z + 20.0).abs() < 1e-9);
+        let asked = SpeedRange::default().command(&r[0].1.stick_at(1.0), 0.0);
+        assert!((asked.speed - 1.0).abs() < 1e-9, "{asked:?}");
+    }
+
+    /// A sample every 0.1 s asked to travel at `asked` (yaw, m/s) and travelling at `went`.
+    fn samples(asked: impl Fn(f64) -> (f64, f64), went: impl Fn(f64) -> (f64, f64)) -> Vec<Sample> {
+        (1..=100)
+            .map(|i| {
+                let time = i as f64 * 0.1;
+                let ((command_direction, command_speed), (direction, speed)) =
+                    (asked(time), went(time));
+                Sample {
+                    time,
+                    command_direction,
+                    command_speed,
+                    direction,
+                    speed,
+                    position: [0.0; 2],
+                    transitions: 0,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn obedience_judges_the_heading_after_each_change_and_the_speed_once_reached() {
+        // Asked east, then north at 2 s and west at 6 s; the travel follows 1 s late.
+        let asked = |t: f64| {
+            (
+                if t < 2.0 {
+                    0.0
+                } else if t < 6.0 {
+                    1.57
+                } else {
+                    3.14
+                },
+                1.0,
+            )
+        };
+        let late = |t: f64| (asked(t - 1.0).0, 0.9);
+        let o = Obedience::of(&samples(asked, late), 10.0);
+        assert_eq!((o.turns, o.turns_met), (2, 2));
+        // The speed is judged from 2 s after the start (the last change of speed).
+        assert_eq!(o.speed_samples, o.speed_met);
+        assert!((80..=81).contains(&o.speed_samples), "{o:?}");
+        // Two seconds late, and 0.3 m/s slow: every turn and every speed sample missed.
+        let later = |t: f64| (asked(t - 2.0).0, 0.7);
+        let o = Obedience::of(&samples(asked, later), 10.0);
+        assert_eq!((o.turns, o.turns_met, o.speed_met), (2, 0, 0));
+        // A fall at 5 s: only the first turn is judged.
+        let o = Obedience::of(&samples(asked, late), 5.0);
+        assert_eq!((o.turns, o.turns_met), (1, 1));
+        // A change 1 s before the next is not judged.
+        let quick = |t: f64| {
+            (
+                if t < 2.0 {
+                    0.0
+                } else if t < 3.0 {
+                    1.57
+                } else {
+                    3.14
+                },
+                1.0,
+            )
+        };
+        let o = Obedience::of(&samples(quick, late), 10.0);
+        assert_eq!(o.turns, 1);
+    }
+
+    #[test]
     fn the_summary_counts_runs_that_stayed_up() {
         let o = |fell_at| TrialOutcome {
             name: String::new(),
@@ -304,6 +561,7 @@ mod tests {
             joint_error: 0.0,
             root_error: 0.0,
             speed_error: 0.0,
+            obedience: Obedience::default(),
         };
         let s = TrialSummary::of(&[o(None), o(Some(6.0)), o(None), o(Some(12.0))]);
         assert_eq!((s.runs, s.up), (4, 2));
