@@ -152,7 +152,10 @@ impl Guard {
         let mut best: Option<(f64, Vec<usize>, Option<usize>)> = None;
         for _ in 0..self.settings.candidates.max(1) {
             let bars = Barred::Into(barred.clone());
-            let cost = self.play_ahead(t, stick, dt, follow, steps, &bars, controller, physics);
+            let bound = best.as_ref().map_or(f64::INFINITY, |(b, _, _)| *b);
+            let cost = self.play_ahead(
+                t, stick, dt, follow, steps, &bars, bound, controller, physics,
+            );
             physics.restore(&saved);
             if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
                 best = Some((cost, barred.clone(), into));
@@ -178,7 +181,8 @@ impl Guard {
     /// Plays the controller (with these bars held) and the simulation `steps` steps ahead;
     /// the future's cost when it stays up: the tracking cost summed over the horizon plus the
     /// obedience term (see the module docs); when it falls, [`FALL_COST`] plus the seconds it
-    /// left unplayed.
+    /// left unplayed. A future that can no longer beat `bound` (the least cost so far) is
+    /// stopped early ([`super::lookahead::loses`]): it returns a cost of at least `bound`.
     #[allow(clippy::too_many_arguments)]
     fn play_ahead(
         &mut self,
@@ -188,6 +192,7 @@ impl Guard {
         follow: f64,
         steps: usize,
         bars: &Barred,
+        bound: f64,
         controller: &Controller,
         physics: &mut PhysicsPlayback,
     ) -> f64 {
@@ -203,6 +208,9 @@ impl Guard {
                 return FALL_COST + (steps - i) as f64 * dt;
             }
             cost += dt * super::lookahead::step_cost(physics, &o);
+            if super::lookahead::loses(cost, bound) {
+                return cost;
+            }
         }
         // Obedience: the played motion's mean speed over the horizon against the asked one.
         let end = ahead.heading();
