@@ -39,6 +39,8 @@ mod pareto_cli;
 mod space_cli;
 #[path = "cli/spacetime.rs"]
 mod spacetime_cli;
+#[path = "cli/steer.rs"]
+mod steer_cli;
 #[path = "cli/task.rs"]
 mod task_cli;
 #[path = "cli/track.rs"]
@@ -180,77 +182,7 @@ enum Command {
     /// Steer a character through a motion graph with a scripted stick timeline; prints heading
     /// error, speed error, foot slide and transitions per second. Example:
     /// `motionlab steer assets/graphs/human3d.ron --script tests/data/steer_north_east.ron`
-    #[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight", "pushes"]).multiple(true))]
-    Steer {
-        graph: PathBuf,
-        /// The stick timeline (RON: keys of time, move (east, north), run, facing).
-        #[arg(long, required_unless_present_any = ["timelines", "straight", "pushes"])]
-        script: Option<PathBuf>,
-        /// Trials: this many seeded timelines like a player's (a new direction and magnitude
-        /// every 1–4 s, Shift 30 % of the time, the facing stick 20 %), played in parallel; prints
-        /// one line per run and the share that stayed up (with --physics). With --script, the
-        /// script is one more trial.
-        #[arg(long, conflicts_with_all = ["random_walk", "out"])]
-        timelines: Option<usize>,
-        /// Trials: full-stick walks and runs in this many evenly spread directions.
-        #[arg(long, conflicts_with_all = ["random_walk", "out"])]
-        straight: Option<usize>,
-        /// Trials: also walks in the --straight directions at these stick magnitudes (walkNN_DEG).
-        #[arg(long, value_delimiter = ',', requires = "straight")]
-        walk_sticks: Vec<f64>,
-        /// Trials: walks east at 1.0 m/s pushed once on the pelvis by each of these impulses
-        /// (N·s, horizontal) from --push-directions directions, --pushes-per-direction times
-        /// each at seeded random phases of the stride 5–6.2 s in (pushJ_DEG_K).
-        #[arg(long, value_delimiter = ',', conflicts_with_all = ["random_walk", "out"])]
-        pushes: Vec<f64>,
-        /// Trials: directions of the pushes, evenly spread (0°: along the travel).
-        #[arg(long, default_value_t = 8, requires = "pushes")]
-        push_directions: usize,
-        /// Trials: pushed walks per direction and impulse.
-        #[arg(long, default_value_t = 5, requires = "pushes")]
-        pushes_per_direction: usize,
-        /// Trials: the first timeline's seed (timeline i has seed + i).
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Trials: seconds per timeline and straight run.
-        #[arg(long, default_value_t = 60.0)]
-        duration: f64,
-        /// Trials: also write every run's stick timeline to this folder as NAME.ron (for --script).
-        #[arg(long, requires = "trials")]
-        save_scripts: Option<PathBuf>,
-        /// Random-walk playback (the thesis's baseline) with this seed instead of steering.
-        #[arg(long)]
-        random_walk: Option<u64>,
-        /// Decide by the value-function policy of the graph's MDP (asked direction and speed;
-        /// Wampler 2012, §5.2), solved at start, instead of the one-second look-ahead.
-        #[arg(long, conflicts_with = "random_walk")]
-        policy: bool,
-        /// Drive the Rapier-simulated character by tracking the played motion, and report how
-        /// long it stays up and how closely it tracks.
-        #[arg(long)]
-        physics: bool,
-        /// With --physics: balance gains other than the defaults, `NAME=VALUE,...` (c_d, c_v,
-        /// trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
-        /// feedforward, rates, torso_kp, torso_kd; see docs/steering.md).
-        #[arg(long, requires = "physics")]
-        balance: Option<String>,
-        /// With --physics: predictive sampling of the balance feedback's offsets (every 0.3 s,
-        /// 6 candidates played 1.5 s ahead); `NAME=VALUE,...` changes every, horizon,
-        /// candidates, sigma, keep or seed.
-        #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
-        lookahead: Option<String>,
-        /// With --physics: the guard over transitions: when the controller is about to take
-        /// one, a copy plays it and the next two choices (or playing on) 2.5 s ahead with the
-        /// stick held, and the future that stays up, tracks best and obeys the stick is taken,
-        /// every 0.25 s; `NAME=VALUE,...` changes every, horizon, candidates or obey.
-        #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
-        guard: Option<String>,
-        /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
-        /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
-        /// graph.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Steer(steer_cli::SteerArgs),
     /// Parameter spaces of gaits (McIntosh 2011): list a space's points, or solve them all.
     #[command(after_help = "Example: `motionlab space points spaces/human3d_locomotion.ron`")]
     Space {
@@ -522,58 +454,7 @@ fn main() {
         Some(Command::Graph { command }) => graph_cli::run(command),
         Some(Command::Footsteps { command }) => footsteps_cli::run(command),
         Some(Command::Controller { command }) => controller_cli::run(command),
-        Some(Command::Steer {
-            graph,
-            script,
-            timelines,
-            straight,
-            walk_sticks,
-            pushes,
-            push_directions,
-            pushes_per_direction,
-            seed,
-            duration,
-            save_scripts,
-            random_walk,
-            policy,
-            physics,
-            balance,
-            lookahead,
-            guard,
-            out,
-        }) => graph_cli::planning(lookahead.as_deref(), guard.as_deref()).and_then(
-            |planning| match (timelines, straight, script) {
-                (None, None, Some(script)) if pushes.is_empty() => graph_cli::steer(
-                    &graph,
-                    &script,
-                    random_walk,
-                    policy,
-                    physics,
-                    balance.as_deref(),
-                    planning,
-                    out.as_deref(),
-                ),
-                (timelines, straight, script) => graph_cli::steer_trials(
-                    &graph,
-                    &graph_cli::TrialSet {
-                        timelines: timelines.unwrap_or(0),
-                        straight: straight.unwrap_or(0),
-                        walk_sticks,
-                        pushes,
-                        push_directions,
-                        pushes_per_direction,
-                        script,
-                        seed,
-                        duration,
-                        save_scripts,
-                    },
-                    policy,
-                    physics,
-                    balance.as_deref(),
-                    planning,
-                ),
-            },
-        ),
+        Some(Command::Steer(args)) => steer_cli::run(args),
         Some(Command::Bench {
             what,
             quick,

@@ -1,7 +1,7 @@
 //! Steering trials and the physics playback's look-ahead and guard: many seeded stick timelines
 //! at once, a saved playback state restored bit for bit, predictive sampling that keeps up a run
-//! the balance feedback alone drops, barred transitions never taken, and the guard keeping up a
-//! player's timeline the feedback alone drops.
+//! the balance feedback alone drops, barred transitions never taken, the guard keeping up a
+//! player's timeline the feedback alone drops, and SAMCON's corrections keeping up another.
 
 mod common;
 
@@ -136,7 +136,7 @@ fn the_look_ahead_keeps_up_a_run_the_feedback_alone_drops() {
             BalanceGains::default(),
             motionlab::steering::physics::Planning {
                 lookahead,
-                guard: None,
+                ..Default::default()
             },
             |_, _| {},
         )
@@ -209,8 +209,8 @@ fn the_guard_keeps_up_a_timeline_the_feedback_alone_drops() {
         let start = Controller::default_start(&graph, "stand");
         let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
         let planning = Planning {
-            lookahead: None,
             guard,
+            ..Planning::default()
         };
         run_tracked_planned(
             &mut controller,
@@ -271,4 +271,74 @@ fn the_look_ahead_walk_stays_up_under_pushes_of_20_newton_seconds() {
     let hard = kind("push200");
     let up: usize = hard.split_whitespace().nth(5).unwrap().parse().unwrap();
     assert!(up <= 1, "{out}");
+}
+
+/// SAMCON (`steer --samcon`): on a player's timeline the balance feedback alone drops within
+/// 6 s, the search finds open-loop corrections that keep the body up to the timeline's end,
+/// playing them back (what `steer --samcon` plays and records) stays up as the search did,
+/// and the search finds the same bits on one thread as on every core.
+#[test]
+fn samcon_keeps_up_a_timeline_the_feedback_alone_drops() {
+    use motionlab::steering::balance::BalanceGains;
+    use motionlab::steering::physics::{Planning, run_tracked_planned};
+    use motionlab::steering::samcon::{SamconSettings, samcon};
+    use motionlab::steering::trials::{PlayerModel, random_timeline};
+    let g = Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d.ron")).unwrap());
+    let fresh = || {
+        Controller::new(
+            g.clone(),
+            Controller::default_start(&g, "stand"),
+            Mode::Steer,
+        )
+    };
+    let script = random_timeline(8, 6.0, 60.0, &PlayerModel::default());
+    let play = |planning: Planning| {
+        run_tracked_planned(
+            &mut fresh(),
+            &script,
+            BalanceGains::default(),
+            planning,
+            |_, _| {},
+        )
+        .unwrap()
+    };
+    let alone = play(Planning::default());
+    assert!(
+        alone.fell_at.is_some_and(|t| t < 6.0),
+        "{:?}",
+        alone.fell_at
+    );
+    let settings = SamconSettings::default();
+    let search = || {
+        samcon(
+            &mut fresh(),
+            &script,
+            BalanceGains::default(),
+            &settings,
+            |_| {},
+        )
+        .unwrap()
+    };
+    let found = search();
+    assert!(
+        !found.fell && found.seconds_up == script.duration,
+        "the search fell at {} s",
+        found.seconds_up
+    );
+    assert_eq!(found.segments.len(), 60);
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(search);
+    assert_eq!(one_thread.cost.to_bits(), found.cost.to_bits());
+    let replayed = play(Planning {
+        corrections: Some(Arc::new(found)),
+        ..Planning::default()
+    });
+    assert!(
+        replayed.fell_at.is_none(),
+        "the corrections played back fell at {:?}",
+        replayed.fell_at
+    );
 }

@@ -17,6 +17,7 @@
 //! - [`physics`]: the same controller driving the Rapier-simulated character (physics playback);
 //! - [`lookahead`]: predictive sampling of the balance feedback's offsets in physics playback;
 //! - [`guard`]: transitions played ahead in physics playback, and barred when the body falls;
+//! - [`samcon`]: sampled open-loop corrections that keep the simulated body up through a script;
 //! - [`record`]: a steered run kept as a clip;
 //! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
@@ -33,6 +34,7 @@ pub mod mdp;
 pub mod physics;
 pub mod record;
 pub mod route;
+pub mod samcon;
 pub mod script;
 pub mod spring;
 pub mod trials;

@@ -100,6 +100,9 @@ pub struct PhysicsPlayback {
     last_joints: Option<(Vec<f64>, f64)>,
     /// What a look-ahead adds to the balance feedback (zero without one).
     pub offsets: LegOffsets,
+    /// Open-loop corrections added to every joint's PD target (rad, per coordinate; empty:
+    /// none): a SAMCON search's sample or its result ([`super::samcon`]).
+    pub corrections: Vec<f32>,
 }
 
 /// Everything a [`PhysicsPlayback`] goes on from: a look-ahead saves it, plays candidates
@@ -113,6 +116,7 @@ pub struct PlaybackState {
     last_played: Option<Played>,
     last_joints: Option<(Vec<f64>, f64)>,
     offsets: LegOffsets,
+    corrections: Vec<f32>,
 }
 
 /// The played centre of mass and pelvis orientation at a step (world), and the step's time.
@@ -153,6 +157,7 @@ impl PhysicsPlayback {
             last_played: None,
             last_joints: None,
             offsets: LegOffsets::default(),
+            corrections: Vec::new(),
         })
     }
 
@@ -166,6 +171,7 @@ impl PhysicsPlayback {
             last_played: self.last_played,
             last_joints: self.last_joints.clone(),
             offsets: self.offsets,
+            corrections: self.corrections.clone(),
         }
     }
 
@@ -178,6 +184,7 @@ impl PhysicsPlayback {
         self.last_played = s.last_played;
         self.last_joints = s.last_joints.clone();
         self.offsets = s.offsets;
+        self.corrections.clone_from(&s.corrections);
     }
 
     /// The simulated pelvis's body index.
@@ -231,7 +238,10 @@ impl PhysicsPlayback {
             root: self.root,
             reference: &reference,
         };
-        let joints = feedback.targets(&self.offsets);
+        let mut joints = feedback.targets(&self.offsets);
+        for (j, c) in joints.iter_mut().zip(&self.corrections) {
+            *j += c;
+        }
         let mut step = Targets { joints };
         let mut feedforward: Vec<f32> = out
             .torques
@@ -332,10 +342,12 @@ pub fn run_tracked_with(
 
 /// What physics playback plays ahead: the look-ahead's offsets to the balance feedback
 /// ([`super::lookahead`]) and the guard over transitions ([`super::guard`]), each when given.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Planning {
     pub lookahead: Option<super::lookahead::LookaheadSettings>,
     pub guard: Option<super::guard::GuardSettings>,
+    /// A SAMCON search's corrections, segment by segment, played open loop ([`super::samcon`]).
+    pub corrections: Option<std::sync::Arc<super::samcon::SamconRun>>,
 }
 
 /// [`run_tracked_with`], with the look-ahead and the guard of `planning`.
@@ -360,6 +372,12 @@ pub fn run_tracked_planned(
             .filter(|p| p.time <= t && p.time > t - 1.0 / script.rate)
         {
             physics.push(p.impulse);
+        }
+        if let Some(run) = &planning.corrections {
+            let step = (t * script.rate).round() as usize;
+            physics.corrections = run
+                .correction_at(step.saturating_sub(1))
+                .map_or_else(Vec::new, <[f32]>::to_vec);
         }
         if let Some(p) = &mut planner {
             let stick = script.stick_at(t);

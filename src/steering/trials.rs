@@ -359,8 +359,13 @@ pub fn run_trials(
             }
             let (fell_at, joint_error, root_error, trace) = match physics {
                 Some(gains) => {
-                    let r =
-                        run_tracked_planned(&mut controller, script, gains, planning, |_, _| {})?;
+                    let r = run_tracked_planned(
+                        &mut controller,
+                        script,
+                        gains,
+                        planning.clone(),
+                        |_, _| {},
+                    )?;
                     (r.fell_at, r.joint_error, r.root_error, r.trace)
                 }
                 None => {
