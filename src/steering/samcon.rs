@@ -44,18 +44,12 @@ impl SamconSettings {
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let names = "segment, samples, keep, sigma, seed";
         let mut s = Self::default();
-        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (name, value) = item
-                .split_once('=')
-                .ok_or_else(|| anyhow::anyhow!("`{item}`: expected NAME=VALUE ({names})"))?;
-            let value: f64 = value.trim().parse().map_err(|_| {
-                anyhow::anyhow!("`{item}`: expected a number after `{}=`", name.trim())
-            })?;
+        for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
-                value.is_finite() && value >= 0.0,
-                "`{item}`: expected a non-negative number"
+                value >= 0.0,
+                "`{name}={value}`: expected a non-negative number"
             );
-            match name.trim() {
+            match name {
                 "segment" => s.segment = value,
                 "samples" => s.samples = value as usize,
                 "keep" => s.keep = value as usize,
@@ -66,11 +60,17 @@ impl SamconSettings {
                 }
             }
         }
+        s.check()?;
+        Ok(s)
+    }
+
+    /// Settings a search can run with.
+    fn check(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            s.segment > 0.0 && s.keep >= 1 && s.samples >= s.keep,
+            self.segment > 0.0 && self.keep >= 1 && self.samples >= self.keep,
             "SAMCON needs segment > 0, keep ≥ 1 and samples ≥ keep"
         );
-        Ok(s)
+        Ok(())
     }
 }
 
@@ -140,10 +140,7 @@ pub fn samcon(
     settings: &SamconSettings,
     mut progress: impl FnMut(f64),
 ) -> anyhow::Result<SamconRun> {
-    anyhow::ensure!(
-        settings.segment > 0.0 && settings.keep >= 1 && settings.samples >= settings.keep,
-        "SAMCON needs a segment > 0 s, keep ≥ 1 and at least `keep` samples"
-    );
+    settings.check()?;
     face_first_key(controller, script);
     let physics = PhysicsPlayback::new(controller, gains)?;
     let dofs = physics.sim.dofs().len();
@@ -188,7 +185,7 @@ pub fn samcon(
             }
         }
         played += jobs.len();
-        let results: Vec<Option<Kept>> = jobs
+        let results: Vec<Option<(f64, Kept)>> = jobs
             .into_par_iter()
             .map_init(
                 || PhysicsPlayback::new(&mut template.clone(), gains).ok(),
@@ -217,23 +214,22 @@ pub fn samcon(
                         frames.push(out.frame);
                         cost += dt * step_cost(physics, &out);
                     }
-                    Some(Kept {
-                        state: physics.save(),
-                        controller: ctl,
-                        cost: from.cost + cost,
-                        history: Some(Arc::new(Link {
-                            parent: from.history.clone(),
-                            segment: Segment { frames, correction },
-                        })),
-                    })
+                    Some((
+                        cost,
+                        Kept {
+                            state: physics.save(),
+                            controller: ctl,
+                            cost: from.cost + cost,
+                            history: Some(Arc::new(Link {
+                                parent: from.history.clone(),
+                                segment: Segment { frames, correction },
+                            })),
+                        },
+                    ))
                 },
             )
             .collect();
-        let mut next: Vec<(f64, Kept)> = results
-            .into_iter()
-            .flatten()
-            .map(|s| (s.cost - kept_cost(&kept, &s), s))
-            .collect();
+        let mut next: Vec<(f64, Kept)> = results.into_iter().flatten().collect();
         if next.is_empty() {
             return Ok(finish(&kept, step as f64 * dt, true, played, per_segment));
         }
@@ -248,18 +244,6 @@ pub fn samcon(
         progress(step as f64 * dt);
     }
     Ok(finish(&kept, script.duration, false, played, per_segment))
-}
-
-/// The cost a sample brought into its segment (its parent's).
-fn kept_cost(kept: &[Kept], s: &Kept) -> f64 {
-    let parent = s.history.as_ref().and_then(|l| l.parent.as_ref());
-    kept.iter()
-        .find(|k| match (&k.history, parent) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        })
-        .map_or(0.0, |k| k.cost)
 }
 
 fn finish(
@@ -287,5 +271,36 @@ fn finish(
         segments,
         steps_per_segment,
         samples,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samcon_settings_are_parsed_by_name_and_refused_when_unusable() {
+        let s = SamconSettings::parse("samples=1000, keep=50").unwrap();
+        assert_eq!((s.samples, s.keep), (1000, 50));
+        assert_eq!(s.segment, SamconSettings::default().segment);
+        assert_eq!(
+            SamconSettings::parse("").unwrap(),
+            SamconSettings::default()
+        );
+        let e = SamconSettings::parse("sampels=10").unwrap_err().to_string();
+        assert!(
+            e.contains("`sampels`") && e.contains("segment, samples"),
+            "{e}"
+        );
+        for bad in [
+            "segment=0",
+            "keep=0",
+            "samples=5,keep=10",
+            "sigma=-1",
+            "seed=x",
+            "keep",
+        ] {
+            assert!(SamconSettings::parse(bad).is_err(), "{bad}");
+        }
     }
 }
