@@ -1,7 +1,8 @@
 //! Steering trials and the physics playback's look-ahead and guard: many seeded stick timelines
 //! at once, a saved playback state restored bit for bit, predictive sampling that keeps up a run
 //! the balance feedback alone drops, barred transitions never taken, the guard keeping up a
-//! player's timeline the feedback alone drops, and SAMCON's corrections keeping up another.
+//! player's timeline the feedback alone drops, SAMCON's corrections keeping up another, and
+//! gait holds that start the body in the middle of each gait.
 
 mod common;
 
@@ -341,4 +342,71 @@ fn samcon_keeps_up_a_timeline_the_feedback_alone_drops() {
         "the corrections played back fell at {:?}",
         replayed.fell_at
     );
+}
+
+/// Gait holds start every straight cyclic gait of a graph in its own motion: two starts per
+/// gait (its first frame and half way), the stick asking for the gait's own speed along its
+/// travel (played kinematically, the controller stays in the gait's family and plays its
+/// speed), and with physics the simulated body leaving at the clip's speed instead of at rest.
+/// The 1.0 m/s walk from half way through its stride stays up (what the feedback holds today).
+#[test]
+fn gait_holds_start_each_straight_gait_in_its_own_motion() {
+    use motionlab::steering::balance::BalanceGains;
+    use motionlab::steering::physics::{PhysicsPlayback, Planning};
+    use motionlab::steering::trials::{gait_holds, run_gait_holds};
+    let graph =
+        Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d_solved.ron")).unwrap());
+    let holds = gait_holds(&graph, 4.0, 60.0);
+    let names: Vec<&str> = holds.iter().map(|h| h.name.as_str()).collect();
+    for gait in ["walk0.6", "walk1.0", "walk1.4", "run2.6"] {
+        for f in ["f0", "f15"] {
+            let name = format!("hold_gait={gait}_turn=0_{f}");
+            assert!(names.contains(&name.as_str()), "{name} not in {names:?}");
+        }
+    }
+    assert_eq!(holds.len(), 8, "{names:?}");
+    // Played: each hold plays its own speed.
+    let played = run_gait_holds(&graph, &holds, None, Planning::default(), None).unwrap();
+    for o in &played {
+        assert!(
+            o.speed_error < 0.2,
+            "{} off its speed by {}",
+            o.name,
+            o.speed_error
+        );
+    }
+    // Simulated: the body leaves at the clip's speed, along the clip's travel.
+    for h in &holds {
+        let clip = &graph.graph.clips[h.start.clip];
+        let mut controller = Controller::new(graph.clone(), h.start, Mode::Steer);
+        let mut physics = PhysicsPlayback::new(&mut controller, BalanceGains::default()).unwrap();
+        let at_rest = physics.sim.com_velocity();
+        assert!(at_rest.iter().all(|v| v.abs() < 1e-6), "{at_rest:?}");
+        physics.start_moving(&controller);
+        // The bodies take the velocities with the next step.
+        physics.sim.step();
+        let root = physics.root_body();
+        let (v, _) = physics.sim.body_velocity(root);
+        let speed = (v[0] as f64).hypot(v[2] as f64);
+        assert!(
+            (speed - clip.speed).abs() < 0.5 * clip.speed,
+            "{}: pelvis leaves at {speed:.2} m/s, the clip travels at {}",
+            h.name,
+            clip.speed
+        );
+    }
+    let walk = holds
+        .iter()
+        .find(|h| h.name == "hold_gait=walk1.0_turn=0_f15")
+        .unwrap()
+        .clone();
+    let simulated = run_gait_holds(
+        &graph,
+        &[walk],
+        Some(BalanceGains::default()),
+        Planning::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(simulated[0].fell_at, None, "{:?}", simulated[0]);
 }

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 /// Steer a character through a motion graph with a scripted stick timeline; prints heading
 /// error, speed error, foot slide and transitions per second.
 #[derive(clap::Args, Debug)]
-#[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight", "pushes"]).multiple(true))]
+#[command(group = clap::ArgGroup::new("trials").args(["timelines", "straight", "pushes", "gaits"]).multiple(true))]
 pub struct SteerArgs {
     pub graph: PathBuf,
     /// The stick timeline (RON: keys of time, move (east, north), run, facing).
-    #[arg(long, required_unless_present_any = ["timelines", "straight", "pushes"])]
+    #[arg(long, required_unless_present_any = ["timelines", "straight", "pushes", "gaits"])]
     pub script: Option<PathBuf>,
     /// Trials: this many seeded timelines like a player's (a new direction and magnitude
     /// every 1–4 s, Shift 30 % of the time, the facing stick 20 %), played in parallel; prints
@@ -31,6 +31,12 @@ pub struct SteerArgs {
     /// each at seeded random phases of the stride 5–6.2 s in (pushJ_DEG_K).
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["random_walk", "out"])]
     pub pushes: Vec<f64>,
+    /// Trials: every straight cyclic gait of the graph held from its own state, from its first
+    /// frame and from half way through its cycle (hold_CLIP_fFRAME): the stick held along its
+    /// travel at its speed and, with --physics, the simulated body started moving as the clip
+    /// does there. Which gaits the tracking can hold at all.
+    #[arg(long, conflicts_with_all = ["random_walk", "out"])]
+    pub gaits: bool,
     /// Trials: directions of the pushes, evenly spread (0°: along the travel).
     #[arg(long, default_value_t = 8, requires = "pushes")]
     pub push_directions: usize,
@@ -97,6 +103,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
         pushes,
         push_directions,
         pushes_per_direction,
+        gaits,
         seed,
         duration,
         save_scripts,
@@ -111,7 +118,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
     } = args;
     let planning = planning(lookahead.as_deref(), guard.as_deref())?;
     match (timelines, straight, script) {
-        (None, None, Some(script)) if pushes.is_empty() => steer(
+        (None, None, Some(script)) if pushes.is_empty() && !gaits => steer(
             &graph,
             &script,
             random_walk,
@@ -131,6 +138,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
                 pushes,
                 push_directions,
                 pushes_per_direction,
+                gaits,
                 script,
                 seed,
                 duration,
@@ -316,6 +324,8 @@ pub struct TrialSet {
     pub pushes: Vec<f64>,
     pub push_directions: usize,
     pub pushes_per_direction: usize,
+    /// Each straight cyclic gait held from its own state.
+    pub gaits: bool,
     pub script: Option<PathBuf>,
     pub seed: u64,
     pub duration: f64,
@@ -335,8 +345,8 @@ pub fn steer_trials(
 ) -> Result<()> {
     use motionlab::steering::balance::BalanceGains;
     use motionlab::steering::trials::{
-        PUSH_SETTLE, PUSH_WINDOW, PlayerModel, TrialSummary, part_stick_walks, push_walks,
-        random_timeline, run_trials, straight_runs,
+        PUSH_SETTLE, PUSH_WINDOW, PlayerModel, TrialSummary, gait_holds, part_stick_walks,
+        push_walks, random_timeline, run_gait_holds, run_trials, straight_runs,
     };
     anyhow::ensure!(
         set.duration > 0.0 && set.duration <= 3600.0,
@@ -412,7 +422,25 @@ pub fn steer_trials(
     };
     let policy = policy.then(|| solve_policy(&g));
     let started = std::time::Instant::now();
-    let outcomes = run_trials(&g, &runs, gains, planning, policy.as_ref())?;
+    let holds = match set.gaits {
+        true => gait_holds(&g, set.duration, rate),
+        false => Vec::new(),
+    };
+    if let Some(dir) = &set.save_scripts {
+        for h in &holds {
+            let path = dir.join(format!("{}.ron", h.name));
+            motionlab::files::write_ron(&path, &h.script)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    let mut outcomes = run_trials(&g, &runs, gains, planning.clone(), policy.as_ref())?;
+    outcomes.extend(run_gait_holds(
+        &g,
+        &holds,
+        gains,
+        planning,
+        policy.as_ref(),
+    )?);
     for o in &outcomes {
         match physics {
             true => println!(
@@ -433,7 +461,7 @@ pub fn steer_trials(
     let s = TrialSummary::of(&outcomes);
     if physics {
         // One line per kind of run (the name up to its first `_`: timeline, walk, run, walkNN,
-        // pushJ, the script's), then all of them.
+        // pushJ, hold, the script's), then all of them.
         let mut kinds: Vec<&str> = Vec::new();
         for o in &outcomes {
             let kind = o.name.split('_').next().unwrap_or("");

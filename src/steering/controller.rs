@@ -250,6 +250,12 @@ impl Controller {
         self.locks.clear();
     }
 
+    /// The intent settled at `stick`'s command ([`Intent::settle`]): the controller then plays
+    /// as if the stick had been held for long.
+    pub fn settle_intent(&mut self, stick: &Stick) {
+        self.intent.settle(stick);
+    }
+
     /// Turns the character's place by `yaw` about its root (the played motion turns with it).
     pub fn turn_world(&mut self, yaw: f64) {
         let here = self.heading();
@@ -313,6 +319,12 @@ impl Controller {
     /// [`Self::step`]'s output).
     pub fn pose(&self) -> ClipFrame {
         self.placed(self.current, &self.world)
+    }
+
+    /// The frame after the current one along its continuation, in the world, and the time
+    /// between the two (s): with [`Self::pose`], the played motion's rates.
+    pub fn next_pose(&self) -> (ClipFrame, f64) {
+        self.placed_next(self.current, &self.world)
     }
 
     /// A frame of a clip, moved into the world by `m`.

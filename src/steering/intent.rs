@@ -169,6 +169,16 @@ impl Intent {
     }
 
     /// Advances the springs by `dt` towards the stick's command.
+    /// The springs settled at `stick`'s command, as if it had been held for long (a trial that
+    /// starts in the middle of a gait).
+    pub fn settle(&mut self, stick: &Stick) {
+        self.command = self.speeds.command(stick, self.facing);
+        self.velocity = Self::goal(&self.command);
+        self.acceleration = [0.0; 2];
+        self.facing = self.command.facing;
+        self.facing_rate = 0.0;
+    }
+
     pub fn update(&mut self, stick: &Stick, dt: f64) {
         self.command = self.speeds.command(stick, self.facing);
         let goal = Self::goal(&self.command);

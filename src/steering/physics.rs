@@ -161,6 +161,32 @@ impl PhysicsPlayback {
         })
     }
 
+    /// Sets the simulated body moving as the played motion does at the controller's current
+    /// frame (the pelvis's velocity and spin and every joint's rate, by finite differences to
+    /// the next frame), so that a trial can start in the middle of a gait.
+    pub fn start_moving(&mut self, controller: &Controller) {
+        let now = controller.pose();
+        let (next, dt) = controller.next_pose();
+        if dt <= 0.0 {
+            return;
+        }
+        let linear = [0, 1, 2].map(|k| ((next.root[k] - now.root[k]) / dt) as f32);
+        let turn = crate::clip::pose::quat_of(&next.root)
+            * crate::clip::pose::quat_of(&now.root).inverse();
+        let spin = turn.scaled_axis() / dt;
+        let rates: Vec<f32> = now
+            .joints
+            .iter()
+            .zip(&next.joints)
+            .map(|(a, b)| ((b - a) / dt) as f32)
+            .collect();
+        self.sim.set_velocities(
+            linear,
+            [spin.x as f32, spin.y as f32, spin.z as f32],
+            &rates,
+        );
+    }
+
     /// The state to come back to after a look-ahead.
     pub fn save(&self) -> PlaybackState {
         PlaybackState {
@@ -356,13 +382,32 @@ pub fn run_tracked_planned(
     script: &StickScript,
     gains: BalanceGains,
     planning: Planning,
+    on_step: impl FnMut(f64, &PhysicsPlayback),
+) -> anyhow::Result<TrackingReport> {
+    run_tracked_from(controller, script, gains, planning, false, on_step)
+}
+
+/// [`run_tracked_planned`]; with `moving`, the simulated body starts with the played motion's
+/// velocities at the controller's frame ([`PhysicsPlayback::start_moving`]) instead of at rest.
+pub fn run_tracked_from(
+    controller: &mut Controller,
+    script: &StickScript,
+    gains: BalanceGains,
+    planning: Planning,
+    moving: bool,
     mut on_step: impl FnMut(f64, &PhysicsPlayback),
 ) -> anyhow::Result<TrackingReport> {
     let mut planner = planning.lookahead.map(super::lookahead::Lookahead::new);
     let mut guard = planning.guard.map(super::guard::Guard::new);
     // Face the script's way first, so the simulated body starts facing it too.
     face_first_key(controller, script);
+    if moving {
+        controller.settle_intent(&script.stick_at(0.0));
+    }
     let mut physics = PhysicsPlayback::new(controller, gains)?;
+    if moving {
+        physics.start_moving(controller);
+    }
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let mut pushes: Vec<ScriptPush> = script.pushes.clone();
     pushes.sort_by(|a, b| a.time.total_cmp(&b.time));

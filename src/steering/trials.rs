@@ -5,6 +5,8 @@
 //!   (uniform in [0, 1], so slow walks and stops come too), Shift held 30 % of the time and the
 //!   facing stick pushed 20 % of the time (each drawn per hold);
 //! - [`straight_runs`]: walks and runs at full stick in evenly spread directions;
+//! - [`gait_holds`]: each straight cyclic gait of the graph from its own state (the body
+//!   started moving as the clip does), which says which gaits the tracking can hold at all;
 //! - [`run_trials`]: every timeline through its own controller (and, with physics, its own
 //!   simulation), in parallel; the outcomes come back in the timelines' order and do not depend
 //!   on the number of threads.
@@ -14,11 +16,11 @@
 
 use super::balance::BalanceGains;
 use super::mdp::SteeringMdp;
-use super::physics::{Planning, run_tracked_planned};
+use super::physics::{Planning, run_tracked_from};
 use super::script::{Sample, ScriptPush, StickKey, StickScript, run_script};
 use super::spring::wrap_angle;
 use super::{Controller, Mode};
-use crate::motion_graph::LoadedGraph;
+use crate::motion_graph::{FrameRef, LoadedGraph};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -352,47 +354,143 @@ pub fn run_trials(
     timelines
         .par_iter()
         .map(|(name, script)| {
-            let start = Controller::default_start(graph, "stand");
-            let mut controller = Controller::new(graph.clone(), start, Mode::Steer);
-            if let Some(p) = policy {
-                controller = controller.with_policy(p.clone());
-            }
-            let (fell_at, joint_error, root_error, trace) = match physics {
-                Some(gains) => {
-                    let r = run_tracked_planned(
-                        &mut controller,
-                        script,
-                        gains,
-                        planning.clone(),
-                        |_, _| {},
-                    )?;
-                    (r.fell_at, r.joint_error, r.root_error, r.trace)
-                }
-                None => {
-                    let trace = run_script(&mut controller, script, |_, _, _| {});
-                    (None, 0.0, 0.0, trace)
-                }
-            };
-            let up_to = fell_at.unwrap_or(f64::INFINITY);
-            let errors: Vec<f64> = trace
-                .samples
-                .iter()
-                .filter(|s| s.time <= up_to && s.speed.is_finite())
-                .map(|s| (s.speed - s.command_speed).abs())
-                .collect();
-            let speed_error = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
-            let obedience = Obedience::of(&trace.samples, up_to);
-            Ok(TrialOutcome {
-                name: name.clone(),
-                duration: script.duration,
-                fell_at,
-                joint_error,
-                root_error,
-                speed_error,
-                obedience,
-            })
+            run_trial(graph, name, script, None, physics, planning.clone(), policy)
         })
         .collect()
+}
+
+/// The straight cyclic gaits of a graph, each held from its own state: for every kept cyclic
+/// clip that does not turn (standing aside), from its first frame and from half way through its
+/// cycle, the stick held along its travel at the magnitude that asks for its speed (Shift for a
+/// run). Named `hold_CLIP_fFRAME`. With physics the simulated body starts with the clip's
+/// velocities ([`super::physics::PhysicsPlayback::start_moving`]): a gait the tracking cannot
+/// hold from its own motion cannot be held after any transition either.
+pub fn gait_holds(graph: &Arc<LoadedGraph>, duration: f64, rate: f64) -> Vec<GaitHold> {
+    let speeds = super::intent::SpeedRange::default();
+    let mut out = Vec::new();
+    for (c, clip) in graph.graph.clips.iter().enumerate() {
+        let cyclic = clip.joins.is_none() && clip.cycle.is_some() && graph.kept(c);
+        let run = clip.family == "run";
+        let magnitude = if run {
+            1.0
+        } else {
+            let s = (clip.speed - speeds.walk.0) / (speeds.walk.1 - speeds.walk.0);
+            speeds.dead_zone + 1e-6 + s.clamp(0.0, 1.0) * (1.0 - speeds.dead_zone - 1e-6)
+        };
+        if !cyclic || clip.turn_rate.abs() > 1e-6 || clip.speed < 0.1 {
+            continue;
+        }
+        for frame in [0, clip.frames / 2] {
+            let start = FrameRef { clip: c, frame };
+            let heading = Controller::new(graph.clone(), start, Mode::Steer)
+                .heading()
+                .yaw;
+            out.push(GaitHold {
+                name: format!("hold_{}_f{frame}", clip.name),
+                start,
+                script: StickScript {
+                    keys: vec![StickKey {
+                        time: 0.0,
+                        movement: (magnitude * heading.cos(), magnitude * heading.sin()),
+                        facing: None,
+                        run,
+                    }],
+                    duration,
+                    rate,
+                    pushes: Vec::new(),
+                },
+            });
+        }
+    }
+    out
+}
+
+/// One trial of [`gait_holds`]: a stick held from a frame of a gait.
+#[derive(Clone, Debug)]
+pub struct GaitHold {
+    pub name: String,
+    pub start: FrameRef,
+    pub script: StickScript,
+}
+
+/// Plays every hold from its own frame (in parallel), as [`run_trials`] plays timelines.
+pub fn run_gait_holds(
+    graph: &Arc<LoadedGraph>,
+    holds: &[GaitHold],
+    physics: Option<BalanceGains>,
+    planning: Planning,
+    policy: Option<&Arc<SteeringMdp>>,
+) -> anyhow::Result<Vec<TrialOutcome>> {
+    holds
+        .par_iter()
+        .map(|h| {
+            run_trial(
+                graph,
+                &h.name,
+                &h.script,
+                Some(h.start),
+                physics,
+                planning.clone(),
+                policy,
+            )
+        })
+        .collect()
+}
+
+/// One trial: from the graph's standing start, or from `start` with the body moving as the
+/// clip does there.
+fn run_trial(
+    graph: &Arc<LoadedGraph>,
+    name: &str,
+    script: &StickScript,
+    start: Option<FrameRef>,
+    physics: Option<BalanceGains>,
+    planning: Planning,
+    policy: Option<&Arc<SteeringMdp>>,
+) -> anyhow::Result<TrialOutcome> {
+    let from = start.unwrap_or_else(|| Controller::default_start(graph, "stand"));
+    let mut controller = Controller::new(graph.clone(), from, Mode::Steer);
+    if let Some(p) = policy {
+        controller = controller.with_policy(p.clone());
+    }
+    if start.is_some() {
+        controller.settle_intent(&script.stick_at(0.0));
+    }
+    let (fell_at, joint_error, root_error, trace) = match physics {
+        Some(gains) => {
+            let r = run_tracked_from(
+                &mut controller,
+                script,
+                gains,
+                planning,
+                start.is_some(),
+                |_, _| {},
+            )?;
+            (r.fell_at, r.joint_error, r.root_error, r.trace)
+        }
+        None => {
+            let trace = run_script(&mut controller, script, |_, _, _| {});
+            (None, 0.0, 0.0, trace)
+        }
+    };
+    let up_to = fell_at.unwrap_or(f64::INFINITY);
+    let errors: Vec<f64> = trace
+        .samples
+        .iter()
+        .filter(|s| s.time <= up_to && s.speed.is_finite())
+        .map(|s| (s.speed - s.command_speed).abs())
+        .collect();
+    let speed_error = errors.iter().fold(0.0, |a, e| a + e) / errors.len().max(1) as f64;
+    let obedience = Obedience::of(&trace.samples, up_to);
+    Ok(TrialOutcome {
+        name: name.to_string(),
+        duration: script.duration,
+        fell_at,
+        joint_error,
+        root_error,
+        speed_error,
+        obedience,
+    })
 }
 
 #[cfg(test)]
