@@ -1,8 +1,8 @@
 //! Steering trials and the physics playback's look-ahead and guard: many seeded stick timelines
 //! at once, a saved playback state restored bit for bit, predictive sampling that keeps up a run
 //! the balance feedback alone drops, barred transitions never taken, the guard keeping up a
-//! player's timeline the feedback alone drops, SAMCON's corrections keeping up another, and
-//! gait holds that start the body in the middle of each gait.
+//! player's timeline the feedback alone drops, SAMCON's corrections keeping up another, gait
+//! holds that start the body in the middle of each gait, and SAMCON keeping up a gait's hold.
 
 mod common;
 
@@ -409,4 +409,54 @@ fn gait_holds_start_each_straight_gait_in_its_own_motion() {
     )
     .unwrap();
     assert_eq!(simulated[0].fell_at, None, "{:?}", simulated[0]);
+}
+
+/// SAMCON from a gait's own state: the 1.4 m/s walk, which the feedback alone drops within a
+/// second of its own motion, is kept up its 2 s by the searched corrections (1,000 samples a
+/// segment, 50 kept, 0.2 rad apart), and the corrections played back from the same start keep
+/// it up too.
+#[test]
+fn samcon_keeps_up_the_walk_the_feedback_drops_from_its_own_motion() {
+    use motionlab::steering::balance::BalanceGains;
+    use motionlab::steering::physics::{Planning, run_tracked_from};
+    use motionlab::steering::samcon::{SamconSettings, samcon_from};
+    use motionlab::steering::trials::gait_holds;
+    let graph =
+        Arc::new(MotionGraph::load(&root().join("assets/graphs/human3d_solved.ron")).unwrap());
+    let hold = gait_holds(&graph, 2.0, 60.0)
+        .into_iter()
+        .find(|h| h.name == "hold_gait=walk1.4_turn=0_f15")
+        .unwrap();
+    let play = |corrections| {
+        let mut controller = Controller::new(graph.clone(), hold.start, Mode::Steer);
+        let planning = Planning {
+            corrections,
+            ..Default::default()
+        };
+        run_tracked_from(
+            &mut controller,
+            &hold.script,
+            BalanceGains::default(),
+            planning,
+            true,
+            |_, _| {},
+        )
+        .unwrap()
+    };
+    let alone = play(None);
+    assert!(alone.fell_at.is_some(), "the feedback alone kept it up");
+    let settings = SamconSettings::parse("samples=1000,keep=50,sigma=0.2").unwrap();
+    let mut controller = Controller::new(graph.clone(), hold.start, Mode::Steer);
+    let run = samcon_from(
+        &mut controller,
+        &hold.script,
+        BalanceGains::default(),
+        &settings,
+        true,
+        |_| {},
+    )
+    .unwrap();
+    assert!(!run.fell, "the search fell at {:.2} s", run.seconds_up);
+    let replay = play(Some(Arc::new(run)));
+    assert_eq!(replay.fell_at, None, "the replay fell");
 }

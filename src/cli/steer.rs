@@ -79,11 +79,12 @@ pub struct SteerArgs {
     /// every 0.25 s; `NAME=VALUE,...` changes every, horizon, candidates or obey.
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
-    /// With --physics and --script: search open-loop corrections of every joint's PD target,
-    /// 0.1 s at a time, that keep the simulated body up through the script (SAMCON: 200 samples
-    /// a segment, 20 kept), then play them; `NAME=VALUE,...` changes segment, samples, keep,
-    /// sigma or seed. Offline: minutes for a minute of script.
-    #[arg(long, requires_all = ["physics", "script"], conflicts_with_all = ["lookahead", "guard", "timelines", "straight", "pushes"], num_args = 0..=1, default_missing_value = "")]
+    /// With --physics and --script (or --gaits): search open-loop corrections of every joint's
+    /// PD target, 0.1 s at a time, that keep the simulated body up through the script (SAMCON:
+    /// 200 samples a segment, 20 kept), then play them; `NAME=VALUE,...` changes segment,
+    /// samples, keep, sigma or seed. With --gaits, one search per gait hold. Offline: minutes
+    /// for a minute of script.
+    #[arg(long, requires = "physics", conflicts_with_all = ["lookahead", "guard", "timelines", "straight", "pushes"], num_args = 0..=1, default_missing_value = "")]
     pub samcon: Option<String>,
     /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
     /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
@@ -117,6 +118,17 @@ pub fn run(args: SteerArgs) -> Result<()> {
         out,
     } = args;
     let planning = planning(lookahead.as_deref(), guard.as_deref())?;
+    if let Some(settings) = samcon.as_deref().filter(|_| gaits) {
+        anyhow::ensure!(
+            script.is_none(),
+            "--samcon searches either a --script or the --gaits holds, not both"
+        );
+        return samcon_holds(&graph, duration, balance.as_deref(), settings);
+    }
+    anyhow::ensure!(
+        samcon.is_none() || script.is_some(),
+        "--samcon needs a --script (or --gaits) to search"
+    );
     match (timelines, straight, script) {
         (None, None, Some(script)) if pushes.is_empty() && !gaits => steer(
             &graph,
@@ -188,7 +200,7 @@ pub fn steer(
         if let Some(settings) = samcon {
             let settings =
                 motionlab::steering::samcon::SamconSettings::parse(settings).context("--samcon")?;
-            let run = search_corrections(&controller, &script, gains, &settings)?;
+            let run = search_corrections(&controller, &script, gains, &settings, false)?;
             planning.corrections = Some(std::sync::Arc::new(run));
         }
         let report = motionlab::steering::physics::run_tracked_planned(
@@ -236,13 +248,31 @@ pub fn steer(
     Ok(())
 }
 
-/// `steer --samcon`: the SAMCON search over `script` from `controller`'s start, with a progress
-/// bar and a line of what it found.
+/// `steer GRAPH --gaits --physics --samcon [SETTINGS]`: a SAMCON search per gait hold, each
+/// from the gait's own state, with a line per hold of what it found.
+fn samcon_holds(graph: &Path, duration: f64, balance: Option<&str>, settings: &str) -> Result<()> {
+    use motionlab::steering::{Controller, Mode};
+    let settings =
+        motionlab::steering::samcon::SamconSettings::parse(settings).context("--samcon")?;
+    let gains = motionlab::steering::balance::BalanceGains::parse(balance.unwrap_or(""))?;
+    let g = std::sync::Arc::new(MotionGraph::load(graph)?);
+    for hold in motionlab::steering::trials::gait_holds(&g, duration, 60.0) {
+        let controller = Controller::new(g.clone(), hold.start, Mode::Steer);
+        print!("{} ", hold.name);
+        search_corrections(&controller, &hold.script, gains, &settings, true)?;
+    }
+    Ok(())
+}
+
+/// `steer --samcon`: the SAMCON search over `script` from `controller`'s start (with `moving`,
+/// the body starts moving as the played motion does there), with a progress bar and a line of
+/// what it found.
 fn search_corrections(
     controller: &motionlab::steering::Controller,
     script: &motionlab::steering::StickScript,
     gains: motionlab::steering::balance::BalanceGains,
     settings: &motionlab::steering::samcon::SamconSettings,
+    moving: bool,
 ) -> Result<motionlab::steering::samcon::SamconRun> {
     let bar = indicatif::ProgressBar::new((script.duration * 10.0).round() as u64);
     bar.set_style(
@@ -252,11 +282,12 @@ fn search_corrections(
         .expect("valid template"),
     );
     let started = std::time::Instant::now();
-    let run = motionlab::steering::samcon::samcon(
+    let run = motionlab::steering::samcon::samcon_from(
         &mut controller.clone(),
         script,
         gains,
         settings,
+        moving,
         |t| {
             bar.set_position((t * 10.0).round() as u64);
             bar.set_message(format!("{t:.1}/{:.1}", script.duration));

@@ -138,11 +138,30 @@ pub fn samcon(
     script: &StickScript,
     gains: BalanceGains,
     settings: &SamconSettings,
+    progress: impl FnMut(f64),
+) -> anyhow::Result<SamconRun> {
+    samcon_from(controller, script, gains, settings, false, progress)
+}
+
+/// [`samcon`]; with `moving`, the body starts moving as the played motion does at the
+/// controller's frame (a gait hold, [`super::trials::gait_holds`]) instead of at rest.
+pub fn samcon_from(
+    controller: &mut Controller,
+    script: &StickScript,
+    gains: BalanceGains,
+    settings: &SamconSettings,
+    moving: bool,
     mut progress: impl FnMut(f64),
 ) -> anyhow::Result<SamconRun> {
     settings.check()?;
     face_first_key(controller, script);
-    let physics = PhysicsPlayback::new(controller, gains)?;
+    if moving {
+        controller.settle_intent(&script.stick_at(0.0));
+    }
+    let mut physics = PhysicsPlayback::new(controller, gains)?;
+    if moving {
+        physics.start_moving(controller);
+    }
     let dofs = physics.sim.dofs().len();
     let dt = 1.0 / script.rate;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
