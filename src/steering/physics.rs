@@ -161,6 +161,27 @@ impl PhysicsPlayback {
         })
     }
 
+    /// The simulation at the start of `script`: the controller faces the script's first key (so
+    /// the simulated body starts facing it too) and the body stands at rest in its pose; with
+    /// `moving`, the controller's intent is already at the script's first stick and the body
+    /// moves as the played motion does there ([`Self::start_moving`]).
+    pub fn start(
+        controller: &mut Controller,
+        script: &StickScript,
+        gains: BalanceGains,
+        moving: bool,
+    ) -> anyhow::Result<Self> {
+        face_first_key(controller, script);
+        if moving {
+            controller.settle_intent(&script.stick_at(0.0));
+        }
+        let mut physics = Self::new(controller, gains)?;
+        if moving {
+            physics.start_moving(controller);
+        }
+        Ok(physics)
+    }
+
     /// Sets the simulated body moving as the played motion does at the controller's current
     /// frame (the pelvis's velocity and spin and every joint's rate, by finite differences to
     /// the next frame), so that a trial can start in the middle of a gait.
@@ -399,15 +420,7 @@ pub fn run_tracked_from(
 ) -> anyhow::Result<TrackingReport> {
     let mut planner = planning.lookahead.map(super::lookahead::Lookahead::new);
     let mut guard = planning.guard.map(super::guard::Guard::new);
-    // Face the script's way first, so the simulated body starts facing it too.
-    face_first_key(controller, script);
-    if moving {
-        controller.settle_intent(&script.stick_at(0.0));
-    }
-    let mut physics = PhysicsPlayback::new(controller, gains)?;
-    if moving {
-        physics.start_moving(controller);
-    }
+    let mut physics = PhysicsPlayback::start(controller, script, gains, moving)?;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let mut pushes: Vec<ScriptPush> = script.pushes.clone();
     pushes.sort_by(|a, b| a.time.total_cmp(&b.time));

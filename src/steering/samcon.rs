@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::balance::BalanceGains;
 use super::lookahead::step_cost;
 use super::physics::{PhysicsPlayback, PlaybackState};
-use super::script::{StickScript, face_first_key};
+use super::script::StickScript;
 use crate::motion_graph::FrameRef;
 use crate::steering::Controller;
 
@@ -154,14 +154,7 @@ pub fn samcon_from(
     mut progress: impl FnMut(f64),
 ) -> anyhow::Result<SamconRun> {
     settings.check()?;
-    face_first_key(controller, script);
-    if moving {
-        controller.settle_intent(&script.stick_at(0.0));
-    }
-    let mut physics = PhysicsPlayback::new(controller, gains)?;
-    if moving {
-        physics.start_moving(controller);
-    }
+    let physics = PhysicsPlayback::start(controller, script, gains, moving)?;
     let dofs = physics.sim.dofs().len();
     let dt = 1.0 / script.rate;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();

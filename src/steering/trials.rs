@@ -88,23 +88,25 @@ pub fn straight_runs(directions: usize, duration: f64, rate: f64) -> Vec<(String
                 if run { "run" } else { "walk" },
                 (a.to_degrees()).round() as i64
             );
-            out.push((
-                name,
-                StickScript {
-                    keys: vec![StickKey {
-                        time: 0.0,
-                        movement: (a.cos(), a.sin()),
-                        facing: None,
-                        run,
-                    }],
-                    duration,
-                    rate,
-                    pushes: Vec::new(),
-                },
-            ));
+            out.push((name, held((a.cos(), a.sin()), run, duration, rate)));
         }
     }
     out
+}
+
+/// The left stick held at `movement` (Shift down when `run`) from the start for `duration` s.
+fn held(movement: (f64, f64), run: bool, duration: f64, rate: f64) -> StickScript {
+    StickScript {
+        keys: vec![StickKey {
+            time: 0.0,
+            movement,
+            facing: None,
+            run,
+        }],
+        duration,
+        rate,
+        pushes: Vec::new(),
+    }
 }
 
 /// Walks at part stick in `directions` evenly spread directions, one set per stick magnitude
@@ -385,20 +387,11 @@ pub fn gait_holds(graph: &Arc<LoadedGraph>, duration: f64, rate: f64) -> Vec<Gai
             let heading = Controller::new(graph.clone(), start, Mode::Steer)
                 .heading()
                 .yaw;
+            let movement = (magnitude * heading.cos(), magnitude * heading.sin());
             out.push(GaitHold {
                 name: format!("hold_{}_f{frame}", clip.name),
                 start,
-                script: StickScript {
-                    keys: vec![StickKey {
-                        time: 0.0,
-                        movement: (magnitude * heading.cos(), magnitude * heading.sin()),
-                        facing: None,
-                        run,
-                    }],
-                    duration,
-                    rate,
-                    pushes: Vec::new(),
-                },
+                script: held(movement, run, duration, rate),
             });
         }
     }
