@@ -76,6 +76,14 @@ pub struct Command {
 }
 
 impl SpeedRange {
+    /// The stick deflection that asks for a walk at `speed` ([`Self::command`]'s inverse, held
+    /// to the walking range): just past the dead zone for the slowest walk, 1 for the fastest.
+    pub fn walk_stick(&self, speed: f64) -> f64 {
+        let s = ((speed - self.walk.0) / (self.walk.1 - self.walk.0)).clamp(0.0, 1.0);
+        let past = self.dead_zone + 1e-6;
+        past + s * (1.0 - past)
+    }
+
     /// The raw command of a stick sample (no smoothing); `heading` is kept as the direction and
     /// facing when the stick is centred.
     pub fn command(&self, stick: &Stick, heading: f64) -> Command {
@@ -168,7 +176,6 @@ impl Intent {
         [dir[0], dir[2]]
     }
 
-    /// Advances the springs by `dt` towards the stick's command.
     /// The springs settled at `stick`'s command, as if it had been held for long (a trial that
     /// starts in the middle of a gait).
     pub fn settle(&mut self, stick: &Stick) {
@@ -179,6 +186,7 @@ impl Intent {
         self.facing_rate = 0.0;
     }
 
+    /// Advances the springs by `dt` towards the stick's command.
     pub fn update(&mut self, stick: &Stick, dt: f64) {
         self.command = self.speeds.command(stick, self.facing);
         let goal = Self::goal(&self.command);
@@ -244,6 +252,22 @@ impl Intent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walk's stick asks for that walk's speed, across the walking range.
+    #[test]
+    fn the_walk_stick_asks_for_its_speed() {
+        let s = SpeedRange::default();
+        for v in [0.6, 0.8, 1.0, 1.4] {
+            let stick = Stick {
+                movement: (s.walk_stick(v), 0.0),
+                facing: None,
+                run: false,
+            };
+            let c = s.command(&stick, 0.0);
+            assert_eq!(c.gait, Gait::Walk, "{v}");
+            assert!((c.speed - v).abs() < 1e-4, "{v}: asks for {}", c.speed);
+        }
+    }
 
     #[test]
     fn the_stick_maps_to_directions_speeds_and_gaits() {

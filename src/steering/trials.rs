@@ -372,16 +372,15 @@ pub fn gait_holds(graph: &Arc<LoadedGraph>, duration: f64, rate: f64) -> Vec<Gai
     let mut out = Vec::new();
     for (c, clip) in graph.graph.clips.iter().enumerate() {
         let cyclic = clip.joins.is_none() && clip.cycle.is_some() && graph.kept(c);
+        if !cyclic || clip.turn_rate.abs() > 1e-6 || clip.speed < 0.1 {
+            continue;
+        }
         let run = clip.family == "run";
         let magnitude = if run {
             1.0
         } else {
-            let s = (clip.speed - speeds.walk.0) / (speeds.walk.1 - speeds.walk.0);
-            speeds.dead_zone + 1e-6 + s.clamp(0.0, 1.0) * (1.0 - speeds.dead_zone - 1e-6)
+            speeds.walk_stick(clip.speed)
         };
-        if !cyclic || clip.turn_rate.abs() > 1e-6 || clip.speed < 0.1 {
-            continue;
-        }
         for frame in [0, clip.frames / 2] {
             let start = FrameRef { clip: c, frame };
             let heading = Controller::new(graph.clone(), start, Mode::Steer)
@@ -446,9 +445,6 @@ fn run_trial(
     if let Some(p) = policy {
         controller = controller.with_policy(p.clone());
     }
-    if start.is_some() {
-        controller.settle_intent(&script.stick_at(0.0));
-    }
     let (fell_at, joint_error, root_error, trace) = match physics {
         Some(gains) => {
             let r = run_tracked_from(
@@ -462,6 +458,10 @@ fn run_trial(
             (r.fell_at, r.joint_error, r.root_error, r.trace)
         }
         None => {
+            // (Physics playback settles the intent itself, after facing the script.)
+            if start.is_some() {
+                controller.settle_intent(&script.stick_at(0.0));
+            }
             let trace = run_script(&mut controller, script, |_, _, _| {});
             (None, 0.0, 0.0, trace)
         }
