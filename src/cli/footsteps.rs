@@ -186,7 +186,7 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
     let mut ms = Vec::new();
     let mut steps = Vec::new();
     let mut body_ms_per_s = Vec::new();
-    let (mut slide, mut jump, mut past) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut slide, mut jump, mut past, mut turned) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for s in 0..sequences {
         let plan = plan(&library, &TaskSequence::random(seed + s, 5));
         for r in &plan.reports {
@@ -200,6 +200,7 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
         slide = slide.max(q.slide_m);
         jump = jump.max(q.joint_jump_rad);
         past = past.max(q.limit_excess_rad);
+        turned = turned.max(body.foot_turned_rad);
     }
     ms.sort_by(f64::total_cmp);
     body_ms_per_s.sort_by(f64::total_cmp);
@@ -213,13 +214,14 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
         steps.iter().sum::<f64>() / steps.len() as f64
     );
     println!(
-        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3})",
+        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3}, worst foot_turned_rad {:.3})",
         at(&body_ms_per_s, 0.5),
         at(&body_ms_per_s, 0.9),
         body_ms_per_s.len(),
         slide,
         jump,
-        past
+        past,
+        turned
     );
     Ok(())
 }

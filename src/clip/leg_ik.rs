@@ -368,3 +368,167 @@ pub fn twist_towards(c: &Character, poses: &mut [[f64; 7]], leg: &Leg, forward: 
     }
     poses[leg.foot] = foot;
 }
+
+/// Weight of the foot point's error against its orientation's in [`reach_within_limits`], per
+/// metre against per radian: a millimetre counts as 0.1 rad.
+const POINT_WEIGHT: f64 = 100.0;
+/// Damped Gauss–Newton steps of [`reach_within_limits`].
+const LIMITED_STEPS: usize = 30;
+
+/// A leg's coordinates (hip, knee, ankle) within their limits that bring its foot point nearest
+/// `target` and its foot body nearest the world orientation `orientation` (reference included),
+/// the point weighted [`POINT_WEIGHT`] times a radian per metre: where the two-bone solve would
+/// twist a hip past its limit, the foot turns or tilts a little from its orientation instead and
+/// stays on its point. A projected Levenberg–Marquardt search from `joints` (clamped into the
+/// limits first) over the leg's coordinates only; `limits` are every coordinate's, in radians.
+pub fn reach_within_limits(
+    c: &Character,
+    root: &[f64; 7],
+    joints: &mut [f64],
+    leg: &Leg,
+    limits: &[Option<(f64, f64)>],
+    target: Vector3<f64>,
+    orientation: &UnitQuaternion<f64>,
+) {
+    use nalgebra::{DMatrix, DVector};
+    let vars = &leg.coordinates;
+    let bound = |i: usize| limits[i].unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    for &i in vars {
+        let (lo, hi) = bound(i);
+        joints[i] = joints[i].clamp(lo, hi);
+    }
+    let residual = |joints: &[f64]| -> DVector<f64> {
+        let poses = crate::clip::pose::body_poses(c, root, joints);
+        let p = (leg.foot_point(&poses) - target) * POINT_WEIGHT;
+        let e = (quat_of(&poses[leg.foot]) * orientation.inverse()).scaled_axis();
+        DVector::from_column_slice(&[p.x, p.y, p.z, e.x, e.y, e.z])
+    };
+    let mut r = residual(joints);
+    let mut damping = 1e-3;
+    for _ in 0..LIMITED_STEPS {
+        let cost = r.norm_squared();
+        if cost < 1e-14 {
+            break;
+        }
+        // Forward differences, stepping inwards at a bound.
+        let mut jac = DMatrix::zeros(6, vars.len());
+        for (k, &i) in vars.iter().enumerate() {
+            let (_, hi) = bound(i);
+            let h = if joints[i] + 1e-6 > hi { -1e-6 } else { 1e-6 };
+            let keep = joints[i];
+            joints[i] += h;
+            jac.set_column(k, &((residual(joints) - &r) / h));
+            joints[i] = keep;
+        }
+        let gradient = jac.transpose() * &r;
+        // A coordinate at a bound that the descent would push further out stays there.
+        let free: Vec<usize> = (0..vars.len())
+            .filter(|&k| {
+                let (lo, hi) = bound(vars[k]);
+                let x = joints[vars[k]];
+                !((x >= hi && gradient[k] < 0.0) || (x <= lo && gradient[k] > 0.0))
+            })
+            .collect();
+        if free.is_empty() {
+            break;
+        }
+        let jf = jac.select_columns(&free);
+        let normal = jf.transpose() * &jf;
+        let g = jf.transpose() * &r;
+        let mut improved = false;
+        for _ in 0..8 {
+            let mut a = normal.clone();
+            for d in 0..free.len() {
+                a[(d, d)] += damping * (1.0 + normal[(d, d)]);
+            }
+            let Some(step) = a.cholesky().map(|ch| ch.solve(&(-&g))) else {
+                damping *= 10.0;
+                continue;
+            };
+            let mut trial = joints.to_vec();
+            for (d, &k) in free.iter().enumerate() {
+                let i = vars[k];
+                let (lo, hi) = bound(i);
+                trial[i] = (trial[i] + step[d]).clamp(lo, hi);
+            }
+            let tr = residual(&trial);
+            if tr.norm_squared() < cost {
+                joints.copy_from_slice(&trial);
+                r = tr;
+                damping = (damping / 3.0).max(1e-9);
+                improved = true;
+                break;
+            }
+            damping *= 4.0;
+        }
+        if !improved {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clip::pose::body_poses;
+    use crate::model::load_character;
+
+    /// human3d's walker, its root at the reference pose, every coordinate 0, its left leg.
+    fn walker() -> (Character, [f64; 7], Vec<f64>, Leg) {
+        let c = load_character(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/human3d_walker.ron"),
+        )
+        .unwrap();
+        let root = reference_poses(&c)[c.body_index(&c.root.body).unwrap()];
+        let joints = vec![0.0; c.internal_dof()];
+        let leg = legs(&c).remove(0);
+        (c, root, joints, leg)
+    }
+
+    /// The foot turned `yaw` about the vertical and its point moved by `shift`: the leg's
+    /// coordinates found, the point's error (m) and the foot's orientation error (rad).
+    fn turn_foot(
+        yaw: f64,
+        shift: Vector3<f64>,
+    ) -> (Vec<f64>, Vec<Option<(f64, f64)>>, Leg, f64, f64) {
+        let (c, root, mut joints, leg) = walker();
+        let poses = body_poses(&c, &root, &joints);
+        let target = leg.foot_point(&poses) + shift;
+        let want =
+            UnitQuaternion::from_axis_angle(&Vector3::y_axis(), yaw) * quat_of(&poses[leg.foot]);
+        let limits = c.coordinate_limits();
+        reach_within_limits(&c, &root, &mut joints, &leg, &limits, target, &want);
+        let poses = body_poses(&c, &root, &joints);
+        let point = (leg.foot_point(&poses) - target).norm();
+        let turn = quat_of(&poses[leg.foot]).angle_to(&want);
+        (joints, limits, leg, point, turn)
+    }
+
+    #[test]
+    fn a_foot_turned_within_the_hips_reach_is_reached_exactly() {
+        let (_, _, _, point, turn) = turn_foot(0.3, Vector3::new(0.05, 0.03, -0.02));
+        assert!(point < 1e-4, "the foot point is {point} m off");
+        assert!(turn < 1e-3, "the foot is {turn} rad off");
+    }
+
+    #[test]
+    fn a_foot_turned_past_the_hips_twist_stays_on_its_point_within_the_limits() {
+        // The hip twists at most 45°: a foot turned 70° out keeps its point, and turns as far as
+        // the leg's limits let it (25° short, at this pose).
+        let (joints, limits, leg, point, turn) = turn_foot(70f64.to_radians(), Vector3::zeros());
+        for &i in &leg.coordinates {
+            let (lo, hi) = limits[i].unwrap();
+            assert!(
+                (lo - 1e-12..=hi + 1e-12).contains(&joints[i]),
+                "coordinate {i} at {} is outside [{lo}, {hi}]",
+                joints[i]
+            );
+        }
+        assert!(point < 1e-3, "the foot point is {point} m off");
+        assert!(
+            turn > 15f64.to_radians() && turn < 30f64.to_radians(),
+            "the foot is {:.1}° off its 70° turn",
+            turn.to_degrees()
+        );
+    }
+}

@@ -19,7 +19,9 @@
 use super::plan::FootstepPlan;
 use super::source::{MotionSource, carrying, footprint, world};
 use super::step::{Foot, Footstep, Frame, StepRecord, wrap};
-use crate::clip::leg_ik::{hip_and_ankle, length, orient_foot, reach, twist_towards};
+use crate::clip::leg_ik::{
+    hip_and_ankle, length, orient_foot, reach, reach_within_limits, twist_towards,
+};
 use crate::clip::pose::{
     BodyPose, body_poses, coordinates_of, pose_of, quat_of, reference_orientation,
 };
@@ -35,6 +37,15 @@ pub const JOIN_TIME: f64 = 0.3;
 const MAX_STRETCH: f64 = 0.97;
 /// Seconds over which the root's lowering comes and goes.
 const DROP_EASE: f64 = 0.2;
+/// Seconds over which the pelvis's turn towards a foot comes and goes.
+const YAW_EASE: f64 = 0.2;
+/// The most the pelvis turns towards a foot, rad.
+const MAX_YAW: f64 = 1.0;
+/// Turns tried each way up to [`MAX_YAW`] before the bisection.
+const YAW_PROBES: usize = 10;
+const YAW_BISECTIONS: usize = 12;
+/// How far inside its limits a turned pelvis keeps the legs' coordinates, rad.
+const LIMIT_MARGIN: f64 = 0.005;
 
 /// Timing of the full body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +76,9 @@ impl Default for BodyOptions {
 pub struct FullBody {
     pub clip: Clip,
     pub steps: Vec<StepRecord>,
+    /// The most a foot turns or tilts from its planned orientation where its hip could not twist
+    /// to it within its limits, rad.
+    pub foot_turned_rad: f64,
 }
 
 /// What one foot should do at an instant.
@@ -411,8 +425,139 @@ fn eased(needed: &[f64], frames: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Lowers the root by `drop`, turns the feet and bends the legs; the frame's coordinates.
-fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
+/// Per frame, the eased turn of a signed need: the needs one way and the other are each spread
+/// as in [`eased`] and added, so the turn changes continuously even where the two meet.
+fn eased_signed(needed: &[f64], frames: usize) -> Vec<f64> {
+    let part = |sign: f64| {
+        let one_way: Vec<f64> = needed.iter().map(|&n| (sign * n).max(0.0)).collect();
+        eased(&one_way, frames)
+    };
+    part(1.0)
+        .iter()
+        .zip(part(-1.0))
+        .map(|(p, n)| p - n)
+        .collect()
+}
+
+/// The raw pose with its root turned by `yaw` about the vertical through the pelvis (the feet's
+/// targets stay where they are).
+fn turned_root(raw: &Raw, yaw: f64) -> Raw {
+    if yaw == 0.0 {
+        return raw.clone();
+    }
+    let q = yaw_turn(yaw) * quat_of(&raw.root);
+    Raw {
+        root: pose_of(Vector3::new(raw.root[0], raw.root[1], raw.root[2]), &q),
+        ..raw.clone()
+    }
+}
+
+/// How far past their limits the hips' and knees' coordinates go when the legs reach from `raw`
+/// with its root turned by `yaw`, rad (the most of any; negative when all are inside by that
+/// much). The ankles are held at their limits by [`solve`].
+fn leg_excess(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw, yaw: f64) -> f64 {
+    let turned = turned_root(raw, yaw);
+    let frame = solve_two_bone(source, &turned, needed_drop(source, &turned));
+    [Foot::Left, Foot::Right]
+        .map(|f| hip_and_knee_excess(source, limits, &frame.joints, f))
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// The smallest turn of the root about the vertical (rad, either way, at most [`MAX_YAW`]) that
+/// keeps the hips' and knees' coordinates [`LIMIT_MARGIN`] inside their limits: 0 where none is past; where no
+/// turn does, the one that leaves the least excess. A hip that only twists so far cannot turn a
+/// foot further from the pelvis's heading; the pelvis turns with it instead.
+fn needed_yaw(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw) -> f64 {
+    let excess = |yaw: f64| leg_excess(source, limits, raw, yaw);
+    if excess(0.0) <= 0.0 {
+        return 0.0;
+    }
+    let inside = |yaw: f64| excess(yaw) <= -LIMIT_MARGIN;
+    let mut best = (excess(0.0), 0.0);
+    for k in 1..=YAW_PROBES {
+        let magnitude = MAX_YAW * k as f64 / YAW_PROBES as f64;
+        for yaw in [magnitude, -magnitude] {
+            let e = excess(yaw);
+            if e <= -LIMIT_MARGIN {
+                // Bisect between the last probe short of it and this one.
+                let (mut lo, mut hi) = (yaw * (k - 1) as f64 / k as f64, yaw);
+                for _ in 0..YAW_BISECTIONS {
+                    let mid = 0.5 * (lo + hi);
+                    if inside(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                return hi;
+            }
+            if e < best.0 {
+                best = (e, yaw);
+            }
+        }
+    }
+    best.1
+}
+
+/// Lowers the root by `drop`, turns the feet and bends the legs, every coordinate within its
+/// limits; the frame's coordinates.
+/// Also how far a foot turned or tilted from its orientation to keep its leg within its limits,
+/// rad (0 when neither leg needed it).
+fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> (ClipFrame, f64) {
+    let c = &source.character;
+    let ClipFrame { root, mut joints } = solve_two_bone(source, raw, drop);
+    // A hip the two-bone solve twists past its limit: the leg is solved again within its limits,
+    // the foot turning or tilting a little from its orientation rather than leaving its point.
+    // The foot keeps the orientation the two-bone solve gave it (its heel up where its ankle
+    // was at a limit).
+    let limits = c.coordinate_limits();
+    let poses = body_poses(c, &root, &joints);
+    let mut turned: f64 = 0.0;
+    for f in [Foot::Left, Foot::Right] {
+        let leg = source.leg(f);
+        if hip_and_knee_excess(source, &limits, &joints, f) > 0.0 {
+            let wanted = quat_of(&poses[leg.foot]);
+            reach_within_limits(
+                c,
+                &root,
+                &mut joints,
+                leg,
+                &limits,
+                raw.feet[slot(f)].point,
+                &wanted,
+            );
+            let got = quat_of(&body_poses(c, &root, &joints)[leg.foot]);
+            turned = turned.max(got.angle_to(&wanted));
+        }
+    }
+    (ClipFrame { root, joints }, turned)
+}
+
+/// How far the hip's and knee's coordinates of the leg of `foot` go past their limits, rad (the
+/// most of any; negative when all are inside by that much).
+fn hip_and_knee_excess(
+    source: &MotionSource,
+    limits: &[Option<(f64, f64)>],
+    joints: &[f64],
+    foot: Foot,
+) -> f64 {
+    let leg = source.leg(foot);
+    let ankle: Vec<usize> = leg
+        .ankle_limits(&source.character)
+        .iter()
+        .map(|a| a.0)
+        .collect();
+    leg.coordinates
+        .iter()
+        .filter(|i| !ankle.contains(i))
+        .filter_map(|&i| limits[i].map(|(lo, hi)| (lo - joints[i]).max(joints[i] - hi)))
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// Lowers the root by `drop`, turns the feet and bends the legs by the two-bone IK, the ankles
+/// held within their limits; the frame's coordinates.
+fn solve_two_bone(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
     let c = &source.character;
     let mut root = raw.root;
     root[1] -= drop.max(0.0);
@@ -457,6 +602,12 @@ fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> ClipFrame {
             break;
         }
         read_legs(source, &poses, &mut joints);
+    }
+    // Read back from the poses, an ankle held at its limit can sit 1e-5 rad past it.
+    for f in [Foot::Left, Foot::Right] {
+        for (i, lo, hi) in source.leg(f).ankle_limits(c) {
+            joints[i] = joints[i].clamp(lo, hi);
+        }
     }
     ClipFrame { root, joints }
 }
@@ -549,13 +700,34 @@ pub fn full_body(
         before = Some(at(seg.duration));
         clock = end;
     }
+    // The pelvis turns towards a foot whose yaw its hip cannot twist to, eased in and out over
+    // YAW_EASE, and the coordinates the legs do not set are kept within their limits.
+    let limits = c.coordinate_limits();
+    let needed: Vec<f64> = raws
+        .iter()
+        .map(|r| needed_yaw(source, &limits, r))
+        .collect();
+    let yaws = eased_signed(&needed, (YAW_EASE * options.rate).round() as usize);
+    for (raw, &yaw) in raws.iter_mut().zip(&yaws) {
+        *raw = turned_root(raw, yaw);
+        for (x, l) in raw.joints.iter_mut().zip(&limits) {
+            if let Some((lo, hi)) = l {
+                *x = x.clamp(*lo, *hi);
+            }
+        }
+    }
     // The root comes down where a leg would stretch too far, eased in and out over DROP_EASE.
     let needed: Vec<f64> = raws.iter().map(|r| needed_drop(source, r)).collect();
     let drops = eased(&needed, (DROP_EASE * options.rate).round() as usize);
+    let mut foot_turned_rad: f64 = 0.0;
     let frames: Vec<ClipFrame> = raws
         .iter()
         .zip(&drops)
-        .map(|(raw, &d)| solve(source, raw, d))
+        .map(|(raw, &d)| {
+            let (frame, turned) = solve(source, raw, d);
+            foot_turned_rad = foot_turned_rad.max(turned);
+            frame
+        })
         .collect();
     let mut clip = Clip::from_key_frames(c, character, options.rate, frames, "footsteps");
     // The feet are down where the plan put them, not where a height test would guess.
@@ -563,6 +735,7 @@ pub fn full_body(
     FullBody {
         clip,
         steps: records,
+        foot_turned_rad,
     }
 }
 
@@ -576,7 +749,7 @@ pub struct BodyQuality {
     pub joint_jump_rad: f64,
     /// The largest change of the root's height between consecutive frames, m.
     pub root_jump_m: f64,
-    /// The most any joint coordinate goes past its limit, rad (the IK does not enforce them).
+    /// The most any joint coordinate goes past its limit, rad.
     pub limit_excess_rad: f64,
     /// The joint coordinate that goes furthest past its limit.
     pub worst_limit: Option<usize>,
@@ -587,18 +760,7 @@ pub fn quality(source: &MotionSource, clip: &Clip) -> BodyQuality {
     let c = &source.character;
     let mut q = BodyQuality::default();
     let mut held: [Option<Vector3<f64>>; 2] = [None, None];
-    // Per coordinate, its limits in radians (None where the joint is unlimited).
-    let limits: Vec<Option<(f64, f64)>> = c
-        .joints
-        .iter()
-        .flat_map(|j| {
-            (0..j.kind.dof()).map(|k| {
-                j.limits
-                    .get(k)
-                    .map(|&(lo, hi)| (lo.to_radians(), hi.to_radians()))
-            })
-        })
-        .collect();
+    let limits = c.coordinate_limits();
     for (i, f) in clip.frames.iter().enumerate() {
         for (k, (x, l)) in f.joints.iter().zip(&limits).enumerate() {
             if let Some((lo, hi)) = l {

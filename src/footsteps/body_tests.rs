@@ -82,6 +82,10 @@ fn the_full_body_keeps_planted_feet_and_ends_on_every_stance() {
     }
     assert!(worst.0 <= 0.02, "a planted foot slid {:.4} m", worst.0);
     assert!(
+        past_limit <= 1e-6,
+        "a joint coordinate went {past_limit:.4} rad past its limit"
+    );
+    assert!(
         worst.1 <= 0.5,
         "a joint jumped {:.3} rad in a frame",
         worst.1

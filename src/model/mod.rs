@@ -359,6 +359,21 @@ impl Character {
         self.joints.iter().map(|j| j.kind.dof()).sum()
     }
 
+    /// Per internal coordinate (in the joints' order), its limits in radians; None where the
+    /// joint gives none.
+    pub fn coordinate_limits(&self) -> Vec<Option<(f64, f64)>> {
+        self.joints
+            .iter()
+            .flat_map(|j| {
+                (0..j.kind.dof()).map(|k| {
+                    j.limits
+                        .get(k)
+                        .map(|&(lo, hi)| (lo.to_radians(), hi.to_radians()))
+                })
+            })
+            .collect()
+    }
+
     /// Height of the reference pose: top of the highest shape minus bottom of the lowest.
     pub fn height(&self) -> f64 {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);

@@ -545,13 +545,18 @@ pub fn window(ui: &mut egui::Ui, walk: &mut TaskWalk) {
     let fold = |f: fn(&BodyQuality) -> f64| planned.iter().map(|p| f(&p.quality)).fold(0.0, f64::max);
     let duration = walk.duration();
     let summary = format!(
-        "{} footsteps · {} frames ({:.1} s) · slide {:.1} mm · joint jump {:.2} rad · past a limit {:.2} rad",
+        "{} footsteps · {} frames ({:.1} s) · slide {:.1} mm · joint jump {:.2} rad · past a limit {:.2} rad · a foot off its plan {:.1}° at a hip's limit",
         planned.iter().map(|p| p.plan.steps.len()).sum::<usize>(),
         planned.iter().map(|p| p.body.clip.frames.len()).sum::<usize>(),
         duration,
         fold(|q| q.slide_m) * 1e3,
         fold(|q| q.joint_jump_rad),
         fold(|q| q.limit_excess_rad),
+        planned
+            .iter()
+            .map(|p| p.body.foot_turned_rad)
+            .fold(0.0, f64::max)
+            .to_degrees(),
     );
     if any {
         ui.horizontal(|ui| {
