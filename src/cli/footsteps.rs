@@ -2,7 +2,8 @@
 //! ch. 5) from the command line. Parsing and printing only; the work is `motionlab::footsteps`.
 
 use anyhow::{Result, anyhow};
-use motionlab::footsteps::body::{BodyOptions, full_body, quality};
+use motionlab::footsteps::body::{BodyOptions, full_body};
+use motionlab::footsteps::body_quality::quality;
 use motionlab::footsteps::library::Dimensions;
 use motionlab::footsteps::source::MotionSource;
 use motionlab::footsteps::{Library, TaskSequence, plan};

@@ -1,7 +1,8 @@
 //! The full body of footstep plans: feet that stay where they are planted, joints without
 //! jumps, and the stance of every task where the plan put it.
 
-use super::body::{BodyOptions, FullBody, full_body, quality, stance_at};
+use super::body::{BodyOptions, FullBody, full_body};
+use super::body_quality::{quality, stance_at};
 use super::library::{Dimensions, Library};
 use super::marker::TaskSequence;
 use super::plan::{FootstepPlan, plan};

@@ -11,6 +11,7 @@
 //! - [`source`], [`body`]: the example motion and the full body warped from it (§5.5).
 
 pub mod body;
+pub mod body_quality;
 pub mod library;
 pub mod marker;
 pub mod objective;

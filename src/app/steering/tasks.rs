@@ -6,7 +6,8 @@
 //! entries. The human then walks them, its full body warped from the example walk (§5.5). The
 //! science is [`crate::footsteps`]; planning runs on a thread so the view never stalls.
 
-use crate::footsteps::body::{BodyOptions, BodyQuality, FullBody, full_body, quality};
+use crate::footsteps::body::{BodyOptions, FullBody, full_body};
+use crate::footsteps::body_quality::{BodyQuality, quality};
 use crate::footsteps::library::Dimensions;
 use crate::footsteps::source::{MotionSource, world};
 use crate::footsteps::{
