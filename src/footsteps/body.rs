@@ -11,9 +11,12 @@
 //!
 //! Consecutive segments join by a root and joint offset that matches the incoming segment's end
 //! and dies out over [`JOIN_TIME`] (the thesis's "root warp that matches the incoming root
-//! trajectory", applied to every coordinate and to the feet's orientations). The legs then reach their targets by the
-//! project's two-bone IK ([`crate::clip::leg_ik`]), the feet turned to their planned yaw; the
-//! root is lowered where a leg could not reach. Hands carry no task constraint here.
+//! trajectory", applied to every coordinate and to the feet's orientations). The legs then reach
+//! their targets by the project's two-bone IK ([`crate::clip::leg_ik`]), the feet turned to their
+//! planned yaw; the root is lowered where a leg could not reach. Every joint stays within its
+//! limits: the pelvis turns towards a foot its hip cannot twist to, and where no turn serves both
+//! legs the leg is solved within its limits and the foot turns a little from its yaw instead.
+//! Hands carry no task constraint here.
 //! Pivots turn about the foot's contact point, the point a footstep is planned at.
 
 use super::plan::FootstepPlan;
@@ -454,7 +457,7 @@ fn turned_root(raw: &Raw, yaw: f64) -> Raw {
 
 /// How far past their limits the hips' and knees' coordinates go when the legs reach from `raw`
 /// with its root turned by `yaw`, rad (the most of any; negative when all are inside by that
-/// much). The ankles are held at their limits by [`solve`].
+/// much). The ankles are held at their limits by [`solve_two_bone`].
 fn leg_excess(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw, yaw: f64) -> f64 {
     let turned = turned_root(raw, yaw);
     let frame = solve_two_bone(source, &turned, needed_drop(source, &turned));
@@ -465,9 +468,9 @@ fn leg_excess(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw, y
 }
 
 /// The smallest turn of the root about the vertical (rad, either way, at most [`MAX_YAW`]) that
-/// keeps the hips' and knees' coordinates [`LIMIT_MARGIN`] inside their limits: 0 where none is past; where no
-/// turn does, the one that leaves the least excess. A hip that only twists so far cannot turn a
-/// foot further from the pelvis's heading; the pelvis turns with it instead.
+/// keeps the hips' and knees' coordinates [`LIMIT_MARGIN`] inside their limits: 0 where none is
+/// past; where no turn does, the one that leaves the least excess. A hip that only twists so far
+/// cannot turn a foot further from the pelvis's heading; the pelvis turns with it instead.
 fn needed_yaw(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw) -> f64 {
     let excess = |yaw: f64| leg_excess(source, limits, raw, yaw);
     if excess(0.0) <= 0.0 {
@@ -501,9 +504,8 @@ fn needed_yaw(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw) -
 }
 
 /// Lowers the root by `drop`, turns the feet and bends the legs, every coordinate within its
-/// limits; the frame's coordinates.
-/// Also how far a foot turned or tilted from its orientation to keep its leg within its limits,
-/// rad (0 when neither leg needed it).
+/// limits: the frame's coordinates, and how far a foot turned or tilted from its orientation to
+/// keep its leg within its limits, rad (0 when neither leg needed it).
 fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> (ClipFrame, f64) {
     let c = &source.character;
     let ClipFrame { root, mut joints } = solve_two_bone(source, raw, drop);
