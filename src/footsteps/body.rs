@@ -506,26 +506,30 @@ fn needed_yaw(source: &MotionSource, limits: &[Option<(f64, f64)>], raw: &Raw) -
 /// Lowers the root by `drop`, turns the feet and bends the legs, every coordinate within its
 /// limits: the frame's coordinates, and how far a foot turned or tilted from its orientation to
 /// keep its leg within its limits, rad (0 when neither leg needed it).
-fn solve(source: &MotionSource, raw: &Raw, drop: f64) -> (ClipFrame, f64) {
+fn solve(
+    source: &MotionSource,
+    limits: &[Option<(f64, f64)>],
+    raw: &Raw,
+    drop: f64,
+) -> (ClipFrame, f64) {
     let c = &source.character;
     let ClipFrame { root, mut joints } = solve_two_bone(source, raw, drop);
     // A hip the two-bone solve twists past its limit: the leg is solved again within its limits,
     // the foot turning or tilting a little from its orientation rather than leaving its point.
     // The foot keeps the orientation the two-bone solve gave it (its heel up where its ankle
     // was at a limit).
-    let limits = c.coordinate_limits();
     let poses = body_poses(c, &root, &joints);
     let mut turned: f64 = 0.0;
     for f in [Foot::Left, Foot::Right] {
         let leg = source.leg(f);
-        if hip_and_knee_excess(source, &limits, &joints, f) > 0.0 {
+        if hip_and_knee_excess(source, limits, &joints, f) > 0.0 {
             let wanted = quat_of(&poses[leg.foot]);
             reach_within_limits(
                 c,
                 &root,
                 &mut joints,
                 leg,
-                &limits,
+                limits,
                 raw.feet[slot(f)].point,
                 &wanted,
             );
@@ -726,7 +730,7 @@ pub fn full_body(
         .iter()
         .zip(&drops)
         .map(|(raw, &d)| {
-            let (frame, turned) = solve(source, raw, d);
+            let (frame, turned) = solve(source, &limits, raw, d);
             foot_turned_rad = foot_turned_rad.max(turned);
             frame
         })
