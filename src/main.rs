@@ -287,6 +287,10 @@ enum Command {
         /// and print their spread (lowest, median and highest cost, median time).
         #[arg(long, default_value_t = 1, value_parser = flags::starts)]
         starts: usize,
+        /// `bench footsteps`: plan with this template file's templates too (see `footsteps
+        /// templates`).
+        #[arg(long)]
+        templates: Option<PathBuf>,
         /// `bench cluster` run by itself under `mpirun -np 2`: where rank 0 writes its
         /// measurements.
         #[arg(long, hide = true)]
@@ -463,9 +467,13 @@ fn main() {
             physics,
             solver,
             starts,
+            templates,
             report,
             cluster,
         }) => match what.as_str() {
+            other if templates.is_some() && other != "footsteps" => Err(anyhow::anyhow!(
+                "--templates is a choice of `bench footsteps`, not of `bench {other}`"
+            )),
             other if physics && other != "steering" => Err(anyhow::anyhow!(
                 "--physics is a choice of `bench steering`, not of `bench {other}`"
             )),
@@ -488,7 +496,7 @@ fn main() {
             "steering" => graph_cli::bench_steering(quick, None),
             "pareto" => pareto_cli::bench_pareto(quick, seed),
             "track" => track_cli::bench(quick),
-            "footsteps" => footsteps_cli::bench(quick, seed),
+            "footsteps" => footsteps_cli::bench(quick, seed, templates),
             "cluster" => cluster
                 .start()
                 .and_then(|(ranks, _session)| cluster_cli::bench(quick, ranks, report)),

@@ -576,3 +576,65 @@ fn footsteps_segment_finds_the_planned_steps_of_a_clip() {
         .expect(&found);
     assert!(total.starts_with(&format!("steps {planned} (")), "{total}");
 }
+
+/// `footsteps templates` cuts an entry from the CMU walk into a template file; the shipped
+/// solved templates alone plan the demo, every task reached and the solved stop taken; a
+/// template file without exits is refused with-`--templates-only`, naming the missing shelf.
+#[test]
+fn footsteps_templates_are_cut_from_clips_and_planned_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("walk.templates.ron");
+    let cut = motionlab_ok(&[
+        "footsteps".as_ref(),
+        "templates".as_ref(),
+        "tests/data/cmu/12_01_walk.bvh".as_ref(),
+        "--bvh-scale".as_ref(),
+        "0.056".as_ref(),
+        "--category".as_ref(),
+        "lift".as_ref(),
+        "--side".as_ref(),
+        "entry".as_ref(),
+        "--steps".as_ref(),
+        "3".as_ref(),
+        "--out".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(
+        cut.contains("side Entry steps 3") && cut.contains("(1 templates)"),
+        "{cut}"
+    );
+    let planned = motionlab_ok(&[
+        "footsteps".as_ref(),
+        "plan".as_ref(),
+        "assets/tasks/demo.ron".as_ref(),
+        "--templates".as_ref(),
+        "assets/tasks/human3d_solved.templates.ron".as_ref(),
+        "--templates-only".as_ref(),
+    ]);
+    let reached: Vec<&str> = planned.lines().filter(|l| l.starts_with("task ")).collect();
+    assert_eq!(reached.len(), 5, "{planned}");
+    for l in reached {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (m, deg): (f64, f64) = (w[3].parse().unwrap(), w[5].parse().unwrap());
+        assert!(m <= 0.05 && deg <= 5.0, "{l}");
+    }
+    assert!(planned.contains("entry \"stop_walk0.6 entry"), "{planned}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args([
+            "footsteps",
+            "plan",
+            "assets/tasks/demo.ron",
+            "--templates-only",
+            "--templates",
+        ])
+        .arg(&file)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("walk.templates.ron") && err.contains("no Exit template"),
+        "{err}"
+    );
+}

@@ -4,9 +4,10 @@
 use anyhow::{Result, anyhow};
 use motionlab::footsteps::body::{BodyOptions, full_body};
 use motionlab::footsteps::body_quality::quality;
-use motionlab::footsteps::library::Dimensions;
+use motionlab::footsteps::captured::{Capture, TemplateSet, templates_from_clip};
+use motionlab::footsteps::library::{Dimensions, Side};
 use motionlab::footsteps::source::MotionSource;
-use motionlab::footsteps::{Library, TaskSequence, plan};
+use motionlab::footsteps::{Effort, Library, TaskCategory, TaskSequence, plan};
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -37,6 +38,49 @@ pub enum FootstepsCommand {
         /// Print every footstep too.
         #[arg(long)]
         steps: bool,
+        /// Plan with these templates too (a file `footsteps templates` writes), retrieved
+        /// ahead of the geometric ones.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+        /// Plan with the --templates file's templates alone (it must hold entries and exits
+        /// for every category).
+        #[arg(long, requires = "templates")]
+        templates_only: bool,
+    },
+    /// Cut step templates from a clip (thesis §5.3.1): its steps labelled exit become an exit
+    /// template out of a task of --category, in the frame of the stance the clip starts from;
+    /// its steps labelled enter an entry template into one, in the frame of the stance it ends
+    /// on (each foot's last landing put on the category's stance). Any clip file: a solved
+    /// clip, BVH motion capture, glTF, RON. Prints per template `template NAME side S steps N
+    /// key (x, y) tags [..]`. Example: `motionlab footsteps templates
+    /// assets/spaces/human3d_locomotion/clips/stop_walk0.6.ron --category whiteboard --side
+    /// entry --out /tmp/mine.templates.ron`, then `motionlab footsteps plan
+    /// assets/tasks/demo.ron --templates /tmp/mine.templates.ron`.
+    Templates {
+        clip: PathBuf,
+        /// The task the clip leaves or enters.
+        #[arg(long, value_enum)]
+        category: CategoryArg,
+        #[arg(long, value_enum, default_value_t = EffortArg::High)]
+        effort: EffortArg,
+        /// Only the exit or only the entry (both by default: the clip then needs both).
+        #[arg(long, value_enum)]
+        side: Option<SideArg>,
+        /// Take the clip's first (exit) or last (entry) N steps, whatever their phase.
+        #[arg(long)]
+        steps: Option<usize>,
+        /// Play the motion on this character (a BVH file's nodes are matched by name).
+        #[arg(long)]
+        character: Option<PathBuf>,
+        /// Metres per BVH unit (guessed from the skeleton's height when not given).
+        #[arg(long)]
+        bvh_scale: Option<f64>,
+        /// Write the templates to this template file (RON).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Add them to the --out file's templates instead of replacing them.
+        #[arg(long, requires = "out")]
+        append: bool,
     },
     /// Cut a clip into steps (thesis §5.2): when each foot lifts off or slides and lands again,
     /// the step's tag (walk, side step, turn and step, heel or toe pivot, a step forward or back
@@ -53,6 +97,88 @@ pub enum FootstepsCommand {
         #[arg(long)]
         bvh_scale: Option<f64>,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum CategoryArg {
+    Whiteboard,
+    Sit,
+    Lift,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EffortArg {
+    High,
+    Low,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SideArg {
+    Exit,
+    Entry,
+}
+
+/// `motionlab footsteps templates`: templates cut from a clip, printed and written.
+fn cut_templates(
+    path: &std::path::Path,
+    capture: &Capture,
+    open_options: motionlab::clip::OpenOptions,
+    out: Option<PathBuf>,
+    append: bool,
+) -> Result<()> {
+    let opened = motionlab::clip::open(path, &open_options)?;
+    for w in &opened.warnings {
+        eprintln!("warning: {w}");
+    }
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "clip".into());
+    let made = templates_from_clip(&opened.character, &opened.clip, &name, capture)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    for t in &made {
+        let tags: Vec<String> = t.steps.iter().map(|s| format!("{:?}", s.tag)).collect();
+        println!(
+            "template {:?} side {:?} steps {} key ({:.3}, {:.3}) first_foot {:?} tags [{}]",
+            t.name,
+            t.side,
+            t.steps.len(),
+            t.key[0],
+            t.key[1],
+            t.first_foot(),
+            tags.join(", ")
+        );
+    }
+    if let Some(out) = out {
+        let mut set = if append && out.exists() {
+            TemplateSet::load(&out)?
+        } else {
+            TemplateSet::default()
+        };
+        set.templates.extend(made);
+        set.save(&out)
+            .map_err(|e| anyhow!("{}: {e}", out.display()))?;
+        println!(
+            "wrote {} ({} templates)",
+            out.display(),
+            set.templates.len()
+        );
+    }
+    Ok(())
+}
+
+/// The library a plan retrieves from: the geometric one, with a template file's templates
+/// ahead of it or alone.
+/// Also how many of its templates come from the file (they come first).
+fn library(templates: Option<PathBuf>, only: bool) -> Result<(Library, usize)> {
+    let Some(path) = templates else {
+        return Ok((Library::geometric(Dimensions::default()), 0));
+    };
+    let set = TemplateSet::load(&path)?;
+    let given = set.templates.len();
+    let library = Library::with_templates(set.templates, only, Dimensions::default())
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok((library, given))
 }
 
 /// `motionlab footsteps segment`: the steps of a clip, one line each.
@@ -107,6 +233,39 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
             character,
             bvh_scale,
         } => segment_clip(&clip, character, bvh_scale),
+        FootstepsCommand::Templates {
+            clip,
+            category,
+            effort,
+            side,
+            steps,
+            character,
+            bvh_scale,
+            out,
+            append,
+        } => {
+            let capture = Capture {
+                category: match category {
+                    CategoryArg::Whiteboard => TaskCategory::Whiteboard,
+                    CategoryArg::Sit => TaskCategory::Sit,
+                    CategoryArg::Lift => TaskCategory::Lift,
+                },
+                effort: match effort {
+                    EffortArg::High => Effort::High,
+                    EffortArg::Low => Effort::Low,
+                },
+                side: side.map(|s| match s {
+                    SideArg::Exit => Side::Exit,
+                    SideArg::Entry => Side::Entry,
+                }),
+                steps,
+            };
+            let options = motionlab::clip::OpenOptions {
+                character,
+                bvh_scale,
+            };
+            cut_templates(&clip, &capture, options, out, append)
+        }
         FootstepsCommand::Plan {
             tasks,
             random,
@@ -114,13 +273,15 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
             out,
             plan_out,
             steps,
+            templates,
+            templates_only,
         } => {
             let sequence = match (tasks, random) {
                 (Some(path), _) => TaskSequence::load(&path)?,
                 (None, Some(seed)) => TaskSequence::random(seed, count.max(1)),
                 (None, None) => return Err(anyhow!("give a task file or --random SEED")),
             };
-            let library = Library::geometric(Dimensions::default());
+            let (library, _) = library(templates, templates_only)?;
             let plan = plan(&library, &sequence);
             if steps {
                 for s in &plan.steps {
@@ -145,6 +306,12 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                     r.steps,
                     r.plan_ms,
                     r.route
+                );
+                println!(
+                    "task_templates {} exit {:?} entry {:?}",
+                    r.task + 1,
+                    r.exit.as_deref().unwrap_or("none"),
+                    r.entry
                 );
             }
             if let Some(path) = plan_out {
@@ -180,8 +347,14 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
 /// `motionlab bench footsteps`: plans random sequences of five tasks (100, or 10 with --quick)
 /// and prints the median and 90th percentile of one task's plan time, and the steps per task;
 /// then the full body's time per second of motion made, and its worst slide and joint jump.
-pub fn bench(quick: bool, seed: u64) -> Result<()> {
-    let library = Library::geometric(Dimensions::default());
+pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
+    let (library, given) = library(templates, false)?;
+    let given: std::collections::HashSet<&str> = library.templates[..given]
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    let mut retrieved = 0;
+    let (mut reached_m, mut reached_deg) = (0.0f64, 0.0f64);
     let (source, character) = human_source()?;
     let sequences = if quick { 10 } else { 100 };
     let mut ms = Vec::new();
@@ -191,6 +364,15 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
     for s in 0..sequences {
         let plan = plan(&library, &TaskSequence::random(seed + s, 5));
         for r in &plan.reports {
+            if r.exit
+                .iter()
+                .chain([&r.entry])
+                .any(|n| given.contains(n.as_str()))
+            {
+                retrieved += 1;
+            }
+            reached_m = reached_m.max(r.reached_m);
+            reached_deg = reached_deg.max(r.reached_deg);
             ms.push(r.plan_ms);
             steps.push(r.steps as f64);
         }
@@ -207,12 +389,14 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
     body_ms_per_s.sort_by(f64::total_cmp);
     let at = |v: &[f64], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
     println!(
-        "footsteps_plan_ms median {:.3} p90 {:.3} max {:.3} (tasks {}, steps per task {:.1})",
+        "footsteps_plan_ms median {:.3} p90 {:.3} max {:.3} (tasks {}, steps per task {:.1}, worst reached_m {:.4}, worst reached_deg {:.2})",
         at(&ms, 0.5),
         at(&ms, 0.9),
         ms[ms.len() - 1],
         ms.len(),
-        steps.iter().sum::<f64>() / steps.len() as f64
+        steps.iter().sum::<f64>() / steps.len() as f64,
+        reached_m,
+        reached_deg
     );
     println!(
         "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3}, worst foot_turned_rad {:.3})",
@@ -224,6 +408,14 @@ pub fn bench(quick: bool, seed: u64) -> Result<()> {
         past,
         turned
     );
+    if !given.is_empty() {
+        println!(
+            "footsteps_given_templates {} retrieved_in {} of {} tasks",
+            given.len(),
+            retrieved,
+            ms.len()
+        );
+    }
     Ok(())
 }
 

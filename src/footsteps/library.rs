@@ -136,27 +136,23 @@ impl Library {
 
     /// The geometric library for the human (see the module's documentation).
     pub fn geometric(d: Dimensions) -> Library {
-        let mut templates = Vec::new();
-        for category in TaskCategory::ALL {
-            for effort in [Effort::High, Effort::Low] {
-                for b in 0..BEARINGS {
-                    let bearing = wrap(2.0 * PI * b as f64 / BEARINGS as f64);
-                    for last in [Foot::Left, Foot::Right] {
-                        templates.push(far_entry(category, effort, bearing, last, d));
-                        templates.push(near_entry(category, effort, bearing, last, d));
-                        // An exit turns on the foot of its side first (a pivot of the
-                        // right foot to turn right); straight on or back, either foot.
-                        let natural = bearing.abs() < 1e-9
-                            || (bearing.abs() - PI).abs() < 1e-9
-                            || (bearing > 0.0) == (last == Foot::Left);
-                        if natural {
-                            templates.push(exit(category, effort, bearing, last, d));
-                        }
-                    }
-                }
-            }
+        Library::new(geometric_templates(d), d).expect("every category has templates")
+    }
+
+    /// Given templates (captured or solved) ahead of the geometric ones, which fill the
+    /// categories, sides and bearings they do not cover; on an equal distance the given
+    /// template is retrieved first. With `only`, the given templates alone, which must then
+    /// cover every category's entries and exits.
+    pub fn with_templates(
+        given: Vec<StepTemplate>,
+        only: bool,
+        d: Dimensions,
+    ) -> Result<Library, String> {
+        let mut templates = given;
+        if !only {
+            templates.extend(geometric_templates(d));
         }
-        Library::new(templates, d).expect("every category has templates")
+        Library::new(templates, d)
     }
 
     /// Within this distance of a task's marker a plan takes `entry` (Algorithm 2's enter
@@ -206,6 +202,37 @@ impl Library {
         found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         found
     }
+}
+
+/// The geometric templates (see the module's documentation).
+fn geometric_templates(d: Dimensions) -> Vec<StepTemplate> {
+    let mut templates = Vec::new();
+    for category in TaskCategory::ALL {
+        for effort in [Effort::High, Effort::Low] {
+            for b in 0..BEARINGS {
+                let bearing = wrap(2.0 * PI * b as f64 / BEARINGS as f64);
+                for last in [Foot::Left, Foot::Right] {
+                    templates.push(far_entry(category, effort, bearing, last, d));
+                    templates.push(near_entry(category, effort, bearing, last, d));
+                    // An exit turns on the foot of its side first (a pivot of the
+                    // right foot to turn right); straight on or back, either foot.
+                    let natural = bearing.abs() < 1e-9
+                        || (bearing.abs() - PI).abs() < 1e-9
+                        || (bearing > 0.0) == (last == Foot::Left);
+                    if natural {
+                        templates.push(exit(category, effort, bearing, last, d));
+                    }
+                }
+            }
+        }
+    }
+    templates
+}
+
+/// Whether an entry into a task of this category and effort ends on one foot (a seat, and a
+/// whiteboard at low effort), so that the next exit must swing the other foot first.
+pub fn ends_on_one_foot(category: TaskCategory, effort: Effort) -> bool {
+    category == TaskCategory::Sit || (category == TaskCategory::Whiteboard && effort == Effort::Low)
 }
 
 /// Whether an exit may follow an entry: after an entry that ends on one foot, the exit's first
@@ -312,8 +339,7 @@ fn far_entry(
         effort,
         steps,
         key: [FAR * bearing.cos(), FAR * bearing.sin()],
-        single_stance: category == TaskCategory::Sit
-            || (category == TaskCategory::Whiteboard && effort == Effort::Low),
+        single_stance: ends_on_one_foot(category, effort),
     }
 }
 

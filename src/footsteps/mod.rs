@@ -6,12 +6,14 @@
 //! - [`marker`]: tasks (location, facing, category, effort) and task files.
 //! - [`library`]: entry and exit templates (Table 5.1), k-d tree retrieval and coupled
 //!   selection (§5.3.2).
+//! - [`captured`]: templates cut from clips (solved or motion capture) and template files.
 //! - [`objective`], [`optimize`]: the footstep objective (Eqs. 5.11–5.16, Table 5.2) and BFGS.
 //! - [`plan`]: Algorithm 2 with its shortcut cases and the enter preparation.
 //! - [`source`], [`body`]: the example motion and the full body warped from it (§5.5).
 
 pub mod body;
 pub mod body_quality;
+pub mod captured;
 pub mod library;
 pub mod marker;
 pub mod objective;
@@ -23,6 +25,8 @@ pub mod step;
 
 #[cfg(test)]
 mod body_tests;
+#[cfg(test)]
+mod captured_tests;
 #[cfg(test)]
 mod tests;
 

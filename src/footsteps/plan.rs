@@ -410,7 +410,7 @@ fn plan_task(
             for _ in 0..MAX_WALK_STEPS {
                 p.walk_towards(entry_point, Phase::Locomotion, index);
                 let n = p.plant_count();
-                let window = (n - LOCOMOTION_WINDOW).max(loco_first);
+                let window = n.saturating_sub(LOCOMOTION_WINDOW).max(loco_first);
                 p.optimize_tail(
                     window,
                     PhaseWeights::LOCOMOTION,

@@ -172,6 +172,17 @@ impl Frame {
         }
     }
 
+    /// A footstep in the world, in this frame.
+    pub fn step_to_local(&self, s: &Footstep) -> Footstep {
+        let [x, y] = self.to_local([s.x, s.y]);
+        Footstep {
+            foot: s.foot,
+            x,
+            y,
+            yaw: wrap(s.yaw - self.yaw),
+        }
+    }
+
     /// The frame of a stance: the midpoint of the two feet, facing their mean yaw.
     pub fn of_stance(a: &Footstep, b: &Footstep) -> Frame {
         Frame {

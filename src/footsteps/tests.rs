@@ -180,7 +180,10 @@ fn other_of(plants: &[super::step::Footstep], i: usize) -> super::step::Footstep
 
 /// Checks one plan: every marker reached with its category's stance, steps of human size,
 /// entries stepped into on the template's foot. The first fault found, if any.
-fn check_plan(seq: &TaskSequence, lib: &Library) -> Result<(Vec<Route>, Option<String>), String> {
+pub(super) fn check_plan(
+    seq: &TaskSequence,
+    lib: &Library,
+) -> Result<(Vec<Route>, Option<String>), String> {
     // Strides and crossings: the first, if any (counted, not fatal: see the test).
     let mut geometry: Option<String> = None;
     let p = plan(lib, seq);

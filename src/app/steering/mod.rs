@@ -59,6 +59,10 @@ pub struct Launch {
     /// With --steer-tasks: start the walk this many seconds in.
     #[arg(long, requires = "steer_tasks", value_name = "SECONDS")]
     pub steer_tasks_at: Option<f64>,
+    /// With --steer-tasks: plan with this template file's templates too (`motionlab footsteps
+    /// templates` writes one from a solved clip or motion capture).
+    #[arg(long, requires = "steer_tasks", value_name = "TEMPLATES")]
+    pub steer_templates: Option<PathBuf>,
 }
 
 /// The panel's id.
@@ -243,7 +247,7 @@ pub struct SteeringState {
     /// Walking to tasks (footstep planning) instead of steering, when set.
     pub tasks: Option<tasks::TaskWalk>,
     /// A task file to walk once the graph is open, and the time to start at.
-    tasks_at_launch: Option<(PathBuf, Option<f64>)>,
+    tasks_at_launch: Option<(PathBuf, Option<f64>, Option<PathBuf>)>,
     /// A ball to throw this frame.
     pub throw: bool,
     /// The run since the last (re)start, as shown (played or simulated), to save as a clip.
@@ -452,7 +456,11 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
         state.open(path.clone());
     }
     if let Some(path) = &options.steer_tasks {
-        state.tasks_at_launch = Some((path.clone(), options.steer_tasks_at));
+        state.tasks_at_launch = Some((
+            path.clone(),
+            options.steer_tasks_at,
+            options.steer_templates.clone(),
+        ));
     }
 }
 
@@ -461,12 +469,15 @@ fn walk_launch_tasks(mut state: ResMut<SteeringState>) {
     if state.controller.is_none() {
         return;
     }
-    let Some((path, at)) = state.tasks_at_launch.take() else {
+    let Some((path, at, templates)) = state.tasks_at_launch.take() else {
         return;
     };
     state.walk_to_tasks(true);
     if let Some(walk) = state.tasks.as_mut() {
         walk.open(&path);
+        if let Some(templates) = &templates {
+            walk.open_templates(templates);
+        }
         walk.seek = at;
     }
 }

@@ -8,6 +8,8 @@
 
 use crate::footsteps::body::{BodyOptions, FullBody, full_body};
 use crate::footsteps::body_quality::{BodyQuality, quality};
+use crate::footsteps::StepTemplate;
+use crate::footsteps::captured::TemplateSet;
 use crate::footsteps::library::Dimensions;
 use crate::footsteps::source::{MotionSource, world};
 use crate::footsteps::{
@@ -77,6 +79,9 @@ pub struct TaskWalk {
     pub message: String,
     /// Where "Save clip" writes the full body.
     pub clip_path: String,
+    /// Templates cut from clips, retrieved ahead of the geometric library, and what they are.
+    templates: Arc<Vec<StepTemplate>>,
+    templates_from: Option<String>,
 }
 
 impl TaskWalk {
@@ -109,6 +114,8 @@ impl TaskWalk {
             seek: None,
             message: String::new(),
             clip_path: "results/tasks.clip.ron".into(),
+            templates: Arc::new(Vec::new()),
+            templates_from: None,
         };
         walk.stand_at_start();
         Ok(walk)
@@ -161,6 +168,40 @@ impl TaskWalk {
             }
             Err(e) => self.message = format!("{e:#}"),
         }
+    }
+
+    /// Plans with a template file's templates ahead of the geometric ones (`footsteps
+    /// templates` writes them): every part is planned again and the walk starts over.
+    pub fn open_templates(&mut self, path: &std::path::Path) {
+        match TemplateSet::load(path) {
+            Ok(set) => {
+                self.templates_from = Some(format!(
+                    "{} ({} templates)",
+                    path.file_name().unwrap_or_default().to_string_lossy(),
+                    set.templates.len()
+                ));
+                self.templates = Arc::new(set.templates);
+                self.message = format!("planning with {}", path.display());
+                self.replan();
+            }
+            Err(e) => self.message = format!("{e:#}"),
+        }
+    }
+
+    /// Back to the geometric library alone.
+    pub fn geometric_only(&mut self) {
+        self.templates = Arc::new(Vec::new());
+        self.templates_from = None;
+        self.message = "planning with the geometric templates".into();
+        self.replan();
+    }
+
+    /// Every part planned again, the walk from its start.
+    fn replan(&mut self) {
+        for part in &mut self.parts {
+            part.revision += 1;
+        }
+        self.time = 0.0;
     }
 
     /// Writes the queued tasks as a task file.
@@ -285,11 +326,18 @@ impl TaskWalk {
             return false;
         };
         let part = &self.parts[k];
-        let (sequence, revision, source) =
-            (part.sequence.clone(), part.revision, self.source.clone());
+        let (sequence, revision, source, templates) = (
+            part.sequence.clone(),
+            part.revision,
+            self.source.clone(),
+            self.templates.clone(),
+        );
         self.pending = Some(std::thread::spawn(move || {
             let clock = std::time::Instant::now();
-            let library = Library::geometric(Dimensions::default());
+            // The geometric templates fill every shelf, so this cannot be refused.
+            let library =
+                Library::with_templates(templates.to_vec(), false, Dimensions::default())
+                    .unwrap_or_else(|_| Library::geometric(Dimensions::default()));
             let plan = plan(&library, &sequence);
             let body = full_body(&source.0, source.1.clone(), &plan, &BodyOptions::default());
             let quality = quality(&source.0, &body.clip);
@@ -541,6 +589,26 @@ pub fn window(ui: &mut egui::Ui, walk: &mut TaskWalk) {
             walk.save_tasks(&p);
         }
     });
+    ui.horizontal(|ui| {
+        ui.label("templates:");
+        ui.label(walk.templates_from.as_deref().unwrap_or("geometric"));
+        if ui
+            .button("Open templates…")
+            .on_hover_text(
+                "Step templates cut from clips (`motionlab footsteps templates`): a solved \
+                 clip or motion capture; retrieved ahead of the geometric ones",
+            )
+            .clicked()
+            && let Some(p) = rfd::FileDialog::new()
+                .add_filter("templates", &["ron"])
+                .pick_file()
+        {
+            walk.open_templates(&p);
+        }
+        if walk.templates_from.is_some() && ui.button("Geometric only").clicked() {
+            walk.geometric_only();
+        }
+    });
     let planned: Vec<&Planned> = walk.parts.iter().filter_map(|p| p.shown.as_ref()).collect();
     let any = !planned.is_empty();
     let fold = |f: fn(&BodyQuality) -> f64| planned.iter().map(|p| f(&p.quality)).fold(0.0, f64::max);
@@ -596,7 +664,11 @@ pub fn window(ui: &mut egui::Ui, walk: &mut TaskWalk) {
                         .and_then(|p| p.plan.reports.get(k))
                     {
                         Some(r) => {
-                            ui.label(route_name(r.route));
+                            ui.label(route_name(r.route)).on_hover_text(format!(
+                                "exit: {}\nentry: {}",
+                                r.exit.as_deref().unwrap_or("none (from rest)"),
+                                r.entry
+                            ));
                             ui.label(format!("{}", r.steps));
                             ui.label(format!(
                                 "{:.1} cm {:.1}°",

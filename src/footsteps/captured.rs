@@ -1,0 +1,268 @@
+//! Step templates cut from clips (Agrawal 2016, thesis §5.3.1): the thesis's templates are
+//! motion-capture segments of task transitions, segmented into steps (§5.2) and stored in the
+//! frame of the task they leave or enter with their task-transition descriptor Γ. Any clip the
+//! project opens gives them here: a solved clip of the spacetime solver, or BVH motion capture a
+//! user brings.
+//!
+//! - An **exit** template is the clip's steps labelled exit (or its first `n`), in the frame of
+//!   the stance the clip starts from; Γ is where the clip's final stance lies in that frame.
+//! - An **entry** template is the steps labelled enter (or its last `n`), in the frame of the
+//!   stance the clip ends on; Γ is where its first stance lies in that frame. Each foot's last
+//!   landing, and what follows it (a pivot), is put on the category's stance, so a task is
+//!   reached with its category's stance whatever the capture's width; the steps before keep
+//!   their captured places.
+//! - Γ lies along the line to the clip's other end, at least at the walking distance: a clip
+//!   that starts or ends walking holds the direction of the other task, not its place. Entries
+//!   from stepping distance (side steps, a step forward or back) come from the geometric
+//!   library.
+
+use super::library::{Side, StepTemplate, TemplateStep, ends_on_one_foot};
+use super::marker::{Effort, TaskCategory, stance};
+use super::segment::{Thresholds, segment};
+use super::step::{Foot, Footstep, Frame, Phase, StepRecord};
+use crate::clip::Clip;
+use crate::model::Character;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The least distance of a captured template's other task, m (the geometric library's walking
+/// distance).
+pub const WALKING_DISTANCE: f64 = 3.0;
+
+/// What a clip is cut into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    /// The task the clip leaves (its exit) or enters (its entry).
+    pub category: TaskCategory,
+    pub effort: Effort,
+    /// Only this side; both when `None` (the clip then needs steps of both).
+    pub side: Option<Side>,
+    /// Take the first (exit) or last (entry) this many steps instead of the steps the
+    /// segmentation labelled with the side's phase.
+    pub steps: Option<usize>,
+}
+
+/// A template file: templates from clips, to plan with alongside (or instead of) the geometric
+/// library.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TemplateSet {
+    pub templates: Vec<StepTemplate>,
+}
+
+impl TemplateSet {
+    /// Reads a template file; errors name the file and the line, or the template that is not
+    /// usable and why.
+    pub fn load(path: &Path) -> anyhow::Result<TemplateSet> {
+        let set: TemplateSet = crate::files::read_ron(path)?;
+        for (i, t) in set.templates.iter().enumerate() {
+            check(t).map_err(|e| {
+                anyhow::anyhow!("{}: template {} ({}): {e}", path.display(), i + 1, t.name)
+            })?;
+        }
+        Ok(set)
+    }
+
+    /// Writes the file atomically.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        crate::files::write_ron(path, self)
+    }
+}
+
+/// Whether a template can be planned with: steps, finite numbers, and an entry that lands each
+/// foot.
+pub fn check(t: &StepTemplate) -> Result<(), String> {
+    if t.steps.is_empty() {
+        return Err("expected at least one step".into());
+    }
+    let finite = |v: f64| v.is_finite() && v.abs() < 1e3;
+    if !finite(t.key[0]) || !finite(t.key[1]) {
+        return Err("expected a finite `key` (metres)".into());
+    }
+    for (k, s) in t.steps.iter().enumerate() {
+        if !finite(s.step.x) || !finite(s.step.y) || !finite(s.step.yaw) {
+            return Err(format!(
+                "step {}: expected finite `x`, `y` (metres) and `yaw` (radians)",
+                k + 1
+            ));
+        }
+    }
+    if t.side == Side::Entry {
+        for foot in [Foot::Left, Foot::Right] {
+            if !t
+                .steps
+                .iter()
+                .any(|s| s.step.foot == foot && !s.tag.is_pivot())
+            {
+                return Err(format!(
+                    "an entry must land both feet; the {foot:?} foot does not step (take more \
+                     steps)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The templates of a clip on its character: segmented into steps (thesis §5.2) with the
+/// default thresholds, then cut as [`templates_from_steps`] says.
+pub fn templates_from_clip(
+    c: &Character,
+    clip: &Clip,
+    name: &str,
+    capture: &Capture,
+) -> Result<Vec<StepTemplate>, String> {
+    let records = segment(c, clip, &Thresholds::default())?;
+    templates_from_steps(&records, clip.frames.len(), name, capture)
+}
+
+/// A step already in the air at the clip's first frame: where it started is not a plant.
+fn begun_before(r: &StepRecord) -> bool {
+    r.start == 0 && r.airborne_start == 0
+}
+
+/// A step still under way at the clip's last frame: where it ends is not a plant.
+fn unfinished(r: &StepRecord, frames: usize) -> bool {
+    r.end + 1 >= frames
+}
+
+/// Each foot's first and last planted footstep over the steps of a clip: where its first step
+/// started (landed, for a step begun before the clip), and where its last finished step landed.
+fn stances(
+    records: &[StepRecord],
+    frames: usize,
+) -> Result<([Footstep; 2], [Footstep; 2]), String> {
+    let mut first = [None, None];
+    let mut last = [None, None];
+    for r in records {
+        let slot = usize::from(r.foot == Foot::Right);
+        first[slot].get_or_insert(if begun_before(r) { r.to } else { r.from });
+        if !unfinished(r, frames) {
+            last[slot] = Some(r.to);
+        }
+    }
+    match first {
+        [Some(fl), Some(fr)] => Ok(([fl, fr], [last[0].unwrap_or(fl), last[1].unwrap_or(fr)])),
+        _ => Err("a template needs a clip in which both feet step".into()),
+    }
+}
+
+/// The templates of one clip's steps (`records`, as [`super::segment::segment`] gives them, of
+/// a clip of `frames` frames). A step still under way at the clip's end is left out. `name`
+/// names the source in the templates' names.
+pub fn templates_from_steps(
+    records: &[StepRecord],
+    frames: usize,
+    name: &str,
+    capture: &Capture,
+) -> Result<Vec<StepTemplate>, String> {
+    let (begin, end) = stances(records, frames)?;
+    let all = records;
+    let records: Vec<StepRecord> = records
+        .iter()
+        .filter(|r| !unfinished(r, frames))
+        .cloned()
+        .collect();
+    let start_frame = Frame::of_stance(&begin[0], &begin[1]);
+    let end_frame = Frame::of_stance(&end[0], &end[1]);
+    let sides = match capture.side {
+        Some(side) => vec![side],
+        None => vec![Side::Exit, Side::Entry],
+    };
+    let mut out = Vec::new();
+    for side in sides {
+        let taken: Vec<&StepRecord> = match (side, capture.steps) {
+            (Side::Exit, Some(n)) => records.iter().take(n).collect(),
+            (Side::Entry, Some(n)) => records[records.len().saturating_sub(n)..].iter().collect(),
+            (Side::Exit, None) => records.iter().filter(|r| r.phase == Phase::Exit).collect(),
+            (Side::Entry, None) => records.iter().filter(|r| r.phase == Phase::Enter).collect(),
+        };
+        if taken.is_empty() {
+            return Err(format!(
+                "no steps labelled {} in the clip (its phases: {}); give the number of steps \
+                 to take",
+                match side {
+                    Side::Exit => "exit",
+                    Side::Entry => "enter",
+                },
+                phases(all)
+            ));
+        }
+        let (frame, other_end) = match side {
+            Side::Exit => (start_frame, end_frame),
+            Side::Entry => (end_frame, start_frame),
+        };
+        let mut steps: Vec<TemplateStep> = taken
+            .iter()
+            .map(|r| TemplateStep {
+                tag: r.tag,
+                step: frame.step_to_local(&r.to),
+            })
+            .collect();
+        if side == Side::Entry {
+            onto_stance(&mut steps, capture.category);
+        }
+        // Γ: where the clip's other end lies, at the walking distance at least (a clip that
+        // starts or ends walking does not hold the other task, only its direction).
+        let toward = frame.to_local([other_end.x, other_end.y]);
+        let d = toward[0].hypot(toward[1]).max(1e-9);
+        let far = d.max(WALKING_DISTANCE);
+        let key = [toward[0] / d * far, toward[1] / d * far];
+        let template = StepTemplate {
+            name: format!(
+                "{name} {} ({:?}, {:?})",
+                match side {
+                    Side::Exit => "exit",
+                    Side::Entry => "entry",
+                },
+                capture.category,
+                capture.effort
+            ),
+            category: capture.category,
+            side,
+            effort: capture.effort,
+            steps,
+            key,
+            single_stance: side == Side::Entry
+                && ends_on_one_foot(capture.category, capture.effort),
+        };
+        check(&template)?;
+        out.push(template);
+    }
+    Ok(out)
+}
+
+/// Each foot's last landing and the pivots after it, on the category's stance; the foot's last
+/// step faces the task.
+fn onto_stance(steps: &mut [TemplateStep], category: TaskCategory) {
+    let spots = stance(category.stance_half_width());
+    for (slot, foot) in [Foot::Left, Foot::Right].into_iter().enumerate() {
+        let Some(landing) = steps
+            .iter()
+            .rposition(|s| s.step.foot == foot && !s.tag.is_pivot())
+        else {
+            continue;
+        };
+        let last = steps
+            .iter()
+            .rposition(|s| s.step.foot == foot)
+            .expect("the landing is one");
+        for (k, s) in steps.iter_mut().enumerate().skip(landing) {
+            if s.step.foot == foot {
+                s.step.x = spots[slot].x;
+                s.step.y = spots[slot].y;
+                if k == last {
+                    s.step.yaw = spots[slot].yaw;
+                }
+            }
+        }
+    }
+}
+
+fn phases(records: &[StepRecord]) -> String {
+    let names: Vec<String> = records.iter().map(|r| format!("{:?}", r.phase)).collect();
+    if names.is_empty() {
+        "no steps".into()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,304 @@
+//! Tests of step templates cut from clips: a solved stop of human3d's locomotion space makes an
+//! entry onto the task's stance, keyed along its approach; a plan retrieves solved and captured
+//! templates and still reaches every marker on the right foot; template files round-trip and a
+//! bad one is named with its line.
+
+use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, templates_from_clip};
+use super::library::{Dimensions, Library, Side, StepTemplate};
+use super::marker::{Effort, TaskCategory, TaskSequence, stance};
+use super::step::Foot;
+use super::tests::check_plan;
+use crate::clip::{OpenOptions, open};
+use std::path::Path;
+
+/// The templates of a repository clip (a BVH file with its scale).
+fn cut(rel: &str, bvh_scale: Option<f64>, capture: &Capture) -> Result<Vec<StepTemplate>, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let opened = open(
+        &path,
+        &OpenOptions {
+            character: None,
+            bvh_scale,
+        },
+    )
+    .unwrap();
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    templates_from_clip(&opened.character, &opened.clip, &name, capture)
+}
+
+const STOP: &str = "assets/spaces/human3d_locomotion/clips/stop_walk0.6.ron";
+const START: &str = "assets/spaces/human3d_locomotion/clips/start_walk0.6.ron";
+const CMU_WALK: &str = "tests/data/cmu/12_01_walk.bvh";
+
+fn capture(category: TaskCategory, effort: Effort, side: Side, steps: Option<usize>) -> Capture {
+    Capture {
+        category,
+        effort,
+        side: Some(side),
+        steps,
+    }
+}
+
+#[test]
+fn a_solved_stop_makes_an_entry_onto_the_stance_keyed_along_its_approach() {
+    let made = cut(
+        STOP,
+        None,
+        &capture(TaskCategory::Lift, Effort::High, Side::Entry, None),
+    )
+    .unwrap();
+    assert_eq!(made.len(), 1);
+    let t = &made[0];
+    assert_eq!((t.side, t.category), (Side::Entry, TaskCategory::Lift));
+    // Each foot's last step is on the lift's stance, facing the task.
+    let spots = stance(TaskCategory::Lift.stance_half_width());
+    for (slot, foot) in [Foot::Left, Foot::Right].into_iter().enumerate() {
+        let last = t.steps.iter().rev().find(|s| s.step.foot == foot).unwrap();
+        assert!(
+            (last.step.x - spots[slot].x).abs() < 1e-12
+                && (last.step.y - spots[slot].y).abs() < 1e-12
+                && last.step.yaw.abs() < 1e-12,
+            "{t:#?}"
+        );
+    }
+    // The solved stop walks in along +x: the task before lies behind, at the walking distance.
+    let d = t.key[0].hypot(t.key[1]);
+    assert!((d - WALKING_DISTANCE).abs() < 1e-9, "{t:#?}");
+    assert!(t.key[0] < -0.9 * d, "{t:#?}");
+    // The stop holds no exit steps, and says how to take some.
+    let err = cut(
+        STOP,
+        None,
+        &capture(TaskCategory::Lift, Effort::High, Side::Exit, None),
+    )
+    .unwrap_err();
+    assert!(err.contains("no steps labelled exit"), "{err}");
+}
+
+#[test]
+fn an_entry_that_lands_one_foot_only_is_refused() {
+    let err = cut(
+        CMU_WALK,
+        Some(0.056),
+        &capture(TaskCategory::Whiteboard, Effort::High, Side::Entry, Some(1)),
+    )
+    .unwrap_err();
+    assert!(err.contains("land both feet"), "{err}");
+}
+
+/// The solved start and stop of human3d's locomotion space and the last steps of the CMU walk as
+/// templates of every category and effort, ahead of the geometric library: 30 random sequences
+/// reach every marker within 5 cm and 5° with the category's stance, with steps of human size,
+/// entering on the template's foot, and the plans do retrieve the cut templates.
+#[test]
+fn plans_with_solved_and_captured_templates_reach_every_marker() {
+    let mut given = Vec::new();
+    for category in TaskCategory::ALL {
+        for effort in [Effort::High, Effort::Low] {
+            given.extend(cut(STOP, None, &capture(category, effort, Side::Entry, None)).unwrap());
+            given
+                .extend(cut(START, None, &capture(category, effort, Side::Exit, Some(2))).unwrap());
+            given.extend(
+                cut(
+                    CMU_WALK,
+                    Some(0.056),
+                    &capture(category, effort, Side::Entry, Some(3)),
+                )
+                .unwrap(),
+            );
+        }
+    }
+    let lib = Library::with_templates(given.clone(), false, Dimensions::default()).unwrap();
+    let mut used = std::collections::BTreeSet::new();
+    let mut faults = Vec::new();
+    for seed in 0..30 {
+        let seq = TaskSequence::random(seed, 5);
+        if let Err(e) = check_plan(&seq, &lib) {
+            faults.push(format!("seed {seed}: {e}"));
+        }
+        for r in &super::plan::plan(&lib, &seq).reports {
+            for name in r.exit.iter().chain([&r.entry]) {
+                if given.iter().any(|t| &t.name == name) {
+                    used.insert(name.split(' ').next().unwrap().to_owned());
+                }
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+    for source in ["stop_walk0.6", "start_walk0.6", "12_01_walk"] {
+        assert!(used.contains(source), "{source} never retrieved: {used:?}");
+    }
+    // The cut templates alone cover every category's entries and exits.
+    assert!(Library::with_templates(given.clone(), true, Dimensions::default()).is_ok());
+    // Without exits, they do not, and the error says which shelf is empty.
+    let entries: Vec<StepTemplate> = given
+        .into_iter()
+        .filter(|t| t.side == Side::Entry)
+        .collect();
+    let err = match Library::with_templates(entries, true, Dimensions::default()) {
+        Ok(_) => panic!("a library without exits"),
+        Err(e) => e,
+    };
+    assert!(err.contains("Exit"), "{err}");
+}
+
+#[test]
+fn a_template_file_round_trips_and_a_bad_one_names_its_line() {
+    let set = TemplateSet {
+        templates: cut(
+            STOP,
+            None,
+            &capture(TaskCategory::Sit, Effort::Low, Side::Entry, None),
+        )
+        .unwrap(),
+    };
+    assert!(
+        set.templates[0].single_stance,
+        "a seat's entry ends on one foot"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mine.templates.ron");
+    set.save(&path).unwrap();
+    assert_eq!(TemplateSet::load(&path).unwrap(), set);
+    // A category that does not exist.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == "category: Sit,")
+        .unwrap();
+    lines[at] = "            category: Seat,";
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let err = TemplateSet::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("mine.templates.ron:{}", at + 1)) && err.contains("Seat"),
+        "{err}"
+    );
+    // A template that parses but cannot be planned with is named, with the reason.
+    let mut bad = set.clone();
+    bad.templates[0].steps.retain(|s| s.step.foot == Foot::Left);
+    bad.save(&path).unwrap();
+    let err = TemplateSet::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("template 1") && err.contains("land both feet"),
+        "{err}"
+    );
+}
+
+/// A clip cut mid-stride: the step already in the air at its first frame counts from where it
+/// lands, the step still in the air at its last frame is left out, and Γ lies at the walking
+/// distance along the clip's travel.
+#[test]
+fn steps_cut_off_by_the_clip_are_not_taken_as_plants() {
+    use super::captured::templates_from_steps;
+    use super::step::{Footstep, Phase, StepRecord, StepTag};
+    let at = |foot: Foot, x: f64, y: f64| Footstep {
+        foot,
+        x,
+        y,
+        yaw: 0.0,
+    };
+    let record = |foot, span: [usize; 4], from, to| StepRecord {
+        foot,
+        start: span[0],
+        airborne_start: span[1],
+        airborne_end: span[2],
+        end: span[3],
+        tag: StepTag::Walk,
+        phase: Phase::Locomotion,
+        from,
+        to,
+    };
+    let records = [
+        // In the air at frame 0: it started somewhere before the clip.
+        record(
+            Foot::Right,
+            [0, 0, 3, 4],
+            at(Foot::Right, 0.1, -0.3),
+            at(Foot::Right, 0.5, -0.1),
+        ),
+        record(
+            Foot::Left,
+            [5, 6, 10, 12],
+            at(Foot::Left, 0.0, 0.1),
+            at(Foot::Left, 1.0, 0.1),
+        ),
+        // Still in the air at the last frame (20).
+        record(
+            Foot::Right,
+            [13, 14, 20, 20],
+            at(Foot::Right, 0.5, -0.1),
+            at(Foot::Right, 1.3, -0.1),
+        ),
+    ];
+    let made = templates_from_steps(
+        &records,
+        21,
+        "cut",
+        &capture(TaskCategory::Whiteboard, Effort::High, Side::Exit, Some(3)),
+    )
+    .unwrap();
+    let t = &made[0];
+    // The stance it starts from: the right foot where it landed (0.5, −0.1), the left at
+    // (0, 0.1); its midpoint (0.25, 0) facing +x.
+    let places: Vec<[f64; 2]> = t.steps.iter().map(|s| s.step.position()).collect();
+    assert_eq!(places.len(), 2, "{t:#?}");
+    for (got, want) in places.iter().zip([[0.25, -0.1], [0.75, 0.1]]) {
+        assert!(
+            (got[0] - want[0]).abs() < 1e-12 && (got[1] - want[1]).abs() < 1e-12,
+            "{t:#?}"
+        );
+    }
+    assert!(
+        (t.key[0] - WALKING_DISTANCE).abs() < 1e-9 && t.key[1].abs() < 1e-9,
+        "{t:#?}"
+    );
+}
+
+/// The shipped solved templates are what `footsteps templates` cuts from the locomotion space's
+/// start and stop today (to a micrometre and a microradian).
+#[test]
+fn the_shipped_solved_templates_are_cut_from_the_shipped_clips() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/human3d_solved.templates.ron");
+    let shipped = TemplateSet::load(&path).unwrap();
+    let mut made = Vec::new();
+    for category in TaskCategory::ALL {
+        for effort in [Effort::High, Effort::Low] {
+            made.extend(cut(STOP, None, &capture(category, effort, Side::Entry, None)).unwrap());
+            made.extend(cut(START, None, &capture(category, effort, Side::Exit, Some(1))).unwrap());
+        }
+    }
+    assert_eq!(shipped.templates.len(), made.len());
+    for (a, b) in shipped.templates.iter().zip(&made) {
+        assert_eq!(
+            (
+                &a.name,
+                a.category,
+                a.side,
+                a.effort,
+                a.single_stance,
+                a.steps.len()
+            ),
+            (
+                &b.name,
+                b.category,
+                b.side,
+                b.effort,
+                b.single_stance,
+                b.steps.len()
+            )
+        );
+        for (s, t) in a.steps.iter().zip(&b.steps) {
+            assert_eq!((s.tag, s.step.foot), (t.tag, t.step.foot));
+            assert!(
+                (s.step.x - t.step.x).abs() < 1e-6
+                    && (s.step.y - t.step.y).abs() < 1e-6
+                    && (s.step.yaw - t.step.yaw).abs() < 1e-6,
+                "{} {s:?} {t:?}",
+                a.name
+            );
+        }
+        assert!((a.key[0] - b.key[0]).abs() < 1e-6 && (a.key[1] - b.key[1]).abs() < 1e-6);
+    }
+}
