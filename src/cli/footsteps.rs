@@ -58,11 +58,12 @@ pub enum FootstepsCommand {
     /// assets/tasks/demo.ron --templates /tmp/mine.templates.ron`.
     Templates {
         clip: PathBuf,
-        /// The task the clip leaves or enters.
+        /// The task the clip leaves or enters (every category when not given).
         #[arg(long, value_enum)]
-        category: CategoryArg,
-        #[arg(long, value_enum, default_value_t = EffortArg::High)]
-        effort: EffortArg,
+        category: Option<CategoryArg>,
+        /// The effort the templates are for (both when not given).
+        #[arg(long, value_enum)]
+        effort: Option<EffortArg>,
         /// Only the exit or only the entry (both by default: the clip then needs both).
         #[arg(long, value_enum)]
         side: Option<SideArg>,
@@ -121,7 +122,7 @@ pub enum SideArg {
 /// `motionlab footsteps templates`: templates cut from a clip, printed and written.
 fn cut_templates(
     path: &std::path::Path,
-    capture: &Capture,
+    captures: &[Capture],
     open_options: motionlab::clip::OpenOptions,
     out: Option<PathBuf>,
     append: bool,
@@ -134,8 +135,13 @@ fn cut_templates(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clip".into());
-    let made = templates_from_clip(&opened.character, &opened.clip, &name, capture)
-        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut made = Vec::new();
+    for capture in captures {
+        made.extend(
+            templates_from_clip(&opened.character, &opened.clip, &name, capture)
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?,
+        );
+    }
     for t in &made {
         let tags: Vec<String> = t.steps.iter().map(|s| format!("{:?}", s.tag)).collect();
         println!(
@@ -244,27 +250,37 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
             out,
             append,
         } => {
-            let capture = Capture {
-                category: match category {
-                    CategoryArg::Whiteboard => TaskCategory::Whiteboard,
-                    CategoryArg::Sit => TaskCategory::Sit,
-                    CategoryArg::Lift => TaskCategory::Lift,
-                },
-                effort: match effort {
-                    EffortArg::High => Effort::High,
-                    EffortArg::Low => Effort::Low,
-                },
-                side: side.map(|s| match s {
-                    SideArg::Exit => Side::Exit,
-                    SideArg::Entry => Side::Entry,
-                }),
-                steps,
+            let categories = match category {
+                None => TaskCategory::ALL.to_vec(),
+                Some(CategoryArg::Whiteboard) => vec![TaskCategory::Whiteboard],
+                Some(CategoryArg::Sit) => vec![TaskCategory::Sit],
+                Some(CategoryArg::Lift) => vec![TaskCategory::Lift],
             };
+            let efforts = match effort {
+                None => vec![Effort::High, Effort::Low],
+                Some(EffortArg::High) => vec![Effort::High],
+                Some(EffortArg::Low) => vec![Effort::Low],
+            };
+            let side = side.map(|s| match s {
+                SideArg::Exit => Side::Exit,
+                SideArg::Entry => Side::Entry,
+            });
+            let captures: Vec<Capture> = categories
+                .iter()
+                .flat_map(|&category| {
+                    efforts.iter().map(move |&effort| Capture {
+                        category,
+                        effort,
+                        side,
+                        steps,
+                    })
+                })
+                .collect();
             let options = motionlab::clip::OpenOptions {
                 character,
                 bvh_scale,
             };
-            cut_templates(&clip, &capture, options, out, append)
+            cut_templates(&clip, &captures, options, out, append)
         }
         FootstepsCommand::Plan {
             tasks,

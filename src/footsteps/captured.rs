@@ -11,15 +11,16 @@
 //!   landing, and what follows it (a pivot), is put on the category's stance, so a task is
 //!   reached with its category's stance whatever the capture's width; the steps before keep
 //!   their captured places.
-//! - Γ lies along the line to the clip's other end, at least at the walking distance: a clip
-//!   that starts or ends walking holds the direction of the other task, not its place. Entries
-//!   from stepping distance (side steps, a step forward or back) come from the geometric
-//!   library.
+//! - Γ is where the other task lies: the clip's other stance for a clip from standing to
+//!   standing somewhere else; for a turn in place, ahead of its final facing (an exit) or behind
+//!   its first (an entry) at the walking distance; for a clip that starts or ends walking, along
+//!   the line to its other end at the walking distance at least (it holds the other task's
+//!   direction, not its place).
 
 use super::library::{Side, StepTemplate, TemplateStep, ends_on_one_foot};
 use super::marker::{Effort, TaskCategory, stance};
 use super::segment::{Thresholds, segment};
-use super::step::{Foot, Footstep, Frame, Phase, StepRecord};
+use super::step::{Foot, Footstep, Frame, Phase, StepRecord, wrap};
 use crate::clip::Clip;
 use crate::model::Character;
 use serde::{Deserialize, Serialize};
@@ -162,6 +163,8 @@ pub fn templates_from_steps(
         .filter(|r| !unfinished(r, frames))
         .cloned()
         .collect();
+    // Standing at both ends: no step was under way as the clip began or ended.
+    let at_rest = !all.iter().any(|r| begun_before(r) || unfinished(r, frames));
     let start_frame = Frame::of_stance(&begin[0], &begin[1]);
     let end_frame = Frame::of_stance(&end[0], &end[1]);
     let sides = match capture.side {
@@ -201,12 +204,7 @@ pub fn templates_from_steps(
         if side == Side::Entry {
             onto_stance(&mut steps, capture.category);
         }
-        // Γ: where the clip's other end lies, at the walking distance at least (a clip that
-        // starts or ends walking does not hold the other task, only its direction).
-        let toward = frame.to_local([other_end.x, other_end.y]);
-        let d = toward[0].hypot(toward[1]).max(1e-9);
-        let far = d.max(WALKING_DISTANCE);
-        let key = [toward[0] / d * far, toward[1] / d * far];
+        let key = descriptor(side, &frame, &other_end, at_rest);
         let template = StepTemplate {
             name: format!(
                 "{name} {} ({:?}, {:?})",
@@ -230,6 +228,38 @@ pub fn templates_from_steps(
     }
     Ok(out)
 }
+
+/// Γ of a template in `frame` (its task's), the clip's other end being the stance `other`:
+/// - a clip from standing to standing somewhere else holds both tasks: Γ is that stance (a side
+///   step, a step forward or back);
+/// - one that turns in place (its ends less than `NEAR_KEY` apart) says where the other task
+///   lies by its facing: ahead of the final stance for an exit, behind the first for an entry,
+///   at the walking distance;
+/// - one that starts or ends walking holds the other task's direction, not its place: along the
+///   line to its other end, at the walking distance at least.
+fn descriptor(side: Side, frame: &Frame, other: &Frame, at_rest: bool) -> [f64; 2] {
+    let toward = frame.to_local([other.x, other.y]);
+    let d = toward[0].hypot(toward[1]);
+    if at_rest && d >= NEAR_KEY {
+        return toward;
+    }
+    if d < NEAR_KEY {
+        let facing = wrap(other.yaw - frame.yaw);
+        let along = match side {
+            Side::Exit => facing,
+            Side::Entry => wrap(facing + std::f64::consts::PI),
+        };
+        return [
+            WALKING_DISTANCE * along.cos(),
+            WALKING_DISTANCE * along.sin(),
+        ];
+    }
+    let far = d.max(WALKING_DISTANCE);
+    [toward[0] / d * far, toward[1] / d * far]
+}
+
+/// Ends of a clip closer than this turn in place, m.
+pub const NEAR_KEY: f64 = 0.15;
 
 /// Each foot's last landing and the pivots after it, on the category's stance; the foot's last
 /// step faces the task.

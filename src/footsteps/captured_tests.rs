@@ -86,18 +86,16 @@ fn an_entry_that_lands_one_foot_only_is_refused() {
     assert!(err.contains("land both feet"), "{err}");
 }
 
-/// The solved start and stop of human3d's locomotion space and the last steps of the CMU walk as
-/// templates of every category and effort, ahead of the geometric library: 30 random sequences
-/// reach every marker within 5 cm and 5° with the category's stance, with steps of human size,
-/// entering on the template's foot, and the plans do retrieve the cut templates.
+/// The solved templates (the locomotion space's start and stop, the stepping space's side steps
+/// and turns in place) and the last steps of the CMU walk, of every category and effort, ahead of
+/// the geometric library: 30 random sequences reach every marker within 5 cm and 5° with the
+/// category's stance, with steps of human size, entering on the template's foot, and the plans
+/// do retrieve the cut templates.
 #[test]
 fn plans_with_solved_and_captured_templates_reach_every_marker() {
-    let mut given = Vec::new();
+    let mut given = solved_templates();
     for category in TaskCategory::ALL {
         for effort in [Effort::High, Effort::Low] {
-            given.extend(cut(STOP, None, &capture(category, effort, Side::Entry, None)).unwrap());
-            given
-                .extend(cut(START, None, &capture(category, effort, Side::Exit, Some(2))).unwrap());
             given.extend(
                 cut(
                     CMU_WALK,
@@ -125,11 +123,33 @@ fn plans_with_solved_and_captured_templates_reach_every_marker() {
         }
     }
     assert!(faults.is_empty(), "{faults:#?}");
-    for source in ["stop_walk0.6", "start_walk0.6", "12_01_walk"] {
+    for source in [
+        "stop_walk0.6",
+        "start_walk0.6",
+        "12_01_walk",
+        "turn_left_90",
+    ] {
         assert!(used.contains(source), "{source} never retrieved: {used:?}");
     }
-    // The cut templates alone cover every category's entries and exits.
-    assert!(Library::with_templates(given.clone(), true, Dimensions::default()).is_ok());
+    // The cut templates alone cover every category's entries and exits, and plan the same
+    // sequences as well.
+    let only = Library::with_templates(given.clone(), true, Dimensions::default()).unwrap();
+    let mut used_alone = std::collections::BTreeSet::new();
+    for seed in 0..30 {
+        let seq = TaskSequence::random(seed, 5);
+        if let Err(e) = check_plan(&seq, &only) {
+            faults.push(format!("alone, seed {seed}: {e}"));
+        }
+        for r in &super::plan::plan(&only, &seq).reports {
+            used_alone.insert(r.entry.split(' ').next().unwrap().to_owned());
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+    // Alone, the side steps enter tasks too (beside the geometric near entries they rank after
+    // them: the random tasks are at least 0.5 m apart).
+    for source in ["side_step_left_0.3", "side_step_right_0.3"] {
+        assert!(used_alone.contains(source), "{source}: {used_alone:?}");
+    }
     // Without exits, they do not, and the error says which shelf is empty.
     let entries: Vec<StepTemplate> = given
         .into_iter()
@@ -255,20 +275,101 @@ fn steps_cut_off_by_the_clip_are_not_taken_as_plants() {
     );
 }
 
-/// The shipped solved templates are what `footsteps templates` cuts from the locomotion space's
-/// start and stop today (to a micrometre and a microradian).
+/// The solved stepping repertoire: standing to standing somewhere else.
+const STEPPING: [&str; 6] = [
+    "side_step_left_0.3",
+    "side_step_right_0.3",
+    "turn_left_45",
+    "turn_right_45",
+    "turn_left_90",
+    "turn_right_90",
+];
+
+fn stepping(name: &str) -> String {
+    format!("assets/spaces/human3d_stepping/clips/{name}.ron")
+}
+
+/// Every template `scripts/solved-templates.sh` cuts, in its order.
+fn solved_templates() -> Vec<StepTemplate> {
+    let mut made = Vec::new();
+    let all = |clip: &str, side: Option<Side>, steps: Option<usize>, made: &mut Vec<_>| {
+        for category in TaskCategory::ALL {
+            for effort in [Effort::High, Effort::Low] {
+                let c = Capture {
+                    category,
+                    effort,
+                    side,
+                    steps,
+                };
+                made.extend(cut(clip, None, &c).unwrap());
+            }
+        }
+    };
+    all(STOP, Some(Side::Entry), None, &mut made);
+    all(START, Some(Side::Exit), Some(1), &mut made);
+    for name in &STEPPING[..2] {
+        all(&stepping(name), Some(Side::Entry), Some(2), &mut made);
+    }
+    for name in &STEPPING[2..] {
+        all(&stepping(name), None, Some(2), &mut made);
+    }
+    made
+}
+
+/// The solved steps segment as what they were solved to be, and their templates say where the
+/// other task lies: a side step's beside it, a turn in place's ahead of its final facing at the walking distance.
+#[test]
+fn the_solved_stepping_repertoire_makes_templates_keyed_by_what_each_step_does() {
+    use super::step::StepTag;
+    let whiteboard = |name: &str| {
+        cut(
+            &stepping(name),
+            None,
+            &capture(TaskCategory::Whiteboard, Effort::High, Side::Exit, Some(2)),
+        )
+        .unwrap()
+        .remove(0)
+    };
+    let near = |t: &StepTemplate, want: [f64; 2]| {
+        assert!(
+            (t.key[0] - want[0]).abs() < 0.03 && (t.key[1] - want[1]).abs() < 0.03,
+            "{t:#?}"
+        );
+    };
+    let left = whiteboard("side_step_left_0.3");
+    assert!(
+        left.steps.iter().all(|s| s.tag == StepTag::SideStep),
+        "{left:#?}"
+    );
+    assert_eq!(left.first_foot(), Foot::Left);
+    near(&left, [0.0, 0.3]);
+    near(&whiteboard("side_step_right_0.3"), [0.0, -0.3]);
+    for (name, deg) in [
+        ("turn_left_45", 45.0f64),
+        ("turn_right_45", -45.0),
+        ("turn_left_90", 90.0),
+        ("turn_right_90", -90.0),
+    ] {
+        let t = whiteboard(name);
+        let a = deg.to_radians();
+        near(&t, [WALKING_DISTANCE * a.cos(), WALKING_DISTANCE * a.sin()]);
+        // The foot on the side it turns to steps first, turned towards it.
+        assert_eq!(
+            t.first_foot(),
+            if deg > 0.0 { Foot::Left } else { Foot::Right }
+        );
+        assert!(t.steps[0].step.yaw * deg > 0.0, "{t:#?}");
+    }
+}
+
+/// The shipped solved templates are what `scripts/solved-templates.sh` cuts from the shipped
+/// clips today (to a micrometre and a microradian).
 #[test]
 fn the_shipped_solved_templates_are_cut_from_the_shipped_clips() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/human3d_solved.templates.ron");
     let shipped = TemplateSet::load(&path).unwrap();
-    let mut made = Vec::new();
-    for category in TaskCategory::ALL {
-        for effort in [Effort::High, Effort::Low] {
-            made.extend(cut(STOP, None, &capture(category, effort, Side::Entry, None)).unwrap());
-            made.extend(cut(START, None, &capture(category, effort, Side::Exit, Some(1))).unwrap());
-        }
-    }
+    let made = solved_templates();
     assert_eq!(shipped.templates.len(), made.len());
     for (a, b) in shipped.templates.iter().zip(&made) {
         assert_eq!(

@@ -30,6 +30,7 @@
 use super::plan::{REACH, separation};
 use super::results::{Files, Unsolved, add_torques};
 use super::{ParameterSpace, Point, file_stem};
+use crate::model::planar::PlanarMotion;
 use crate::spacetime::gait::GaitClip;
 use crate::spacetime::job::{GaitRequest, PoolEvent, SolverPool};
 use anyhow::{Context, Result};
@@ -658,14 +659,26 @@ pub fn generate(
             c.to_frame.unwrap_or_else(|| first_touchdown(&gb)),
         );
         let skeleton = crate::spacetime::skeleton::Skeleton::load(&a.character)?;
-        let placement = crate::spacetime::gait::Connection {
-            from_frame,
-            to_frame,
-            frames: c.frames,
-            duration: c.duration,
-            placement: None,
-        }
-        .matched_placement(&skeleton.with_heading_root(), &ga, &gb);
+        let placement = match c.offset {
+            // B's heading frame on A's, moved by the offset (left is −z: a left turn is +yaw).
+            Some((forward, left, turn_deg)) => {
+                let there = ga.heading_at(from_frame as i64).compose(&PlanarMotion {
+                    x: forward,
+                    z: -left,
+                    yaw: turn_deg.to_radians(),
+                });
+                PlanarMotion::between(&gb.heading_at(to_frame as i64), &there)
+            }
+            None => crate::spacetime::gait::Connection {
+                from_frame,
+                to_frame,
+                frames: c.frames,
+                duration: c.duration,
+                placement: None,
+                swings: Vec::new(),
+            }
+            .matched_placement(&skeleton.with_heading_root(), &ga, &gb),
+        };
         let mut request = space.connection_request(
             c,
             a.character.clone(),

@@ -107,6 +107,15 @@ pub struct SpaceConnection {
     pub duration: f64,
     #[serde(default)]
     pub family: Option<String>,
+    /// Where `to` stands, seen from where `from` stands: metres forward, metres to the left and
+    /// degrees turned left (a step of the stepping repertoire: a side step, a turn in place).
+    /// `None`: along the arc of the two gaits' speed and turn rate, a planted foot kept in place.
+    #[serde(default)]
+    pub offset: Option<(f64, f64, f64)>,
+    /// Feet lifted over part of the connection (`(foot, lift, land)`, fractions of its duration),
+    /// whatever the two gaits' contacts say there.
+    #[serde(default)]
+    pub swings: Vec<crate::spacetime::gait::Swing>,
 }
 
 /// Settings of every solve of the space.
@@ -559,6 +568,7 @@ impl ParameterSpace {
                     frames: c.frames,
                     duration: c.duration,
                     placement: Some(placement),
+                    swings: c.swings.clone(),
                 },
             }),
             ..GaitRequest::new(character, 0.0)

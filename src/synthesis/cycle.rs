@@ -65,6 +65,7 @@ pub fn connections(
             frames,
             duration: a.frame_time() * (frames - 1) as f64,
             placement: None,
+            swings: Vec::new(),
         };
         c.placement = Some(c.matched_placement(&heading, a, b));
         c

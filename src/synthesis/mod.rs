@@ -396,6 +396,7 @@ impl Synthesis {
             frames,
             duration: base.frame_time() * (frames - 1) as f64,
             placement: Some(turn.compose(&on)),
+            swings: Vec::new(),
         }
     }
 

@@ -99,6 +99,7 @@ fn straight_walk_and_connection() -> (Skeleton, GaitSpec, GaitClip, Connection) 
         frames: 16,
         duration: 0.5,
         placement: None,
+        swings: Vec::new(),
     };
     (sk, straight, a, c)
 }

@@ -34,6 +34,21 @@ pub struct Connection {
     pub duration: f64,
     /// Where B's frames go in A's world; `None`: the arc of the mean speed and turn rate.
     pub placement: Option<PlanarMotion>,
+    /// Feet lifted over part of the connection, whatever A's and B's contacts say there: the
+    /// steps of a connection from standing to standing somewhere else (a side step, a turn in
+    /// place), where neither end lifts a foot.
+    #[serde(default)]
+    pub swings: Vec<Swing>,
+}
+
+/// A foot off the ground over part of a connection: from `lift` to `land`, fractions of its
+/// duration (0 ≤ lift < land ≤ 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Swing {
+    /// The foot's limb name.
+    pub foot: String,
+    pub lift: f64,
+    pub land: f64,
 }
 
 impl Connection {
@@ -305,6 +320,40 @@ pub fn connecting_spec(
     spec.with_warm_start(start)
 }
 
+/// Each swing's foot off the ground over the frames strictly inside its window.
+fn lift_swings(
+    skeleton: &Skeleton,
+    swings: &[Swing],
+    contact: &mut [Vec<bool>],
+) -> Result<(), GaitError> {
+    let names: Vec<String> = skeleton
+        .feet
+        .iter()
+        .map(|&l| skeleton.limbs[l].name.clone())
+        .collect();
+    let n = contact.len();
+    for w in swings {
+        let k = names
+            .iter()
+            .position(|f| *f == w.foot)
+            .ok_or_else(|| GaitError::UnknownFoot(w.foot.clone(), names.join(", ")))?;
+        if !(0.0 <= w.lift && w.lift < w.land && w.land <= 1.0) {
+            return Err(GaitError::Window {
+                foot: w.foot.clone(),
+                start: w.lift,
+                duration: w.land - w.lift,
+            });
+        }
+        for (i, frame) in contact.iter_mut().enumerate() {
+            let s = i as f64 / (n - 1) as f64;
+            if w.lift < s && s < w.land {
+                frame[k] = false;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The connection's spec (without its start) and its start: the two clips blended, as
 /// [`connecting_spec`] warm-starts from. The start is the transition template's initialisation M̃
 /// (Wampler 2012, thesis §5.2.1), which the synthesis of a controller weighs before solving.
@@ -346,7 +395,7 @@ pub fn connecting_start(
         }
     };
     let feet = skeleton.feet.len();
-    let contact: Vec<Vec<bool>> = (0..n)
+    let mut contact: Vec<Vec<bool>> = (0..n)
         .map(|i| {
             let k = times.nearest(i);
             (0..feet)
@@ -360,6 +409,7 @@ pub fn connecting_start(
                 .collect()
         })
         .collect();
+    lift_swings(skeleton, &c.swings, &mut contact)?;
     let ends = OpenEnds {
         first: [at(0), at(1)],
         last: [at(n - 2), at(n - 1)],
@@ -482,6 +532,7 @@ mod tests {
             frames,
             duration,
             placement: None,
+            swings: Vec::new(),
         };
         let same = Sampling::new(&a, &a, &connection(2, 7, 5, 0.4));
         for i in 0..5 {
@@ -542,5 +593,62 @@ mod tests {
             assert!((x - y).abs() < 1e-12);
         }
         assert!((c.heading_at(4).yaw - 0.5).abs() < 1e-12);
+    }
+
+    /// Swings lift their foot strictly inside their window and nowhere else: a side step from
+    /// the solved standing pose to itself lifts the left foot, then the right. A swing of a foot
+    /// the creature does not have, or a window that is not one, is refused by name.
+    #[test]
+    fn swings_lift_their_feet_over_their_windows_only() {
+        use crate::spacetime::skeleton::Skeleton;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
+        let stand: GaitClip = crate::files::read_ron(
+            &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
+        )
+        .unwrap();
+        let swing = |foot: &str, lift, land| Swing {
+            foot: foot.into(),
+            lift,
+            land,
+        };
+        let mut c = Connection {
+            from_frame: 0,
+            to_frame: 0,
+            frames: 21,
+            duration: 1.0,
+            placement: Some(PlanarMotion {
+                x: 0.0,
+                z: -0.3,
+                yaw: 0.0,
+            }),
+            swings: vec![swing("l_foot", 0.2, 0.45), swing("r_foot", 0.55, 0.8)],
+        };
+        let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+        let names: Vec<&str> = skeleton
+            .feet
+            .iter()
+            .map(|&l| skeleton.limbs[l].name.as_str())
+            .collect();
+        for i in 0..21 {
+            let s = i as f64 / 20.0;
+            for (k, name) in names.iter().enumerate() {
+                let up = match *name {
+                    "l_foot" => 0.2 < s && s < 0.45,
+                    "r_foot" => 0.55 < s && s < 0.8,
+                    _ => false,
+                };
+                assert_eq!(spec.in_contact(i, k), !up, "frame {i} {name}");
+            }
+        }
+        c.swings = vec![swing("tail", 0.2, 0.4)];
+        let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+        assert!(
+            matches!(err, GaitError::UnknownFoot(ref f, _) if f == "tail"),
+            "{err}"
+        );
+        c.swings = vec![swing("l_foot", 0.6, 0.4)];
+        let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+        assert!(matches!(err, GaitError::Window { .. }), "{err}");
     }
 }
