@@ -5,9 +5,9 @@
 //! user brings.
 //!
 //! - An **exit** template is the clip's steps labelled exit (or its first `n`), in the frame of
-//!   the stance the clip starts from; Γ is where the clip's final stance lies in that frame.
+//!   the stance the clip starts from.
 //! - An **entry** template is the steps labelled enter (or its last `n`), in the frame of the
-//!   stance the clip ends on; Γ is where its first stance lies in that frame. Each foot's last
+//!   stance the clip ends on. Each foot's last
 //!   landing, and what follows it (a pivot), is put on the category's stance, so a task is
 //!   reached with its category's stance whatever the capture's width; the steps before keep
 //!   their captured places.
