@@ -578,7 +578,7 @@ fn footsteps_segment_finds_the_planned_steps_of_a_clip() {
 }
 
 /// `footsteps templates` cuts an entry from the CMU walk into a template file; the shipped
-/// solved templates alone plan the demo, every task reached and the solved stop taken; a
+/// solved templates alone plan the demo, every task reached, the solved steps taken; a
 /// template file without exits is refused with-`--templates-only`, naming the missing shelf.
 #[test]
 fn footsteps_templates_are_cut_from_clips_and_planned_with() {
@@ -592,6 +592,8 @@ fn footsteps_templates_are_cut_from_clips_and_planned_with() {
         "0.056".as_ref(),
         "--category".as_ref(),
         "lift".as_ref(),
+        "--effort".as_ref(),
+        "high".as_ref(),
         "--side".as_ref(),
         "entry".as_ref(),
         "--steps".as_ref(),
@@ -618,7 +620,11 @@ fn footsteps_templates_are_cut_from_clips_and_planned_with() {
         let (m, deg): (f64, f64) = (w[3].parse().unwrap(), w[5].parse().unwrap());
         assert!(m <= 0.05 && deg <= 5.0, "{l}");
     }
-    assert!(planned.contains("entry \"stop_walk0.6 entry"), "{planned}");
+    // The solved stepping repertoire's turns in place and side steps enter some of them.
+    assert!(
+        planned.contains("entry \"turn_") || planned.contains("entry \"side_step_"),
+        "{planned}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
         .args([
             "footsteps",
