@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cuts the footstep templates of assets/tasks/human3d_solved.templates.ron from the human's solved
-# clips: the stop and the start of the locomotion space, and the side steps and turns in place
-# of the stepping space (`motionlab space generate
+# clips: the stop and the start of the locomotion space, and the side steps, turns in place
+# and pivots of the stepping space (`motionlab space generate
 # spaces/human3d_stepping.ron --from assets/spaces/human3d_locomotion --out
 # assets/spaces/human3d_stepping` solves them). Every category and effort.
 set -euo pipefail
@@ -19,4 +19,9 @@ for c in side_step_left_0.3 side_step_right_0.3; do
 done
 for c in turn_left_45 turn_right_45 turn_left_90 turn_right_90; do
   "${M[@]}" footsteps templates "$S/$c.ron" --steps 2 --out "$T" --append
+done
+# A pivot leaves a task: the inside foot turns on its spot, the other steps around it. As an
+# entry it would end on a pivot, not on a landing of both feet, so it is an exit only.
+for c in pivot_left_45 pivot_right_45 pivot_left_90 pivot_right_90; do
+  "${M[@]}" footsteps templates "$S/$c.ron" --side exit --steps 2 --out "$T" --append
 done

@@ -232,19 +232,22 @@ pub fn templates_from_steps(
 /// Γ of a template in `frame` (its task's), the clip's other end being the stance `other`:
 /// - a clip from standing to standing somewhere else holds both tasks: Γ is that stance (a side
 ///   step, a step forward or back);
-/// - one that turns in place (its ends less than `NEAR_KEY` apart) says where the other task
-///   lies by its facing: ahead of the final stance for an exit, behind the first for an entry,
-///   at the walking distance;
+/// - one that turns in place (its ends less than `NEAR_KEY` apart, or from standing to
+///   standing turned more than `TURNED_KEY`: a pivot moves the stance's middle by half a
+///   stance) says where the other
+///   task lies by its facing: ahead of the final stance for an exit, behind the first for an
+///   entry, at the walking distance;
 /// - one that starts or ends walking holds the other task's direction, not its place: along the
 ///   line to its other end, at the walking distance at least.
 fn descriptor(side: Side, frame: &Frame, other: &Frame, at_rest: bool) -> [f64; 2] {
     let toward = frame.to_local([other.x, other.y]);
     let d = toward[0].hypot(toward[1]);
-    if at_rest && d >= NEAR_KEY {
+    let facing = wrap(other.yaw - frame.yaw);
+    let in_place = d < NEAR_KEY || (at_rest && facing.abs() > TURNED_KEY);
+    if at_rest && !in_place {
         return toward;
     }
-    if d < NEAR_KEY {
-        let facing = wrap(other.yaw - frame.yaw);
+    if in_place {
         let along = match side {
             Side::Exit => facing,
             Side::Entry => wrap(facing + std::f64::consts::PI),
@@ -260,6 +263,9 @@ fn descriptor(side: Side, frame: &Frame, other: &Frame, at_rest: bool) -> [f64; 
 
 /// Ends of a clip closer than this turn in place, m.
 pub const NEAR_KEY: f64 = 0.15;
+
+/// A clip from standing to standing that turns further than this (rad, 30°) turns in place.
+pub const TURNED_KEY: f64 = std::f64::consts::FRAC_PI_6;
 
 /// Each foot's last landing and the pivots after it, on the category's stance; the foot's last
 /// step faces the task.

@@ -285,6 +285,14 @@ const STEPPING: [&str; 6] = [
     "turn_right_90",
 ];
 
+/// The solved pivots: the inside foot turns on the ground, the other steps around it.
+const PIVOTS: [(&str, f64); 4] = [
+    ("pivot_left_45", 45.0),
+    ("pivot_right_45", -45.0),
+    ("pivot_left_90", 90.0),
+    ("pivot_right_90", -90.0),
+];
+
 fn stepping(name: &str) -> String {
     format!("assets/spaces/human3d_stepping/clips/{name}.ron")
 }
@@ -312,6 +320,9 @@ fn solved_templates() -> Vec<StepTemplate> {
     }
     for name in &STEPPING[2..] {
         all(&stepping(name), None, Some(2), &mut made);
+    }
+    for (name, _) in PIVOTS {
+        all(&stepping(name), Some(Side::Exit), Some(2), &mut made);
     }
     made
 }
@@ -359,6 +370,46 @@ fn the_solved_stepping_repertoire_makes_templates_keyed_by_what_each_step_does()
             if deg > 0.0 { Foot::Left } else { Foot::Right }
         );
         assert!(t.steps[0].step.yaw * deg > 0.0, "{t:#?}");
+    }
+}
+
+/// A solved pivot segments as a pivot on the heel (the foot stays flat) of the foot on the side
+/// it turns to, turned by the pivot's angle on its own spot, then a turn and step of the other
+/// foot; as an exit it says the next task lies ahead of the final facing.
+#[test]
+fn a_solved_pivot_turns_the_inside_foot_on_its_spot_and_steps_the_other_around() {
+    use super::step::StepTag;
+    for (name, deg) in PIVOTS {
+        let t = cut(
+            &stepping(name),
+            None,
+            &capture(TaskCategory::Lift, Effort::High, Side::Exit, Some(2)),
+        )
+        .unwrap()
+        .remove(0);
+        let inside = if deg > 0.0 { Foot::Left } else { Foot::Right };
+        let (pivot, step) = (&t.steps[0], &t.steps[1]);
+        assert_eq!(
+            (pivot.tag, pivot.step.foot),
+            (StepTag::HeelPivot, inside),
+            "{t:#?}"
+        );
+        assert_eq!(step.tag, StepTag::TurnAndStep, "{t:#?}");
+        assert_ne!(step.step.foot, inside);
+        let a = deg.to_radians();
+        // In the frame of the first stance: the inside foot half a stance aside, turned by the
+        // pivot's angle (to 3°); the other foot lands turned the same way.
+        assert!(
+            (pivot.step.yaw - a).abs() < 3f64.to_radians(),
+            "{name}: {t:#?}"
+        );
+        assert!(pivot.step.x.abs() < 0.02, "{name}: {t:#?}");
+        assert!(step.step.yaw * a > 0.0, "{name}: {t:#?}");
+        let along = [WALKING_DISTANCE * a.cos(), WALKING_DISTANCE * a.sin()];
+        assert!(
+            (t.key[0] - along[0]).abs() < 0.2 && (t.key[1] - along[1]).abs() < 0.2,
+            "{name}: {t:#?}"
+        );
     }
 }
 

@@ -176,6 +176,7 @@ pub fn jobs(graph: &LoadedGraph, options: &ConnectOptions) -> Result<Vec<Connect
                     duration: dt * (options.frames - 1) as f64,
                     placement: Some(placement),
                     swings: Vec::new(),
+                    pivots: Vec::new(),
                 },
             }),
             ..GaitRequest::new(graph.character_path.clone(), 0.5 * (ca.speed + cb.speed))

@@ -667,7 +667,18 @@ pub fn generate(
                     z: -left,
                     yaw: turn_deg.to_radians(),
                 });
-                PlanarMotion::between(&gb.heading_at(to_frame as i64), &there)
+                let placement = PlanarMotion::between(&gb.heading_at(to_frame as i64), &there);
+                // A pivoting foot stays where it is: the offset's turn stands, its place moves.
+                crate::spacetime::gait::Connection {
+                    from_frame,
+                    to_frame,
+                    frames: c.frames,
+                    duration: c.duration,
+                    placement: None,
+                    swings: Vec::new(),
+                    pivots: c.pivots.clone(),
+                }
+                .pivots_kept(&skeleton.with_heading_root(), &ga, &gb, placement)
             }
             None => crate::spacetime::gait::Connection {
                 from_frame,
@@ -676,6 +687,7 @@ pub fn generate(
                 duration: c.duration,
                 placement: None,
                 swings: Vec::new(),
+                pivots: Vec::new(),
             }
             .matched_placement(&skeleton.with_heading_root(), &ga, &gb),
         };

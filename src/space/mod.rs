@@ -116,6 +116,10 @@ pub struct SpaceConnection {
     /// whatever the two gaits' contacts say there.
     #[serde(default)]
     pub swings: Vec<crate::spacetime::gait::Swing>,
+    /// Feet that stay down but turn on their contact point over part of the connection
+    /// (`(foot, from, to)`, fractions of its duration): pivots.
+    #[serde(default)]
+    pub pivots: Vec<crate::spacetime::gait::Pivot>,
 }
 
 /// Settings of every solve of the space.
@@ -569,6 +573,7 @@ impl ParameterSpace {
                     duration: c.duration,
                     placement: Some(placement),
                     swings: c.swings.clone(),
+                    pivots: c.pivots.clone(),
                 },
             }),
             ..GaitRequest::new(character, 0.0)

@@ -66,6 +66,7 @@ pub fn connections(
             duration: a.frame_time() * (frames - 1) as f64,
             placement: None,
             swings: Vec::new(),
+            pivots: Vec::new(),
         };
         c.placement = Some(c.matched_placement(&heading, a, b));
         c

@@ -397,6 +397,7 @@ impl Synthesis {
             duration: base.frame_time() * (frames - 1) as f64,
             placement: Some(turn.compose(&on)),
             swings: Vec::new(),
+            pivots: Vec::new(),
         }
     }
 

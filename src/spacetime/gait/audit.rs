@@ -193,10 +193,12 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
                     .slip
                     .max(norm([v[0] / dt + drift, v[1] / dt, v[2] / dt]));
                 if !clip.closure.is_treadmill() && !skeleton.planar {
+                    // The turn to the next frame is the pivot's, 0 for a foot that holds it.
+                    let turn = clip.contacts[i][k].as_ref().map_or(0.0, |l| l.turn);
                     let rn = &next.limbs[skeleton.feet[k]].rotation.m;
-                    out.twist = out
-                        .twist
-                        .max((r[2][0] * rn[0][0] - r[0][0] * rn[2][0]).abs());
+                    let cross = r[2][0] * rn[0][0] - r[0][0] * rn[2][0];
+                    let dot = r[0][0] * rn[0][0] + r[2][0] * rn[2][0];
+                    out.twist = out.twist.max((turn.cos() * cross - turn.sin() * dot).abs());
                 }
             }
         }

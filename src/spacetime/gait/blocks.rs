@@ -339,7 +339,7 @@ impl BlockProblem for GaitProblem {
                     })
                     .collect()
             }
-            Block::Slip { foot, seam } => {
+            Block::Slip { foot, seam, turn } => {
                 let (a, b) = x.split_at(dof);
                 let b = &self.across(b, *seam);
                 let (ka, kb) = (
@@ -353,13 +353,21 @@ impl BlockProblem for GaitProblem {
                     vec![d.x, d.z]
                 } else {
                     // The foot's forward axis keeps its direction in the ground plane: the
-                    // vertical component of (R_a x̂) × (R_b x̂) is zero.
+                    // vertical component of (R_a x̂) × (R_b x̂), |a||b| sin θ for the turn θ
+                    // (left positive) from a to b, is zero. A pivot turns it by δ:
+                    // cos δ · (a × b)_y − sin δ · (a · b) = |a||b| sin(θ − δ) = 0.
                     let (ra, rb) = (
                         &ka.limbs[sk.feet[*foot]].rotation.m,
                         &kb.limbs[sk.feet[*foot]].rotation.m,
                     );
-                    let turn = ra[2][0].clone() * &rb[0][0] - ra[0][0].clone() * &rb[2][0];
-                    vec![d.x, d.z, turn]
+                    let cross = ra[2][0].clone() * &rb[0][0] - ra[0][0].clone() * &rb[2][0];
+                    let row = if *turn == 0.0 {
+                        cross
+                    } else {
+                        let dot = ra[0][0].clone() * &rb[0][0] + ra[2][0].clone() * &rb[2][0];
+                        cross * turn.cos() - dot * turn.sin()
+                    };
+                    vec![d.x, d.z, row]
                 }
             }
             Block::Momentum { feet, seams } => {

@@ -8,6 +8,14 @@ use super::*;
 pub struct ContactLoad {
     pub force: [f64; 3],
     pub torque: [f64; 3],
+    /// How far (rad, left positive) the foot turns on its contact point from this frame to the
+    /// next: a connection's [`super::Pivot`]; absent: 0, it keeps its heading.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub turn: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A joint coordinate's spring and damper (3.13): t_p = −stiffness·(q − rest) − damping·q̇.

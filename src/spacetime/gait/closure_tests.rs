@@ -100,6 +100,7 @@ fn straight_walk_and_connection() -> (Skeleton, GaitSpec, GaitClip, Connection) 
         duration: 0.5,
         placement: None,
         swings: Vec::new(),
+        pivots: Vec::new(),
     };
     (sk, straight, a, c)
 }

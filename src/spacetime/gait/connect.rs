@@ -39,6 +39,10 @@ pub struct Connection {
     /// place), where neither end lifts a foot.
     #[serde(default)]
     pub swings: Vec<Swing>,
+    /// Feet that stay down over part of the connection but may turn on their contact point
+    /// there (a pivot): the slip rows keep the point in place and let the foot's heading go.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pivots: Vec<Pivot>,
 }
 
 /// A foot off the ground over part of a connection: from `lift` to `land`, fractions of its
@@ -49,6 +53,18 @@ pub struct Swing {
     pub foot: String,
     pub lift: f64,
     pub land: f64,
+}
+
+/// A foot that stays on the ground from `from` to `to` (fractions of the connection's duration,
+/// 0 ≤ from < to ≤ 1) and may turn about the vertical through its contact point: a pivot
+/// (Agrawal 2016, thesis §5.2's heel and toe pivots; the gait NLP's foot is a point, so the
+/// foot turns on that point, flat). Everywhere else a foot down keeps its heading (3.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pivot {
+    /// The foot's limb name.
+    pub foot: String,
+    pub from: f64,
+    pub to: f64,
 }
 
 impl Connection {
@@ -118,6 +134,46 @@ impl Connection {
             yaw: 0.0,
         }
         .compose(&base)
+    }
+
+    /// `placement` moved on the ground so that the feet this connection pivots on are where
+    /// they were: a pivot turns a foot on its contact point, so B's frame b must put that point
+    /// where A's frame a has it (several pivoting feet share the mean shift; none: `placement`
+    /// as it is). `skeleton`: the creature with its heading root.
+    pub fn pivots_kept(
+        &self,
+        skeleton: &Skeleton,
+        a: &GaitClip,
+        b: &GaitClip,
+        placement: PlanarMotion,
+    ) -> PlanarMotion {
+        let feet: Vec<usize> = self
+            .pivots
+            .iter()
+            .filter_map(|p| (skeleton.feet.iter()).position(|&l| skeleton.limbs[l].name == p.foot))
+            .collect();
+        if feet.is_empty()
+            || a.coordinates.len() != skeleton.dof()
+            || b.coordinates.len() != skeleton.dof()
+        {
+            return placement;
+        }
+        let morphology = skeleton.morphology::<f64>();
+        let fk =
+            |q: &[f64]| crate::spacetime::dynamics::forward_kinematics(skeleton, &morphology, q);
+        let fa = fk(&a.frame_at(self.from_frame as i64));
+        let fb = fk(&placement.apply_heading_root(&b.frame_at(self.to_frame as i64)));
+        let m = feet.len() as f64;
+        let (dx, dz) = feet.iter().fold((0.0, 0.0), |(x, z), &k| {
+            let (p, q) = (fa.foot(skeleton, k), fb.foot(skeleton, k));
+            (x + (p.x - q.x) / m, z + (p.z - q.z) / m)
+        });
+        PlanarMotion {
+            x: dx,
+            z: dz,
+            yaw: 0.0,
+        }
+        .compose(&placement)
     }
 }
 
@@ -236,6 +292,7 @@ impl ContactLoad {
         ContactLoad {
             force: m.rotate_vec3(self.force),
             torque: m.rotate_vec3(self.torque),
+            turn: self.turn,
         }
     }
 }
@@ -354,6 +411,87 @@ fn lift_swings(
     Ok(())
 }
 
+/// A foot's heading (rad, left positive) in a pose of the heading-root `skeleton`.
+fn foot_heading(skeleton: &Skeleton, q: &[f64], foot: usize) -> f64 {
+    let morphology = skeleton.morphology::<f64>();
+    let k = crate::spacetime::dynamics::forward_kinematics(skeleton, &morphology, q);
+    let r = &k.limbs[skeleton.feet[foot]].rotation.m;
+    (-r[2][0]).atan2(r[0][0])
+}
+
+/// Per frame and foot, how far the foot turns on its contact point from that frame to the next
+/// (rad, left positive): over a pivot's window the foot turns from its heading in the first
+/// free frame to its heading in the last (the one nearest the placement's turn), eased in and
+/// out by a smoothstep; elsewhere 0. A pivot of a foot the creature does not have, a window that is
+/// not one, or a foot lifted inside its window is refused.
+fn pivot_turns(
+    skeleton: &Skeleton,
+    pivots: &[Pivot],
+    contact: &[Vec<bool>],
+    (first, last): (&[f64], &[f64]),
+    placement: &PlanarMotion,
+) -> Result<Vec<Vec<f64>>, GaitError> {
+    let heading = skeleton.with_heading_root();
+    let names: Vec<String> = skeleton
+        .feet
+        .iter()
+        .map(|&l| skeleton.limbs[l].name.clone())
+        .collect();
+    let n = contact.len();
+    let mut turns = vec![vec![0.0; names.len()]; n];
+    let s = |i: usize| i as f64 / (n - 1) as f64;
+    let wrap = |a: f64| {
+        (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+    };
+    for p in pivots {
+        let k = names
+            .iter()
+            .position(|f| *f == p.foot)
+            .ok_or_else(|| GaitError::UnknownFoot(p.foot.clone(), names.join(", ")))?;
+        if !(0.0 <= p.from && p.from < p.to && p.to <= 1.0) {
+            return Err(GaitError::Window {
+                foot: p.foot.clone(),
+                start: p.from,
+                duration: p.to - p.from,
+            });
+        }
+        let inside: Vec<usize> = (0..n).filter(|&i| p.from <= s(i) && s(i) <= p.to).collect();
+        if inside.len() < 2 {
+            return Err(GaitError::WarmStart(format!(
+                "the pivot of `{}` from {} to {} spans fewer than two of the {n} frames",
+                p.foot, p.from, p.to
+            )));
+        }
+        if let Some(&i) = inside.iter().find(|&&i| !contact[i][k]) {
+            return Err(GaitError::WarmStart(format!(
+                "the pivot of `{}` from {} to {}: the foot is lifted at frame {i} (a pivot turns a foot on the ground)",
+                p.foot, p.from, p.to
+            )));
+        }
+        let total = placement.yaw
+            + wrap(
+                foot_heading(&heading, last, k) - foot_heading(&heading, first, k) - placement.yaw,
+            );
+        // The turn happens between the window's frames that are not the clip's fixed end pairs
+        // (frames 0, 1 and n − 2, n − 1 are A's and B's own).
+        let (lo, hi) = (inside[0].max(1), inside[inside.len() - 1].min(n - 2));
+        if hi <= lo {
+            return Err(GaitError::WarmStart(format!(
+                "the pivot of `{}` from {} to {} lies within the fixed end frames",
+                p.foot, p.from, p.to
+            )));
+        }
+        let eased = |i: usize| {
+            let x = ((i as f64 - lo as f64) / (hi - lo) as f64).clamp(0.0, 1.0);
+            x * x * (3.0 - 2.0 * x)
+        };
+        for &i in &inside[..inside.len() - 1] {
+            turns[i][k] += total * (eased(i + 1) - eased(i));
+        }
+    }
+    Ok(turns)
+}
+
 /// The connection's spec (without its start) and its start: the two clips blended, as
 /// [`connecting_spec`] warm-starts from. The start is the transition template's initialisation M̃
 /// (Wampler 2012, thesis §5.2.1), which the synthesis of a controller weighs before solving.
@@ -414,13 +552,21 @@ pub fn connecting_start(
         first: [at(0), at(1)],
         last: [at(n - 2), at(n - 1)],
     };
+    let pivoting = pivot_turns(
+        skeleton,
+        &c.pivots,
+        &contact,
+        (&ends.first[1], &ends.last[0]),
+        &placement,
+    )?;
     let spec = GaitSpec::open(
         skeleton.clone(),
         0.5 * (a.speed + b.speed),
         c.duration,
         contact.clone(),
         ends,
-    )?;
+    )?
+    .with_pivots(pivoting);
     // The blended start, with the loads of the clip each frame's contacts come from (turned with
     // its poses) and no springs (see the module docs).
     let frames: Vec<Vec<f64>> = (0..n)
@@ -477,178 +623,5 @@ pub fn connecting_start(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn clip(turn_rate: f64, frames: Vec<Vec<f64>>) -> GaitClip {
-        GaitClip {
-            creature: "c".into(),
-            character: None,
-            speed: 1.0,
-            period: 1.0,
-            timings: Vec::new(),
-            coordinates: Vec::new(),
-            contacts: vec![vec![]; frames.len()],
-            frames,
-            passive: Vec::new(),
-            cost: 0.0,
-            status: "solved".into(),
-            projection_status: None,
-            iterations: 0,
-            max_violation: 0.0,
-            seed: 0,
-            solve_time_s: 0.0,
-            morphology: None,
-            projected_from: None,
-            closure: Closure::Transformed { turn_rate },
-            max_head_height: None,
-            start_kept: None,
-        }
-    }
-
-    /// A clip moving at constant velocities `v` (per second), `frames` frames over 1 s.
-    fn moving(frames: usize, v: [f64; 6]) -> GaitClip {
-        let dt = 1.0 / frames as f64;
-        let q = (0..frames)
-            .map(|k| v.iter().map(|x| x * k as f64 * dt).collect())
-            .collect();
-        clip(0.0, q)
-    }
-
-    /// A connection of its clips' frame time meets them at their own frames; one of another
-    /// frame time samples them between frames so that its fixed end pairs move at the clips'
-    /// own velocities (not scaled by the ratio of the frame times).
-    #[test]
-    fn connection_frames_fall_at_the_clips_own_times() {
-        let (va, vb) = (
-            [0.5, 0.1, -0.2, 1.0, 0.0, 0.3],
-            [-0.4, 0.2, 0.1, 2.0, 0.05, -0.6],
-        );
-        let (a, b) = (moving(10, va), moving(8, vb));
-        // dt = 0.1 = A's frame time: A's frames as they are.
-        let connection = |from_frame, to_frame, frames, duration| Connection {
-            from_frame,
-            to_frame,
-            frames,
-            duration,
-            placement: None,
-            swings: Vec::new(),
-        };
-        let same = Sampling::new(&a, &a, &connection(2, 7, 5, 0.4));
-        for i in 0..5 {
-            let t = same.time(i);
-            let want = if same.from_a(i) { 2 + i } else { 7 + i - 4 };
-            assert_eq!(
-                t,
-                ClipTime {
-                    frame: want as i64,
-                    fraction: 0.0
-                }
-            );
-            assert_eq!(same.frame(&a, &a, i), a.frames[want]);
-        }
-        // dt = 0.075 against 0.1 and 0.125.
-        let s = Sampling::new(&a, &b, &connection(1, 6, 9, 0.6));
-        let dt = 0.075;
-        assert_eq!(
-            s.in_a(0),
-            ClipTime {
-                frame: 1,
-                fraction: 0.0
-            }
-        );
-        assert_eq!(
-            s.in_b(8),
-            ClipTime {
-                frame: 6,
-                fraction: 0.0
-            }
-        );
-        let q = |i: usize| s.frame(&a, &b, i);
-        for d in 0..6 {
-            assert!(((q(1)[d] - q(0)[d]) / dt - va[d]).abs() < 1e-12);
-            assert!(((q(8)[d] - q(7)[d]) / dt - vb[d]).abs() < 1e-12);
-        }
-        // Frame 3 is A's 1 + 3·0.75 = 3.25; frame 4 is B's 6 − 4·0.6 = 3.6.
-        assert_eq!(s.nearest(3), 3);
-        assert_eq!(s.nearest(4), 4);
-        assert!((s.in_b(4).fraction - 0.6).abs() < 1e-12);
-    }
-
-    /// Frames past a transformed cycle's end are the cycle's frames moved by T, T², …; before
-    /// its start by T⁻¹.
-    #[test]
-    fn frames_wrap_through_the_cycle_transform() {
-        let frames: Vec<Vec<f64>> = (0..4)
-            .map(|i| vec![0.25 * i as f64 * 0.5, 0.0, 0.0, 0.25 * i as f64, 0.9, 0.0])
-            .collect();
-        let c = clip(0.5, frames);
-        let t = PlanarMotion::along_arc(1.0, 0.5, 1.0);
-        let q5 = c.frame_at(5);
-        let want = t.apply_heading_root(&c.frames[1]);
-        assert_eq!(q5, want);
-        let back = c.frame_at(-1);
-        let want = t.inverse().apply_heading_root(&c.frames[3]);
-        for (x, y) in back.iter().zip(&want) {
-            assert!((x - y).abs() < 1e-12);
-        }
-        assert!((c.heading_at(4).yaw - 0.5).abs() < 1e-12);
-    }
-
-    /// Swings lift their foot strictly inside their window and nowhere else: a side step from
-    /// the solved standing pose to itself lifts the left foot, then the right. A swing of a foot
-    /// the creature does not have, or a window that is not one, is refused by name.
-    #[test]
-    fn swings_lift_their_feet_over_their_windows_only() {
-        use crate::spacetime::skeleton::Skeleton;
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
-        let stand: GaitClip = crate::files::read_ron(
-            &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
-        )
-        .unwrap();
-        let swing = |foot: &str, lift, land| Swing {
-            foot: foot.into(),
-            lift,
-            land,
-        };
-        let mut c = Connection {
-            from_frame: 0,
-            to_frame: 0,
-            frames: 21,
-            duration: 1.0,
-            placement: Some(PlanarMotion {
-                x: 0.0,
-                z: -0.3,
-                yaw: 0.0,
-            }),
-            swings: vec![swing("l_foot", 0.2, 0.45), swing("r_foot", 0.55, 0.8)],
-        };
-        let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
-        let names: Vec<&str> = skeleton
-            .feet
-            .iter()
-            .map(|&l| skeleton.limbs[l].name.as_str())
-            .collect();
-        for i in 0..21 {
-            let s = i as f64 / 20.0;
-            for (k, name) in names.iter().enumerate() {
-                let up = match *name {
-                    "l_foot" => 0.2 < s && s < 0.45,
-                    "r_foot" => 0.55 < s && s < 0.8,
-                    _ => false,
-                };
-                assert_eq!(spec.in_contact(i, k), !up, "frame {i} {name}");
-            }
-        }
-        c.swings = vec![swing("tail", 0.2, 0.4)];
-        let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
-        assert!(
-            matches!(err, GaitError::UnknownFoot(ref f, _) if f == "tail"),
-            "{err}"
-        );
-        c.swings = vec![swing("l_foot", 0.6, 0.4)];
-        let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
-        assert!(matches!(err, GaitError::Window { .. }), "{err}");
-    }
-}
+#[path = "connect_tests.rs"]
+mod tests;

@@ -136,6 +136,7 @@ impl GaitClip {
                     m[j] = feet[k].as_ref().map(|l| ContactLoad {
                         force: [l.force[0], l.force[1], -l.force[2]],
                         torque: [-l.torque[0], -l.torque[1], l.torque[2]],
+                        turn: -l.turn,
                     });
                 }
                 m

@@ -271,6 +271,9 @@ pub struct GaitSpec {
     warm_start: Option<Box<GaitClip>>,
     /// contact[frame][foot].
     contact: Vec<Vec<bool>>,
+    /// pivoting[frame][foot]: how far (rad, left positive) the foot turns on its contact point
+    /// from this frame to the next (a connection's [`Pivot`]); empty: no foot turns.
+    pivoting: Vec<Vec<f64>>,
 }
 
 impl GaitSpec {
@@ -333,6 +336,7 @@ impl GaitSpec {
             sole_clearance: false,
             warm_start: None,
             contact: Vec::new(),
+            pivoting: Vec::new(),
         };
         spec.contact = contact_flags(&spec.timings, spec.frames);
         spec.check_contacts()?;
@@ -418,6 +422,7 @@ impl GaitSpec {
             sole_clearance: false,
             warm_start: None,
             contact,
+            pivoting: Vec::new(),
         };
         spec.check_contacts()?;
         Ok(spec)
@@ -570,6 +575,22 @@ impl GaitSpec {
     /// Whether foot `foot` (index into `skeleton.feet`) is in contact at `frame`.
     pub fn in_contact(&self, frame: usize, foot: usize) -> bool {
         self.contact[frame][foot]
+    }
+
+    /// How far (rad, left positive) a foot on the ground turns on its contact point from
+    /// `frame` to the next: a pivot's share of its turn, 0 for a foot that keeps its heading.
+    pub fn pivot_turn(&self, frame: usize, foot: usize) -> f64 {
+        self.pivoting
+            .get(frame)
+            .and_then(|f| f.get(foot).copied())
+            .unwrap_or(0.0)
+    }
+
+    /// The spec with its feet turning on their contact points by `pivoting[frame][foot]` (rad,
+    /// from that frame to the next; see [`Pivot`]).
+    pub fn with_pivots(mut self, pivoting: Vec<Vec<f64>>) -> Self {
+        self.pivoting = pivoting;
+        self
     }
 
     /// contact[frame][foot] for the whole cycle.

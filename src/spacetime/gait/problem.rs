@@ -162,7 +162,9 @@ pub(super) enum Block {
     /// (3.4) for foot k between frame i and the next; variables q_i, q_{i+1}. Off the treadmill
     /// the foot stays put and does not turn about y between the two frames (3.5 as
     /// the θ(t) − θ(t−1) = 0 of McIntosh 2011, Eq. 4.8).
-    Slip { foot: usize, seam: Seam },
+    /// `turn`: how far the foot turns about y between the two frames, off the treadmill in
+    /// 3D (0, or a pivot's share of its turn).
+    Slip { foot: usize, seam: Seam, turn: f64 },
     /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads.
     Momentum { feet: Vec<usize>, seams: [Seam; 2] },
     /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν).
@@ -318,6 +320,7 @@ impl GaitProblem {
                         .chain(layout.q_vars(j))
                         .chain(layout.shape.clone())
                         .collect();
+                    let turn = spec.pivot_turn(i, k);
                     let targets = match (sk.planar, treadmill) {
                         (true, true) => vec![dx],
                         (false, true) => vec![dx, 0.0],
@@ -325,7 +328,11 @@ impl GaitProblem {
                         (false, false) => vec![0.0; 3],
                     };
                     blocks.push((
-                        Block::Slip { foot: k, seam },
+                        Block::Slip {
+                            foot: k,
+                            seam,
+                            turn,
+                        },
                         BlockSpec::equal(variables, targets),
                     ));
                 }
@@ -601,10 +608,12 @@ impl GaitProblem {
                             torque: std::array::from_fn(|c| {
                                 x[s + 3 + c] * mass * self.torque_scale(c)
                             }),
+                            turn: self.spec.pivot_turn(i, k),
                         }),
                         None => self.spec.in_contact(i, k).then_some(ContactLoad {
                             force: [0.0; 3],
                             torque: [0.0; 3],
+                            turn: self.spec.pivot_turn(i, k),
                         }),
                     })
                     .collect()

@@ -1,0 +1,344 @@
+//! Tests of connections: the sampling of the two clips, the placements, swings and pivots.
+
+use super::*;
+
+fn clip(turn_rate: f64, frames: Vec<Vec<f64>>) -> GaitClip {
+    GaitClip {
+        creature: "c".into(),
+        character: None,
+        speed: 1.0,
+        period: 1.0,
+        timings: Vec::new(),
+        coordinates: Vec::new(),
+        contacts: vec![vec![]; frames.len()],
+        frames,
+        passive: Vec::new(),
+        cost: 0.0,
+        status: "solved".into(),
+        projection_status: None,
+        iterations: 0,
+        max_violation: 0.0,
+        seed: 0,
+        solve_time_s: 0.0,
+        morphology: None,
+        projected_from: None,
+        closure: Closure::Transformed { turn_rate },
+        max_head_height: None,
+        start_kept: None,
+    }
+}
+
+/// A clip moving at constant velocities `v` (per second), `frames` frames over 1 s.
+fn moving(frames: usize, v: [f64; 6]) -> GaitClip {
+    let dt = 1.0 / frames as f64;
+    let q = (0..frames)
+        .map(|k| v.iter().map(|x| x * k as f64 * dt).collect())
+        .collect();
+    clip(0.0, q)
+}
+
+/// A connection of its clips' frame time meets them at their own frames; one of another
+/// frame time samples them between frames so that its fixed end pairs move at the clips'
+/// own velocities (not scaled by the ratio of the frame times).
+#[test]
+fn connection_frames_fall_at_the_clips_own_times() {
+    let (va, vb) = (
+        [0.5, 0.1, -0.2, 1.0, 0.0, 0.3],
+        [-0.4, 0.2, 0.1, 2.0, 0.05, -0.6],
+    );
+    let (a, b) = (moving(10, va), moving(8, vb));
+    // dt = 0.1 = A's frame time: A's frames as they are.
+    let connection = |from_frame, to_frame, frames, duration| Connection {
+        from_frame,
+        to_frame,
+        frames,
+        duration,
+        placement: None,
+        swings: Vec::new(),
+        pivots: Vec::new(),
+    };
+    let same = Sampling::new(&a, &a, &connection(2, 7, 5, 0.4));
+    for i in 0..5 {
+        let t = same.time(i);
+        let want = if same.from_a(i) { 2 + i } else { 7 + i - 4 };
+        assert_eq!(
+            t,
+            ClipTime {
+                frame: want as i64,
+                fraction: 0.0
+            }
+        );
+        assert_eq!(same.frame(&a, &a, i), a.frames[want]);
+    }
+    // dt = 0.075 against 0.1 and 0.125.
+    let s = Sampling::new(&a, &b, &connection(1, 6, 9, 0.6));
+    let dt = 0.075;
+    assert_eq!(
+        s.in_a(0),
+        ClipTime {
+            frame: 1,
+            fraction: 0.0
+        }
+    );
+    assert_eq!(
+        s.in_b(8),
+        ClipTime {
+            frame: 6,
+            fraction: 0.0
+        }
+    );
+    let q = |i: usize| s.frame(&a, &b, i);
+    for d in 0..6 {
+        assert!(((q(1)[d] - q(0)[d]) / dt - va[d]).abs() < 1e-12);
+        assert!(((q(8)[d] - q(7)[d]) / dt - vb[d]).abs() < 1e-12);
+    }
+    // Frame 3 is A's 1 + 3·0.75 = 3.25; frame 4 is B's 6 − 4·0.6 = 3.6.
+    assert_eq!(s.nearest(3), 3);
+    assert_eq!(s.nearest(4), 4);
+    assert!((s.in_b(4).fraction - 0.6).abs() < 1e-12);
+}
+
+/// Frames past a transformed cycle's end are the cycle's frames moved by T, T², …; before
+/// its start by T⁻¹.
+#[test]
+fn frames_wrap_through_the_cycle_transform() {
+    let frames: Vec<Vec<f64>> = (0..4)
+        .map(|i| vec![0.25 * i as f64 * 0.5, 0.0, 0.0, 0.25 * i as f64, 0.9, 0.0])
+        .collect();
+    let c = clip(0.5, frames);
+    let t = PlanarMotion::along_arc(1.0, 0.5, 1.0);
+    let q5 = c.frame_at(5);
+    let want = t.apply_heading_root(&c.frames[1]);
+    assert_eq!(q5, want);
+    let back = c.frame_at(-1);
+    let want = t.inverse().apply_heading_root(&c.frames[3]);
+    for (x, y) in back.iter().zip(&want) {
+        assert!((x - y).abs() < 1e-12);
+    }
+    assert!((c.heading_at(4).yaw - 0.5).abs() < 1e-12);
+}
+
+/// Swings lift their foot strictly inside their window and nowhere else: a side step from
+/// the solved standing pose to itself lifts the left foot, then the right. A swing of a foot
+/// the creature does not have, or a window that is not one, is refused by name.
+#[test]
+fn swings_lift_their_feet_over_their_windows_only() {
+    use crate::spacetime::skeleton::Skeleton;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
+    let stand: GaitClip = crate::files::read_ron(
+        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
+    )
+    .unwrap();
+    let swing = |foot: &str, lift, land| Swing {
+        foot: foot.into(),
+        lift,
+        land,
+    };
+    let mut c = Connection {
+        from_frame: 0,
+        to_frame: 0,
+        frames: 21,
+        duration: 1.0,
+        placement: Some(PlanarMotion {
+            x: 0.0,
+            z: -0.3,
+            yaw: 0.0,
+        }),
+        swings: vec![swing("l_foot", 0.2, 0.45), swing("r_foot", 0.55, 0.8)],
+        pivots: Vec::new(),
+    };
+    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+    let names: Vec<&str> = skeleton
+        .feet
+        .iter()
+        .map(|&l| skeleton.limbs[l].name.as_str())
+        .collect();
+    for i in 0..21 {
+        let s = i as f64 / 20.0;
+        for (k, name) in names.iter().enumerate() {
+            let up = match *name {
+                "l_foot" => 0.2 < s && s < 0.45,
+                "r_foot" => 0.55 < s && s < 0.8,
+                _ => false,
+            };
+            assert_eq!(spec.in_contact(i, k), !up, "frame {i} {name}");
+        }
+    }
+    c.swings = vec![swing("tail", 0.2, 0.4)];
+    let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+    assert!(
+        matches!(err, GaitError::UnknownFoot(ref f, _) if f == "tail"),
+        "{err}"
+    );
+    c.swings = vec![swing("l_foot", 0.6, 0.4)];
+    let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+    assert!(matches!(err, GaitError::Window { .. }), "{err}");
+}
+
+/// A pivot turns a foot on the ground between the frames inside its window, eased in and out,
+/// by as much as the placement turns the stance (the standing pose to itself turned 0.5 rad),
+/// and nowhere else: the slip block of each pair of frames asks for that share of the turn. A
+/// pivot of a foot the creature does not have, a window that is not one, or one over a lifted
+/// foot is refused.
+#[test]
+fn a_pivot_turns_a_planted_foot_over_its_window_only() {
+    use crate::spacetime::skeleton::Skeleton;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
+    let stand: GaitClip = crate::files::read_ron(
+        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
+    )
+    .unwrap();
+    let pivot = |foot: &str, from, to| Pivot {
+        foot: foot.into(),
+        from,
+        to,
+    };
+    let mut c = Connection {
+        from_frame: 0,
+        to_frame: 0,
+        frames: 21,
+        duration: 1.0,
+        placement: Some(PlanarMotion {
+            x: 0.0,
+            z: 0.0,
+            yaw: 0.5,
+        }),
+        swings: vec![Swing {
+            foot: "r_foot".into(),
+            lift: 0.3,
+            land: 0.7,
+        }],
+        pivots: vec![pivot("l_foot", 0.2, 0.8)],
+    };
+    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    let mut total = 0.0;
+    for i in 0..21 {
+        let turn = spec.pivot_turn(i, left);
+        // Frames 4 to 16 are the window's (s = 0.2 to 0.8).
+        assert_eq!(turn != 0.0, (4..16).contains(&i), "frame {i}: {turn}");
+        assert!(turn >= 0.0 && turn < 0.1, "frame {i}: {turn}");
+        assert_eq!(
+            spec.pivot_turn(i, 1 - left),
+            0.0,
+            "frame {i}: the other foot"
+        );
+        total += turn;
+    }
+    assert!((total - 0.5).abs() < 1e-9, "{total}");
+    let problem = GaitProblem::new(spec.clone());
+    let slips: Vec<f64> = (problem.blocks.iter())
+        .filter_map(|(b, _)| match b {
+            super::super::problem::Block::Slip { foot, turn, .. } if *foot == left => Some(*turn),
+            _ => None,
+        })
+        .collect();
+    // The first two frames and the last two are fixed: no slip block ties them to each other.
+    let want: Vec<f64> = (1..19).map(|i| spec.pivot_turn(i, left)).collect();
+    assert_eq!(slips, want);
+    c.pivots = vec![pivot("tail", 0.2, 0.4)];
+    let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+    assert!(
+        matches!(err, GaitError::UnknownFoot(ref f, _) if f == "tail"),
+        "{err}"
+    );
+    c.pivots = vec![pivot("l_foot", 0.6, 0.4)];
+    let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+    assert!(matches!(err, GaitError::Window { .. }), "{err}");
+    c.pivots = vec![pivot("r_foot", 0.2, 0.8)];
+    let err = connecting_start(&skeleton, &stand, &stand, &c).unwrap_err();
+    assert!(err.to_string().contains("lifted"), "{err}");
+}
+
+/// A pivot's connection is placed so that the pivoting foot's point is where it was: the
+/// standing pose turned half a radian about its pelvis moves its left foot, and `pivots_kept`
+/// moves it back (to a micrometre) without changing the turn.
+#[test]
+fn a_pivot_keeps_its_foot_where_it_was() {
+    use crate::spacetime::skeleton::Skeleton;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron"))
+        .unwrap()
+        .with_heading_root();
+    let stand: GaitClip = crate::files::read_ron(
+        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
+    )
+    .unwrap();
+    let turned = PlanarMotion {
+        x: 0.0,
+        z: 0.0,
+        yaw: 0.5,
+    };
+    let c = Connection {
+        from_frame: 0,
+        to_frame: 0,
+        frames: 21,
+        duration: 1.0,
+        placement: None,
+        swings: Vec::new(),
+        pivots: vec![Pivot {
+            foot: "l_foot".into(),
+            from: 0.0,
+            to: 1.0,
+        }],
+    };
+    let kept = c.pivots_kept(&skeleton, &stand, &stand, turned);
+    assert!((kept.yaw - 0.5).abs() < 1e-12);
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    let morphology = skeleton.morphology::<f64>();
+    let foot = |m: &PlanarMotion| {
+        let q = m.apply_heading_root(&stand.frame_at(0));
+        let k = crate::spacetime::dynamics::forward_kinematics(&skeleton, &morphology, &q);
+        let p = k.foot(&skeleton, left);
+        (p.x, p.z)
+    };
+    let (start, moved, back) = (foot(&PlanarMotion::IDENTITY), foot(&turned), foot(&kept));
+    assert!(
+        (start.0 - moved.0).hypot(start.1 - moved.1) > 0.02,
+        "{start:?} {moved:?}"
+    );
+    assert!(
+        (start.0 - back.0).hypot(start.1 - back.1) < 1e-6,
+        "{start:?} {back:?}"
+    );
+}
+
+/// The shipped pivots of the stepping repertoire are physically valid by the audit, which holds
+/// each pivoting foot to its share of the turn: the foot turns by the pivot's angle in all, and
+/// its point does not slip.
+#[test]
+fn the_shipped_pivots_turn_their_foot_in_place_and_pass_the_audit() {
+    use crate::spacetime::skeleton::Skeleton;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron"))
+        .unwrap()
+        .with_heading_root();
+    for (name, foot, deg) in [
+        ("pivot_left_45", "l_foot", 45.0f64),
+        ("pivot_right_45", "r_foot", -45.0),
+        ("pivot_left_90", "l_foot", 90.0),
+        ("pivot_right_90", "r_foot", -90.0),
+    ] {
+        let path = root.join(format!("assets/spaces/human3d_stepping/gait/{name}.ron"));
+        let clip: GaitClip = crate::files::read_ron(&path).unwrap();
+        let a = audit(&skeleton, &clip, MU, NU);
+        assert!(a.max() < 1e-6, "{name}: {a:?}");
+        assert!(a.slip < 1e-6 && a.twist < 1e-6, "{name}: {a:?}");
+        let k = (skeleton.feet.iter())
+            .position(|&l| skeleton.limbs[l].name == foot)
+            .unwrap();
+        assert!(clip.contacts.iter().all(|c| c[k].is_some()), "{name}");
+        let turned: f64 = clip
+            .contacts
+            .iter()
+            .map(|c| c[k].as_ref().unwrap().turn)
+            .sum();
+        assert!((turned - deg.to_radians()).abs() < 1e-9, "{name}: {turned}");
+    }
+}
