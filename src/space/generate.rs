@@ -659,6 +659,17 @@ pub fn generate(
             c.to_frame.unwrap_or_else(|| first_touchdown(&gb)),
         );
         let skeleton = crate::spacetime::skeleton::Skeleton::load(&a.character)?;
+        // The connection as the solve will see it, before its placement is chosen.
+        let joined = crate::spacetime::gait::Connection {
+            from_frame,
+            to_frame,
+            frames: c.frames,
+            duration: c.duration,
+            placement: None,
+            swings: c.swings.clone(),
+            pivots: c.pivots.clone(),
+        };
+        let heading_root = skeleton.with_heading_root();
         let placement = match c.offset {
             // B's heading frame on A's, moved by the offset (left is −z: a left turn is +yaw).
             Some((forward, left, turn_deg)) => {
@@ -669,27 +680,9 @@ pub fn generate(
                 });
                 let placement = PlanarMotion::between(&gb.heading_at(to_frame as i64), &there);
                 // A pivoting foot stays where it is: the offset's turn stands, its place moves.
-                crate::spacetime::gait::Connection {
-                    from_frame,
-                    to_frame,
-                    frames: c.frames,
-                    duration: c.duration,
-                    placement: None,
-                    swings: Vec::new(),
-                    pivots: c.pivots.clone(),
-                }
-                .pivots_kept(&skeleton.with_heading_root(), &ga, &gb, placement)
+                joined.pivots_kept(&heading_root, &ga, &gb, placement)
             }
-            None => crate::spacetime::gait::Connection {
-                from_frame,
-                to_frame,
-                frames: c.frames,
-                duration: c.duration,
-                placement: None,
-                swings: Vec::new(),
-                pivots: Vec::new(),
-            }
-            .matched_placement(&skeleton.with_heading_root(), &ga, &gb),
+            None => joined.matched_placement(&heading_root, &ga, &gb),
         };
         let mut request = space.connection_request(
             c,

@@ -123,17 +123,7 @@ impl Connection {
         if shared.is_empty() {
             return base;
         }
-        let m = shared.len() as f64;
-        let (dx, dz) = shared.iter().fold((0.0, 0.0), |(x, z), &k| {
-            let (p, q) = (fa.foot(skeleton, k), fb.foot(skeleton, k));
-            (x + (p.x - q.x) / m, z + (p.z - q.z) / m)
-        });
-        PlanarMotion {
-            x: dx,
-            z: dz,
-            yaw: 0.0,
-        }
-        .compose(&base)
+        feet_matched(skeleton, &shared, (&fa, &fb), base)
     }
 
     /// `placement` moved on the ground so that the feet this connection pivots on are where
@@ -163,18 +153,32 @@ impl Connection {
             |q: &[f64]| crate::spacetime::dynamics::forward_kinematics(skeleton, &morphology, q);
         let fa = fk(&a.frame_at(self.from_frame as i64));
         let fb = fk(&placement.apply_heading_root(&b.frame_at(self.to_frame as i64)));
-        let m = feet.len() as f64;
-        let (dx, dz) = feet.iter().fold((0.0, 0.0), |(x, z), &k| {
-            let (p, q) = (fa.foot(skeleton, k), fb.foot(skeleton, k));
-            (x + (p.x - q.x) / m, z + (p.z - q.z) / m)
-        });
-        PlanarMotion {
-            x: dx,
-            z: dz,
-            yaw: 0.0,
-        }
-        .compose(&placement)
+        feet_matched(skeleton, &feet, (&fa, &fb), placement)
     }
+}
+
+/// `placement` moved on the ground by the mean shift that takes `feet` in B's posed frame `fb`
+/// (placed by `placement`) onto where A's frame `fa` has them.
+fn feet_matched(
+    skeleton: &Skeleton,
+    feet: &[usize],
+    (fa, fb): (
+        &crate::spacetime::dynamics::Kinematics<f64>,
+        &crate::spacetime::dynamics::Kinematics<f64>,
+    ),
+    placement: PlanarMotion,
+) -> PlanarMotion {
+    let m = feet.len() as f64;
+    let (dx, dz) = feet.iter().fold((0.0, 0.0), |(x, z), &k| {
+        let (p, q) = (fa.foot(skeleton, k), fb.foot(skeleton, k));
+        (x + (p.x - q.x) / m, z + (p.z - q.z) / m)
+    });
+    PlanarMotion {
+        x: dx,
+        z: dz,
+        yaw: 0.0,
+    }
+    .compose(&placement)
 }
 
 /// A time in a clip, between two of its frames: frame `frame` and `fraction` (0 ≤ s < 1) of the
@@ -383,24 +387,9 @@ fn lift_swings(
     swings: &[Swing],
     contact: &mut [Vec<bool>],
 ) -> Result<(), GaitError> {
-    let names: Vec<String> = skeleton
-        .feet
-        .iter()
-        .map(|&l| skeleton.limbs[l].name.clone())
-        .collect();
     let n = contact.len();
     for w in swings {
-        let k = names
-            .iter()
-            .position(|f| *f == w.foot)
-            .ok_or_else(|| GaitError::UnknownFoot(w.foot.clone(), names.join(", ")))?;
-        if !(0.0 <= w.lift && w.lift < w.land && w.land <= 1.0) {
-            return Err(GaitError::Window {
-                foot: w.foot.clone(),
-                start: w.lift,
-                duration: w.land - w.lift,
-            });
-        }
+        let k = foot_window(skeleton, &w.foot, w.lift, w.land)?;
         for (i, frame) in contact.iter_mut().enumerate() {
             let s = i as f64 / (n - 1) as f64;
             if w.lift < s && s < w.land {
@@ -409,6 +398,28 @@ fn lift_swings(
         }
     }
     Ok(())
+}
+
+/// The index of the foot `foot` names, for a window from `from` to `to` (fractions of a
+/// connection, 0 ≤ from < to ≤ 1); an unknown foot or a window that is not one is an error.
+fn foot_window(skeleton: &Skeleton, foot: &str, from: f64, to: f64) -> Result<usize, GaitError> {
+    let names: Vec<String> = skeleton
+        .feet
+        .iter()
+        .map(|&l| skeleton.limbs[l].name.clone())
+        .collect();
+    let k = names
+        .iter()
+        .position(|f| f == foot)
+        .ok_or_else(|| GaitError::UnknownFoot(foot.to_string(), names.join(", ")))?;
+    if !(0.0 <= from && from < to && to <= 1.0) {
+        return Err(GaitError::Window {
+            foot: foot.to_string(),
+            start: from,
+            duration: to - from,
+        });
+    }
+    Ok(k)
 }
 
 /// A foot's heading (rad, left positive) in a pose of the heading-root `skeleton`.
@@ -432,29 +443,14 @@ fn pivot_turns(
     placement: &PlanarMotion,
 ) -> Result<Vec<Vec<f64>>, GaitError> {
     let heading = skeleton.with_heading_root();
-    let names: Vec<String> = skeleton
-        .feet
-        .iter()
-        .map(|&l| skeleton.limbs[l].name.clone())
-        .collect();
     let n = contact.len();
-    let mut turns = vec![vec![0.0; names.len()]; n];
+    let mut turns = vec![vec![0.0; skeleton.feet.len()]; n];
     let s = |i: usize| i as f64 / (n - 1) as f64;
     let wrap = |a: f64| {
         (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
     };
     for p in pivots {
-        let k = names
-            .iter()
-            .position(|f| *f == p.foot)
-            .ok_or_else(|| GaitError::UnknownFoot(p.foot.clone(), names.join(", ")))?;
-        if !(0.0 <= p.from && p.from < p.to && p.to <= 1.0) {
-            return Err(GaitError::Window {
-                foot: p.foot.clone(),
-                start: p.from,
-                duration: p.to - p.from,
-            });
-        }
+        let k = foot_window(skeleton, &p.foot, p.from, p.to)?;
         let inside: Vec<usize> = (0..n).filter(|&i| p.from <= s(i) && s(i) <= p.to).collect();
         if inside.len() < 2 {
             return Err(GaitError::WarmStart(format!(

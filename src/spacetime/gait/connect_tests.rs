@@ -118,18 +118,25 @@ fn frames_wrap_through_the_cycle_transform() {
     assert!((c.heading_at(4).yaw - 0.5).abs() < 1e-12);
 }
 
+/// The human and its solved standing pose.
+fn standing() -> (crate::spacetime::skeleton::Skeleton, GaitClip) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skeleton =
+        crate::spacetime::skeleton::Skeleton::load(&root.join("characters/human3d_walker.ron"))
+            .unwrap();
+    let stand: GaitClip = crate::files::read_ron(
+        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
+    )
+    .unwrap();
+    (skeleton, stand)
+}
+
 /// Swings lift their foot strictly inside their window and nowhere else: a side step from
 /// the solved standing pose to itself lifts the left foot, then the right. A swing of a foot
 /// the creature does not have, or a window that is not one, is refused by name.
 #[test]
 fn swings_lift_their_feet_over_their_windows_only() {
-    use crate::spacetime::skeleton::Skeleton;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
-    let stand: GaitClip = crate::files::read_ron(
-        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
-    )
-    .unwrap();
+    let (skeleton, stand) = standing();
     let swing = |foot: &str, lift, land| Swing {
         foot: foot.into(),
         lift,
@@ -183,13 +190,7 @@ fn swings_lift_their_feet_over_their_windows_only() {
 /// foot is refused.
 #[test]
 fn a_pivot_turns_a_planted_foot_over_its_window_only() {
-    use crate::spacetime::skeleton::Skeleton;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
-    let stand: GaitClip = crate::files::read_ron(
-        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
-    )
-    .unwrap();
+    let (skeleton, stand) = standing();
     let pivot = |foot: &str, from, to| Pivot {
         foot: foot.into(),
         from,
@@ -259,15 +260,8 @@ fn a_pivot_turns_a_planted_foot_over_its_window_only() {
 /// moves it back (to a micrometre) without changing the turn.
 #[test]
 fn a_pivot_keeps_its_foot_where_it_was() {
-    use crate::spacetime::skeleton::Skeleton;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron"))
-        .unwrap()
-        .with_heading_root();
-    let stand: GaitClip = crate::files::read_ron(
-        &root.join("assets/spaces/human3d_locomotion/gait/gait=stand_turn=0.ron"),
-    )
-    .unwrap();
+    let (skeleton, stand) = standing();
+    let skeleton = skeleton.with_heading_root();
     let turned = PlanarMotion {
         x: 0.0,
         z: 0.0,
