@@ -234,9 +234,8 @@ pub fn templates_from_steps(
 ///   step, a step forward or back);
 /// - one that turns in place (its ends less than `NEAR_KEY` apart, or from standing to
 ///   standing turned more than `TURNED_KEY`: a pivot moves the stance's middle by half a
-///   stance) says where the other
-///   task lies by its facing: ahead of the final stance for an exit, behind the first for an
-///   entry, at the walking distance;
+///   stance) says where the other task lies by its facing: ahead of the final stance for an
+///   exit, behind the first for an entry, at the walking distance;
 /// - one that starts or ends walking holds the other task's direction, not its place: along the
 ///   line to its other end, at the walking distance at least.
 fn descriptor(side: Side, frame: &Frame, other: &Frame, at_rest: bool) -> [f64; 2] {

@@ -39,8 +39,8 @@ pub struct Connection {
     /// place), where neither end lifts a foot.
     #[serde(default)]
     pub swings: Vec<Swing>,
-    /// Feet that stay down over part of the connection but may turn on their contact point
-    /// there (a pivot): the slip rows keep the point in place and let the foot's heading go.
+    /// Feet that stay down over part of the connection and turn on their contact point there
+    /// (a pivot): the slip rows keep the point in place and ask for the pivot's turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pivots: Vec<Pivot>,
 }
@@ -56,7 +56,7 @@ pub struct Swing {
 }
 
 /// A foot that stays on the ground from `from` to `to` (fractions of the connection's duration,
-/// 0 ≤ from < to ≤ 1) and may turn about the vertical through its contact point: a pivot
+/// 0 ≤ from < to ≤ 1) and turns about the vertical through its contact point: a pivot
 /// (Agrawal 2016, thesis §5.2's heel and toe pivots; the gait NLP's foot is a point, so the
 /// foot turns on that point, flat). Everywhere else a foot down keeps its heading (3.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -446,33 +446,30 @@ fn pivot_turns(
     let n = contact.len();
     let mut turns = vec![vec![0.0; skeleton.feet.len()]; n];
     let s = |i: usize| i as f64 / (n - 1) as f64;
-    let wrap = |a: f64| {
-        (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
-    };
     for p in pivots {
         let k = foot_window(skeleton, &p.foot, p.from, p.to)?;
         let inside: Vec<usize> = (0..n).filter(|&i| p.from <= s(i) && s(i) <= p.to).collect();
         if inside.len() < 2 {
-            return Err(GaitError::WarmStart(format!(
+            return Err(GaitError::Pivot(format!(
                 "the pivot of `{}` from {} to {} spans fewer than two of the {n} frames",
                 p.foot, p.from, p.to
             )));
         }
         if let Some(&i) = inside.iter().find(|&&i| !contact[i][k]) {
-            return Err(GaitError::WarmStart(format!(
+            return Err(GaitError::Pivot(format!(
                 "the pivot of `{}` from {} to {}: the foot is lifted at frame {i} (a pivot turns a foot on the ground)",
                 p.foot, p.from, p.to
             )));
         }
         let total = placement.yaw
-            + wrap(
+            + crate::model::planar::wrap_angle(
                 foot_heading(&heading, last, k) - foot_heading(&heading, first, k) - placement.yaw,
             );
         // The turn happens between the window's frames that are not the clip's fixed end pairs
         // (frames 0, 1 and n − 2, n − 1 are A's and B's own).
         let (lo, hi) = (inside[0].max(1), inside[inside.len() - 1].min(n - 2));
         if hi <= lo {
-            return Err(GaitError::WarmStart(format!(
+            return Err(GaitError::Pivot(format!(
                 "the pivot of `{}` from {} to {} lies within the fixed end frames",
                 p.foot, p.from, p.to
             )));

@@ -173,6 +173,8 @@ pub enum GaitError {
     Syntax(String),
     #[error("cannot start from that clip: {0}")]
     WarmStart(String),
+    #[error("{0}")]
+    Pivot(String),
     #[error("the clip sizes limb `{0}`, which creature `{1}` does not have")]
     UnknownLimb(String, String),
     #[error("not a usable clip of `{0}`: {1}")]
