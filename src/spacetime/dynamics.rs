@@ -55,6 +55,18 @@ impl<D: Scalar> Kinematics<D> {
         &self.limbs[skeleton.feet[k]].end
     }
 
+    /// World position of the point `at` of foot `k` (its limb frame, relative to the foot point;
+    /// zero: the foot point itself), as a foot on its toes stands on
+    /// ([`Skeleton::toes`]).
+    pub fn contact(&self, skeleton: &Skeleton, k: usize, at: &[f64; 3]) -> Vec3<D> {
+        let frame = &self.limbs[skeleton.feet[k]];
+        if *at == [0.0; 3] {
+            frame.end.clone()
+        } else {
+            &frame.end + frame.rotation.mul_vec_f(at)
+        }
+    }
+
     /// The head limb's frame, if the creature has a head.
     pub fn head<'a>(&'a self, skeleton: &Skeleton) -> Option<&'a LimbFrame<D>> {
         skeleton.head.map(|h| &self.limbs[h])
@@ -158,6 +170,9 @@ pub struct FootLoad<D> {
     pub foot: usize,
     pub force: Vec3<D>,
     pub torque: Vec3<D>,
+    /// Where on the foot the force acts: the limb frame's offset from the foot point (zero: the
+    /// foot point; the toes for a foot on them, [`Skeleton::toes`]).
+    pub at: [f64; 3],
 }
 
 impl<D: Scalar> FootLoad<D> {
@@ -166,6 +181,7 @@ impl<D: Scalar> FootLoad<D> {
             foot,
             force,
             torque: Vec3::zero(),
+            at: [0.0; 3],
         }
     }
 }
@@ -315,7 +331,12 @@ pub fn inverse_dynamics<D: Scalar>(
     // Contact loads act on the foot limbs.
     for load in loads {
         let j = skeleton.feet[load.foot];
-        let arm = &frames[j].end - &frames[j].origin;
+        let point = if load.at == [0.0; 3] {
+            frames[j].end.clone()
+        } else {
+            &frames[j].end + frames[j].rotation.mul_vec_f(&load.at)
+        };
+        let arm = &point - &frames[j].origin;
         forces[j] = &forces[j] - &load.force;
         moments[j] = &moments[j] - (arm.cross(&load.force) + &load.torque);
     }

@@ -345,6 +345,7 @@ fn root_residual_is_the_momentum_balance_of_equations_3_8_and_3_9() {
                 foot: f,
                 force: Vec3::new(10.0 * wiggle(f, 7.0), 80.0, -5.0),
                 torque: Vec3::new(1.0, -2.0 * wiggle(f, 8.0), 0.5),
+                at: [0.0; 3],
             })
             .collect();
         let id = inverse_dynamics(&sk, &sk.morphology(), &q, &qd, &qdd, GRAVITY, &loads);
@@ -398,6 +399,49 @@ fn root_residual_is_the_momentum_balance_of_equations_3_8_and_3_9() {
             close(&id.root_moment_about(&com), &moment, scale),
             "{name}: {:?} vs {moment:?}",
             id.root_moment_about(&com)
+        );
+    }
+}
+
+/// A force acting at a point of the foot other than its foot point (a foot on its toes) is the
+/// same load as the force at the foot point plus the moment of the offset, (R·at) × f: the
+/// generalized forces agree to rounding.
+#[test]
+fn a_force_off_the_foot_point_is_the_force_there_and_its_moment() {
+    for name in CREATURES {
+        let sk = creature(name);
+        let (q, qd, qdd) = state(&sk);
+        let kin = forward_kinematics(&sk, &sk.morphology::<f64>(), &q);
+        let at = [0.13, -0.02, 0.01];
+        let (off, moved): (Vec<FootLoad<f64>>, Vec<FootLoad<f64>>) = (0..sk.feet.len())
+            .map(|f| {
+                let force = Vec3::new(10.0 * wiggle(f, 7.0), 80.0, -5.0);
+                let torque = Vec3::new(1.0, -2.0 * wiggle(f, 8.0), 0.5);
+                let arm = &kin.contact(&sk, f, &at) - kin.foot(&sk, f);
+                let there = FootLoad {
+                    foot: f,
+                    force: force.clone(),
+                    torque: torque.clone(),
+                    at,
+                };
+                let here = FootLoad {
+                    foot: f,
+                    force: force.clone(),
+                    torque: torque + arm.cross(&force),
+                    at: [0.0; 3],
+                };
+                (there, here)
+            })
+            .unzip();
+        let a = inverse_dynamics(&sk, &sk.morphology(), &q, &qd, &qdd, GRAVITY, &off);
+        let b = inverse_dynamics(&sk, &sk.morphology(), &q, &qd, &qdd, GRAVITY, &moved);
+        for (x, y) in a.generalized_forces.iter().zip(&b.generalized_forces) {
+            assert!((x - y).abs() < 1e-9 * (1.0 + y.abs()), "{name}: {x} vs {y}");
+        }
+        let arm = &kin.contact(&sk, 0, &at) - kin.foot(&sk, 0);
+        assert!(
+            (arm.norm() - (0.13f64.powi(2) + 0.0005).sqrt()).abs() < 1e-12,
+            "{name}"
         );
     }
 }
@@ -467,6 +511,7 @@ fn outputs<D: Scalar>(sk: &Skeleton, x: &[D]) -> Vec<D> {
             foot: f,
             force: v(&rest[6 * f..]),
             torque: v(&rest[6 * f + 3..]),
+            at: [0.0; 3],
         })
         .collect();
     let id = inverse_dynamics(sk, &sk.morphology(), q, qd, qdd, GRAVITY, &loads);

@@ -401,6 +401,38 @@ impl Skeleton {
             .collect()
     }
 
+    /// Foot `k`'s sole corners relative to its end point (the contact point), in its limb frame.
+    fn sole_from_end(&self, k: usize) -> Vec<[f64; 3]> {
+        let limb = &self.limbs[self.feet[k]];
+        let end = limb.end.unwrap_or(limb.direction.map(|d| d * limb.length));
+        (limb.sole.iter())
+            .map(|c| std::array::from_fn(|j| c[j] - end[j]))
+            .collect()
+    }
+
+    /// Foot `k`'s toes: the middle of its sole's front edge (the corners farthest along the limb
+    /// frame's x, within 1 mm), relative to its end point, in its limb frame. `None` for a point
+    /// foot. A foot on its toes, heel up, stands and turns on this point (a toe pivot, Agrawal
+    /// 2016, thesis §5.2).
+    pub fn toes(&self, k: usize) -> Option<[f64; 3]> {
+        let sole = self.sole_from_end(k);
+        let front = sole.iter().map(|c| c[0]).fold(f64::NEG_INFINITY, f64::max);
+        let edge: Vec<&[f64; 3]> = sole.iter().filter(|c| c[0] > front - 1e-3).collect();
+        (!edge.is_empty()).then(|| {
+            std::array::from_fn(|j| edge.iter().map(|c| c[j]).sum::<f64>() / edge.len() as f64)
+        })
+    }
+
+    /// Foot `k`'s heel: the indices of its sole corners at the back (the least x of the limb
+    /// frame, within 1 mm).
+    pub fn heel_corners(&self, k: usize) -> Vec<usize> {
+        let sole = self.sole_from_end(k);
+        let back = sole.iter().map(|c| c[0]).fold(f64::INFINITY, f64::min);
+        (0..sole.len())
+            .filter(|&c| sole[c][0] < back + 1e-3)
+            .collect()
+    }
+
     /// Builds the skeleton of a creature description (see [`super::creature`], which derives
     /// one from a character).
     pub fn build(spec: &CreatureSpec) -> Skeleton {

@@ -134,7 +134,7 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
         let mut moment = [0.0; 3];
         for (k, load) in clip.contacts[i].iter().enumerate() {
             let Some(load) = load else { continue };
-            let p = kin(i).foot(skeleton, k).re();
+            let p = kin(i).contact(skeleton, k, &load.at(skeleton, k)).re();
             let mc = cross(sub(p, cm(e)), load.force);
             for c in 0..3 {
                 force[c] += load.force[c];
@@ -174,7 +174,15 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             if !in_contact(i, k) {
                 continue;
             }
-            let p = kin(i).foot(skeleton, k).re();
+            // The point the foot stands on (its toes when up on them); a slip is measured at the
+            // toes when the foot turns about them at either frame (a toe pivot's window).
+            let here = clip.contacts[i][k]
+                .as_ref()
+                .map_or([0.0; 3], |l| l.at(skeleton, k));
+            let p = kin(i).contact(skeleton, k, &here).re();
+            let about_toes = |frame: usize| {
+                (clip.contacts[frame][k].as_ref()).is_some_and(|l| l.footing.about_toes())
+            };
             out.ground = out.ground.max(p[1].abs());
             let r = &kin(i).limbs[skeleton.feet[k]].rotation.m;
             if clip.closure.is_treadmill() && held_twists[k] {
@@ -183,7 +191,14 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
             let j = (i + 1) % n;
             if (cyclic || i + 1 < n) && in_contact(j, k) && j != i {
                 let next = &ext[e + 1];
-                let v = sub(next.foot(skeleton, k).re(), p);
+                let on = match about_toes(i) || about_toes(j) {
+                    true => skeleton.toes(k).unwrap_or([0.0; 3]),
+                    false => [0.0; 3],
+                };
+                let v = sub(
+                    next.contact(skeleton, k, &on).re(),
+                    kin(i).contact(skeleton, k, &on).re(),
+                );
                 let drift = if clip.closure.is_treadmill() {
                     clip.speed
                 } else {

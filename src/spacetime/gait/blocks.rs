@@ -25,7 +25,7 @@ impl GaitProblem {
         let w = &self.spec.weights;
         let (x, morph) = self.shaped(x);
         match &self.terms[term].0 {
-            Term::Effort { feet, seams } => {
+            Term::Effort { feet, at, seams } => {
                 let (qm, rest) = x.split_at(dof);
                 let (q, rest) = rest.split_at(dof);
                 let (qp, rest) = rest.split_at(dof);
@@ -46,6 +46,7 @@ impl GaitProblem {
                         foot: k,
                         force: Self::vec3(&loads[6 * j..]).scale(&total),
                         torque: self.torque(&loads[6 * j + 3..]).scale(&total),
+                        at: at[j],
                     })
                     .collect();
                 let id = inverse_dynamics(sk, &morph, q, &qd, &qdd, GRAVITY, &loads);
@@ -309,6 +310,10 @@ impl BlockProblem for GaitProblem {
                     .map(|row| match row {
                         KinematicRow::Clearance(node) => Self::node(&k, *node).y,
                         KinematicRow::FootHeight(f) => k.foot(sk, *f).y.clone(),
+                        KinematicRow::ToesHeight(f) => {
+                            k.contact(sk, *f, &sk.toes(*f).unwrap_or([0.0; 3])).y
+                        }
+                        KinematicRow::Level(f) => k.limbs[sk.feet[*f]].rotation.m[1][2].clone(),
                         KinematicRow::Twist(f) => {
                             let r = &k.limbs[sk.feet[*f]].rotation.m;
                             r[0][2].clone() - &r[2][0]
@@ -339,14 +344,19 @@ impl BlockProblem for GaitProblem {
                     })
                     .collect()
             }
-            Block::Slip { foot, seam, turn } => {
+            Block::Slip {
+                foot,
+                seam,
+                turn,
+                at,
+            } => {
                 let (a, b) = x.split_at(dof);
                 let b = &self.across(b, *seam);
                 let (ka, kb) = (
                     forward_kinematics(sk, morph(), a),
                     forward_kinematics(sk, morph(), b),
                 );
-                let d = kb.foot(sk, *foot) - ka.foot(sk, *foot);
+                let d = kb.contact(sk, *foot, at) - ka.contact(sk, *foot, at);
                 if sk.planar {
                     vec![d.x]
                 } else if self.spec.closure.is_treadmill() {
@@ -370,7 +380,7 @@ impl BlockProblem for GaitProblem {
                     vec![d.x, d.z, row]
                 }
             }
-            Block::Momentum { feet, seams } => {
+            Block::Momentum { feet, at, seams } => {
                 let (qm, rest) = x.split_at(dof);
                 let (q, rest) = rest.split_at(dof);
                 let (qp, loads) = rest.split_at(dof);
@@ -396,7 +406,7 @@ impl BlockProblem for GaitProblem {
                 for (j, &f) in feet.iter().enumerate() {
                     let force = Self::vec3(&loads[6 * j..]);
                     let torque = self.torque(&loads[6 * j + 3..]);
-                    out_a = out_a - (k.foot(sk, f) - &k.com).cross(&force) - torque;
+                    out_a = out_a - (k.contact(sk, f, &at[j]) - &k.com).cross(&force) - torque;
                     out_l = out_l - force;
                 }
                 if sk.planar {

@@ -12,10 +12,29 @@ pub struct ContactLoad {
     /// next: a connection's [`super::Pivot`]; absent: 0, it keeps its heading.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub turn: f64,
+    /// How the foot stands: on its foot point (absent), or in a toe pivot's window turning
+    /// about its toes, flat or up on them with the load there ([`Footing`]).
+    #[serde(default, skip_serializing_if = "is_sole")]
+    pub footing: Footing,
+}
+
+fn is_sole(f: &Footing) -> bool {
+    *f == Footing::Sole
 }
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+impl ContactLoad {
+    /// Where on foot `k` of `skeleton` the load acts: the limb frame's offset from its foot
+    /// point ([`crate::spacetime::dynamics::FootLoad::at`]).
+    pub fn at(&self, skeleton: &Skeleton, k: usize) -> [f64; 3] {
+        match self.footing.on_toes() {
+            true => skeleton.toes(k).unwrap_or([0.0; 3]),
+            false => [0.0; 3],
+        }
+    }
 }
 
 /// A joint coordinate's spring and damper (3.13): t_p = −stiffness·(q − rest) − damping·q̇.

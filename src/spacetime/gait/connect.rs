@@ -57,15 +57,41 @@ pub struct Swing {
 
 /// A foot that stays on the ground from `from` to `to` (fractions of the connection's duration,
 /// 0 ≤ from < to ≤ 1) and turns about the vertical through its contact point: a pivot
-/// (Agrawal 2016, thesis §5.2's heel and toe pivots; the gait NLP's foot is a point, so the
-/// foot turns on that point, flat). Everywhere else a foot down keeps its heading (3.5).
+/// (Agrawal 2016, thesis §5.2's heel and toe pivots). Everywhere else a foot down keeps its
+/// heading (3.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pivot {
     /// The foot's limb name.
     pub foot: String,
     pub from: f64,
     pub to: f64,
+    /// What the foot turns on: its foot point, flat (the default), or its toes, heel up.
+    #[serde(default, skip_serializing_if = "PivotOn::is_sole")]
+    pub on: PivotOn,
 }
+
+/// What a pivoting foot turns on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PivotOn {
+    /// Its foot point (the sole's middle for a box foot), the sole flat on the ground: the
+    /// segmentation tags it a heel pivot.
+    #[default]
+    Sole,
+    /// Its toes ([`Skeleton::toes`]), the heel lifted [`TOE_PIVOT_HEEL`] over the middle of the
+    /// window and the load there, flat on the sole at the window's ends ([`Footing`]): a toe
+    /// pivot. Needs a foot with a sole.
+    Toes,
+}
+
+impl PivotOn {
+    fn is_sole(&self) -> bool {
+        *self == PivotOn::Sole
+    }
+}
+
+/// How high a toe pivot's heel is at least over the middle two fifths of its window (m): a
+/// 0.26 m box foot pitched by 11°, clear of the segmentation's 6° for a heel up.
+pub const TOE_PIVOT_HEEL: f64 = 0.05;
 
 impl Connection {
     /// Where B goes by default: its frame b's heading frame on A's frame a's, moved along the
@@ -123,6 +149,7 @@ impl Connection {
         if shared.is_empty() {
             return base;
         }
+        let shared: Vec<(usize, [f64; 3])> = shared.into_iter().map(|k| (k, [0.0; 3])).collect();
         feet_matched(skeleton, &shared, (&fa, &fb), base)
     }
 
@@ -137,10 +164,17 @@ impl Connection {
         b: &GaitClip,
         placement: PlanarMotion,
     ) -> PlanarMotion {
-        let feet: Vec<usize> = self
+        let feet: Vec<(usize, [f64; 3])> = self
             .pivots
             .iter()
-            .filter_map(|p| (skeleton.feet.iter()).position(|&l| skeleton.limbs[l].name == p.foot))
+            .filter_map(|p| {
+                let k = (skeleton.feet.iter()).position(|&l| skeleton.limbs[l].name == p.foot)?;
+                let at = match p.on {
+                    PivotOn::Sole => [0.0; 3],
+                    PivotOn::Toes => skeleton.toes(k).unwrap_or([0.0; 3]),
+                };
+                Some((k, at))
+            })
             .collect();
         if feet.is_empty()
             || a.coordinates.len() != skeleton.dof()
@@ -157,11 +191,12 @@ impl Connection {
     }
 }
 
-/// `placement` moved on the ground by the mean shift that takes `feet` in B's posed frame `fb`
-/// (placed by `placement`) onto where A's frame `fa` has them.
+/// `placement` moved on the ground by the mean shift that takes `feet` (each with the point of
+/// it that must stay, [`Kinematics::contact`](crate::spacetime::dynamics::Kinematics::contact))
+/// in B's posed frame `fb` (placed by `placement`) onto where A's frame `fa` has them.
 fn feet_matched(
     skeleton: &Skeleton,
-    feet: &[usize],
+    feet: &[(usize, [f64; 3])],
     (fa, fb): (
         &crate::spacetime::dynamics::Kinematics<f64>,
         &crate::spacetime::dynamics::Kinematics<f64>,
@@ -169,8 +204,8 @@ fn feet_matched(
     placement: PlanarMotion,
 ) -> PlanarMotion {
     let m = feet.len() as f64;
-    let (dx, dz) = feet.iter().fold((0.0, 0.0), |(x, z), &k| {
-        let (p, q) = (fa.foot(skeleton, k), fb.foot(skeleton, k));
+    let (dx, dz) = feet.iter().fold((0.0, 0.0), |(x, z), (k, at)| {
+        let (p, q) = (fa.contact(skeleton, *k, at), fb.contact(skeleton, *k, at));
         (x + (p.x - q.x) / m, z + (p.z - q.z) / m)
     });
     PlanarMotion {
@@ -297,6 +332,7 @@ impl ContactLoad {
             force: m.rotate_vec3(self.force),
             torque: m.rotate_vec3(self.torque),
             turn: self.turn,
+            footing: self.footing,
         }
     }
 }
@@ -435,16 +471,22 @@ fn foot_heading(skeleton: &Skeleton, q: &[f64], foot: usize) -> f64 {
 /// free frame to its heading in the last (the one nearest the placement's turn), eased in and
 /// out by a smoothstep; elsewhere 0. A pivot of a foot the creature does not have, a window that is
 /// not one, or a foot lifted inside its window is refused.
+///
+/// Also per frame and foot, how it stands ([`Footing`]): a toe pivot's foot turns about its
+/// toes over its window, up on them over the window's middle three fifths (the heel's least
+/// height ramps from 0 to [`TOE_PIVOT_HEEL`] over the first and last tenth of the window and
+/// holds it between), flat on its sole elsewhere.
 fn pivot_turns(
     skeleton: &Skeleton,
     pivots: &[Pivot],
     contact: &[Vec<bool>],
     (first, last): (&[f64], &[f64]),
     placement: &PlanarMotion,
-) -> Result<Vec<Vec<f64>>, GaitError> {
+) -> Result<PivotFrames, GaitError> {
     let heading = skeleton.with_heading_root();
     let n = contact.len();
     let mut turns = vec![vec![0.0; skeleton.feet.len()]; n];
+    let mut footing = vec![vec![Footing::Sole; skeleton.feet.len()]; n];
     let s = |i: usize| i as f64 / (n - 1) as f64;
     for p in pivots {
         let k = foot_window(skeleton, &p.foot, p.from, p.to)?;
@@ -481,9 +523,32 @@ fn pivot_turns(
         for &i in &inside[..inside.len() - 1] {
             turns[i][k] += total * (eased(i + 1) - eased(i));
         }
+        if p.on == PivotOn::Toes {
+            if skeleton.toes(k).is_none() {
+                return Err(GaitError::Pivot(format!(
+                    "the pivot of `{}` on its toes: the foot is a point, without a sole",
+                    p.foot
+                )));
+            }
+            for &i in &inside {
+                let x = (i as f64 - lo as f64) / (hi - lo) as f64;
+                let up = ((0.3 - (x - 0.5).abs()) / 0.1).clamp(0.0, 1.0);
+                footing[i][k] = if up > 0.0 {
+                    Footing::Toes {
+                        heel: TOE_PIVOT_HEEL * up,
+                    }
+                } else {
+                    Footing::SoleAboutToes
+                };
+            }
+        }
     }
-    Ok(turns)
+    Ok((turns, footing))
 }
+
+/// Per frame and foot: a pivot's turn to the next frame, and the heel's least height of a foot
+/// on its toes ([`pivot_turns`]).
+type PivotFrames = (Vec<Vec<f64>>, Vec<Vec<Footing>>);
 
 /// The connection's spec (without its start) and its start: the two clips blended, as
 /// [`connecting_spec`] warm-starts from. The start is the transition template's initialisation M̃
@@ -545,7 +610,7 @@ pub fn connecting_start(
         first: [at(0), at(1)],
         last: [at(n - 2), at(n - 1)],
     };
-    let pivoting = pivot_turns(
+    let (pivoting, footing) = pivot_turns(
         skeleton,
         &c.pivots,
         &contact,
@@ -559,7 +624,8 @@ pub fn connecting_start(
         contact.clone(),
         ends,
     )?
-    .with_pivots(pivoting);
+    .with_pivots(pivoting)
+    .with_footing(footing);
     // The blended start, with the loads of the clip each frame's contacts come from (turned with
     // its poses) and no springs (see the module docs).
     let frames: Vec<Vec<f64>> = (0..n)

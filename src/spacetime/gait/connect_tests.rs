@@ -195,6 +195,7 @@ fn a_pivot_turns_a_planted_foot_over_its_window_only() {
         foot: foot.into(),
         from,
         to,
+        on: PivotOn::Sole,
     };
     let mut c = Connection {
         from_frame: 0,
@@ -257,7 +258,8 @@ fn a_pivot_turns_a_planted_foot_over_its_window_only() {
 
 /// A pivot's connection is placed so that the pivoting foot's point is where it was: the
 /// standing pose turned half a radian about its pelvis moves its left foot, and `pivots_kept`
-/// moves it back (to a micrometre) without changing the turn.
+/// moves it back (to a micrometre) without changing the turn. A toe pivot keeps the toes, not
+/// the sole's middle, which then moves by the turn of the 13 cm between them.
 #[test]
 fn a_pivot_keeps_its_foot_where_it_was() {
     let (skeleton, stand) = standing();
@@ -267,40 +269,167 @@ fn a_pivot_keeps_its_foot_where_it_was() {
         z: 0.0,
         yaw: 0.5,
     };
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    let toes = skeleton.toes(left).unwrap();
+    let morphology = skeleton.morphology::<f64>();
+    let point = |m: &PlanarMotion, at: &[f64; 3]| {
+        let q = m.apply_heading_root(&stand.frame_at(0));
+        let k = crate::spacetime::dynamics::forward_kinematics(&skeleton, &morphology, &q);
+        let p = k.contact(&skeleton, left, at);
+        (p.x, p.z)
+    };
+    let apart = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).hypot(a.1 - b.1);
+    for (on, at) in [(PivotOn::Sole, [0.0; 3]), (PivotOn::Toes, toes)] {
+        let c = Connection {
+            from_frame: 0,
+            to_frame: 0,
+            frames: 21,
+            duration: 1.0,
+            placement: None,
+            swings: Vec::new(),
+            pivots: vec![Pivot {
+                foot: "l_foot".into(),
+                from: 0.0,
+                to: 1.0,
+                on,
+            }],
+        };
+        let kept = c.pivots_kept(&skeleton, &stand, &stand, turned);
+        assert!((kept.yaw - 0.5).abs() < 1e-12);
+        let start = point(&PlanarMotion::IDENTITY, &at);
+        let (moved, back) = (point(&turned, &at), point(&kept, &at));
+        assert!(apart(start, moved) > 0.02, "{on:?}: {start:?} {moved:?}");
+        assert!(apart(start, back) < 1e-6, "{on:?}: {start:?} {back:?}");
+        if on == PivotOn::Toes {
+            // The sole's middle swings round the toes: 2·0.13·sin(0.25) = 6.4 cm.
+            let middle = apart(
+                point(&PlanarMotion::IDENTITY, &[0.0; 3]),
+                point(&kept, &[0.0; 3]),
+            );
+            assert!((middle - 0.0643).abs() < 0.005, "{middle}");
+        }
+    }
+}
+
+/// A toe pivot turns the foot about its toes (the middle of the box foot's front edge, 13 cm
+/// ahead of its sole's middle) over its window, and stands it on them over the window's middle:
+/// there the NLP holds the toes on the ground, the foot level across and the heel up (at least
+/// 5 cm, ramped at the ends), and the load acts at the toes; at the window's ends the foot is
+/// flat with its load at its foot point. The slip rows keep the toes where they are over the
+/// whole window. Outside it nothing changes. A toe pivot of a point foot is refused.
+#[test]
+fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
+    use super::super::problem::{Block, KinematicRow};
+    let (skeleton, stand) = standing();
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    let toes = skeleton.toes(left).unwrap();
+    assert!(
+        (toes[0] - 0.13).abs() < 1e-9 && toes[2].abs() < 1e-9,
+        "{toes:?}"
+    );
+    assert_eq!(skeleton.heel_corners(left).len(), 2);
     let c = Connection {
         from_frame: 0,
         to_frame: 0,
         frames: 21,
         duration: 1.0,
-        placement: None,
-        swings: Vec::new(),
+        placement: Some(PlanarMotion {
+            x: 0.0,
+            z: 0.0,
+            yaw: 0.5,
+        }),
+        swings: vec![Swing {
+            foot: "r_foot".into(),
+            lift: 0.3,
+            land: 0.7,
+        }],
         pivots: vec![Pivot {
             foot: "l_foot".into(),
-            from: 0.0,
-            to: 1.0,
+            from: 0.2,
+            to: 0.8,
+            on: PivotOn::Toes,
         }],
     };
-    let kept = c.pivots_kept(&skeleton, &stand, &stand, turned);
-    assert!((kept.yaw - 0.5).abs() < 1e-12);
-    let left = (skeleton.feet.iter())
-        .position(|&l| skeleton.limbs[l].name == "l_foot")
-        .unwrap();
-    let morphology = skeleton.morphology::<f64>();
-    let foot = |m: &PlanarMotion| {
-        let q = m.apply_heading_root(&stand.frame_at(0));
-        let k = crate::spacetime::dynamics::forward_kinematics(&skeleton, &morphology, &q);
-        let p = k.foot(&skeleton, left);
-        (p.x, p.z)
-    };
-    let (start, moved, back) = (foot(&PlanarMotion::IDENTITY), foot(&turned), foot(&kept));
-    assert!(
-        (start.0 - moved.0).hypot(start.1 - moved.1) > 0.02,
-        "{start:?} {moved:?}"
-    );
-    assert!(
-        (start.0 - back.0).hypot(start.1 - back.1) < 1e-6,
-        "{start:?} {back:?}"
-    );
+    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+    for i in 0..21 {
+        // The window is frames 4 to 16; its middle three fifths, 7 to 13, stand on the toes,
+        // the heel half up at 7 and 13 and all the way between; the rest turns flat about them.
+        let heel = match spec.footing(i, left) {
+            Footing::Toes { heel } => Some(heel / TOE_PIVOT_HEEL),
+            Footing::SoleAboutToes => Some(0.0),
+            Footing::Sole => None,
+        };
+        let want = match i {
+            8..=12 => Some(1.0),
+            7 | 13 => Some(0.5),
+            4..=16 => Some(0.0),
+            _ => None,
+        };
+        assert_eq!(heel.is_some(), want.is_some(), "frame {i}: {heel:?}");
+        if let (Some(h), Some(w)) = (heel, want) {
+            assert!((h - w).abs() < 1e-9, "frame {i}: {h} against {w}");
+        }
+        assert_eq!(
+            spec.footing(i, 1 - left),
+            Footing::Sole,
+            "frame {i}: the other foot"
+        );
+        // The load acts at the toes only where the foot is up on them.
+        let want_at = if (7..=13).contains(&i) {
+            toes
+        } else {
+            [0.0; 3]
+        };
+        assert_eq!(spec.contact_offset(i, left), want_at, "frame {i}");
+    }
+    let mut spec = spec;
+    spec.flat_feet = true;
+    let problem = GaitProblem::new(spec.clone());
+    // Free frames 2..=18 each have one kinematic block, in order.
+    let kinematic: Vec<&Vec<KinematicRow>> = (problem.blocks.iter())
+        .filter_map(|(b, _)| match b {
+            Block::Kinematic { rows } => Some(rows),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinematic.len(), 17);
+    for (rows, i) in kinematic.iter().zip(2..) {
+        let on_toes = (7..=13).contains(&i);
+        let has = |r: KinematicRow| rows.contains(&r);
+        assert_eq!(has(KinematicRow::ToesHeight(left)), on_toes, "frame {i}");
+        assert_eq!(has(KinematicRow::Level(left)), on_toes, "frame {i}");
+        assert_eq!(has(KinematicRow::FootHeight(left)), !on_toes, "frame {i}");
+        assert_eq!(has(KinematicRow::FlatZ(left)), !on_toes, "frame {i}");
+        for corner in skeleton.heel_corners(left) {
+            assert_eq!(has(KinematicRow::Sole(left, corner)), on_toes, "frame {i}");
+        }
+    }
+    // A slip pair with a frame on the toes keeps the toes; the others keep the sole's middle.
+    let slips: Vec<[f64; 3]> = (problem.blocks.iter())
+        .filter_map(|(b, _)| match b {
+            Block::Slip { foot, at, .. } if *foot == left => Some(*at),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<[f64; 3]> = (1..19)
+        .map(|i| {
+            if (3..=16).contains(&i) {
+                toes
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect();
+    assert_eq!(slips, want);
+    let point = crate::spacetime::skeleton::Skeleton::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
+    )
+    .unwrap();
+    assert_eq!(point.toes(0), None);
 }
 
 /// The shipped pivots of the stepping repertoire are physically valid by the audit, which holds

@@ -137,6 +137,7 @@ impl GaitClip {
                         force: [l.force[0], l.force[1], -l.force[2]],
                         torque: [-l.torque[0], -l.torque[1], l.torque[2]],
                         turn: -l.turn,
+                        footing: l.footing,
                     });
                 }
                 m

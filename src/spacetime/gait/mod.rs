@@ -276,6 +276,35 @@ pub struct GaitSpec {
     /// pivoting[frame][foot]: how far (rad, left positive) the foot turns on its contact point
     /// from this frame to the next (a connection's [`Pivot`]); empty: no foot turns.
     pivoting: Vec<Vec<f64>>,
+    /// footing[frame][foot] (empty: every foot down on its sole, [`Footing::Sole`]).
+    footing: Vec<Vec<Footing>>,
+}
+
+/// How a foot on the ground stands at a frame: on its sole (its foot point) or, in a toe pivot's
+/// window, turning about its toes ([`Skeleton::toes`]), flat or up on them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub enum Footing {
+    /// On its foot point, keeping it where it is.
+    #[default]
+    Sole,
+    /// Flat on its sole, the load at its foot point, turning about its toes (a toe pivot's
+    /// window, before the heel comes up and after it is down).
+    SoleAboutToes,
+    /// Up on its toes, level across, the heel at least `heel` metres up: the load acts at the
+    /// toes, and the foot turns about them.
+    Toes { heel: f64 },
+}
+
+impl Footing {
+    /// Whether the foot turns about its toes (a toe pivot's window).
+    pub fn about_toes(&self) -> bool {
+        *self != Footing::Sole
+    }
+
+    /// Whether the load acts at the toes.
+    pub fn on_toes(&self) -> bool {
+        matches!(self, Footing::Toes { .. })
+    }
 }
 
 impl GaitSpec {
@@ -339,6 +368,7 @@ impl GaitSpec {
             warm_start: None,
             contact: Vec::new(),
             pivoting: Vec::new(),
+            footing: Vec::new(),
         };
         spec.contact = contact_flags(&spec.timings, spec.frames);
         spec.check_contacts()?;
@@ -425,6 +455,7 @@ impl GaitSpec {
             warm_start: None,
             contact,
             pivoting: Vec::new(),
+            footing: Vec::new(),
         };
         spec.check_contacts()?;
         Ok(spec)
@@ -592,6 +623,39 @@ impl GaitSpec {
     /// from that frame to the next; see [`Pivot`]).
     pub fn with_pivots(mut self, pivoting: Vec<Vec<f64>>) -> Self {
         self.pivoting = pivoting;
+        self
+    }
+
+    /// How foot `foot` stands at `frame` ([`Footing`]).
+    pub fn footing(&self, frame: usize, foot: usize) -> Footing {
+        (self.footing.get(frame))
+            .and_then(|f| f.get(foot).copied())
+            .unwrap_or_default()
+    }
+
+    /// Where the load of foot `foot` acts at `frame`: its toes' offset from the foot point when
+    /// it stands on them, zero otherwise (see [`crate::spacetime::dynamics::Kinematics::contact`]).
+    pub fn contact_offset(&self, frame: usize, foot: usize) -> [f64; 3] {
+        self.offset_if(foot, self.footing(frame, foot).on_toes())
+    }
+
+    /// The point of foot `foot` that stays from `frame` to `next`: its toes when it turns about
+    /// them at either frame, its foot point otherwise.
+    pub fn slip_offset(&self, frame: usize, next: usize, foot: usize) -> [f64; 3] {
+        let about = |i: usize| self.footing(i, foot).about_toes();
+        self.offset_if(foot, about(frame) || about(next))
+    }
+
+    fn offset_if(&self, foot: usize, toes: bool) -> [f64; 3] {
+        match toes {
+            true => self.skeleton.toes(foot).unwrap_or([0.0; 3]),
+            false => [0.0; 3],
+        }
+    }
+
+    /// The spec with its feet standing as `footing[frame][foot]` says (see [`Footing`]).
+    pub fn with_footing(mut self, footing: Vec<Vec<Footing>>) -> Self {
+        self.footing = footing;
         self
     }
 

@@ -142,6 +142,10 @@ pub(super) enum Node {
 pub(super) enum KinematicRow {
     Clearance(Node),
     FootHeight(usize),
+    /// A foot on its toes ([`Skeleton::toes`]): their height.
+    ToesHeight(usize),
+    /// A foot on its toes: the y component of its side axis (it does not roll).
+    Level(usize),
     /// (3.5) on a treadmill: the foot does not turn about y at all.
     Twist(usize),
     /// A flat foot in contact: the x and z components of its up axis (two rows).
@@ -164,9 +168,21 @@ pub(super) enum Block {
     /// the θ(t) − θ(t−1) = 0 of McIntosh 2011, Eq. 4.8).
     /// `turn`: how far the foot turns about y between the two frames, off the treadmill in
     /// 3D (0, or a pivot's share of its turn).
-    Slip { foot: usize, seam: Seam, turn: f64 },
-    /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads.
-    Momentum { feet: Vec<usize>, seams: [Seam; 2] },
+    /// `at`: the point of the foot that stays (zero: the foot point; the toes when the foot
+    /// stands on them at either frame).
+    Slip {
+        foot: usize,
+        seam: Seam,
+        turn: f64,
+        at: [f64; 3],
+    },
+    /// (3.8)–(3.9) at one frame; variables q_{i−1}, q_i, q_{i+1}, then the frame's loads, which
+    /// act at the points `at` of their feet ([`FootLoad::at`]).
+    Momentum {
+        feet: Vec<usize>,
+        at: Vec<[f64; 3]>,
+        seams: [Seam; 2],
+    },
     /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν).
     Cones,
     /// (3.7); variables every frame's root x, then every frame's root z (and, for a
@@ -177,7 +193,11 @@ pub(super) enum Block {
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Term {
     /// (3.14) at one frame; variables q_{i−1}, q_i, q_{i+1}, passive (k_s, q̄, k_d)…, loads.
-    Effort { feet: Vec<usize>, seams: [Seam; 2] },
+    Effort {
+        feet: Vec<usize>,
+        at: Vec<[f64; 3]>,
+        seams: [Seam; 2],
+    },
     /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}. `path_step`: the root's expected
     /// (Δx, Δz, Δyaw) between the two frames on a transformed cycle, which the joint-velocity
     /// term measures the root against (an open clip leaves the root's x, z and yaw out).
@@ -254,7 +274,19 @@ impl GaitProblem {
             }
             let held_twists = sk.held_twists(|k| spec.in_contact(i, k));
             for k in 0..feet {
-                if spec.in_contact(i, k) {
+                if let (true, Footing::Toes { heel }) = (spec.in_contact(i, k), spec.footing(i, k))
+                {
+                    // On the toes: they touch the ground, the foot stays level across, and the
+                    // heel is up (or at least not under the ground).
+                    rows.extend([KinematicRow::ToesHeight(k), KinematicRow::Level(k)]);
+                    lower.extend([0.0; 2]);
+                    upper.extend([0.0; 2]);
+                    for c in sk.heel_corners(k) {
+                        rows.push(KinematicRow::Sole(k, c));
+                        lower.push(heel);
+                        upper.push(f64::INFINITY);
+                    }
+                } else if spec.in_contact(i, k) {
                     rows.push(KinematicRow::FootHeight(k));
                     lower.push(0.0);
                     upper.push(0.0);
@@ -321,6 +353,7 @@ impl GaitProblem {
                         .chain(layout.shape.clone())
                         .collect();
                     let turn = spec.pivot_turn(i, k);
+                    let at = spec.slip_offset(i, j, k);
                     let targets = match (sk.planar, treadmill) {
                         (true, true) => vec![dx],
                         (false, true) => vec![dx, 0.0],
@@ -332,6 +365,7 @@ impl GaitProblem {
                             foot: k,
                             seam,
                             turn,
+                            at,
                         },
                         BlockSpec::equal(variables, targets),
                     ));
@@ -355,12 +389,14 @@ impl GaitProblem {
             }
             variables.extend(layout.shape.clone());
             let feet = loads.iter().map(|l| l.0).collect();
+            let at = loads.iter().map(|l| spec.contact_offset(i, l.0)).collect();
             let rows = if sk.planar { 3 } else { 6 };
             // The loads enter the balance linearly (times the coordinates' lever arms).
             let flat = (3 * layout.dof..3 * layout.dof + 6 * loads.len()).collect();
             blocks.push((
                 Block::Momentum {
                     feet,
+                    at,
                     seams: [seam_before, seam_after],
                 },
                 BlockSpec::equal(variables, vec![0.0; rows]).with_flat(flat),
@@ -426,6 +462,7 @@ impl GaitProblem {
             terms.push((
                 Term::Effort {
                     feet: loads.iter().map(|l| l.0).collect(),
+                    at: loads.iter().map(|l| spec.contact_offset(i, l.0)).collect(),
                     seams: [seam_before, seam_after],
                 },
                 TermSpec {
@@ -609,11 +646,13 @@ impl GaitProblem {
                                 x[s + 3 + c] * mass * self.torque_scale(c)
                             }),
                             turn: self.spec.pivot_turn(i, k),
+                            footing: self.spec.footing(i, k),
                         }),
                         None => self.spec.in_contact(i, k).then_some(ContactLoad {
                             force: [0.0; 3],
                             torque: [0.0; 3],
                             turn: self.spec.pivot_turn(i, k),
+                            footing: self.spec.footing(i, k),
                         }),
                     })
                     .collect()

@@ -56,6 +56,7 @@ pub fn gait_torques(skeleton: &Skeleton, clip: &GaitClip) -> Vec<Vec<f64>> {
                     foot: k,
                     force: Vec3::from_f64(l.force),
                     torque: Vec3::from_f64(l.torque),
+                    at: l.at(skeleton, k),
                 })
             })
             .collect();
