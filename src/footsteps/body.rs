@@ -7,7 +7,9 @@
 //!   touch-down onto the planned start and end (position and yaw, smoothstep-weighted), and the
 //!   root takes half of the swing warp;
 //! - a pivot turns the foot in place on the ground from the standing pose, and at each task the
-//!   figure stands a while with both feet on their plants.
+//!   figure stands a while with both feet on their plants. A toe pivot turns about the toes
+//!   ([`MotionSource::toes`] ahead of the footprint) with the heel lifted up to
+//!   [`TOE_PIVOT_PITCH`] and down again; a heel pivot turns flat about the footprint.
 //!
 //! Consecutive segments join by a root and joint offset that matches the incoming segment's end
 //! and dies out over [`JOIN_TIME`] (the thesis's "root warp that matches the incoming root
@@ -21,7 +23,7 @@
 
 use super::plan::FootstepPlan;
 use super::source::{MotionSource, carrying, footprint, world};
-use super::step::{Foot, Footstep, Frame, StepRecord, wrap};
+use super::step::{Foot, Footstep, Frame, StepRecord, StepTag, wrap};
 use crate::clip::leg_ik::{
     hip_and_ankle, length, orient_foot, reach, reach_within_limits, twist_towards,
 };
@@ -49,6 +51,9 @@ const YAW_PROBES: usize = 10;
 const YAW_BISECTIONS: usize = 12;
 /// How far inside its limits a turned pelvis keeps the legs' coordinates, rad.
 const LIMIT_MARGIN: f64 = 0.005;
+/// How far a toe pivot pitches the foot toes-down at the middle of its turn, rad (the solved
+/// toe pivots lift the box foot's heel 5 cm: 11°).
+pub const TOE_PIVOT_PITCH: f64 = 0.2;
 
 /// Timing of the full body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,10 +107,11 @@ struct Raw {
 
 #[derive(Clone, Debug)]
 enum Motion {
-    /// Both feet on `plants`; `pivot` turns one of them to a footstep.
+    /// Both feet on `plants`; `pivot` turns one of them to a footstep about its point that many
+    /// metres ahead of the footprint (the toes, heel up, for a toe pivot; 0 for a heel pivot).
     Stand {
         plants: [Footstep; 2],
-        pivot: Option<Footstep>,
+        pivot: Option<(Footstep, f64)>,
     },
     /// A walking step of `to.foot` from `plants`.
     Swing { plants: [Footstep; 2], to: Footstep },
@@ -162,12 +168,16 @@ fn segments(source: &MotionSource, plan: &FootstepPlan, options: &BodyOptions) -
         let k = slot(s.step.foot);
         if s.tag.is_pivot() {
             let turn = wrap(s.step.yaw - plants[k].yaw).abs();
+            let (toes, settle) = match s.tag {
+                StepTag::ToePivot => (source.toes, JOIN_TIME),
+                _ => (0.0, 0.0),
+            };
             out.push(Segment {
                 motion: Motion::Stand {
                     plants,
-                    pivot: Some(s.step),
+                    pivot: Some((s.step, toes)),
                 },
-                duration: (options.pivot * turn / FRAC_PI_2).max(0.5 * options.pivot),
+                duration: settle + (options.pivot * turn / FRAC_PI_2).max(0.5 * options.pivot),
                 step: Some(i),
             });
         } else {
@@ -230,15 +240,31 @@ impl Segment {
         match &self.motion {
             Motion::Stand { plants, pivot } => {
                 let mut now = *plants;
-                if let Some(p) = pivot {
+                // The pivoting foot's pitch, toes down (a toe pivot's heel up).
+                let mut pitch = [0.0; 2];
+                if let Some((p, toes)) = pivot {
                     let k = slot(p.foot);
-                    let s = smoothstep(t / self.duration.max(1e-9));
-                    let from = plants[k];
+                    // A toe pivot first stands for the join's time: the landing's blend
+                    // settles the foot flat about its footprint before it turns on its toes.
+                    let settle = if *toes > 0.0 { JOIN_TIME } else { 0.0 };
+                    let x = (t - settle) / (self.duration - settle).max(1e-9);
+                    let s = smoothstep(x);
+                    let (from, to) = (plants[k].ahead(*toes), p.ahead(*toes));
+                    let yaw = plants[k].yaw + s * wrap(p.yaw - plants[k].yaw);
+                    // The point turned about moves only as far as the plan moved it; the
+                    // footprint stays `toes` behind it, shortened by the pitch.
+                    let bump = 16.0 * (x * (1.0 - x)).clamp(0.0, 0.25).powi(2);
+                    pitch[k] = if *toes > 0.0 {
+                        TOE_PIVOT_PITCH * bump
+                    } else {
+                        0.0
+                    };
+                    let back = toes * pitch[k].cos();
                     now[k] = Footstep {
                         foot: p.foot,
-                        x: from.x + s * (p.x - from.x),
-                        y: from.y + s * (p.y - from.y),
-                        yaw: from.yaw + s * wrap(p.yaw - from.yaw),
+                        x: from[0] + s * (to[0] - from[0]) - back * yaw.cos(),
+                        y: from[1] + s * (to[1] - from[1]) - back * yaw.sin(),
+                        yaw,
                     };
                 }
                 let frame = Frame::of_stance(&now[0], &now[1]);
@@ -250,9 +276,14 @@ impl Segment {
                     let k = slot(f);
                     let leg = source.leg(f);
                     let h = leg.foot_point(&standing.poses).y;
+                    // A toe pivot's foot: pitched toes down about the foot's right (its yaw's +z
+                    // turned), by −pitch, its effector lifted so the toes stay on the ground.
+                    let lift = pivot.map_or(0.0, |(_, toes)| toes * pitch[k].sin());
+                    let right = yaw_turn(now[k].yaw) * Vector3::z_axis();
                     FootTarget {
-                        point: world(now[k].x, now[k].y, h),
-                        orientation: yaw_turn(now[k].yaw - standing.feet[k].yaw)
+                        point: world(now[k].x, now[k].y, h + lift),
+                        orientation: UnitQuaternion::from_axis_angle(&right, -pitch[k])
+                            * yaw_turn(now[k].yaw - standing.feet[k].yaw)
                             * quat_of(&standing.poses[leg.foot]),
                         down: true,
                     }

@@ -6,14 +6,17 @@ use super::body::slot;
 use super::source::{MotionSource, footprint};
 use super::step::{Foot, Footstep};
 use crate::clip::Clip;
+use crate::clip::leg_ik::relative;
 use crate::clip::pose::body_poses;
 use nalgebra::Vector3;
 
 /// What the full body's quality checks measure (the acceptance, per clip).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BodyQuality {
-    /// The most a foot's contact point moves on the ground while it stays down, m (a pivot
-    /// turns about it).
+    /// The most a foot's contact point travels on the ground while it stays down, m: summed
+    /// frame by frame over the nearer to staying of its footprint (a heel pivot turns about it)
+    /// and its toes (a toe pivot's, [`MotionSource::toes`] ahead), so a toe pivot followed by a
+    /// heel pivot of the same planted foot slides by neither.
     pub slide_m: f64,
     /// The largest change of a joint coordinate between consecutive frames, rad.
     pub joint_jump_rad: f64,
@@ -29,7 +32,9 @@ pub struct BodyQuality {
 pub fn quality(source: &MotionSource, clip: &Clip) -> BodyQuality {
     let c = &source.character;
     let mut q = BodyQuality::default();
-    let mut held: [Option<Vector3<f64>>; 2] = [None, None];
+    // Per foot: its footprint and toes at the frame before, and how far it has slid since it
+    // came down.
+    let mut held: [Option<([Vector3<f64>; 2], f64)>; 2] = [None, None];
     let limits = c.coordinate_limits();
     for (i, f) in clip.frames.iter().enumerate() {
         for (k, (x, l)) in f.joints.iter().zip(&limits).enumerate() {
@@ -45,10 +50,14 @@ pub fn quality(source: &MotionSource, clip: &Clip) -> BodyQuality {
         for foot in [Foot::Left, Foot::Right] {
             let leg = source.leg(foot);
             let p = leg.foot_point(&poses);
+            let toes = p + source.toes * (relative(c, &poses, leg.foot) * leg.forward).normalize();
             let k = slot(foot);
             if clip.contacts[i][leg.effector] {
-                let h = *held[k].get_or_insert(p);
-                q.slide_m = q.slide_m.max((p.x - h.x).hypot(p.z - h.z));
+                let (h, slid) = held[k].unwrap_or(([p, toes], 0.0));
+                let moved = |a: &Vector3<f64>, b: &Vector3<f64>| (a.x - b.x).hypot(a.z - b.z);
+                let slid = slid + moved(&p, &h[0]).min(moved(&toes, &h[1]));
+                q.slide_m = q.slide_m.max(slid);
+                held[k] = Some(([p, toes], slid));
             } else {
                 held[k] = None;
             }

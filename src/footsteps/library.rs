@@ -77,6 +77,9 @@ pub struct Dimensions {
     pub step_length: f64,
     /// Half the lateral distance between the feet while walking, m (its hips are 0.18 m apart).
     pub half_width: f64,
+    /// How far ahead of a footprint (the sole's middle) the toes are, m: what a toe pivot turns
+    /// on (the front edge of human3d's 0.26 m box foot).
+    pub toes: f64,
 }
 
 impl Default for Dimensions {
@@ -84,6 +87,7 @@ impl Default for Dimensions {
         Dimensions {
             step_length: 0.55,
             half_width: 0.09,
+            toes: 0.13,
         }
     }
 }
@@ -318,9 +322,21 @@ fn far_entry(
             ]
         };
     }
+    // A foot turns on its toes when it turns away from the other foot: its heel swings in
+    // behind it, and the step before lands outside the stance. Turning towards the other foot it
+    // turns on its heel, which would otherwise have to land across the other foot's line.
+    let tag = |k: usize| {
+        let before = (0..k).rev().find(|&j| feet[j] == feet[k]);
+        match (tags[k], before) {
+            (StepTag::ToePivot, Some(j)) if wrap(yaws[k] - yaws[j]) * feet[k].side() < 0.0 => {
+                StepTag::HeelPivot
+            }
+            (t, _) => t,
+        }
+    };
     let steps = (0..n)
         .map(|k| TemplateStep {
-            tag: tags[k],
+            tag: tag(k),
             step: Footstep {
                 foot: feet[k],
                 x: at[k][0],

@@ -1,7 +1,8 @@
 //! Footstep optimization (Agrawal 2016, thesis §5.4): BFGS with the analytic gradient of
 //! [`Window::evaluate`] over the planar positions and yaws of one phase's steps. A sliding pivot
 //! turns its foot where it stands, so only its yaw is free and its position follows the foot's
-//! plant before it; a step pinned by the task (an entry's final stance) is not free at all.
+//! plant before it (a toe pivot keeps the toes, ahead of the footprint, where they were); a step
+//! pinned by the task (an entry's final stance) is not free at all.
 
 use super::objective::{Plant, Window};
 use argmin::core::{CostFunction, Executor, Gradient};
@@ -9,12 +10,14 @@ use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::BFGS;
 
 /// What the optimizer may move of one step of the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Freedom {
     /// Position and yaw.
     Free,
-    /// Only the yaw; the position is that of the plant at this index (the same foot's last).
-    Pivot(usize),
+    /// Only the yaw: the foot turns about the point `toes` metres ahead of its footprint (0: the
+    /// footprint itself, a heel pivot), which stays where the plant `on` (the same foot's last)
+    /// has it.
+    Pivot { on: usize, toes: f64 },
     /// Nothing: the task pins it.
     Fixed,
 }
@@ -47,8 +50,13 @@ impl Problem<'_> {
                     plants[i] = [v[k], v[k + 1], v[k + 2]];
                     k += 3;
                 }
-                Freedom::Pivot(src) => {
-                    plants[i] = [plants[src][0], plants[src][1], v[k]];
+                Freedom::Pivot { on, toes } => {
+                    let (a, b) = (plants[on][2], v[k]);
+                    plants[i] = [
+                        plants[on][0] + toes * (a.cos() - b.cos()),
+                        plants[on][1] + toes * (a.sin() - b.sin()),
+                        b,
+                    ];
                     k += 1;
                 }
                 Freedom::Fixed => {}
@@ -63,7 +71,7 @@ impl Problem<'_> {
             let p = self.base[self.window.first + j];
             match f {
                 Freedom::Free => v.extend_from_slice(&p),
-                Freedom::Pivot(_) => v.push(p[2]),
+                Freedom::Pivot { .. } => v.push(p[2]),
                 Freedom::Fixed => {}
             }
         }
@@ -71,14 +79,18 @@ impl Problem<'_> {
     }
 
     /// The gradient with respect to the variables, from the one with respect to every plant:
-    /// a pivot's position gradient flows to the plant it stands on (latest first, so chains of
-    /// pivots add up).
-    fn variable_gradient(&self, mut g: Vec<Plant>) -> Vec<f64> {
+    /// a pivot's position gradient flows to the plant it stands on, and through the toes' lever
+    /// to that plant's yaw and its own (latest first, so chains of pivots add up).
+    fn variable_gradient(&self, plants: &[Plant], mut g: Vec<Plant>) -> Vec<f64> {
         for (j, f) in self.freedoms.iter().enumerate().rev() {
-            if let Freedom::Pivot(src) = *f {
+            if let Freedom::Pivot { on, toes } = *f {
                 let i = self.window.first + j;
-                g[src][0] += g[i][0];
-                g[src][1] += g[i][1];
+                let (a, b) = (plants[on][2], plants[i][2]);
+                let [gx, gy, _] = g[i];
+                g[on][0] += gx;
+                g[on][1] += gy;
+                g[on][2] += toes * (-a.sin() * gx + a.cos() * gy);
+                g[i][2] -= toes * (-b.sin() * gx + b.cos() * gy);
             }
         }
         let mut out = Vec::new();
@@ -86,7 +98,7 @@ impl Problem<'_> {
             let gi = g[self.window.first + j];
             match f {
                 Freedom::Free => out.extend_from_slice(&gi),
-                Freedom::Pivot(_) => out.push(gi[2]),
+                Freedom::Pivot { .. } => out.push(gi[2]),
                 Freedom::Fixed => {}
             }
         }
@@ -97,7 +109,7 @@ impl Problem<'_> {
         let plants = self.plants(v);
         let mut g = vec![[0.0; 3]; plants.len()];
         let f = self.window.evaluate(&plants, Some(&mut g));
-        (f, self.variable_gradient(g))
+        (f, self.variable_gradient(&plants, g))
     }
 }
 

@@ -140,7 +140,10 @@ impl Planner<'_> {
                 if fixed.get(i - first).copied().unwrap_or(false) {
                     Freedom::Fixed
                 } else if s.tag.is_pivot() {
-                    Freedom::Pivot(self.last_of(s.step.foot, i))
+                    Freedom::Pivot {
+                        on: self.last_of(s.step.foot, i),
+                        toes: self.toes_of(s.tag),
+                    }
                 } else {
                     Freedom::Free
                 }
@@ -179,15 +182,20 @@ impl Planner<'_> {
         }
     }
 
+    /// How far ahead of its footprint a pivot of this tag turns the foot, m: the toes for a toe
+    /// pivot, the footprint itself for a heel pivot.
+    fn toes_of(&self, tag: StepTag) -> f64 {
+        match tag {
+            StepTag::ToePivot => self.library.dimensions.toes,
+            _ => 0.0,
+        }
+    }
+
     fn push(&mut self, step: Footstep, tag: StepTag, phase: Phase, task: usize) {
         let step = if tag.is_pivot() {
-            // A pivot turns the foot where it stands.
+            // A pivot turns the foot where it stands (on its toes for a toe pivot).
             let at = self.footstep(self.last_of(step.foot, self.plant_count()));
-            Footstep {
-                x: at.x,
-                y: at.y,
-                ..step
-            }
+            at.pivoted(step.yaw, self.toes_of(tag))
         } else {
             step
         };
@@ -374,11 +382,12 @@ fn plan_task(
     let target = [task.location.0, task.location.1];
     let radius = library.enter_radius(&library.templates[entry]);
     let inside = |s: &Footstep| (s.x - target[0]).hypot(s.y - target[1]) < radius;
-    let entry_steps: Vec<(StepTag, Footstep)> = library.templates[entry]
+    let mut entry_steps: Vec<(StepTag, Footstep)> = library.templates[entry]
         .steps
         .iter()
         .map(|s| (s.tag, tf.step_to_world(&s.step)))
         .collect();
+    settle_toe_pivots(&mut entry_steps, library.dimensions.toes);
     let entry_point = entry_steps[0].1.position();
 
     // Shortcut 1: a foot is already inside the enter radius.
@@ -500,6 +509,22 @@ fn plan_task(
     p.optimize_tail(first, PhaseWeights::ENTER, from, to, target, None, &fixed);
     let exit = (route != Route::EntryOnly).then_some(exit);
     (route, exit, entry)
+}
+
+/// The step of a foot before each of its toe pivots lands where turning on the toes brings the
+/// foot onto the pivot's footstep: the pivot's footstep turned back to that step's yaw about its
+/// toes, `toes` metres ahead (latest first, so two pivots of one foot chain). A template puts
+/// the pivot on the task's stance, as it does a heel pivot, and the foot then ends there.
+fn settle_toe_pivots(steps: &mut [(StepTag, Footstep)], toes: f64) {
+    for k in (0..steps.len()).rev() {
+        if steps[k].0 != StepTag::ToePivot {
+            continue;
+        }
+        let foot = steps[k].1.foot;
+        if let Some(j) = (0..k).rev().find(|&j| steps[j].1.foot == foot) {
+            steps[j].1 = steps[k].1.pivoted(steps[j].1.yaw, toes);
+        }
+    }
 }
 
 /// Footsteps of the given feet spaced evenly between two footsteps (exclusive): along the

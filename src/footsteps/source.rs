@@ -102,6 +102,10 @@ pub struct MotionSource {
     pub stand: (BodyPose, Vec<f64>),
     /// Per foot (left, right): the leg.
     pub legs: [Leg; 2],
+    /// How far ahead of its footprint a foot's toes are, m: the front of a box foot from its
+    /// effector point along the toes (what a toe pivot turns on); 0 for a foot of another
+    /// shape (it pivots on its footprint).
+    pub toes: f64,
 }
 
 fn index(f: Foot) -> usize {
@@ -188,12 +192,14 @@ impl MotionSource {
                 "the walk has no alternating lift-off and touch-down of both feet",
             ));
         };
+        let toes = toes_ahead(&character, &legs[0]);
         Ok(MotionSource {
             character,
             walk: unrolled,
             steps: [l, r],
             stand: (first.root, first.joints.clone()),
             legs,
+            toes,
         })
     }
 
@@ -231,6 +237,17 @@ impl MotionSource {
     pub fn stand_poses(&self) -> Vec<BodyPose> {
         body_poses(&self.character, &self.stand.0, &self.stand.1)
     }
+}
+
+/// How far the front of `leg`'s foot is ahead of its effector point along the toes, m: the box's
+/// support along the toes' direction less the point's; 0 for a foot that is not a box.
+fn toes_ahead(c: &Character, leg: &Leg) -> f64 {
+    let crate::model::Shape::Box { half_extents } = c.bodies[leg.foot].shape else {
+        return 0.0;
+    };
+    let f = leg.forward.normalize();
+    let support: f64 = (0..3).map(|j| half_extents[j] * f[j].abs()).sum();
+    (support - leg.point.dot(&f)).max(0.0)
 }
 
 /// A cyclic clip's frames over two cycles, the second moved by the cycle's transform.

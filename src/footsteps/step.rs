@@ -99,6 +99,26 @@ impl Footstep {
     pub fn distance(&self, other: &Footstep) -> f64 {
         (self.x - other.x).hypot(self.y - other.y)
     }
+
+    /// The point `ahead` metres along the toes' direction: what a pivot turns the foot about
+    /// (0: the footprint, a heel pivot; the toes, a toe pivot).
+    pub fn ahead(&self, ahead: f64) -> [f64; 2] {
+        [
+            self.x + ahead * self.yaw.cos(),
+            self.y + ahead * self.yaw.sin(),
+        ]
+    }
+
+    /// The footstep turned to `yaw` about its point `ahead` metres along its toes (a pivot).
+    pub fn pivoted(&self, yaw: f64, ahead: f64) -> Footstep {
+        let [x, y] = self.ahead(ahead);
+        Footstep {
+            x: x - ahead * yaw.cos(),
+            y: y - ahead * yaw.sin(),
+            yaw,
+            ..*self
+        }
+    }
 }
 
 /// A step of a clip (Eq. 5.1, `q = (n_s, n_e, n_sa, n_ea, tag, phase)`): it begins when the swing

@@ -47,11 +47,12 @@ fn the_gradient_matches_finite_differences_in_every_phase() {
             ]
         })
         .collect();
+    // A heel pivot on plant 2, and a toe pivot chained on it (its toes 13 cm ahead).
     let freedoms = [
         Freedom::Free,
-        Freedom::Pivot(2),
+        Freedom::Pivot { on: 2, toes: 0.0 },
         Freedom::Free,
-        Freedom::Pivot(5),
+        Freedom::Pivot { on: 3, toes: 0.13 },
         Freedom::Fixed,
     ];
     for weights in [
@@ -217,8 +218,16 @@ pub(super) fn check_plan(
         if splay > MAX_SPLAY_DEG {
             return Err(format!("step {k} {s:?}: {splay:.0}° from the other foot"));
         }
-        if s.tag.is_pivot() && stride > 1e-9 {
-            return Err(format!("step {k}: a pivot slid {stride} m"));
+        // A pivot turns about its footprint (a heel pivot) or its toes (a toe pivot): that
+        // point stays.
+        let about = match s.tag {
+            super::StepTag::ToePivot => lib.dimensions.toes,
+            _ => 0.0,
+        };
+        let (a, b) = (plants[i].ahead(about), plants[prev_same].ahead(about));
+        let slid = (a[0] - b[0]).hypot(a[1] - b[1]);
+        if s.tag.is_pivot() && slid > 1e-9 {
+            return Err(format!("step {k}: a pivot slid {slid} m"));
         }
         let other = plants[..i]
             .iter()
