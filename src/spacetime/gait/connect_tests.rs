@@ -183,21 +183,10 @@ fn swings_lift_their_feet_over_their_windows_only() {
     assert!(matches!(err, GaitError::Window { .. }), "{err}");
 }
 
-/// A pivot turns a foot on the ground between the frames inside its window, eased in and out,
-/// by as much as the placement turns the stance (the standing pose to itself turned 0.5 rad),
-/// and nowhere else: the slip block of each pair of frames asks for that share of the turn. A
-/// pivot of a foot the creature does not have, a window that is not one, or one over a lifted
-/// foot is refused.
-#[test]
-fn a_pivot_turns_a_planted_foot_over_its_window_only() {
-    let (skeleton, stand) = standing();
-    let pivot = |foot: &str, from, to| Pivot {
-        foot: foot.into(),
-        from,
-        to,
-        on: PivotOn::Sole,
-    };
-    let mut c = Connection {
+/// The standing pose to itself turned half a radian in 21 frames over a second, the right foot
+/// stepping round from 0.3 to 0.7 while `pivot` turns a foot.
+fn left_pivot(pivot: Pivot) -> Connection {
+    Connection {
         from_frame: 0,
         to_frame: 0,
         frames: 21,
@@ -212,8 +201,25 @@ fn a_pivot_turns_a_planted_foot_over_its_window_only() {
             lift: 0.3,
             land: 0.7,
         }],
-        pivots: vec![pivot("l_foot", 0.2, 0.8)],
+        pivots: vec![pivot],
+    }
+}
+
+/// A pivot turns a foot on the ground between the frames inside its window, eased in and out,
+/// by as much as the placement turns the stance (the standing pose to itself turned 0.5 rad),
+/// and nowhere else: the slip block of each pair of frames asks for that share of the turn. A
+/// pivot of a foot the creature does not have, a window that is not one, or one over a lifted
+/// foot is refused.
+#[test]
+fn a_pivot_turns_a_planted_foot_over_its_window_only() {
+    let (skeleton, stand) = standing();
+    let pivot = |foot: &str, from, to| Pivot {
+        foot: foot.into(),
+        from,
+        to,
+        on: PivotOn::Sole,
     };
+    let mut c = left_pivot(pivot("l_foot", 0.2, 0.8));
     let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
     let left = (skeleton.feet.iter())
         .position(|&l| skeleton.limbs[l].name == "l_foot")
@@ -332,28 +338,12 @@ fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
         "{toes:?}"
     );
     assert_eq!(skeleton.heel_corners(left).len(), 2);
-    let c = Connection {
-        from_frame: 0,
-        to_frame: 0,
-        frames: 21,
-        duration: 1.0,
-        placement: Some(PlanarMotion {
-            x: 0.0,
-            z: 0.0,
-            yaw: 0.5,
-        }),
-        swings: vec![Swing {
-            foot: "r_foot".into(),
-            lift: 0.3,
-            land: 0.7,
-        }],
-        pivots: vec![Pivot {
-            foot: "l_foot".into(),
-            from: 0.2,
-            to: 0.8,
-            on: PivotOn::Toes,
-        }],
-    };
+    let c = left_pivot(Pivot {
+        foot: "l_foot".into(),
+        from: 0.2,
+        to: 0.8,
+        on: PivotOn::Toes,
+    });
     let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
     for i in 0..21 {
         // The window is frames 4 to 16; its middle three fifths, 7 to 13, stand on the toes,
