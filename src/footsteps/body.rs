@@ -51,8 +51,8 @@ const YAW_PROBES: usize = 10;
 const YAW_BISECTIONS: usize = 12;
 /// How far inside its limits a turned pelvis keeps the legs' coordinates, rad.
 const LIMIT_MARGIN: f64 = 0.005;
-/// How far a toe pivot pitches the foot toes-down at the middle of its turn, rad (the solved
-/// toe pivots lift the box foot's heel 5 cm: 11°).
+/// How far a toe pivot pitches the foot toes-down at the middle of its turn, rad (the gait
+/// NLP's toe pivots hold the box foot's heel at least 5 cm up: 11°).
 pub const TOE_PIVOT_PITCH: f64 = 0.2;
 
 /// Timing of the full body.

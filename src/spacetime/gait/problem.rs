@@ -169,7 +169,7 @@ pub(super) enum Block {
     /// `turn`: how far the foot turns about y between the two frames, off the treadmill in
     /// 3D (0, or a pivot's share of its turn).
     /// `at`: the point of the foot that stays (zero: the foot point; the toes when the foot
-    /// stands on them at either frame).
+    /// turns about them at either frame, a toe pivot's window).
     Slip {
         foot: usize,
         seam: Seam,
