@@ -2,7 +2,7 @@
 //! thesis §5.5; the acceptance per clip): planted feet that do not slide, joints that do
 //! not jump, coordinates within their limits, and the stance the feet make at a frame.
 
-use super::body::slot;
+use super::body_segments::slot;
 use super::source::{MotionSource, footprint};
 use super::step::{Foot, Footstep};
 use crate::clip::Clip;

@@ -13,6 +13,7 @@
 
 pub mod body;
 pub mod body_quality;
+mod body_segments;
 pub mod captured;
 pub mod library;
 pub mod marker;

@@ -1,0 +1,301 @@
+//! The segments a footstep plan is played as (Agrawal 2016, thesis §5.5), and the raw pose of
+//! each before the legs reach:
+//! - a walking step is the walk cycle's window from the swing foot's lift-off to the other
+//!   foot's, carried so that the source's stance foot lands on the planned stance foot. The
+//!   swing foot's path is warped over its airborne part from the source's lift-off and
+//!   touch-down onto the planned start and end (position and yaw, smoothstep-weighted), and the
+//!   root takes half of the swing warp;
+//! - a pivot turns the foot in place on the ground from the standing pose, and at each task the
+//!   figure stands a while with both feet on their plants. A toe pivot turns about the toes
+//!   ([`MotionSource::toes`] ahead of the footprint) with the heel lifted up to
+//!   [`TOE_PIVOT_PITCH`] and down again; a heel pivot turns flat about the footprint.
+
+use super::body::{BodyOptions, JOIN_TIME, TOE_PIVOT_PITCH};
+use super::plan::FootstepPlan;
+use super::source::{MotionSource, carrying, footprint, world};
+use super::step::{Foot, Footstep, Frame, StepTag, wrap};
+use crate::clip::pose::{BodyPose, body_poses, pose_of, quat_of, reference_orientation};
+use crate::track::target::sample;
+use nalgebra::{UnitQuaternion, Vector3};
+use std::f64::consts::FRAC_PI_2;
+
+/// What one foot should do at an instant.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FootTarget {
+    pub(super) point: Vector3<f64>,
+    pub(super) orientation: UnitQuaternion<f64>,
+    pub(super) down: bool,
+}
+
+/// A pose before the legs reach: root, joints and the feet's targets (left, right).
+#[derive(Clone, Debug)]
+pub(super) struct Raw {
+    pub(super) root: BodyPose,
+    pub(super) joints: Vec<f64>,
+    pub(super) feet: [FootTarget; 2],
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Motion {
+    /// Both feet on `plants`; `pivot` turns one of them to a footstep about its point that many
+    /// metres ahead of the footprint (the toes, heel up, for a toe pivot; 0 for a heel pivot).
+    Stand {
+        plants: [Footstep; 2],
+        pivot: Option<(Footstep, f64)>,
+    },
+    /// A walking step of `to.foot` from `plants`.
+    Swing { plants: [Footstep; 2], to: Footstep },
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Segment {
+    pub(super) motion: Motion,
+    pub(super) duration: f64,
+    /// The planned step it plays, if any.
+    pub(super) step: Option<usize>,
+}
+
+pub(super) fn slot(f: Foot) -> usize {
+    match f {
+        Foot::Left => 0,
+        Foot::Right => 1,
+    }
+}
+
+pub(super) fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+pub(super) fn yaw_turn(a: f64) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_axis_angle(&Vector3::y_axis(), a)
+}
+
+/// A foot body's orientation `q` turned about the vertical so that its toes point along `yaw`:
+/// a foot on the ground keeps its planned yaw whatever the source's foot does.
+pub(super) fn turned_to(
+    c: &crate::model::Character,
+    body: usize,
+    q: &UnitQuaternion<f64>,
+    yaw: f64,
+) -> UnitQuaternion<f64> {
+    let forward = q * reference_orientation(&c.bodies[body]).inverse() * Vector3::x();
+    yaw_turn(yaw - (-forward.z).atan2(forward.x)) * q
+}
+
+/// The segments that play a plan.
+pub(super) fn segments(
+    source: &MotionSource,
+    plan: &FootstepPlan,
+    options: &BodyOptions,
+) -> Vec<Segment> {
+    let mut plants = plan.start;
+    let mut out = vec![Segment {
+        motion: Motion::Stand {
+            plants,
+            pivot: None,
+        },
+        duration: options.start,
+        step: None,
+    }];
+    for (i, s) in plan.steps.iter().enumerate() {
+        let k = slot(s.step.foot);
+        if s.tag.is_pivot() {
+            let turn = wrap(s.step.yaw - plants[k].yaw).abs();
+            let (toes, settle) = match s.tag {
+                StepTag::ToePivot => (source.toes, JOIN_TIME),
+                _ => (0.0, 0.0),
+            };
+            out.push(Segment {
+                motion: Motion::Stand {
+                    plants,
+                    pivot: Some((s.step, toes)),
+                },
+                duration: settle + (options.pivot * turn / FRAC_PI_2).max(0.5 * options.pivot),
+                step: Some(i),
+            });
+        } else {
+            let w = source.step(s.step.foot);
+            out.push(Segment {
+                motion: Motion::Swing { plants, to: s.step },
+                duration: w.end - w.lift_off,
+                step: Some(i),
+            });
+        }
+        plants[k] = s.step;
+        let last_of_task = plan.steps.get(i + 1).is_none_or(|n| n.task != s.task);
+        if last_of_task {
+            out.push(Segment {
+                motion: Motion::Stand {
+                    plants,
+                    pivot: None,
+                },
+                duration: options.hold,
+                step: None,
+            });
+        }
+    }
+    out
+}
+
+/// The source's standing stance: its footprints and their frame.
+pub(super) struct Standing {
+    pub(super) poses: Vec<BodyPose>,
+    pub(super) feet: [Footstep; 2],
+    pub(super) frame: Frame,
+}
+
+impl Standing {
+    pub(super) fn new(source: &MotionSource) -> Self {
+        let poses = source.stand_poses();
+        let c = &source.character;
+        let feet = [
+            footprint(c, &poses, source.leg(Foot::Left), Foot::Left),
+            footprint(c, &poses, source.leg(Foot::Right), Foot::Right),
+        ];
+        let frame = Frame::of_stance(&feet[0], &feet[1]);
+        Standing { poses, feet, frame }
+    }
+}
+
+fn frame_step(f: &Frame) -> Footstep {
+    Footstep {
+        foot: Foot::Left,
+        x: f.x,
+        y: f.y,
+        yaw: f.yaw,
+    }
+}
+
+impl Segment {
+    /// The raw pose `t` seconds into the segment.
+    pub(super) fn raw(&self, source: &MotionSource, standing: &Standing, t: f64) -> Raw {
+        let c = &source.character;
+        match &self.motion {
+            Motion::Stand { plants, pivot } => {
+                let mut now = *plants;
+                // The pivoting foot's pitch, toes down (a toe pivot's heel up).
+                let mut pitch = [0.0; 2];
+                if let Some((p, toes)) = pivot {
+                    let k = slot(p.foot);
+                    // A toe pivot first stands for the join's time: the landing's blend
+                    // settles the foot flat about its footprint before it turns on its toes.
+                    let settle = if *toes > 0.0 { JOIN_TIME } else { 0.0 };
+                    let x = (t - settle) / (self.duration - settle).max(1e-9);
+                    let s = smoothstep(x);
+                    let (from, to) = (plants[k].ahead(*toes), p.ahead(*toes));
+                    let yaw = plants[k].yaw + s * wrap(p.yaw - plants[k].yaw);
+                    // The point turned about moves only as far as the plan moved it; the
+                    // footprint stays `toes` behind it, shortened by the pitch.
+                    let bump = 16.0 * (x * (1.0 - x)).clamp(0.0, 0.25).powi(2);
+                    pitch[k] = if *toes > 0.0 {
+                        TOE_PIVOT_PITCH * bump
+                    } else {
+                        0.0
+                    };
+                    let back = toes * pitch[k].cos();
+                    now[k] = Footstep {
+                        foot: p.foot,
+                        x: from[0] + s * (to[0] - from[0]) - back * yaw.cos(),
+                        y: from[1] + s * (to[1] - from[1]) - back * yaw.sin(),
+                        yaw,
+                    };
+                }
+                let frame = Frame::of_stance(&now[0], &now[1]);
+                let a = carrying(&frame_step(&standing.frame), &frame_step(&frame));
+                let root = &source.stand.0;
+                let position = a.apply_vec3([root[0], root[1], root[2]]);
+                let q = yaw_turn(a.yaw) * quat_of(root);
+                let feet = [Foot::Left, Foot::Right].map(|f| {
+                    let k = slot(f);
+                    let leg = source.leg(f);
+                    let h = leg.foot_point(&standing.poses).y;
+                    // A toe pivot's foot: pitched toes down about the foot's right (its yaw's +z
+                    // turned), by −pitch, its effector lifted so the toes stay on the ground.
+                    let lift = pivot.map_or(0.0, |(_, toes)| toes * pitch[k].sin());
+                    let right = yaw_turn(now[k].yaw) * Vector3::z_axis();
+                    FootTarget {
+                        point: world(now[k].x, now[k].y, h + lift),
+                        orientation: UnitQuaternion::from_axis_angle(&right, -pitch[k])
+                            * yaw_turn(now[k].yaw - standing.feet[k].yaw)
+                            * quat_of(&standing.poses[leg.foot]),
+                        down: true,
+                    }
+                });
+                Raw {
+                    root: pose_of(Vector3::from(position), &q),
+                    joints: source.stand.1.clone(),
+                    feet,
+                }
+            }
+            Motion::Swing { plants, to } => {
+                let (f, g) = (to.foot, to.foot.other());
+                let w = source.step(f);
+                let tau = w.lift_off + t;
+                let poses_at = |time: f64| {
+                    let (root, joints) = sample(&source.walk, time);
+                    (root, joints.clone(), body_poses(c, &root, &joints))
+                };
+                let (_, _, lift) = poses_at(w.lift_off);
+                let (_, _, touch) = poses_at(w.touch_down);
+                let (root, joints, now) = poses_at(tau);
+                let a = carrying(&footprint(c, &lift, source.leg(g), g), &plants[slot(g)]);
+                let moved = |s: Footstep| {
+                    let p = a.apply_vec3([s.x, 0.0, -s.y]);
+                    (p[0], -p[2], s.yaw + a.yaw)
+                };
+                let s0 = moved(footprint(c, &lift, source.leg(f), f));
+                let s1 = moved(footprint(c, &touch, source.leg(f), f));
+                let from = plants[slot(f)];
+                let b = smoothstep((tau - w.lift_off) / (w.touch_down - w.lift_off));
+                let warp = [
+                    (1.0 - b) * (from.x - s0.0) + b * (to.x - s1.0),
+                    (1.0 - b) * (from.y - s0.1) + b * (to.y - s1.1),
+                ];
+                let warp_yaw = (1.0 - b) * wrap(from.yaw - s0.2) + b * wrap(to.yaw - s1.2);
+                let down = tau >= w.touch_down;
+                let swing_leg = source.leg(f);
+                let p = Vector3::from(a.apply_vec3(swing_leg.foot_point(&now).into()));
+                let point = if down {
+                    world(to.x, to.y, p.y)
+                } else {
+                    p + world(warp[0], warp[1], 0.0)
+                };
+                let swing = FootTarget {
+                    point,
+                    orientation: if down {
+                        turned_to(c, swing_leg.foot, &quat_of(&now[swing_leg.foot]), to.yaw)
+                    } else {
+                        yaw_turn(a.yaw + warp_yaw) * quat_of(&now[swing_leg.foot])
+                    },
+                    down,
+                };
+                let stance_leg = source.leg(g);
+                let stance = FootTarget {
+                    point: world(
+                        plants[slot(g)].x,
+                        plants[slot(g)].y,
+                        stance_leg.foot_point(&now).y,
+                    ),
+                    orientation: turned_to(
+                        c,
+                        stance_leg.foot,
+                        &quat_of(&now[stance_leg.foot]),
+                        plants[slot(g)].yaw,
+                    ),
+                    down: true,
+                };
+                let mut feet = [stance; 2];
+                feet[slot(f)] = swing;
+                let position = Vector3::from(a.apply_vec3([root[0], root[1], root[2]]))
+                    + 0.5 * world(warp[0], warp[1], 0.0);
+                let q = yaw_turn(a.yaw + 0.5 * warp_yaw) * quat_of(&root);
+                Raw {
+                    root: pose_of(position, &q),
+                    joints,
+                    feet,
+                }
+            }
+        }
+    }
+}
