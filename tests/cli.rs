@@ -625,6 +625,49 @@ fn footsteps_templates_are_cut_from_clips_and_planned_with() {
         planned.contains("entry \"turn_") || planned.contains("entry \"side_step_"),
         "{planned}"
     );
+    // Their steps play from the solved clips they were cut from, and the body keeps its bars.
+    let body = planned
+        .lines()
+        .find(|l| l.starts_with("body "))
+        .expect(&planned);
+    let w: Vec<&str> = body.split_whitespace().collect();
+    let after = |key: &str| -> f64 {
+        let k = w.iter().position(|x| *x == key).expect(body);
+        w[k + 1].parse().unwrap()
+    };
+    assert!(after("from_clips") >= 1.0, "{body}");
+    assert!(
+        after("slide_m") <= 0.02 && after("joint_jump_rad") <= 0.5,
+        "{body}"
+    );
+    // A solved clip cut into a template file elsewhere: the file names the clip relative to
+    // itself, and a plan with it finds the clip and plays its steps from it.
+    let side = dir.path().join("side.templates.ron");
+    motionlab_ok(&[
+        "footsteps".as_ref(),
+        "templates".as_ref(),
+        "assets/spaces/human3d_stepping/clips/side_step_left_0.3.ron".as_ref(),
+        "--side".as_ref(),
+        "entry".as_ref(),
+        "--steps".as_ref(),
+        "2".as_ref(),
+        "--out".as_ref(),
+        side.as_os_str(),
+    ]);
+    let written = std::fs::read_to_string(&side).unwrap();
+    assert!(
+        written.contains("side_step_left_0.3.ron\"") && written.contains("lift_off"),
+        "{written}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+        .args(["footsteps", "plan", "--random", "3", "--templates"])
+        .arg(&side)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("played from the walk"), "{err}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
         .args([
             "footsteps",

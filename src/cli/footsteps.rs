@@ -2,12 +2,14 @@
 //! ch. 5) from the command line. Parsing and printing only; the work is `motionlab::footsteps`.
 
 use anyhow::{Result, anyhow};
+use motionlab::clip::ClipFormat;
 use motionlab::footsteps::body::{BodyOptions, full_body};
 use motionlab::footsteps::body_quality::quality;
-use motionlab::footsteps::captured::{Capture, TemplateSet, templates_from_clip};
+use motionlab::footsteps::captured::{Capture, TemplateSet, clip_name, templates_from_clip};
 use motionlab::footsteps::library::{Dimensions, Side};
 use motionlab::footsteps::source::MotionSource;
 use motionlab::footsteps::{Effort, Library, TaskCategory, TaskSequence, plan};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -135,11 +137,24 @@ fn cut_templates(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clip".into());
+    // A clip on a character of the project keeps its steps' spans, so the full body plays
+    // them from it; motion capture is played from the walk.
+    let own = matches!(opened.format, ClipFormat::Clip | ClipFormat::GaitClip);
+    let named = out
+        .as_deref()
+        .filter(|_| own)
+        .map(|file| clip_name(file, path));
     let mut made = Vec::new();
     for capture in captures {
         made.extend(
-            templates_from_clip(&opened.character, &opened.clip, &name, capture)
-                .map_err(|e| anyhow!("{}: {e}", path.display()))?,
+            templates_from_clip(
+                &opened.character,
+                &opened.clip,
+                &name,
+                capture,
+                named.as_deref(),
+            )
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?,
         );
     }
     for t in &made {
@@ -175,16 +190,32 @@ fn cut_templates(
 
 /// The library a plan retrieves from: the geometric one, with a template file's templates
 /// ahead of it or alone.
-/// Also how many of its templates come from the file (they come first).
-fn library(templates: Option<PathBuf>, only: bool) -> Result<(Library, usize)> {
+struct Retrieval {
+    library: Library,
+    /// How many of its templates come from the file (they come first).
+    given: usize,
+    /// The clips the file's steps were cut from: names and files.
+    clips: BTreeMap<String, PathBuf>,
+}
+
+fn library(templates: Option<PathBuf>, only: bool) -> Result<Retrieval> {
     let Some(path) = templates else {
-        return Ok((Library::geometric(Dimensions::default()), 0));
+        return Ok(Retrieval {
+            library: Library::geometric(Dimensions::default()),
+            given: 0,
+            clips: BTreeMap::new(),
+        });
     };
     let set = TemplateSet::load(&path)?;
+    let clips = set.clips(&path);
     let given = set.templates.len();
     let library = Library::with_templates(set.templates, only, Dimensions::default())
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    Ok((library, given))
+    Ok(Retrieval {
+        library,
+        given,
+        clips,
+    })
 }
 
 /// `motionlab footsteps segment`: the steps of a clip, one line each.
@@ -297,7 +328,7 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                 (None, Some(seed)) => TaskSequence::random(seed, count.max(1)),
                 (None, None) => return Err(anyhow!("give a task file or --random SEED")),
             };
-            let (library, _) = library(templates, templates_only)?;
+            let Retrieval { library, clips, .. } = library(templates, templates_only)?;
             let plan = plan(&library, &sequence);
             if steps {
                 for s in &plan.steps {
@@ -335,11 +366,11 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                     .map_err(|e| anyhow!("{}: {e}", path.display()))?;
                 println!("wrote {}", path.display());
             }
-            let (source, character) = human_source()?;
+            let (source, character) = human_source(&clips)?;
             let body = full_body(&source, character, &plan, &BodyOptions::default());
             let q = quality(&source, &body.clip);
             println!(
-                "body frames {} seconds {:.2} slide_m {:.4} joint_jump_rad {:.3} past_limit_rad {:.3}{}",
+                "body frames {} seconds {:.2} slide_m {:.4} joint_jump_rad {:.3} past_limit_rad {:.3}{} foot_turned_rad {:.3} from_clips {}",
                 body.clip.frames.len(),
                 body.clip.duration(),
                 q.slide_m,
@@ -347,7 +378,9 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                 q.limit_excess_rad,
                 q.worst_limit
                     .map(|k| format!(" ({})", body.clip.coordinates[k]))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                body.foot_turned_rad,
+                body.from_clips
             );
             if let Some(path) = out {
                 body.clip
@@ -364,14 +397,18 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
 /// and prints the median and 90th percentile of one task's plan time, and the steps per task;
 /// then the full body's time per second of motion made, and its worst slide and joint jump.
 pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
-    let (library, given) = library(templates, false)?;
+    let Retrieval {
+        library,
+        given,
+        clips,
+    } = library(templates, false)?;
     let given: std::collections::HashSet<&str> = library.templates[..given]
         .iter()
         .map(|t| t.name.as_str())
         .collect();
     let mut retrieved = 0;
     let (mut reached_m, mut reached_deg) = (0.0f64, 0.0f64);
-    let (source, character) = human_source()?;
+    let (source, character) = human_source(&clips)?;
     let sequences = if quick { 10 } else { 100 };
     let mut ms = Vec::new();
     let mut steps = Vec::new();
@@ -435,9 +472,16 @@ pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository.
-fn human_source() -> Result<(MotionSource, motionlab::model::CharacterRef)> {
-    Ok(MotionSource::human3d(std::path::Path::new(env!(
-        "CARGO_MANIFEST_DIR"
-    )))?)
+/// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository,
+/// and the template clips among `clips` that are on it (a warning names each one that is not).
+fn human_source(
+    clips: &BTreeMap<String, PathBuf>,
+) -> Result<(MotionSource, motionlab::model::CharacterRef)> {
+    let (source, character) =
+        MotionSource::human3d(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+    let (source, warnings) = source.with_clips(clips);
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok((source, character))
 }

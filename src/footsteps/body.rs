@@ -80,6 +80,9 @@ pub struct FullBody {
     /// The most a foot turns or tilts from its planned orientation where its hip could not twist
     /// to it within its limits, rad.
     pub foot_turned_rad: f64,
+    /// How many steps were played from the clips their templates were cut from (the rest from
+    /// the walk and the standing pose).
+    pub from_clips: usize,
 }
 
 /// The offset that carries a segment's start onto the end of the one before.
@@ -87,8 +90,11 @@ struct Join {
     position: Vector3<f64>,
     rotation: UnitQuaternion<f64>,
     joints: Vec<f64>,
-    /// The feet's orientations (left, right); their points are continuous by construction.
+    /// The feet's orientations and points (left, right). A foot down at both ends is where its
+    /// plant is in both; a clip's step may lift its swing foot higher at lift-off than the
+    /// segment before left it.
     feet: [UnitQuaternion<f64>; 2],
+    points: [Vector3<f64>; 2],
 }
 
 impl Join {
@@ -104,6 +110,7 @@ impl Join {
                 .map(|(a, b)| a - b)
                 .collect(),
             feet: [0, 1].map(|k| before.feet[k].orientation * start.feet[k].orientation.inverse()),
+            points: [0, 1].map(|k| before.feet[k].point - start.feet[k].point),
         }
     }
 
@@ -123,6 +130,7 @@ impl Join {
             feet: [0, 1].map(|k| FootTarget {
                 orientation: UnitQuaternion::identity().slerp(&self.feet[k], w)
                     * raw.feet[k].orientation,
+                point: raw.feet[k].point + w * self.points[k],
                 ..raw.feet[k]
             }),
         }
@@ -485,9 +493,14 @@ pub fn full_body(
     let mut clip = Clip::from_key_frames(c, character, options.rate, frames, "footsteps");
     // The feet are down where the plan put them, not where a height test would guess.
     clip.contacts = contacts;
+    let from_clips = segments
+        .iter()
+        .filter(|s| matches!(&s.motion, Motion::Swing { clip: Some(_), .. }))
+        .count();
     FullBody {
         clip,
         steps: records,
         foot_turned_rad,
+        from_clips,
     }
 }

@@ -5,6 +5,9 @@
 //!   swing foot's path is warped over its airborne part from the source's lift-off and
 //!   touch-down onto the planned start and end (position and yaw, smoothstep-weighted), and the
 //!   root takes half of the swing warp;
+//! - a step of a template cut from a clip on the character ([`super::library::ClipSpan`]) is
+//!   played the same way from its own span of that clip, from its lift-off to its rest (the
+//!   thesis's "mocap segment tied to the step");
 //! - a pivot turns the foot in place on the ground from the standing pose, and at each task the
 //!   figure stands a while with both feet on their plants. A toe pivot turns about the toes
 //!   ([`MotionSource::toes`] ahead of the footprint) with the heel lifted up to
@@ -12,7 +15,7 @@
 
 use super::body::{BodyOptions, JOIN_TIME, TOE_PIVOT_PITCH};
 use super::plan::FootstepPlan;
-use super::source::{MotionSource, carrying, footprint, world};
+use super::source::{MotionSource, SourceStep, carrying, footprint, world};
 use super::step::{Foot, Footstep, Frame, StepTag, wrap};
 use crate::clip::pose::{BodyPose, body_poses, pose_of, quat_of, reference_orientation};
 use crate::track::target::sample;
@@ -43,8 +46,14 @@ pub(super) enum Motion {
         plants: [Footstep; 2],
         pivot: Option<(Footstep, f64)>,
     },
-    /// A walking step of `to.foot` from `plants`.
-    Swing { plants: [Footstep; 2], to: Footstep },
+    /// A step through the air of `to.foot` from `plants`: the span `times` of the template
+    /// clip named `clip`, or of the walk.
+    Swing {
+        plants: [Footstep; 2],
+        to: Footstep,
+        clip: Option<String>,
+        times: SourceStep,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -115,10 +124,27 @@ pub(super) fn segments(
                 step: Some(i),
             });
         } else {
-            let w = source.step(s.step.foot);
+            let spanned = s.span.as_ref().and_then(|span| {
+                let clip = source.clips.get(&span.clip)?;
+                let last = clip.frames.len().saturating_sub(1) as f64 / clip.rate;
+                (span.touch_down <= last).then(|| {
+                    let times = SourceStep {
+                        lift_off: span.lift_off,
+                        touch_down: span.touch_down,
+                        end: span.end.min(last),
+                    };
+                    (Some(span.clip.clone()), times)
+                })
+            });
+            let (clip, times) = spanned.unwrap_or_else(|| (None, source.step(s.step.foot)));
             out.push(Segment {
-                motion: Motion::Swing { plants, to: s.step },
-                duration: w.end - w.lift_off,
+                motion: Motion::Swing {
+                    plants,
+                    to: s.step,
+                    clip,
+                    times,
+                },
+                duration: times.end - times.lift_off,
                 step: Some(i),
             });
         }
@@ -228,12 +254,20 @@ impl Segment {
                     feet,
                 }
             }
-            Motion::Swing { plants, to } => {
+            Motion::Swing {
+                plants,
+                to,
+                clip,
+                times,
+            } => {
                 let (f, g) = (to.foot, to.foot.other());
-                let w = source.step(f);
+                let w = times;
                 let tau = w.lift_off + t;
+                let motion = clip
+                    .as_ref()
+                    .map_or(&source.walk, |name| &source.clips[name]);
                 let poses_at = |time: f64| {
-                    let (root, joints) = sample(&source.walk, time);
+                    let (root, joints) = sample(motion, time);
                     (root, joints.clone(), body_poses(c, &root, &joints))
                 };
                 let (_, _, lift) = poses_at(w.lift_off);

@@ -17,14 +17,15 @@
 //!   the line to its other end at the walking distance at least (it holds the other task's
 //!   direction, not its place).
 
-use super::library::{Side, StepTemplate, TemplateStep, ends_on_one_foot};
+use super::library::{ClipSpan, Side, StepTemplate, TemplateStep, ends_on_one_foot};
 use super::marker::{Effort, TaskCategory, stance};
 use super::segment::{Thresholds, segment};
 use super::step::{Foot, Footstep, Frame, Phase, StepRecord, wrap};
 use crate::clip::Clip;
 use crate::model::Character;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// The least distance of a captured template's other task, m (the geometric library's walking
 /// distance).
@@ -67,6 +68,32 @@ impl TemplateSet {
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         crate::files::write_ron(path, self)
     }
+
+    /// The clips the templates' steps were cut from, as the file at `path` names them, with
+    /// where they are (a relative name is relative to the file's folder).
+    pub fn clips(&self, path: &Path) -> BTreeMap<String, PathBuf> {
+        let folder = path.parent().unwrap_or(Path::new(""));
+        self.templates
+            .iter()
+            .flat_map(|t| &t.steps)
+            .filter_map(|s| s.span.as_ref())
+            .map(|span| (span.clip.clone(), folder.join(&span.clip)))
+            .collect()
+    }
+}
+
+/// How a template file at `file` names a clip at `clip`: relative to the file's folder.
+pub fn clip_name(file: &Path, clip: &Path) -> String {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let folder = absolute(file)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let clip = absolute(clip);
+    pathdiff::diff_paths(&clip, &folder)
+        .unwrap_or(clip)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Whether a template can be planned with: steps, finite numbers, and an entry that lands each
@@ -86,6 +113,20 @@ pub fn check(t: &StepTemplate) -> Result<(), String> {
                 k + 1
             ));
         }
+        if let Some(span) = &s.span {
+            let times = [span.lift_off, span.touch_down, span.end];
+            if s.tag.is_pivot()
+                || !times.iter().all(|v| v.is_finite() && *v >= 0.0)
+                || span.lift_off >= span.touch_down
+                || span.touch_down > span.end
+            {
+                return Err(format!(
+                    "step {}: expected a `span` of a step through the air, in seconds with \
+                     lift_off < touch_down <= end",
+                    k + 1
+                ));
+            }
+        }
     }
     if t.side == Side::Entry {
         for foot in [Foot::Left, Foot::Right] {
@@ -104,16 +145,55 @@ pub fn check(t: &StepTemplate) -> Result<(), String> {
     Ok(())
 }
 
+/// The clip templates are cut from, as a template file names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipOrigin {
+    /// Its path, relative to the template file's folder (or absolute).
+    pub path: String,
+    /// Its frames per second.
+    pub rate: f64,
+}
+
 /// The templates of a clip on its character: segmented into steps (thesis §5.2) with the
-/// default thresholds, then cut as [`templates_from_steps`] says.
+/// default thresholds, then cut as [`templates_from_steps`] says. With `path` (the clip as the
+/// template file names it), each step the full body can play from the clip keeps its span.
 pub fn templates_from_clip(
     c: &Character,
     clip: &Clip,
     name: &str,
     capture: &Capture,
+    path: Option<&str>,
 ) -> Result<Vec<StepTemplate>, String> {
     let records = segment(c, clip, &Thresholds::default())?;
-    templates_from_steps(&records, clip.frames.len(), name, capture)
+    let origin = path.map(|path| ClipOrigin {
+        path: path.into(),
+        rate: clip.rate,
+    });
+    templates_from_steps(&records, clip.frames.len(), name, capture, origin.as_ref())
+}
+
+/// Where in its clip step `r` of `records` plays from: a step through the air, begun in the clip,
+/// while the other foot stands still (a pivot, a step already in the air at the clip's start, or
+/// a step while the other foot pivots or steps is played from the walk and the standing pose
+/// instead).
+fn span_of(records: &[StepRecord], r: &StepRecord, origin: &ClipOrigin) -> Option<ClipSpan> {
+    if r.tag.is_pivot() || r.airborne_end < r.airborne_start || begun_before(r) {
+        return None;
+    }
+    let other_moves = records
+        .iter()
+        .any(|o| o.foot != r.foot && o.start < r.end && o.end > r.airborne_start);
+    if other_moves {
+        return None;
+    }
+    let t = |i: usize| i as f64 / origin.rate;
+    let touch_down = t(r.airborne_end + 1);
+    Some(ClipSpan {
+        clip: origin.path.clone(),
+        lift_off: t(r.airborne_start),
+        touch_down,
+        end: t(r.end).max(touch_down),
+    })
 }
 
 /// A step already in the air at the clip's first frame: where it started is not a plant.
@@ -149,12 +229,14 @@ fn stances(
 
 /// The templates of one clip's steps (`records`, as [`super::segment::segment`] gives them, of
 /// a clip of `frames` frames). A step still under way at the clip's end is left out. `name`
-/// names the source in the templates' names.
+/// names the source in the templates' names; with the clip's `origin`, steps keep their spans
+/// in it.
 pub fn templates_from_steps(
     records: &[StepRecord],
     frames: usize,
     name: &str,
     capture: &Capture,
+    origin: Option<&ClipOrigin>,
 ) -> Result<Vec<StepTemplate>, String> {
     let (begin, end) = stances(records, frames)?;
     let all = records;
@@ -199,6 +281,7 @@ pub fn templates_from_steps(
             .map(|r| TemplateStep {
                 tag: r.tag,
                 step: frame.step_to_local(&r.to),
+                span: origin.and_then(|o| span_of(all, r, o)),
             })
             .collect();
         if side == Side::Entry {

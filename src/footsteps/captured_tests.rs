@@ -3,7 +3,7 @@
 //! templates and still reaches every marker on the right foot; template files round-trip and a
 //! bad one is named with its line.
 
-use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, templates_from_clip};
+use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, clip_name, templates_from_clip};
 use super::library::{Dimensions, Library, Side, StepTemplate};
 use super::marker::{Effort, TaskCategory, TaskSequence, stance};
 use super::step::Foot;
@@ -13,7 +13,23 @@ use std::path::Path;
 
 /// The templates of a repository clip (a BVH file with its scale).
 fn cut(rel: &str, bvh_scale: Option<f64>, capture: &Capture) -> Result<Vec<StepTemplate>, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    cut_named(rel, bvh_scale, capture, None)
+}
+
+/// The shipped solved template file.
+pub(super) const SHIPPED: &str = "assets/tasks/human3d_solved.templates.ron";
+
+/// The templates of a repository clip, their steps keeping their spans in it when `file` is
+/// the template file they are for.
+fn cut_named(
+    rel: &str,
+    bvh_scale: Option<f64>,
+    capture: &Capture,
+    file: Option<&str>,
+) -> Result<Vec<StepTemplate>, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join(rel);
+    let named = file.map(|f| clip_name(&root.join(f), &path));
     let opened = open(
         &path,
         &OpenOptions {
@@ -23,7 +39,13 @@ fn cut(rel: &str, bvh_scale: Option<f64>, capture: &Capture) -> Result<Vec<StepT
     )
     .unwrap();
     let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-    templates_from_clip(&opened.character, &opened.clip, &name, capture)
+    templates_from_clip(
+        &opened.character,
+        &opened.clip,
+        &name,
+        capture,
+        named.as_deref(),
+    )
 }
 
 const STOP: &str = "assets/spaces/human3d_locomotion/clips/stop_walk0.6.ron";
@@ -256,6 +278,7 @@ fn steps_cut_off_by_the_clip_are_not_taken_as_plants() {
         21,
         "cut",
         &capture(TaskCategory::Whiteboard, Effort::High, Side::Exit, Some(3)),
+        None,
     )
     .unwrap();
     let t = &made[0];
@@ -297,8 +320,8 @@ fn stepping(name: &str) -> String {
     format!("assets/spaces/human3d_stepping/clips/{name}.ron")
 }
 
-/// Every template `scripts/solved-templates.sh` cuts, in its order.
-fn solved_templates() -> Vec<StepTemplate> {
+/// Every template `scripts/solved-templates.sh` cuts, in its order, with their steps' spans.
+pub(super) fn solved_templates() -> Vec<StepTemplate> {
     let mut made = Vec::new();
     let all = |clip: &str, side: Option<Side>, steps: Option<usize>, made: &mut Vec<_>| {
         for category in TaskCategory::ALL {
@@ -309,7 +332,7 @@ fn solved_templates() -> Vec<StepTemplate> {
                     side,
                     steps,
                 };
-                made.extend(cut(clip, None, &c).unwrap());
+                made.extend(cut_named(clip, None, &c, Some(SHIPPED)).unwrap());
             }
         }
     };
@@ -417,8 +440,7 @@ fn a_solved_pivot_turns_the_inside_foot_on_its_spot_and_steps_the_other_around()
 /// clips today (to a micrometre and a microradian).
 #[test]
 fn the_shipped_solved_templates_are_cut_from_the_shipped_clips() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/human3d_solved.templates.ron");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SHIPPED);
     let shipped = TemplateSet::load(&path).unwrap();
     let made = solved_templates();
     assert_eq!(shipped.templates.len(), made.len());
@@ -443,6 +465,18 @@ fn the_shipped_solved_templates_are_cut_from_the_shipped_clips() {
         );
         for (s, t) in a.steps.iter().zip(&b.steps) {
             assert_eq!((s.tag, s.step.foot), (t.tag, t.step.foot));
+            match (&s.span, &t.span) {
+                (None, None) => {}
+                (Some(x), Some(y)) => assert!(
+                    x.clip == y.clip
+                        && (x.lift_off - y.lift_off).abs() < 1e-9
+                        && (x.touch_down - y.touch_down).abs() < 1e-9
+                        && (x.end - y.end).abs() < 1e-9,
+                    "{} {x:?} {y:?}",
+                    a.name
+                ),
+                (x, y) => panic!("{}: span {x:?} shipped, {y:?} cut", a.name),
+            }
             assert!(
                 (s.step.x - t.step.x).abs() < 1e-6
                     && (s.step.y - t.step.y).abs() < 1e-6

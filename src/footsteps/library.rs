@@ -32,10 +32,28 @@ pub enum Side {
 }
 
 /// One step of a template, in the task's frame.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TemplateStep {
     pub tag: StepTag,
     pub step: Footstep,
+    /// The clip the step was cut from, and when in it, for a step the full body plays from its
+    /// own motion; none for a built-in template's step (played from the walk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<ClipSpan>,
+}
+
+/// Where in a clip a step was cut from (thesis §5.3.1: a template is a segment of motion,
+/// `q_{1:N}`; §5.5 warps each step's own segment). Seconds from the clip's start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClipSpan {
+    /// The clip's file, relative to the template file's folder (or absolute).
+    pub clip: String,
+    /// The swing foot leaves the ground.
+    pub lift_off: f64,
+    /// It is back down.
+    pub touch_down: f64,
+    /// It rests: the end of the step.
+    pub end: f64,
 }
 
 /// A footstep template (thesis §5.3.1, `s = (q_{1:N}, Γ)`).
@@ -343,6 +361,7 @@ fn far_entry(
                 y: at[k][1],
                 yaw: yaws[k],
             },
+            span: None,
         })
         .collect();
     StepTemplate {
@@ -380,7 +399,11 @@ fn near_entry(
     let spot = |f: Foot| spots[if f == Foot::Left { 0 } else { 1 }];
     let steps = [last.other(), last]
         .iter()
-        .map(|&f| TemplateStep { tag, step: spot(f) })
+        .map(|&f| TemplateStep {
+            tag,
+            step: spot(f),
+            span: None,
+        })
         .collect();
     StepTemplate {
         name: format!(
@@ -441,7 +464,11 @@ fn exit(
             }
         };
         current[slot(f)] = step;
-        steps.push(TemplateStep { tag, step });
+        steps.push(TemplateStep {
+            tag,
+            step,
+            span: None,
+        });
         f = f.other();
     }
     StepTemplate {

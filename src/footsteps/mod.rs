@@ -29,6 +29,8 @@ mod body_tests;
 #[cfg(test)]
 mod captured_tests;
 #[cfg(test)]
+mod span_tests;
+#[cfg(test)]
 mod tests;
 
 pub use library::{Library, StepTemplate};

@@ -6,7 +6,7 @@
 //! already inside the enter radius takes the entry alone (a side step); an exit step inside it
 //! goes straight to the entry (a partial turn and step); otherwise exit, walk, enter.
 
-use super::library::{Library, Side, StepTemplate, compatible};
+use super::library::{ClipSpan, Library, Side, StepTemplate, compatible};
 use super::marker::{TaskMarker, TaskSequence};
 use super::objective::{CROSSING_CLEARANCE, PhaseWeights, Plant, Window};
 use super::optimize::{Freedom, optimize};
@@ -27,12 +27,16 @@ const LOCOMOTION_WINDOW: usize = 6;
 const MAX_WALK_STEPS: usize = 2000;
 
 /// A planned footstep: where, which step style, which phase, and for which task (0-based).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlannedStep {
     pub step: Footstep,
     pub tag: StepTag,
     pub phase: Phase,
     pub task: usize,
+    /// The template step's span in its clip, for a step the full body plays from its own
+    /// motion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<ClipSpan>,
 }
 
 /// Which of Algorithm 2's three cases a task took.
@@ -191,7 +195,14 @@ impl Planner<'_> {
         }
     }
 
-    fn push(&mut self, step: Footstep, tag: StepTag, phase: Phase, task: usize) {
+    fn push(
+        &mut self,
+        step: Footstep,
+        tag: StepTag,
+        phase: Phase,
+        task: usize,
+        span: Option<ClipSpan>,
+    ) {
         let step = if tag.is_pivot() {
             // A pivot turns the foot where it stands (on its toes for a toe pivot).
             let at = self.footstep(self.last_of(step.foot, self.plant_count()));
@@ -204,6 +215,7 @@ impl Planner<'_> {
             tag,
             phase,
             task,
+            span,
         });
     }
 
@@ -221,7 +233,7 @@ impl Planner<'_> {
             })
             .collect();
         for step in even_points(&last, &to, &feet, self.library.dimensions.half_width) {
-            self.push(step, StepTag::Walk, Phase::EnterPreparation, task);
+            self.push(step, StepTag::Walk, Phase::EnterPreparation, task, None);
         }
     }
 
@@ -245,7 +257,7 @@ impl Planner<'_> {
             y: mid[1] + length * u[1] + foot.side() * d.half_width * v[1],
             yaw: heading,
         };
-        self.push(step, StepTag::Walk, phase, task);
+        self.push(step, StepTag::Walk, phase, task, None);
     }
 }
 
@@ -402,8 +414,8 @@ fn plan_task(
             .iter()
             .map(|s| (s.tag, cf.step_to_world(&s.step)))
             .collect();
-        for (tag, s) in &exit_steps {
-            p.push(*s, *tag, Phase::Exit, index);
+        for ((tag, s), t) in exit_steps.iter().zip(&library.templates[exit].steps) {
+            p.push(*s, *tag, Phase::Exit, index, t.span.clone());
         }
         let from = exit_steps[0].1.position();
         let to = exit_steps.last().expect("steps").1.position();
@@ -469,8 +481,8 @@ fn plan_task(
     // are pinned by the task. The prepared steps are optimized again with the entry behind
     // them (all of it pinned for now), then the entry's own free steps.
     let first = p.plant_count();
-    for (tag, s) in &entry_steps {
-        p.push(*s, *tag, Phase::Enter, index);
+    for ((tag, s), t) in entry_steps.iter().zip(&library.templates[entry].steps) {
+        p.push(*s, *tag, Phase::Enter, index, t.span.clone());
     }
     let from = p.footstep(prep_first.saturating_sub(1).max(1)).position();
     let feet: Vec<Foot> = (prep_first..n).map(|k| p.footstep(k).foot).collect();

@@ -2,7 +2,9 @@
 //! "the mocap segment tied to the step"). No task motion capture ships with anything we can
 //! reach, so the source is one straight walk cycle and one standing pose of the character: a
 //! walking step of either foot is the cycle's window from that foot's lift-off to the other
-//! foot's, and standing, pivots and holds at a task start from the standing pose.
+//! foot's, and standing, pivots and holds at a task start from the standing pose. A step of a
+//! template cut from a clip on the character (a solved clip) is played from its own span of
+//! that clip instead ([`MotionSource::with_clips`]).
 //!
 //! Ground and world: a footstep's (x, y) is the world's (x, −z) (+y up, z to the character's
 //! right), and its yaw is the world yaw about +y (a positive yaw turns +x towards −z).
@@ -14,7 +16,8 @@ use crate::clip::{Clip, ClipError};
 use crate::model::Character;
 use crate::model::planar::PlanarMotion;
 use nalgebra::Vector3;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// A footstep's point on the ground plane as a world point at height `h`.
 pub fn world(x: f64, y: f64, h: f64) -> Vector3<f64> {
@@ -106,6 +109,10 @@ pub struct MotionSource {
     /// effector point along the toes (what a toe pivot turns on); 0 for a foot of another
     /// shape (it pivots on its footprint).
     pub toes: f64,
+    /// Clips on this character that template steps were cut from, by the name the template file
+    /// gives them ([`super::library::ClipSpan::clip`]): a step with a span in one of them is
+    /// played from it.
+    pub clips: BTreeMap<String, Clip>,
 }
 
 fn index(f: Foot) -> usize {
@@ -200,7 +207,36 @@ impl MotionSource {
             stand: (first.root, first.joints.clone()),
             legs,
             toes,
+            clips: BTreeMap::new(),
         })
+    }
+
+    /// The source with the clips a template file's steps were cut from (`clips`: names and
+    /// files, as [`super::captured::TemplateSet::clips`] gives them). A clip that cannot be
+    /// read, or is not on this character, is left out and a warning says why: its steps are
+    /// then played from the walk.
+    pub fn with_clips(mut self, clips: &BTreeMap<String, PathBuf>) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
+        for (name, path) in clips {
+            let opened = crate::clip::open(path, &crate::clip::OpenOptions::default())
+                .map_err(|e| e.to_string())
+                .and_then(|o| {
+                    o.clip
+                        .check_character(&self.character)
+                        .map(|()| o.clip)
+                        .map_err(|e| e.to_string())
+                });
+            match opened {
+                Ok(clip) => {
+                    self.clips.insert(name.clone(), clip);
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: its template steps are played from the walk: {e}",
+                    path.display()
+                )),
+            }
+        }
+        (self, warnings)
     }
 
     /// A source from files: the character, a cyclic walk clip and a standing clip; with the

@@ -180,8 +180,16 @@ impl TaskWalk {
                     path.file_name().unwrap_or_default().to_string_lossy(),
                     set.templates.len()
                 ));
+                // Their steps play from the clips they were cut from.
+                let mut source = self.source.0.clone();
+                source.clips.clear();
+                let (source, warnings) = source.with_clips(&set.clips(path));
+                self.source = Arc::new((source, self.source.1.clone()));
                 self.templates = Arc::new(set.templates);
                 self.message = format!("planning with {}", path.display());
+                for w in warnings {
+                    self.message.push_str(&format!("\n{w}"));
+                }
                 self.replan();
             }
             Err(e) => self.message = format!("{e:#}"),
@@ -192,6 +200,9 @@ impl TaskWalk {
     pub fn geometric_only(&mut self) {
         self.templates = Arc::new(Vec::new());
         self.templates_from = None;
+        let mut source = self.source.0.clone();
+        source.clips.clear();
+        self.source = Arc::new((source, self.source.1.clone()));
         self.message = "planning with the geometric templates".into();
         self.replan();
     }
@@ -614,8 +625,9 @@ pub fn window(ui: &mut egui::Ui, walk: &mut TaskWalk) {
     let fold = |f: fn(&BodyQuality) -> f64| planned.iter().map(|p| f(&p.quality)).fold(0.0, f64::max);
     let duration = walk.duration();
     let summary = format!(
-        "{} footsteps · {} frames ({:.1} s) · slide {:.1} mm · joint jump {:.2} rad · past a limit {:.2} rad · a foot off its plan {:.1}° at a hip's limit",
+        "{} footsteps ({} played from their clips) · {} frames ({:.1} s) · slide {:.1} mm · joint jump {:.2} rad · past a limit {:.2} rad · a foot off its plan {:.1}° at a hip's limit",
         planned.iter().map(|p| p.plan.steps.len()).sum::<usize>(),
+        planned.iter().map(|p| p.body.from_clips).sum::<usize>(),
         planned.iter().map(|p| p.body.clip.frames.len()).sum::<usize>(),
         duration,
         fold(|q| q.slide_m) * 1e3,

@@ -1,0 +1,226 @@
+//! Tests of template steps played from their own clips (Agrawal 2016, thesis §5.5): the spans a
+//! cut keeps, how a template file names and finds its clips, and full bodies whose steps play
+//! from those clips with feet that stay planted and joints without jumps.
+
+use super::body::{BodyOptions, JOIN_TIME, full_body};
+use super::body_quality::quality;
+use super::body_tests::human_source;
+use super::captured::{TemplateSet, clip_name};
+use super::captured_tests::{SHIPPED, solved_templates};
+use super::library::{Dimensions, Library};
+use super::marker::TaskSequence;
+use super::plan::plan;
+use super::segment::{Thresholds, segment};
+use crate::clip::{OpenOptions, open};
+use crate::track::target::sample;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every span of the solved templates is a step through the air of its clip, as segmentation
+/// finds it; pivots, the steps around a pivot and a step already in the air at the clip's start
+/// keep none.
+#[test]
+fn a_cut_keeps_each_step_through_the_air_with_its_span_in_the_clip() {
+    let made = solved_templates();
+    let mut spans = 0;
+    for t in &made {
+        for (k, s) in t.steps.iter().enumerate() {
+            let Some(span) = &s.span else {
+                if t.name.starts_with("side_step") || t.name.starts_with("turn_") {
+                    panic!("{}: step {k} has no span", t.name);
+                }
+                continue;
+            };
+            assert!(!s.tag.is_pivot(), "{}: a pivot with a span", t.name);
+            assert!(
+                !t.name.starts_with("pivot_"),
+                "{}: the step around a pivot has a span",
+                t.name
+            );
+            let path = root().join(SHIPPED).parent().unwrap().join(&span.clip);
+            let opened = open(&path, &OpenOptions::default()).unwrap();
+            let records = segment(&opened.character, &opened.clip, &Thresholds::default()).unwrap();
+            let rate = opened.clip.rate;
+            let at = |time: f64| (time * rate).round() as usize;
+            let found = records.iter().find(|r| {
+                r.foot == s.step.foot
+                    && r.airborne_start == at(span.lift_off)
+                    && r.airborne_end + 1 == at(span.touch_down)
+                    && r.end == at(span.end)
+            });
+            let r = found.unwrap_or_else(|| panic!("{}: {span:?} in {records:#?}", t.name));
+            assert!(r.start > 0 || r.airborne_start > 0, "begun before the clip");
+            spans += 1;
+        }
+    }
+    // The stop's last step and the start's first, two per side step and turn in place, over
+    // three categories and two efforts.
+    assert_eq!(spans, 6 * (1 + 1 + 2 * 2 + 2 * 2 * 4), "{made:#?}");
+}
+
+/// A template file names its clips relative to itself and finds them there.
+#[test]
+fn a_template_file_names_its_clips_relative_to_itself() {
+    let a = Path::new("/data/tasks/mine.templates.ron");
+    assert_eq!(clip_name(a, Path::new("/data/tasks/x.ron")), "x.ron");
+    assert_eq!(
+        clip_name(a, Path::new("/data/clips/x.ron")),
+        "../clips/x.ron"
+    );
+    let file = root().join(SHIPPED);
+    let clips = TemplateSet::load(&file).unwrap().clips(&file);
+    assert_eq!(clips.len(), 8, "{clips:#?}");
+    for (name, path) in &clips {
+        assert!(name.starts_with("../spaces/human3d_"), "{name}");
+        assert!(path.is_file(), "{}", path.display());
+    }
+}
+
+/// A span that is not a step through the air is refused by name, and a clip that is missing or
+/// not on the source's character is left out with a warning that names it.
+#[test]
+fn a_bad_span_is_refused_and_an_unusable_clip_is_named() {
+    let file = root().join(SHIPPED);
+    let mut set = TemplateSet::load(&file).unwrap();
+    let (t, k) = set
+        .templates
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| {
+            t.steps
+                .iter()
+                .position(|s| s.span.is_some())
+                .map(|k| (i, k))
+        })
+        .unwrap();
+    let span = set.templates[t].steps[k].span.as_mut().unwrap();
+    span.touch_down = span.lift_off - 0.1;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.templates.ron");
+    set.save(&path).unwrap();
+    let err = TemplateSet::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("template {}", t + 1)) && err.contains("span"),
+        "{err}"
+    );
+
+    let (source, _) = human_source();
+    let clips: BTreeMap<String, PathBuf> = [
+        ("gone.ron".to_owned(), dir.path().join("gone.ron")),
+        (
+            "walk.bvh".to_owned(),
+            root().join("tests/data/cmu/12_01_walk.bvh"),
+        ),
+    ]
+    .into();
+    let (source, warnings) = source.with_clips(&clips);
+    assert!(source.clips.is_empty());
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("gone.ron")),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("12_01_walk.bvh")),
+        "{warnings:#?}"
+    );
+}
+
+/// Plans with the shipped solved templates: each step cut from a solved clip is played from its
+/// span there (past the join, the arms, waist and neck are the clip's), and the bodies keep the
+/// bars of every full body: planted feet within 2 cm, no joint jump over 0.5 rad, no joint past
+/// its limit.
+#[test]
+fn template_steps_play_from_the_clips_they_were_cut_from() {
+    let file = root().join(SHIPPED);
+    let set = TemplateSet::load(&file).unwrap();
+    let (source, character) = human_source();
+    let (source, warnings) = source.with_clips(&set.clips(&file));
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    let lib = Library::with_templates(set.templates, false, Dimensions::default()).unwrap();
+    let options = BodyOptions::default();
+    let dt = 1.0 / options.rate;
+    let upper: Vec<usize> = source
+        .character
+        .dof_names()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            [
+                "waist",
+                "neck",
+                "l_shoulder",
+                "r_shoulder",
+                "l_elbow",
+                "r_elbow",
+            ]
+            .iter()
+            .any(|p| n.starts_with(p))
+        })
+        .map(|(j, _)| j)
+        .collect();
+    assert_eq!(upper.len(), 10);
+    let mut played = 0;
+    let (mut slide, mut jump, mut past) = (0.0f64, 0.0f64, 0.0f64);
+    for seed in 0..20 {
+        let p = plan(&lib, &TaskSequence::random(seed, 5));
+        let body = full_body(&source, character.clone(), &p, &options);
+        assert_eq!(
+            body.from_clips,
+            p.steps.iter().filter(|s| s.span.is_some()).count(),
+            "seed {seed}: every step with a span is played from its clip"
+        );
+        let q = quality(&source, &body.clip);
+        slide = slide.max(q.slide_m);
+        jump = jump.max(q.joint_jump_rad);
+        past = past.max(q.limit_excess_rad);
+        for (s, r) in p.steps.iter().zip(&body.steps) {
+            let Some(span) = &s.span else { continue };
+            let clip = &source.clips[&span.clip];
+            // The segment starts between frames r.start − 1 and r.start, so frame i plays the
+            // clip δ ∈ [0, dt) later than (i − r.start)·dt past the lift-off: δ is found once for
+            // the segment, then every frame past the join must match.
+            let frames: Vec<usize> = (r.start..=r.end)
+                .filter(|&i| (i - r.start) as f64 * dt > JOIN_TIME + dt)
+                .collect();
+            if frames.len() < 2 {
+                // A step shorter than the join: still blending out of the one before.
+                continue;
+            }
+            let miss = |delta: f64| -> f64 {
+                frames
+                    .iter()
+                    .map(|&i| {
+                        let (_, joints) =
+                            sample(clip, span.lift_off + (i - r.start) as f64 * dt + delta);
+                        upper
+                            .iter()
+                            .map(|&j| (body.clip.frames[i].joints[j] - joints[j]).abs())
+                            .fold(0.0, f64::max)
+                    })
+                    .fold(0.0, f64::max)
+            };
+            let best = (0..=100)
+                .map(|k| miss(k as f64 * dt / 100.0))
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                best < 2e-3,
+                "seed {seed}: step {:?} of {} is {best:.4} rad off its clip",
+                s.tag,
+                span.clip
+            );
+            played += 1;
+        }
+    }
+    eprintln!(
+        "{played} steps played from their clips; slide {slide:.4} m, joint jump {jump:.3} rad"
+    );
+    assert!(played >= 20, "{played} steps played from their clips");
+    assert!(slide <= 0.02, "a planted foot slid {slide:.4} m");
+    assert!(jump <= 0.5, "a joint jumped {jump:.3} rad in a frame");
+    assert!(past <= 1e-6, "a joint went {past:.4} rad past its limit");
+}
