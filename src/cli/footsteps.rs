@@ -414,6 +414,7 @@ pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
     let mut steps = Vec::new();
     let mut body_ms_per_s = Vec::new();
     let (mut slide, mut jump, mut past, mut turned) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut from_clips = 0;
     for s in 0..sequences {
         let plan = plan(&library, &TaskSequence::random(seed + s, 5));
         for r in &plan.reports {
@@ -437,6 +438,7 @@ pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
         jump = jump.max(q.joint_jump_rad);
         past = past.max(q.limit_excess_rad);
         turned = turned.max(body.foot_turned_rad);
+        from_clips += body.from_clips;
     }
     ms.sort_by(f64::total_cmp);
     body_ms_per_s.sort_by(f64::total_cmp);
@@ -452,14 +454,15 @@ pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
         reached_deg
     );
     println!(
-        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3}, worst foot_turned_rad {:.3})",
+        "footsteps_body_ms_per_motion_s median {:.3} p90 {:.3} (sequences {}, worst slide_m {:.4}, worst joint_jump_rad {:.3}, worst past_limit_rad {:.3}, worst foot_turned_rad {:.3}, steps from their clips {})",
         at(&body_ms_per_s, 0.5),
         at(&body_ms_per_s, 0.9),
         body_ms_per_s.len(),
         slide,
         jump,
         past,
-        turned
+        turned,
+        from_clips
     );
     if !given.is_empty() {
         println!(
