@@ -198,10 +198,10 @@ struct Retrieval {
     clips: BTreeMap<String, PathBuf>,
 }
 
-fn library(templates: Option<PathBuf>, only: bool) -> Result<Retrieval> {
+fn library(templates: Option<PathBuf>, only: bool, dimensions: Dimensions) -> Result<Retrieval> {
     let Some(path) = templates else {
         return Ok(Retrieval {
-            library: Library::geometric(Dimensions::default()),
+            library: Library::geometric(dimensions),
             given: 0,
             clips: BTreeMap::new(),
         });
@@ -209,7 +209,7 @@ fn library(templates: Option<PathBuf>, only: bool) -> Result<Retrieval> {
     let set = TemplateSet::load(&path)?;
     let clips = set.clips(&path);
     let given = set.templates.len();
-    let library = Library::with_templates(set.templates, only, Dimensions::default())
+    let library = Library::with_templates(set.templates, only, dimensions)
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     Ok(Retrieval {
         library,
@@ -328,7 +328,9 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                 (None, Some(seed)) => TaskSequence::random(seed, count.max(1)),
                 (None, None) => return Err(anyhow!("give a task file or --random SEED")),
             };
-            let Retrieval { library, clips, .. } = library(templates, templates_only)?;
+            let (source, character) = human_source()?;
+            let Retrieval { library, clips, .. } =
+                library(templates, templates_only, source.dimensions())?;
             let plan = plan(&library, &sequence);
             if steps {
                 for s in &plan.steps {
@@ -366,7 +368,7 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
                     .map_err(|e| anyhow!("{}: {e}", path.display()))?;
                 println!("wrote {}", path.display());
             }
-            let (source, character) = human_source(&clips)?;
+            let source = with_clips(source, &clips);
             let body = full_body(&source, character, &plan, &BodyOptions::default());
             let q = quality(&source, &body.clip);
             println!(
@@ -397,18 +399,19 @@ pub fn run(command: FootstepsCommand) -> Result<()> {
 /// and prints the median and 90th percentile of one task's plan time, and the steps per task;
 /// then the full body's time per second of motion made, and its worst slide and joint jump.
 pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
+    let (source, character) = human_source()?;
     let Retrieval {
         library,
         given,
         clips,
-    } = library(templates, false)?;
+    } = library(templates, false, source.dimensions())?;
     let given: std::collections::HashSet<&str> = library.templates[..given]
         .iter()
         .map(|t| t.name.as_str())
         .collect();
     let mut retrieved = 0;
     let (mut reached_m, mut reached_deg) = (0.0f64, 0.0f64);
-    let (source, character) = human_source(&clips)?;
+    let source = with_clips(source, &clips);
     let sequences = if quick { 10 } else { 100 };
     let mut ms = Vec::new();
     let mut steps = Vec::new();
@@ -475,16 +478,19 @@ pub fn bench(quick: bool, seed: u64, templates: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository,
-/// and the template clips among `clips` that are on it (a warning names each one that is not).
-fn human_source(
-    clips: &BTreeMap<String, PathBuf>,
-) -> Result<(MotionSource, motionlab::model::CharacterRef)> {
-    let (source, character) =
-        MotionSource::human3d(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+/// human3d's walker with its 1.0 m/s straight walk and its standing pose, from the repository.
+fn human_source() -> Result<(MotionSource, motionlab::model::CharacterRef)> {
+    Ok(MotionSource::human3d(std::path::Path::new(env!(
+        "CARGO_MANIFEST_DIR"
+    )))?)
+}
+
+/// The source with the template clips among `clips` that are on its character (a warning
+/// names each one that is not).
+fn with_clips(source: MotionSource, clips: &BTreeMap<String, PathBuf>) -> MotionSource {
     let (source, warnings) = source.with_clips(clips);
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    Ok((source, character))
+    source
 }

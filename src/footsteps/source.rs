@@ -269,6 +269,15 @@ impl MotionSource {
         )
     }
 
+    /// The step dimensions a plan for this source's character uses: the defaults (human3d's
+    /// walk), with the toes this character's feet turn on in a toe pivot.
+    pub fn dimensions(&self) -> super::library::Dimensions {
+        super::library::Dimensions {
+            toes: self.toes,
+            ..Default::default()
+        }
+    }
+
     /// Every body's pose of the standing pose.
     pub fn stand_poses(&self) -> Vec<BodyPose> {
         body_poses(&self.character, &self.stand.0, &self.stand.1)

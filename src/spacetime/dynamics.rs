@@ -40,6 +40,18 @@ pub struct LimbFrame<D> {
     pub com: Vec3<D>,
 }
 
+impl<D: Scalar> LimbFrame<D> {
+    /// World position of the point `at` (in the limb's frame, relative to its distal end; zero:
+    /// the end itself).
+    pub fn point(&self, at: &[f64; 3]) -> Vec3<D> {
+        if *at == [0.0; 3] {
+            self.end.clone()
+        } else {
+            &self.end + self.rotation.mul_vec_f(at)
+        }
+    }
+}
+
 /// The result of forward kinematics.
 #[derive(Clone, Debug)]
 pub struct Kinematics<D> {
@@ -59,12 +71,7 @@ impl<D: Scalar> Kinematics<D> {
     /// zero: the foot point itself), as a foot on its toes stands on
     /// ([`Skeleton::toes`]).
     pub fn contact(&self, skeleton: &Skeleton, k: usize, at: &[f64; 3]) -> Vec3<D> {
-        let frame = &self.limbs[skeleton.feet[k]];
-        if *at == [0.0; 3] {
-            frame.end.clone()
-        } else {
-            &frame.end + frame.rotation.mul_vec_f(at)
-        }
+        self.limbs[skeleton.feet[k]].point(at)
     }
 
     /// The head limb's frame, if the creature has a head.
@@ -331,11 +338,7 @@ pub fn inverse_dynamics<D: Scalar>(
     // Contact loads act on the foot limbs.
     for load in loads {
         let j = skeleton.feet[load.foot];
-        let point = if load.at == [0.0; 3] {
-            frames[j].end.clone()
-        } else {
-            &frames[j].end + frames[j].rotation.mul_vec_f(&load.at)
-        };
+        let point = frames[j].point(&load.at);
         let arm = &point - &frames[j].origin;
         forces[j] = &forces[j] - &load.force;
         moments[j] = &moments[j] - (arm.cross(&load.force) + &load.torque);

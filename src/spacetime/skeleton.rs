@@ -401,12 +401,18 @@ impl Skeleton {
             .collect()
     }
 
-    /// Foot `k`'s sole corners relative to its end point (the contact point), in its limb frame.
-    fn sole_from_end(&self, k: usize) -> Vec<[f64; 3]> {
+    /// Foot `k`'s sole corner `c` relative to its end point (the contact point), in its limb
+    /// frame.
+    pub fn sole_corner(&self, k: usize, c: usize) -> [f64; 3] {
         let limb = &self.limbs[self.feet[k]];
         let end = limb.end.unwrap_or(limb.direction.map(|d| d * limb.length));
-        (limb.sole.iter())
-            .map(|c| std::array::from_fn(|j| c[j] - end[j]))
+        std::array::from_fn(|j| limb.sole[c][j] - end[j])
+    }
+
+    /// Foot `k`'s sole corners relative to its end point, in its limb frame.
+    fn sole_from_end(&self, k: usize) -> Vec<[f64; 3]> {
+        (0..self.limbs[self.feet[k]].sole.len())
+            .map(|c| self.sole_corner(k, c))
             .collect()
     }
 

@@ -10,7 +10,6 @@ use crate::footsteps::body::{BodyOptions, FullBody, full_body};
 use crate::footsteps::body_quality::{BodyQuality, quality};
 use crate::footsteps::StepTemplate;
 use crate::footsteps::captured::TemplateSet;
-use crate::footsteps::library::Dimensions;
 use crate::footsteps::source::{MotionSource, world};
 use crate::footsteps::{
     Effort, FootstepPlan, Library, Phase, TaskCategory, TaskMarker, TaskSequence, plan,
@@ -123,8 +122,8 @@ impl TaskWalk {
 
     /// The standing pose on the start's stance (the full body of a plan with no task).
     fn stand_at_start(&mut self) {
-        let library = Library::geometric(Dimensions::default());
         let (source, character) = &*self.source;
+        let library = Library::geometric(source.dimensions());
         let standing = plan(&library, &self.start);
         let body = full_body(source, character.clone(), &standing, &BodyOptions::default());
         self.standing = body.clip.poses_at(&source.character, 0.0, false);
@@ -346,9 +345,9 @@ impl TaskWalk {
         self.pending = Some(std::thread::spawn(move || {
             let clock = std::time::Instant::now();
             // The geometric templates fill every shelf, so this cannot be refused.
-            let library =
-                Library::with_templates(templates.to_vec(), false, Dimensions::default())
-                    .unwrap_or_else(|_| Library::geometric(Dimensions::default()));
+            let dimensions = source.0.dimensions();
+            let library = Library::with_templates(templates.to_vec(), false, dimensions)
+                .unwrap_or_else(|_| Library::geometric(dimensions));
             let plan = plan(&library, &sequence);
             let body = full_body(&source.0, source.1.clone(), &plan, &BodyOptions::default());
             let quality = quality(&source.0, &body.clip);

@@ -321,10 +321,9 @@ impl BlockProblem for GaitProblem {
                         KinematicRow::FlatX(f) => k.limbs[sk.feet[*f]].rotation.m[0][1].clone(),
                         KinematicRow::FlatZ(f) => k.limbs[sk.feet[*f]].rotation.m[2][1].clone(),
                         KinematicRow::Sole(f, c) => {
-                            // The corner relative to the foot's end point, turned into the world.
-                            let limb = &sk.limbs[sk.feet[*f]];
-                            let end = limb.end.unwrap_or(limb.direction.map(|d| d * limb.length));
-                            let o: [f64; 3] = std::array::from_fn(|j| limb.sole[*c][j] - end[j]);
+                            // The corner relative to the foot's end point, turned into the world
+                            // (its height only).
+                            let o = sk.sole_corner(*f, *c);
                             let frame = &k.limbs[sk.feet[*f]];
                             let m = &frame.rotation.m;
                             frame.end.y.clone()
