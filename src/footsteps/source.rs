@@ -73,14 +73,16 @@ pub fn sided_legs(c: &Character, root: &BodyPose, joints: &[f64], yaw: f64) -> O
     })
 }
 
-/// One foot's walking step in the source cycle (seconds from the cycle's start).
+/// One foot's step in a source clip (seconds from the clip's start): the walk cycle's, or a
+/// template step's span.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SourceStep {
     /// The foot leaves the ground.
     pub lift_off: f64,
     /// It is back down.
     pub touch_down: f64,
-    /// The other foot leaves the ground: the end of this step's window.
+    /// The end of this step's window: in the walk, the other foot leaves the ground; in a
+    /// template clip's span, the foot rests.
     pub end: f64,
 }
 
