@@ -429,6 +429,18 @@ impl Skeleton {
         })
     }
 
+    /// Half the length of foot `k`'s toes' edge across the foot (m; 0 for a point foot): how far
+    /// to either side of [`Skeleton::toes`] a load on the toes may act.
+    pub fn toe_half_width(&self, k: usize) -> f64 {
+        let sole = self.sole_from_end(k);
+        let front = sole.iter().map(|c| c[0]).fold(f64::NEG_INFINITY, f64::max);
+        let across = sole.iter().filter(|c| c[0] > front - 1e-3).map(|c| c[2]);
+        let (lo, hi) = across.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| {
+            (lo.min(z), hi.max(z))
+        });
+        if hi >= lo { 0.5 * (hi - lo) } else { 0.0 }
+    }
+
     /// Foot `k`'s heel: the indices of its sole corners at the back (the least x of the limb
     /// frame, within 1 mm).
     pub fn heel_corners(&self, k: usize) -> Vec<usize> {

@@ -15,7 +15,8 @@ pub struct GaitAudit {
     pub angular_momentum: f64,
     /// max(0, ‖f_xz‖ − μ f_y)/m (m/s²), the exact cone (3.10).
     pub friction: f64,
-    /// max(0, √(‖t_xz/ν_b‖² + (t_y/ν_t)²) − f_y)/m (m/s²), the exact ellipsoid (3.11).
+    /// max(0, √(‖t_xz/ν_b‖² + (t_y/ν_t)²) − f_y)/m (m/s²), the exact ellipsoid (3.11), in the
+    /// foot's frame for a foot on its toes ([`super::Footing::torque_rows`]).
     pub torque_ellipsoid: f64,
     /// Largest depth of a node below the ground, or height of a contact foot above it (m).
     pub ground: f64,
@@ -141,7 +142,9 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
                 moment[c] += mc[c] + load.torque[c];
             }
             let [fx, fy, fz] = load.force;
-            let [tx, ty, tz] = load.torque;
+            let ty = load.torque[1];
+            let rows = load.footing.torque_rows(skeleton.toe_half_width(k), nu);
+            let [tx, tz] = rows.map(|[a, b]| a * load.torque[0] + b * load.torque[2]);
             out.friction = out
                 .friction
                 .max(((fx * fx + fz * fz).sqrt() - mu * fy).max(0.0) / m);

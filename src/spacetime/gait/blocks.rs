@@ -296,7 +296,7 @@ impl BlockProblem for GaitProblem {
         let block = &self.blocks[block].0;
         // Only the blocks with kinematics read the shape variables.
         let (x, morph) = match block {
-            Block::Cones | Block::Centring => (x, None),
+            Block::Cones { .. } | Block::Centring => (x, None),
             _ => {
                 let (x, morph) = self.shaped(x);
                 (x, Some(morph))
@@ -414,9 +414,10 @@ impl BlockProblem for GaitProblem {
                     vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
                 }
             }
-            Block::Cones => {
+            Block::Cones { rows } => {
                 let (fx, fy, fz) = (&x[0], &x[1], &x[2]);
-                let (tx, ty, tz) = (&x[3], &x[4], &x[5]);
+                let ty = &x[4];
+                let [tx, tz] = rows.map(|[a, b]| x[3].clone() * a + x[5].clone() * b);
                 let normal = fy.clone() * fy;
                 let friction = normal.clone() * (self.spec.mu * self.spec.mu)
                     - fx.clone() * fx

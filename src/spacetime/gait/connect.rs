@@ -530,12 +530,14 @@ fn pivot_turns(
                     p.foot
                 )));
             }
+            let start = foot_heading(&heading, first, k);
             for &i in &inside {
                 let x = (i as f64 - lo as f64) / (hi - lo) as f64;
                 let up = ((0.3 - (x - 0.5).abs()) / 0.1).clamp(0.0, 1.0);
                 footing[i][k] = if up > 0.0 {
                     Footing::Toes {
                         heel: TOE_PIVOT_HEEL * up,
+                        yaw: start + (1..i).map(|j| turns[j][k]).sum::<f64>(),
                     }
                 } else {
                     Footing::SoleAboutToes

@@ -349,7 +349,7 @@ fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
         // The window is frames 4 to 16; its middle three fifths, 7 to 13, stand on the toes,
         // the heel half up at 7 and 13 and all the way between; the rest turns flat about them.
         let heel = match spec.footing(i, left) {
-            Footing::Toes { heel } => Some(heel / TOE_PIVOT_HEEL),
+            Footing::Toes { heel, .. } => Some(heel / TOE_PIVOT_HEEL),
             Footing::SoleAboutToes => Some(0.0),
             Footing::Sole => None,
         };
@@ -420,6 +420,68 @@ fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
     )
     .unwrap();
     assert_eq!(point.toes(0), None);
+}
+
+/// Up on its toes a foot's load may act anywhere along their edge across the foot (the box
+/// foot's 5 cm either side of its middle) but only within ν = 2 cm along the foot; flat on the
+/// sole, within ν every way (3.11). The edge lies across the foot's heading at that frame, which
+/// turns with the pivot, and the NLP's ellipsoid rows are the footing's.
+#[test]
+fn a_foot_on_its_toes_takes_its_load_anywhere_along_their_edge() {
+    use super::super::problem::Block;
+    let (skeleton, stand) = standing();
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    assert!((skeleton.toe_half_width(left) - 0.05).abs() < 1e-9);
+    let c = left_pivot(Pivot {
+        foot: "l_foot".into(),
+        from: 0.2,
+        to: 0.8,
+        on: PivotOn::Toes,
+    });
+    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+    let yaw = |i: usize| match spec.footing(i, left) {
+        Footing::Toes { yaw, .. } => yaw,
+        other => panic!("frame {i}: {other:?}"),
+    };
+    // The window's turn (0.5 rad) is eased over frames 4 to 16: frame 10 is halfway.
+    let ease = |x: f64| x * x * (3.0 - 2.0 * x);
+    assert!((yaw(10) - yaw(7) - 0.5 * (0.5 - ease(0.25))).abs() < 1e-9);
+    assert!((yaw(13) - yaw(7) - 0.5 * (ease(0.75) - ease(0.25))).abs() < 1e-9);
+    // Whether a load of weight w acting `along` and `across` the foot (m) from its contact
+    // point is inside the footing's ellipsoid.
+    let inside = |footing: Footing, heading: f64, along: f64, across: f64| {
+        let (s, c) = heading.sin_cos();
+        let d = [along * c + across * s, along * -s + across * c];
+        // t = d × (0, w, 0) for w = 1.
+        let t = [-d[1], d[0]];
+        let rows = footing.torque_rows(skeleton.toe_half_width(left), spec.nu);
+        let [a, b] = rows.map(|[p, q]| p * t[0] + q * t[1]);
+        a.hypot(b) <= spec.nu
+    };
+    for i in [7, 10, 13] {
+        let (f, h) = (spec.footing(i, left), yaw(i));
+        assert!(
+            inside(f, h, 0.0, 0.045) && inside(f, h, 0.0, -0.045),
+            "frame {i}"
+        );
+        assert!(!inside(f, h, 0.0, 0.055), "frame {i}");
+        assert!(
+            inside(f, h, 0.015, 0.0) && !inside(f, h, 0.025, 0.0),
+            "frame {i}"
+        );
+        assert!(!inside(f, h, -0.025, 0.0), "frame {i}");
+    }
+    assert!(inside(Footing::Sole, 0.3, 0.0, 0.015));
+    assert!(!inside(Footing::Sole, 0.3, 0.0, 0.025));
+    // The NLP's cones carry those rows: the seven frames on the toes turn theirs.
+    let problem = GaitProblem::new(spec.clone());
+    let identity = [[1.0, 0.0], [0.0, 1.0]];
+    let turned = (problem.blocks.iter())
+        .filter(|(b, _)| matches!(b, Block::Cones { rows } if *rows != identity))
+        .count();
+    assert_eq!(turned, 7);
 }
 
 /// The shipped pivots of the stepping repertoire are physically valid by the audit, which holds

@@ -31,7 +31,8 @@
 //!   accelerations a_k = (c_{k,i+1} − 2c_{k,i} + c_{k,i−1})/dt² (cyclic). (For point masses
 //!   d/dt Σ m(c − CM) × v = Σ m(c − CM) × a exactly.)
 //! - (3.10) Coulomb friction, the exact cone written smoothly: (μ f_y/m)² − ‖f_xz/m‖² ≥ 0;
-//! - (3.11) the torque ellipsoid: (f_y/m)² − ‖t_xz/(m ν_b)‖² − (t_y/(m ν_t))² ≥ 0;
+//! - (3.11) the torque ellipsoid: (f_y/m)² − ‖t_xz/(m ν_b)‖² − (t_y/(m ν_t))² ≥ 0 (for a foot
+//!   up on its toes, in the foot's frame and wider across it: [`Footing::torque_rows`]);
 //!
 //!   with f_y/m ≥ [`MIN_NORMAL_FORCE`] as a bound, which keeps both away from the cone's apex
 //!   (where their gradients vanish) and selects the upper nappe: a foot in contact presses on the
@@ -291,8 +292,14 @@ pub enum Footing {
     /// window, before the heel comes up and after it is down).
     SoleAboutToes,
     /// Up on its toes, level across, the heel at least `heel` metres up: the load acts at the
-    /// toes, and the foot turns about them.
-    Toes { heel: f64 },
+    /// toes, and the foot turns about them. `yaw` (rad, left positive): the foot's heading at
+    /// this frame, along which the toes' edge lies across the foot (the pivot's share of the turn
+    /// fixes it, [`Footing::torque_rows`]).
+    Toes {
+        heel: f64,
+        #[serde(default)]
+        yaw: f64,
+    },
 }
 
 impl Footing {
@@ -304,6 +311,26 @@ impl Footing {
     /// Whether the load acts at the toes.
     pub fn on_toes(&self) -> bool {
         matches!(self, Footing::Toes { .. })
+    }
+
+    /// The torque ellipsoid (3.11) in the foot's frame: two rows that take a load's torque
+    /// (t_x, t_z) to the components bounded, with t_y, by ν·f_y. On the sole (Wampler's model)
+    /// they are the identity: the centre of pressure within ν of the foot point. Up on the toes
+    /// the load may sit anywhere along their edge: across the foot (the torque about its forward
+    /// axis) within `half_width`, the edge's half length, and along it within ν. With ν alone
+    /// on one foot's toes the solver balanced a toe pivot by swinging the arms (Agrawal 2016's
+    /// pivots turn on the ball of the foot, which is as wide as the foot).
+    pub fn torque_rows(&self, half_width: f64, nu: f64) -> [[f64; 2]; 2] {
+        match *self {
+            Footing::Toes { yaw, .. } => {
+                let (s, c) = yaw.sin_cos();
+                let across = nu / half_width.max(nu);
+                // Forward u = (cos, −sin) and sideways w = (sin, cos) in (x, z): an offset of
+                // the load along w turns about u, and one along u about w.
+                [[c * across, -s * across], [s, c]]
+            }
+            _ => [[1.0, 0.0], [0.0, 1.0]],
+        }
     }
 }
 

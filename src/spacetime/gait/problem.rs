@@ -183,8 +183,9 @@ pub(super) enum Block {
         at: Vec<[f64; 3]>,
         seams: [Seam; 2],
     },
-    /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν).
-    Cones,
+    /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν). `rows`: the ellipsoid's rows on
+    /// (t_x, t_z) ([`Footing::torque_rows`]).
+    Cones { rows: [[f64; 2]; 2] },
     /// (3.7); variables every frame's root x, then every frame's root z (and, for a
     /// transformed cycle, every frame's yaw): their sums are the path's.
     Centring,
@@ -274,7 +275,8 @@ impl GaitProblem {
             }
             let held_twists = sk.held_twists(|k| spec.in_contact(i, k));
             for k in 0..feet {
-                if let (true, Footing::Toes { heel }) = (spec.in_contact(i, k), spec.footing(i, k))
+                if let (true, Footing::Toes { heel, .. }) =
+                    (spec.in_contact(i, k), spec.footing(i, k))
                 {
                     // On the toes: they touch the ground, the foot stays level across, and the
                     // heel is up (or at least not under the ground).
@@ -403,7 +405,10 @@ impl GaitProblem {
             ));
         }
         for i in 0..spec.frames {
-            for (_, s) in layout.loads(i) {
+            for (k, s) in layout.loads(i) {
+                let rows = spec
+                    .footing(i, k)
+                    .torque_rows(spec.skeleton.toe_half_width(k), spec.nu);
                 let spec_ = BlockSpec {
                     variables: (s..s + 6).collect(),
                     lower: vec![0.0; 2],
@@ -411,7 +416,7 @@ impl GaitProblem {
                     linear: false,
                     flat: Vec::new(),
                 };
-                blocks.push((Block::Cones, spec_));
+                blocks.push((Block::Cones { rows }, spec_));
             }
         }
         if spec.closure.is_cyclic() {
