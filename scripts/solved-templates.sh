@@ -6,7 +6,8 @@
 # assets/spaces/human3d_stepping` solves them). Every category and effort.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-M=(cargo run --quiet --)
+# MOTIONLAB=target/release/motionlab runs a built binary instead of `cargo run`.
+read -r -a M <<< "${MOTIONLAB:-cargo run --quiet --}"
 L=assets/spaces/human3d_locomotion/clips
 S=assets/spaces/human3d_stepping/clips
 T=assets/tasks/human3d_solved.templates.ron

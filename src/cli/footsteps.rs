@@ -2,10 +2,9 @@
 //! ch. 5) from the command line. Parsing and printing only; the work is `motionlab::footsteps`.
 
 use anyhow::{Result, anyhow};
-use motionlab::clip::ClipFormat;
 use motionlab::footsteps::body::{BodyOptions, full_body};
 use motionlab::footsteps::body_quality::quality;
-use motionlab::footsteps::captured::{Capture, TemplateSet, clip_name, templates_from_clip};
+use motionlab::footsteps::captured::{Capture, TemplateSet, templates_from_file};
 use motionlab::footsteps::library::{Dimensions, Side};
 use motionlab::footsteps::source::MotionSource;
 use motionlab::footsteps::{Effort, Library, TaskCategory, TaskSequence, plan};
@@ -133,28 +132,11 @@ fn cut_templates(
     for w in &opened.warnings {
         eprintln!("warning: {w}");
     }
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "clip".into());
-    // A clip on a character of the project keeps its steps' spans, so the full body plays
-    // them from it; motion capture is played from the walk.
-    let own = matches!(opened.format, ClipFormat::Clip | ClipFormat::GaitClip);
-    let named = out
-        .as_deref()
-        .filter(|_| own)
-        .map(|file| clip_name(file, path));
     let mut made = Vec::new();
     for capture in captures {
         made.extend(
-            templates_from_clip(
-                &opened.character,
-                &opened.clip,
-                &name,
-                capture,
-                named.as_deref(),
-            )
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?,
+            templates_from_file(&opened, path, capture, out.as_deref())
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?,
         );
     }
     for t in &made {

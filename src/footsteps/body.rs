@@ -434,21 +434,50 @@ pub fn full_body(
             raws.push(raw);
             contacts.push(down);
         }
+        let plants = match &seg.motion {
+            Motion::Stand { plants, .. } | Motion::Swing { plants, .. } => *plants,
+        };
+        let last = raws.len().max(first + 1) - 1;
+        // A pivot played with the step around it: from the segment's start until it has turned.
+        if let (
+            Some(i),
+            Motion::Swing {
+                start,
+                pivot: Some(p),
+                ..
+            },
+        ) = (seg.pivot_step, &seg.motion)
+        {
+            let s = &plan.steps[i];
+            let turned = first + ((p.turn[1] - start) * options.rate).round() as usize;
+            let turned = turned.clamp(first, last);
+            records.push(StepRecord {
+                foot: s.step.foot,
+                start: first,
+                end: turned,
+                airborne_start: first,
+                airborne_end: turned,
+                tag: s.tag,
+                phase: s.phase,
+                from: plants[slot(s.step.foot)],
+                to: s.step,
+            });
+        }
         if let Some(i) = seg.step {
             let s = &plan.steps[i];
-            let from = match &seg.motion {
-                Motion::Stand { plants, .. } | Motion::Swing { plants, .. } => {
-                    plants[slot(s.step.foot)]
-                }
-            };
-            let last = raws.len().max(first + 1) - 1;
+            let from = plants[slot(s.step.foot)];
             let (a0, a1) = match (airborne.first(), airborne.last()) {
                 (Some(&a), Some(&b)) => (a, b),
                 _ => (first, last),
             };
+            // A step around a pivot starts as its foot lifts, not with the segment.
+            let begin = match seg.pivot_step {
+                Some(_) => a0.saturating_sub(1).max(first),
+                None => first,
+            };
             records.push(StepRecord {
                 foot: s.step.foot,
-                start: first,
+                start: begin,
                 end: last,
                 airborne_start: a0,
                 airborne_end: a1,
@@ -496,7 +525,8 @@ pub fn full_body(
     let from_clips = segments
         .iter()
         .filter(|s| matches!(&s.motion, Motion::Swing { clip: Some(_), .. }))
-        .count();
+        .map(|s| 1 + usize::from(s.pivot_step.is_some()))
+        .sum();
     FullBody {
         clip,
         steps: records,

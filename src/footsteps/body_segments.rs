@@ -14,10 +14,14 @@
 //!   [`TOE_PIVOT_PITCH`] and down again; a heel pivot turns flat about the footprint.
 
 use super::body::{BodyOptions, JOIN_TIME, TOE_PIVOT_PITCH};
+use super::library::ClipSpan;
 use super::plan::FootstepPlan;
 use super::source::{MotionSource, SourceStep, carrying, footprint, world};
 use super::step::{Foot, Footstep, Frame, StepTag, wrap};
+use crate::clip::Clip;
+use crate::clip::leg_ik::relative;
 use crate::clip::pose::{BodyPose, body_poses, pose_of, quat_of, reference_orientation};
+use crate::model::planar::PlanarMotion;
 use crate::track::target::sample;
 use nalgebra::{UnitQuaternion, Vector3};
 use std::f64::consts::FRAC_PI_2;
@@ -47,13 +51,27 @@ pub(super) enum Motion {
         pivot: Option<(Footstep, f64)>,
     },
     /// A step through the air of `to.foot` from `plants`: the span `times` of the template
-    /// clip named `clip`, or of the walk.
+    /// clip named `clip`, or of the walk, played from the clip's second `start` (its lift-off,
+    /// or the start of the other foot's `pivot` that it steps around).
     Swing {
         plants: [Footstep; 2],
         to: Footstep,
         clip: Option<String>,
         times: SourceStep,
+        start: f64,
+        pivot: Option<ClipPivot>,
     },
+}
+
+/// The other foot's pivot that a step from a clip steps around, played from the same clip.
+#[derive(Clone, Debug)]
+pub(super) struct ClipPivot {
+    /// Where the pivot turns the foot to.
+    pub(super) to: Footstep,
+    /// How far ahead of the footprint the point it turns about is (the toes; 0: a heel pivot).
+    pub(super) toes: f64,
+    /// When in the clip the foot starts and ends turning (s).
+    pub(super) turn: [f64; 2],
 }
 
 #[derive(Clone, Debug)]
@@ -62,6 +80,8 @@ pub(super) struct Segment {
     pub(super) duration: f64,
     /// The planned step it plays, if any.
     pub(super) step: Option<usize>,
+    /// The planned pivot a step from a clip steps around, played in the same segment.
+    pub(super) pivot_step: Option<usize>,
 }
 
 pub(super) fn slot(f: Foot) -> usize {
@@ -106,9 +126,54 @@ pub(super) fn segments(
         },
         duration: options.start,
         step: None,
+        pivot_step: None,
     }];
-    for (i, s) in plan.steps.iter().enumerate() {
+    let mut steps = plan.steps.iter().enumerate().peekable();
+    while let Some((i, s)) = steps.next() {
         let k = slot(s.step.foot);
+        // A pivot from a clip and the step around it after it, from the same clip: one segment.
+        let around = steps.peek().and_then(|&(j, n)| {
+            let (p, a) = (s.span.as_ref()?, n.span.as_ref()?);
+            let paired = s.tag.is_pivot()
+                && a.around_pivot
+                && n.task == s.task
+                && n.step.foot != s.step.foot
+                && a.clip == p.clip;
+            paired.then_some(())?;
+            let (clip, times) = clip_times(source, a)?;
+            let toes = match s.tag {
+                StepTag::ToePivot => source.toes,
+                _ => 0.0,
+            };
+            let pivot = ClipPivot {
+                to: s.step,
+                toes,
+                turn: [p.lift_off, p.touch_down],
+            };
+            Some((j, n, clip, times, pivot))
+        });
+        if let Some((j, n, clip, times, pivot)) = around {
+            steps.next();
+            let start = pivot.turn[0].min(times.lift_off);
+            let end = pivot.turn[1].max(times.end);
+            out.push(Segment {
+                motion: Motion::Swing {
+                    plants,
+                    to: n.step,
+                    clip: Some(clip),
+                    times,
+                    start,
+                    pivot: Some(pivot),
+                },
+                duration: end - start,
+                step: Some(j),
+                pivot_step: Some(i),
+            });
+            plants[k] = s.step;
+            plants[slot(n.step.foot)] = n.step;
+            hold_after(plan, j, plants, options, &mut out);
+            continue;
+        }
         if s.tag.is_pivot() {
             let turn = wrap(s.step.yaw - plants[k].yaw).abs();
             let (toes, settle) = match s.tag {
@@ -122,46 +187,117 @@ pub(super) fn segments(
                 },
                 duration: settle + (options.pivot * turn / FRAC_PI_2).max(0.5 * options.pivot),
                 step: Some(i),
+                pivot_step: None,
             });
         } else {
-            let spanned = s.span.as_ref().and_then(|span| {
-                let clip = source.clips.get(&span.clip)?;
-                let last = clip.frames.len().saturating_sub(1) as f64 / clip.rate;
-                (span.touch_down <= last).then(|| {
-                    let times = SourceStep {
-                        lift_off: span.lift_off,
-                        touch_down: span.touch_down,
-                        end: span.end.min(last),
-                    };
-                    (Some(span.clip.clone()), times)
-                })
-            });
-            let (clip, times) = spanned.unwrap_or_else(|| (None, source.step(s.step.foot)));
+            // A step around a pivot plays from its clip only with that pivot (above).
+            let spanned = (s.span.as_ref())
+                .filter(|span| !span.around_pivot)
+                .and_then(|span| clip_times(source, span));
+            let (clip, times) = match spanned {
+                Some((clip, times)) => (Some(clip), times),
+                None => (None, source.step(s.step.foot)),
+            };
             out.push(Segment {
                 motion: Motion::Swing {
                     plants,
                     to: s.step,
                     clip,
                     times,
+                    start: times.lift_off,
+                    pivot: None,
                 },
                 duration: times.end - times.lift_off,
                 step: Some(i),
+                pivot_step: None,
             });
         }
         plants[k] = s.step;
-        let last_of_task = plan.steps.get(i + 1).is_none_or(|n| n.task != s.task);
-        if last_of_task {
-            out.push(Segment {
-                motion: Motion::Stand {
-                    plants,
-                    pivot: None,
-                },
-                duration: options.hold,
-                step: None,
-            });
-        }
+        hold_after(plan, i, plants, options, &mut out);
     }
     out
+}
+
+/// After a task's last step `i`, the figure stands a while on `plants`.
+fn hold_after(
+    plan: &FootstepPlan,
+    i: usize,
+    plants: [Footstep; 2],
+    options: &BodyOptions,
+    out: &mut Vec<Segment>,
+) {
+    let task = plan.steps[i].task;
+    if plan.steps.get(i + 1).is_none_or(|n| n.task != task) {
+        out.push(Segment {
+            motion: Motion::Stand {
+                plants,
+                pivot: None,
+            },
+            duration: options.hold,
+            step: None,
+            pivot_step: None,
+        });
+    }
+}
+
+/// A template step's span of its clip (the clip's name and the step's times in it), if the
+/// clip is loaded and the step ends within it.
+fn clip_times(source: &MotionSource, span: &ClipSpan) -> Option<(String, SourceStep)> {
+    let clip = source.clips.get(&span.clip)?;
+    let last = clip.frames.len().saturating_sub(1) as f64 / clip.rate;
+    (span.touch_down <= last).then(|| {
+        let times = SourceStep {
+            lift_off: span.lift_off,
+            touch_down: span.touch_down,
+            end: span.end.min(last),
+        };
+        (span.clip.clone(), times)
+    })
+}
+
+/// The ground motion that moves foot `foot` of `motion` (carried by `a` from the clip onto the
+/// plan), pivoting in it, so that at clip second `time` it turns as the plan's pivot `p` from
+/// `plant` does: its pivot point (the toes, or the footprint for a heel pivot) on the planned
+/// one and its heading on the planned heading, as far through the planned turn as the clip's
+/// foot is through its own. Identity where the two agree.
+fn pivot_correction(
+    source: &MotionSource,
+    motion: &Clip,
+    foot: Foot,
+    a: &PlanarMotion,
+    plant: Footstep,
+    p: &ClipPivot,
+    time: f64,
+) -> PlanarMotion {
+    let c = &source.character;
+    let leg = source.leg(foot);
+    // The carried clip's pivot point and the foot's heading at a second of the clip.
+    let at = |time: f64| {
+        let (root, joints) = sample(motion, time);
+        let poses = body_poses(c, &root, &joints);
+        let forward = (relative(c, &poses, leg.foot) * leg.forward).normalize();
+        let point = a.apply_vec3((leg.foot_point(&poses) + p.toes * forward).into());
+        let yaw = footprint(c, &poses, leg, foot).yaw + a.yaw;
+        (point[0], -point[2], yaw)
+    };
+    let (x, y, yaw) = at(time);
+    let (y0, y1) = (at(p.turn[0]).2, at(p.turn[1]).2);
+    let clip_turn = wrap(y1 - y0);
+    let progress = if clip_turn.abs() > 1e-3 {
+        (wrap(yaw - y0) / clip_turn).clamp(0.0, 1.0)
+    } else {
+        smoothstep((time - p.turn[0]) / (p.turn[1] - p.turn[0]))
+    };
+    let ([fx, fy], [tx, ty]) = (plant.ahead(p.toes), p.to.ahead(p.toes));
+    carrying(
+        &Footstep { foot, x, y, yaw },
+        &Footstep {
+            foot,
+            x: fx + progress * (tx - fx),
+            y: fy + progress * (ty - fy),
+            yaw: plant.yaw + progress * wrap(p.to.yaw - plant.yaw),
+        },
+    )
 }
 
 /// The source's standing stance: its footprints and their frame.
@@ -259,10 +395,12 @@ impl Segment {
                 to,
                 clip,
                 times,
+                start,
+                pivot,
             } => {
                 let (f, g) = (to.foot, to.foot.other());
                 let w = times;
-                let tau = w.lift_off + t;
+                let tau = start + t;
                 let motion = clip
                     .as_ref()
                     .map_or(&source.walk, |name| &source.clips[name]);
@@ -270,16 +408,26 @@ impl Segment {
                     let (root, joints) = sample(motion, time);
                     (root, joints.clone(), body_poses(c, &root, &joints))
                 };
+                let (stance_leg, swing_leg) = (source.leg(g), source.leg(f));
+                let (_, _, first) = poses_at(*start);
+                // The clip carried so that its stance foot at the start stands on its plant.
+                let a = carrying(&footprint(c, &first, stance_leg, g), &plants[slot(g)]);
+                // Then, when the stance foot pivots, moved so that it turns as planned.
+                let placed = |time: f64| match pivot {
+                    Some(p) => pivot_correction(source, motion, g, &a, plants[slot(g)], p, time)
+                        .compose(&a),
+                    None => a,
+                };
+                let moved = |m: &PlanarMotion, s: Footstep| {
+                    let p = m.apply_vec3([s.x, 0.0, -s.y]);
+                    (p[0], -p[2], s.yaw + m.yaw)
+                };
                 let (_, _, lift) = poses_at(w.lift_off);
                 let (_, _, touch) = poses_at(w.touch_down);
                 let (root, joints, now) = poses_at(tau);
-                let a = carrying(&footprint(c, &lift, source.leg(g), g), &plants[slot(g)]);
-                let moved = |s: Footstep| {
-                    let p = a.apply_vec3([s.x, 0.0, -s.y]);
-                    (p[0], -p[2], s.yaw + a.yaw)
-                };
-                let s0 = moved(footprint(c, &lift, source.leg(f), f));
-                let s1 = moved(footprint(c, &touch, source.leg(f), f));
+                let s0 = moved(&placed(w.lift_off), footprint(c, &lift, swing_leg, f));
+                let s1 = moved(&placed(w.touch_down), footprint(c, &touch, swing_leg, f));
+                let m = placed(tau);
                 let from = plants[slot(f)];
                 let b = smoothstep((tau - w.lift_off) / (w.touch_down - w.lift_off));
                 let warp = [
@@ -287,43 +435,56 @@ impl Segment {
                     (1.0 - b) * (from.y - s0.1) + b * (to.y - s1.1),
                 ];
                 let warp_yaw = (1.0 - b) * wrap(from.yaw - s0.2) + b * wrap(to.yaw - s1.2);
-                let down = tau >= w.touch_down;
-                let swing_leg = source.leg(f);
-                let p = Vector3::from(a.apply_vec3(swing_leg.foot_point(&now).into()));
-                let point = if down {
-                    world(to.x, to.y, p.y)
-                } else {
-                    p + world(warp[0], warp[1], 0.0)
-                };
-                let swing = FootTarget {
-                    point,
-                    orientation: if down {
-                        turned_to(c, swing_leg.foot, &quat_of(&now[swing_leg.foot]), to.yaw)
-                    } else {
-                        yaw_turn(a.yaw + warp_yaw) * quat_of(&now[swing_leg.foot])
-                    },
-                    down,
-                };
-                let stance_leg = source.leg(g);
-                let stance = FootTarget {
-                    point: world(
-                        plants[slot(g)].x,
-                        plants[slot(g)].y,
-                        stance_leg.foot_point(&now).y,
-                    ),
+                let p = Vector3::from(m.apply_vec3(swing_leg.foot_point(&now).into()));
+                let here = |s: &Footstep| FootTarget {
+                    point: world(s.x, s.y, p.y),
                     orientation: turned_to(
                         c,
-                        stance_leg.foot,
-                        &quat_of(&now[stance_leg.foot]),
-                        plants[slot(g)].yaw,
+                        swing_leg.foot,
+                        &quat_of(&now[swing_leg.foot]),
+                        s.yaw,
                     ),
                     down: true,
                 };
+                let swing = if tau >= w.touch_down {
+                    here(to)
+                } else if tau < w.lift_off {
+                    // Still down, while the other foot starts its pivot.
+                    here(&from)
+                } else {
+                    FootTarget {
+                        point: p + world(warp[0], warp[1], 0.0),
+                        orientation: yaw_turn(m.yaw + warp_yaw) * quat_of(&now[swing_leg.foot]),
+                        down: false,
+                    }
+                };
+                let stance = match pivot {
+                    // The pivoting foot as the clip has it (heel up on a toe pivot), turned.
+                    Some(_) => FootTarget {
+                        point: Vector3::from(m.apply_vec3(stance_leg.foot_point(&now).into())),
+                        orientation: yaw_turn(m.yaw) * quat_of(&now[stance_leg.foot]),
+                        down: true,
+                    },
+                    None => FootTarget {
+                        point: world(
+                            plants[slot(g)].x,
+                            plants[slot(g)].y,
+                            stance_leg.foot_point(&now).y,
+                        ),
+                        orientation: turned_to(
+                            c,
+                            stance_leg.foot,
+                            &quat_of(&now[stance_leg.foot]),
+                            plants[slot(g)].yaw,
+                        ),
+                        down: true,
+                    },
+                };
                 let mut feet = [stance; 2];
                 feet[slot(f)] = swing;
-                let position = Vector3::from(a.apply_vec3([root[0], root[1], root[2]]))
+                let position = Vector3::from(m.apply_vec3([root[0], root[1], root[2]]))
                     + 0.5 * world(warp[0], warp[1], 0.0);
-                let q = yaw_turn(a.yaw + 0.5 * warp_yaw) * quat_of(&root);
+                let q = yaw_turn(m.yaw + 0.5 * warp_yaw) * quat_of(&root);
                 Raw {
                     root: pose_of(position, &q),
                     joints,

@@ -21,7 +21,7 @@ use super::library::{ClipSpan, Side, StepTemplate, TemplateStep, ends_on_one_foo
 use super::marker::{Effort, TaskCategory, stance};
 use super::segment::{Thresholds, segment};
 use super::step::{Foot, Footstep, Frame, Phase, StepRecord, wrap};
-use crate::clip::Clip;
+use crate::clip::{Clip, ClipFormat, Opened};
 use crate::model::Character;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -115,14 +115,19 @@ pub fn check(t: &StepTemplate) -> Result<(), String> {
         }
         if let Some(span) = &s.span {
             let times = [span.lift_off, span.touch_down, span.end];
-            if s.tag.is_pivot()
-                || !times.iter().all(|v| v.is_finite() && *v >= 0.0)
+            if !times.iter().all(|v| v.is_finite() && *v >= 0.0)
                 || span.lift_off >= span.touch_down
                 || span.touch_down > span.end
             {
                 return Err(format!(
-                    "step {}: expected a `span` of a step through the air, in seconds with \
-                     lift_off < touch_down <= end",
+                    "step {}: expected a `span` in seconds with lift_off < touch_down <= end",
+                    k + 1
+                ));
+            }
+            let after_pivot = k > 0 && t.steps[k - 1].tag.is_pivot();
+            if span.around_pivot && (s.tag.is_pivot() || !after_pivot) {
+                return Err(format!(
+                    "step {}: `around_pivot` is for a step through the air after a pivot",
                     k + 1
                 ));
             }
@@ -143,6 +148,34 @@ pub fn check(t: &StepTemplate) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The templates of the clip file at `path` (opened as `opened`), named after its stem and cut
+/// as [`templates_from_clip`] does. `template_file`: where they will be written. A clip on a
+/// character of the project (a RON clip, a solved gait) then keeps its steps' spans, named
+/// relative to that file, so the full body plays them from it; motion capture keeps none (its
+/// skeleton is not the human's) and plays from the walk.
+pub fn templates_from_file(
+    opened: &Opened,
+    path: &Path,
+    capture: &Capture,
+    template_file: Option<&Path>,
+) -> Result<Vec<StepTemplate>, String> {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "clip".into());
+    let own = matches!(opened.format, ClipFormat::Clip | ClipFormat::GaitClip);
+    let named = template_file
+        .filter(|_| own)
+        .map(|file| clip_name(file, path));
+    templates_from_clip(
+        &opened.character,
+        &opened.clip,
+        &name,
+        capture,
+        named.as_deref(),
+    )
 }
 
 /// The clip templates are cut from, as a template file names it.
@@ -172,27 +205,38 @@ pub fn templates_from_clip(
     templates_from_steps(&records, clip.frames.len(), name, capture, origin.as_ref())
 }
 
-/// Where in its clip step `r` of `records` plays from: a step through the air, begun in the clip,
-/// while the other foot stands still (a pivot, a step already in the air at the clip's start, or
-/// a step while the other foot pivots or steps is played from the walk and the standing pose
-/// instead).
+/// Where in its clip step `r` of `records` plays from. A pivot: from when its foot starts to
+/// turn until it has turned. A step through the air, begun in the clip: from its lift-off to
+/// its rest, while the other foot stands still or pivots (then it is played with that pivot).
+/// None for a step already in the air at the clip's start or one while the other foot steps
+/// (played from the walk and the standing pose instead).
 fn span_of(records: &[StepRecord], r: &StepRecord, origin: &ClipOrigin) -> Option<ClipSpan> {
-    if r.tag.is_pivot() || r.airborne_end < r.airborne_start || begun_before(r) {
-        return None;
-    }
-    let other_moves = records
-        .iter()
-        .any(|o| o.foot != r.foot && o.start < r.end && o.end > r.airborne_start);
-    if other_moves {
-        return None;
-    }
     let t = |i: usize| i as f64 / origin.rate;
+    if r.tag.is_pivot() {
+        return (r.end > r.start).then(|| ClipSpan {
+            clip: origin.path.clone(),
+            lift_off: t(r.start),
+            touch_down: t(r.end),
+            end: t(r.end),
+            around_pivot: false,
+        });
+    }
+    if r.airborne_end < r.airborne_start || begun_before(r) {
+        return None;
+    }
+    let overlapping =
+        |o: &&StepRecord| o.foot != r.foot && o.start < r.end && o.end > r.airborne_start;
+    let others: Vec<&StepRecord> = records.iter().filter(overlapping).collect();
+    if others.iter().any(|o| !o.tag.is_pivot()) {
+        return None;
+    }
     let touch_down = t(r.airborne_end + 1);
     Some(ClipSpan {
         clip: origin.path.clone(),
         lift_off: t(r.airborne_start),
         touch_down,
         end: t(r.end).max(touch_down),
+        around_pivot: !others.is_empty(),
     })
 }
 

@@ -3,7 +3,7 @@
 //! templates and still reaches every marker on the right foot; template files round-trip and a
 //! bad one is named with its line.
 
-use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, clip_name, templates_from_clip};
+use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, templates_from_file};
 use super::library::{Dimensions, Library, Side, StepTemplate};
 use super::marker::{Effort, TaskCategory, TaskSequence, stance};
 use super::step::Foot;
@@ -29,7 +29,6 @@ fn cut_named(
 ) -> Result<Vec<StepTemplate>, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = root.join(rel);
-    let named = file.map(|f| clip_name(&root.join(f), &path));
     let opened = open(
         &path,
         &OpenOptions {
@@ -38,13 +37,11 @@ fn cut_named(
         },
     )
     .unwrap();
-    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-    templates_from_clip(
-        &opened.character,
-        &opened.clip,
-        &name,
+    templates_from_file(
+        &opened,
+        &path,
         capture,
-        named.as_deref(),
+        file.map(|f| root.join(f)).as_deref(),
     )
 }
 

@@ -48,12 +48,16 @@ pub struct TemplateStep {
 pub struct ClipSpan {
     /// The clip's file, relative to the template file's folder (or absolute).
     pub clip: String,
-    /// The swing foot leaves the ground.
+    /// The swing foot leaves the ground (a pivot's foot starts to turn).
     pub lift_off: f64,
-    /// It is back down.
+    /// It is back down (a pivot's foot has turned).
     pub touch_down: f64,
     /// It rests: the end of the step.
     pub end: f64,
+    /// A step taken while the other foot pivots (the step around a pivot): the full body plays
+    /// it from the clip only together with that pivot, the step before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub around_pivot: bool,
 }
 
 /// A footstep template (thesis §5.3.1, `s = (q_{1:N}, Γ)`).

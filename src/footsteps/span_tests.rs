@@ -20,27 +20,22 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every span of the solved templates is a step through the air of its clip, as segmentation
-/// finds it; pivots, the steps around a pivot and a step already in the air at the clip's start
-/// keep none.
+/// Every span of the solved templates is a step of its clip as segmentation finds it: a step
+/// through the air from its lift-off to its rest, or a pivot while its foot turns. The step
+/// around a pivot is marked so; a step already in the air at the clip's start keeps none.
 #[test]
-fn a_cut_keeps_each_step_through_the_air_with_its_span_in_the_clip() {
+fn a_cut_keeps_each_step_with_its_span_in_the_clip() {
     let made = solved_templates();
-    let mut spans = 0;
+    let (mut spans, mut pivots, mut around) = (0, 0, 0);
     for t in &made {
         for (k, s) in t.steps.iter().enumerate() {
             let Some(span) = &s.span else {
-                if t.name.starts_with("side_step") || t.name.starts_with("turn_") {
+                let solved = ["side_step", "turn_", "pivot_"];
+                if solved.iter().any(|p| t.name.starts_with(p)) {
                     panic!("{}: step {k} has no span", t.name);
                 }
                 continue;
             };
-            assert!(!s.tag.is_pivot(), "{}: a pivot with a span", t.name);
-            assert!(
-                !t.name.starts_with("pivot_"),
-                "{}: the step around a pivot has a span",
-                t.name
-            );
             let path = root().join(SHIPPED).parent().unwrap().join(&span.clip);
             let opened = open(&path, &OpenOptions::default()).unwrap();
             let records = segment(&opened.character, &opened.clip, &Thresholds::default()).unwrap();
@@ -48,18 +43,29 @@ fn a_cut_keeps_each_step_through_the_air_with_its_span_in_the_clip() {
             let at = |time: f64| (time * rate).round() as usize;
             let found = records.iter().find(|r| {
                 r.foot == s.step.foot
-                    && r.airborne_start == at(span.lift_off)
-                    && r.airborne_end + 1 == at(span.touch_down)
-                    && r.end == at(span.end)
+                    && r.tag.is_pivot() == s.tag.is_pivot()
+                    && if s.tag.is_pivot() {
+                        r.start == at(span.lift_off) && r.end == at(span.touch_down)
+                    } else {
+                        r.airborne_start == at(span.lift_off)
+                            && r.airborne_end + 1 == at(span.touch_down)
+                            && r.end == at(span.end)
+                    }
             });
             let r = found.unwrap_or_else(|| panic!("{}: {span:?} in {records:#?}", t.name));
-            assert!(r.start > 0 || r.airborne_start > 0, "begun before the clip");
+            assert!(r.start > 0 || r.airborne_start > 0 || s.tag.is_pivot());
+            // The step around a pivot is the one after it, while it turns.
+            let after_pivot = k > 0 && t.steps[k - 1].tag.is_pivot();
+            assert_eq!(span.around_pivot, after_pivot, "{}: step {k}", t.name);
             spans += 1;
+            pivots += usize::from(s.tag.is_pivot());
+            around += usize::from(span.around_pivot);
         }
     }
-    // The stop's last step and the start's first, two per side step and turn in place, over
-    // three categories and two efforts.
-    assert_eq!(spans, 6 * (1 + 1 + 2 * 2 + 2 * 2 * 4), "{made:#?}");
+    // The stop's last step and the start's first, two per side step and turn in place, a
+    // pivot and the step around it per pivot, over three categories and two efforts.
+    assert_eq!(spans, 6 * (1 + 1 + 2 * 2 + 2 * 2 * 4 + 4 * 2), "{made:#?}");
+    assert_eq!((pivots, around), (6 * 4, 6 * 4));
 }
 
 /// A template file names its clips relative to itself and finds them there.
@@ -73,7 +79,7 @@ fn a_template_file_names_its_clips_relative_to_itself() {
     );
     let file = root().join(SHIPPED);
     let clips = TemplateSet::load(&file).unwrap().clips(&file);
-    assert_eq!(clips.len(), 8, "{clips:#?}");
+    assert_eq!(clips.len(), 12, "{clips:#?}");
     for (name, path) in &clips {
         assert!(name.starts_with("../spaces/human3d_"), "{name}");
         assert!(path.is_file(), "{}", path.display());
@@ -131,7 +137,8 @@ fn a_bad_span_is_refused_and_an_unusable_clip_is_named() {
 }
 
 /// Plans with the shipped solved templates: each step cut from a solved clip is played from its
-/// span there (past the join, the arms, waist and neck are the clip's), and the bodies keep the
+/// span there (past the join, the arms, waist and neck are the clip's; a pivot and the step
+/// around it together, from the pivot's start), and the bodies keep the
 /// bars of every full body: planted feet within 2 cm, no joint jump over 0.5 rad, no joint past
 /// its limit.
 #[test]
@@ -164,28 +171,49 @@ fn template_steps_play_from_the_clips_they_were_cut_from() {
         .map(|(j, _)| j)
         .collect();
     assert_eq!(upper.len(), 10);
-    let mut played = 0;
+    let (mut played, mut pivots) = (0, 0);
     let (mut slide, mut jump, mut past) = (0.0f64, 0.0f64, 0.0f64);
     for seed in 0..20 {
         let p = plan(&lib, &TaskSequence::random(seed, 5));
         let body = full_body(&source, character.clone(), &p, &options);
+        // A pivot from a clip plays with the step around it that follows; alone, neither does.
+        let paired = |i: usize| {
+            let (s, n) = (&p.steps[i], p.steps.get(i + 1)?);
+            let (a, b) = (s.span.as_ref()?, n.span.as_ref()?);
+            (s.tag.is_pivot() && b.around_pivot && a.clip == b.clip && s.task == n.task)
+                .then_some(a.lift_off)
+        };
+        // Per step played from its clip: the clip's second and the frame its segment starts at.
+        let mut origins: Vec<Option<(f64, usize)>> = vec![None; p.steps.len()];
+        for (i, (s, r)) in p.steps.iter().zip(&body.steps).enumerate() {
+            let Some(span) = &s.span else { continue };
+            if let Some(start) = paired(i) {
+                origins[i] = Some((start, r.start));
+                origins[i + 1] = Some((start, r.start));
+                pivots += 1;
+            } else if !s.tag.is_pivot() && !span.around_pivot {
+                origins[i] = Some((span.lift_off, r.start));
+            }
+        }
         assert_eq!(
             body.from_clips,
-            p.steps.iter().filter(|s| s.span.is_some()).count(),
+            origins.iter().flatten().count(),
             "seed {seed}: every step with a span is played from its clip"
         );
         let q = quality(&source, &body.clip);
         slide = slide.max(q.slide_m);
         jump = jump.max(q.joint_jump_rad);
         past = past.max(q.limit_excess_rad);
-        for (s, r) in p.steps.iter().zip(&body.steps) {
-            let Some(span) = &s.span else { continue };
+        for ((s, r), origin) in p.steps.iter().zip(&body.steps).zip(&origins) {
+            let (Some(span), Some((from, first))) = (&s.span, *origin) else {
+                continue;
+            };
             let clip = &source.clips[&span.clip];
-            // The segment starts between frames r.start − 1 and r.start, so frame i plays the
-            // clip δ ∈ [0, dt) later than (i − r.start)·dt past the lift-off: δ is found once for
-            // the segment, then every frame past the join must match.
+            // The segment starts between frames first − 1 and first, so frame i plays the clip
+            // δ ∈ [0, dt) later than (i − first)·dt past its start: δ is found once for the
+            // step, then every frame past the join must match.
             let frames: Vec<usize> = (r.start..=r.end)
-                .filter(|&i| (i - r.start) as f64 * dt > JOIN_TIME + dt)
+                .filter(|&i| (i - first) as f64 * dt > JOIN_TIME + dt)
                 .collect();
             if frames.len() < 2 {
                 // A step shorter than the join: still blending out of the one before.
@@ -195,8 +223,7 @@ fn template_steps_play_from_the_clips_they_were_cut_from() {
                 frames
                     .iter()
                     .map(|&i| {
-                        let (_, joints) =
-                            sample(clip, span.lift_off + (i - r.start) as f64 * dt + delta);
+                        let (_, joints) = sample(clip, from + (i - first) as f64 * dt + delta);
                         upper
                             .iter()
                             .map(|&j| (body.clip.frames[i].joints[j] - joints[j]).abs())
@@ -216,6 +243,8 @@ fn template_steps_play_from_the_clips_they_were_cut_from() {
             played += 1;
         }
     }
+    eprintln!("{pivots} pivots played from their clips with the step around them");
+    assert!(pivots >= 3, "{pivots} pivots played from their clips");
     eprintln!(
         "{played} steps played from their clips; slide {slide:.4} m, joint jump {jump:.3} rad"
     );
