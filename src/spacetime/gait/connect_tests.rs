@@ -319,6 +319,23 @@ fn a_pivot_keeps_its_foot_where_it_was() {
     }
 }
 
+/// The standing human's connection to itself turned 0.5 rad left with the left foot on its
+/// toes over 0.2 to 0.8 of it: the skeleton, the left foot's index and the connection's spec.
+fn left_toe_pivot() -> (crate::spacetime::skeleton::Skeleton, usize, GaitSpec) {
+    let (skeleton, stand) = standing();
+    let left = (skeleton.feet.iter())
+        .position(|&l| skeleton.limbs[l].name == "l_foot")
+        .unwrap();
+    let c = left_pivot(Pivot {
+        foot: "l_foot".into(),
+        from: 0.2,
+        to: 0.8,
+        on: PivotOn::Toes,
+    });
+    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
+    (skeleton, left, spec)
+}
+
 /// A toe pivot turns the foot about its toes (the middle of the box foot's front edge, 13 cm
 /// ahead of its sole's middle) over its window, and stands it on them over the window's middle:
 /// there the NLP holds the toes on the ground, the foot level across and the heel up (at least
@@ -328,23 +345,13 @@ fn a_pivot_keeps_its_foot_where_it_was() {
 #[test]
 fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
     use super::super::problem::{Block, KinematicRow};
-    let (skeleton, stand) = standing();
-    let left = (skeleton.feet.iter())
-        .position(|&l| skeleton.limbs[l].name == "l_foot")
-        .unwrap();
+    let (skeleton, left, spec) = left_toe_pivot();
     let toes = skeleton.toes(left).unwrap();
     assert!(
         (toes[0] - 0.13).abs() < 1e-9 && toes[2].abs() < 1e-9,
         "{toes:?}"
     );
     assert_eq!(skeleton.heel_corners(left).len(), 2);
-    let c = left_pivot(Pivot {
-        foot: "l_foot".into(),
-        from: 0.2,
-        to: 0.8,
-        on: PivotOn::Toes,
-    });
-    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
     for i in 0..21 {
         // The window is frames 4 to 16; its middle three fifths, 7 to 13, stand on the toes,
         // the heel half up at 7 and 13 and all the way between; the rest turns flat about them.
@@ -429,18 +436,8 @@ fn a_toe_pivot_stands_its_foot_on_the_toes_with_the_heel_up() {
 #[test]
 fn a_foot_on_its_toes_takes_its_load_anywhere_along_their_edge() {
     use super::super::problem::Block;
-    let (skeleton, stand) = standing();
-    let left = (skeleton.feet.iter())
-        .position(|&l| skeleton.limbs[l].name == "l_foot")
-        .unwrap();
+    let (skeleton, left, spec) = left_toe_pivot();
     assert!((skeleton.toe_half_width(left) - 0.05).abs() < 1e-9);
-    let c = left_pivot(Pivot {
-        foot: "l_foot".into(),
-        from: 0.2,
-        to: 0.8,
-        on: PivotOn::Toes,
-    });
-    let (spec, _) = connecting_start(&skeleton, &stand, &stand, &c).unwrap();
     let yaw = |i: usize| match spec.footing(i, left) {
         Footing::Toes { yaw, .. } => yaw,
         other => panic!("frame {i}: {other:?}"),
