@@ -6,9 +6,9 @@
 use super::character::{LiveSim, StepSimulation};
 use super::viewport::{MainCamera, OrbitCamera};
 use super::workbench::Stage;
+use super::workbench::pointer::UiPointer;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use bevy_egui::input::EguiWantsInput;
 
 pub struct InputPlugin;
 
@@ -34,16 +34,13 @@ fn push_input(
     window: Query<&Window, With<PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
     gamepads: Query<&Gamepad>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    ui: UiPointer,
     stage: Res<State<Stage>>,
 ) {
     let fwd = orbit.forward_flat();
     let right = fwd.cross(Vec3::Y);
     let target = live.heaviest_body();
-    let keyboard_wanted = egui_input
-        .as_ref()
-        .map(|e| e.wants_keyboard_input())
-        .unwrap_or(false);
+    let keyboard_wanted = ui.typing();
     if !keyboard_wanted {
         for (key, dir) in [
             (KeyCode::ArrowUp, fwd),
@@ -83,9 +80,7 @@ fn push_input(
         }
     }
     // Click a body: push it away from the camera.
-    let over_ui = egui_input
-        .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
-        .unwrap_or(false);
+    let over_ui = ui.over_ui();
     // In the editor a click selects instead.
     let editing = *stage.get() == Stage::Editor;
     if over_ui || editing || !mouse.just_pressed(MouseButton::Left) {

@@ -1,8 +1,8 @@
 //! Viewport: orbit camera (mouse and gamepad), sun with shadows, ground plane and grid.
 
+use super::workbench::pointer::UiPointer;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
-use bevy_egui::input::EguiWantsInput;
 
 pub struct ViewportPlugin;
 
@@ -161,12 +161,10 @@ fn orbit_input(
     scroll: Res<AccumulatedMouseScroll>,
     keys: Res<ButtonInput<KeyCode>>,
     gamepads: Query<&Gamepad>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    ui: UiPointer,
     time: Res<Time>,
 ) {
-    let over_ui = egui_input
-        .map(|e| e.wants_pointer_input() || e.is_pointer_over_area())
-        .unwrap_or(false);
+    let over_ui = ui.over_ui();
     if !over_ui {
         if buttons.pressed(MouseButton::Right) {
             orbit.yaw += motion.delta.x * 0.006;

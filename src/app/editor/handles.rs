@@ -27,7 +27,7 @@ use crate::model::rotation::quat_to_euler_xyz_deg;
 use crate::model::{Character, JointKind, Shape};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use bevy_egui::input::EguiWantsInput;
+use crate::app::workbench::pointer::UiPointer;
 
 /// Radius of the turn rings and of the knobs, as fractions of the handles' size (the length of
 /// the move arrows and of the joint-axis arrow, [`BodyFrame::size`]).
@@ -408,7 +408,7 @@ pub(super) fn drag_handles(
     mouse: Res<ButtonInput<MouseButton>>,
     window: Query<&Window, With<PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    ui: UiPointer,
 ) {
     handles.took_click = false;
     let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {
@@ -427,8 +427,7 @@ pub(super) fn drag_handles(
     let pointer = match script.as_deref_mut() {
         Some(s) => scripted_pointer(s, &list, &to_screen),
         None => {
-            let over_ui =
-                egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area());
+            let over_ui = ui.over_ui();
             Pointer {
                 at: window.cursor_position(),
                 pressed: mouse.just_pressed(MouseButton::Left) && !over_ui,

@@ -12,7 +12,7 @@ use crate::app::viewport::MainCamera;
 use crate::model::JointKind;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use bevy_egui::input::EguiWantsInput;
+use crate::app::workbench::pointer::UiPointer;
 
 const SELECTED: Color = Color::srgb(1.0, 0.85, 0.1);
 const AXIS: Color = Color::srgb(0.2, 0.45, 1.0);
@@ -26,12 +26,12 @@ pub(super) fn pick_body(
     mouse: Res<ButtonInput<MouseButton>>,
     window: Query<&Window, With<PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    ui: UiPointer,
 ) {
     if !state.visible || handles.took_click || !mouse.just_pressed(MouseButton::Left) {
         return;
     }
-    if egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area()) {
+    if ui.over_ui() {
         return;
     }
     let (Ok(window), Ok((camera, cam_t))) = (window.single(), camera.single()) else {

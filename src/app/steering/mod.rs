@@ -489,12 +489,12 @@ fn place_task(
     mouse: Res<ButtonInput<MouseButton>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<super::viewport::MainCamera>>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    ui: super::workbench::pointer::UiPointer,
 ) {
     let (true, Some(walk)) = (state.active, state.tasks.as_mut()) else {
         return;
     };
-    let over_ui = egui_input.is_some_and(|e| e.wants_pointer_input() || e.is_pointer_over_area());
+    let over_ui = ui.over_ui();
     let ground = || {
         let (window, (camera, cam_t)) = (window.single().ok()?, camera.single().ok()?);
         let ray = camera
@@ -525,7 +525,7 @@ fn read_controls(
     keys: Res<ButtonInput<KeyCode>>,
     gamepads: Query<&Gamepad>,
     orbit: Res<super::viewport::OrbitCamera>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    ui: super::workbench::pointer::UiPointer,
     time: Res<Time>,
 ) {
     if !state.active {
@@ -534,7 +534,7 @@ fn read_controls(
     let controls = controls::Controls {
         keys: controls::held_keys(&keys),
         pads: gamepads.iter().map(controls::pad_state).collect(),
-        typing: egui_input.is_some_and(|e| e.wants_keyboard_input()),
+        typing: ui.typing(),
     };
     let facing = state.controller.as_ref().map_or(0.0, |c| c.intent.facing());
     state.stick = crate::steering::controls::stick_intent(

@@ -13,6 +13,7 @@ pub mod figures;
 pub mod files;
 pub mod jobs;
 pub mod palette;
+pub mod pointer;
 
 use bevy::ecs::system::SystemId;
 use bevy::prelude::*;
@@ -128,8 +129,8 @@ struct Registered {
 #[derive(Resource, Default)]
 pub struct Workbench {
     panels: Vec<Registered>,
-    /// The viewport area left free by the docks, this frame.
-    central: Option<egui::Rect>,
+    /// The viewport area left free by the docks, and what floats over it, this frame.
+    layout: pointer::PassLayout,
     /// Claims on the stage, oldest first.
     claims: Vec<Stage>,
     ticks: u64,
@@ -138,7 +139,12 @@ pub struct Workbench {
 impl Workbench {
     /// The viewport area between the docks (from the first drawn frame on).
     pub fn central(&self) -> Option<egui::Rect> {
-        self.central
+        self.layout.central
+    }
+
+    /// The last pass's layout ([`pointer::UiPointer`]).
+    fn layout(&self) -> &pointer::PassLayout {
+        &self.layout
     }
 
     /// Whether panel `id` is open.
@@ -375,9 +381,10 @@ fn shell(world: &mut World) {
             .show(&mut root, |ui| run_body(world, *body, ui));
     }
     let central = root.available_rect_before_wrap();
-    world.resource_mut::<Workbench>().central = Some(central);
+    world.resource_mut::<Workbench>().layout.central = Some(central);
+    let mut floating = Vec::new();
     // The toolbar: every panel's toggle, in order.
-    egui::Area::new(egui::Id::new("workbench_toolbar"))
+    let toolbar = egui::Area::new(egui::Id::new("workbench_toolbar"))
         .fixed_pos(central.left_top() + egui::vec2(8.0, 8.0))
         .show(&ctx, |ui| {
             ui.horizontal(|ui| {
@@ -396,6 +403,7 @@ fn shell(world: &mut World) {
                 }
             });
         });
+    floating.push(toolbar.response.rect);
     // Windows, cascading from the toolbar.
     let mut k = 0.0;
     for (spec, body, open) in &panels {
@@ -406,7 +414,7 @@ fn shell(world: &mut World) {
             continue;
         }
         let mut still_open = true;
-        egui::Window::new(spec.title)
+        let shown = egui::Window::new(spec.title)
             .id(egui::Id::new(("workbench_window", spec.id)))
             .open(&mut still_open)
             .default_pos(central.left_top() + egui::vec2(4.0 + 24.0 * k, 40.0 + 24.0 * k))
@@ -416,13 +424,16 @@ fn shell(world: &mut World) {
             ))
             .resizable(true)
             .show(&ctx, |ui| run_body(world, *body, ui));
+        floating.extend(shown.map(|w| w.response.rect));
         if !still_open {
             toggled.push((spec.id, false));
         }
         k += 1.0;
     }
+    let mut bench = world.resource_mut::<Workbench>();
+    bench.layout.floating = floating;
+    bench.layout.pixels_per_point = ctx.pixels_per_point();
     if !toggled.is_empty() {
-        let mut bench = world.resource_mut::<Workbench>();
         for (id, open) in toggled {
             bench.set_open(id, open);
         }
