@@ -82,13 +82,6 @@ impl GaitClip {
         if self.morphology.is_some() {
             return Err(invalid("a clip with its own limb sizes is not mirrored"));
         }
-        let closure = match &self.closure {
-            Closure::Treadmill => Closure::Treadmill,
-            Closure::Transformed { turn_rate } => Closure::Transformed {
-                turn_rate: -turn_rate,
-            },
-            Closure::Open(_) => return Err(invalid("an open clip is not mirrored")),
-        };
         // The body the frames are of (a heading root off the treadmill).
         let skeleton = &self.body(skeleton)?;
         let map = mirror_coordinates(skeleton)?;
@@ -96,17 +89,25 @@ impl GaitClip {
         if self.coordinates != names {
             return Err(invalid("its coordinates are not its creature's"));
         }
-        let frames = self
-            .frames
-            .iter()
-            .map(|q| {
-                let mut m = vec![0.0; q.len()];
-                for (i, &(j, s)) in map.iter().enumerate() {
-                    m[j] = s * q[i];
-                }
-                m
-            })
-            .collect();
+        let pose = |q: &Vec<f64>| {
+            let mut m = vec![0.0; q.len()];
+            for (i, &(j, s)) in map.iter().enumerate() {
+                m[j] = s * q[i];
+            }
+            m
+        };
+        let frames = self.frames.iter().map(pose).collect();
+        // An open clip's fixed end frames are mirrored with the others.
+        let closure = match &self.closure {
+            Closure::Treadmill => Closure::Treadmill,
+            Closure::Transformed { turn_rate } => Closure::Transformed {
+                turn_rate: -turn_rate,
+            },
+            Closure::Open(ends) => Closure::Open(Box::new(OpenEnds {
+                first: ends.first.each_ref().map(pose),
+                last: ends.last.each_ref().map(pose),
+            })),
+        };
         // Foot k's mirror foot, by limb.
         let limbs = mirror_limbs(skeleton);
         let limb_of = |name: &str| skeleton.limbs.iter().position(|l| l.name == name);
@@ -137,7 +138,10 @@ impl GaitClip {
                         force: [l.force[0], l.force[1], -l.force[2]],
                         torque: [-l.torque[0], -l.torque[1], l.torque[2]],
                         turn: -l.turn,
-                        footing: l.footing,
+                        footing: match l.footing {
+                            Footing::Toes { heel, yaw } => Footing::Toes { heel, yaw: -yaw },
+                            f => f,
+                        },
                     });
                 }
                 m
@@ -221,6 +225,48 @@ mod tests {
         let window =
             |c: &GaitClip, foot: &str| c.timings.iter().find(|t| t.foot == foot).unwrap().start;
         assert_eq!(window(&m, "l_foot"), window(&clip, "r_foot"));
+        assert_eq!(m.mirrored(&skeleton).unwrap(), clip);
+    }
+
+    /// An open clip mirrors with its fixed end frames: the shipped right toe pivot becomes a left
+    /// one on the left foot's toes, as feasible by the audit (the toes' edge turned with the
+    /// foot), turning the other way, and mirrored back it is the same bits.
+    #[test]
+    fn a_mirrored_toe_pivot_pivots_the_other_foot_the_other_way() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
+        let clip: GaitClip = crate::files::read_ron(
+            &root.join("assets/spaces/human3d_stepping/gait/toe_pivot_right_45.ron"),
+        )
+        .unwrap();
+        let body = clip.body(&skeleton).unwrap();
+        let m = clip.mirrored(&skeleton).unwrap();
+        let after = audit(&body, &m, MU, NU).max();
+        assert!(after <= 1e-6, "the mirror image violates {after:e}");
+        let turned = |c: &GaitClip, k: usize| -> f64 {
+            c.contacts
+                .iter()
+                .filter_map(|f| f[k].as_ref())
+                .map(|l| l.turn)
+                .sum()
+        };
+        let foot = |name: &str| {
+            (skeleton.feet.iter())
+                .position(|&l| skeleton.limbs[l].name == name)
+                .unwrap()
+        };
+        let (left, right) = (foot("l_foot"), foot("r_foot"));
+        assert!((turned(&clip, right) + 45f64.to_radians()).abs() < 1e-9);
+        assert!((turned(&m, left) - 45f64.to_radians()).abs() < 1e-9);
+        let Closure::Open(ends) = &m.closure else {
+            panic!("{:?}", m.closure)
+        };
+        // The last fixed frame's yaw (a heading root's first coordinate) turns left.
+        assert!(
+            (ends.last[1][0] - 45f64.to_radians()).abs() < 0.01,
+            "{:?}",
+            ends.last[1]
+        );
         assert_eq!(m.mirrored(&skeleton).unwrap(), clip);
     }
 }
