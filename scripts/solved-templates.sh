@@ -23,6 +23,7 @@ for c in turn_left_45 turn_right_45 turn_left_90 turn_right_90; do
 done
 # A pivot leaves a task: the inside foot turns on its spot, the other steps around it. As an
 # entry it would end on a pivot, not on a landing of both feet, so it is an exit only.
-for c in pivot_left_45 pivot_right_45 pivot_left_90 pivot_right_90; do
+for c in pivot_left_45 pivot_right_45 pivot_left_90 pivot_right_90 \
+  toe_pivot_left_45 toe_pivot_right_45 toe_pivot_left_90 toe_pivot_right_90; do
   "${M[@]}" footsteps templates "$S/$c.ron" --side exit --steps 2 --out "$T" --append
 done

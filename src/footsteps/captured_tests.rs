@@ -6,7 +6,7 @@
 use super::captured::{Capture, TemplateSet, WALKING_DISTANCE, templates_from_file};
 use super::library::{Dimensions, Library, Side, StepTemplate};
 use super::marker::{Effort, TaskCategory, TaskSequence, stance};
-use super::step::Foot;
+use super::step::{Foot, StepTag};
 use super::tests::check_plan;
 use crate::clip::{OpenOptions, open};
 use std::path::Path;
@@ -230,7 +230,7 @@ fn a_template_file_round_trips_and_a_bad_one_names_its_line() {
 #[test]
 fn steps_cut_off_by_the_clip_are_not_taken_as_plants() {
     use super::captured::templates_from_steps;
-    use super::step::{Footstep, Phase, StepRecord, StepTag};
+    use super::step::{Footstep, Phase, StepRecord};
     let at = |foot: Foot, x: f64, y: f64| Footstep {
         foot,
         x,
@@ -305,12 +305,17 @@ const STEPPING: [&str; 6] = [
     "turn_right_90",
 ];
 
-/// The solved pivots: the inside foot turns on the ground, the other steps around it.
-const PIVOTS: [(&str, f64); 4] = [
-    ("pivot_left_45", 45.0),
-    ("pivot_right_45", -45.0),
-    ("pivot_left_90", 90.0),
-    ("pivot_right_90", -90.0),
+/// The solved pivots: the inside foot turns on the ground (flat on its footprint, or up on its
+/// toes), the other steps around it.
+const PIVOTS: [(&str, f64, StepTag); 8] = [
+    ("pivot_left_45", 45.0, StepTag::HeelPivot),
+    ("pivot_right_45", -45.0, StepTag::HeelPivot),
+    ("pivot_left_90", 90.0, StepTag::HeelPivot),
+    ("pivot_right_90", -90.0, StepTag::HeelPivot),
+    ("toe_pivot_left_45", 45.0, StepTag::ToePivot),
+    ("toe_pivot_right_45", -45.0, StepTag::ToePivot),
+    ("toe_pivot_left_90", 90.0, StepTag::ToePivot),
+    ("toe_pivot_right_90", -90.0, StepTag::ToePivot),
 ];
 
 fn stepping(name: &str) -> String {
@@ -341,7 +346,7 @@ pub(super) fn solved_templates() -> Vec<StepTemplate> {
     for name in &STEPPING[2..] {
         all(&stepping(name), None, Some(2), &mut made);
     }
-    for (name, _) in PIVOTS {
+    for (name, _, _) in PIVOTS {
         all(&stepping(name), Some(Side::Exit), Some(2), &mut made);
     }
     made
@@ -393,13 +398,14 @@ fn the_solved_stepping_repertoire_makes_templates_keyed_by_what_each_step_does()
     }
 }
 
-/// A solved pivot segments as a pivot on the heel (the foot stays flat) of the foot on the side
-/// it turns to, turned by the pivot's angle on its own spot, then a turn and step of the other
-/// foot; as an exit it says the next task lies ahead of the final facing.
+/// A solved pivot segments as a pivot of the foot on the side it turns to, on the heel (the foot
+/// stays flat) or on the toes (heel up) as it was solved, turned by the pivot's angle on its own
+/// spot (its footprint, or its toes), then a turn and step of the other foot; as an exit it says
+/// the next task lies ahead of the final facing.
 #[test]
 fn a_solved_pivot_turns_the_inside_foot_on_its_spot_and_steps_the_other_around() {
-    use super::step::StepTag;
-    for (name, deg) in PIVOTS {
+    let toes = Dimensions::default().toes;
+    for (name, deg, tag) in PIVOTS {
         let t = cut(
             &stepping(name),
             None,
@@ -409,11 +415,7 @@ fn a_solved_pivot_turns_the_inside_foot_on_its_spot_and_steps_the_other_around()
         .remove(0);
         let inside = if deg > 0.0 { Foot::Left } else { Foot::Right };
         let (pivot, step) = (&t.steps[0], &t.steps[1]);
-        assert_eq!(
-            (pivot.tag, pivot.step.foot),
-            (StepTag::HeelPivot, inside),
-            "{t:#?}"
-        );
+        assert_eq!((pivot.tag, pivot.step.foot), (tag, inside), "{t:#?}");
         assert_eq!(step.tag, StepTag::TurnAndStep, "{t:#?}");
         assert_ne!(step.step.foot, inside);
         let a = deg.to_radians();
@@ -423,7 +425,10 @@ fn a_solved_pivot_turns_the_inside_foot_on_its_spot_and_steps_the_other_around()
             (pivot.step.yaw - a).abs() < 3f64.to_radians(),
             "{name}: {t:#?}"
         );
-        assert!(pivot.step.x.abs() < 0.02, "{name}: {t:#?}");
+        // The point it turns on stays put: the footprint, or the toes ahead of it.
+        let ahead = if tag == StepTag::ToePivot { toes } else { 0.0 };
+        let turned_on = pivot.step.x + ahead * pivot.step.yaw.cos();
+        assert!((turned_on - ahead).abs() < 0.02, "{name}: {t:#?}");
         assert!(step.step.yaw * a > 0.0, "{name}: {t:#?}");
         let along = [WALKING_DISTANCE * a.cos(), WALKING_DISTANCE * a.sin()];
         assert!(

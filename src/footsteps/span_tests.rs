@@ -30,7 +30,7 @@ fn a_cut_keeps_each_step_with_its_span_in_the_clip() {
     for t in &made {
         for (k, s) in t.steps.iter().enumerate() {
             let Some(span) = &s.span else {
-                let solved = ["side_step", "turn_", "pivot_"];
+                let solved = ["side_step", "turn_", "pivot_", "toe_pivot_"];
                 if solved.iter().any(|p| t.name.starts_with(p)) {
                     panic!("{}: step {k} has no span", t.name);
                 }
@@ -63,9 +63,10 @@ fn a_cut_keeps_each_step_with_its_span_in_the_clip() {
         }
     }
     // The stop's last step and the start's first, two per side step and turn in place, a
-    // pivot and the step around it per pivot, over three categories and two efforts.
-    assert_eq!(spans, 6 * (1 + 1 + 2 * 2 + 2 * 2 * 4 + 4 * 2), "{made:#?}");
-    assert_eq!((pivots, around), (6 * 4, 6 * 4));
+    // pivot and the step around it per pivot (on the heel and on the toes), over three
+    // categories and two efforts.
+    assert_eq!(spans, 6 * (1 + 1 + 2 * 2 + 2 * 2 * 4 + 8 * 2), "{made:#?}");
+    assert_eq!((pivots, around), (6 * 8, 6 * 8));
 }
 
 /// A template file names its clips relative to itself and finds them there.
@@ -79,7 +80,7 @@ fn a_template_file_names_its_clips_relative_to_itself() {
     );
     let file = root().join(SHIPPED);
     let clips = TemplateSet::load(&file).unwrap().clips(&file);
-    assert_eq!(clips.len(), 12, "{clips:#?}");
+    assert_eq!(clips.len(), 16, "{clips:#?}");
     for (name, path) in &clips {
         assert!(name.starts_with("../spaces/human3d_"), "{name}");
         assert!(path.is_file(), "{}", path.display());

@@ -481,9 +481,10 @@ fn a_foot_on_its_toes_takes_its_load_anywhere_along_their_edge() {
     assert_eq!(turned, 7);
 }
 
-/// The shipped pivots of the stepping repertoire are physically valid by the audit, which holds
-/// each pivoting foot to its share of the turn: the foot turns by the pivot's angle in all, and
-/// its point does not slip.
+/// The shipped pivots of the stepping repertoire, on the heel and on the toes, are physically
+/// valid by the audit, which holds each pivoting foot to its share of the turn: the foot turns by
+/// the pivot's angle in all, and the point it turns on (its footprint, or its toes) does not
+/// slip. Only the toe pivots stand on their toes.
 #[test]
 fn the_shipped_pivots_turn_their_foot_in_place_and_pass_the_audit() {
     use crate::spacetime::skeleton::Skeleton;
@@ -496,6 +497,10 @@ fn the_shipped_pivots_turn_their_foot_in_place_and_pass_the_audit() {
         ("pivot_right_45", "r_foot", -45.0),
         ("pivot_left_90", "l_foot", 90.0),
         ("pivot_right_90", "r_foot", -90.0),
+        ("toe_pivot_left_45", "l_foot", 45.0),
+        ("toe_pivot_right_45", "r_foot", -45.0),
+        ("toe_pivot_left_90", "l_foot", 90.0),
+        ("toe_pivot_right_90", "r_foot", -90.0),
     ] {
         let path = root.join(format!("assets/spaces/human3d_stepping/gait/{name}.ron"));
         let clip: GaitClip = crate::files::read_ron(&path).unwrap();
@@ -506,6 +511,8 @@ fn the_shipped_pivots_turn_their_foot_in_place_and_pass_the_audit() {
             .position(|&l| skeleton.limbs[l].name == foot)
             .unwrap();
         assert!(clip.contacts.iter().all(|c| c[k].is_some()), "{name}");
+        let on_toes = (clip.contacts.iter()).any(|c| c[k].as_ref().unwrap().footing.on_toes());
+        assert_eq!(on_toes, name.starts_with("toe_"), "{name}");
         let turned: f64 = clip
             .contacts
             .iter()
