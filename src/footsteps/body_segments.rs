@@ -19,7 +19,7 @@ use super::plan::FootstepPlan;
 use super::source::{MotionSource, SourceStep, carrying, footprint, world};
 use super::step::{Foot, Footstep, Frame, StepTag, wrap};
 use crate::clip::Clip;
-use crate::clip::leg_ik::relative;
+use crate::clip::leg_ik::{Leg, relative};
 use crate::clip::pose::{BodyPose, body_poses, pose_of, quat_of, reference_orientation};
 use crate::model::planar::PlanarMotion;
 use crate::track::target::sample;
@@ -436,21 +436,17 @@ impl Segment {
                 ];
                 let warp_yaw = (1.0 - b) * wrap(from.yaw - s0.2) + b * wrap(to.yaw - s1.2);
                 let p = Vector3::from(m.apply_vec3(swing_leg.foot_point(&now).into()));
-                let here = |s: &Footstep| FootTarget {
-                    point: world(s.x, s.y, p.y),
-                    orientation: turned_to(
-                        c,
-                        swing_leg.foot,
-                        &quat_of(&now[swing_leg.foot]),
-                        s.yaw,
-                    ),
+                // A foot down on footstep `s`, at the clip's height of its foot point.
+                let planted = |leg: &Leg, s: &Footstep| FootTarget {
+                    point: world(s.x, s.y, leg.foot_point(&now).y),
+                    orientation: turned_to(c, leg.foot, &quat_of(&now[leg.foot]), s.yaw),
                     down: true,
                 };
                 let swing = if tau >= w.touch_down {
-                    here(to)
+                    planted(swing_leg, to)
                 } else if tau < w.lift_off {
                     // Still down, while the other foot starts its pivot.
-                    here(&from)
+                    planted(swing_leg, &from)
                 } else {
                     FootTarget {
                         point: p + world(warp[0], warp[1], 0.0),
@@ -465,20 +461,7 @@ impl Segment {
                         orientation: yaw_turn(m.yaw) * quat_of(&now[stance_leg.foot]),
                         down: true,
                     },
-                    None => FootTarget {
-                        point: world(
-                            plants[slot(g)].x,
-                            plants[slot(g)].y,
-                            stance_leg.foot_point(&now).y,
-                        ),
-                        orientation: turned_to(
-                            c,
-                            stance_leg.foot,
-                            &quat_of(&now[stance_leg.foot]),
-                            plants[slot(g)].yaw,
-                        ),
-                        down: true,
-                    },
+                    None => planted(stance_leg, &plants[slot(g)]),
                 };
                 let mut feet = [stance; 2];
                 feet[slot(f)] = swing;

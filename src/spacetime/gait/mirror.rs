@@ -195,20 +195,24 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// The walker, a shipped gait clip of it (`path` in the repository), its mirror image, and
+    /// the audits' largest violations of the two.
+    fn mirror_shipped(path: &str) -> (Skeleton, GaitClip, GaitClip, [f64; 2]) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
+        let clip: GaitClip = crate::files::read_ron(&root.join(path)).unwrap();
+        let body = clip.body(&skeleton).unwrap();
+        let m = clip.mirrored(&skeleton).unwrap();
+        let audits = [&clip, &m].map(|c| audit(&body, c, MU, NU).max());
+        (skeleton, clip, m, audits)
+    }
+
     /// The shipped slow walk turning right, mirrored, is a left turn as feasible as the original
     /// (the audit recomputes every constraint), and mirrored back it is the same bits.
     #[test]
     fn a_mirrored_turn_is_as_feasible_and_mirrors_back_to_the_same_bits() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
-        let clip: GaitClip = crate::files::read_ron(
-            &root.join("assets/spaces/human3d_locomotion/gait/gait=walk0.6_turn=-45.ron"),
-        )
-        .unwrap();
-        let body = clip.body(&skeleton).unwrap();
-        let before = audit(&body, &clip, MU, NU).max();
-        let m = clip.mirrored(&skeleton).unwrap();
-        let after = audit(&body, &m, MU, NU).max();
+        let (skeleton, clip, m, [before, after]) =
+            mirror_shipped("assets/spaces/human3d_locomotion/gait/gait=walk0.6_turn=-45.ron");
         assert!(after <= 1e-6, "the mirror image violates {after:e}");
         assert!(
             (after - before).abs() <= 1e-9,
@@ -233,15 +237,8 @@ mod tests {
     /// foot), turning the other way, and mirrored back it is the same bits.
     #[test]
     fn a_mirrored_toe_pivot_pivots_the_other_foot_the_other_way() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let skeleton = Skeleton::load(&root.join("characters/human3d_walker.ron")).unwrap();
-        let clip: GaitClip = crate::files::read_ron(
-            &root.join("assets/spaces/human3d_stepping/gait/toe_pivot_right_45.ron"),
-        )
-        .unwrap();
-        let body = clip.body(&skeleton).unwrap();
-        let m = clip.mirrored(&skeleton).unwrap();
-        let after = audit(&body, &m, MU, NU).max();
+        let (skeleton, clip, m, [_, after]) =
+            mirror_shipped("assets/spaces/human3d_stepping/gait/toe_pivot_right_45.ron");
         assert!(after <= 1e-6, "the mirror image violates {after:e}");
         let turned = |c: &GaitClip, k: usize| -> f64 {
             c.contacts
