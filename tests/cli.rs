@@ -577,9 +577,10 @@ fn footsteps_segment_finds_the_planned_steps_of_a_clip() {
     assert!(total.starts_with(&format!("steps {planned} (")), "{total}");
 }
 
-/// `footsteps templates` cuts an entry from the CMU walk into a template file; the shipped
-/// solved templates alone plan the demo, every task reached, the solved steps taken; a
-/// template file without exits is refused with-`--templates-only`, naming the missing shelf.
+/// `footsteps templates` cuts an entry from the CMU walk, retargeted onto the walker, into a
+/// template file; the shipped solved templates alone plan the demo, every task reached, the
+/// solved steps taken; a template file without exits is refused with `--templates-only`,
+/// naming the missing shelf.
 #[test]
 fn footsteps_templates_are_cut_from_clips_and_planned_with() {
     let dir = tempfile::tempdir().unwrap();
@@ -604,6 +605,21 @@ fn footsteps_templates_are_cut_from_clips_and_planned_with() {
     assert!(
         cut.contains("side Entry steps 3") && cut.contains("(1 templates)"),
         "{cut}"
+    );
+    // The capture is retargeted onto the walker, written beside the template file, and its
+    // last step keeps a span in that clip.
+    assert!(
+        cut.contains("retargeted tests/data/cmu/12_01_walk.bvh onto human3d_walker"),
+        "{cut}"
+    );
+    assert!(
+        dir.path().join("12_01_walk.human3d.clip.ron").exists(),
+        "{cut}"
+    );
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        written.contains("clip: \"12_01_walk.human3d.clip.ron\""),
+        "{written}"
     );
     let planned = motionlab_ok(&[
         "footsteps".as_ref(),

@@ -139,6 +139,8 @@ pub struct MappedPoint {
     pub ks_joint: usize,
     pub body: usize,
     pub point: [f64; 3],
+    /// Its weight in the transfer's IK; `None`: the transfer's rule (root, leaves, others).
+    pub weight: Option<f64>,
 }
 
 /// Where a built character came from.
@@ -680,6 +682,7 @@ pub fn build_character(
                 ks_joint: k,
                 body,
                 point: v3(ks.rest_position(k)),
+                weight: None,
             }
         })
         .collect();

@@ -16,6 +16,9 @@
 //! - [`transfer`] (`transfer.rs`): per frame, damped least squares over the root pose and every
 //!   hinge angle so that the character's joints and end points follow the KS joints, written
 //!   as a [`crate::clip::Clip`].
+//! - [`retarget`] (`retarget.rs`): the same transfer onto a character of the project that was
+//!   not built from the skeleton (motion capture onto human3d), its joints matched by part name
+//!   and the skeleton scaled to the character's legs.
 
 mod axes;
 mod build;
@@ -26,6 +29,7 @@ mod gltf_data;
 mod gltf_load;
 mod masses;
 mod names;
+mod retarget;
 mod skeleton;
 mod skin_fit;
 mod source;
@@ -33,6 +37,7 @@ mod transfer;
 
 pub use axes::{AxisRule, AxisSource, MIN_MOTION, hinge_axis};
 pub use build::{ArbsMap, ArbsOptions, DEFAULT_LIMITS, MappedPoint, MassRule, build_character};
+pub use retarget::{Retarget, retarget};
 pub use skeleton::{
     Animation, Forward, JointPose, KsJoint, LoadOptions, MAX_FILE_BYTES, MAX_FRAMES, MAX_JOINTS,
     MAX_POSES, Skeleton, SkinSample,

@@ -11,16 +11,17 @@
 //! over every KS joint k ([`super::ArbsMap::points`]): tₖ its world position in the frame, pₖ
 //! the point of its body that follows it (the joint anchor of the body made for it; a leaf's
 //! point at its parent body's far end), weights wₖ = 4 for the KS root, 2 for leaves (the end
-//! effectors), 1 otherwise. pₖ comes from [`crate::clip::pose::body_poses`], the clips' forward
-//! kinematics; its Jacobian is analytic: ∂p/∂t_root = I, ∂p/∂δ = eᵢ × (p − c_root), and for a
-//! degree of freedom about world axis a through anchor o above the body, a × (p − o).
+//! effectors), 1 otherwise, unless the map gives the point its own. pₖ comes from
+//! [`crate::clip::pose::body_poses`], the clips' forward kinematics; its Jacobian is analytic:
+//! ∂p/∂t_root = I, ∂p/∂δ = eᵢ × (p − c_root), and for a degree of freedom about world axis a
+//! through anchor o above the body, a × (p − o).
 //!
 //! Minimisation is Levenberg–Marquardt (damping λ·diag(JᵀJ) + 10⁻⁹·I, λ ÷3 on success, ×4 on
 //! failure), each step projected onto the joint limits, so every coordinate stays within its
-//! limits. Frames are warm-started from the previous frame's solution; the first frame, and a
-//! frame whose warm-started solution misses by more than 5 cm, is (also) solved from a seed
-//! read off the skeleton's joint rotations (each body turned as its KS joint, projected onto
-//! its joint's coordinates), keeping the better.
+//! limits. Frames are warm-started from the previous frame's solution; the first frame, and
+//! (unless [`TransferOptions::reseed`] is off) a frame whose warm-started solution misses by
+//! more than 5 cm, is (also) solved from a seed read off the skeleton's joint rotations (each
+//! body turned as its KS joint, projected onto its joint's coordinates), keeping the better.
 
 use super::ArbsError;
 use super::build::ArbsMap;
@@ -46,6 +47,11 @@ pub struct TransferOptions {
     pub root_weight: f64,
     /// Weight of the leaves' points (end effectors).
     pub effector_weight: f64,
+    /// Also solve a frame the previous frame's solution misses by more than
+    /// [`MATCH_DISTANCE`] from the skeleton's rotations, keeping the better. Off, every frame
+    /// after the first starts from the one before only, so the motion never jumps between two
+    /// ways of fitting the same points.
+    pub reseed: bool,
 }
 
 impl Default for TransferOptions {
@@ -55,6 +61,7 @@ impl Default for TransferOptions {
             max_iterations: 100,
             root_weight: 4.0,
             effector_weight: 2.0,
+            reseed: true,
         }
     }
 }
@@ -213,7 +220,9 @@ impl<'a> Ik<'a> {
             .iter()
             .map(|p| {
                 let local = ref_rot[p.body].inverse() * (Vector3::from(p.point) - ref_pos[p.body]);
-                let w = if p.ks_joint == map.root {
+                let w = if let Some(w) = p.weight {
+                    w
+                } else if p.ks_joint == map.root {
                     options.root_weight
                 } else if leaves[p.ks_joint] {
                     options.effector_weight
@@ -493,7 +502,7 @@ pub fn transfer(
             None => (seed(&ik, ks, map, frame), f64::INFINITY),
         };
         let (r, e, _) = errors(&best.0);
-        if previous.is_none() || r.max(e) > MATCH_DISTANCE {
+        if previous.is_none() || (options.reseed && r.max(e) > MATCH_DISTANCE) {
             let mut s = seed(&ik, ks, map, frame);
             let (cost, it) = ik.solve(&mut s, &goal, options.max_iterations);
             spent += it;

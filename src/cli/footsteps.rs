@@ -4,7 +4,9 @@
 use anyhow::{Result, anyhow};
 use motionlab::footsteps::body::{BodyOptions, full_body};
 use motionlab::footsteps::body_quality::quality;
-use motionlab::footsteps::captured::{Capture, TemplateSet, templates_from_file};
+use motionlab::footsteps::captured::{
+    Capture, TemplateSet, clip_name, templates_from_clip, templates_from_file,
+};
 use motionlab::footsteps::library::{Dimensions, Side};
 use motionlab::footsteps::source::MotionSource;
 use motionlab::footsteps::{Effort, Library, TaskCategory, TaskSequence, plan};
@@ -52,11 +54,14 @@ pub enum FootstepsCommand {
     /// template out of a task of --category, in the frame of the stance the clip starts from;
     /// its steps labelled enter an entry template into one, in the frame of the stance it ends
     /// on (each foot's last landing put on the category's stance). Any clip file: a solved
-    /// clip, BVH motion capture, glTF, RON. Prints per template `template NAME side S steps N
-    /// key (x, y) tags [..]`. Example: `motionlab footsteps templates
-    /// assets/spaces/human3d_locomotion/clips/stop_walk0.6.ron --category whiteboard --side
-    /// entry --out /tmp/mine.templates.ron`, then `motionlab footsteps plan
-    /// assets/tasks/demo.ron --templates /tmp/mine.templates.ron`.
+    /// clip, BVH motion capture, glTF, RON. Motion capture (without --character) is first
+    /// retargeted onto human3d's walker, the character plans play on: its limbs matched by
+    /// name, its legs scaled to the walker's, by full-body IK; with --out that clip is written
+    /// beside the template file as `<capture>.human3d.clip.ron` and the steps keep spans in
+    /// it. Prints per template `template NAME side S steps N key (x, y) tags [..]`. Example:
+    /// `motionlab footsteps templates assets/spaces/human3d_locomotion/clips/stop_walk0.6.ron
+    /// --category whiteboard --side entry --out /tmp/mine.templates.ron`, then `motionlab
+    /// footsteps plan assets/tasks/demo.ron --templates /tmp/mine.templates.ron`.
     Templates {
         clip: PathBuf,
         /// The task the clip leaves or enters (every category when not given).
@@ -71,10 +76,12 @@ pub enum FootstepsCommand {
         /// Take the clip's first (exit) or last (entry) N steps, whatever their phase.
         #[arg(long)]
         steps: Option<usize>,
-        /// Play the motion on this character (a BVH file's nodes are matched by name).
+        /// Play the motion on this character instead of retargeting it (a BVH file's nodes are
+        /// matched to its bodies by name).
         #[arg(long)]
         character: Option<PathBuf>,
-        /// Metres per BVH unit (guessed from the skeleton's height when not given).
+        /// Metres per BVH unit, with --character (guessed from the skeleton's height when not
+        /// given; a retargeted capture is scaled to the walker's legs).
         #[arg(long)]
         bvh_scale: Option<f64>,
         /// Write the templates to this template file (RON).
@@ -120,7 +127,9 @@ pub enum SideArg {
     Entry,
 }
 
-/// `motionlab footsteps templates`: templates cut from a clip, printed and written.
+/// `motionlab footsteps templates`: templates cut from a clip, printed and written. Motion
+/// capture opened without a character is first retargeted onto the walker plans play on; with
+/// `--out`, that clip is written beside the template file and the steps keep spans in it.
 fn cut_templates(
     path: &std::path::Path,
     captures: &[Capture],
@@ -132,12 +141,46 @@ fn cut_templates(
     for w in &opened.warnings {
         eprintln!("warning: {w}");
     }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "clip".into());
     let mut made = Vec::new();
-    for capture in captures {
-        made.extend(
-            templates_from_file(&opened, path, capture, out.as_deref())
+    if opened.derived_character {
+        let (source, character_ref) = human_source()?;
+        let clip = retarget_capture(path, &source.character, character_ref)?;
+        let span_clip = match &out {
+            Some(out) => {
+                let written = out.with_file_name(format!("{stem}.human3d.clip.ron"));
+                clip.save(&written)
+                    .map_err(|e| anyhow!("{}: {e}", written.display()))?;
+                println!(
+                    "wrote {} (the capture on human3d's walker)",
+                    written.display()
+                );
+                Some(clip_name(out, &written))
+            }
+            None => None,
+        };
+        for capture in captures {
+            made.extend(
+                templates_from_clip(
+                    &source.character,
+                    &clip,
+                    &stem,
+                    capture,
+                    span_clip.as_deref(),
+                )
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?,
-        );
+            );
+        }
+    } else {
+        for capture in captures {
+            made.extend(
+                templates_from_file(&opened, path, capture, out.as_deref())
+                    .map_err(|e| anyhow!("{}: {e}", path.display()))?,
+            );
+        }
     }
     for t in &made {
         let tags: Vec<String> = t.steps.iter().map(|s| format!("{:?}", s.tag)).collect();
@@ -465,6 +508,37 @@ fn human_source() -> Result<(MotionSource, motionlab::model::CharacterRef)> {
     Ok(MotionSource::human3d(std::path::Path::new(env!(
         "CARGO_MANIFEST_DIR"
     )))?)
+}
+
+/// The motion capture at `path` on `character` (file `character_ref`), retargeted by full-body
+/// IK; prints how closely it follows the capture.
+fn retarget_capture(
+    path: &std::path::Path,
+    character: &motionlab::model::Character,
+    character_ref: motionlab::model::CharacterRef,
+) -> Result<motionlab::clip::Clip> {
+    use motionlab::arbs::{LoadOptions, Skeleton, TransferOptions, retarget};
+    let ks = Skeleton::load(path, &LoadOptions::default())?;
+    let options = TransferOptions {
+        character: Some(character_ref),
+        ..TransferOptions::default()
+    };
+    let r = retarget(&ks, 0, character, &options)?;
+    println!(
+        "retargeted {} onto {}: legs scaled to its {:.2} m (x{:.3} the file's){}; feet {}; root {}",
+        path.display(),
+        character.name,
+        r.leg,
+        r.scale,
+        if r.calibration {
+            ", its first frame (a calibration pose) left out"
+        } else {
+            ""
+        },
+        r.transfer.effector_summary(),
+        r.transfer.root_summary()
+    );
+    Ok(r.transfer.clip)
 }
 
 /// The source with the template clips among `clips` that are on its character (a warning

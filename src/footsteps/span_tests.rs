@@ -254,3 +254,106 @@ fn template_steps_play_from_the_clips_they_were_cut_from() {
     assert!(jump <= 0.5, "a joint jumped {jump:.3} rad in a frame");
     assert!(past <= 1e-6, "a joint went {past:.4} rad past its limit");
 }
+
+/// Motion capture a user brings plays from itself: the CMU walk, retargeted onto the human
+/// (its legs scaled to the walker's), segments into human-sized walking steps; its last steps
+/// cut into an entry keep their spans in that clip, and a plan that walks straight into a
+/// whiteboard takes the entry and plays its steps from the capture, with the bars of every full
+/// body (the task reached, planted feet within 2 cm, no joint jump over 0.5 rad, no joint past
+/// its limit).
+#[test]
+fn captured_steps_play_from_the_capture_retargeted_onto_the_human() {
+    use super::captured::{Capture, templates_from_clip};
+    use super::library::Side;
+    use super::marker::{Effort, TaskCategory, TaskMarker};
+    use super::step::{Phase, StepTag};
+    use crate::arbs::{LoadOptions, Skeleton, TransferOptions, retarget};
+    let (source, character) = human_source();
+    let ks = Skeleton::load(
+        &root().join("tests/data/cmu/12_01_walk.bvh"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let options = TransferOptions {
+        character: Some(character.clone()),
+        ..TransferOptions::default()
+    };
+    let clip = retarget(&ks, 0, &source.character, &options)
+        .unwrap()
+        .transfer
+        .clip;
+    let dir = tempfile::tempdir().unwrap();
+    let clip_path = dir.path().join("walk.human3d.clip.ron");
+    clip.save(&clip_path).unwrap();
+    let file = dir.path().join("walk.templates.ron");
+    let name = clip_name(&file, &clip_path);
+    assert_eq!(name, "walk.human3d.clip.ron");
+
+    let records = segment(&source.character, &clip, &Thresholds::default()).unwrap();
+    let walks: Vec<_> = records
+        .iter()
+        .filter(|r| r.tag == StepTag::Walk && r.phase == Phase::Locomotion)
+        .collect();
+    assert!(walks.len() >= 6, "{records:#?}");
+    // A step already in the air at the first frame starts mid-stride.
+    for r in walks.iter().filter(|r| r.airborne_start > 0) {
+        let stride = r.from.distance(&r.to);
+        assert!(
+            (0.9..1.5).contains(&stride),
+            "a stride of {stride:.3} m: {r:?}"
+        );
+    }
+
+    let capture = Capture {
+        category: TaskCategory::Whiteboard,
+        effort: Effort::High,
+        side: Some(Side::Entry),
+        steps: Some(2),
+    };
+    let templates =
+        templates_from_clip(&source.character, &clip, "walk", &capture, Some(&name)).unwrap();
+    assert!(
+        templates[0].steps.iter().any(|s| s.span.is_some()),
+        "{templates:#?}"
+    );
+    let (source, warnings) = source.with_clips(
+        &TemplateSet {
+            templates: templates.clone(),
+        }
+        .clips(&file),
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    let lib = Library::with_templates(templates, false, source.dimensions()).unwrap();
+    let sequence = TaskSequence {
+        start: (0.0, 0.0),
+        start_facing_deg: 0.0,
+        start_category: TaskCategory::Whiteboard,
+        tasks: vec![TaskMarker {
+            category: TaskCategory::Whiteboard,
+            location: (6.0, 0.0),
+            facing_deg: 0.0,
+            effort: Effort::High,
+        }],
+    };
+    let p = plan(&lib, &sequence);
+    let report = &p.reports[0];
+    assert_eq!(report.entry, "walk entry (Whiteboard, High)");
+    assert!(
+        report.reached_m <= 0.05 && report.reached_deg <= 5.0,
+        "{report:?}"
+    );
+    let body = full_body(&source, character, &p, &BodyOptions::default());
+    assert!(body.from_clips >= 1, "no step played from the capture");
+    let q = quality(&source, &body.clip);
+    assert!(q.slide_m <= 0.02, "a planted foot slid {:.4} m", q.slide_m);
+    assert!(
+        q.joint_jump_rad <= 0.5,
+        "a joint jumped {:.3} rad",
+        q.joint_jump_rad
+    );
+    assert!(
+        q.limit_excess_rad <= 1e-6,
+        "{:.4} rad past a limit",
+        q.limit_excess_rad
+    );
+}
