@@ -143,6 +143,7 @@ const AS_IS_VIOLATION: f64 = 1e-6;
 
 /// A projection is preferred to a start taken as it is (feasible to 1e-9 rather than 1e-6) when
 /// it costs at most this many times the start.
+#[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 const AS_IS_MARGIN: f64 = 1.01;
 
 /// [`GaitClip::projection_status`] of a solve whose fallback took a kept iterate as it is.
@@ -151,6 +152,7 @@ pub const FEASIBLE_AS_IS: &str = "feasible_as_is";
 /// Whether the fallback of a solve that stopped short keeps its cheapest acceptable projection
 /// (`true`) or its cheapest start that meets a clip's bar as it is (`false`), given their costs;
 /// `None` when it has neither.
+#[cfg_attr(not(feature = "ipopt"), allow(dead_code))]
 fn keeps_projection(projection: Option<f64>, as_is: Option<f64>) -> Option<bool> {
     match (projection, as_is) {
         (Some(p), Some(a)) => Some(p <= AS_IS_MARGIN * a),

@@ -5,7 +5,7 @@
 //! 0.81 to 1.35. The optimum a user gets is then the best of a few starts, and the spread of the
 //! starts says how far one solve alone could have landed.
 
-use super::{GaitEvent, GaitRequest, StartSummary};
+use super::StartSummary;
 
 /// The seed of start `k` of a multi-start solve seeded `seed`: start 0 is `seed` itself (one
 /// start is the single solve), the others spread over the 64-bit seeds by the golden-ratio
@@ -54,7 +54,7 @@ mod solve {
     use super::*;
     use crate::spacetime::gait::{FootTiming, GaitClip, GaitProblem};
     use crate::spacetime::job::run::{cycle_spec, finish};
-    use crate::spacetime::job::{GaitOutcome, SampleSolver};
+    use crate::spacetime::job::{GaitEvent, GaitOutcome, GaitRequest, SampleSolver};
     use crate::spacetime::skeleton::Skeleton;
     use anyhow::{Context, Result};
 
