@@ -208,6 +208,8 @@ pub fn retarget(
     lift_by(&mut scaled, lift);
     let mut points = Vec::new();
     let mut end_effectors = Vec::new();
+    // Per foot body: its ball's point (reference pose).
+    let mut balls: Vec<(usize, Vector3<f64>)> = Vec::new();
     for &(k, b, at) in &targets {
         let name = &character.bodies[b].name;
         let foot = legs.iter().zip(&flat).find(|(l, _)| l.ks_ankle == k);
@@ -228,10 +230,13 @@ pub fn retarget(
             let side = with_side_point(&mut scaled, animation, k, *f, heading);
             let at_flat = &scaled.animations[animation].frames[*f];
             let past: Vec<usize> = ball.into_iter().chain([side]).collect();
-            let offsets = past
+            let offsets: Vec<Vector3<f64>> = past
                 .iter()
                 .map(|&t| heading * (at_flat[t].position() - at_flat[k].position()))
                 .collect();
+            if ball.is_some() {
+                balls.push((b, at + offsets[0]));
+            }
             (past, offsets)
         } else if b != root && part(name).is_some_and(|(p, _)| p == "head") {
             let head: Vec<usize> = claim("head").filter(|&h| h != k).into_iter().collect();
@@ -276,16 +281,10 @@ pub fn retarget(
         let Some(b) = character.body_index(&e.body) else {
             continue;
         };
-        let ball = map.points.iter().find(|p| {
-            p.body == b
-                && legs
-                    .iter()
-                    .any(|l| foot_chain(ks, l.ks_ankle).first() == Some(&p.ks_joint))
-        });
-        if let Some(ball) = ball {
+        if let Some((_, ball)) = balls.iter().find(|(body, _)| *body == b) {
             let body = &character.bodies[b];
             let local = crate::clip::pose::reference_orientation(body).inverse()
-                * (Vector3::from(ball.point) - Vector3::from(body.position));
+                * (ball - Vector3::from(body.position));
             e.point = local.into();
         }
     }
@@ -486,12 +485,11 @@ fn placed(ks: &Skeleton, scale: f64, gains: &[f64], whole: &[bool]) -> Skeleton 
     let place = |from: &[JointPose], to: &mut [JointPose]| {
         for (j, joint) in ks.joints.iter().enumerate() {
             let p = match joint.parent {
-                _ if whole[j] => from[j].position() * scale,
-                None => from[j].position() * scale,
-                Some(parent) => {
+                Some(parent) if !whole[j] => {
                     let bone = from[j].position() - from[parent].position();
                     to[parent].position() + bone * gains[j]
                 }
+                _ => from[j].position() * scale,
             };
             to[j].position = p.into();
         }
