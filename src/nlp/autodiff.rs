@@ -93,6 +93,13 @@ pub trait BlockProblem: Sync {
     fn objective_residuals<D: Scalar>(&self, _term: usize, _x: &[D]) -> Option<Vec<D>> {
         None
     }
+    /// The exact Hessian of term `term` at its variables `x` (in its spec's order), when the
+    /// problem knows a cheaper way to it than sweeping every variable (a structure the tape
+    /// cannot see, such as a term linear in a combination of variables); `None`: the tape's.
+    /// Must agree with [`Self::objective_term`]'s second derivatives.
+    fn objective_term_hessian(&self, _term: usize, _x: &[f64]) -> Option<nalgebra::DMatrix<f64>> {
+        None
+    }
     fn constraint_blocks(&self) -> Vec<BlockSpec>;
     /// The block's rows, as many as its spec has bounds.
     fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D>;
@@ -410,6 +417,9 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 });
                 let j = nalgebra::DMatrix::from_fn(rows.len(), local.len(), |r, a| rows[r][a]);
                 return Some((j.transpose() * &j, 2.0 * objective_factor));
+            }
+            if let Some(h) = self.problem.objective_term_hessian(k, local.as_slice()) {
+                return Some((h, objective_factor));
             }
             let (_, h) = tape::weighted_hessian(local.as_slice(), &[1.0], |v| {
                 vec![self.problem.objective_term(k, v)]

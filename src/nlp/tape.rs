@@ -512,6 +512,24 @@ pub fn weighted_hessian_without(
     (y.len(), tape.hessian_without(&seeds, flat))
 }
 
+/// One recording of a vector function f, differentiated twice: its values, its Jacobian (rows,
+/// J[r][a] = ∂yᵣ/∂xₐ) and ∇²(Σ wᵢ fᵢ) with the weights chosen from the values (`weights`), no
+/// direction of `flat` swept ([`Recording::hessian_without`]). For a term built on f, such as
+/// a sum of squares of residuals made from f, whose curvature needs both.
+pub fn values_jacobian_hessian_without(
+    x: &[f64],
+    flat: &[usize],
+    f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
+    weights: impl FnOnce(&[f64]) -> Vec<f64>,
+) -> (Vec<f64>, Vec<Vec<f64>>, nalgebra::DMatrix<f64>) {
+    let (y, tape) = record(x, f);
+    let values: Vec<f64> = y.iter().map(|v| v.value).collect();
+    let rows = y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect();
+    let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights(&values)).collect();
+    let h = tape.hessian_without(&seeds, flat);
+    (values, rows, h)
+}
+
 mod arithmetic;
 
 #[cfg(test)]

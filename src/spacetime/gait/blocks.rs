@@ -8,7 +8,7 @@ use super::*;
 impl GaitProblem {
     /// A neighbouring frame's coordinates as this frame sees them: moved by T or T⁻¹ across a
     /// transformed cycle's seam ([`Seam`]).
-    fn across<D: Scalar>(&self, q: &[D], seam: Seam) -> Vec<D> {
+    pub(super) fn across<D: Scalar>(&self, q: &[D], seam: Seam) -> Vec<D> {
         match seam {
             Seam::None => q.to_vec(),
             Seam::Forward => self.cycle.apply_heading_root(q),
@@ -38,19 +38,8 @@ impl GaitProblem {
                 let qdd: Vec<D> = (0..dof)
                     .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
                     .collect();
-                let total = morph.total_mass();
-                let loads: Vec<FootLoad<D>> = feet
-                    .iter()
-                    .enumerate()
-                    .map(|(j, &k)| FootLoad {
-                        foot: k,
-                        force: Self::vec3(&loads[6 * j..]).scale(&total),
-                        torque: self.torque(&loads[6 * j + 3..]).scale(&total),
-                        at: at[j],
-                    })
-                    .collect();
-                let id = inverse_dynamics(sk, &morph, q, &qd, &qdd, GRAVITY, &loads);
-                let scale = (w.effort / self.mass / n).sqrt();
+                let id = self.effort_dynamics(feet, at, q, &qd, &qdd, loads, &morph);
+                let scale = self.effort_scale();
                 // Per passive coordinate: (t_a, t_p), with t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13)
                 // and t_a = t − t_p.
                 let torques: Vec<(D, D)> = self
@@ -284,6 +273,10 @@ impl BlockProblem for GaitProblem {
 
     fn objective_residuals<D: Scalar>(&self, term: usize, x: &[D]) -> Option<Vec<D>> {
         Some(self.residuals(term, x))
+    }
+
+    fn objective_term_hessian(&self, term: usize, x: &[f64]) -> Option<nalgebra::DMatrix<f64>> {
+        self.effort_hessian(term, x)
     }
 
     fn constraint_blocks(&self) -> Vec<BlockSpec> {

@@ -773,6 +773,7 @@ mod blocks;
 mod clip;
 pub mod closure;
 mod connect;
+mod effort;
 mod mirror;
 mod problem;
 mod solve;
