@@ -5,7 +5,6 @@
 //! clips). No solve is run here.
 
 use motionlab::spacetime::gait::GaitClip;
-use motionlab::spacetime::skeleton::Skeleton;
 use motionlab::synthesis::graph::Creature;
 use motionlab::synthesis::{ControllerTask, Synthesis};
 use std::path::Path;
@@ -120,12 +119,11 @@ fn weighing_turns_predicts_a_cheaper_graph_than_the_walk_alone() {
 #[test]
 fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
     let (s, creature) = start();
-    let skeleton = Skeleton::from_character(&creature.character).unwrap();
     let base = &s.clips[0].gait;
     for theta in [-1.2f64, -0.3, 0.4, 1.0] {
         for start in 0..s.task.from_frames.len() {
             let sigma = motionlab::synthesis::surrogate::Template::Turn { start, theta };
-            let m = s.candidate(&skeleton, &sigma).unwrap().remove(0);
+            let m = s.candidate(&creature, &sigma).unwrap().remove(0);
             let j = m.joins.as_ref().unwrap();
             assert_eq!(m.gait.frames.len(), s.task.frames);
             assert_ends_on(&m, base, base);
@@ -140,8 +138,9 @@ fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
     }
 }
 
-/// Template S₂ on the direction-and-speed task: the new cycle's initialisation is the walk
-/// stretched to its speed (one cycle ahead it is v·T further on), its two connections start and
+/// Template S₂ on the direction-and-speed task: the new cycle's initialisation, searched in a
+/// graph of the walk alone, is the walk moved to its speed (one cycle ahead it is v·T further
+/// on), its two connections start and
 /// end on pairs of the two cycles' own frames, and with a 1.0 m/s cycle the graph predicts a
 /// cheaper controller than the walk alone when the user asks for 0.4, 0.7 and 1.0 m/s.
 #[test]
@@ -165,9 +164,8 @@ fn a_new_cycle_at_another_speed_joins_the_walk_both_ways() {
         motionlab::files::read_ron(Path::new("assets/gaits/biped_walk_world_0.7ms.ron")).unwrap();
     let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
     let s = Synthesis::new(task, false, 1, base.clone(), &creature).unwrap();
-    let skeleton = Skeleton::from_character(&creature.character).unwrap();
     let m = s
-        .candidate(&skeleton, &Template::Cycle { speed: 1.0 })
+        .candidate(&creature, &Template::Cycle { speed: 1.0 })
         .unwrap();
     assert_eq!(m.len(), 3);
     let (cycle, into, back) = (&m[0], &m[1], &m[2]);
@@ -354,4 +352,56 @@ fn a_synthesis_resumes_from_its_checkpoint_and_refuses_another() {
         format!("{e:#}").contains("synthesis.ron is another synthesis"),
         "{e:#}"
     );
+}
+
+/// Template S₂'s initialisation searched inside the graph (thesis §5.2.1) on the shipped
+/// direction-and-speed graph (the walk, seven cycles of 0.46–1.00 m/s, their connections and
+/// three turns): its loops last at most 1.5 s and play on without a jump, the turns' loops
+/// among them; a 0.95 m/s cycle starts from a loop nearer its speed than the walk, of better
+/// quality q (Eq. 5.3) than the walk moved to 0.95 m/s.
+#[test]
+fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
+    use motionlab::synthesis::cycle_search::{MAX_LOOP_SECONDS, initialisation, loops};
+    use motionlab::synthesis::graph::{GrownClip, quality};
+    let graph = Path::new("assets/controllers/biped_direction_speed.graph.ron");
+    let s: Synthesis =
+        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(graph)).unwrap();
+    let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
+    let found = loops(&s.clips, MAX_LOOP_SECONDS);
+    let cycles = s.clips.iter().filter(|c| c.joins.is_none()).count();
+    assert!(found.len() > cycles, "{} loops", found.len());
+    assert!(found.iter().any(|l| l.label.contains("turn_")));
+    for l in &found {
+        let seconds = l.frames.len() as f64 * l.frame_time;
+        assert!(
+            seconds <= MAX_LOOP_SECONDS + 1e-9,
+            "{}: {seconds} s",
+            l.label
+        );
+        // Frame to frame, and from the last frame to the first moved by the loop's motion, the
+        // root moves by about one frame of travel (the fastest cycle: 1 m/s, 1/30 s).
+        let next = l.closing.apply_heading_root(&l.frames[0]);
+        for (a, b) in l.frames.iter().zip(l.frames.iter().skip(1).chain([&next])) {
+            let step = (b[3] - a[3]).hypot(b[5] - a[5]);
+            assert!(step < 0.06, "{}: a step of {step} m", l.label);
+        }
+    }
+    let (start, label) = s.cycle_start(&creature, 0.95).unwrap();
+    println!("0.95 m/s starts from {label}");
+    assert_ne!(label, "base");
+    let probe = |gait| GrownClip {
+        name: "candidate".into(),
+        gait,
+        joins: None,
+        sigma: None,
+    };
+    let skeleton = creature.skeleton().unwrap().with_heading_root();
+    let base_loop = found.iter().find(|l| l.label == "base").unwrap();
+    let from_walk = initialisation(&skeleton, &s.clips[0].gait, base_loop, 0.95).unwrap();
+    let (q, q_walk) = (
+        quality(&creature, &s.clips, &[probe(start)]).unwrap(),
+        quality(&creature, &s.clips, &[probe(from_walk)]).unwrap(),
+    );
+    println!("q {q:.3} against the walk's {q_walk:.3}");
+    assert!(q < q_walk, "{q} against {q_walk}");
 }

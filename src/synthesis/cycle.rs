@@ -3,45 +3,18 @@
 //! motion at that speed to steer into. Here the new cycle is straight, at another speed, with the
 //! base's timing (the thesis's S₂ also varies strafe and gait).
 //!
-//! Its initialisation M̃, which the synthesis weighs before solving, is the base cycle stretched
-//! along its travel to the new speed ([`stretched`]) and the two connections blended between it
-//! and the base. The solve is the cycle first (the gait NLP started from the base cycle), then the
-//! two connections to the cycle as solved, each one stride long with its first two and last two
-//! frames fixed to the cycles' ([`connections`]).
+//! Its initialisation M̃, which the synthesis weighs before solving, is a loop of the graph warped
+//! to the base's timing and moved onto a straight path at the new speed, the loop of best quality
+//! ([`super::cycle_search`]), and the two connections blended between it and the base. The solve
+//! is the cycle first (the gait NLP started from that initialisation), then the two connections
+//! to the cycle as solved, each one stride long with its first two and last two frames fixed to
+//! the cycles' ([`connections`]).
 
 use crate::spacetime::gait::{Connection, GaitClip};
 use crate::spacetime::skeleton::Skeleton;
 
 /// The speeds S₂ searches are this many m/s apart.
 pub const SPEED_STEP: f64 = 0.05;
-
-/// The base cycle (straight, along +x) as if walked at `speed`: each frame's root moved along x
-/// from frame 0's by the ratio of the speeds, the cycle's advance `speed`·T. The poses and the
-/// timing are the base's. The initialisation of an S₂ cycle, not a solved motion (the feet slide).
-pub fn stretched(base: &GaitClip, speed: f64) -> GaitClip {
-    let ratio = if base.speed.abs() > 1e-9 {
-        speed / base.speed
-    } else {
-        1.0
-    };
-    let x0 = base.frames.first().map_or(0.0, |q| q[3]);
-    let frames = base
-        .frames
-        .iter()
-        .map(|q| {
-            let mut q = q.clone();
-            q[3] = x0 + (q[3] - x0) * ratio;
-            q
-        })
-        .collect();
-    GaitClip {
-        speed,
-        frames,
-        cost: f64::INFINITY,
-        status: "start".into(),
-        ..base.clone()
-    }
-}
 
 /// The connections of a new cycle with the base: from the base's frame `from_frame` into the
 /// cycle `frames − 1` frames later, and from the cycle's `from_frame` back into the base's, each

@@ -136,6 +136,56 @@ pub fn motion_graph(
     Ok((loaded, map))
 }
 
+/// Per frame of each of `candidate`'s clips (a template's unsolved clips): every frame of
+/// `clips` as (distance, clip index), nearest first (the motion graph's frame distance, Kovar
+/// et al.).
+fn candidate_distances(
+    creature: &Creature,
+    clips: &[GrownClip],
+    candidate: &[GrownClip],
+) -> Result<Vec<Vec<Vec<(f64, usize)>>>> {
+    if candidate.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The frame distances of every pair, connections included: the graph's own map leaves
+    // frames of connections within one gait family out (they are entered at their ends only).
+    let loose: Vec<GrownClip> = clips
+        .iter()
+        .chain(candidate)
+        .map(|g| GrownClip {
+            joins: None,
+            ..g.clone()
+        })
+        .collect();
+    let (graph, map) = motion_graph(creature, &loose, &[], Path::new(""))?;
+    let frames = |c: usize| graph.graph.clips[c].frames;
+    Ok((clips.len()..clips.len() + candidate.len())
+        .map(|k| {
+            (0..frames(k))
+                .map(|frame| {
+                    let at = FrameRef { clip: k, frame };
+                    let mut near: Vec<(f64, usize)> = (0..clips.len())
+                        .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
+                        .map(|g| (map.at(at, g) as f64, g.clip))
+                        .collect();
+                    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    near
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// The initialisation quality q (Eq. 5.3) of a template's unsolved `candidate` clips against
+/// the graph of `clips`: over their frames, the sum of the distances to the nearest graph frame.
+pub fn quality(creature: &Creature, clips: &[GrownClip], candidate: &[GrownClip]) -> Result<f64> {
+    Ok(candidate_distances(creature, clips, candidate)?
+        .iter()
+        .flatten()
+        .map(|near| near.first().map_or(0.0, |n| n.0))
+        .sum())
+}
+
 /// Measures the graph of `clips` (with the template's unsolved `candidate` clips): cost(G) and
 /// the candidate's q (summed over its clips). The candidate's frames cost `candidate_effort`
 /// each when given, else what their nearest graph frames cost.
@@ -147,26 +197,6 @@ pub fn measure(
     measure: &Measure,
 ) -> Result<Measured> {
     let (graph, _) = motion_graph(creature, clips, candidate, Path::new(""))?;
-    // The frame distances of every pair, connections included: the graph's own map leaves
-    // frames of connections within one gait family out (they are entered at their ends only).
-    let map = match candidate {
-        [_, ..] => {
-            let loose: Vec<GrownClip> = clips
-                .iter()
-                .chain(candidate)
-                .map(|g| GrownClip {
-                    joins: None,
-                    ..g.clone()
-                })
-                .collect();
-            motion_graph(creature, &loose, &[], Path::new(""))?.1
-        }
-        [] => crate::motion_graph::DistanceMap {
-            offsets: Vec::new(),
-            size: 0,
-            values: Vec::new(),
-        },
-    };
     let base_cost = clips
         .first()
         .map(|c| c.gait.cost)
@@ -176,30 +206,31 @@ pub fn measure(
         .iter()
         .map(|c| effort(measure.effort_weight, c.gait.cost / base_cost))
         .collect();
-    let frames = |c: usize| graph.graph.clips[c].frames;
     let is_candidate = |clip: usize| clip >= clips.len();
     // Per frame of the candidate: the distances to every solved frame, nearest first.
-    let mut quality = None;
-    let mut interpolated: Vec<Vec<f64>> = Vec::new();
-    if !candidate.is_empty() {
-        let mut q = 0.0;
-        for k in clips.len()..clips.len() + candidate.len() {
-            let mut clip_effort = Vec::new();
-            for frame in 0..frames(k) {
-                let at = FrameRef { clip: k, frame };
-                let mut near: Vec<(f64, f64)> = (0..clips.len())
-                    .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
-                    .map(|g| (map.at(at, g) as f64, solved[g.clip]))
-                    .collect();
-                near.sort_by(|a, b| a.0.total_cmp(&b.0));
-                q += near.first().map_or(0.0, |n| n.0);
-                near.truncate(NEAREST);
-                clip_effort.push(idw(&near));
-            }
-            interpolated.push(clip_effort);
-        }
-        quality = Some(q);
-    }
+    let distances = candidate_distances(creature, clips, candidate)?;
+    let quality = (!candidate.is_empty()).then(|| {
+        distances
+            .iter()
+            .flatten()
+            .map(|near| near.first().map_or(0.0, |n| n.0))
+            .sum()
+    });
+    let interpolated: Vec<Vec<f64>> = distances
+        .iter()
+        .map(|clip| {
+            clip.iter()
+                .map(|near| {
+                    let near: Vec<(f64, f64)> = near
+                        .iter()
+                        .take(NEAREST)
+                        .map(|&(d, c)| (d, solved[c]))
+                        .collect();
+                    idw(&near)
+                })
+                .collect()
+        })
+        .collect();
     let effort = |f: FrameRef| {
         if is_candidate(f.clip) {
             candidate_effort.unwrap_or(interpolated[f.clip - clips.len()][f.frame])

@@ -244,12 +244,24 @@ impl SynthesisJob {
         let name = &proposal.name;
         let request = match (proposal.sigma, &proposal.connection, done.len()) {
             (Template::Turn { .. }, Some(c), 0) => connect(name, base.clone(), base, c.clone()),
-            (Template::Cycle { speed }, _, 0) => GaitRequest {
-                speed,
-                turn_rate: Some(0.0),
-                init: Some(base),
-                ..solve(name)
-            },
+            (Template::Cycle { speed }, _, 0) => {
+                // From the initialisation searched inside the graph (thesis §5.2.1), else the base.
+                let init = match &proposal.start {
+                    Some(start) => {
+                        let path = scratch.join(format!("{name}_start.ron"));
+                        crate::files::write_ron(&path, start)
+                            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                        path
+                    }
+                    None => base,
+                };
+                GaitRequest {
+                    speed,
+                    turn_rate: Some(0.0),
+                    init: Some(init),
+                    ..solve(name)
+                }
+            }
             (Template::Cycle { .. }, _, k @ (1 | 2)) => {
                 // The worker removes the file it wrote once read: the cycle is written again
                 // for the connections' workers.

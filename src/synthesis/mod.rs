@@ -22,11 +22,13 @@
 //!   (the thesis's direction controller searches θ alone; starts at every step let turns chain
 //!   and answer sooner).
 //! - S₂, a new straight cycle at speed v with a connection from the base into it and one back
-//!   ([`cycle`]), for tasks that ask for a speed too. Its solve is three: the cycle (started
-//!   from the base), then the two connections to the cycle as solved. Strafing cycles and other
+//!   ([`cycle`]), for tasks that ask for a speed too. Its initialisation is searched among the
+//!   graph's loops ([`cycle_search`]). Its solve is three: the cycle (started from that
+//!   initialisation), then the two connections to the cycle as solved. Strafing cycles and other
 //!   gaits (the thesis's S₂ has them) are not built; turns leave from the base cycle only.
 
 pub mod cycle;
+pub mod cycle_search;
 pub mod graph;
 pub mod job;
 pub mod surrogate;
@@ -260,6 +262,8 @@ pub struct Proposal {
     /// An S₁ template's connection (an S₂'s are known once its cycle has solved:
     /// [`Synthesis::cycle_connections`]).
     pub connection: Option<Connection>,
+    /// An S₂ template's cycle initialisation ([`Synthesis::cycle_start`]), its solve's start.
+    pub start: Option<GaitClip>,
     /// The name its clip gets (an S₂'s connections add `_in` and `_out`).
     pub name: String,
 }
@@ -401,9 +405,38 @@ impl Synthesis {
         }
     }
 
+    /// The initialisation of a new straight cycle at `speed` searched inside the graph
+    /// ([`cycle_search`]): of every loop up to 1.5 s whose feet step as the base's, warped to the
+    /// base's timing and moved onto a straight path at `speed`, the one of best quality q
+    /// (Eq. 5.3), with the loop's label.
+    pub fn cycle_start(&self, creature: &Creature, speed: f64) -> Result<(GaitClip, String)> {
+        let skeleton = creature.skeleton()?.with_heading_root();
+        let mut best: Option<(f64, GaitClip, String)> = None;
+        for source in cycle_search::loops(&self.clips, cycle_search::MAX_LOOP_SECONDS) {
+            let Some(start) = cycle_search::initialisation(&skeleton, self.base(), &source, speed)
+            else {
+                continue;
+            };
+            let probe = GrownClip {
+                name: "candidate".into(),
+                gait: start,
+                joins: None,
+                sigma: None,
+            };
+            let q = graph::quality(creature, &self.clips, std::slice::from_ref(&probe))?;
+            if best.as_ref().is_none_or(|b| q < b.0) {
+                best = Some((q, probe.gait, source.label));
+            }
+        }
+        best.map(|(_, g, label)| (g, label))
+            .context("no loop of the graph steps as the base cycle does")
+    }
+
     /// The initialisation M̃ of template σ, as clips of the graph: a turn's transition, or a
-    /// cycle and its two connections.
-    pub fn candidate(&self, skeleton: &Skeleton, sigma: &Template) -> Result<Vec<GrownClip>> {
+    /// cycle (searched inside the graph: [`Self::cycle_start`]) and its two connections.
+    pub fn candidate(&self, creature: &Creature, sigma: &Template) -> Result<Vec<GrownClip>> {
+        let skeleton = creature.skeleton()?;
+        let skeleton = &skeleton;
         match *sigma {
             Template::Turn { start, theta } => {
                 let c = self.connection(skeleton, start, theta);
@@ -415,7 +448,7 @@ impl Synthesis {
                 }])
             }
             Template::Cycle { speed } => {
-                let cycle = cycle::stretched(self.base(), speed);
+                let (cycle, _) = self.cycle_start(creature, speed)?;
                 let clips = self.cycle_clips("candidate", skeleton, &cycle, |c| {
                     let (a, b) = if c.0 {
                         (self.base(), &cycle)
@@ -482,13 +515,8 @@ impl Synthesis {
     }
 
     /// Weighs one template: (q, P̃, c).
-    fn weigh(
-        &self,
-        creature: &Creature,
-        skeleton: &Skeleton,
-        sigma: &Template,
-    ) -> Result<(f64, f64, f64)> {
-        let candidate = self.candidate(skeleton, sigma)?;
+    fn weigh(&self, creature: &Creature, sigma: &Template) -> Result<(f64, f64, f64)> {
+        let candidate = self.candidate(creature, sigma)?;
         let m = graph::measure(
             creature,
             &self.clips,
@@ -526,7 +554,7 @@ impl Synthesis {
                     theta: rng.random_range(-max..=max),
                 }
             };
-            let (q, p, _) = self.weigh(creature, &skeleton, &sigma)?;
+            let (q, p, _) = self.weigh(creature, &sigma)?;
             (sigma, q, p, f64::NAN, Vec::new())
         } else {
             // A template solved before adds nothing new.
@@ -562,7 +590,7 @@ impl Synthesis {
                         None => break,
                     },
                 };
-                let (q, p, c) = self.weigh(creature, &skeleton, &sigma)?;
+                let (q, p, c) = self.weigh(creature, &sigma)?;
                 weighed.push((sigma, c));
                 if best.is_none_or(|b| c < b.3) {
                     best = Some((sigma, q, p, c));
@@ -570,6 +598,10 @@ impl Synthesis {
             }
             let (sigma, q, p, c) = best.context("no template to weigh")?;
             (sigma, q, p, c, weighed)
+        };
+        let start = match sigma {
+            Template::Cycle { speed } => Some(self.cycle_start(creature, speed)?.0),
+            Template::Turn { .. } => None,
         };
         let (connection, name) = match sigma {
             Template::Turn { start, theta } => {
@@ -592,6 +624,7 @@ impl Synthesis {
             weighed,
             name,
             connection,
+            start,
         })
     }
 
