@@ -106,6 +106,14 @@ pub struct UserRates {
     pub jumps_per_second: f64,
     pub steps_per_second: f64,
     pub step_sigma_deg: f64,
+    /// With `DirectionSpeed`: jumps of the asked speed to another level per second (absent: the
+    /// default user's).
+    #[serde(default = "default_speed_changes")]
+    pub speed_changes_per_second: f64,
+}
+
+fn default_speed_changes() -> f64 {
+    UserModel::default().speed_changes_per_second
 }
 
 /// The task parameters.
@@ -149,7 +157,7 @@ impl ControllerTask {
             jumps_per_second: u.jumps_per_second,
             steps_per_second: u.steps_per_second,
             step_sigma: u.step_sigma_deg.to_radians(),
-            speed_changes_per_second: 0.0,
+            speed_changes_per_second: u.speed_changes_per_second,
         });
         let speeds = match self.task {
             TaskKind::Direction => Vec::new(),
@@ -717,4 +725,33 @@ fn blended(skeleton: &Skeleton, a: &GaitClip, b: &GaitClip, c: &Connection) -> R
         start.frames[n - 2..].clone_from_slice(&ends.last);
     }
     Ok(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task that sets the user's direction rates keeps the default user's speed changes
+    /// unless it sets them too (it once turned them off, so speeds never changed in cost(G)).
+    #[test]
+    fn a_users_rates_keep_the_speed_changes_they_do_not_set() {
+        let task = |user: &str| -> ControllerTask {
+            ron::from_str(&format!(
+                "(task: DirectionSpeed, speeds: [0.4, 1.0], user: Some(({user})))"
+            ))
+            .unwrap()
+        };
+        let rates = "jumps_per_second: 0.05, steps_per_second: 0.1, step_sigma_deg: 10.0";
+        let user = task(rates).measure().mdp.user;
+        assert_eq!(user.jumps_per_second, 0.05);
+        assert_eq!(
+            user.speed_changes_per_second,
+            UserModel::default().speed_changes_per_second
+        );
+        let user = task(&format!("{rates}, speed_changes_per_second: 0.1"))
+            .measure()
+            .mdp
+            .user;
+        assert_eq!(user.speed_changes_per_second, 0.1);
+    }
 }
