@@ -81,6 +81,15 @@ fn transition_seconds(t: &GrownClip) -> f64 {
     (t.gait.frames.len() - 1) as f64 * t.gait.frame_time()
 }
 
+/// The gait of the clip a transition joins (the caller checked it exists).
+fn named<'a>(clips: &'a [GrownClip], name: &str) -> &'a GaitClip {
+    &clips
+        .iter()
+        .find(|c| c.name == name)
+        .expect("a joined clip")
+        .gait
+}
+
 /// Frames played along cycle `c` from frame `from` to frame `to` (forward, wrapping).
 fn walk(c: &GaitClip, from: usize, to: usize) -> usize {
     let n = c.frames.len();
@@ -95,13 +104,7 @@ fn extend(
     out: &mut Vec<Loop>,
 ) {
     let joins = |t: usize| clips[t].joins.as_ref().expect("a transition");
-    let cycle = |name: &str| {
-        &clips
-            .iter()
-            .find(|c| c.name == name)
-            .expect("joined clip")
-            .gait
-    };
+    let cycle = |name: &str| named(clips, name);
     let seconds: f64 = chain
         .iter()
         .enumerate()
@@ -135,13 +138,7 @@ fn extend(
 
 /// The frames of a closed chain of transitions, in the first transition's world.
 fn assemble(clips: &[GrownClip], chain: &[usize]) -> Loop {
-    let by_name = |name: &str| {
-        &clips
-            .iter()
-            .find(|c| c.name == name)
-            .expect("joined clip")
-            .gait
-    };
+    let by_name = |name: &str| named(clips, name);
     let mut place = PlanarMotion::IDENTITY;
     let (mut frames, mut contacts) = (Vec::new(), Vec::new());
     let mut label = Vec::new();
