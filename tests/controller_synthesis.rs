@@ -405,3 +405,49 @@ fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
     println!("q {q:.3} against the walk's {q_walk:.3}");
     assert!(q < q_walk, "{q} against {q_walk}");
 }
+
+/// The horse's direction task (thesis §5.3's quadruped): its shipped trot off the treadmill is a
+/// valid cycle, the trot alone follows no direction (cost(G) about π/2), every turn's
+/// initialisation starts and ends on pairs of the trot's own frames from either diagonal's step,
+/// and weighing turns predicts a cheaper graph. No solve is run here.
+#[test]
+fn the_horses_direction_task_grows_from_its_trot() {
+    use motionlab::synthesis::surrogate::Template;
+    let task: ControllerTask =
+        motionlab::files::read_ron(Path::new("assets/controllers/horse_direction.ron")).unwrap();
+    let trot: GaitClip =
+        motionlab::files::read_ron(Path::new("assets/gaits/horse_trot_world_1ms.ron")).unwrap();
+    assert!(
+        trot.is_valid() && trot.max_violation <= 1e-6,
+        "{}",
+        trot.status
+    );
+    let creature = Creature::load(Path::new("characters/horse.ron")).unwrap();
+    let s = Synthesis::new(task, false, 1, trot.clone(), &creature).unwrap();
+    let alone = s.cost();
+    println!("cost(G) of the trot alone {alone:.4}");
+    assert!((alone - std::f64::consts::FRAC_PI_2).abs() < 0.2, "{alone}");
+    for start in 0..s.task.from_frames.len() {
+        for theta in [-0.7f64, 0.35] {
+            let m = s
+                .candidate(&creature, &Template::Turn { start, theta })
+                .unwrap()
+                .remove(0);
+            assert_eq!(m.gait.frames.len(), s.task.frames);
+            assert_ends_on(&m, &trot, &trot);
+        }
+    }
+    let p = s.propose(&creature).unwrap();
+    println!(
+        "chosen: turn {:+.0}°, q {:.3}, P {:.2}, predicted {:.4}",
+        p.sigma.theta().to_degrees(),
+        p.quality,
+        p.probability,
+        p.predicted
+    );
+    assert!(
+        p.predicted < alone - 0.05,
+        "{} against {alone}",
+        p.predicted
+    );
+}
