@@ -38,7 +38,8 @@ pub struct Loop {
 
 /// Every loop of `clips` (cycles have `joins: None`, transitions join two cycles) lasting at
 /// most `max_seconds`: each cycle's own period, and each chain of distinct transitions that
-/// leaves a cycle and comes back to the frame it left, playing the cycles between them.
+/// leaves a cycle and comes back to the frame it left, playing the cycles between them (only
+/// when every clip it plays has the same frame time).
 pub fn loops(clips: &[GrownClip], max_seconds: f64) -> Vec<Loop> {
     let index = |name: &str| clips.iter().position(|c| c.name == name);
     let mut out: Vec<Loop> = clips
@@ -124,7 +125,14 @@ fn extend(
     if seconds > max_seconds + 1e-9 {
         return;
     }
-    if last.to == first.from {
+    // A loop's frames are evenly spaced: every clip it plays must share the first's frame time.
+    let frame_time = clips[chain[0]].gait.frame_time();
+    let even = chain.iter().all(|&t| {
+        [&clips[t].gait, cycle(&joins(t).to)]
+            .iter()
+            .all(|g| (g.frame_time() - frame_time).abs() < 1e-9)
+    });
+    if last.to == first.from && even {
         out.push(assemble(clips, chain));
     }
     for &t in transitions {
