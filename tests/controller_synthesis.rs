@@ -406,6 +406,70 @@ fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
     assert!(q < q_walk, "{q} against {q_walk}");
 }
 
+/// Template S₁'s initialisation searched inside the graph (thesis §5.2.1): with the walk alone
+/// it is the walk's own continuation blended into itself turned; on the shipped direction
+/// graph a 39° right turn starts from the blend of solved turns near it, nearer the graph's
+/// frames (quality q, Eq. 5.3) than the walk's blend, and still starts and ends on pairs of the
+/// walk's own frames.
+#[test]
+fn a_turn_starts_from_the_graphs_paths_nearest_it() {
+    use motionlab::synthesis::graph::{GrownClip, quality};
+    use motionlab::synthesis::surrogate::Template;
+    use motionlab::synthesis::transition_search::{paths_from, paths_into};
+    let (alone, creature) = start();
+    let skeleton = creature.skeleton().unwrap();
+    let theta = -39f64.to_radians();
+    let (walk_start, label) = alone.turn_start(&creature, 0, theta).unwrap();
+    assert_eq!(label, "base+base");
+    let c = alone.connection(&skeleton, 0, theta);
+    let base = &alone.clips[0].gait;
+    let (_, blend) =
+        motionlab::spacetime::gait::connecting_start(&skeleton, base, base, &c).unwrap();
+    let n = blend.frames.len();
+    assert_eq!(walk_start.frames[2..n - 2], blend.frames[2..n - 2]);
+
+    let graph = Path::new("assets/controllers/biped_direction.graph.ron");
+    let s: Synthesis =
+        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(graph)).unwrap();
+    // Every turn leaving frame 0 is a path from it; those from frame 0 also arrive at frame 0.
+    let leaving = s
+        .clips
+        .iter()
+        .filter(|g| g.joins.as_ref().is_some_and(|j| j.from_frame == 0))
+        .count();
+    assert_eq!(paths_from(&s.clips, "base", 0, 31).len(), 1 + leaving);
+    assert_eq!(paths_into(&s.clips, "base", 0, 31).len(), 1 + leaving);
+    for p in paths_from(&s.clips, "base", 0, 31)
+        .iter()
+        .chain(&paths_into(&s.clips, "base", 0, 31))
+    {
+        // Frame to frame the root moves by about one frame of a 0.7 m/s walk (1/30 s).
+        for w in p.clip.frames.windows(2) {
+            let step = (w[1][3] - w[0][3]).hypot(w[1][5] - w[0][5]);
+            assert!(step < 0.05, "{}: a step of {step} m", p.label);
+        }
+    }
+    // The walk's blend in this graph (its base is the walk above).
+    assert_eq!(s.clips[0].gait.frames, base.frames);
+    let (searched, label) = s.turn_start(&creature, 0, theta).unwrap();
+    println!("a 39° right turn starts from {label}");
+    assert!(label.contains("turn_"), "{label}");
+    let sigma = Template::Turn { start: 0, theta };
+    let candidate = s.candidate(&creature, &sigma).unwrap().remove(0);
+    assert_eq!(candidate.gait.frames, searched.frames);
+    assert_ends_on(&candidate, base, base);
+    let probe = |gait| GrownClip {
+        gait,
+        ..candidate.clone()
+    };
+    let (q, q_walk) = (
+        quality(&creature, &s.clips, &[probe(searched)]).unwrap(),
+        quality(&creature, &s.clips, &[probe(walk_start)]).unwrap(),
+    );
+    println!("q {q:.3} against the walk's blend {q_walk:.3}");
+    assert!(q < 0.5 * q_walk, "{q} against {q_walk}");
+}
+
 /// The horse's direction task (thesis §5.3's quadruped): its shipped trot off the treadmill is a
 /// valid cycle, the trot alone follows no direction (cost(G) about π/2), every turn's
 /// initialisation starts and ends on pairs of the trot's own frames from either diagonal's step,

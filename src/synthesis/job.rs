@@ -242,19 +242,28 @@ impl SynthesisJob {
                 ..solve(name)
             };
         let name = &proposal.name;
+        let start_file = || -> Result<Option<PathBuf>> {
+            let Some(start) = &proposal.start else {
+                return Ok(None);
+            };
+            let path = scratch.join(format!("{name}_start.ron"));
+            crate::files::write_ron(&path, start)
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            Ok(Some(path))
+        };
         let request = match (proposal.sigma, &proposal.connection, done.len()) {
-            (Template::Turn { .. }, Some(c), 0) => connect(name, base.clone(), base, c.clone()),
+            (Template::Turn { .. }, Some(c), 0) => {
+                // From the initialisation searched inside the graph (thesis §5.2.1), else the
+                // blend of the base with itself.
+                let init = start_file()?;
+                GaitRequest {
+                    init,
+                    ..connect(name, base.clone(), base, c.clone())
+                }
+            }
             (Template::Cycle { speed }, _, 0) => {
                 // From the initialisation searched inside the graph (thesis §5.2.1), else the base.
-                let init = match &proposal.start {
-                    Some(start) => {
-                        let path = scratch.join(format!("{name}_start.ron"));
-                        crate::files::write_ron(&path, start)
-                            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-                        path
-                    }
-                    None => base,
-                };
+                let init = start_file()?.unwrap_or(base);
                 GaitRequest {
                     speed,
                     turn_rate: Some(0.0),

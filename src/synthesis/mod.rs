@@ -20,7 +20,9 @@
 //! - S₁, the transition with a turn θ: from one of the base cycle's frames f_a (the task's start
 //!   frames, one per step) back into the cycle `frames − 1` frames later, arriving turned by θ
 //!   (the thesis's direction controller searches θ alone; starts at every step let turns chain
-//!   and answer sooner).
+//!   and answer sooner). Its initialisation is the best blend of a path of the graph leaving f_a
+//!   and one arriving at f_b, placed by the turn ([`transition_search`]): a turn near one solved
+//!   before starts from it.
 //! - S₂, a new straight cycle at speed v with a connection from the base into it and one back
 //!   ([`cycle`]), for tasks that ask for a speed too. Its initialisation is searched among the
 //!   graph's loops ([`cycle_search`]). Its solve is three: the cycle (started from that
@@ -32,6 +34,7 @@ pub mod cycle_search;
 pub mod graph;
 pub mod job;
 pub mod surrogate;
+pub mod transition_search;
 
 use crate::spacetime::gait::{Connection, GaitClip, connecting_start};
 use crate::spacetime::skeleton::Skeleton;
@@ -270,7 +273,8 @@ pub struct Proposal {
     /// An S₁ template's connection (an S₂'s are known once its cycle has solved:
     /// [`Synthesis::cycle_connections`]).
     pub connection: Option<Connection>,
-    /// An S₂ template's cycle initialisation ([`Synthesis::cycle_start`]), its solve's start.
+    /// The initialisation its first solve starts from, searched inside the graph: a turn's
+    /// ([`Synthesis::turn_start`]) or an S₂ template's cycle ([`Synthesis::cycle_start`]).
     pub start: Option<GaitClip>,
     /// The name its clip gets (an S₂'s connections add `_in` and `_out`).
     pub name: String,
@@ -440,16 +444,31 @@ impl Synthesis {
             .context("no loop of the graph steps as the base cycle does")
     }
 
-    /// The initialisation M̃ of template σ, as clips of the graph: a turn's transition, or a
-    /// cycle (searched inside the graph: [`Self::cycle_start`]) and its two connections.
+    /// The initialisation of turn θ from start `start` searched inside the graph
+    /// ([`transition_search`]): of every pair of a path leaving f_a and a path arriving at f_b,
+    /// blended and placed where the turn ends, the one of best quality q (Eq. 5.3), with the
+    /// pair's label. With the base alone it is the walk's own continuation turned.
+    pub fn turn_start(
+        &self,
+        creature: &Creature,
+        start: usize,
+        theta: f64,
+    ) -> Result<(GaitClip, String)> {
+        let skeleton = creature.skeleton()?;
+        let c = self.connection(&skeleton, start, theta);
+        transition_search::best(creature, &self.clips, BASE, &c)
+    }
+
+    /// The initialisation M̃ of template σ, as clips of the graph: a turn's transition (searched
+    /// inside the graph: [`Self::turn_start`]), or a cycle ([`Self::cycle_start`]) and its two
+    /// connections.
     pub fn candidate(&self, creature: &Creature, sigma: &Template) -> Result<Vec<GrownClip>> {
         let skeleton = creature.skeleton()?;
         let skeleton = &skeleton;
         match *sigma {
             Template::Turn { start, theta } => {
                 let c = self.connection(skeleton, start, theta);
-                let base = self.base();
-                let gait = blended(skeleton, base, base, &c)?;
+                let (gait, _) = self.turn_start(creature, start, theta)?;
                 Ok(vec![GrownClip {
                     sigma: Some(*sigma),
                     ..GrownClip::transition("candidate", gait, BASE, BASE, &c)
@@ -609,7 +628,7 @@ impl Synthesis {
         };
         let start = match sigma {
             Template::Cycle { speed } => Some(self.cycle_start(creature, speed)?.0),
-            Template::Turn { .. } => None,
+            Template::Turn { start, theta } => Some(self.turn_start(creature, start, theta)?.0),
         };
         let (connection, name) = match sigma {
             Template::Turn { start, theta } => {
@@ -717,7 +736,12 @@ impl Synthesis {
 
 /// A connection's blended start M̃ with its two end pairs at the graph's frames (the solve holds
 /// them there; the blend only nears them).
-fn blended(skeleton: &Skeleton, a: &GaitClip, b: &GaitClip, c: &Connection) -> Result<GaitClip> {
+pub(super) fn blended(
+    skeleton: &Skeleton,
+    a: &GaitClip,
+    b: &GaitClip,
+    c: &Connection,
+) -> Result<GaitClip> {
     let (spec, mut start) = connecting_start(skeleton, a, b, c)?;
     if let crate::spacetime::gait::Closure::Open(ends) = &spec.closure {
         let n = start.frames.len();
