@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use motionlab::clip::Clip;
-use motionlab::motion_graph::{GraphSettings, MotionGraph, WindowSettings, build};
+use motionlab::motion_graph::{GraphSettings, MotionGraph, WindowSettings, build, build_graph};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
@@ -132,7 +132,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 ..Default::default()
             };
             let started = std::time::Instant::now();
-            let (graph, _) = build(&c, &character_path, &loaded, &settings)?;
+            let graph = build_graph(&c, &character_path, &loaded, &settings)?;
             let seconds = started.elapsed().as_secs_f64();
             graph.save(&out)?;
             print_graph(&graph);

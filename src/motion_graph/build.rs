@@ -73,6 +73,31 @@ fn graph_clip(name: &str, path: &Path, clip: &Clip) -> GraphClip {
     }
 }
 
+/// The skin's point cloud at every frame of `clip`.
+pub fn clip_clouds(character: &Character, skin: &SkinPoints, clip: &Clip) -> Vec<Vec<[f64; 3]>> {
+    (0..clip.frames.len())
+        .map(|i| skin.posed(&clip.body_poses(character, i)))
+        .collect()
+}
+
+/// Every frame's window feature of a clip whose point clouds are `clouds` (a cyclic clip's
+/// windows wrap by its `cycle` motion, another's are clamped to its frames).
+pub fn window_features(
+    clouds: &[Vec<[f64; 3]>],
+    cycle: Option<PlanarMotion>,
+    rate: f64,
+    settings: &super::distance::WindowSettings,
+) -> Vec<WindowFeature> {
+    let k = settings.half_width as i64;
+    (0..clouds.len() as i64)
+        .map(|i| {
+            let window: Vec<Vec<[f64; 3]>> =
+                (i - k..=i + k).map(|j| cloud_at(clouds, cycle, j)).collect();
+            WindowFeature::new(&window, 1.0 / rate, settings)
+        })
+        .collect()
+}
+
 /// Builds the graph of `clips` (name, file, clip) of `character` (whose file is
 /// `character_path`) with `settings`, and the distance map it came from.
 pub fn build(
@@ -80,6 +105,30 @@ pub fn build(
     character_path: &Path,
     clips: &[(String, PathBuf, Clip)],
     settings: &GraphSettings,
+) -> anyhow::Result<(MotionGraph, DistanceMap)> {
+    build_with(character, character_path, clips, settings, true)
+}
+
+/// Builds the graph alone: a graph of solved motions only ([`GraphSettings::solved_only`]) takes
+/// no blend, so its frames are not compared at all (the controller synthesis measures hundreds
+/// of such graphs).
+pub fn build_graph(
+    character: &Character,
+    character_path: &Path,
+    clips: &[(String, PathBuf, Clip)],
+    settings: &GraphSettings,
+) -> anyhow::Result<MotionGraph> {
+    Ok(build_with(character, character_path, clips, settings, false)?.0)
+}
+
+/// [`build`], the distance map's values computed only when `map` asks for them or blends need
+/// them.
+fn build_with(
+    character: &Character,
+    character_path: &Path,
+    clips: &[(String, PathBuf, Clip)],
+    settings: &GraphSettings,
+    map: bool,
 ) -> anyhow::Result<(MotionGraph, DistanceMap)> {
     anyhow::ensure!(!clips.is_empty(), "a motion graph needs at least one clip");
     for (name, path, clip) in clips {
@@ -90,35 +139,26 @@ pub fn build(
         .iter()
         .map(|(name, path, clip)| graph_clip(name, path, clip))
         .collect();
-    let skin = SkinPoints::sample(character);
+    let compare = map || !settings.solved_only;
     // Point clouds of every frame, then the window features.
-    let clouds: Vec<Vec<Vec<[f64; 3]>>> = clips
-        .par_iter()
-        .map(|(_, _, clip)| {
-            (0..clip.frames.len())
-                .map(|i| skin.posed(&clip.body_poses(character, i)))
-                .collect()
-        })
-        .collect();
+    let clouds: Vec<Vec<Vec<[f64; 3]>>> = if compare {
+        let skin = SkinPoints::sample(character);
+        clips
+            .par_iter()
+            .map(|(_, _, clip)| clip_clouds(character, &skin, clip))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let motions: Vec<Vec<FrameMotion>> = clouds
         .iter()
         .zip(&graph_clips)
         .map(|(c, g)| frame_motions(c, g, settings.rest_speed))
         .collect();
-    let k = settings.window.half_width as i64;
-    let features: Vec<Vec<WindowFeature>> = clips
+    let features: Vec<Vec<WindowFeature>> = clouds
         .par_iter()
-        .zip(&clouds)
         .zip(&graph_clips)
-        .map(|(((_, _, clip), c), g)| {
-            (0..clip.frames.len() as i64)
-                .map(|i| {
-                    let window: Vec<Vec<[f64; 3]>> =
-                        (i - k..=i + k).map(|j| cloud_at(c, g.cycle, j)).collect();
-                    WindowFeature::new(&window, 1.0 / clip.rate, &settings.window)
-                })
-                .collect()
-        })
+        .map(|(c, g)| window_features(c, g.cycle, g.rate, &settings.window))
         .collect();
     let (offsets, size) = super::frame_numbers(&graph_clips);
     let flat: Vec<(FrameRef, &WindowFeature)> = features

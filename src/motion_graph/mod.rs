@@ -25,7 +25,7 @@ mod build;
 pub mod connect;
 pub mod distance;
 
-pub use build::{DistanceMap, build};
+pub use build::{DistanceMap, build, build_graph, clip_clouds, window_features};
 pub use distance::WindowSettings;
 
 use crate::clip::{Clip, Joins};

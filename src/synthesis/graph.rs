@@ -23,8 +23,14 @@ use crate::model::Character;
 use crate::motion_graph::{FrameRef, GraphSettings, LoadedGraph, MotionGraph};
 use crate::spacetime::gait::{Connection, GaitClip, PlanarMotion};
 use crate::steering::mdp::{MdpSettings, SteeringMdp};
+use crate::model::skin::SkinPoints;
+use crate::motion_graph::distance::WindowFeature;
 use anyhow::{Context, Result};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Graph frames whose biomechanical cost a candidate frame's is interpolated from.
 pub const NEAREST: usize = 4;
@@ -62,11 +68,22 @@ pub struct Measured {
     pub quality: Option<f64>,
 }
 
-/// The character the clips are of, with its file.
+/// The character the clips are of, with its file, and the frame features of the graph clips
+/// measured so far.
 pub struct Creature {
     pub character: Character,
     pub path: PathBuf,
     pub reference: CharacterRef,
+    features: FeatureCache,
+}
+
+/// The window features (the frame distance's, Kovar et al.) of every grown clip measured,
+/// keyed by the clip's name and content: a graph clip does not change once solved, and a
+/// synthesis compares thousands of initialisations with the same graph.
+#[derive(Default)]
+struct FeatureCache {
+    skin: std::sync::OnceLock<SkinPoints>,
+    clips: Mutex<HashMap<(String, u64), Arc<Vec<WindowFeature>>>>,
 }
 
 impl Creature {
@@ -79,7 +96,53 @@ impl Creature {
             character,
             path: path.to_path_buf(),
             reference: CharacterRef::new(path, &text),
+            features: FeatureCache::default(),
         })
+    }
+
+    /// Every frame's window feature of `grown` as a loose clip (its ends as they are, no
+    /// joins), with the graph's default window.
+    fn window_features(&self, grown: &GrownClip) -> Result<Vec<WindowFeature>> {
+        let clip = self.clip(&GrownClip {
+            joins: None,
+            ..grown.clone()
+        })?;
+        let skin = self
+            .features
+            .skin
+            .get_or_init(|| SkinPoints::sample(&self.character));
+        let clouds = crate::motion_graph::clip_clouds(&self.character, skin, &clip);
+        Ok(crate::motion_graph::window_features(
+            &clouds,
+            clip.cycle_motion(),
+            clip.rate,
+            &GraphSettings::default().window,
+        ))
+    }
+
+    /// [`Self::window_features`] of a graph clip, computed once.
+    fn graph_features(&self, grown: &GrownClip) -> Result<Arc<Vec<WindowFeature>>> {
+        let mut hasher = std::hash::DefaultHasher::new();
+        for v in grown.gait.frames.iter().flatten() {
+            v.to_bits().hash(&mut hasher);
+        }
+        grown.gait.period.to_bits().hash(&mut hasher);
+        let key = (grown.name.clone(), hasher.finish());
+        if let Some(f) = self.lock_features().get(&key) {
+            return Ok(f.clone());
+        }
+        let features = Arc::new(self.window_features(grown)?);
+        self.lock_features().insert(key, features.clone());
+        Ok(features)
+    }
+
+    fn lock_features(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<(String, u64), Arc<Vec<WindowFeature>>>> {
+        self.features
+            .clips
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The creature as the gait solver sees it.
@@ -112,7 +175,7 @@ pub fn motion_graph(
     clips: &[GrownClip],
     candidate: &[GrownClip],
     folder: &Path,
-) -> Result<(LoadedGraph, crate::motion_graph::DistanceMap)> {
+) -> Result<LoadedGraph> {
     let mut named = Vec::new();
     for g in clips.iter().chain(candidate) {
         named.push((
@@ -125,20 +188,20 @@ pub fn motion_graph(
         solved_only: true,
         ..GraphSettings::default()
     };
-    let (graph, map) =
-        crate::motion_graph::build(&creature.character, &creature.path, &named, &settings)?;
-    let loaded = LoadedGraph::new(
+    let graph =
+        crate::motion_graph::build_graph(&creature.character, &creature.path, &named, &settings)?;
+    LoadedGraph::new(
         graph,
         creature.character.clone(),
         creature.path.clone(),
         named.into_iter().map(|(_, _, c)| c).collect(),
-    )?;
-    Ok((loaded, map))
+    )
 }
 
 /// Per frame of each of `candidate`'s clips (a template's unsolved clips): every frame of
 /// `clips` as (distance, clip index), nearest first (the motion graph's frame distance, Kovar
-/// et al.).
+/// et al.; connections compared at every frame, the graph's own map enters them at their ends
+/// only). The graph clips' features are computed once per clip ([`Creature`]'s cache).
 fn candidate_distances(
     creature: &Creature,
     clips: &[GrownClip],
@@ -147,33 +210,28 @@ fn candidate_distances(
     if candidate.is_empty() {
         return Ok(Vec::new());
     }
-    // The frame distances of every pair, connections included: the graph's own map leaves
-    // frames of connections within one gait family out (they are entered at their ends only).
-    let loose: Vec<GrownClip> = clips
+    let graph: Vec<Arc<Vec<WindowFeature>>> = clips
         .iter()
-        .chain(candidate)
-        .map(|g| GrownClip {
-            joins: None,
-            ..g.clone()
-        })
-        .collect();
-    let (graph, map) = motion_graph(creature, &loose, &[], Path::new(""))?;
-    let frames = |c: usize| graph.graph.clips[c].frames;
-    Ok((clips.len()..clips.len() + candidate.len())
+        .map(|g| creature.graph_features(g))
+        .collect::<Result<_>>()?;
+    candidate
+        .iter()
         .map(|k| {
-            (0..frames(k))
-                .map(|frame| {
-                    let at = FrameRef { clip: k, frame };
-                    let mut near: Vec<(f64, usize)> = (0..clips.len())
-                        .flat_map(|c| (0..frames(c)).map(move |f| FrameRef { clip: c, frame: f }))
-                        .map(|g| (map.at(at, g) as f64, g.clip))
+            let features = creature.window_features(k)?;
+            Ok(features
+                .par_iter()
+                .map(|at| {
+                    let mut near: Vec<(f64, usize)> = graph
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(c, fs)| fs.iter().map(move |g| (at.distance_only(g) as f64, c)))
                         .collect();
                     near.sort_by(|a, b| a.0.total_cmp(&b.0));
                     near
                 })
-                .collect()
+                .collect())
         })
-        .collect())
+        .collect()
 }
 
 /// The initialisation quality q (Eq. 5.3) of a template's unsolved `candidate` clips against
@@ -196,7 +254,7 @@ pub fn measure(
     candidate_effort: Option<f64>,
     measure: &Measure,
 ) -> Result<Measured> {
-    let (graph, _) = motion_graph(creature, clips, candidate, Path::new(""))?;
+    let graph = motion_graph(creature, clips, candidate, Path::new(""))?;
     let base_cost = clips
         .first()
         .map(|c| c.gait.cost)
@@ -291,7 +349,7 @@ pub fn write(
         crate::files::write_ron(&gait_folder.join(format!("{}.ron", g.name)), &g.gait)
             .map_err(|e| anyhow::anyhow!("writing the gait of `{}`: {e}", g.name))?;
     }
-    let (mut graph, _) = motion_graph(creature, clips, &[], folder)?;
+    let mut graph = motion_graph(creature, clips, &[], folder)?;
     let base = clips.first().map_or(1.0, |c| c.gait.cost);
     for (g, c) in graph.graph.clips.iter_mut().zip(clips) {
         g.effort = effort(effort_weight, c.gait.cost / base);
