@@ -91,8 +91,9 @@ pub fn window_features(
     let k = settings.half_width as i64;
     (0..clouds.len() as i64)
         .map(|i| {
-            let window: Vec<Vec<[f64; 3]>> =
-                (i - k..=i + k).map(|j| cloud_at(clouds, cycle, j)).collect();
+            let window: Vec<Vec<[f64; 3]>> = (i - k..=i + k)
+                .map(|j| cloud_at(clouds, cycle, j))
+                .collect();
             WindowFeature::new(&window, 1.0 / rate, settings)
         })
         .collect()

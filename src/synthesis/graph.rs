@@ -20,11 +20,11 @@
 
 use crate::clip::{CharacterRef, Clip, Joins};
 use crate::model::Character;
+use crate::model::skin::SkinPoints;
+use crate::motion_graph::distance::WindowFeature;
 use crate::motion_graph::{FrameRef, GraphSettings, LoadedGraph, MotionGraph};
 use crate::spacetime::gait::{Connection, GaitClip, PlanarMotion};
 use crate::steering::mdp::{MdpSettings, SteeringMdp};
-use crate::model::skin::SkinPoints;
-use crate::motion_graph::distance::WindowFeature;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
