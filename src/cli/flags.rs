@@ -135,6 +135,11 @@ pub fn turn_rate(text: &str) -> Result<f64, String> {
     bounded(text, -720.0, 720.0, false, " °/s")
 }
 
+/// A strafe angle: [−180, 180]°.
+pub fn strafe(text: &str) -> Result<f64, String> {
+    bounded(text, -180.0, 180.0, false, "°")
+}
+
 /// A gait period: (0, 10] s.
 pub fn period(text: &str) -> Result<f64, String> {
     bounded(text, 0.0, 10.0, true, " s")

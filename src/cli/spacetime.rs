@@ -214,6 +214,10 @@ pub struct GaitArgs {
     /// treadmill cycle.
     #[arg(long, value_parser = crate::flags::turn_rate, allow_hyphen_values = true)]
     pub turn_rate: Option<f64>,
+    /// Travel at this many degrees to the left of the heading (negative: right; 90: sideways),
+    /// the strafe angle of Wampler's cyclic template. Needs --turn-rate (0 for straight).
+    #[arg(long, value_parser = crate::flags::strafe, allow_hyphen_values = true, requires = "turn_rate")]
+    pub strafe: Option<f64>,
     /// Keep the head under this height (m) in every frame: a crouching gait.
     #[arg(long, value_parser = crate::flags::height)]
     pub ceiling: Option<f64>,
@@ -312,6 +316,7 @@ impl GaitArgs {
             print_level: self.print_level,
             out: self.out.clone(),
             turn_rate: self.turn_rate.map(f64::to_radians),
+            strafe: self.strafe.map_or(0.0, f64::to_radians),
             ceiling: self.ceiling,
             weights: None,
             posture_limbs: Vec::new(),

@@ -9,7 +9,6 @@
 
 use super::pose::{self, pose_of, reference_orientation};
 use super::{CharacterRef, Clip, ClipFrame, Cycle, Provenance, Tags};
-use crate::model::planar::PlanarMotion;
 use crate::model::{Character, EffectorTag, JointKind, Problem};
 use crate::spacetime::gait::{Closure as ClosureKind, GaitClip, GaitError, gait_torques};
 use crate::spacetime::skeleton::Skeleton;
@@ -164,8 +163,8 @@ pub fn clip_of_gait(
                 translation: [gait.speed * gait.period, 0.0, 0.0],
                 yaw: 0.0,
             }),
-            ClosureKind::Transformed { turn_rate } => {
-                let t = PlanarMotion::along_arc(gait.speed, *turn_rate, gait.period);
+            ClosureKind::Transformed { .. } => {
+                let t = gait.cycle_motion();
                 let r = frames[0].root;
                 Some(Cycle::from_motion(&t, [r[0], r[1], r[2]]))
             }

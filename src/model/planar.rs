@@ -52,6 +52,22 @@ impl PlanarMotion {
         }
     }
 
+    /// [`Self::along_arc`] travelling at `strafe` rad to the left of the heading (thesis §5.2.1's
+    /// strafe angle ϕ): the heading still turns at `turn_rate`, the velocity keeps the angle ϕ to
+    /// it, so the arc's move along the ground is turned by ϕ about the start.
+    pub fn along_strafed_arc(speed: f64, turn_rate: f64, strafe: f64, time: f64) -> Self {
+        let arc = Self::along_arc(speed, turn_rate, time);
+        if strafe == 0.0 {
+            return arc;
+        }
+        let turn = PlanarMotion {
+            yaw: strafe,
+            ..Self::IDENTITY
+        };
+        let (x, z) = turn.apply_point(&arc.x, &arc.z);
+        PlanarMotion { x, z, yaw: arc.yaw }
+    }
+
     /// Applies the motion to the point (x, z) of the ground plane.
     pub fn apply_point<D: Coordinate>(&self, x: &D, z: &D) -> (D, D) {
         let (s, c) = self.yaw.sin_cos();
@@ -130,6 +146,38 @@ pub fn wrap_angle(a: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A strafed arc travels at ϕ to the heading and, being the arc conjugated by a turn of ϕ,
+    /// still composes: two halves make the whole (a transformed cycle's T is its path's end).
+    #[test]
+    fn a_strafed_arc_travels_at_its_angle_to_the_heading() {
+        let (v, phi) = (0.6, 30f64.to_radians());
+        let straight = PlanarMotion::along_strafed_arc(v, 0.0, phi, 2.0);
+        assert!((straight.x - 1.2 * phi.cos()).abs() < 1e-12);
+        // Positive ϕ is to the left, towards −z.
+        assert!((straight.z + 1.2 * phi.sin()).abs() < 1e-12);
+        assert_eq!(straight.yaw, 0.0);
+        for w in [0.0, 0.4, -0.7] {
+            let half = PlanarMotion::along_strafed_arc(v, w, phi, 0.5);
+            let whole = PlanarMotion::along_strafed_arc(v, w, phi, 1.0);
+            let twice = half.compose(&half);
+            for (a, b) in [
+                (twice.x, whole.x),
+                (twice.z, whole.z),
+                (twice.yaw, whole.yaw),
+            ] {
+                assert!((a - b).abs() < 1e-12, "{w}: {a} against {b}");
+            }
+            // The start's velocity is at ϕ to the heading (finite difference).
+            let h = 1e-6;
+            let step = PlanarMotion::along_strafed_arc(v, w, phi, h);
+            assert!(((-step.z).atan2(step.x) - phi).abs() < 1e-5);
+        }
+        assert_eq!(
+            PlanarMotion::along_strafed_arc(v, 0.4, 0.0, 1.3),
+            PlanarMotion::along_arc(v, 0.4, 1.3)
+        );
+    }
 
     #[test]
     fn the_arc_turns_about_its_centre_and_has_the_straight_limit() {

@@ -63,12 +63,7 @@ pub fn audit(skeleton: &Skeleton, clip: &GaitClip, mu: f64, nu: f64) -> GaitAudi
     let fk = |q: &[f64]| forward_kinematics(skeleton, &morph, q);
     // Frames −1 ..= N of a cycle (the seam's neighbours moved by T⁻¹ and T), 0 .. N−1 of an
     // open clip: ext[i + 1] is frame i.
-    let cycle = match clip.closure {
-        Closure::Transformed { turn_rate } => {
-            PlanarMotion::along_arc(clip.speed, turn_rate, clip.period)
-        }
-        _ => PlanarMotion::IDENTITY,
-    };
+    let cycle = clip.cycle_motion();
     let seam = |q: &[f64], motion: PlanarMotion| {
         if clip.closure.is_treadmill() {
             q.to_vec()

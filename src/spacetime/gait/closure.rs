@@ -11,6 +11,10 @@
 //! contact stay where they are in the world (no treadmill), so a turning gait leans into its
 //! turn by its own momentum (McIntosh's §3.2.5 reason to prefer this over a treadmill).
 //!
+//! A strafing cycle (Wampler 2012, thesis §5.2.1, template S₂'s strafe angle ϕ) travels at ϕ to
+//! the left of its heading: its t is the one above turned by ϕ about the start, R_y(ϕ)·t, which
+//! is the arc conjugated by a turn of ϕ, so its frames still follow one rigid motion per period.
+//!
 //! The creature's root is in heading coordinates ([`super::Skeleton::with_heading_root`]: yaw,
 //! pitch, roll, x, y, z), where T acts linearly: the yaw grows by α and (x, z) turn by α and
 //! move by t. The path p(t) = T_t(0), the root's place and heading at time t if it moved
@@ -32,8 +36,13 @@ pub enum Closure {
     #[default]
     Treadmill,
     /// Transformed cyclic (McIntosh 2011, §3.2.5) at the spec's speed and this turn rate (rad/s
-    /// about +y, positive to the left).
-    Transformed { turn_rate: f64 },
+    /// about +y, positive to the left), travelling at `strafe` rad to the left of the heading
+    /// (Wampler 2012, thesis §5.2.1's strafe angle ϕ; 0: forwards).
+    Transformed {
+        turn_rate: f64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        strafe: f64,
+    },
     /// Not cyclic: the first two and last two frames are the given coordinates (heading root).
     Open(Box<OpenEnds>),
 }
@@ -59,10 +68,37 @@ impl Closure {
     /// Turn rate (rad/s) of a transformed cycle; 0 otherwise.
     pub fn turn_rate(&self) -> f64 {
         match self {
-            Closure::Transformed { turn_rate } => *turn_rate,
+            Closure::Transformed { turn_rate, .. } => *turn_rate,
             _ => 0.0,
         }
     }
+
+    /// Strafe angle ϕ (rad, positive to the left) of a transformed cycle; 0 otherwise.
+    pub fn strafe(&self) -> f64 {
+        match self {
+            Closure::Transformed { strafe, .. } => *strafe,
+            _ => 0.0,
+        }
+    }
+
+    /// Where the root is after `time` seconds at `speed` moving exactly along the path (the
+    /// module docs' p(t)); T of a transformed cycle is its value at the period.
+    pub fn path(&self, speed: f64, time: f64) -> PlanarMotion {
+        PlanarMotion::along_strafed_arc(speed, self.turn_rate(), self.strafe(), time)
+    }
+
+    /// The transform T of a transformed cycle of this speed and period (frame N = T(frame 0));
+    /// the identity otherwise.
+    pub fn cycle_motion(&self, speed: f64, period: f64) -> PlanarMotion {
+        match self {
+            Closure::Transformed { .. } => self.path(speed, period),
+            _ => PlanarMotion::IDENTITY,
+        }
+    }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Which transform a block applies to a neighbouring frame it reads across the cycle's seam.

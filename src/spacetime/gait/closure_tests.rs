@@ -42,7 +42,13 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
         .unwrap();
     let clip = solve_logged(&spec, 150);
     check_solution(&spec, &clip);
-    assert_eq!(clip.closure, Closure::Transformed { turn_rate: turn });
+    assert_eq!(
+        clip.closure,
+        Closure::Transformed {
+            turn_rate: turn,
+            strafe: 0.0
+        }
+    );
     let body = clip.body(&spec.skeleton).unwrap();
     let morph = body.morphology::<f64>();
     let n = clip.frames.len() as i64;
@@ -81,6 +87,68 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
     let t = lib.cycle_motion().unwrap();
     assert!((t.yaw - turn * period).abs() < 1e-12);
     assert_eq!(lib.tags.turn_rate, Some(turn));
+}
+
+/// A strafing walk (thesis §5.2.1's strafe angle ϕ): its seam's derivatives are exact; solved,
+/// it is valid by the independent audit, its planted feet stay put, its heading stays on the
+/// path's while its root travels at ϕ to it, and the library clip carries the strafed T.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_strafing_walk_travels_at_its_angle_to_the_heading() {
+    let (sk, period, timings) = biped_walk();
+    let strafe = 30f64.to_radians();
+    let spec = GaitSpec::new(sk, 0.7, period, &timings)
+        .unwrap()
+        .transformed(0.0)
+        .unwrap()
+        .strafing(strafe)
+        .unwrap();
+    check_derivatives(spec.clone());
+    let clip = solve_logged(&spec, 400);
+    check_solution(&spec, &clip);
+    assert_eq!(clip.strafe(), strafe);
+    let body = clip.body(&spec.skeleton).unwrap();
+    let morph = body.morphology::<f64>();
+    let n = clip.frames.len() as i64;
+    for k in 0..n {
+        for f in 0..body.feet.len() {
+            if clip.contact_at(k, f).is_some() && clip.contact_at(k + 1, f).is_some() {
+                let p = |q: &Vec<f64>| forward_kinematics(&body, &morph, q).foot(&body, f).re();
+                let (a, b) = (p(&clip.frame_at(k)), p(&clip.frame_at(k + 1)));
+                let slide = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+                assert!(slide < 1e-6, "foot {f} slides {slide} m from frame {k}");
+            }
+        }
+    }
+    // The root's own travel over the cycle's frames is at ϕ to the left of the heading, and
+    // the heading does not turn on the way.
+    let (first, last) = (&clip.frames[0], &clip.frames[n as usize - 1]);
+    let travel = (-(last[5] - first[5])).atan2(last[3] - first[3]);
+    eprintln!("travel {:.2}°", travel.to_degrees());
+    assert!(
+        (travel - strafe).abs() < 5f64.to_radians(),
+        "the root travels at {:.1}°",
+        travel.to_degrees()
+    );
+    let mean_yaw: f64 = clip.frames.iter().map(|q| q[0]).sum::<f64>() / n as f64;
+    assert!(mean_yaw.abs() < 1e-6, "mean heading {mean_yaw}");
+    let c = crate::model::load_character(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
+    )
+    .unwrap();
+    let lib = crate::clip::from_gait::clip_of_gait(
+        &clip,
+        &c,
+        crate::clip::CharacterRef {
+            path: "characters/simple_biped.ron".into(),
+            hash: String::new(),
+        },
+    )
+    .unwrap();
+    let t = lib.cycle_motion().unwrap();
+    let (step, along) = (0.7 * period, 0.7 * period * strafe.cos());
+    assert!((t.x - along).abs() < 1e-9 && (t.z + step * strafe.sin()).abs() < 1e-9);
+    assert_eq!(t.yaw, 0.0);
 }
 
 /// The biped's straight walk (a transformed cycle), solved, and a connection of 16 frames from

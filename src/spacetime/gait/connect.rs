@@ -95,7 +95,7 @@ pub const TOE_PIVOT_HEEL: f64 = 0.05;
 
 impl Connection {
     /// Where B goes by default: its frame b's heading frame on A's frame a's, moved along the
-    /// arc of the two clips' mean speed and turn rate for `duration`.
+    /// arc of the two clips' mean speed, turn rate and strafe angle for `duration`.
     pub fn default_placement(
         a: &GaitClip,
         b: &GaitClip,
@@ -105,9 +105,12 @@ impl Connection {
     ) -> PlanarMotion {
         let speed = 0.5 * (a.speed + b.speed);
         let turn = 0.5 * (a.turn_rate() + b.turn_rate());
+        let strafe = 0.5 * (a.strafe() + b.strafe());
         let there = a
             .heading_at(from_frame as i64)
-            .compose(&PlanarMotion::along_arc(speed, turn, duration));
+            .compose(&PlanarMotion::along_strafed_arc(
+                speed, turn, strafe, duration,
+            ));
         PlanarMotion::between(&b.heading_at(to_frame as i64), &there)
     }
 
@@ -362,13 +365,8 @@ impl GaitClip {
     /// The motion that takes frame k's coordinates from those of the frame stored for it: T^m for
     /// a transformed cycle's frame k + m·N, the identity otherwise.
     pub fn motion_at(&self, k: i64) -> PlanarMotion {
-        match &self.closure {
-            Closure::Transformed { turn_rate } => {
-                PlanarMotion::along_arc(self.speed, *turn_rate, self.period)
-                    .power(k.div_euclid(self.frames.len() as i64))
-            }
-            _ => PlanarMotion::IDENTITY,
-        }
+        self.cycle_motion()
+            .power(k.div_euclid(self.frames.len() as i64))
     }
 
     /// Foot `foot`'s load at frame k in the world of frame k (turned by [`Self::motion_at`]),
@@ -402,6 +400,17 @@ impl GaitClip {
     /// The turn rate of a transformed cycle (0 for other clips).
     pub fn turn_rate(&self) -> f64 {
         self.closure.turn_rate()
+    }
+
+    /// The strafe angle of a transformed cycle (0 for other clips).
+    pub fn strafe(&self) -> f64 {
+        self.closure.strafe()
+    }
+
+    /// The transform T of a transformed cycle (frame k + N = T(frame k)); the identity for
+    /// other clips.
+    pub fn cycle_motion(&self) -> PlanarMotion {
+        self.closure.cycle_motion(self.speed, self.period)
     }
 }
 

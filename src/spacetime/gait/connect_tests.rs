@@ -22,7 +22,10 @@ fn clip(turn_rate: f64, frames: Vec<Vec<f64>>) -> GaitClip {
         solve_time_s: 0.0,
         morphology: None,
         projected_from: None,
-        closure: Closure::Transformed { turn_rate },
+        closure: Closure::Transformed {
+            turn_rate,
+            strafe: 0.0,
+        },
         max_head_height: None,
         start_kept: None,
     }

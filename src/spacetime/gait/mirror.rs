@@ -100,8 +100,9 @@ impl GaitClip {
         // An open clip's fixed end frames are mirrored with the others.
         let closure = match &self.closure {
             Closure::Treadmill => Closure::Treadmill,
-            Closure::Transformed { turn_rate } => Closure::Transformed {
+            Closure::Transformed { turn_rate, strafe } => Closure::Transformed {
                 turn_rate: -turn_rate,
+                strafe: -strafe,
             },
             Closure::Open(ends) => Closure::Open(Box::new(OpenEnds {
                 first: ends.first.each_ref().map(pose),
@@ -218,7 +219,7 @@ mod tests {
             (after - before).abs() <= 1e-9,
             "audit {before:e} against {after:e}"
         );
-        let Closure::Transformed { turn_rate } = m.closure else {
+        let Closure::Transformed { turn_rate, .. } = m.closure else {
             panic!("{:?}", m.closure)
         };
         assert_eq!(turn_rate, 45f64.to_radians());

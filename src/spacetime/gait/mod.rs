@@ -148,6 +148,10 @@ pub enum GaitError {
     Period(f64),
     #[error("turn rate must be a finite number of rad/s (and 0 for a planar creature), found {0}")]
     TurnRate(f64),
+    #[error(
+        "strafe angle must be within ±180° (in radians) on a transformed cycle (not a treadmill or open clip), found {0}"
+    )]
+    Strafe(f64),
     #[error("`{0}` is not a foot of this creature (feet: {1})")]
     UnknownFoot(String, String),
     #[error(
@@ -422,8 +426,24 @@ impl GaitSpec {
             return Err(GaitError::TurnRate(turn_rate));
         }
         self.skeleton = self.skeleton.with_heading_root();
-        self.closure = Closure::Transformed { turn_rate };
+        self.closure = Closure::Transformed {
+            turn_rate,
+            strafe: 0.0,
+        };
         self.check_contacts()?;
+        Ok(self)
+    }
+
+    /// The transformed cycle travelling at `strafe` rad to the left of its heading (thesis
+    /// §5.2.1's strafe angle ϕ); call after [`Self::transformed`].
+    pub fn strafing(mut self, strafe: f64) -> Result<Self, GaitError> {
+        let Closure::Transformed { turn_rate, .. } = self.closure else {
+            return Err(GaitError::Strafe(strafe));
+        };
+        if !strafe.is_finite() || strafe.abs() > std::f64::consts::PI {
+            return Err(GaitError::Strafe(strafe));
+        }
+        self.closure = Closure::Transformed { turn_rate, strafe };
         Ok(self)
     }
 
@@ -560,18 +580,13 @@ impl GaitSpec {
 
     /// The transform T of a transformed cycle (frame N = T(frame 0)); the identity otherwise.
     pub fn cycle_motion(&self) -> PlanarMotion {
-        match self.closure {
-            Closure::Transformed { turn_rate } => {
-                PlanarMotion::along_arc(self.speed, turn_rate, self.period)
-            }
-            _ => PlanarMotion::IDENTITY,
-        }
+        self.closure.cycle_motion(self.speed, self.period)
     }
 
     /// Where the root would be at frame `i` moving exactly along the cycle's arc from the
     /// origin (transformed cycles; see [`closure`]).
     pub fn path(&self, i: usize) -> PlanarMotion {
-        PlanarMotion::along_arc(self.speed, self.closure.turn_rate(), i as f64 * self.dt())
+        self.closure.path(self.speed, i as f64 * self.dt())
     }
 
     pub fn with_seed(mut self, seed: u64) -> Self {

@@ -569,16 +569,12 @@ impl GaitProblem {
         let (lo, hi) = sk.bounds();
         for (i, q) in clip.frames.iter().enumerate() {
             let q = match (&self.spec.closure, &clip.closure) {
-                (Closure::Transformed { turn_rate }, Closure::Transformed { turn_rate: old })
+                (to @ Closure::Transformed { .. }, from @ Closure::Transformed { .. })
                     if !sk.planar =>
                 {
                     let dt = clip.period / clip.frames.len() as f64;
-                    let from = PlanarMotion::along_arc(clip.speed, *old, i as f64 * dt);
-                    let to = PlanarMotion::along_arc(
-                        self.spec.speed,
-                        *turn_rate,
-                        i as f64 * self.spec.dt(),
-                    );
+                    let from = from.path(clip.speed, i as f64 * dt);
+                    let to = to.path(self.spec.speed, i as f64 * self.spec.dt());
                     to.compose(&from.inverse()).apply_heading_root(q)
                 }
                 _ => q.clone(),

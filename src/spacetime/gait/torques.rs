@@ -22,12 +22,7 @@ pub fn gait_torques(skeleton: &Skeleton, clip: &GaitClip) -> Vec<Vec<f64>> {
     } else {
         clip.period / (n - 1) as f64
     };
-    let cycle = match clip.closure {
-        Closure::Transformed { turn_rate } => {
-            PlanarMotion::along_arc(clip.speed, turn_rate, clip.period)
-        }
-        _ => PlanarMotion::IDENTITY,
-    };
+    let cycle = clip.cycle_motion();
     // Frame i's neighbour at offset ±1, moved across the seam.
     let neighbour = |i: usize, forward: bool| -> Vec<f64> {
         let (k, seam) = match (forward, i) {

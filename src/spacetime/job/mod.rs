@@ -118,6 +118,10 @@ pub struct GaitRequest {
     /// McIntosh 2011, §3.2.5) instead of the treadmill cycle.
     #[serde(default)]
     pub turn_rate: Option<f64>,
+    /// The transformed cycle travels at this angle to the left of its heading (rad; Wampler
+    /// 2012, thesis §5.2.1's strafe angle ϕ; 0: forwards). Needs `turn_rate`.
+    #[serde(default)]
+    pub strafe: f64,
     /// A ceiling the head stays under (m): a crouching gait (McIntosh 2011, §3.4.2).
     #[serde(default)]
     pub ceiling: Option<f64>,
@@ -180,6 +184,7 @@ impl GaitRequest {
             print_level: 0,
             out: None,
             turn_rate: None,
+            strafe: 0.0,
             ceiling: None,
             weights: None,
             posture_limbs: Vec::new(),

@@ -157,6 +157,14 @@ pub(super) fn cycle_spec(
             "a transformed cycle (a turn rate) is solved with given timings and the file's body"
         );
         spec = spec.transformed(turn_rate)?;
+        if request.strafe != 0.0 {
+            spec = spec.strafing(request.strafe)?;
+        }
+    } else {
+        anyhow::ensure!(
+            request.strafe == 0.0,
+            "a strafing gait is a transformed cycle: give it a turn rate (0 for straight)"
+        );
     }
     if let Some(weights) = request.weights {
         spec.weights = weights;
