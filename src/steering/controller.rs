@@ -459,8 +459,9 @@ impl Controller {
                 let pick = self.policy.as_ref().and_then(|p| {
                     let node = p.node_of(f)?;
                     let (level, theta) = (p.level_of(c.speed), wrap_angle(c.direction - heading));
-                    let edge = p.choose(node, level, theta)?;
-                    Some((edge.transition, p.value(node, level, theta)))
+                    let facing = wrap_angle(c.facing - heading);
+                    let edge = p.choose(node, level, theta, facing)?;
+                    Some((edge.transition, p.value(node, level, theta, facing)))
                 });
                 // A blended transition the cooldown holds back plays on.
                 let chosen = pick
