@@ -20,8 +20,9 @@ pub enum ControllerCommand {
     Synthesize {
         /// The creature's character file.
         creature: PathBuf,
-        /// The task file (`task: Direction` or `DirectionSpeed` with its `speeds`, the base
-        /// cycle, the turns searched).
+        /// The task file (`task: Direction`, `DirectionSpeed` with its `speeds`, or
+        /// `DirectionFacing` with its strafes, `max_strafe_deg`; the base cycle, the turns
+        /// searched).
         #[arg(long)]
         task: PathBuf,
         /// Stop when the graph has this many clips (the base cycle counted).

@@ -59,6 +59,10 @@ pub struct SteerArgs {
     /// Wampler 2012, §5.2), solved at start, instead of the one-second look-ahead.
     #[arg(long, conflicts_with = "random_walk")]
     pub policy: bool,
+    /// With --policy: the facing is a task parameter too (a direction-and-facing controller's
+    /// strafes answer the facing stick, Q/E in the app).
+    #[arg(long, requires = "policy")]
+    pub facing: bool,
     /// Drive the Rapier-simulated character by tracking the played motion, and report how
     /// long it stays up and how closely it tracks.
     #[arg(long)]
@@ -110,6 +114,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
         save_scripts,
         random_walk,
         policy,
+        facing,
         physics,
         balance,
         lookahead,
@@ -117,6 +122,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
         samcon,
         out,
     } = args;
+    let policy = policy.then(|| policy_settings(facing));
     let planning = planning(lookahead.as_deref(), guard.as_deref())?;
     if let Some(settings) = samcon.as_deref().filter(|_| gaits) {
         anyhow::ensure!(
@@ -170,7 +176,7 @@ pub fn steer(
     graph: &Path,
     script: &Path,
     random_walk: Option<u64>,
-    policy: bool,
+    policy: Option<motionlab::steering::mdp::MdpSettings>,
     physics: bool,
     balance: Option<&str>,
     mut planning: motionlab::steering::physics::Planning,
@@ -191,8 +197,8 @@ pub fn steer(
     };
     let start = Controller::default_start(&g, "stand");
     let mut controller = Controller::new(g.clone(), start, mode);
-    if policy {
-        controller = controller.with_policy(solve_policy(&g));
+    if let Some(settings) = policy {
+        controller = controller.with_policy(solve_policy(&g, settings));
     }
     let mut recording = RunRecording::default();
     if physics {
@@ -305,19 +311,35 @@ fn search_corrections(
     Ok(run)
 }
 
+/// The policy's MDP settings: the stick's speeds, and the facing when asked for
+/// ([`motionlab::synthesis::FACING_BINS`] angles).
+fn policy_settings(facing: bool) -> motionlab::steering::mdp::MdpSettings {
+    use motionlab::steering::mdp::MdpSettings;
+    MdpSettings {
+        facing_bins: if facing {
+            motionlab::synthesis::FACING_BINS
+        } else {
+            0
+        },
+        ..MdpSettings::with_stick_speeds()
+    }
+}
+
 /// The graph's MDP over the stick's speeds, solved, with a line of what it took and its
 /// controller quality cost(G) (Wampler 2012, Eq. 5.2).
 fn solve_policy(
     g: &motionlab::motion_graph::LoadedGraph,
+    settings: motionlab::steering::mdp::MdpSettings,
 ) -> std::sync::Arc<motionlab::steering::mdp::SteeringMdp> {
-    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
+    use motionlab::steering::mdp::SteeringMdp;
     let started = std::time::Instant::now();
-    let mdp = SteeringMdp::from_graph(g, MdpSettings::with_stick_speeds());
+    let mdp = SteeringMdp::from_graph(g, settings);
     println!(
-        "policy frames {} speed_levels {} direction_bins {} sweeps {} residual {:.1e} solve_s {:.2} expected_cost {:.4}",
+        "policy frames {} speed_levels {} direction_bins {} facing_bins {} sweeps {} residual {:.1e} solve_s {:.2} expected_cost {:.4}",
         mdp.nodes.len(),
         mdp.levels(),
         mdp.settings.bins,
+        mdp.settings.facing_bins,
         mdp.sweeps,
         mdp.residual,
         started.elapsed().as_secs_f64(),
@@ -369,7 +391,7 @@ pub struct TrialSet {
 pub fn steer_trials(
     graph: &Path,
     set: &TrialSet,
-    policy: bool,
+    policy: Option<motionlab::steering::mdp::MdpSettings>,
     physics: bool,
     balance: Option<&str>,
     planning: motionlab::steering::physics::Planning,
@@ -451,7 +473,7 @@ pub fn steer_trials(
         true => Some(BalanceGains::parse(balance.unwrap_or(""))?),
         false => None,
     };
-    let policy = policy.then(|| solve_policy(&g));
+    let policy = policy.map(|settings| solve_policy(&g, settings));
     let started = std::time::Instant::now();
     let holds = match set.gaits {
         true => gait_holds(&g, set.duration, rate),
@@ -541,8 +563,8 @@ pub fn steer_trials(
 fn print_trace(trace: &motionlab::steering::SteerTrace, rate: f64) {
     for s in trace.per_second(rate) {
         println!(
-            "second {} heading_error_deg {:.1} speed_error {:.2} foot_slide_m {:.3} transitions {}",
-            s.second, s.heading_error, s.speed_error, s.foot_slide, s.transitions
+            "second {} heading_error_deg {:.1} speed_error {:.2} foot_slide_m {:.3} transitions {} facing_error_deg {:.1}",
+            s.second, s.heading_error, s.speed_error, s.foot_slide, s.transitions, s.facing_error
         );
     }
     let worst_slide = trace.foot_slides.iter().map(|s| s.1).fold(0.0, f64::max);

@@ -117,6 +117,9 @@ pub struct Sample {
     /// The command's direction (yaw) and speed.
     pub command_direction: f64,
     pub command_speed: f64,
+    /// The command's facing and the character's heading (yaw).
+    pub command_facing: f64,
+    pub facing: f64,
     /// Direction of travel (yaw) over the last [`DIRECTION_WINDOW`] and speed over the last
     /// [`SPEED_WINDOW`].
     pub direction: f64,
@@ -148,6 +151,8 @@ pub struct SecondSummary {
     pub heading_error: f64,
     /// Mean |speed − command| (m/s).
     pub speed_error: f64,
+    /// Mean |heading − commanded facing| (degrees) over the second's samples.
+    pub facing_error: f64,
     /// Largest slide of a foot step that ended in the second (m).
     pub foot_slide: f64,
     pub transitions: usize,
@@ -213,6 +218,8 @@ pub fn run_script(
             time: t,
             command_direction: c.direction,
             command_speed: c.speed,
+            command_facing: c.facing,
+            facing: controller.heading().yaw,
             direction: (-dz).atan2(dx),
             speed: if span >= SPEED_WINDOW - 1e-9 {
                 speed
@@ -290,6 +297,11 @@ impl SteerTrace {
             } else {
                 speeds.iter().sum::<f64>() / speeds.len() as f64
             };
+            let facing_error = chunk
+                .iter()
+                .map(|s| wrap_angle(s.facing - s.command_facing).abs().to_degrees())
+                .sum::<f64>()
+                / chunk.len().max(1) as f64;
             let taken = chunk.last().map_or(before, |s| s.transitions);
             let (t0, t1) = (
                 chunk.first().map_or(0.0, |s| s.time),
@@ -305,6 +317,7 @@ impl SteerTrace {
                 second,
                 heading_error,
                 speed_error,
+                facing_error,
                 foot_slide,
                 transitions: taken - before,
             });

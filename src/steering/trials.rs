@@ -594,6 +594,8 @@ mod tests {
                     time,
                     command_direction,
                     command_speed,
+                    command_facing: 0.0,
+                    facing: 0.0,
                     direction,
                     speed,
                     position: [0.0; 2],

@@ -1,7 +1,8 @@
 //! Template S₂ (Wampler 2012, thesis §5.2.1 and App. C): a new cycle joins the graph with a
 //! connection from the base cycle into it and one back, so that a task asking for a speed has a
-//! motion at that speed to steer into. Here the new cycle is straight, at another speed, with the
-//! base's timing (the thesis's S₂ also varies strafe and gait).
+//! motion at that speed to steer into. Here the new cycle is straight, at another speed or
+//! strafing at an angle ϕ to its heading (for a task that asks for a facing), with the base's
+//! timing (the thesis's S₂ also varies the gait).
 //!
 //! Its initialisation M̃, which the synthesis weighs before solving, is a loop of the graph warped
 //! to the base's timing and moved onto a straight path at the new speed, the loop of best quality
@@ -15,6 +16,9 @@ use crate::spacetime::skeleton::Skeleton;
 
 /// The speeds S₂ searches are this many m/s apart.
 pub const SPEED_STEP: f64 = 0.05;
+
+/// The strafe angles S₂ searches are this many degrees apart.
+pub const STRAFE_STEP_DEG: f64 = 15.0;
 
 /// The connections of a new cycle with the base: from the base's frame `from_frame` into the
 /// cycle `frames − 1` frames later, and from the cycle's `from_frame` back into the base's, each

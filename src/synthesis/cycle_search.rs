@@ -15,7 +15,7 @@
 //! coordinates. The caller keeps the initialisation whose quality q (Eq. 5.3) is best.
 
 use super::graph::GrownClip;
-use crate::spacetime::gait::{ContactLoad, GaitClip, PlanarMotion};
+use crate::spacetime::gait::{Closure, ContactLoad, GaitClip, PlanarMotion};
 use crate::spacetime::skeleton::Skeleton;
 
 /// The longest loop searched (s).
@@ -384,14 +384,15 @@ pub fn path_weights(skeleton: &Skeleton) -> Vec<Vec<f64>> {
 
 /// M̃ for a new straight cycle at `speed` with `target`'s timing (frames, period and contact
 /// schedule), from `source`: `None` when some foot's number of contact intervals differs. The
-/// root follows a straight line along +x at `speed`, the first frame's ground position the
-/// target's; a foot down in the target takes its load from the loop where the loop has it down
+/// root follows a straight line at `speed`, along +x turned by `strafe` to the left (the heading
+/// still +x: the cycle strafes), the first frame's ground position the target's; a foot down in the target takes its load from the loop where the loop has it down
 /// too, else the target's.
 pub fn initialisation(
     skeleton: &Skeleton,
     target: &GaitClip,
     source: &Loop,
     speed: f64,
+    strafe: f64,
 ) -> Option<GaitClip> {
     let n = target.frames.len();
     let feet = skeleton.feet.len();
@@ -439,11 +440,17 @@ pub fn initialisation(
         .into_iter()
         .enumerate()
         .map(|(i, q)| {
-            let path = origin.compose(&PlanarMotion {
-                x: speed * dt * i as f64,
-                z: 0.0,
-                yaw: 0.0,
-            });
+            let ahead = speed * dt * i as f64;
+            let (x, z) = if strafe == 0.0 {
+                (ahead, 0.0)
+            } else {
+                let turn = PlanarMotion {
+                    yaw: strafe,
+                    ..PlanarMotion::IDENTITY
+                };
+                turn.apply_point(&ahead, &0.0)
+            };
+            let path = origin.compose(&PlanarMotion { x, z, yaw: 0.0 });
             path.apply_heading_root(&q)
         })
         .collect();
@@ -469,6 +476,10 @@ pub fn initialisation(
         .collect();
     Some(GaitClip {
         speed,
+        closure: Closure::Transformed {
+            turn_rate: 0.0,
+            strafe,
+        },
         frames,
         contacts,
         cost: f64::INFINITY,
@@ -538,7 +549,7 @@ mod tests {
         }];
         let found = loops(&clips, MAX_LOOP_SECONDS);
         assert_eq!(found.len(), 1);
-        let same = initialisation(&skeleton, &walk, &found[0], walk.speed).unwrap();
+        let same = initialisation(&skeleton, &walk, &found[0], walk.speed, 0.0).unwrap();
         for (a, b) in same.frames.iter().zip(&walk.frames) {
             assert!(
                 a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9),
@@ -546,7 +557,7 @@ mod tests {
             );
         }
         assert_eq!(same.contacts, walk.contacts);
-        let fast = initialisation(&skeleton, &walk, &found[0], 1.0).unwrap();
+        let fast = initialisation(&skeleton, &walk, &found[0], 1.0, 0.0).unwrap();
         let dt = walk.frame_time();
         for (i, (a, b)) in fast.frames.iter().zip(&walk.frames).enumerate() {
             let ahead = (1.0 - walk.speed) * dt * i as f64;

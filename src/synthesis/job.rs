@@ -261,12 +261,13 @@ impl SynthesisJob {
                     ..connect(name, base.clone(), base, c.clone())
                 }
             }
-            (Template::Cycle { speed }, _, 0) => {
+            (Template::Cycle { speed, strafe }, _, 0) => {
                 // From the initialisation searched inside the graph (thesis §5.2.1), else the base.
                 let init = start_file()?.unwrap_or(base);
                 GaitRequest {
                     speed,
                     turn_rate: Some(0.0),
+                    strafe,
                     init: Some(init),
                     ..solve(name)
                 }

@@ -34,190 +34,17 @@ pub mod cycle_search;
 pub mod graph;
 pub mod job;
 pub mod surrogate;
+pub mod task;
 pub mod transition_search;
 
 use crate::spacetime::gait::{Connection, GaitClip, connecting_start};
 use crate::spacetime::skeleton::Skeleton;
-use crate::steering::mdp::{MdpSettings, UserModel};
 use anyhow::{Context, Result};
-use graph::{Creature, GrownClip, Measure};
+use graph::{Creature, GrownClip};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 use surrogate::{Template, Trial};
-
-/// A controller to synthesize (`assets/controllers/*.ron`): the task, the base cycle and the
-/// template's range.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControllerTask {
-    /// What the user asks for: a direction θ_v, or a direction and a speed.
-    pub task: TaskKind,
-    /// With `DirectionSpeed`: the speed levels the user asks for (m/s); new cycles are searched
-    /// between the smallest and the largest.
-    #[serde(default)]
-    pub speeds: Vec<f64>,
-    /// With `DirectionSpeed`: the task cost of 1 m/s of speed error against 1 rad of direction
-    /// error.
-    #[serde(default = "default_speed_weight")]
-    pub speed_weight: f64,
-    /// G₀: a solved cycle off the treadmill (`motionlab gait --turn-rate 0 --out`), relative to
-    /// the task file. Absent: solved first, with the creature's default timing at `speed`.
-    #[serde(default)]
-    pub base: Option<PathBuf>,
-    /// The base cycle's speed (m/s) when it is solved here.
-    #[serde(default = "default_speed")]
-    pub speed: f64,
-    /// Turns searched: θ within ± this many degrees.
-    #[serde(default = "default_max_turn")]
-    pub max_turn_deg: f64,
-    /// Frames of a transition, both ends' pairs included (31: one stride of a 30-frame cycle;
-    /// the simple biped's half-stride turns, ending as a foot lands, did not converge even at 2°,
-    /// where its one-stride turn solved in 14 s to the walk's own cost).
-    #[serde(default = "default_frames")]
-    pub frames: usize,
-    /// The base frames f_a transitions may leave from (each arrives `frames − 1` later).
-    #[serde(default = "default_from_frames")]
-    pub from_frames: Vec<usize>,
-    /// Weight of the biomechanical cost (the log of a clip's gait objective against the base
-    /// cycle's) against the task's (rad).
-    #[serde(default = "default_effort_weight")]
-    pub effort_weight: f64,
-    /// Templates weighed per iteration (surrogate evaluations).
-    #[serde(default = "default_weighed")]
-    pub weighed: usize,
-    /// IPOPT's iteration limit for each solve.
-    #[serde(default = "default_solver_iterations")]
-    pub solver_iterations: usize,
-    /// How the user moves the asked direction (rates per second).
-    #[serde(default)]
-    pub user: Option<UserRates>,
-    /// The gait objective's weights for the solves (C₁..C₄ and the posture's); absent: the
-    /// thesis's. The biomechanical cost compares each clip with the base under the weights it was
-    /// solved with, so a task that sets them should use a base solved with them.
-    #[serde(default)]
-    pub weights: Option<crate::spacetime::gait::GaitWeights>,
-    /// What the posture term holds in the solves (limbs by part of their name, coordinates with
-    /// a dot: `thigh.ry`); empty: every limb.
-    #[serde(default)]
-    pub posture: Vec<String>,
-}
-
-/// The user model's rates (see [`UserModel`]).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UserRates {
-    pub jumps_per_second: f64,
-    pub steps_per_second: f64,
-    pub step_sigma_deg: f64,
-    /// With `DirectionSpeed`: jumps of the asked speed to another level per second (absent: the
-    /// default user's).
-    #[serde(default = "default_speed_changes")]
-    pub speed_changes_per_second: f64,
-}
-
-fn default_speed_changes() -> f64 {
-    UserModel::default().speed_changes_per_second
-}
-
-/// The task parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TaskKind {
-    /// Direction following, θ_v.
-    Direction,
-    /// Direction and speed, (θ_v, s): templates S₁ and S₂.
-    DirectionSpeed,
-}
-
-fn default_speed() -> f64 {
-    0.7
-}
-fn default_speed_weight() -> f64 {
-    1.0
-}
-fn default_max_turn() -> f64 {
-    150.0
-}
-fn default_frames() -> usize {
-    31
-}
-fn default_from_frames() -> Vec<usize> {
-    vec![0]
-}
-fn default_effort_weight() -> f64 {
-    0.1
-}
-fn default_weighed() -> usize {
-    12
-}
-fn default_solver_iterations() -> usize {
-    3000
-}
-
-impl ControllerTask {
-    /// How cost(G) is measured for this task.
-    pub fn measure(&self) -> Measure {
-        let user = self.user.map_or_else(UserModel::default, |u| UserModel {
-            jumps_per_second: u.jumps_per_second,
-            steps_per_second: u.steps_per_second,
-            step_sigma: u.step_sigma_deg.to_radians(),
-            speed_changes_per_second: u.speed_changes_per_second,
-        });
-        let speeds = match self.task {
-            TaskKind::Direction => Vec::new(),
-            TaskKind::DirectionSpeed => self.speeds.clone(),
-        };
-        Measure {
-            mdp: MdpSettings {
-                user,
-                speeds,
-                speed_weight: self.speed_weight,
-                ..MdpSettings::default()
-            },
-            effort_weight: self.effort_weight,
-            samples: 128,
-            frames: 1800,
-            seed: 1,
-        }
-    }
-
-    /// The templates weighed: every start frame, and every 2° of turn (straight on left out);
-    /// with a speed, cycles every [`cycle::SPEED_STEP`] between the task's speeds (the base's
-    /// own left out).
-    pub fn candidates(&self) -> Vec<Template> {
-        let max = self.max_turn_deg.clamp(2.0, 180.0) as i64;
-        let turns = (0..self.from_frames.len().max(1)).flat_map(|start| {
-            (-max / 2..=max / 2)
-                .filter(|&k| k != 0)
-                .map(move |k| Template::Turn {
-                    start,
-                    theta: ((2 * k) as f64).to_radians(),
-                })
-        });
-        turns.chain(self.cycle_speeds()).collect()
-    }
-
-    /// The S₂ templates: cycles every [`cycle::SPEED_STEP`] m/s between the smallest and
-    /// largest asked speed, the base's own left out (none for a direction task).
-    pub fn cycle_speeds(&self) -> Vec<Template> {
-        if self.task != TaskKind::DirectionSpeed || self.speeds.is_empty() {
-            return Vec::new();
-        }
-        let lo = self.speeds.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = self
-            .speeds
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let steps = ((hi - lo) / cycle::SPEED_STEP).round().max(0.0) as usize;
-        (0..=steps)
-            .map(|k| lo + k as f64 * cycle::SPEED_STEP)
-            .filter(|v| (v - self.speed).abs() > 0.5 * cycle::SPEED_STEP)
-            .map(|speed| Template::Cycle {
-                speed: (speed * 100.0).round() / 100.0,
-            })
-            .collect()
-    }
-}
+pub use task::{ControllerTask, FACING_BINS, TaskKind, UserRates};
 
 /// One iteration's record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -421,11 +248,17 @@ impl Synthesis {
     /// ([`cycle_search`]): of every loop up to 1.5 s whose feet step as the base's, warped to the
     /// base's timing and moved onto a straight path at `speed`, the one of best quality q
     /// (Eq. 5.3), with the loop's label.
-    pub fn cycle_start(&self, creature: &Creature, speed: f64) -> Result<(GaitClip, String)> {
+    pub fn cycle_start(
+        &self,
+        creature: &Creature,
+        speed: f64,
+        strafe: f64,
+    ) -> Result<(GaitClip, String)> {
         let skeleton = creature.skeleton()?.with_heading_root();
         let mut best: Option<(f64, GaitClip, String)> = None;
         for source in cycle_search::loops(&self.clips, cycle_search::MAX_LOOP_SECONDS) {
-            let Some(start) = cycle_search::initialisation(&skeleton, self.base(), &source, speed)
+            let Some(start) =
+                cycle_search::initialisation(&skeleton, self.base(), &source, speed, strafe)
             else {
                 continue;
             };
@@ -474,8 +307,8 @@ impl Synthesis {
                     ..GrownClip::transition("candidate", gait, BASE, BASE, &c)
                 }])
             }
-            Template::Cycle { speed } => {
-                let (cycle, _) = self.cycle_start(creature, speed)?;
+            Template::Cycle { speed, strafe } => {
+                let (cycle, _) = self.cycle_start(creature, speed, strafe)?;
                 let clips = self.cycle_clips("candidate", skeleton, &cycle, |c| {
                     let (a, b) = if c.0 {
                         (self.base(), &cycle)
@@ -556,6 +389,32 @@ impl Synthesis {
         Ok((q, p, (1.0 - p) * self.cost() + p * m.cost))
     }
 
+    /// The strafes weighed first on a facing task: at half and all of the largest angle, both
+    /// ways (none on other tasks).
+    fn spread_of_strafes(&self) -> Vec<Template> {
+        let strafes = self.task.strafes();
+        let (Some(first), Some(last)) = (strafes.first(), strafes.last()) else {
+            return Vec::new();
+        };
+        let nearest = |angle: f64| {
+            strafes.iter().copied().min_by(|a, b| {
+                let d = |t: &Template| match t {
+                    Template::Cycle { strafe, .. } => (strafe - angle).abs(),
+                    Template::Turn { .. } => f64::INFINITY,
+                };
+                d(a).total_cmp(&d(b))
+            })
+        };
+        let half = |t: &Template| match t {
+            Template::Cycle { strafe, .. } => 0.5 * strafe,
+            Template::Turn { .. } => 0.0,
+        };
+        let mut spread = vec![*first, *last];
+        spread.extend(nearest(half(first)).filter(|t| !spread.contains(t)));
+        spread.extend(nearest(half(last)).filter(|t| !spread.contains(t)));
+        spread
+    }
+
     /// The next template to solve: weighed by the surrogates, or drawn uniformly.
     pub fn propose(&self, creature: &Creature) -> Result<Proposal> {
         let skeleton = creature.skeleton()?;
@@ -567,13 +426,22 @@ impl Synthesis {
                 self.seed.wrapping_mul(1_000_003) + iteration as u64,
             );
             let cycles = self.task.cycle_speeds();
+            let strafing = !self.task.strafes().is_empty();
             // With a speed, a cycle or a turn as likely; the cycle's speed drawn in the range.
+            // With a facing, a strafe or a turn as likely; the strafe angle drawn in the range.
             let sigma = if !cycles.is_empty() && rng.random_bool(0.5) {
                 let speeds = cycles.iter().filter_map(Template::cycle_speed);
                 let lo = speeds.clone().fold(f64::INFINITY, f64::min);
                 let hi = speeds.fold(f64::NEG_INFINITY, f64::max);
                 Template::Cycle {
                     speed: rng.random_range(lo..=hi),
+                    strafe: 0.0,
+                }
+            } else if strafing && rng.random_bool(0.5) {
+                let max = self.task.max_strafe_deg.clamp(0.0, 180.0).to_radians();
+                Template::Cycle {
+                    speed: self.task.speed,
+                    strafe: rng.random_range(-max..=max),
                 }
             } else {
                 Template::Turn {
@@ -607,6 +475,7 @@ impl Synthesis {
                 })
                 .chain(cycles.first().copied())
                 .chain(cycles.last().copied().filter(|_| cycles.len() > 1))
+                .chain(self.spread_of_strafes())
                 .collect();
             for k in 0..self.task.weighed.max(spread.len()) {
                 let sigma = match spread.get(k) {
@@ -627,7 +496,7 @@ impl Synthesis {
             (sigma, q, p, c, weighed)
         };
         let start = match sigma {
-            Template::Cycle { speed } => Some(self.cycle_start(creature, speed)?.0),
+            Template::Cycle { speed, strafe } => Some(self.cycle_start(creature, speed, strafe)?.0),
             Template::Turn { start, theta } => Some(self.turn_start(creature, start, theta)?.0),
         };
         let (connection, name) = match sigma {
@@ -641,7 +510,14 @@ impl Synthesis {
                 );
                 (Some(connection), name)
             }
-            Template::Cycle { speed } => (None, format!("cycle_{iteration:02}_{speed:.2}ms")),
+            Template::Cycle { speed, strafe } if strafe != 0.0 => (
+                None,
+                format!(
+                    "cycle_{iteration:02}_{speed:.2}ms_strafe_{:+04.0}",
+                    strafe.to_degrees()
+                ),
+            ),
+            Template::Cycle { speed, .. } => (None, format!("cycle_{iteration:02}_{speed:.2}ms")),
         };
         Ok(Proposal {
             sigma,
@@ -749,33 +625,4 @@ pub(super) fn blended(
         start.frames[n - 2..].clone_from_slice(&ends.last);
     }
     Ok(start)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A task that sets the user's direction rates keeps the default user's speed changes
-    /// unless it sets them too (it once turned them off, so speeds never changed in cost(G)).
-    #[test]
-    fn a_users_rates_keep_the_speed_changes_they_do_not_set() {
-        let task = |user: &str| -> ControllerTask {
-            ron::from_str(&format!(
-                "(task: DirectionSpeed, speeds: [0.4, 1.0], user: Some(({user})))"
-            ))
-            .unwrap()
-        };
-        let rates = "jumps_per_second: 0.05, steps_per_second: 0.1, step_sigma_deg: 10.0";
-        let user = task(rates).measure().mdp.user;
-        assert_eq!(user.jumps_per_second, 0.05);
-        assert_eq!(
-            user.speed_changes_per_second,
-            UserModel::default().speed_changes_per_second
-        );
-        let user = task(&format!("{rates}, speed_changes_per_second: 0.1"))
-            .measure()
-            .mdp
-            .user;
-        assert_eq!(user.speed_changes_per_second, 0.1);
-    }
 }

@@ -5,7 +5,8 @@
 //!
 //! The templates are the transition that turns by θ (S₁), leaving the base cycle at one of a
 //! few frames f_a (its parameters the start and the angle), and the new cycle at another speed
-//! with its two connections to the base (S₂, its parameter the speed).
+//! or strafing at an angle ϕ, with its two connections to the base (S₂, its parameters the speed
+//! and the strafe angle).
 
 use crate::model::planar::wrap_angle;
 
@@ -15,9 +16,14 @@ pub enum Template {
     /// S₁: a transition from the base cycle back into it, leaving at the task's start frame
     /// `start` (an index into its start frames) and arriving turned by θ (rad, left positive).
     Turn { start: usize, theta: f64 },
-    /// S₂: a new straight cycle at this speed (m/s), with a connection from the base into it and
-    /// one back.
-    Cycle { speed: f64 },
+    /// S₂: a new straight cycle at this speed (m/s), travelling at `strafe` rad to the left of
+    /// its heading (thesis §5.2.1's ϕ; 0: forwards), with a connection from the base into it
+    /// and one back.
+    Cycle {
+        speed: f64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        strafe: f64,
+    },
 }
 
 impl Template {
@@ -32,19 +38,26 @@ impl Template {
     /// The speed of an S₂ template.
     pub fn cycle_speed(&self) -> Option<f64> {
         match self {
-            Template::Cycle { speed } => Some(*speed),
+            Template::Cycle { speed, .. } => Some(*speed),
             Template::Turn { .. } => None,
         }
     }
 
-    /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's), or
-    /// `cycle0.85` (m/s).
+    /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's),
+    /// `cycle0.85` (m/s) or `cycle0.70s+045` (strafing 45° to the left).
     pub fn label(&self) -> String {
         match self {
             Template::Turn { start, theta } => format!("turn{:+04.0}@{start}", theta.to_degrees()),
-            Template::Cycle { speed } => format!("cycle{speed:.2}"),
+            Template::Cycle { speed, strafe } if *strafe != 0.0 => {
+                format!("cycle{speed:.2}s{:+04.0}", strafe.to_degrees())
+            }
+            Template::Cycle { speed, .. } => format!("cycle{speed:.2}"),
         }
     }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Speeds this far apart (m/s) are as far apart as turns 90° apart.
@@ -52,8 +65,9 @@ pub const SPEED_SCALE: f64 = 0.3;
 
 /// d(σ₁, σ₂)²: between turns 1 − cos Δθ (the thesis prints the similarity cos Δθ; see the
 /// errata), plus 1 when the start frames differ (the task's start frames are a step apart,
-/// which the thesis's frame distance would count as far); between cycles (Δv / [`SPEED_SCALE`])²;
-/// a turn and a cycle are 4 apart (as far as opposite turns).
+/// which the thesis's frame distance would count as far); between cycles (Δv / [`SPEED_SCALE`])²
+/// plus 1 − cos Δϕ of their strafe angles; a turn and a cycle are 4 apart (as far as opposite
+/// turns).
 pub fn distance_squared(a: &Template, b: &Template) -> f64 {
     match (a, b) {
         (
@@ -69,8 +83,22 @@ pub fn distance_squared(a: &Template, b: &Template) -> f64 {
             let frames = if sa == sb { 0.0 } else { 1.0 };
             1.0 - wrap_angle(ta - tb).cos() + frames
         }
-        (Template::Cycle { speed: va }, Template::Cycle { speed: vb }) => {
-            ((va - vb) / SPEED_SCALE).powi(2)
+        (
+            Template::Cycle {
+                speed: va,
+                strafe: pa,
+            },
+            Template::Cycle {
+                speed: vb,
+                strafe: pb,
+            },
+        ) => {
+            let speed = ((va - vb) / SPEED_SCALE).powi(2);
+            if pa == pb {
+                speed
+            } else {
+                speed + 1.0 - wrap_angle(pa - pb).cos()
+            }
         }
         _ => 4.0,
     }
@@ -226,7 +254,7 @@ mod tests {
     /// taught speaks for cycles of near speeds, not for turns.
     #[test]
     fn cycles_are_near_cycles_of_near_speeds_and_far_from_turns() {
-        let cycle = |speed| Template::Cycle { speed };
+        let cycle = |speed| Template::Cycle { speed, strafe: 0.0 };
         assert!((distance_squared(&cycle(0.7), &cycle(1.0)) - 1.0).abs() < 1e-12);
         assert_eq!(distance_squared(&cycle(0.7), &turn(0.0)), 4.0);
         assert_eq!(distance_squared(&turn(PI), &cycle(0.4)), 4.0);
@@ -240,6 +268,11 @@ mod tests {
         let turned = success_probability(&turn(0.5), 0.5, &failed);
         assert!(near < far && far < turned, "{near} {far} {turned}");
         assert_eq!(cycle(0.85).label(), "cycle0.85");
+        // Strafes are near strafes of near angles, as turns are.
+        let strafe = |strafe: f64| Template::Cycle { speed: 0.7, strafe };
+        assert!((distance_squared(&strafe(PI / 2.0), &cycle(0.7)) - 1.0).abs() < 1e-12);
+        assert!(distance_squared(&strafe(0.3), &strafe(0.5)) < 0.03);
+        assert_eq!(strafe(-PI / 4.0).label(), "cycle0.70s-045");
         assert_eq!(turn(-0.5).label(), "turn-029@0");
     }
 
