@@ -28,6 +28,41 @@ fn transformed_cycle_derivatives_match_differences() {
     check_derivatives(spec);
 }
 
+/// Every foot in contact at two consecutive frames (across the seam too) is at one place.
+#[cfg(feature = "ipopt")]
+fn planted_feet_stay(spec: &GaitSpec, clip: &GaitClip) {
+    let body = clip.body(&spec.skeleton).unwrap();
+    let morph = body.morphology::<f64>();
+    for k in 0..clip.frames.len() as i64 {
+        for f in 0..body.feet.len() {
+            if clip.contact_at(k, f).is_some() && clip.contact_at(k + 1, f).is_some() {
+                let p = |q: &Vec<f64>| forward_kinematics(&body, &morph, q).foot(&body, f).re();
+                let (a, b) = (p(&clip.frame_at(k)), p(&clip.frame_at(k + 1)));
+                let slide = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+                assert!(slide < 1e-6, "foot {f} slides {slide} m from frame {k}");
+            }
+        }
+    }
+}
+
+/// The simple biped's gait clip as a library clip.
+#[cfg(feature = "ipopt")]
+fn biped_library_clip(clip: &GaitClip) -> crate::clip::Clip {
+    let c = crate::model::load_character(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
+    )
+    .unwrap();
+    crate::clip::from_gait::clip_of_gait(
+        clip,
+        &c,
+        crate::clip::CharacterRef {
+            path: "characters/simple_biped.ron".into(),
+            hash: String::new(),
+        },
+    )
+    .unwrap()
+}
+
 /// A turning walk: feasible, physically valid by the independent audit (which applies T across
 /// the seam), every planted foot still in the world between its contact frames, and the cycle
 /// closes through T: the root's yaw grows by ω·P from frame 0 to "frame N".
@@ -49,19 +84,8 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
             strafe: 0.0
         }
     );
-    let body = clip.body(&spec.skeleton).unwrap();
-    let morph = body.morphology::<f64>();
+    planted_feet_stay(&spec, &clip);
     let n = clip.frames.len() as i64;
-    for k in 0..n {
-        for f in 0..body.feet.len() {
-            if clip.contact_at(k, f).is_some() && clip.contact_at(k + 1, f).is_some() {
-                let p = |q: &Vec<f64>| forward_kinematics(&body, &morph, q).foot(&body, f).re();
-                let (a, b) = (p(&clip.frame_at(k)), p(&clip.frame_at(k + 1)));
-                let slide = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
-                assert!(slide < 1e-6, "foot {f} slides {slide} m from frame {k}");
-            }
-        }
-    }
     // Frame N is T(frame 0): a yaw of ω·P more, and the root went round the arc.
     let (first, after_last) = (clip.frame_at(0), clip.frame_at(n));
     assert!((after_last[0] - first[0] - turn * period).abs() < 1e-12);
@@ -71,19 +95,7 @@ fn a_turning_walk_is_a_valid_transformed_cycle() {
         "the root turns at {mean_yaw_rate} rad/s"
     );
     // The library clip carries T, and its bodies loop onto themselves through it.
-    let c = crate::model::load_character(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
-    )
-    .unwrap();
-    let lib = crate::clip::from_gait::clip_of_gait(
-        &clip,
-        &c,
-        crate::clip::CharacterRef {
-            path: "characters/simple_biped.ron".into(),
-            hash: String::new(),
-        },
-    )
-    .unwrap();
+    let lib = biped_library_clip(&clip);
     let t = lib.cycle_motion().unwrap();
     assert!((t.yaw - turn * period).abs() < 1e-12);
     assert_eq!(lib.tags.turn_rate, Some(turn));
@@ -107,19 +119,8 @@ fn a_strafing_walk_travels_at_its_angle_to_the_heading() {
     let clip = solve_logged(&spec, 400);
     check_solution(&spec, &clip);
     assert_eq!(clip.strafe(), strafe);
-    let body = clip.body(&spec.skeleton).unwrap();
-    let morph = body.morphology::<f64>();
+    planted_feet_stay(&spec, &clip);
     let n = clip.frames.len() as i64;
-    for k in 0..n {
-        for f in 0..body.feet.len() {
-            if clip.contact_at(k, f).is_some() && clip.contact_at(k + 1, f).is_some() {
-                let p = |q: &Vec<f64>| forward_kinematics(&body, &morph, q).foot(&body, f).re();
-                let (a, b) = (p(&clip.frame_at(k)), p(&clip.frame_at(k + 1)));
-                let slide = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
-                assert!(slide < 1e-6, "foot {f} slides {slide} m from frame {k}");
-            }
-        }
-    }
     // The root's own travel over the cycle's frames is at ϕ to the left of the heading, and
     // the heading does not turn on the way.
     let (first, last) = (&clip.frames[0], &clip.frames[n as usize - 1]);
@@ -132,19 +133,7 @@ fn a_strafing_walk_travels_at_its_angle_to_the_heading() {
     );
     let mean_yaw: f64 = clip.frames.iter().map(|q| q[0]).sum::<f64>() / n as f64;
     assert!(mean_yaw.abs() < 1e-6, "mean heading {mean_yaw}");
-    let c = crate::model::load_character(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("characters/simple_biped.ron"),
-    )
-    .unwrap();
-    let lib = crate::clip::from_gait::clip_of_gait(
-        &clip,
-        &c,
-        crate::clip::CharacterRef {
-            path: "characters/simple_biped.ron".into(),
-            hash: String::new(),
-        },
-    )
-    .unwrap();
+    let lib = biped_library_clip(&clip);
     let t = lib.cycle_motion().unwrap();
     let (step, along) = (0.7 * period, 0.7 * period * strafe.cos());
     assert!((t.x - along).abs() < 1e-9 && (t.z + step * strafe.sin()).abs() < 1e-9);
