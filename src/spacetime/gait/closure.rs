@@ -101,6 +101,36 @@ fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
 
+impl super::GaitSpec {
+    /// A transformed cycle (McIntosh 2011, §3.2.5) turning at `turn_rate` rad/s instead of the
+    /// treadmill: the root in heading coordinates, feet in contact fixed in the world.
+    pub fn transformed(mut self, turn_rate: f64) -> Result<Self, super::GaitError> {
+        if !turn_rate.is_finite() || (self.skeleton.planar && turn_rate != 0.0) {
+            return Err(super::GaitError::TurnRate(turn_rate));
+        }
+        self.skeleton = self.skeleton.with_heading_root();
+        self.closure = Closure::Transformed {
+            turn_rate,
+            strafe: 0.0,
+        };
+        self.check_contacts()?;
+        Ok(self)
+    }
+
+    /// The transformed cycle travelling at `strafe` rad to the left of its heading (thesis
+    /// §5.2.1's strafe angle ϕ); call after [`Self::transformed`].
+    pub fn strafing(mut self, strafe: f64) -> Result<Self, super::GaitError> {
+        let Closure::Transformed { turn_rate, .. } = self.closure else {
+            return Err(super::GaitError::Strafe(strafe));
+        };
+        if !strafe.is_finite() || strafe.abs() > std::f64::consts::PI {
+            return Err(super::GaitError::Strafe(strafe));
+        }
+        self.closure = Closure::Transformed { turn_rate, strafe };
+        Ok(self)
+    }
+}
+
 /// Which transform a block applies to a neighbouring frame it reads across the cycle's seam.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seam {
