@@ -165,7 +165,13 @@ fn a_new_cycle_at_another_speed_joins_the_walk_both_ways() {
     let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
     let s = Synthesis::new(task, false, 1, base.clone(), &creature).unwrap();
     let m = s
-        .candidate(&creature, &Template::Cycle { speed: 1.0 })
+        .candidate(
+            &creature,
+            &Template::Cycle {
+                speed: 1.0,
+                strafe: 0.0,
+            },
+        )
         .unwrap();
     assert_eq!(m.len(), 3);
     let (cycle, into, back) = (&m[0], &m[1], &m[2]);
@@ -386,7 +392,7 @@ fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
             assert!(step < 0.06, "{}: a step of {step} m", l.label);
         }
     }
-    let (start, label) = s.cycle_start(&creature, 0.95).unwrap();
+    let (start, label) = s.cycle_start(&creature, 0.95, 0.0).unwrap();
     println!("0.95 m/s starts from {label}");
     assert_ne!(label, "base");
     let probe = |gait| GrownClip {
@@ -397,7 +403,7 @@ fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
     };
     let skeleton = creature.skeleton().unwrap().with_heading_root();
     let base_loop = found.iter().find(|l| l.label == "base").unwrap();
-    let from_walk = initialisation(&skeleton, &s.clips[0].gait, base_loop, 0.95).unwrap();
+    let from_walk = initialisation(&skeleton, &s.clips[0].gait, base_loop, 0.95, 0.0).unwrap();
     let (q, q_walk) = (
         quality(&creature, &s.clips, &[probe(start)]).unwrap(),
         quality(&creature, &s.clips, &[probe(from_walk)]).unwrap(),

@@ -55,7 +55,9 @@ fn following_the_policy_turns_onto_the_asked_direction() {
                 sum += wrap_angle(theta - travel).abs();
                 n += 1;
             }
-            let e = *mdp.choose(node, 0, theta).expect("every frame has an edge");
+            let e = *mdp
+                .choose(node, 0, theta, 0.0)
+                .expect("every frame has an edge");
             time += mdp.nodes[node].frame_time;
             heading += e.turn;
             node = e.to;
