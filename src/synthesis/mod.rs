@@ -389,29 +389,18 @@ impl Synthesis {
         Ok((q, p, (1.0 - p) * self.cost() + p * m.cost))
     }
 
-    /// The strafes weighed first on a facing task: at half and all of the largest angle, both
+    /// The strafes weighed first on a facing task: the largest angle and about half of it, both
     /// ways (none on other tasks).
     fn spread_of_strafes(&self) -> Vec<Template> {
+        // Evenly spaced and symmetric: the ends, and a quarter of the way in from each.
         let strafes = self.task.strafes();
-        let (Some(first), Some(last)) = (strafes.first(), strafes.last()) else {
-            return Vec::new();
-        };
-        let nearest = |angle: f64| {
-            strafes.iter().copied().min_by(|a, b| {
-                let d = |t: &Template| match t {
-                    Template::Cycle { strafe, .. } => (strafe - angle).abs(),
-                    Template::Turn { .. } => f64::INFINITY,
-                };
-                d(a).total_cmp(&d(b))
-            })
-        };
-        let half = |t: &Template| match t {
-            Template::Cycle { strafe, .. } => 0.5 * strafe,
-            Template::Turn { .. } => 0.0,
-        };
-        let mut spread = vec![*first, *last];
-        spread.extend(nearest(half(first)).filter(|t| !spread.contains(t)));
-        spread.extend(nearest(half(last)).filter(|t| !spread.contains(t)));
+        let n = strafes.len();
+        let mut spread: Vec<Template> = Vec::new();
+        for i in [0, n.saturating_sub(1), n / 4, n.saturating_sub(1 + n / 4)] {
+            if let Some(t) = strafes.get(i).filter(|t| !spread.contains(t)) {
+                spread.push(*t);
+            }
+        }
         spread
     }
 
