@@ -279,7 +279,9 @@ fn the_look_ahead_walk_stays_up_under_pushes_of_20_newton_seconds() {
 /// SAMCON (`steer --samcon`): on a player's timeline the balance feedback alone drops within
 /// 6 s, the search finds open-loop corrections that keep the body up to the timeline's end,
 /// playing them back (what `steer --samcon` plays and records) stays up as the search did,
-/// and the search finds the same bits on one thread as on every core.
+/// and the search finds the same bits on one thread as on every core. At its default 200
+/// samples per segment the search keeps up only some of the timelines the feedback drops (2 of
+/// the 6 among seeds 1–11, 2026-12-03: 5 and 9), so the timeline is one of those.
 #[test]
 fn samcon_keeps_up_a_timeline_the_feedback_alone_drops() {
     use motionlab::steering::balance::BalanceGains;
@@ -294,7 +296,7 @@ fn samcon_keeps_up_a_timeline_the_feedback_alone_drops() {
             Mode::Steer,
         )
     };
-    let script = random_timeline(8, 6.0, 60.0, &PlayerModel::default());
+    let script = random_timeline(9, 6.0, 60.0, &PlayerModel::default());
     let play = |planning: Planning| {
         run_tracked_planned(
             &mut fresh(),

@@ -53,37 +53,79 @@ pub fn forward_axis(graph: &LoadedGraph) -> [f64; 3] {
 /// Frames each side of a frame over which the yaw of a clip that is not a cycle is averaged.
 const YAW_WINDOW: usize = 15;
 
+/// A clip's yaw unwrapped along its frames and read at any frame index: a cycle's frames go on
+/// lap after lap with its turn added each lap, an open clip's hold its end frames.
+struct UnwrappedYaw {
+    yaw: Vec<f64>,
+    /// What a lap adds (a cycle's), or `None` for an open clip.
+    lap: Option<f64>,
+}
+
+impl UnwrappedYaw {
+    fn new(raw: &[PlanarMotion], cycle_yaw: Option<f64>) -> Self {
+        let n = raw.len();
+        let mut yaw = vec![raw.first().map_or(0.0, |r| r.yaw); n];
+        for i in 1..n {
+            yaw[i] = yaw[i - 1] + crate::steering::spring::wrap_angle(raw[i].yaw - raw[i - 1].yaw);
+        }
+        // The lap's seam: the unwrapped yaw of frame 0 of the next lap, less frame 0's.
+        let lap = cycle_yaw.filter(|_| n > 0).map(|turn| {
+            crate::steering::spring::wrap_angle(raw[0].yaw + turn - yaw[n - 1]) + yaw[n - 1]
+                - raw[0].yaw
+        });
+        Self { yaw, lap }
+    }
+
+    fn at(&self, j: i64) -> f64 {
+        let n = self.yaw.len() as i64;
+        match self.lap {
+            Some(lap) => self.yaw[j.rem_euclid(n) as usize] + j.div_euclid(n) as f64 * lap,
+            None => self.yaw[j.clamp(0, n - 1) as usize],
+        }
+    }
+}
+
+/// Where a connecting clip's window reads past its ends: the clip it leaves (from the frame
+/// its first frame is) and the one it enters (from the frame its last frame is).
+struct JoinedEnds<'a> {
+    from: (&'a UnwrappedYaw, usize),
+    to: (&'a UnwrappedYaw, usize),
+}
+
 /// The headings with their yaw averaged over a whole cycle around each frame (a cycle's frames
-/// continue with its turn `cycle_yaw` added per lap), or over ±[`YAW_WINDOW`] frames of an open
-/// clip. A walking pelvis swings its yaw through a stride (±21° in the human's 1.4 m/s walk),
-/// which steering would otherwise chase: the heading is where the character goes, not where
-/// its pelvis points this instant.
-fn smooth_yaw(raw: &[PlanarMotion], cycle_yaw: Option<f64>) -> Vec<PlanarMotion> {
+/// continue with its turn added per lap), or over ±[`YAW_WINDOW`] frames of an open clip. A
+/// walking pelvis swings its yaw through a stride (±21° in the human's 1.4 m/s walk; a strafing
+/// biped's twists ±45°), which steering would otherwise chase: the heading is where the
+/// character goes, not where its pelvis points this instant. A connecting clip's window reads
+/// on into the clips it joins (their yaw's change from the joined frame), so its headings meet
+/// theirs where it is entered and left; a window held at the clip's end frames would give the
+/// entry and the exit the pelvis's swing of that instant as a turn.
+fn smooth_yaw(
+    raw: &[PlanarMotion],
+    own: &UnwrappedYaw,
+    joined: Option<JoinedEnds>,
+) -> Vec<PlanarMotion> {
     let n = raw.len();
     if n < 2 {
         return raw.to_vec();
     }
-    // Unwrapped yaw along the clip.
-    let mut yaw = vec![raw[0].yaw; n];
-    for i in 1..n {
-        yaw[i] = yaw[i - 1] + crate::steering::spring::wrap_angle(raw[i].yaw - raw[i - 1].yaw);
-    }
+    let last = n as i64 - 1;
     let at = |j: i64| -> f64 {
-        match cycle_yaw {
-            Some(turn) => {
-                let laps = j.div_euclid(n as i64);
-                // The lap's seam: the unwrapped yaw of frame 0 of the next lap.
-                let seam = crate::steering::spring::wrap_angle(raw[0].yaw + turn - yaw[n - 1])
-                    + yaw[n - 1]
-                    - raw[0].yaw;
-                yaw[j.rem_euclid(n as i64) as usize] + laps as f64 * seam
+        match &joined {
+            Some(ends) if own.lap.is_none() && j < 0 => {
+                let (from, a) = (ends.from.0, ends.from.1 as i64);
+                own.at(0) + from.at(a + j) - from.at(a)
             }
-            None => yaw[j.clamp(0, n as i64 - 1) as usize],
+            Some(ends) if own.lap.is_none() && j > last => {
+                let (to, b) = (ends.to.0, ends.to.1 as i64);
+                own.at(last) + to.at(b + j - last) - to.at(b)
+            }
+            _ => own.at(j),
         }
     };
     (0..n)
         .map(|i| {
-            let (lo, hi) = match cycle_yaw {
+            let (lo, hi) = match own.lap {
                 Some(_) => (
                     i as i64 - (n as i64) / 2,
                     i as i64 - (n as i64) / 2 + n as i64 - 1,
@@ -102,14 +144,35 @@ fn smooth_yaw(raw: &[PlanarMotion], cycle_yaw: Option<f64>) -> Vec<PlanarMotion>
 impl SteeringIndex {
     pub fn new(graph: &LoadedGraph) -> Self {
         let forward = forward_axis(graph);
-        let headings: Vec<Vec<PlanarMotion>> = graph
+        let raw: Vec<Vec<PlanarMotion>> = graph
             .clips
             .iter()
             .map(|c| {
-                let raw: Vec<PlanarMotion> = (0..c.frames.len())
+                (0..c.frames.len())
                     .map(|i| c.heading_along(&graph.character, i, forward))
-                    .collect();
-                smooth_yaw(&raw, c.cycle.map(|k| k.yaw))
+                    .collect()
+            })
+            .collect();
+        let unwrapped: Vec<UnwrappedYaw> = graph
+            .clips
+            .iter()
+            .zip(&raw)
+            .map(|(c, r)| UnwrappedYaw::new(r, c.cycle.map(|k| k.yaw)))
+            .collect();
+        let clip_named = |name: &str| graph.graph.clips.iter().position(|o| o.name == name);
+        let headings: Vec<Vec<PlanarMotion>> = graph
+            .graph
+            .clips
+            .iter()
+            .enumerate()
+            .map(|(ci, gc)| {
+                let joined = gc.joins.as_ref().and_then(|j| {
+                    Some(JoinedEnds {
+                        from: (&unwrapped[clip_named(&j.from)?], j.from_frame),
+                        to: (&unwrapped[clip_named(&j.to)?], j.to_frame),
+                    })
+                });
+                smooth_yaw(&raw[ci], &unwrapped[ci], joined)
             })
             .collect();
         let frames = graph
