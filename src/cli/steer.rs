@@ -60,7 +60,8 @@ pub struct SteerArgs {
     #[arg(long, conflicts_with = "random_walk")]
     pub policy: bool,
     /// With --policy: the facing is a task parameter too (a direction-and-facing controller's
-    /// strafes answer the facing stick, Q/E in the app).
+    /// strafes answer the facing stick, Q/E in the app). It is on without the flag when a cycle
+    /// of the graph strafes.
     #[arg(long, requires = "policy")]
     pub facing: bool,
     /// Drive the Rapier-simulated character by tracking the played motion, and report how
@@ -122,7 +123,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
         samcon,
         out,
     } = args;
-    let policy = policy.then(|| policy_settings(facing));
+    let policy = policy.then_some(facing);
     let planning = planning(lookahead.as_deref(), guard.as_deref())?;
     if let Some(settings) = samcon.as_deref().filter(|_| gaits) {
         anyhow::ensure!(
@@ -176,7 +177,7 @@ pub fn steer(
     graph: &Path,
     script: &Path,
     random_walk: Option<u64>,
-    policy: Option<motionlab::steering::mdp::MdpSettings>,
+    policy: Option<bool>,
     physics: bool,
     balance: Option<&str>,
     mut planning: motionlab::steering::physics::Planning,
@@ -197,8 +198,8 @@ pub fn steer(
     };
     let start = Controller::default_start(&g, "stand");
     let mut controller = Controller::new(g.clone(), start, mode);
-    if let Some(settings) = policy {
-        controller = controller.with_policy(solve_policy(&g, settings));
+    if let Some(facing) = policy {
+        controller = controller.with_policy(solve_policy(&g, facing));
     }
     let mut recording = RunRecording::default();
     if physics {
@@ -311,27 +312,19 @@ fn search_corrections(
     Ok(run)
 }
 
-/// The policy's MDP settings: the stick's speeds, and the facing when asked for
-/// ([`motionlab::synthesis::FACING_BINS`] angles).
-fn policy_settings(facing: bool) -> motionlab::steering::mdp::MdpSettings {
-    use motionlab::steering::mdp::MdpSettings;
-    MdpSettings {
-        facing_bins: if facing {
-            motionlab::synthesis::FACING_BINS
-        } else {
-            0
-        },
-        ..MdpSettings::with_stick_speeds()
-    }
-}
-
-/// The graph's MDP over the stick's speeds, solved, with a line of what it took and its
-/// controller quality cost(G) (Wampler 2012, Eq. 5.2).
+/// The graph's MDP over the stick's speeds, and the facing when a cycle strafes or `facing`
+/// asks for it ([`motionlab::synthesis::FACING_BINS`] angles), solved, with a line of what it
+/// took and its controller quality cost(G) (Wampler 2012, Eq. 5.2).
 fn solve_policy(
     g: &motionlab::motion_graph::LoadedGraph,
-    settings: motionlab::steering::mdp::MdpSettings,
+    facing: bool,
 ) -> std::sync::Arc<motionlab::steering::mdp::SteeringMdp> {
-    use motionlab::steering::mdp::SteeringMdp;
+    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
+    use motionlab::synthesis::FACING_BINS;
+    let mut settings = MdpSettings::for_graph(g, FACING_BINS);
+    if facing {
+        settings.facing_bins = FACING_BINS;
+    }
     let started = std::time::Instant::now();
     let mdp = SteeringMdp::from_graph(g, settings);
     println!(
@@ -391,7 +384,7 @@ pub struct TrialSet {
 pub fn steer_trials(
     graph: &Path,
     set: &TrialSet,
-    policy: Option<motionlab::steering::mdp::MdpSettings>,
+    policy: Option<bool>,
     physics: bool,
     balance: Option<&str>,
     planning: motionlab::steering::physics::Planning,
@@ -473,7 +466,7 @@ pub fn steer_trials(
         true => Some(BalanceGains::parse(balance.unwrap_or(""))?),
         false => None,
     };
-    let policy = policy.map(|settings| solve_policy(&g, settings));
+    let policy = policy.map(|facing| solve_policy(&g, facing));
     let started = std::time::Instant::now();
     let holds = match set.gaits {
         true => gait_holds(&g, set.duration, rate),

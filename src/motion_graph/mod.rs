@@ -118,6 +118,20 @@ pub struct GraphClip {
     pub effort: f64,
 }
 
+impl GraphClip {
+    /// The angle (rad) between a cyclic clip's travel over one cycle and its mean heading: the
+    /// strafe angle ϕ of Wampler 2012, thesis §5.2.1 (positive to the left); 0 for a clip that
+    /// does not cycle or stands.
+    pub fn strafe(&self) -> f64 {
+        match &self.cycle {
+            Some(t) if t.x.hypot(t.z) > 1e-6 => {
+                crate::model::planar::wrap_angle((-t.z).atan2(t.x) - 0.5 * t.yaw)
+            }
+            _ => 0.0,
+        }
+    }
+}
+
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }

@@ -358,3 +358,38 @@ fn a_graph_of_solved_motions_only_takes_no_blend() {
     assert!(alone.transitions.is_empty());
     assert_eq!(alone.pruned.len(), 1, "{:?}", alone.pruned);
 }
+
+#[test]
+fn a_graph_clip_reads_its_strafe_off_its_cycle() {
+    use crate::model::planar::PlanarMotion;
+    let clip = |cycle: Option<PlanarMotion>| GraphClip {
+        name: "c".into(),
+        path: "c.ron".into(),
+        frames: 30,
+        rate: 30.0,
+        cycle,
+        speed: 0.7,
+        turn_rate: 0.0,
+        family: "gait".into(),
+        joins: None,
+        effort: 0.0,
+    };
+    // Straight, turning and standing cycles do not strafe; a clip without a cycle neither.
+    for (turn_rate, strafe_deg) in [
+        (0.0, 0.0f64),
+        (0.6, 0.0),
+        (-0.6, 0.0),
+        (0.0, 30.0),
+        (0.5, -75.0),
+        (-0.4, 120.0),
+    ] {
+        let t = PlanarMotion::along_strafed_arc(0.7, turn_rate, strafe_deg.to_radians(), 1.0);
+        let got = clip(Some(t)).strafe().to_degrees();
+        assert!(
+            (got - strafe_deg).abs() < 1e-9,
+            "turn {turn_rate}: {got}° for {strafe_deg}°"
+        );
+    }
+    assert_eq!(clip(Some(PlanarMotion::IDENTITY)).strafe(), 0.0);
+    assert_eq!(clip(None).strafe(), 0.0);
+}

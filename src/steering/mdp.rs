@@ -104,6 +104,26 @@ impl MdpSettings {
     }
 }
 
+/// A cycle that travels at least this far off its heading strafes ([`MdpSettings::for_graph`]).
+pub const STRAFING: f64 = 10.0 * PI / 180.0;
+
+impl MdpSettings {
+    /// The stick's speeds ([`Self::with_stick_speeds`]), and the facing as a task parameter on
+    /// `facing_bins` angles when some cycle of the graph strafes (travels more than [`STRAFING`]
+    /// off its heading): only such a graph can follow a direction and a facing apart.
+    pub fn for_graph(graph: &LoadedGraph, facing_bins: usize) -> Self {
+        let strafes = graph
+            .graph
+            .clips
+            .iter()
+            .any(|c| c.strafe().abs() > STRAFING);
+        Self {
+            facing_bins: if strafes { facing_bins } else { 0 },
+            ..Self::with_stick_speeds()
+        }
+    }
+}
+
 impl Default for MdpSettings {
     fn default() -> Self {
         Self {

@@ -378,8 +378,12 @@ impl SteeringState {
         if let Some(job) = self.policy_job.take_if(|j| j.is_finished()) {
             match job.join() {
                 Ok(p) => {
+                    let facings = match p.settings.facing_bins {
+                        0 => String::new(),
+                        f => format!(" × {f} facings"),
+                    };
                     self.message = format!(
-                        "policy solved: {} frames × {} speeds × {} directions, {} sweeps",
+                        "policy solved: {} frames × {} speeds × {} directions{facings}, {} sweeps",
                         p.nodes.len(),
                         p.levels(),
                         p.settings.bins,
@@ -408,7 +412,9 @@ impl SteeringState {
         self.message = "solving the value-function policy…".into();
         self.policy_job = Some(std::thread::spawn(move || {
             use crate::steering::mdp::{MdpSettings, SteeringMdp};
-            Arc::new(SteeringMdp::from_graph(&g, MdpSettings::with_stick_speeds()))
+            // A graph with strafing cycles answers the facing stick too.
+            let settings = MdpSettings::for_graph(&g, crate::synthesis::FACING_BINS);
+            Arc::new(SteeringMdp::from_graph(&g, settings))
         }));
         true
     }

@@ -33,7 +33,7 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                 egui::Checkbox::new(&mut st.policy_on, "policy"),
             )
             .on_hover_text(
-                "Decide by the value-function policy (Wampler 2012: the graph as a Markov decision process over the asked direction and speed, solved by value iteration) instead of the one-second look-ahead",
+                "Decide by the value-function policy (Wampler 2012: the graph as a Markov decision process over the asked direction and speed, and the facing when a cycle of the graph strafes, solved by value iteration) instead of the one-second look-ahead",
             );
             if policy != st.policy_on
                 && st.policy.is_some()
