@@ -11,7 +11,8 @@
 //!    c = (1 − P̃)·cost(G) + P̃·cost̃ (Eq. 5.4). The σ weighed are chosen by the exploration
 //!    function ([`surrogate::next_to_weigh`]).
 //! 2. **Solve** the best σ once with the gait NLP, the first two and last two frames fixed to
-//!    the graph's (App. C); a valid clip (violation ≤ 1e-6) joins the graph, a failure teaches P̃.
+//!    the graph's (App. C); a valid clip (violation ≤ 1e-6, no coordinate faster than
+//!    [`MAX_JOINT_SPEED`]) joins the graph, a failure teaches P̃.
 //! 3. **Measure** cost(G) (Eq. 5.2) by samples advected by the policy.
 //!
 //! With `uniform`, σ is drawn uniformly instead of weighed: the thesis's baseline (fig. 5.6).
@@ -23,11 +24,12 @@
 //!   and answer sooner). Its initialisation is the best blend of a path of the graph leaving f_a
 //!   and one arriving at f_b, placed by the turn ([`transition_search`]): a turn near one solved
 //!   before starts from it.
-//! - S₂, a new straight cycle at speed v with a connection from the base into it and one back
-//!   ([`cycle`]), for tasks that ask for a speed too. Its initialisation is searched among the
-//!   graph's loops ([`cycle_search`]). Its solve is three: the cycle (started from that
-//!   initialisation), then the two connections to the cycle as solved. Strafing cycles and other
-//!   gaits (the thesis's S₂ has them) are not built; turns leave from the base cycle only.
+//! - S₂, a new cycle at speed v, travelling at a strafe angle ϕ off its heading for a task with
+//!   a facing, with a connection from the base into it and one back ([`cycle`]), for tasks that
+//!   ask for a speed or a facing too. Its initialisation is searched among the graph's loops
+//!   ([`cycle_search`]). Its solve is three: the cycle (started from that initialisation), then
+//!   the two connections to the cycle as solved. Other gaits (the thesis's S₂ has them) are not
+//!   built; turns leave from the base cycle only.
 
 pub mod cycle;
 pub mod cycle_search;
@@ -109,6 +111,13 @@ pub struct Proposal {
 
 /// The base clip's name in the graph.
 pub const BASE: &str = "base";
+
+/// The fastest a clip's joint or root orientation may move (rad/s, about 1 rad between frames
+/// at 30 Hz) for the clip to join the graph: the solver's constraints hold for a connection
+/// that spins a hip through half a turn in a frame (strafes' connections did, up to 135 rad/s,
+/// at 7,000 times the walk's effort, which the log of the App. C objective shrinks to a few
+/// tenths). The biped's walks move at most 3–9 rad/s, its solved turns up to 18.
+pub const MAX_JOINT_SPEED: f64 = 30.0;
 
 impl Synthesis {
     /// A synthesis from the base cycle (measured as iteration 0).
@@ -540,9 +549,17 @@ impl Synthesis {
                     .find(|g| !g.is_valid())
                     .or(clips.last())
                     .context("no clip solved")?;
+                let spins = clips.iter().find_map(|g| {
+                    let (name, speed) = g.fastest_coordinate()?;
+                    (speed > MAX_JOINT_SPEED).then(|| {
+                        format!("implausible: {name} moves at {speed:.0} rad/s (over {MAX_JOINT_SPEED:.0})")
+                    })
+                });
                 (
-                    clips.len() == expected && clips.iter().all(GaitClip::is_valid),
-                    worst.status.clone(),
+                    clips.len() == expected
+                        && clips.iter().all(GaitClip::is_valid)
+                        && spins.is_none(),
+                    spins.unwrap_or_else(|| worst.status.clone()),
                     clips.iter().map(|g| g.max_violation).fold(0.0, f64::max),
                     clips.iter().map(|g| g.solve_time_s).sum(),
                 )

@@ -207,7 +207,7 @@ fn cost_plot(ui: &mut egui::Ui, runs: &[Run]) {
 
 /// The selected run's turns: each solve by iteration and angle (solved or failed), and the
 /// last iteration's weighed templates by their predicted cost (the thesis's fig. 5.7); a task
-/// with a speed lists its new cycles too.
+/// with a speed or a facing lists its new cycles (speed and strafe) too.
 fn turns_plot(ui: &mut egui::Ui, run: &Run) {
     ui.label(egui::RichText::new(format!("Turns tried · {}", run.label())).strong());
     let by = |solved: bool| -> Vec<[f64; 2]> {
@@ -224,9 +224,16 @@ fn turns_plot(ui: &mut egui::Ui, run: &Run) {
         .history
         .iter()
         .filter_map(|h| {
-            let v = h.sigma?.cycle_speed()?;
+            let Template::Cycle { speed, strafe } = h.sigma? else {
+                return None;
+            };
+            let strafing = if strafe == 0.0 {
+                String::new()
+            } else {
+                format!(" strafing {:+.0}°", strafe.to_degrees())
+            };
             Some(format!(
-                "{v:.2} m/s at {} {}",
+                "{speed:.2} m/s{strafing} at {} {}",
                 h.iteration,
                 if h.solved { "✔" } else { "✘" }
             ))

@@ -235,4 +235,34 @@ impl GaitClip {
     pub fn is_valid(&self) -> bool {
         self.converged() && self.max_violation <= 1e-6 && self.cost.is_finite()
     }
+
+    /// The angular coordinate (a joint's, or the root's orientation) that moves fastest between
+    /// two frames, and how fast (rad/s): across a cycle's seam too (frame N is frame 0 moved by
+    /// T). A feasible clip can still spin a limb through half a turn in a frame, which no body
+    /// does; the simple biped's walks move at most 3–9 rad/s, its solved turns 18.
+    pub fn fastest_coordinate(&self) -> Option<(&str, f64)> {
+        let n = self.frames.len();
+        if n < 2 {
+            return None;
+        }
+        let translation = |name: &str| [".x", ".y", ".z"].iter().any(|s| name.ends_with(s));
+        let last = if self.closure.is_cyclic() { n } else { n - 1 };
+        let dt = self.frame_time();
+        let mut fastest: Option<(&str, f64)> = None;
+        for k in 0..last {
+            let a = &self.frames[k];
+            let b = match self.closure {
+                Closure::Transformed { .. } => self.frame_at(k as i64 + 1),
+                _ => self.frames[(k + 1) % n].clone(),
+            };
+            for (i, name) in self.coordinates.iter().enumerate() {
+                // Angles by the shorter way: a yaw stored wrapped does not jump by a turn.
+                let speed = crate::model::planar::wrap_angle(b[i] - a[i]).abs() / dt;
+                if !translation(name) && fastest.is_none_or(|(_, w)| speed > w) {
+                    fastest = Some((name, speed));
+                }
+            }
+        }
+        fastest
+    }
 }

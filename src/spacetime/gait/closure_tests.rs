@@ -233,3 +233,43 @@ fn a_connection_keeps_its_ends_and_is_valid() {
         }
     }
 }
+
+/// The fastest coordinate of the shipped walks (on the treadmill and off it, across the seam)
+/// moves a walk's few rad/s; a joint moved 2 rad in one frame shows as that joint at 60 rad/s, its
+/// translations never count.
+#[test]
+fn the_fastest_coordinate_finds_a_joint_that_jumps() {
+    let load = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/gaits")
+            .join(name);
+        crate::files::read_ron::<GaitClip>(&path).unwrap()
+    };
+    for name in ["biped_walk_0.7ms.ron", "biped_walk_world_0.7ms.ron"] {
+        let walk = load(name);
+        let (coordinate, speed) = walk.fastest_coordinate().unwrap();
+        assert!(
+            (1.0..12.0).contains(&speed),
+            "{name}: {coordinate} at {speed} rad/s"
+        );
+    }
+    let mut jumps = load("biped_walk_world_0.7ms.ron");
+    let knee = jumps
+        .coordinates
+        .iter()
+        .position(|c| c == "l_shin.angle")
+        .unwrap();
+    jumps.frames[10][knee] += 2.0;
+    let (name, speed) = jumps.fastest_coordinate().unwrap();
+    assert_eq!(name, "l_shin.angle");
+    assert!((speed - 60.0).abs() < 5.0, "{speed} rad/s");
+    // A root moved 1 m in a frame is not a spinning joint.
+    let mut slides = load("biped_walk_world_0.7ms.ron");
+    let x = slides
+        .coordinates
+        .iter()
+        .position(|c| c == "torso.x")
+        .unwrap();
+    slides.frames[10][x] += 1.0;
+    assert!(slides.fastest_coordinate().unwrap().1 < 5.0);
+}
