@@ -233,9 +233,9 @@ fn turns_plot(ui: &mut egui::Ui, run: &Run) {
                 format!(" strafing {:+.0}°", strafe.to_degrees())
             };
             Some(format!(
-                "{speed:.2} m/s{strafing} at {} {}",
+                "{speed:.2} m/s{strafing} at {} ({})",
                 h.iteration,
-                if h.solved { "✔" } else { "✘" }
+                if h.solved { "solved" } else { "failed" }
             ))
         })
         .collect();
