@@ -239,3 +239,50 @@ pub fn lerp(a: &PlanarMotion, b: &PlanarMotion, s: f64) -> PlanarMotion {
         yaw: a.yaw + s * super::spring::wrap_angle(b.yaw - a.yaw),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connecting clip that is a straight walk's own stride (its frames a..a+30 of a 30-frame
+    /// cycle whose pelvis swings ±20°) gets the walk's headings at every frame, its ends too,
+    /// when its window reads on into the clips it joins; held at its end frames it leans ±10°
+    /// towards the swing of that instant.
+    #[test]
+    fn a_connection_reads_its_heading_on_into_the_clips_it_joins() {
+        let n = 30;
+        let swing = 20f64.to_radians();
+        let pose = |i: usize| PlanarMotion {
+            x: 0.05 * i as f64,
+            z: 0.0,
+            yaw: swing * (std::f64::consts::TAU * i as f64 / n as f64).sin(),
+        };
+        let cycle: Vec<PlanarMotion> = (0..n).map(pose).collect();
+        let walk = UnwrappedYaw::new(&cycle, Some(0.0));
+        let walk_headings = smooth_yaw(&cycle, &walk, None);
+        for a in [0, 7, 15, 22] {
+            let stride: Vec<PlanarMotion> = (a..=a + n).map(pose).collect();
+            let own = UnwrappedYaw::new(&stride, None);
+            let joined = JoinedEnds {
+                from: (&walk, a),
+                to: (&walk, a % n),
+            };
+            let read_on = smooth_yaw(&stride, &own, Some(joined));
+            let held = smooth_yaw(&stride, &own, None);
+            let off = |h: &[PlanarMotion]| {
+                (0..=n)
+                    .map(|i| {
+                        (h[i].yaw - walk_headings[(a + i) % n].yaw)
+                            .abs()
+                            .to_degrees()
+                    })
+                    .fold(0.0, f64::max)
+            };
+            // The stride's window is 31 frames, the cycle's 30: one frame of swing apart.
+            assert!(off(&read_on) < 1.0, "from frame {a}: {}°", off(&read_on));
+            if a % 15 != 0 {
+                assert!(off(&held) > 5.0, "from frame {a}: {}°", off(&held));
+            }
+        }
+    }
+}
