@@ -550,5 +550,36 @@ fn particle_solves_with_either_solver() {
     );
 }
 
+/// `MOTIONLAB_IPOPT_LIBRARY` chooses the IPOPT library at run time: the one the build found
+/// solves the particle to its optimum through it, and a library that does not open is an error
+/// that names the variable and the path, with no fallback to another IPOPT.
+#[cfg(feature = "ipopt")]
+#[test]
+fn the_ipopt_library_can_be_named_at_run_time() {
+    let particle = |library: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_motionlab"))
+            .args(["spacetime", "particle", "--solver", "ipopt"])
+            .env("MOTIONLAB_IPOPT_LIBRARY", library)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("running motionlab")
+    };
+    // Where the build found IPOPT, else the name the dynamic loader searches.
+    let found = option_env!("MOTIONLAB_IPOPT_LIBRARY").unwrap_or("libipopt.so.1");
+    let o = particle(found);
+    assert_success(&o, "spacetime particle with the built IPOPT named");
+    let f: f64 = value(&stdout(&o), "objective").parse().unwrap();
+    assert!((f - 65_699.9085).abs() < 0.01, "{f}");
+    let missing = "/nonexistent/libipopt.so.3";
+    let o = particle(missing);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("MOTIONLAB_IPOPT_LIBRARY names a library that did not open")
+            && err.contains(missing),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // top level

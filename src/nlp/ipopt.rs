@@ -1,7 +1,8 @@
 //! IPOPT as the solver of [`NlpProblem`]s (McIntosh 2011, thesis §3.2.1: "IPOPT out-performed every
 //! commercial package"), through IPOPT's C interface `coin/IpStdCInterface.h` (Debian
 //! `coinor-libipopt-dev`, IPOPT 3.11 with MUMPS; found by `build.rs` with `pkg-config` when the
-//! `ipopt` feature is on, and opened at the first solve, after the BLAS kernels are pinned).
+//! `ipopt` feature is on, and opened at the first solve, after the BLAS kernels are pinned; or
+//! the library [`LIBRARY_VARIABLE`] names, IPOPT 3.11 to 3.14).
 //!
 //! The declarations below are written against that header. The wrapper is safe: sizes and
 //! sparsity are checked before IPOPT sees them, callbacks catch panics (a panicking problem stops
@@ -22,8 +23,16 @@ use std::time::Instant;
 type Number = f64;
 type Index = c_int;
 type Int = c_int;
-type Bool = c_int;
 type UserDataPtr = *mut c_void;
+/// IPOPT 3.11–3.13's `Bool` (an `int`). IPOPT 3.14's is C's `bool`, passed and returned in the
+/// low byte of the same register, so a `Bool` this side reads from IPOPT is tested on its low
+/// byte only ([`returned_true`]); the `new_x` flags IPOPT passes in are not read.
+type Bool = c_int;
+
+/// Whether IPOPT returned true, whichever IPOPT's `Bool` is (see [`Bool`]).
+fn returned_true(b: Bool) -> bool {
+    b & 0xff != 0
+}
 
 #[repr(C)]
 struct IpoptProblemInfo {
@@ -148,8 +157,17 @@ struct Api {
     _library: libloading::Library,
 }
 
-/// Where `build.rs` found IPOPT (pkg-config), then the names the dynamic loader searches.
+/// The variable that names another IPOPT library to open at run time (an IPOPT 3.12–3.14, or
+/// one built with HSL's solvers for `--ipopt linear_solver=ma57`): when set, only that library
+/// is tried.
+pub const LIBRARY_VARIABLE: &str = "MOTIONLAB_IPOPT_LIBRARY";
+
+/// The library the user named ([`LIBRARY_VARIABLE`]), else where `build.rs` found IPOPT
+/// (pkg-config), then the names the dynamic loader searches.
 fn library_candidates() -> Vec<String> {
+    if let Some(path) = std::env::var_os(LIBRARY_VARIABLE) {
+        return vec![format!("{}", std::path::Path::new(&path).display())];
+    }
     let mut out = Vec::new();
     if let Some(path) = option_env!("MOTIONLAB_IPOPT_LIBRARY") {
         out.push(path.to_string());
@@ -174,10 +192,19 @@ fn api() -> Result<&'static Api, NlpError> {
                     return load_api(library)
                         .map_err(|e| NlpError::SolverUnavailable(format!("{name}: {e}")));
                 }
+                // The loader's message names the file when it could not be found.
+                Err(e) if e.to_string().contains(&name) => errors.push(e.to_string()),
                 Err(e) => errors.push(format!("{name}: {e}")),
             }
         }
-        Err(NlpError::SolverUnavailable(errors.join("; ")))
+        let named = match std::env::var_os(LIBRARY_VARIABLE) {
+            Some(_) => format!("{LIBRARY_VARIABLE} names a library that did not open: "),
+            None => String::new(),
+        };
+        Err(NlpError::SolverUnavailable(format!(
+            "{named}{}",
+            errors.join("; ")
+        )))
     })
     .as_ref()
     .map_err(Clone::clone)
@@ -492,14 +519,18 @@ impl Handle {
             // that real number.
             OptionValue::Int(v) => unsafe {
                 let as_int = (self.1.add_int)(self.0, key.as_ptr() as *mut c_char, *v);
-                if as_int != 0 {
+                if returned_true(as_int) {
                     as_int
                 } else {
                     (self.1.add_num)(self.0, key.as_ptr() as *mut c_char, *v as Number)
                 }
             },
         };
-        if ok != 0 { Ok(()) } else { Err(rejected()) }
+        if returned_true(ok) {
+            Ok(())
+        } else {
+            Err(rejected())
+        }
     }
 }
 
