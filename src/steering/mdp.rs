@@ -92,6 +92,9 @@ pub struct MdpSettings {
     pub max_sweeps: usize,
 }
 
+/// A cycle that travels at least this far off its heading strafes ([`MdpSettings::for_graph`]).
+pub const STRAFING: f64 = 10.0 * PI / 180.0;
+
 impl MdpSettings {
     /// The defaults with the stick's speed levels (m/s): standing, the walks at the smallest, a
     /// middle and the full deflection, and the run ([`super::intent::SpeedRange`]'s).
@@ -102,12 +105,7 @@ impl MdpSettings {
             ..Self::default()
         }
     }
-}
 
-/// A cycle that travels at least this far off its heading strafes ([`MdpSettings::for_graph`]).
-pub const STRAFING: f64 = 10.0 * PI / 180.0;
-
-impl MdpSettings {
     /// The stick's speeds ([`Self::with_stick_speeds`]), and the facing as a task parameter on
     /// `facing_bins` angles when some cycle of the graph strafes (travels more than [`STRAFING`]
     /// off its heading): only such a graph can follow a direction and a facing apart.

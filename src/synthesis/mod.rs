@@ -114,9 +114,10 @@ pub const BASE: &str = "base";
 
 /// The fastest a clip's joint or root orientation may move (rad/s, about 1 rad between frames
 /// at 30 Hz) for the clip to join the graph: the solver's constraints hold for a connection
-/// that spins a hip through half a turn in a frame (strafes' connections did, up to 135 rad/s,
-/// at 7,000 times the walk's effort, which the log of the App. C objective shrinks to a few
-/// tenths). The biped's walks move at most 3–9 rad/s, its solved turns up to 18.
+/// that spins a hip through half a turn in a frame (strafes' connections did, up to 86 rad/s in
+/// the gait's coordinates, at 7,000 times the walk's effort, which the log of the App. C
+/// objective shrinks to a few tenths). The biped's walks move at most 3–9 rad/s, its solved
+/// turns up to 18.
 pub const MAX_JOINT_SPEED: f64 = 30.0;
 
 impl Synthesis {
