@@ -106,3 +106,31 @@ fn the_policy_steers_the_scripted_run() {
     assert!(error < 10.0, "heading error {error:.1}° at 6.5 s");
     assert!(stopping < 0.3, "speed {stopping:.2} m/s at 13.5 s");
 }
+
+/// The speed is a task parameter of the policy only on a graph that can change it: the human's
+/// graph (standing to the run) and the biped's direction-and-speed controller keep the stick's
+/// five levels; the biped's direction controller, whose clips all walk at one speed, keeps
+/// none, and its policy solves several times faster.
+#[test]
+fn the_speed_is_a_task_parameter_only_where_the_graph_can_change_it() {
+    use motionlab::steering::mdp::{ONE_SPEED, clip_speeds};
+    let load = |p: &str| MotionGraph::load(std::path::Path::new(p)).unwrap();
+    let stick = MdpSettings::with_stick_speeds().speeds;
+    for (path, one_speed) in [
+        ("assets/graphs/human3d.ron", false),
+        ("assets/controllers/biped_direction_speed.graph.ron", false),
+        ("assets/controllers/biped_direction.graph.ron", true),
+    ] {
+        let g = load(path);
+        let (slowest, fastest) = clip_speeds(&g);
+        let settings = MdpSettings::for_graph(&g, 16);
+        println!(
+            "{path}: clips move at {slowest:.2}–{fastest:.2} m/s, {} speed levels",
+            settings.speeds.len()
+        );
+        assert_eq!(fastest - slowest <= ONE_SPEED, one_speed, "{path}");
+        let expected = if one_speed { Vec::new() } else { stick.clone() };
+        assert_eq!(settings.speeds, expected, "{path}");
+        assert_eq!(settings.facing_bins, 0, "{path}: no cycle strafes");
+    }
+}

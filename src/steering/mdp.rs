@@ -92,6 +92,30 @@ pub struct MdpSettings {
     pub max_sweeps: usize,
 }
 
+/// The spread of the clips' speeds (m/s) within which a graph moves at one speed
+/// ([`MdpSettings::for_graph`]): the speed tolerance steering is held to.
+pub const ONE_SPEED: f64 = 0.2;
+
+/// The slowest and the fastest clip of a graph's strongly connected component, by the mean
+/// ground speed of its frames there (m/s; a walk's speed swings within a stride, and a turn's
+/// more).
+pub fn clip_speeds(graph: &LoadedGraph) -> (f64, f64) {
+    let index = SteeringIndex::new(graph);
+    let mut range = (f64::INFINITY, f64::NEG_INFINITY);
+    for (ci, c) in graph.clips.iter().enumerate() {
+        let speeds: Vec<f64> = (0..c.frames.len())
+            .map(|frame| FrameRef { clip: ci, frame })
+            .filter(|&f| graph.inside(f))
+            .map(|f| index.get(f).speed)
+            .collect();
+        if !speeds.is_empty() {
+            let mean = speeds.iter().sum::<f64>() / speeds.len() as f64;
+            range = (range.0.min(mean), range.1.max(mean));
+        }
+    }
+    range
+}
+
 /// A cycle that travels at least this far off its heading strafes ([`MdpSettings::for_graph`]).
 pub const STRAFING: f64 = 10.0 * PI / 180.0;
 
@@ -109,15 +133,28 @@ impl MdpSettings {
     /// The stick's speeds ([`Self::with_stick_speeds`]), and the facing as a task parameter on
     /// `facing_bins` angles when some cycle of the graph strafes (travels more than [`STRAFING`]
     /// off its heading): only such a graph can follow a direction and a facing apart.
+    ///
+    /// A graph whose clips all move at one speed (within [`ONE_SPEED`], none standing) cannot
+    /// answer the asked speed, and every speed level would get nearly the same policy: there the
+    /// speed is not a task parameter, and the policy solves several times faster (a synthesized
+    /// direction or facing controller of the simple biped).
     pub fn for_graph(graph: &LoadedGraph, facing_bins: usize) -> Self {
         let strafes = graph
             .graph
             .clips
             .iter()
             .any(|c| c.strafe().abs() > STRAFING);
+        let stick = Self::with_stick_speeds();
+        let (slowest, fastest) = clip_speeds(graph);
+        let speeds = if slowest >= MOVING_SPEED && fastest - slowest <= ONE_SPEED {
+            Vec::new()
+        } else {
+            stick.speeds.clone()
+        };
         Self {
             facing_bins: if strafes { facing_bins } else { 0 },
-            ..Self::with_stick_speeds()
+            speeds,
+            ..stick
         }
     }
 }

@@ -382,10 +382,13 @@ impl SteeringState {
                         0 => String::new(),
                         f => format!(" × {f} facings"),
                     };
+                    let speeds = match p.settings.speeds.len() {
+                        0 => String::new(),
+                        n => format!(" × {n} speeds"),
+                    };
                     self.message = format!(
-                        "policy solved: {} frames × {} speeds × {} directions{facings}, {} sweeps",
+                        "policy solved: {} frames{speeds} × {} directions{facings}, {} sweeps",
                         p.nodes.len(),
-                        p.levels(),
                         p.settings.bins,
                         p.sweeps
                     );
