@@ -521,3 +521,42 @@ fn the_horses_direction_task_grows_from_its_trot() {
         p.predicted
     );
 }
+
+/// A strafing cycle's connections are two strides long (the facing task's `strafe_frames`,
+/// 61 frames: in one stride into the biped's sideways walk the solves spun a hip at up to
+/// 86 rad/s), a straight cycle's one (`frames`, 31); each starts and ends on pairs of the
+/// frames of the cycles it joins.
+#[test]
+fn a_strafing_cycle_joins_the_walk_over_two_strides() {
+    use motionlab::synthesis::surrogate::Template;
+    let task: ControllerTask =
+        motionlab::files::read_ron(Path::new("assets/controllers/biped_direction_facing.ron"))
+            .unwrap();
+    assert_eq!((task.frames, task.strafe_frames), (31, 61));
+    let base: GaitClip =
+        motionlab::files::read_ron(Path::new("assets/gaits/biped_walk_world_0.7ms.ron")).unwrap();
+    let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
+    let s = Synthesis::new(task, false, 1, base.clone(), &creature).unwrap();
+    for (strafe_deg, frames) in [(90.0f64, 61), (-45.0, 61), (0.0, 31)] {
+        let m = s
+            .candidate(
+                &creature,
+                &Template::Cycle {
+                    speed: 0.7,
+                    strafe: strafe_deg.to_radians(),
+                },
+            )
+            .unwrap();
+        let (cycle, into, back) = (&m[0], &m[1], &m[2]);
+        assert!(
+            (cycle.gait.strafe() - strafe_deg.to_radians()).abs() < 1e-9,
+            "{strafe_deg}°: the cycle strafes at {:.1}°",
+            cycle.gait.strafe().to_degrees()
+        );
+        for c in [into, back] {
+            assert_eq!(c.gait.frames.len(), frames, "{strafe_deg}°: {}", c.name);
+        }
+        assert_ends_on(into, &base, &cycle.gait);
+        assert_ends_on(back, &cycle.gait, &base);
+    }
+}

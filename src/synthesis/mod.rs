@@ -339,14 +339,20 @@ impl Synthesis {
     }
 
     /// The connections of a new cycle: from the base's first start frame into it, and from the
-    /// cycle's back into the base (see [`cycle::connections`]).
+    /// cycle's back into the base (see [`cycle::connections`]), `strafe_frames` long when the
+    /// cycle strafes, `frames` otherwise.
     pub fn cycle_connections(&self, skeleton: &Skeleton, cycle: &GaitClip) -> [Connection; 2] {
+        let frames = if cycle.strafe().abs() > crate::steering::mdp::STRAFING {
+            self.task.strafe_frames
+        } else {
+            self.task.frames
+        };
         cycle::connections(
             skeleton,
             self.base(),
             cycle,
             self.task.from_frames.first().copied().unwrap_or(0),
-            self.task.frames.max(5),
+            frames.max(5),
         )
     }
 

@@ -53,6 +53,12 @@ pub struct ControllerTask {
     /// where its one-stride turn solved in 14 s to the walk's own cost).
     #[serde(default = "default_frames")]
     pub frames: usize,
+    /// With `DirectionFacing`: frames of a strafing cycle's connections, both ends' pairs
+    /// included (61: two strides of a 30-frame cycle; in one stride from the walk into a sideways
+    /// walk, whose pelvis twists ±45°, the +90° strafe's connections swung a hip at 34–86 rad/s,
+    /// where two strides solved at 14–15 rad/s and 9–12 times the walk's cost).
+    #[serde(default = "default_strafe_frames")]
+    pub strafe_frames: usize,
     /// The base frames f_a transitions may leave from (each arrives `frames − 1` later).
     #[serde(default = "default_from_frames")]
     pub from_frames: Vec<usize>,
@@ -125,6 +131,9 @@ fn default_max_turn() -> f64 {
 }
 fn default_frames() -> usize {
     31
+}
+fn default_strafe_frames() -> usize {
+    61
 }
 fn default_from_frames() -> Vec<usize> {
     vec![0]
