@@ -136,8 +136,9 @@ impl MdpSettings {
     ///
     /// A graph whose clips all move at one speed (within [`ONE_SPEED`], none standing) cannot
     /// answer the asked speed, and every speed level would get nearly the same policy: there the
-    /// speed is not a task parameter, and the policy solves several times faster (a synthesized
-    /// direction or facing controller of the simple biped).
+    /// speed is not a task parameter, and the policy solves several times faster (the simple
+    /// biped's synthesized direction controller, or a facing one whose strafes join the walk
+    /// in one stride).
     pub fn for_graph(graph: &LoadedGraph, facing_bins: usize) -> Self {
         let strafes = graph
             .graph
