@@ -287,6 +287,11 @@ enum Command {
         /// and print their spread (lowest, median and highest cost, median time).
         #[arg(long, default_value_t = 1, value_parser = flags::starts)]
         starts: usize,
+        /// `bench gait`: the joint torques as variables (`variables`, solved with the exact
+        /// Hessian from the rest pose on) or computed inside the effort (`computed`, the default
+        /// staged solve).
+        #[arg(long, value_enum, default_value_t = motionlab::spacetime::gait::Torques::Computed)]
+        torques: motionlab::spacetime::gait::Torques,
         /// `bench footsteps`: plan with this template file's templates too (see `footsteps
         /// templates`).
         #[arg(long)]
@@ -467,6 +472,7 @@ fn main() {
             physics,
             solver,
             starts,
+            torques,
             templates,
             report,
             cluster,
@@ -477,9 +483,16 @@ fn main() {
             other if physics && other != "steering" => Err(anyhow::anyhow!(
                 "--physics is a choice of `bench steering`, not of `bench {other}`"
             )),
-            other if (solver.is_some() || starts > 1) && other != "gait" => Err(anyhow::anyhow!(
-                "--solver and --starts are choices of `bench gait`, not of `bench {other}`"
-            )),
+            other
+                if (solver.is_some()
+                    || starts > 1
+                    || torques != motionlab::spacetime::gait::Torques::Computed)
+                    && other != "gait" =>
+            {
+                Err(anyhow::anyhow!(
+                    "--solver, --starts and --torques are choices of `bench gait`, not of `bench {other}`"
+                ))
+            }
             "sim" => bench_cli::bench(quick, &characters),
             "cma" => bench_cli::bench_cma(quick),
             "diversity" => {
@@ -490,7 +503,7 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
-            "gait" => spacetime_cli::bench_gait(quick, &characters, solver, starts),
+            "gait" => spacetime_cli::bench_gait(quick, &characters, solver, starts, torques),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" if physics => graph_cli::bench_steering_physics(quick),
             "steering" => graph_cli::bench_steering(quick, None),

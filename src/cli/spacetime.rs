@@ -231,6 +231,12 @@ pub struct GaitArgs {
     /// The NLP solver: `ipopt` or `ripopt`.
     #[arg(long, default_value = "ipopt")]
     pub solver: motionlab::nlp::Backend,
+    /// The joint torques of the effort term: `computed` inside it by inverse dynamics (the
+    /// thesis's form), or `variables`, one per joint coordinate and frame defined by equality
+    /// rows (the same optimum; with `--hessian exact` the simple biped's walk solves in about
+    /// half the time, see docs/gaits.md). Without --morphology only.
+    #[arg(long, value_enum, default_value_t = motionlab::spacetime::gait::Torques::Computed)]
+    pub torques: motionlab::spacetime::gait::Torques,
     /// Solve from this many perturbed rest poses side by side (--threads at a time, or spread
     /// over the ranks with --mpi) and keep the best valid clip; start 0 is --seed's own. A solve
     /// from a clip (--init, a discovery's best sample) is one start.
@@ -274,6 +280,10 @@ impl GaitArgs {
                 "--discover searches the period and contacts itself; drop --contacts and --period"
             );
         }
+        anyhow::ensure!(
+            !(self.morphology && self.torques == motionlab::spacetime::gait::Torques::Variables),
+            "--torques variables does not go with --morphology: its effort is not the torques' squares"
+        );
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),
@@ -324,6 +334,7 @@ impl GaitArgs {
             sole_clearance: self.sole_clearance,
             connect: None,
             solver: self.solver,
+            torques: self.torques,
             starts: self.starts,
         })
     }
@@ -656,10 +667,11 @@ pub fn bench_gait(
     characters: &std::path::Path,
     solver: Option<motionlab::nlp::Backend>,
     starts: usize,
+    torques: motionlab::spacetime::gait::Torques,
 ) -> Result<()> {
     use motionlab::spacetime::gait::{
-        GaitSpec, STAGED_LBFGS_ITERATIONS, audit, default_timings, gait_solver_options,
-        parse_timings, solve_gait_staged,
+        GaitSpec, STAGED_LBFGS_ITERATIONS, Torques, audit, default_timings, gait_solver_options,
+        parse_timings, solve_gait_exact, solve_gait_staged,
     };
     use motionlab::spacetime::skeleton::Skeleton;
     // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
@@ -700,14 +712,21 @@ pub fn bench_gait(
         let mut summaries = Vec::new();
         for k in 0..starts {
             let seed = motionlab::spacetime::job::starts::start_seed(0, k);
-            let spec = GaitSpec::new(skeleton.clone(), speed, period, &timings)?.with_seed(seed);
+            let mut spec =
+                GaitSpec::new(skeleton.clone(), speed, period, &timings)?.with_seed(seed);
+            spec.torques = torques;
             let start = std::time::Instant::now();
-            let (clip, stages) = solve_gait_staged(
-                &spec,
-                &options,
-                lbfgs_iterations,
-                motionlab::spacetime::gait::FirstStage::Lbfgs,
-            )?;
+            let (clip, stages) = if torques == Torques::Variables {
+                // `gait --torques variables --hessian exact`.
+                solve_gait_exact(&spec, &options)?
+            } else {
+                solve_gait_staged(
+                    &spec,
+                    &options,
+                    lbfgs_iterations,
+                    motionlab::spacetime::gait::FirstStage::Lbfgs,
+                )?
+            };
             print_stages(&stages);
             print_stage_table(&stages);
             let wall = start.elapsed().as_secs_f64();
@@ -758,6 +777,7 @@ pub fn bench_gait(
     _characters: &std::path::Path,
     _solver: Option<motionlab::nlp::Backend>,
     _starts: usize,
+    _torques: motionlab::spacetime::gait::Torques,
 ) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }

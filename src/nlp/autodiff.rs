@@ -43,6 +43,10 @@ pub struct BlockSpec {
     /// ∂²cᵣ/∂xₐ∂x_b = 0 for every a, b of them, a = b included. The exact Hessian sweeps no
     /// direction along them ([`tape::Recording::hessian_without`]); empty is always correct.
     pub flat: Vec<usize>,
+    /// Positions in `variables` in which every row is linear, with no curvature against any
+    /// variable: ∂²cᵣ/∂xₐ∂x_b = 0 for every b when a is one of them. The Hessian's pattern
+    /// leaves their rows and columns out; empty is always correct.
+    pub linear_in: Vec<usize>,
 }
 
 impl BlockSpec {
@@ -54,6 +58,7 @@ impl BlockSpec {
             upper: values,
             linear: false,
             flat: Vec::new(),
+            linear_in: Vec::new(),
         }
     }
 
@@ -62,6 +67,26 @@ impl BlockSpec {
     pub fn with_flat(mut self, flat: Vec<usize>) -> Self {
         self.flat = flat;
         self
+    }
+
+    /// Declares the block's rows linear in its variables at positions `linear_in`
+    /// ([`Self::linear_in`]).
+    pub fn with_linear_in(mut self, linear_in: Vec<usize>) -> Self {
+        self.linear_in = linear_in;
+        self
+    }
+
+    /// The local pairs (a ≥ b) the block's Hessian can be nonzero at: not two flat positions,
+    /// nor one linear position.
+    pub fn curved_pairs(&self) -> Vec<(usize, usize)> {
+        let n = self.variables.len();
+        let (mut flat, mut linear) = (vec![false; n], vec![false; n]);
+        self.flat.iter().for_each(|&a| flat[a] = true);
+        self.linear_in.iter().for_each(|&a| linear[a] = true);
+        (0..n)
+            .flat_map(|a| (0..=a).map(move |b| (a, b)))
+            .filter(|&(a, b)| !(flat[a] && flat[b]) && !linear[a] && !linear[b])
+            .collect()
     }
 
     /// Marks the block linear in its variables (its Hessian is zero).
@@ -100,6 +125,17 @@ pub trait BlockProblem: Sync {
     fn objective_term_hessian(&self, _term: usize, _x: &[f64]) -> Option<nalgebra::DMatrix<f64>> {
         None
     }
+    /// Σᵣ wᵣ∇²cᵣ of block `block` at its variables `x`, when the problem knows a cheaper way to
+    /// it than the tape's sweeps; `None`: the tape's. Must agree with
+    /// [`Self::constraint_block`]'s second derivatives.
+    fn constraint_block_hessian(
+        &self,
+        _block: usize,
+        _x: &[f64],
+        _weights: &[f64],
+    ) -> Option<nalgebra::DMatrix<f64>> {
+        None
+    }
     fn constraint_blocks(&self) -> Vec<BlockSpec>;
     /// The block's rows, as many as its spec has bounds.
     fn constraint_block<D: Scalar>(&self, block: usize, x: &[D]) -> Vec<D>;
@@ -136,7 +172,8 @@ pub struct AutoDiff<P> {
     hessian: Vec<(usize, usize)>,
     /// For each term / block, the Hessian value index of each local pair (a ≥ b), row by row.
     term_hessian: Vec<Vec<usize>>,
-    block_hessian: Vec<Vec<usize>>,
+    /// For each block, its curved local pairs (a ≥ b) and their Hessian value index.
+    block_hessian: Vec<Vec<(usize, usize, usize)>>,
     /// Whether terms and blocks are differentiated on all threads ([`PARALLEL_WORK`]).
     parallel: bool,
 }
@@ -225,7 +262,21 @@ impl<P: BlockProblem> AutoDiff<P> {
             block_hessian.push(if b.linear {
                 Vec::new()
             } else {
-                local_pairs(&b.variables, &mut hessian)
+                b.curved_pairs()
+                    .into_iter()
+                    .map(|(a, c)| {
+                        let key = (
+                            b.variables[a].max(b.variables[c]),
+                            b.variables[a].min(b.variables[c]),
+                        );
+                        let next = position.len();
+                        let idx = *position.entry(key).or_insert(next);
+                        if idx == hessian.len() {
+                            hessian.push(key);
+                        }
+                        (a, c, idx)
+                    })
+                    .collect()
             });
         }
         let work: usize = terms.iter().map(|t| t.variables.len()).sum::<usize>()
@@ -435,8 +486,12 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
                 {
                     return None;
                 }
+                let local = Self::gather(&b.variables, x);
+                if let Some(h) = self.problem.constraint_block_hessian(k, &local, weights) {
+                    return Some((b.rows(), h));
+                }
                 Some(tape::weighted_hessian_without(
-                    &Self::gather(&b.variables, x),
+                    &local,
                     weights,
                     &b.flat,
                     |v| self.problem.constraint_block(k, v),
@@ -459,7 +514,9 @@ impl<P: BlockProblem> NlpProblem for AutoDiff<P> {
         for (k, part) in blocks.iter().enumerate() {
             if let Some((rows, h)) = part {
                 self.block_len_check(k, *rows)?;
-                add(&self.blocks[k].variables, &self.block_hessian[k], h, 1.0);
+                for &(a, b, idx) in &self.block_hessian[k] {
+                    values[idx] += h[(a, b)];
+                }
             }
         }
         Ok(())

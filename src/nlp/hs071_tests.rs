@@ -42,6 +42,7 @@ impl BlockProblem for Hs071 {
                 upper: vec![f64::INFINITY],
                 linear: false,
                 flat: Vec::new(),
+                linear_in: Vec::new(),
             },
             BlockSpec::equal(vec![0, 1, 2, 3], vec![40.0]),
         ]

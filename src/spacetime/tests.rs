@@ -12,6 +12,22 @@ pub(crate) fn creature(name: &str) -> Skeleton {
     .unwrap()
 }
 
+/// The horse's trot at 1 m/s (period 0.8 s, the diagonal pairs down 0.6 of the cycle).
+pub(crate) fn horse_trot() -> super::gait::GaitSpec {
+    let timing = |foot: &str, start: f64| super::gait::FootTiming {
+        foot: foot.into(),
+        start,
+        duration: 0.6,
+    };
+    let feet = [
+        timing("lh_pastern", 0.0),
+        timing("rf_pastern", 0.0),
+        timing("rh_pastern", 0.5),
+        timing("lf_pastern", 0.5),
+    ];
+    super::gait::GaitSpec::new(creature("horse"), 1.0, 0.8, &feet).unwrap()
+}
+
 /// A character file's own solver settings (`gait:`), the defaults of `gait` for that creature.
 mod solve_hints {
     use crate::spacetime::skeleton::{Skeleton, SolveHints};

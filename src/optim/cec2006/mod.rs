@@ -508,6 +508,7 @@ impl BlockProblem for Cec2006Nlp {
             upper,
             linear: false,
             flat: Vec::new(),
+            linear_in: Vec::new(),
         }]
     }
     fn constraint_block<D: Scalar>(&self, _: usize, x: &[D]) -> Vec<D> {

@@ -16,6 +16,78 @@ impl GaitProblem {
         }
     }
 
+    /// The effort term's residuals at one frame (3.14), r = s·t_a, or the muscle model's
+    /// (3.26)–(3.33): `x` holds q_{i−1}, q_i, q_{i+1}, the passive elements and the frame's loads.
+    pub(super) fn effort_residuals<D: Scalar>(
+        &self,
+        feet: &[usize],
+        at: &[[f64; 3]],
+        seams: [Seam; 2],
+        x: &[D],
+        morph: &Morphology<D>,
+    ) -> Vec<D> {
+        let sk = &self.spec.skeleton;
+        let (dof, dt) = (self.layout.dof, self.spec.dt());
+        let (qm, rest) = x.split_at(dof);
+        let (q, rest) = rest.split_at(dof);
+        let (qp, rest) = rest.split_at(dof);
+        let (qm, qp) = (&self.across(qm, seams[0]), &self.across(qp, seams[1]));
+        let np = self.layout.passive_dofs.len();
+        let (passive, loads) = rest.split_at(3 * np);
+        let qd: Vec<D> = (0..dof)
+            .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
+            .collect();
+        let qdd: Vec<D> = (0..dof)
+            .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
+            .collect();
+        let id = self.effort_dynamics(feet, at, q, &qd, &qdd, loads, &morph);
+        let scale = self.effort_scale();
+        // Per passive coordinate: (t_a, t_p), with t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13)
+        // and t_a = t − t_p.
+        let torques: Vec<(D, D)> = self
+            .layout
+            .passive_dofs
+            .iter()
+            .enumerate()
+            .map(|(p, &d)| {
+                let (ks, rest, kd) = (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
+                let tp = -(ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d]);
+                (id.generalized_forces[d].clone() - &tp, tp)
+            })
+            .collect();
+        if !self.spec.morphology.is_some_and(|m| m.muscle) {
+            return torques.into_iter().map(|(ta, _)| ta * scale).collect();
+        }
+        // The muscle-aware effort (3.26)–(3.33), joint by joint.
+        let mut r = Vec::new();
+        for (i, limb) in sk.limbs.iter().enumerate() {
+            let Some(parent) = limb.parent else { continue };
+            let coords: Vec<usize> = limb
+                .dofs
+                .clone()
+                .filter_map(|d| self.layout.passive_dofs.iter().position(|&e| e == d))
+                .collect();
+            if coords.is_empty() {
+                continue;
+            }
+            let active: Vec<D> = coords.iter().map(|&p| torques[p].0.clone()).collect();
+            let passive: Vec<D> = coords.iter().map(|&p| torques[p].1.clone()).collect();
+            let frame = &id.kinematics.limbs[i];
+            let axial = id.joint_forces[i].dot(&(&frame.end - &frame.origin));
+            let arm = moment_arm(
+                &morph.length[parent],
+                &morph.radius[parent],
+                &morph.length[i],
+                &morph.radius[i],
+            );
+            let area = muscle_area(&morph.radius[parent], &morph.radius[i]);
+            r.extend(muscle_residuals(
+                &active, &passive, &axial, &arm, &area, scale,
+            ));
+        }
+        r
+    }
+
     /// Objective term `term` as weighted residuals r (the term is Σ r²): every cost of
     /// (3.14)–(3.17) is a sum of squares, so the Gauss–Newton Hessian applies
     /// ([`crate::spacetime::autodiff::Curvature`]).
@@ -25,67 +97,9 @@ impl GaitProblem {
         let w = &self.spec.weights;
         let (x, morph) = self.shaped(x);
         match &self.terms[term].0 {
-            Term::Effort { feet, at, seams } => {
-                let (qm, rest) = x.split_at(dof);
-                let (q, rest) = rest.split_at(dof);
-                let (qp, rest) = rest.split_at(dof);
-                let (qm, qp) = (&self.across(qm, seams[0]), &self.across(qp, seams[1]));
-                let np = self.layout.passive_dofs.len();
-                let (passive, loads) = rest.split_at(3 * np);
-                let qd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - &qm[d]) * (0.5 / dt))
-                    .collect();
-                let qdd: Vec<D> = (0..dof)
-                    .map(|d| (qp[d].clone() - q[d].clone() * 2.0 + &qm[d]) * (1.0 / (dt * dt)))
-                    .collect();
-                let id = self.effort_dynamics(feet, at, q, &qd, &qdd, loads, &morph);
-                let scale = self.effort_scale();
-                // Per passive coordinate: (t_a, t_p), with t_p = −k_s(q − q̄) − k_d q̇ (3.12–3.13)
-                // and t_a = t − t_p.
-                let torques: Vec<(D, D)> = self
-                    .layout
-                    .passive_dofs
-                    .iter()
-                    .enumerate()
-                    .map(|(p, &d)| {
-                        let (ks, rest, kd) =
-                            (&passive[3 * p], &passive[3 * p + 1], &passive[3 * p + 2]);
-                        let tp = -(ks.clone() * (q[d].clone() - rest) + kd.clone() * &qd[d]);
-                        (id.generalized_forces[d].clone() - &tp, tp)
-                    })
-                    .collect();
-                if !self.spec.morphology.is_some_and(|m| m.muscle) {
-                    return torques.into_iter().map(|(ta, _)| ta * scale).collect();
-                }
-                // The muscle-aware effort (3.26)–(3.33), joint by joint.
-                let mut r = Vec::new();
-                for (i, limb) in sk.limbs.iter().enumerate() {
-                    let Some(parent) = limb.parent else { continue };
-                    let coords: Vec<usize> = limb
-                        .dofs
-                        .clone()
-                        .filter_map(|d| self.layout.passive_dofs.iter().position(|&e| e == d))
-                        .collect();
-                    if coords.is_empty() {
-                        continue;
-                    }
-                    let active: Vec<D> = coords.iter().map(|&p| torques[p].0.clone()).collect();
-                    let passive: Vec<D> = coords.iter().map(|&p| torques[p].1.clone()).collect();
-                    let frame = &id.kinematics.limbs[i];
-                    let axial = id.joint_forces[i].dot(&(&frame.end - &frame.origin));
-                    let arm = moment_arm(
-                        &morph.length[parent],
-                        &morph.radius[parent],
-                        &morph.length[i],
-                        &morph.radius[i],
-                    );
-                    let area = muscle_area(&morph.radius[parent], &morph.radius[i]);
-                    r.extend(muscle_residuals(
-                        &active, &passive, &axial, &arm, &area, scale,
-                    ));
-                }
-                r
-            }
+            Term::Effort { feet, at, seams } => self.effort_residuals(feet, at, *seams, x, &morph),
+            // A lifted effort term: its variables are the frame's scaled active torques.
+            Term::Torques => x.to_vec(),
             Term::Smooth { seam, path_step } => {
                 let (q, qn) = x.split_at(dof);
                 let qn = &self.across(qn, *seam);
@@ -260,6 +274,20 @@ impl BlockProblem for GaitProblem {
                 }
             }
         }
+        // Lifted torques start consistent with the motion.
+        for (block, spec) in &self.blocks {
+            if let Block::Torques { feet, at, seams } = block {
+                let np = self.layout.passive_dofs.len();
+                let vars = &spec.variables[..spec.variables.len() - self.layout.shape.len()];
+                let (inputs, torques) = vars.split_at(vars.len() - np);
+                let local: Vec<f64> = inputs.iter().map(|&v| x[v]).collect();
+                let morph = self.spec.skeleton.morphology();
+                let r = self.effort_residuals(feet, at, *seams, &local, &morph);
+                for (&v, r) in torques.iter().zip(r) {
+                    x[v] = r;
+                }
+            }
+        }
     }
 
     fn objective_terms(&self) -> Vec<TermSpec> {
@@ -277,6 +305,15 @@ impl BlockProblem for GaitProblem {
 
     fn objective_term_hessian(&self, term: usize, x: &[f64]) -> Option<nalgebra::DMatrix<f64>> {
         self.effort_hessian(term, x)
+    }
+
+    fn constraint_block_hessian(
+        &self,
+        block: usize,
+        x: &[f64],
+        weights: &[f64],
+    ) -> Option<nalgebra::DMatrix<f64>> {
+        self.torques_hessian(block, x, weights)
     }
 
     fn constraint_blocks(&self) -> Vec<BlockSpec> {
@@ -406,6 +443,14 @@ impl BlockProblem for GaitProblem {
                 } else {
                     vec![out_l.x, out_l.y, out_l.z, out_a.x, out_a.y, out_a.z]
                 }
+            }
+            Block::Torques { feet, at, seams } => {
+                // τ − r(q_{i−1}, q_i, q_{i+1}, springs, loads) = 0: the lifted effort's torques
+                // are the frame's (scaled) active joint torques.
+                let np = self.layout.passive_dofs.len();
+                let (inputs, torques) = x.split_at(x.len() - np);
+                let r = self.effort_residuals(feet, at, *seams, inputs, morph());
+                torques.iter().zip(r).map(|(t, r)| t.clone() - r).collect()
             }
             Block::Cones { rows } => {
                 let (fx, fy, fz) = (&x[0], &x[1], &x[2]);

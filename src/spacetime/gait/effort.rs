@@ -62,6 +62,43 @@ impl GaitProblem {
         if self.shapes.is_some() || self.spec.morphology.is_some_and(|m| m.muscle) {
             return None;
         }
+        Some(self.effort_curvature(feet, at, *seams, x, |r| {
+            (r.iter().map(|r| 2.0 * r).collect(), true)
+        }))
+    }
+
+    /// Σ_p w_p ∇²(τ_p − r_p) of a lifted effort's [`super::problem::Block::Torques`] at its
+    /// variables `x` (the term's, then the torques τ, which enter linearly): −Σ_p w_p ∇²r_p in
+    /// the term's variables, zero in the torques'.
+    pub(super) fn torques_hessian(
+        &self,
+        block: usize,
+        x: &[f64],
+        weights: &[f64],
+    ) -> Option<nalgebra::DMatrix<f64>> {
+        let super::problem::Block::Torques { feet, at, seams } = &self.blocks[block].0 else {
+            return None;
+        };
+        let n = x.len() - weights.len();
+        let h = self.effort_curvature(feet, at, *seams, &x[..n], |_| {
+            (weights.iter().map(|w| -w).collect(), false)
+        });
+        let mut out = nalgebra::DMatrix::zeros(x.len(), x.len());
+        out.view_mut((0, 0), (n, n)).copy_from(&h);
+        Some(out)
+    }
+
+    /// Σ_p w_p ∇²r_p of one frame's effort residuals r = s·t_a at the term's variables `x`
+    /// (q_{i−1}, q_i, q_{i+1}, springs, loads), plus the Gauss–Newton part 2 J_rᵀJ_r when asked:
+    /// `weights` gives (w, whether) from the residuals' values.
+    fn effort_curvature(
+        &self,
+        feet: &[usize],
+        at: &[[f64; 3]],
+        seams: [Seam; 2],
+        x: &[f64],
+        weights: impl FnOnce(&[f64]) -> (Vec<f64>, bool),
+    ) -> nalgebra::DMatrix<f64> {
         let (dof, dt) = (self.layout.dof, self.spec.dt());
         let passive_dofs = &self.layout.passive_dofs;
         let np = passive_dofs.len();
@@ -100,7 +137,8 @@ impl GaitProblem {
             let d = passive_dofs[p];
             -(ks * (q[d] - rest) + kd * qd[d])
         };
-        let mut r = vec![0.0; np];
+        let mut w = vec![0.0; np];
+        let mut gauss_newton = false;
         let (_, jt, ht) = crate::nlp::tape::values_jacobian_hessian_without(
             &inputs,
             &flat,
@@ -116,10 +154,9 @@ impl GaitProblem {
                     .collect()
             },
             |t| {
-                for p in 0..np {
-                    r[p] = s * (t[p] - passive_torque(p));
-                }
-                r.iter().map(|rp| 2.0 * s * rp).collect()
+                let r: Vec<f64> = (0..np).map(|p| s * (t[p] - passive_torque(p))).collect();
+                (w, gauss_newton) = weights(&r);
+                w.iter().map(|wp| s * wp).collect()
             },
         );
 
@@ -140,15 +177,19 @@ impl GaitProblem {
             jr[(p, spring_var(p, 1))] -= s * ks;
             jr[(p, spring_var(p, 2))] += s * qd[d];
         }
-        let mut hy = jr.tr_mul(&jr) * 2.0;
+        let mut hy = if gauss_newton {
+            jr.tr_mul(&jr) * 2.0
+        } else {
+            nalgebra::DMatrix::zeros(n, n)
+        };
         for a in 0..ht.nrows() {
             for b in 0..ht.ncols() {
                 hy[(y_of_input(a), y_of_input(b))] += ht[(a, b)];
             }
         }
         for p in 0..np {
-            // −2 r s ∇²t_p: ∂²t_p/∂k_s∂q = −1, ∂²t_p/∂k_s∂q̄ = 1, ∂²t_p/∂k_d∂q̇ = −1.
-            let c = 2.0 * r[p] * s;
+            // −w s ∇²t_p: ∂²t_p/∂k_s∂q = −1, ∂²t_p/∂k_s∂q̄ = 1, ∂²t_p/∂k_d∂q̇ = −1.
+            let c = w[p] * s;
             let d = passive_dofs[p];
             for (i, j, v) in [
                 (spring_var(p, 0), d, c),
@@ -190,7 +231,7 @@ impl GaitProblem {
                 hx[(xj, b)] += c * hp[(yi, b)];
             }
         }
-        Some(hx)
+        hx
     }
 
     /// The linear part A and offset b of a seam's map q ↦ A·q + b ([`Self::across`], affine in
@@ -233,18 +274,7 @@ mod tests {
             let (period, timings) = default_timings(&sk);
             GaitSpec::new(sk, 0.7, period, &timings).unwrap()
         };
-        let horse = GaitSpec::new(
-            creature("horse"),
-            1.0,
-            0.8,
-            &[
-                timing("lh_pastern", 0.0, 0.6),
-                timing("rf_pastern", 0.0, 0.6),
-                timing("rh_pastern", 0.5, 0.6),
-                timing("lf_pastern", 0.5, 0.6),
-            ],
-        )
-        .unwrap();
+        let horse = crate::spacetime::tests::horse_trot();
         let hop = GaitSpec::new(creature("monoped"), 0.7, 0.5, &[timing("shin", 0.8, 0.5)])
             .unwrap()
             .transformed(0.6)

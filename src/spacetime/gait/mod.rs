@@ -273,6 +273,8 @@ pub struct GaitSpec {
     /// A foot in the air keeps its sole's corners above the ground (for box feet: the NLP's
     /// foot is a point, free to graze the ground and tip its toe under it while it swings).
     pub sole_clearance: bool,
+    /// How the effort term holds the joint torques ([`Torques`]).
+    pub torques: Torques,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -283,6 +285,20 @@ pub struct GaitSpec {
     pivoting: Vec<Vec<f64>>,
     /// footing[frame][foot] (empty: every foot down on its sole, [`Footing::Sole`]).
     footing: Vec<Vec<Footing>>,
+}
+
+/// How the effort term (Wampler 2012, thesis §3.2, Eq. 3.14) holds the active joint torques.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Torques {
+    /// As the thesis writes it: computed inside each frame's effort term by inverse dynamics of
+    /// the motion and the loads, so the objective is a nonlinear least-squares in the motion.
+    #[default]
+    Computed,
+    /// Lifted: one variable per active coordinate and frame, defined by an equality row
+    /// τ = t_a(q_{i−1}, q_i, q_{i+1}, springs, loads), with the objective Σ τ² (the same optimum;
+    /// a convex objective, and the curvature moves into the rows' multipliers). Not with
+    /// morphology, whose effort is not the torques' squares.
+    Variables,
 }
 
 /// How a foot on the ground stands at a frame: on its sole (its foot point) or, in a toe pivot's
@@ -396,6 +412,7 @@ impl GaitSpec {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            torques: Torques::default(),
             warm_start: None,
             contact: Vec::new(),
             pivoting: Vec::new(),
@@ -471,6 +488,7 @@ impl GaitSpec {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            torques: Torques::default(),
             warm_start: None,
             contact,
             pivoting: Vec::new(),

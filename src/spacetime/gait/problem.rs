@@ -23,6 +23,9 @@ pub(super) struct Layout {
     pub(super) passive_start: usize,
     /// force_start[frame][foot]: the first of the 6 load variables (f/m then t/m).
     pub(super) force_start: Vec<Vec<Option<usize>>>,
+    /// torque_start[frame]: the first of the frame's lifted active torques (one per passive
+    /// coordinate), when the effort is lifted.
+    pub(super) torque_start: Vec<Option<usize>>,
     /// The shape variables (length scale, radius scale per limb group), last; empty without
     /// morphology.
     pub(super) shape: std::ops::Range<usize>,
@@ -31,7 +34,7 @@ pub(super) struct Layout {
 
 impl Layout {
     /// `shape_vars`: the number of shape variables (twice the limb groups), 0 without morphology.
-    fn new(spec: &GaitSpec, shape_vars: usize) -> Self {
+    fn new(spec: &GaitSpec, shape_vars: usize, lifted: bool) -> Self {
         let dof = spec.skeleton.dof();
         let frames = spec.frames;
         let cyclic = spec.closure.is_cyclic();
@@ -53,7 +56,16 @@ impl Layout {
                     .collect()
             })
             .collect();
+        let torque_start = (0..frames)
+            .map(|i| {
+                (lifted && balanced(i)).then(|| {
+                    next += passive_dofs.len();
+                    next - passive_dofs.len()
+                })
+            })
+            .collect();
         Self {
+            torque_start,
             dof,
             frames,
             cyclic,
@@ -183,6 +195,13 @@ pub(super) enum Block {
         at: Vec<[f64; 3]>,
         seams: [Seam; 2],
     },
+    /// The lifted effort's definition at one frame: τ_i = s·t_a(q_{i−1}, q_i, q_{i+1}, springs,
+    /// loads); variables as [`Term::Effort`]'s, then τ_i.
+    Torques {
+        feet: Vec<usize>,
+        at: Vec<[f64; 3]>,
+        seams: [Seam; 2],
+    },
     /// (3.10)–(3.11) for one contact; variables f/m, t/(m ν). `rows`: the ellipsoid's rows on
     /// (t_x, t_z) ([`Footing::torque_rows`]).
     Cones { rows: [[f64; 2]; 2] },
@@ -199,6 +218,8 @@ pub(super) enum Term {
         at: Vec<[f64; 3]>,
         seams: [Seam; 2],
     },
+    /// (3.14) lifted: Σ τ² over one frame's torque variables (defined by [`Block::Torques`]).
+    Torques,
     /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}. `path_step`: the root's expected
     /// (Δx, Δz, Δyaw) between the two frames on a transformed cycle, which the joint-velocity
     /// term measures the root against (an open clip leaves the root's x, z and yaw out).
@@ -231,7 +252,8 @@ impl GaitProblem {
         let shapes = spec
             .morphology
             .map(|m| ShapeGroups::new(sk, m.min_head_height.is_some()));
-        let layout = Layout::new(&spec, shapes.as_ref().map_or(0, |g| 2 * g.len()));
+        let lifted = spec.morphology.is_none() && spec.torques == Torques::Variables;
+        let layout = Layout::new(&spec, shapes.as_ref().map_or(0, |g| 2 * g.len()), lifted);
         let treadmill = spec.closure.is_treadmill();
         // Nodes: the root's origin and every limb end, plus any limb origin that is neither its
         // parent's origin (at = 0) nor its parent's end (at = 1) without offset.
@@ -336,6 +358,7 @@ impl GaitProblem {
                     upper,
                     linear: false,
                     flat: Vec::new(),
+                    linear_in: Vec::new(),
                 },
             ));
         }
@@ -415,6 +438,7 @@ impl GaitProblem {
                     upper: vec![f64::INFINITY; 2],
                     linear: false,
                     flat: Vec::new(),
+                    linear_in: Vec::new(),
                 };
                 blocks.push((Block::Cones { rows }, spec_));
             }
@@ -463,13 +487,32 @@ impl GaitProblem {
             for &(_, s) in &loads {
                 variables.extend(s..s + 6);
             }
+            let feet: Vec<usize> = loads.iter().map(|l| l.0).collect();
+            let at: Vec<[f64; 3]> = loads.iter().map(|l| spec.contact_offset(i, l.0)).collect();
+            let seams = [seam_before, seam_after];
+            if let Some(t) = layout.torque_start[i] {
+                let torques: Vec<usize> = (t..t + layout.passive_dofs.len()).collect();
+                // The loads and the torques enter linearly (the loads times lever arms).
+                let linear: Vec<usize> =
+                    (variables.len()..variables.len() + torques.len()).collect();
+                let flat = (3 * layout.dof + 3 * layout.passive_dofs.len()..variables.len())
+                    .chain(linear.iter().copied())
+                    .collect();
+                variables.extend(&torques);
+                variables.extend(layout.shape.clone());
+                let rows = torques.len();
+                blocks.push((
+                    Block::Torques { feet, at, seams },
+                    BlockSpec::equal(variables, vec![0.0; rows])
+                        .with_flat(flat)
+                        .with_linear_in(linear),
+                ));
+                terms.push((Term::Torques, TermSpec { variables: torques }));
+                continue;
+            }
             variables.extend(layout.shape.clone());
             terms.push((
-                Term::Effort {
-                    feet: loads.iter().map(|l| l.0).collect(),
-                    at: loads.iter().map(|l| spec.contact_offset(i, l.0)).collect(),
-                    seams: [seam_before, seam_after],
-                },
+                Term::Effort { feet, at, seams },
                 TermSpec {
                     variables: variables,
                 },

@@ -417,6 +417,20 @@ pub fn solve_gait_staged(
     ))
 }
 
+/// One solve with the exact Hessian from the spec's start (`gait --hessian exact`), as one
+/// stage named `exact`.
+#[cfg(feature = "ipopt")]
+pub fn solve_gait_exact(
+    spec: &GaitSpec,
+    options: &crate::spacetime::SolverOptions,
+) -> Result<(GaitClip, Vec<StageSummary>), GaitError> {
+    let mut exact = options.clone();
+    exact.hessian = crate::spacetime::HessianMode::Exact;
+    let (clip, times, _) = solve_gait_timed(spec, &exact, crate::spacetime::Curvature::Exact)?;
+    let stage = StageSummary::of("exact", spec, &clip, times)?;
+    Ok((clip, vec![stage]))
+}
+
 /// How one stage of [`solve_gait_staged`] ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageSummary {

@@ -649,6 +649,9 @@ fn simple_biped_walk_is_physically_valid() {
 #[path = "closure_tests.rs"]
 mod closure_tests;
 
+#[path = "lifted_tests.rs"]
+mod lifted_tests;
+
 /// The posture term holds whole limbs by parts of their names, and single coordinates by
 /// dotted entries: `thigh.ry` holds both hips' rotation about the thigh and neither hip's
 /// flexion nor abduction, and never a root coordinate.

@@ -145,6 +145,9 @@ pub struct GaitRequest {
     /// The NLP solver.
     #[serde(default)]
     pub solver: crate::nlp::Backend,
+    /// How the effort holds the joint torques ([`crate::spacetime::gait::Torques`]).
+    #[serde(default)]
+    pub torques: crate::spacetime::gait::Torques,
     /// Solves from the rest pose, each with its own perturbation of the start, run side by side
     /// by the job's sample solver; the best valid clip is kept ([`starts`]). 1: one solve, from
     /// the start `seed` gives. A solve from a clip is one start whatever this says.
@@ -192,6 +195,7 @@ impl GaitRequest {
             sole_clearance: false,
             connect: None,
             solver: crate::nlp::Backend::default(),
+            torques: Default::default(),
             starts: 1,
         }
     }

@@ -95,6 +95,7 @@ pub fn run_gait(
         spec = spec.with_posture(&request.posture_limbs)?;
         spec.flat_feet = request.flat_feet;
         spec.sole_clearance = request.sole_clearance;
+        spec.torques = request.torques;
         // A start clip (the same connection solved before) replaces the two ends' blend.
         let mut fits = true;
         if let Some((from, clip)) = start {
@@ -172,6 +173,7 @@ pub(super) fn cycle_spec(
     spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
     spec.sole_clearance = request.sole_clearance;
+    spec.torques = request.torques;
     Ok(spec)
 }
 
