@@ -541,13 +541,15 @@ fn particle_solves_with_either_solver() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("expected ipopt or ripopt"), "{err}");
-    let o = motionlab(&["bench", "sim", "--solver", "ripopt"]);
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("--solver and --starts are choices of `bench gait`"),
-        "{err}"
-    );
+    for choice in [["--solver", "ripopt"], ["--torques", "variables"]] {
+        let o = motionlab(&["bench", "sim", choice[0], choice[1]]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--solver, --starts and --torques are choices of `bench gait`"),
+            "{err}"
+        );
+    }
 }
 
 /// `MOTIONLAB_IPOPT_LIBRARY` chooses the IPOPT library at run time: the one the build found

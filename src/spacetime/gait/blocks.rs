@@ -169,6 +169,31 @@ impl GaitProblem {
     }
 }
 
+impl GaitProblem {
+    /// Whether the joint torques are variables ([`Torques::Variables`]).
+    pub fn lifted(&self) -> bool {
+        self.layout.torque_start.iter().any(Option::is_some)
+    }
+
+    /// Sets lifted torques in `x` to what the motion, loads and springs of `x` make them: their
+    /// rows then hold to rounding. Nothing to do when the torques are computed.
+    pub fn consistent_torques(&self, x: &mut [f64]) {
+        let np = self.layout.passive_dofs.len();
+        let morph = self.spec.skeleton.morphology();
+        for (block, spec) in &self.blocks {
+            if let Block::Torques { feet, at, seams } = block {
+                let vars = &spec.variables[..spec.variables.len() - self.layout.shape.len()];
+                let (inputs, torques) = vars.split_at(vars.len() - np);
+                let local: Vec<f64> = inputs.iter().map(|&v| x[v]).collect();
+                let r = self.effort_residuals(feet, at, *seams, &local, &morph);
+                for (&v, r) in torques.iter().zip(r) {
+                    x[v] = r;
+                }
+            }
+        }
+    }
+}
+
 impl BlockProblem for GaitProblem {
     fn num_variables(&self) -> usize {
         self.layout.n
@@ -274,20 +299,7 @@ impl BlockProblem for GaitProblem {
                 }
             }
         }
-        // Lifted torques start consistent with the motion.
-        for (block, spec) in &self.blocks {
-            if let Block::Torques { feet, at, seams } = block {
-                let np = self.layout.passive_dofs.len();
-                let vars = &spec.variables[..spec.variables.len() - self.layout.shape.len()];
-                let (inputs, torques) = vars.split_at(vars.len() - np);
-                let local: Vec<f64> = inputs.iter().map(|&v| x[v]).collect();
-                let morph = self.spec.skeleton.morphology();
-                let r = self.effort_residuals(feet, at, *seams, &local, &morph);
-                for (&v, r) in torques.iter().zip(r) {
-                    x[v] = r;
-                }
-            }
-        }
+        self.consistent_torques(x);
     }
 
     fn objective_terms(&self) -> Vec<TermSpec> {
