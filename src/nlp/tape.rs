@@ -29,14 +29,17 @@ use std::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
 };
 
-/// How many input directions the Hessian sweeps together when it sweeps `swept` of them (the
-/// tangents are `[f64; lanes]`). Each group visits the tape's nodes once forwards and once
-/// backwards, so wider groups mean fewer visits, each with more arithmetic; a block with few
-/// directions would waste the lanes it leaves empty, and 64 lanes no longer fit the caches.
-/// Measured on the gait NLPs' Hessians at a fixed point (one thread, median of 20, interleaved;
-/// effort terms of 84 and 168 directions): 8 lanes everywhere 21.0 ms (simple biped) and 112 ms
-/// (horse); 16 everywhere 17.0 and 86 ms; 32 everywhere 17.2 and 80 ms; this rule 15.4 and 73 ms;
-/// 64 lanes above 96 directions 116 ms on the horse. The lanes are independent, so the width
+/// How many input directions the Hessian sweeps together when `swept` of them are left (the
+/// tangents are `[f64; lanes]`): groups of 32 while more than 16 are left, then one group as
+/// narrow as fits the rest. Each group visits the tape's nodes once forwards and once backwards,
+/// so wider groups mean fewer visits, each with more arithmetic; a group with few directions
+/// would waste the lanes it leaves empty, and 64 lanes no longer fit the caches. Measured on the
+/// gait NLPs' Hessians at a fixed point (one thread, median of 20, interleaved; effort terms of
+/// 84 and 168 directions): 8 lanes everywhere 21.0 ms (simple biped) and 112 ms (horse); 16
+/// everywhere 17.0 and 86 ms; 32 everywhere 17.2 and 80 ms; 32-lane groups with the widest
+/// width for the whole block 15.4 and 73 ms; 64 lanes above 96 directions 116 ms on the horse.
+/// The simple biped's 30 momentum blocks (36 directions) as 32 + 8 lanes instead of 32 + 32:
+/// 4.4 ms against 5.5 (one thread, median of 15). The lanes are independent, so the width
 /// changes no bit of the result.
 pub fn lanes_for(swept: usize) -> usize {
     match swept {
@@ -243,7 +246,7 @@ macro_rules! sweeps_with {
 impl Recording {
     /// Adjoints of every node for the seeds Σ wᵢ yᵢ. The nodes are in the order they were
     /// computed, so none after the last seed feeds the outputs: the sweep starts there (a
-    /// Jacobian takes one sweep per row, and a block's rows are computed one after another).
+    /// block's rows are computed one after another).
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
         let top = seeds
             .iter()
@@ -337,7 +340,7 @@ impl Recording {
     }
 
     /// The tangent and adjoint-tangent sweeps of [`Self::hessian_columns`], group by group of
-    /// [`lanes_for`] directions, with the widest vector instructions the CPU has: the lanes are
+    /// [`lanes_for`] the directions left, with the widest vector instructions the CPU has: the lanes are
     /// independent and no product is fused into an add, so every instruction set and every
     /// width gives the same bits.
     fn sweep_groups(
@@ -347,12 +350,17 @@ impl Recording {
         h: &mut nalgebra::DMatrix<f64>,
         scratch: &mut Scratch,
     ) {
-        let lanes = lanes_for(swept.len());
-        scratch.fit(self.nodes.len(), lanes);
-        match lanes {
-            8 => self.sweep_groups_fastest::<8>(bar, swept, h, scratch),
-            16 => self.sweep_groups_fastest::<16>(bar, swept, h, scratch),
-            _ => self.sweep_groups_fastest::<32>(bar, swept, h, scratch),
+        scratch.fit(self.nodes.len(), 32);
+        let mut rest = swept;
+        while !rest.is_empty() {
+            let lanes = lanes_for(rest.len());
+            let (group, after) = rest.split_at(lanes.min(rest.len()));
+            match lanes {
+                8 => self.sweep_groups_fastest::<8>(bar, group, h, scratch),
+                16 => self.sweep_groups_fastest::<16>(bar, group, h, scratch),
+                _ => self.sweep_groups_fastest::<32>(bar, group, h, scratch),
+            }
+            rest = after;
         }
     }
 
@@ -513,19 +521,22 @@ pub fn weighted_hessian_without(
 }
 
 /// One recording of a vector function f, differentiated twice: its values, its Jacobian (rows,
-/// J[r][a] = ∂yᵣ/∂xₐ) and ∇²(Σ wᵢ fᵢ) with the weights chosen from the values (`weights`), no
-/// direction of `flat` swept ([`Recording::hessian_without`]). For a term built on f, such as
-/// a sum of squares of residuals made from f, whose curvature needs both.
+/// J[r][a] = ∂yᵣ/∂xₐ) when asked, and ∇²(Σ wᵢ fᵢ), no direction of `flat` swept
+/// ([`Recording::hessian_without`]). `weights` chooses, from the values, the weights and whether
+/// the Jacobian is wanted. For a term built on f, such as a sum of squares of residuals made
+/// from f, whose curvature needs both; a weighted sum of f's outputs alone (a lifted effort's
+/// rows) skips the Jacobian's sweeps.
 pub fn values_jacobian_hessian_without(
     x: &[f64],
     flat: &[usize],
     f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
-    weights: impl FnOnce(&[f64]) -> Vec<f64>,
-) -> (Vec<f64>, Vec<Vec<f64>>, nalgebra::DMatrix<f64>) {
+    weights: impl FnOnce(&[f64]) -> (Vec<f64>, bool),
+) -> (Vec<f64>, Option<Vec<Vec<f64>>>, nalgebra::DMatrix<f64>) {
     let (y, tape) = record(x, f);
     let values: Vec<f64> = y.iter().map(|v| v.value).collect();
-    let rows = y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect();
-    let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights(&values)).collect();
+    let (weights, jacobian) = weights(&values);
+    let rows = jacobian.then(|| y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect());
+    let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights).collect();
     let h = tape.hessian_without(&seeds, flat);
     (values, rows, h)
 }
@@ -533,211 +544,4 @@ pub fn values_jacobian_hessian_without(
 mod arithmetic;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use num_dual::{Dual2DVec64, DualDVec64};
-
-    /// A function exercising every kind of node: products of a variable with itself, quotients,
-    /// unary functions, atan2, constants mixed in and a branch on a value.
-    fn f<D: DualNum<Primitive = f64>>(x: &[D]) -> Vec<D> {
-        let a = x[0].clone() * x[1].clone() / (x[2].clone() * x[2].clone() + 1.0);
-        let b = x[3].sin() * x[0].exp() - x[1].clone().powi(3) * 0.5 + x[2].sqrt();
-        let c = x[1].atan2(x[3].clone()) * x[0].tanh() + x[2].ln() * x[3].cos();
-        let d = if x[0].re() > 0.0 {
-            x[0].clone() * x[0].clone() * x[3].clone()
-        } else {
-            x[3].clone()
-        };
-        let e = (x[1].clone() - x[2].clone()).powf(2.5) / x[0].recip() + D::from(2.0).sqrt();
-        vec![a, b, c, d, e, D::from(3.0)]
-    }
-
-    #[test]
-    fn tape_derivatives_equal_forward_dual_derivatives() {
-        let x = [0.7, 1.9, 0.4, -1.3];
-        let w = [0.3, -1.2, 2.0, 0.5, -0.7, 4.0];
-        let xv = nalgebra::DVector::from_row_slice(&x);
-        // Jacobian.
-        let (values, jac) = jacobian(&x, |v| f(v));
-        let (want_values, want_jac) = num_dual::jacobian(
-            |v: nalgebra::DVector<DualDVec64>| nalgebra::DVector::from_vec(f(v.as_slice())),
-            &xv,
-        );
-        for r in 0..6 {
-            assert!((values[r] - want_values[r]).abs() <= 1e-14 * want_values[r].abs().max(1.0));
-            for a in 0..4 {
-                let (got, want) = (jac[r][a], want_jac[(r, a)]);
-                assert!(
-                    (got - want).abs() <= 1e-12 * want.abs().max(1.0),
-                    "J[{r},{a}] {got} vs {want}"
-                );
-            }
-        }
-        // Hessian of the weighted sum.
-        let (rows, h) = weighted_hessian(&x, &w, |v| f(v));
-        assert_eq!(rows, 6);
-        let (_, _, want_h) = num_dual::hessian(
-            |v: nalgebra::DVector<Dual2DVec64>| {
-                f(v.as_slice())
-                    .into_iter()
-                    .zip(w)
-                    .fold(Dual2DVec64::from(0.0), |acc, (y, wi)| acc + y * wi)
-            },
-            &xv,
-        );
-        let mut largest: f64 = 0.0;
-        for i in 0..4 {
-            for j in 0..4 {
-                let (got, want) = (h[(i, j)], want_h[(i, j)]);
-                largest = largest.max(want.abs());
-                assert!(
-                    (got - want).abs() <= 1e-11 * want.abs().max(1.0),
-                    "H[{i},{j}] {got} vs {want}"
-                );
-            }
-        }
-        assert!(largest > 1.0, "the test function has real curvature");
-    }
-
-    /// Inputs 1, 3 and 4 have no curvature among themselves (each multiplies x₀ or x₂ only):
-    /// skipping their directions gives the full Hessian, the mixed entries by symmetry.
-    #[test]
-    fn flat_inputs_take_their_columns_from_the_symmetric_rows() {
-        let x = [0.7, -1.3, 0.4, 2.1, -0.6];
-        let g = |v: &[TapeVar]| {
-            vec![
-                v[0].sin() * v[1] + v[2] * v[2] * v[3] - v[4] * v[0].exp(),
-                v[2].cos() * (v[1] + v[3] * 2.0) + v[0] * v[0] * v[2],
-            ]
-        };
-        let w = [1.7, -0.4];
-        let (_, full) = weighted_hessian(&x, &w, g);
-        let (_, lean) = weighted_hessian_without(&x, &w, &[1, 3, 4], g);
-        for i in 0..5 {
-            for j in 0..5 {
-                assert!(
-                    (full[(i, j)] - lean[(i, j)]).abs() <= 1e-14 * full[(i, j)].abs().max(1.0),
-                    "H[{i},{j}] {} vs {}",
-                    lean[(i, j)],
-                    full[(i, j)]
-                );
-            }
-        }
-        assert!(full[(1, 0)].abs() > 0.1 && full[(3, 2)].abs() > 0.1 && full[(4, 0)].abs() > 0.1);
-    }
-
-    #[test]
-    fn more_inputs_than_lanes_and_repeated_recordings() {
-        // f = Σᵢ<ⱼ (i + 1)(j + 2) xᵢ xⱼ: H[i][j] = H[j][i] = (i + 1)(j + 2) for i < j, a zero
-        // diagonal, exact in floating point. 19 inputs: 32 lanes (`lanes_for`), one group with
-        // 13 lanes empty; 43: two groups of 32, the last partial.
-        for n in [19, 43] {
-            more_inputs_than_lanes(n);
-        }
-    }
-
-    fn more_inputs_than_lanes(n: usize) {
-        let x: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 - 0.5).collect();
-        for _ in 0..2 {
-            let (_, h) = weighted_hessian(&x, &[1.0], |v| {
-                let mut s = TapeVar::zero();
-                for i in 0..n {
-                    for j in i + 1..n {
-                        s += v[i] * v[j] * ((i + 1) * (j + 2)) as f64;
-                    }
-                }
-                vec![s]
-            });
-            for i in 0..n {
-                assert_eq!(h[(i, i)], 0.0);
-                for j in i + 1..n {
-                    let want = ((i + 1) * (j + 2)) as f64;
-                    assert_eq!(h[(i, j)], want, "H[{i},{j}]");
-                    assert_eq!(h[(j, i)], want, "H[{j},{i}]");
-                }
-            }
-        }
-    }
-
-    /// A vector function with curvature everywhere (of 19 inputs: three groups of 8 lanes, two of
-    /// 16 or one of 32, the last partial).
-    fn wide<D: DualNum<Primitive = f64>>(x: &[D]) -> Vec<D> {
-        (0..x.len())
-            .map(|i| {
-                let (a, b, c) = (&x[i], &x[(i + 1) % x.len()], &x[(i + 5) % x.len()]);
-                (a.clone() * b.clone()).sin() + c.exp() / (a.clone() * a.clone() + 1.0)
-                    - b.clone().powi(3) * c.clone()
-            })
-            .collect()
-    }
-
-    fn wide_point() -> Vec<f64> {
-        (0..19).map(|i| 0.37 * (i as f64 * 1.7).sin()).collect()
-    }
-
-    /// The sweeps run on the widest vector instructions of the CPU (AVX-512, AVX2) or on the
-    /// portable code, 8, 16 or 32 directions at a time: the lanes are independent and nothing is
-    /// fused, so the Hessians are the same to the last bit, and gait solves stay the same on every
-    /// machine. Every kernel this CPU can run, at every width, is compared with the portable one
-    /// at 8 lanes (19 directions: three groups of 8 with the last one partial, two of 16, or one
-    /// of 32 with 13 lanes empty).
-    #[test]
-    fn vector_instructions_and_lane_widths_change_no_bit_of_the_hessian() {
-        let x = wide_point();
-        let (y, tape) = record(&x, wide);
-        let seeds: Vec<(TapeVar, f64)> = y
-            .iter()
-            .enumerate()
-            .map(|(i, &r)| (r, 1.0 - 0.23 * i as f64))
-            .collect();
-        let portable = tape.hessian_by(&seeds, Recording::sweep_groups_portable::<8>);
-        assert!(portable.iter().filter(|v| **v != 0.0).count() > 19 * 3);
-        let same = |h: &nalgebra::DMatrix<f64>, what: &str| {
-            for (a, b) in h.iter().zip(portable.iter()) {
-                assert_eq!(a.to_bits(), b.to_bits(), "{what}: {a} vs portable {b}");
-            }
-        };
-        same(&tape.hessian(&seeds), "the CPU's choice");
-        type Sweeps = fn(&Recording, &[f64], &[usize], &mut nalgebra::DMatrix<f64>, &mut Scratch);
-        let mut kernels: Vec<(&str, Sweeps)> = vec![
-            ("portable, 16 lanes", Recording::sweep_groups_portable::<16>),
-            ("portable, 32 lanes", Recording::sweep_groups_portable::<32>),
-        ];
-        // SAFETY (every kernel below): added only when the CPU has its instructions.
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                kernels.extend([
-                    (
-                        "AVX2, 8",
-                        (|t, b, s, h, w| unsafe { t.sweep_groups_avx2::<8>(b, s, h, w) }) as Sweeps,
-                    ),
-                    ("AVX2, 16", |t, b, s, h, w| unsafe {
-                        t.sweep_groups_avx2::<16>(b, s, h, w)
-                    }),
-                    ("AVX2, 32", |t, b, s, h, w| unsafe {
-                        t.sweep_groups_avx2::<32>(b, s, h, w)
-                    }),
-                ]);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                kernels.extend([
-                    (
-                        "AVX-512, 8",
-                        (|t, b, s, h, w| unsafe { t.sweep_groups_avx512::<8>(b, s, h, w) })
-                            as Sweeps,
-                    ),
-                    ("AVX-512, 16", |t, b, s, h, w| unsafe {
-                        t.sweep_groups_avx512::<16>(b, s, h, w)
-                    }),
-                    ("AVX-512, 32", |t, b, s, h, w| unsafe {
-                        t.sweep_groups_avx512::<32>(b, s, h, w)
-                    }),
-                ]);
-            }
-        }
-        for (what, sweeps) in kernels {
-            same(&tape.hessian_by(&seeds, sweeps), what);
-        }
-    }
-}
+mod tests;

@@ -138,7 +138,6 @@ impl GaitProblem {
             -(ks * (q[d] - rest) + kd * qd[d])
         };
         let mut w = vec![0.0; np];
-        let mut gauss_newton = false;
         let (_, jt, ht) = crate::nlp::tape::values_jacobian_hessian_without(
             &inputs,
             &flat,
@@ -155,33 +154,34 @@ impl GaitProblem {
             },
             |t| {
                 let r: Vec<f64> = (0..np).map(|p| s * (t[p] - passive_torque(p))).collect();
+                let gauss_newton;
                 (w, gauss_newton) = weights(&r);
-                w.iter().map(|wp| s * wp).collect()
+                (w.iter().map(|wp| s * wp).collect(), gauss_newton)
             },
         );
 
         // In y = (q, q̇, q̈, springs, loads), laid out as x is.
         let y_of_input = |i: usize| if i < 3 * dof { i } else { i + 3 * np };
         let spring_var = |p: usize, k: usize| 3 * dof + 3 * p + k;
-        let mut jr = nalgebra::DMatrix::<f64>::zeros(np, n);
-        for p in 0..np {
-            for (i, v) in jt[p].iter().enumerate() {
-                jr[(p, y_of_input(i))] = s * v;
+        // The Gauss–Newton part 2 J_rᵀJ_r, when `weights` asked for it.
+        let mut hy = nalgebra::DMatrix::<f64>::zeros(n, n);
+        if let Some(jt) = jt {
+            let mut jr = nalgebra::DMatrix::<f64>::zeros(np, n);
+            for p in 0..np {
+                for (i, v) in jt[p].iter().enumerate() {
+                    jr[(p, y_of_input(i))] = s * v;
+                }
+                let (ks, rest, kd) = spring(p);
+                let d = passive_dofs[p];
+                // −s·∂t_p: t_p = −k_s(q − q̄) − k_d q̇.
+                jr[(p, d)] += s * ks;
+                jr[(p, dof + d)] += s * kd;
+                jr[(p, spring_var(p, 0))] += s * (q[d] - rest);
+                jr[(p, spring_var(p, 1))] -= s * ks;
+                jr[(p, spring_var(p, 2))] += s * qd[d];
             }
-            let (ks, rest, kd) = spring(p);
-            let d = passive_dofs[p];
-            // −s·∂t_p: t_p = −k_s(q − q̄) − k_d q̇.
-            jr[(p, d)] += s * ks;
-            jr[(p, dof + d)] += s * kd;
-            jr[(p, spring_var(p, 0))] += s * (q[d] - rest);
-            jr[(p, spring_var(p, 1))] -= s * ks;
-            jr[(p, spring_var(p, 2))] += s * qd[d];
+            hy = jr.tr_mul(&jr) * 2.0;
         }
-        let mut hy = if gauss_newton {
-            jr.tr_mul(&jr) * 2.0
-        } else {
-            nalgebra::DMatrix::zeros(n, n)
-        };
         for a in 0..ht.nrows() {
             for b in 0..ht.ncols() {
                 hy[(y_of_input(a), y_of_input(b))] += ht[(a, b)];
