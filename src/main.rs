@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 mod arbs_cli;
 #[path = "cli/bench.rs"]
 mod bench_cli;
+#[path = "cli/bench_gait.rs"]
+mod bench_gait_cli;
 #[path = "cli/cec2006.rs"]
 mod cec2006_cli;
 #[path = "cli/clip.rs"]
@@ -503,7 +505,7 @@ fn main() {
                 }
             }
             "cec2006" => cec2006_cli::bench_cec2006(quick, seed),
-            "gait" => spacetime_cli::bench_gait(quick, &characters, solver, starts, torques),
+            "gait" => bench_gait_cli::bench_gait(quick, &characters, solver, starts, torques),
             "impulse" => bench_cli::bench_impulse(quick, &characters),
             "steering" if physics => graph_cli::bench_steering_physics(quick),
             "steering" => graph_cli::bench_steering(quick, None),

@@ -256,6 +256,43 @@ fn gait_hessian_modes_give_ipopt_their_curvature() {
     );
 }
 
+/// `gait --torques variables`: the torques as variables, solved with the exact Hessian from the
+/// rest pose unless --hessian says otherwise (one IPOPT solve given the exact-Hessian interface,
+/// no stages); `--hessian lbfgs-then-exact` stages it again, L-BFGS first.
+#[cfg(feature = "ipopt")]
+#[test]
+fn gait_torques_variables_solves_with_the_exact_hessian_by_default() {
+    use spacetime::*;
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--torques",
+            "variables",
+            "--max-iterations",
+            "20",
+            "--print-level",
+            "5",
+            "--ipopt",
+            "print_user_options=yes",
+        ];
+        args.extend_from_slice(extra);
+        gait(&args)
+    };
+    let o = run(&[]);
+    assert_exit_matches_validity(&o);
+    let out = stdout(&o);
+    assert!(!out.lines().any(|l| l.starts_with("stage ")), "{out}");
+    assert_eq!(option_blocks(&out)[0]["hessian_approximation"], "exact");
+    let o = run(&["--hessian", "lbfgs-then-exact", "--lbfgs-iterations", "10"]);
+    assert_exit_matches_validity(&o);
+    let out = stdout(&o);
+    let stages: Vec<&str> = out.lines().filter(|l| l.starts_with("stage ")).collect();
+    assert!(stages[0].starts_with("stage lbfgs "), "{out}");
+    assert_eq!(
+        option_blocks(&out)[0]["hessian_approximation"],
+        "limited-memory"
+    );
+}
+
 /// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
 /// differs from seed 0's) and is stored in the clip.
 #[cfg(feature = "ipopt")]

@@ -1,0 +1,189 @@
+//! `motionlab bench gait`: single fixed-contact gait solves timed stage by stage (Wampler 2012,
+//! thesis §3.3), each derivative callback's share and the solver's own.
+
+#[cfg(feature = "ipopt")]
+use crate::spacetime_cli::print_stages;
+use anyhow::Result;
+
+/// `bench gait`'s per-stage table: iterations, time per iteration, status, cost, violation and
+/// audit, then each derivative callback's calls and milliseconds per call (f, c, ∇f, the
+/// Jacobian, the Hessian) and the solver's own share of the time.
+#[cfg(feature = "ipopt")]
+fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
+    println!(
+        "  {:<6} {:>6} {:>8} {:>8} {:<28} {:>10} {:>9} {:>9} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8}",
+        "stage",
+        "iters",
+        "s",
+        "ms/iter",
+        "status",
+        "cost",
+        "violation",
+        "audit",
+        "f",
+        "c",
+        "grad f",
+        "jac c",
+        "hess L",
+        "ipopt s"
+    );
+    for s in stages {
+        let c = &s.callbacks;
+        let inside = c.objective.seconds
+            + c.constraints.seconds
+            + c.gradient.seconds
+            + c.jacobian.seconds
+            + c.hessian.seconds;
+        let cell =
+            |t: &motionlab::nlp::CallbackTime| format!("{}×{:.3}ms", t.calls, t.ms_per_call());
+        println!(
+            "  {:<6} {:>6} {:>8.2} {:>8.2} {:<28} {:>10.4} {:>9.1e} {:>9.1e} | {:>14} {:>14} {:>14} {:>14} {:>14} {:>8.2}",
+            s.hessian,
+            s.iterations,
+            s.seconds,
+            1e3 * s.seconds / s.iterations.max(1) as f64,
+            format!(
+                "{}/{}",
+                s.status,
+                s.projection_status.as_deref().unwrap_or("none")
+            ),
+            s.cost,
+            s.max_violation,
+            s.audit,
+            cell(&c.objective),
+            cell(&c.constraints),
+            cell(&c.gradient),
+            cell(&c.jacobian),
+            cell(&c.hessian),
+            s.seconds - inside
+        );
+    }
+}
+
+/// `motionlab bench gait`: single fixed-contact solves (Wampler 2012 "one spacetime solve
+/// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
+/// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
+/// pairs down 0.6 of the cycle), each from the rest pose with the gait command's default solve
+/// (the creature's L-BFGS stage, 300 unless its file says otherwise, then the exact Hessian, at
+/// most 3000 in all; `--quick`: 100 L-BFGS iterations only), projected if stopped by the limit. One line per solve:
+/// wall time, iterations, time per iteration, status, cost and violation.
+#[cfg(feature = "ipopt")]
+pub fn bench_gait(
+    quick: bool,
+    characters: &std::path::Path,
+    solver: Option<motionlab::nlp::Backend>,
+    starts: usize,
+    torques: motionlab::spacetime::gait::Torques,
+) -> Result<()> {
+    use motionlab::spacetime::gait::{
+        GaitSpec, STAGED_LBFGS_ITERATIONS, Torques, audit, default_timings, gait_solver_options,
+        parse_timings, solve_gait_exact, solve_gait_staged,
+    };
+    use motionlab::spacetime::skeleton::Skeleton;
+    // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
+    // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
+    // L-BFGS iterations and converges from 1,500 (docs/gaits.md, Limits: "The horse needs a long L-BFGS
+    // stage"), so its bench times the solve that reaches IPOPT's tolerance.
+    let cases = [
+        ("simple_biped.ron", 0.7, None),
+        (
+            "horse.ron",
+            1.0,
+            Some((
+                0.8,
+                "lh_pastern:0:0.6,rf_pastern:0:0.6,rh_pastern:0.5:0.6,lf_pastern:0.5:0.6",
+            )),
+        ),
+    ];
+    let mut options = gait_solver_options();
+    options.max_iterations = if quick { 100 } else { 3000 };
+    let backends: Vec<motionlab::nlp::Backend> = match solver {
+        Some(b) => vec![b],
+        None => motionlab::nlp::Backend::built_in().collect(),
+    };
+    for ((file, speed, timing), backend) in cases
+        .into_iter()
+        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
+    {
+        options.backend = backend;
+        let skeleton = Skeleton::load(characters.join(file))?;
+        let lbfgs_iterations = skeleton
+            .solve
+            .lbfgs_iterations
+            .unwrap_or(STAGED_LBFGS_ITERATIONS);
+        let (period, timings) = match timing {
+            Some((p, t)) => (p, parse_timings(t)?),
+            None => default_timings(&skeleton),
+        };
+        let mut summaries = Vec::new();
+        for k in 0..starts {
+            let seed = motionlab::spacetime::job::starts::start_seed(0, k);
+            let mut spec =
+                GaitSpec::new(skeleton.clone(), speed, period, &timings)?.with_seed(seed);
+            spec.torques = torques;
+            let start = std::time::Instant::now();
+            let (clip, stages) = if torques == Torques::Variables {
+                // `gait --torques variables --hessian exact`.
+                solve_gait_exact(&spec, &options)?
+            } else {
+                solve_gait_staged(
+                    &spec,
+                    &options,
+                    lbfgs_iterations,
+                    motionlab::spacetime::gait::FirstStage::Lbfgs,
+                )?
+            };
+            print_stages(&stages);
+            print_stage_table(&stages);
+            let wall = start.elapsed().as_secs_f64();
+            let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
+            println!(
+                "gait {} solver {} seed {seed} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
+                spec.skeleton.name.replace(' ', "_"),
+                backend.label(),
+                motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
+                clip.iterations,
+                1000.0 * wall / clip.iterations.max(1) as f64,
+                clip.status,
+                clip.projection_status.as_deref().unwrap_or("none"),
+                clip.cost,
+                clip.max_violation,
+                report.max()
+            );
+            summaries.push(motionlab::spacetime::job::StartSummary {
+                start: k,
+                seed,
+                status: clip.status.clone(),
+                cost: clip.cost,
+                max_violation: clip.max_violation,
+                iterations: clip.iterations,
+                solve_time_s: wall,
+                valid: clip.is_valid(),
+            });
+        }
+        if starts > 1 {
+            let mut walls: Vec<f64> = summaries.iter().map(|s| s.solve_time_s).collect();
+            walls.sort_by(f64::total_cmp);
+            let (lo, median, hi, valid) = motionlab::spacetime::job::starts::spread(&summaries)
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN, 0));
+            println!(
+                "spread gait {} solver {} starts {starts} valid {valid} cost_min {lo:.4} cost_median {median:.4} cost_max {hi:.4} wall_median_s {:.2}",
+                skeleton.name.replace(' ', "_"),
+                backend.label(),
+                walls[walls.len() / 2]
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "ipopt"))]
+pub fn bench_gait(
+    _quick: bool,
+    _characters: &std::path::Path,
+    _solver: Option<motionlab::nlp::Backend>,
+    _starts: usize,
+    _torques: motionlab::spacetime::gait::Torques,
+) -> Result<()> {
+    anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
+}
