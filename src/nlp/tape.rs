@@ -36,8 +36,8 @@ use std::ops::{
 /// would waste the lanes it leaves empty, and 64 lanes no longer fit the caches. Measured on the
 /// gait NLPs' Hessians at a fixed point (one thread, median of 20, interleaved; effort terms of
 /// 84 and 168 directions): 8 lanes everywhere 21.0 ms (simple biped) and 112 ms (horse); 16
-/// everywhere 17.0 and 86 ms; 32 everywhere 17.2 and 80 ms; 32-lane groups with the widest
-/// width for the whole block 15.4 and 73 ms; 64 lanes above 96 directions 116 ms on the horse.
+/// everywhere 17.0 and 86 ms; 32 everywhere 17.2 and 80 ms; per block one width, the narrowest
+/// that fits it up to 32, 15.4 and 73 ms; 64 lanes above 96 directions 116 ms on the horse.
 /// The simple biped's 30 momentum blocks (36 directions) as 32 + 8 lanes instead of 32 + 32:
 /// 4.4 ms against 5.5 (one thread, median of 15). The lanes are independent, so the width
 /// changes no bit of the result.
@@ -246,7 +246,7 @@ macro_rules! sweeps_with {
 impl Recording {
     /// Adjoints of every node for the seeds Σ wᵢ yᵢ. The nodes are in the order they were
     /// computed, so none after the last seed feeds the outputs: the sweep starts there (a
-    /// block's rows are computed one after another).
+    /// Jacobian takes one sweep per row, and a block's rows are computed one after another).
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
         let top = seeds
             .iter()

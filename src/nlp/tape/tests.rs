@@ -97,7 +97,7 @@ fn flat_inputs_take_their_columns_from_the_symmetric_rows() {
 fn more_inputs_than_lanes_and_repeated_recordings() {
     // f = Σᵢ<ⱼ (i + 1)(j + 2) xᵢ xⱼ: H[i][j] = H[j][i] = (i + 1)(j + 2) for i < j, a zero
     // diagonal, exact in floating point. 19 inputs: 32 lanes (`lanes_for`), one group with
-    // 13 lanes empty; 43: two groups of 32, the last partial.
+    // 13 lanes empty; 43: a group of 32, then one of 16 with 5 lanes empty.
     for n in [19, 43] {
         more_inputs_than_lanes(n);
     }
