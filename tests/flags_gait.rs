@@ -322,14 +322,14 @@ fn gait_seed_perturbs_the_starting_pose() {
     assert_ne!(starts[0], starts[1], "seed 7 starts where seed 0 does");
 }
 
-/// `gait --starts 3 --seed 5 --out FILE`: three starts (start 0 is seed 5's own, the others
-/// other seeds) solved side by side; the start kept is the lowest-cost valid one, its clip is the
-/// one written (with its seed), and the spread line gives the valid starts' range. `--starts 0` is
-/// refused.
+/// `gait --starts 3 --seed 5 --out FILE`: three starts (start 0 is seed 5's own solve, start 1
+/// the same perturbation with the monotone barrier, start 2 another seed's) solved side by side;
+/// the start kept is the lowest-cost valid one, its clip is the one written (with its seed), and
+/// the spread line gives the valid starts' range. `--starts 0` is refused.
 #[cfg(feature = "ipopt")]
 #[test]
 fn gait_starts_keep_the_best_valid_start() {
-    use motionlab::spacetime::job::starts::start_seed;
+    use motionlab::spacetime::job::starts::{start_plan, start_seed};
     use spacetime::*;
     let dir = tempfile::tempdir().unwrap();
     let clip = dir.path().join("best.ron");
@@ -345,12 +345,15 @@ fn gait_starts_keep_the_best_valid_start() {
     ]);
     assert_exit_matches_validity(&o);
     let out = stdout(&o);
-    let seeds: Vec<u64> = (0..3).map(|k| start_seed(5, k)).collect();
+    let seeds: Vec<u64> = (0..3).map(|k| start_plan(5, k, true).0).collect();
     assert_eq!(
         value(&out, "starts"),
-        format!("3 seeds {},{},{}", seeds[0], seeds[1], seeds[2])
+        format!(
+            "3 seeds {},{},{} barriers adaptive,monotone,adaptive",
+            seeds[0], seeds[1], seeds[2]
+        )
     );
-    assert_eq!(seeds[0], 5);
+    assert_eq!(seeds, [5, 5, start_seed(5, 1)]);
     // `start_solve K seed S valid V status … cost C …`, in order.
     let starts: Vec<Vec<&str>> = out
         .lines()
@@ -366,10 +369,18 @@ fn gait_starts_keep_the_best_valid_start() {
     for (k, w) in starts.iter().enumerate() {
         assert_eq!(w[0], k.to_string());
         assert_eq!(field(w, "seed"), seeds[k].to_string());
+        let barrier = if k == 1 { "monotone" } else { "adaptive" };
+        assert_eq!(field(w, "barrier"), barrier, "{out}");
         if field(w, "valid") == "true" {
             valid_costs.push((field(w, "cost").parse::<f64>().unwrap(), k));
         }
     }
+    // The twin's option reached its solver: from the same perturbation, another path.
+    assert_ne!(
+        (field(&starts[0], "iterations"), field(&starts[0], "cost")),
+        (field(&starts[1], "iterations"), field(&starts[1], "cost")),
+        "{out}"
+    );
     let best = valid_costs
         .iter()
         .copied()

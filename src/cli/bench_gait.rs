@@ -79,6 +79,7 @@ pub fn bench_gait(
         GaitSpec, STAGED_LBFGS_ITERATIONS, Torques, audit, default_timings, gait_solver_options,
         parse_timings, solve_gait_exact, solve_gait_staged,
     };
+    use motionlab::spacetime::job::starts;
     use motionlab::spacetime::skeleton::Skeleton;
     // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
     // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
@@ -117,18 +118,21 @@ pub fn bench_gait(
         };
         let mut summaries = Vec::new();
         for k in 0..starts {
-            let seed = motionlab::spacetime::job::starts::start_seed(0, k);
+            // The starts of `gait --starts N --seed 0`: pairs of one perturbation and two barriers.
+            let (seed, barrier) = starts::start_plan(0, k, true);
+            let mut start_options = options.clone();
+            start_options.extra = starts::start_options(&options.extra, true, barrier);
             let mut spec =
                 GaitSpec::new(skeleton.clone(), speed, period, &timings)?.with_seed(seed);
             spec.torques = torques;
             let start = std::time::Instant::now();
             let (clip, stages) = if torques == Torques::Variables {
                 // `gait --torques variables --hessian exact`.
-                solve_gait_exact(&spec, &options)?
+                solve_gait_exact(&spec, &start_options)?
             } else {
                 solve_gait_staged(
                     &spec,
-                    &options,
+                    &start_options,
                     lbfgs_iterations,
                     motionlab::spacetime::gait::FirstStage::Lbfgs,
                 )?
@@ -138,9 +142,10 @@ pub fn bench_gait(
             let wall = start.elapsed().as_secs_f64();
             let report = audit(&clip.body(&spec.skeleton)?, &clip, spec.mu, spec.nu);
             println!(
-                "gait {} solver {} seed {seed} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
+                "gait {} solver {} seed {seed} barrier {} speed {speed} period {period} variables {} iterations {} wall_s {wall:.2} per_iteration_ms {:.1} status {} projection {} cost {:.4} max_violation {:.2e} audit {:.2e}",
                 spec.skeleton.name.replace(' ', "_"),
                 backend.label(),
+                barrier.name(),
                 motionlab::spacetime::gait::GaitProblem::new(spec.clone()).variables(),
                 clip.iterations,
                 1000.0 * wall / clip.iterations.max(1) as f64,
@@ -153,6 +158,7 @@ pub fn bench_gait(
             summaries.push(motionlab::spacetime::job::StartSummary {
                 start: k,
                 seed,
+                barrier,
                 status: clip.status.clone(),
                 cost: clip.cost,
                 max_violation: clip.max_violation,

@@ -239,9 +239,11 @@ pub struct GaitArgs {
     /// Without --morphology only.
     #[arg(long, value_enum, default_value_t = motionlab::spacetime::gait::Torques::Computed)]
     pub torques: motionlab::spacetime::gait::Torques,
-    /// Solve from this many perturbed rest poses side by side (--threads at a time, or spread
-    /// over the ranks with --mpi) and keep the best valid clip; start 0 is --seed's own. A solve
-    /// from a clip (--init, a discovery's best sample) is one start.
+    /// Solve from this many starts side by side (--threads at a time, or spread over the ranks
+    /// with --mpi) and keep the best valid clip. Start 0 is --seed's own solve, start 1 the same
+    /// perturbed rest pose with IPOPT's monotone barrier, then the next seed's pair, and so on
+    /// (unless --ipopt names mu_strategy). A solve from a clip (--init, a discovery's best
+    /// sample) is one start.
     #[arg(long, default_value_t = 1, value_parser = crate::flags::starts)]
     pub starts: usize,
 }
@@ -400,12 +402,17 @@ fn event_line(e: &motionlab::spacetime::job::GaitEvent) -> Option<String> {
         GaitEvent::SolvingBestSampleAgain { clip } => {
             format!("solving the best sample again for its clip ({clip})")
         }
-        GaitEvent::Starts { seeds } => format!(
-            "starts {} seeds {}",
+        GaitEvent::Starts { seeds, barriers } => format!(
+            "starts {} seeds {} barriers {}",
             seeds.len(),
             seeds
                 .iter()
                 .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            barriers
+                .iter()
+                .map(|b| b.name())
                 .collect::<Vec<_>>()
                 .join(",")
         ),

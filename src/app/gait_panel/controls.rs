@@ -83,9 +83,10 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     ui.label("starts");
                     ui.add(egui::DragValue::new(&mut state.starts).range(1..=16))
                         .on_hover_text(
-                            "solve from this many perturbed rest poses side by side (one process \
-                             per core at a time) and keep the lowest-cost valid gait; the gait \
-                             NLP is not convex, and one start can end far above another",
+                            "solve from this many starts side by side (one process per core at \
+                             a time) and keep the lowest-cost valid gait: pairs of one perturbed \
+                             rest pose solved with the adaptive and the monotone barrier; the \
+                             gait NLP is not convex, and one start can end far above another",
                         );
                 });
                 ui.end_row();

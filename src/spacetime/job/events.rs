@@ -22,6 +22,9 @@ pub struct StartSummary {
     pub start: usize,
     /// The seed of its start's perturbation.
     pub seed: u64,
+    /// Its barrier strategy.
+    #[serde(default)]
+    pub barrier: super::starts::Barrier,
     /// How its solve ended (its clip's status), or why it has no clip.
     pub status: String,
     pub cost: f64,
@@ -69,7 +72,12 @@ pub enum GaitEvent {
         best: Option<BestTiming>,
     },
     /// A multi-start solve begins: one solve per seed, side by side.
-    Starts { seeds: Vec<u64> },
+    Starts {
+        seeds: Vec<u64>,
+        /// Each start's barrier strategy, in the same order.
+        #[serde(default)]
+        barriers: Vec<super::starts::Barrier>,
+    },
     /// One start of a multi-start solve ended.
     StartEnded(StartSummary),
     /// The multi-start solve keeps this start's clip (the lowest cost among the valid ones).
@@ -149,10 +157,15 @@ mod tests {
             },
             GaitEvent::Starts {
                 seeds: vec![0, u64::MAX],
+                barriers: vec![
+                    super::super::starts::Barrier::Adaptive,
+                    super::super::starts::Barrier::Monotone,
+                ],
             },
             GaitEvent::StartEnded(StartSummary {
                 start: 1,
                 seed: 11_400_714_819_323_198_485,
+                barrier: super::super::starts::Barrier::Monotone,
                 status: "no clip: the file is empty".into(),
                 cost: 1.25,
                 max_violation: 3e-9,

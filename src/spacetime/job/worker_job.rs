@@ -184,10 +184,12 @@ mod tests {
         job.log = vec![
             GaitEvent::Starts {
                 seeds: vec![0, 1, 2, 3],
+                barriers: Vec::new(),
             },
             GaitEvent::StartEnded(crate::spacetime::job::StartSummary {
                 start: 2,
                 seed: 2,
+                barrier: Default::default(),
                 status: "solved".into(),
                 cost: 8.0,
                 max_violation: 1e-9,
