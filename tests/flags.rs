@@ -265,11 +265,13 @@ fn bench_gait_quick_times_the_biped_and_the_horse() {
     let gaits: Vec<&str> = out.lines().filter(|l| l.starts_with("gait ")).collect();
     assert_eq!(gaits.len(), 2, "{out}");
     assert!(
-        gaits[0].starts_with("gait simple_biped solver ipopt seed 0 speed 0.7 period 1 "),
+        gaits[0].starts_with(
+            "gait simple_biped solver ipopt seed 0 barrier adaptive speed 0.7 period 1 "
+        ),
         "{out}"
     );
     assert!(
-        gaits[1].starts_with("gait horse solver ipopt seed 0 speed 1 period 0.8 "),
+        gaits[1].starts_with("gait horse solver ipopt seed 0 barrier adaptive speed 1 period 0.8 "),
         "{out}"
     );
     for line in gaits {

@@ -293,6 +293,46 @@ fn gait_torques_variables_solves_with_the_exact_hessian_by_default() {
     );
 }
 
+/// A character file's `gait: (torques: …, starts: …)` are `gait`'s defaults for a solve from the
+/// rest pose: the simple biped's walk is solved with its torques as variables (one more variable
+/// per joint coordinate and frame) from a pair of starts, one perturbation with both barriers.
+/// The flags win over the file.
+#[cfg(feature = "ipopt")]
+#[test]
+fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
+    use spacetime::*;
+    let biped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/simple_biped.ron");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["gait", biped, "--speed", "0.7", "--max-iterations", "15"];
+        args.extend_from_slice(extra);
+        motionlab(&args)
+    };
+    let variables = |out: &str| -> usize {
+        let line = value(out, "creature");
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let hinted = run(&[]);
+    assert_exit_matches_validity(&hinted);
+    let hinted = stdout(&hinted);
+    assert_eq!(
+        value(&hinted, "starts"),
+        "2 seeds 0,0 barriers adaptive,monotone"
+    );
+    let plain = run(&["--torques", "computed", "--starts", "1"]);
+    assert_exit_matches_validity(&plain);
+    let plain = stdout(&plain);
+    assert!(!plain.lines().any(|l| l.starts_with("starts ")), "{plain}");
+    // The simple biped's 10 active joint coordinates in each of its frames.
+    let frames: usize = value(&plain, "creature")
+        .split_whitespace()
+        .skip_while(|w| *w != "frames")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(variables(&hinted), variables(&plain) + 10 * frames);
+}
+
 /// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
 /// differs from seed 0's) and is stored in the clip.
 #[cfg(feature = "ipopt")]

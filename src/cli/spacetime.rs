@@ -236,16 +236,18 @@ pub struct GaitArgs {
     /// thesis's form), or `variables`, one per joint coordinate and frame defined by equality
     /// rows (the same optimum; solved with the exact Hessian from the rest pose unless --hessian
     /// says otherwise, the simple biped's walk in about a third of the time, see docs/gaits.md).
-    /// Without --morphology only.
-    #[arg(long, value_enum, default_value_t = motionlab::spacetime::gait::Torques::Computed)]
-    pub torques: motionlab::spacetime::gait::Torques,
+    /// Without --morphology only. Default: the character file's `gait: (torques: …)` for a solve
+    /// from the rest pose (not --discover, --init or --morphology), else `computed`.
+    #[arg(long, value_enum)]
+    pub torques: Option<motionlab::spacetime::gait::Torques>,
     /// Solve from this many starts side by side (--threads at a time, or spread over the ranks
     /// with --mpi) and keep the best valid clip. Start 0 is --seed's own solve, start 1 the same
     /// perturbed rest pose with IPOPT's monotone barrier, then the next seed's pair, and so on
     /// (unless --ipopt names mu_strategy). A solve from a clip (--init, a discovery's best
-    /// sample) is one start.
-    #[arg(long, default_value_t = 1, value_parser = crate::flags::starts)]
-    pub starts: usize,
+    /// sample) is one start. Default: the character file's `gait: (starts: …)` for a solve from
+    /// the rest pose, else 1.
+    #[arg(long, value_parser = crate::flags::starts)]
+    pub starts: Option<usize>,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -285,9 +287,19 @@ impl GaitArgs {
             );
         }
         anyhow::ensure!(
-            !(self.morphology && self.torques == motionlab::spacetime::gait::Torques::Variables),
+            !(self.morphology
+                && self.torques == Some(motionlab::spacetime::gait::Torques::Variables)),
             "--torques variables does not go with --morphology: its effort is not the torques' squares"
         );
+        // The character file's own defaults for a solve from the rest pose.
+        let from_rest = !(self.discover || self.morphology || self.init.is_some());
+        let hints = if from_rest && (self.torques.is_none() || self.starts.is_none()) {
+            motionlab::spacetime::skeleton::Skeleton::load(&self.creature)?.solve
+        } else {
+            Default::default()
+        };
+        let torques = self.torques.or(hints.torques).unwrap_or_default();
+        let starts = self.starts.or(hints.starts).unwrap_or(1);
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),
@@ -318,10 +330,7 @@ impl GaitArgs {
                 period_range: self.period_range,
             }),
             max_iterations: self.max_iterations,
-            hessian: self.hessian.unwrap_or(match self.torques {
-                motionlab::spacetime::gait::Torques::Variables => GaitHessian::Exact,
-                motionlab::spacetime::gait::Torques::Computed => GaitHessian::LbfgsThenExact,
-            }),
+            hessian: self.hessian.unwrap_or(GaitHessian::default_for(torques)),
             lbfgs_iterations: self.lbfgs_iterations,
             ipopt,
             morphology: self.morphology.then_some(
@@ -341,8 +350,8 @@ impl GaitArgs {
             sole_clearance: self.sole_clearance,
             connect: None,
             solver: self.solver,
-            torques: self.torques,
-            starts: self.starts,
+            torques,
+            starts,
         })
     }
 }

@@ -77,10 +77,12 @@ pub struct Separation {
 }
 
 /// Gait-solver settings a character file may give for itself: the defaults of `motionlab gait`'s
-/// `--lbfgs-iterations` and `--sample-iterations` (and the Gait panel's fields) for this
-/// character. An explicit flag wins. The horse needs them: its exact-Hessian stage fails in
-/// IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500 (docs/gaits.md,
-/// Limits: "The horse needs a long L-BFGS stage").
+/// `--lbfgs-iterations`, `--sample-iterations`, `--torques` and `--starts` (and the Gait panel's
+/// fields) for this character. An explicit flag wins. The horse needs them: its exact-Hessian
+/// stage fails in IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500
+/// (docs/gaits.md, Limits: "The horse needs a long L-BFGS stage"). The simple biped's walk is
+/// solved best with its torques as variables from two starts (docs/gaits.md, "Torques as
+/// variables"), the monoped's hop is not solved that way at all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GaitHints {
@@ -90,6 +92,28 @@ pub struct GaitHints {
     /// IPOPT iteration limit of each discovery sample's projection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_iterations: Option<usize>,
+    /// How a solve from the rest pose holds the joint torques (not a discovery's, a
+    /// morphology's or one from a clip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torques: Option<Torques>,
+    /// Starts of a solve from the rest pose ([1, 256]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts: Option<usize>,
+}
+
+/// How the gait solver's effort term (Wampler 2012, thesis §3.2, Eq. 3.14) holds the active
+/// joint torques.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Torques {
+    /// As the thesis writes it: computed inside each frame's effort term by inverse dynamics of
+    /// the motion and the loads, so the objective is a nonlinear least-squares in the motion.
+    #[default]
+    Computed,
+    /// Lifted: one variable per active coordinate and frame, defined by an equality row
+    /// τ = t_a(q_{i−1}, q_i, q_{i+1}, springs, loads), with the objective Σ τ² (the same optimum;
+    /// a convex objective, and the curvature moves into the rows' multipliers). Not with
+    /// morphology, whose effort is not the torques' squares.
+    Variables,
 }
 
 impl GaitHints {

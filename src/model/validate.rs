@@ -492,6 +492,13 @@ pub(super) fn validate(c: &Character) -> Vec<Problem> {
             "sample_iterations: expected at least 1 IPOPT iteration per discovery sample".into(),
         ));
     }
+    if let Some(n) = c.gait.starts.filter(|n| !(1..=256).contains(n)) {
+        out.push(Problem::new(
+            None,
+            "gait",
+            format!("starts: expected a whole number in [1, 256], found {n}"),
+        ));
+    }
     for (i, (l, r)) in c.mirror_pairs.iter().enumerate() {
         for n in [l, r] {
             if c.body_index(n).is_none() {

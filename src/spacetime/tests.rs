@@ -45,7 +45,8 @@ mod solve_hints {
             parse(STICK).unwrap().solve,
             SolveHints {
                 lbfgs_iterations: Some(1500),
-                sample_iterations: Some(3000)
+                sample_iterations: Some(3000),
+                ..Default::default()
             }
         );
         let without = STICK.replace(
@@ -58,7 +59,8 @@ mod solve_hints {
             parse(&partial).unwrap().solve,
             SolveHints {
                 lbfgs_iterations: Some(1500),
-                sample_iterations: None
+                sample_iterations: None,
+                ..Default::default()
             }
         );
 
@@ -69,6 +71,24 @@ mod solve_hints {
             e.starts_with("characters/stick.ron") && e.contains("at least 1 IPOPT iteration"),
             "{e}"
         );
+        let e = parse(&STICK.replace(
+            "sample_iterations: Some(3000)",
+            "sample_iterations: Some(3000), starts: Some(0)",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("characters/stick.ron") && e.contains("starts: expected a whole number"),
+            "{e}"
+        );
+        let lifted = parse(&STICK.replace(
+            "sample_iterations: Some(3000)",
+            "sample_iterations: Some(3000), torques: Some(Variables), starts: Some(2)",
+        ))
+        .unwrap()
+        .solve;
+        assert_eq!(lifted.torques, Some(crate::model::Torques::Variables));
+        assert_eq!(lifted.starts, Some(2));
         // An unknown key is named with its line (the `gait` line is the file's 14th).
         let e = parse(&STICK.replace("sample_iterations", "samples"))
             .unwrap_err()
@@ -79,7 +99,8 @@ mod solve_hints {
         );
     }
 
-    /// The horse's longer L-BFGS stage and the sample budgets that converge (docs/results.md).
+    /// The horse's longer L-BFGS stage, the sample budgets that converge (docs/results.md), and
+    /// the simple biped's lifted pair of starts (docs/gaits.md).
     #[test]
     fn the_horse_and_the_velociraptor_carry_their_solver_settings() {
         let horse = super::creature("horse").solve;
@@ -88,6 +109,10 @@ mod solve_hints {
         let raptor = super::creature("velociraptor").solve;
         assert_eq!(raptor.lbfgs_iterations, None);
         assert_eq!(raptor.sample_iterations, Some(1500));
-        assert_eq!(super::creature("simple_biped").solve, SolveHints::default());
+        // The simple biped's walk: the torques as variables, a pair of starts.
+        let biped = super::creature("simple_biped").solve;
+        assert_eq!(biped.lbfgs_iterations, None);
+        assert_eq!(biped.torques, Some(crate::model::Torques::Variables));
+        assert_eq!(biped.starts, Some(2));
     }
 }

@@ -88,6 +88,28 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                              rest pose solved with the adaptive and the monotone barrier; the \
                              gait NLP is not convex, and one start can end far above another",
                         );
+                    ui.label("torques");
+                    ui.add_enabled_ui(!state.discover && !state.morphology, |ui| {
+                        egui::ComboBox::from_id_salt("gait_torques")
+                            .selected_text(torques_label(state.torques))
+                            .show_ui(ui, |ui| {
+                                for t in [
+                                    crate::spacetime::gait::Torques::Computed,
+                                    crate::spacetime::gait::Torques::Variables,
+                                ] {
+                                    ui.selectable_value(&mut state.torques, t, torques_label(t));
+                                }
+                            })
+                            .response
+                            .on_hover_text(
+                                "computed: inside the effort by inverse dynamics (the thesis's \
+                                 form, L-BFGS then the exact Hessian); variables: one per joint \
+                                 and frame, solved with the exact Hessian (the simple biped's \
+                                 walk in about a third of the time). The character file's \
+                                 `gait` setting when picked; a discovery or a morphology \
+                                 computes them",
+                            );
+                    });
                 });
                 ui.end_row();
             });
@@ -322,5 +344,13 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
     }
     if !state.message.is_empty() {
         ui.add(egui::Label::new(egui::RichText::new(&state.message).small()).wrap());
+    }
+}
+
+/// The torques' choice as the panel names it (`gait --torques`).
+fn torques_label(t: crate::spacetime::gait::Torques) -> &'static str {
+    match t {
+        crate::spacetime::gait::Torques::Computed => "computed",
+        crate::spacetime::gait::Torques::Variables => "variables",
     }
 }

@@ -373,6 +373,8 @@ pub struct GaitState {
     pub solver: crate::nlp::Backend,
     /// Starts solved side by side, the best kept (`--starts`).
     pub starts: usize,
+    /// How a solve (not a discovery or a morphology) holds the joint torques (`--torques`).
+    pub torques: crate::spacetime::gait::Torques,
     pub job: Option<GaitJob>,
     /// What the buttons asked for ([`state::act`]).
     action: Option<state::Action>,
@@ -414,6 +416,7 @@ fn setup_gait(mut commands: Commands, options: Res<Launch>) {
         muscle: true,
         solver: crate::nlp::Backend::default(),
         starts: 1,
+        torques: Default::default(),
         job: None,
         action: None,
         shown: None,

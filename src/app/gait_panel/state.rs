@@ -18,8 +18,8 @@ impl GaitState {
     }
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
-    /// (`gait: (lbfgs_iterations: …, sample_iterations: …)`, e.g. the horse's longer L-BFGS
-    /// stage), else the CLI's.
+    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …)`, e.g. the
+    /// horse's longer L-BFGS stage, the simple biped's lifted pair of starts), else the CLI's.
     pub(super) fn creature_defaults(&mut self) {
         self.reset_timings();
         self.apply_solve_hints();
@@ -35,6 +35,8 @@ impl GaitState {
             self.sample_iterations = hints
                 .sample_iterations
                 .unwrap_or(crate::spacetime::discovery::SAMPLE_ITERATIONS);
+            self.torques = hints.torques.unwrap_or_default();
+            self.starts = hints.starts.unwrap_or(1);
         }
     }
 
@@ -229,9 +231,17 @@ impl GaitState {
         };
         let tag = self.next_job;
         self.next_job += 1;
+        // As `gait` does: a discovery and a morphology hold the torques as the thesis does.
+        let torques = if self.discover || self.morphology {
+            crate::spacetime::gait::Torques::Computed
+        } else {
+            self.torques
+        };
         let mut request = crate::spacetime::job::GaitRequest {
             max_iterations: self.max_iterations,
             lbfgs_iterations: Some(self.lbfgs_iterations),
+            torques,
+            hessian: crate::spacetime::job::GaitHessian::default_for(torques),
             morphology: self.morphology.then_some(
                 crate::spacetime::morphology::MorphologyOptions {
                     muscle: self.muscle,

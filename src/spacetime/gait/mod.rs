@@ -287,19 +287,9 @@ pub struct GaitSpec {
     footing: Vec<Vec<Footing>>,
 }
 
-/// How the effort term (Wampler 2012, thesis §3.2, Eq. 3.14) holds the active joint torques.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Torques {
-    /// As the thesis writes it: computed inside each frame's effort term by inverse dynamics of
-    /// the motion and the loads, so the objective is a nonlinear least-squares in the motion.
-    #[default]
-    Computed,
-    /// Lifted: one variable per active coordinate and frame, defined by an equality row
-    /// τ = t_a(q_{i−1}, q_i, q_{i+1}, springs, loads), with the objective Σ τ² (the same optimum;
-    /// a convex objective, and the curvature moves into the rows' multipliers). Not with
-    /// morphology, whose effort is not the torques' squares.
-    Variables,
-}
+/// How the effort term holds the active joint torques (one type with the character file's
+/// hints).
+pub use crate::model::Torques;
 
 /// How a foot on the ground stands at a frame: on its sole (its foot point) or, in a toe pivot's
 /// window, turning about its toes ([`Skeleton::toes`]), flat or up on them.

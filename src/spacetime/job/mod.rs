@@ -51,6 +51,18 @@ pub enum GaitHessian {
     GaussNewtonThenExact,
 }
 
+impl GaitHessian {
+    /// The curvature a solve takes unless asked for another: with the torques as variables the
+    /// exact Hessian from the rest pose (their objective is convex, and an L-BFGS stage first
+    /// takes longer to the same cost), else L-BFGS first, then the exact Hessian.
+    pub fn default_for(torques: crate::spacetime::gait::Torques) -> Self {
+        match torques {
+            crate::spacetime::gait::Torques::Variables => GaitHessian::Exact,
+            crate::spacetime::gait::Torques::Computed => GaitHessian::LbfgsThenExact,
+        }
+    }
+}
+
 /// A discovery's settings (Wampler 2012, thesis §3.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiscoverRequest {
