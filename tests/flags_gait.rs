@@ -369,7 +369,7 @@ fn gait_seed_perturbs_the_starting_pose() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn gait_starts_keep_the_best_valid_start() {
-    use motionlab::spacetime::job::starts::{start_plan, start_seed};
+    use motionlab::spacetime::job::starts::{Barrier, start_plan, start_seed};
     use spacetime::*;
     let dir = tempfile::tempdir().unwrap();
     let clip = dir.path().join("best.ron");
@@ -385,7 +385,9 @@ fn gait_starts_keep_the_best_valid_start() {
     ]);
     assert_exit_matches_validity(&o);
     let out = stdout(&o);
-    let seeds: Vec<u64> = (0..3).map(|k| start_plan(5, k, true).0).collect();
+    let seeds: Vec<u64> = (0..3)
+        .map(|k| start_plan(5, k, true, Barrier::Adaptive).0)
+        .collect();
     assert_eq!(
         value(&out, "starts"),
         format!(
@@ -444,6 +446,20 @@ fn gait_starts_keep_the_best_valid_start() {
             best.0
         )),
         "{spread}"
+    );
+    // `--barrier monotone` puts the monotone barrier first in each pair.
+    let o = gait(&[
+        "--starts",
+        "2",
+        "--barrier",
+        "monotone",
+        "--max-iterations",
+        "10",
+    ]);
+    assert_exit_matches_validity(&o);
+    assert_eq!(
+        value(&stdout(&o), "starts"),
+        "2 seeds 0,0 barriers monotone,adaptive"
     );
     let o = gait(&["--starts", "0"]);
     assert!(!o.status.success());
@@ -557,6 +573,10 @@ fn gait_refuses_malformed_timings_and_options() {
         (
             &["--morphology", "--min-head-height", "NaN"][..],
             "invalid value 'NaN' for '--min-head-height <MIN_HEAD_HEIGHT>': expected a value in [0, 10] m",
+        ),
+        (
+            &["--barrier", "monotone", "--ipopt", "mu_strategy=adaptive"][..],
+            "--barrier and --ipopt mu_strategy=… both set the barrier; give one",
         ),
     ] {
         let o = gait(args);

@@ -119,7 +119,7 @@ pub fn bench_gait(
         let mut summaries = Vec::new();
         for k in 0..starts {
             // The starts of `gait --starts N --seed 0`: pairs of one perturbation and two barriers.
-            let (seed, barrier) = starts::start_plan(0, k, true);
+            let (seed, barrier) = starts::start_plan(0, k, true, starts::Barrier::Adaptive);
             let mut start_options = options.clone();
             start_options.extra = starts::start_options(&options.extra, true, barrier);
             let mut spec =

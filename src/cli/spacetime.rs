@@ -248,6 +248,12 @@ pub struct GaitArgs {
     /// the rest pose, else 1.
     #[arg(long, value_parser = crate::flags::starts)]
     pub starts: Option<usize>,
+    /// How the solve lowers IPOPT's barrier parameter: `adaptive` or `monotone` (with --starts,
+    /// the first start's; the second takes the other). Default: the character file's
+    /// `gait: (barrier: …)` for a solve from the rest pose, else `adaptive`. Not with --ipopt
+    /// mu_strategy=….
+    #[arg(long, value_enum)]
+    pub barrier: Option<motionlab::spacetime::job::starts::Barrier>,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -293,13 +299,20 @@ impl GaitArgs {
         );
         // The character file's own defaults for a solve from the rest pose.
         let from_rest = !(self.discover || self.morphology || self.init.is_some());
-        let hints = if from_rest && (self.torques.is_none() || self.starts.is_none()) {
+        anyhow::ensure!(
+            self.barrier.is_none() || motionlab::spacetime::job::starts::alternates_barrier(&ipopt),
+            "--barrier and --ipopt mu_strategy=… both set the barrier; give one"
+        );
+        let hints = if from_rest
+            && (self.torques.is_none() || self.starts.is_none() || self.barrier.is_none())
+        {
             motionlab::spacetime::skeleton::Skeleton::load(&self.creature)?.solve
         } else {
             Default::default()
         };
         let torques = self.torques.or(hints.torques).unwrap_or_default();
         let starts = self.starts.or(hints.starts).unwrap_or(1);
+        let barrier = self.barrier.or(hints.barrier).unwrap_or_default();
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),
@@ -352,6 +365,7 @@ impl GaitArgs {
             solver: self.solver,
             torques,
             starts,
+            barrier,
         })
     }
 }

@@ -83,12 +83,13 @@ mod solve_hints {
         );
         let lifted = parse(&STICK.replace(
             "sample_iterations: Some(3000)",
-            "sample_iterations: Some(3000), torques: Some(Variables), starts: Some(2)",
+            "sample_iterations: Some(3000), torques: Some(Variables), starts: Some(2), barrier: Some(Monotone)",
         ))
         .unwrap()
         .solve;
         assert_eq!(lifted.torques, Some(crate::model::Torques::Variables));
         assert_eq!(lifted.starts, Some(2));
+        assert_eq!(lifted.barrier, Some(crate::model::Barrier::Monotone));
         // An unknown key is named with its line (the `gait` line is the file's 14th).
         let e = parse(&STICK.replace("sample_iterations", "samples"))
             .unwrap_err()
@@ -99,13 +100,16 @@ mod solve_hints {
         );
     }
 
-    /// The horse's longer L-BFGS stage, the sample budgets that converge (docs/results.md), and
-    /// the simple biped's lifted pair of starts (docs/gaits.md).
+    /// The horse's longer L-BFGS stage and its lifted monotone solve, the sample budgets that
+    /// converge (docs/results.md), and the simple biped's lifted pair of starts (docs/gaits.md).
     #[test]
     fn the_horse_and_the_velociraptor_carry_their_solver_settings() {
         let horse = super::creature("horse").solve;
         assert_eq!(horse.lbfgs_iterations, Some(1500));
         assert_eq!(horse.sample_iterations, Some(3000));
+        assert_eq!(horse.torques, Some(crate::model::Torques::Variables));
+        assert_eq!(horse.barrier, Some(crate::model::Barrier::Monotone));
+        assert_eq!(horse.starts, None);
         let raptor = super::creature("velociraptor").solve;
         assert_eq!(raptor.lbfgs_iterations, None);
         assert_eq!(raptor.sample_iterations, Some(1500));

@@ -110,6 +110,24 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                                  computes them",
                             );
                     });
+                    ui.label("barrier");
+                    egui::ComboBox::from_id_salt("gait_barrier")
+                        .selected_text(state.barrier.name())
+                        .show_ui(ui, |ui| {
+                            for b in [
+                                crate::spacetime::job::starts::Barrier::Adaptive,
+                                crate::spacetime::job::starts::Barrier::Monotone,
+                            ] {
+                                ui.selectable_value(&mut state.barrier, b, b.name());
+                            }
+                        })
+                        .response
+                        .on_hover_text(
+                            "how IPOPT lowers its barrier parameter (the first start's; a \
+                             second start takes the other). The two end in different optima \
+                             about as often as two perturbations; the character file's `gait` \
+                             setting when picked",
+                        );
                 });
                 ui.end_row();
             });

@@ -375,6 +375,8 @@ pub struct GaitState {
     pub starts: usize,
     /// How a solve (not a discovery or a morphology) holds the joint torques (`--torques`).
     pub torques: crate::spacetime::gait::Torques,
+    /// The first start's barrier strategy (`--barrier`).
+    pub barrier: crate::spacetime::job::starts::Barrier,
     pub job: Option<GaitJob>,
     /// What the buttons asked for ([`state::act`]).
     action: Option<state::Action>,
@@ -417,6 +419,7 @@ fn setup_gait(mut commands: Commands, options: Res<Launch>) {
         solver: crate::nlp::Backend::default(),
         starts: 1,
         torques: Default::default(),
+        barrier: Default::default(),
         job: None,
         action: None,
         shown: None,

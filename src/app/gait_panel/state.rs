@@ -18,8 +18,9 @@ impl GaitState {
     }
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
-    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …)`, e.g. the
-    /// horse's longer L-BFGS stage, the simple biped's lifted pair of starts), else the CLI's.
+    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …)`,
+    /// e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of starts), else the
+    /// CLI's.
     pub(super) fn creature_defaults(&mut self) {
         self.reset_timings();
         self.apply_solve_hints();
@@ -37,6 +38,7 @@ impl GaitState {
                 .unwrap_or(crate::spacetime::discovery::SAMPLE_ITERATIONS);
             self.torques = hints.torques.unwrap_or_default();
             self.starts = hints.starts.unwrap_or(1);
+            self.barrier = hints.barrier.unwrap_or_default();
         }
     }
 
@@ -242,6 +244,7 @@ impl GaitState {
             lbfgs_iterations: Some(self.lbfgs_iterations),
             torques,
             hessian: crate::spacetime::job::GaitHessian::default_for(torques),
+            barrier: self.barrier,
             morphology: self.morphology.then_some(
                 crate::spacetime::morphology::MorphologyOptions {
                     muscle: self.muscle,

@@ -165,6 +165,11 @@ pub struct GaitRequest {
     /// the start `seed` gives. A solve from a clip is one start whatever this says.
     #[serde(default = "one_start")]
     pub starts: usize,
+    /// The barrier strategy of the solve (of the first start of several, the second taking the
+    /// other, [`starts::start_plan`]), unless `ipopt` names `mu_strategy`. A staged solve's exact
+    /// stage keeps its own adaptive barrier.
+    #[serde(default)]
+    pub barrier: starts::Barrier,
 }
 
 fn one_start() -> usize {
@@ -209,6 +214,7 @@ impl GaitRequest {
             solver: crate::nlp::Backend::default(),
             torques: Default::default(),
             starts: 1,
+            barrier: Default::default(),
         }
     }
 

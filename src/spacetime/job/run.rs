@@ -217,6 +217,11 @@ fn solve_and_report(
             refit_options()
         });
     }
+    options.extra = super::starts::start_options(
+        &options.extra,
+        super::starts::alternates_barrier(&request.ipopt),
+        request.barrier,
+    );
     options.extra.extend(request.ipopt.iter().cloned());
     let (progress_tx, progress_rx) = std::sync::mpsc::channel();
     options.progress = Some(crate::spacetime::nlp::ProgressSink(std::sync::Arc::new(

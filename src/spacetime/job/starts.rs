@@ -7,7 +7,6 @@
 
 use super::StartSummary;
 use crate::spacetime::OptionValue;
-use serde::{Deserialize, Serialize};
 
 /// The seed of start `k` of a multi-start solve seeded `seed`: start 0 is `seed` itself (one
 /// start is the single solve), the others spread over the 64-bit seeds by the golden-ratio
@@ -16,46 +15,21 @@ pub fn start_seed(seed: u64, k: usize) -> u64 {
     seed.wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
-/// How a start's interior-point solve lowers its barrier parameter (IPOPT's `mu_strategy`).
-/// The two strategies take different paths from the same point, and on the gait NLP they end
-/// in different local optima about as often as different perturbations do: over ten seeds of
-/// the simple biped's 0.7 m/s walk (torques as variables, exact Hessian), the adaptive barrier
-/// reached the 1.09 basin or lower in 6, the monotone one in 5, and the better of the two from
-/// the same perturbation in 9.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Barrier {
-    /// IPOPT's adaptive (quality-function) update, the gait solves' default.
-    #[default]
-    Adaptive,
-    /// Fiacco–McCormick: the barrier lowered once each barrier problem is solved.
-    Monotone,
-}
+/// A start's barrier strategy (one type with the character file's hints).
+pub use crate::model::Barrier;
 
-impl Barrier {
-    /// IPOPT's name for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Barrier::Adaptive => "adaptive",
-            Barrier::Monotone => "monotone",
-        }
-    }
-}
-
-/// What start `k` of a multi-start solve seeded `seed` starts from: its perturbation's seed and
-/// its barrier. With `alternate` (the request leaves `mu_strategy` to the starts) the starts come
-/// in pairs, the same perturbation solved with the adaptive barrier and then the monotone one,
-/// so two starts are the single solve and its other path; otherwise every start has a seed of its
-/// own ([`start_seed`]) and the adaptive barrier (or whatever the request's options name).
-pub fn start_plan(seed: u64, k: usize, alternate: bool) -> (u64, Barrier) {
+/// What start `k` of a multi-start solve seeded `seed` whose first start has the barrier `first`
+/// starts from: its perturbation's seed and its barrier. With `alternate` (the request leaves
+/// `mu_strategy` to the starts) the starts come in pairs, the same perturbation solved with
+/// `first` and then with the other barrier, so two starts are the single solve and its other
+/// path; otherwise every start has a seed of its own ([`start_seed`]) and `first` (which the
+/// request's options then override).
+pub fn start_plan(seed: u64, k: usize, alternate: bool, first: Barrier) -> (u64, Barrier) {
     if alternate {
-        let barrier = if k % 2 == 0 {
-            Barrier::Adaptive
-        } else {
-            Barrier::Monotone
-        };
+        let barrier = if k % 2 == 0 { first } else { first.other() };
         (start_seed(seed, k / 2), barrier)
     } else {
-        (start_seed(seed, k), Barrier::Adaptive)
+        (start_seed(seed, k), first)
     }
 }
 
@@ -105,7 +79,8 @@ pub fn start_line(s: &StartSummary) -> String {
     )
 }
 
-/// A start's IPOPT options: the request's, and with `alternate` its barrier strategy.
+/// A solve's IPOPT options: `options`, and with `alternate` (the request's own options leave
+/// the barrier to it) its barrier strategy when that is not the gait solves' default.
 pub fn start_options(
     options: &[(String, OptionValue)],
     alternate: bool,
@@ -165,14 +140,14 @@ mod solve {
             .with_context(|| format!("creating {}", folder.0.display()))?;
         let alternate = alternates_barrier(&request.ipopt);
         let plans: Vec<(u64, Barrier)> = (0..request.starts)
-            .map(|k| start_plan(request.seed, k, alternate))
+            .map(|k| start_plan(request.seed, k, alternate, request.barrier))
             .collect();
         let requests: Vec<GaitRequest> = plans
             .iter()
             .enumerate()
             .map(|(k, &(seed, barrier))| GaitRequest {
                 seed,
-                ipopt: start_options(&request.ipopt, alternate, barrier),
+                barrier,
                 starts: 1,
                 period: Some(period),
                 contacts: Some(timings.to_vec()),
@@ -292,11 +267,13 @@ mod tests {
     }
 
     /// Left to the starts, the barrier alternates over pairs of one perturbation: start 0 is the
-    /// single solve, start 1 its monotone twin, start 2 the next seed's adaptive solve. A request
+    /// single solve, start 1 its twin with the other barrier, start 2 the next seed's first. A request
     /// that names `mu_strategy` keeps it in every start, and its starts each get a seed.
     #[test]
     fn starts_pair_one_perturbation_with_both_barriers_unless_the_options_name_one() {
-        let plans: Vec<(u64, Barrier)> = (0..4).map(|k| start_plan(5, k, true)).collect();
+        let plans: Vec<(u64, Barrier)> = (0..4)
+            .map(|k| start_plan(5, k, true, Barrier::Adaptive))
+            .collect();
         assert_eq!(
             plans,
             vec![
@@ -324,8 +301,17 @@ mod tests {
         )];
         assert!(!alternates_barrier(&named));
         assert_eq!(
-            start_plan(5, 1, false),
+            start_plan(5, 1, false, Barrier::Adaptive),
             (start_seed(5, 1), Barrier::Adaptive)
+        );
+        // A creature whose first start is monotone (the horse) pairs it with the adaptive one.
+        assert_eq!(
+            start_plan(5, 1, true, Barrier::Monotone),
+            (5, Barrier::Adaptive)
+        );
+        assert_eq!(
+            start_plan(5, 2, true, Barrier::Monotone),
+            (start_seed(5, 1), Barrier::Monotone)
         );
         assert_eq!(start_options(&named, false, Barrier::Adaptive), named);
     }
