@@ -45,6 +45,17 @@ mod spacetime {
         }
     }
 
+    /// A whole number of the `creature … frames F variables V` line: the word after `key`.
+    pub fn creature_count(out: &str, key: &str) -> usize {
+        value(out, "creature")
+            .split_whitespace()
+            .skip_while(|w| *w != key)
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
     /// Per IPOPT solve (with `print_user_options=yes`), its table of user-set options.
     pub fn option_blocks(out: &str) -> Vec<HashMap<String, String>> {
         out.split("List of user-set options:")
@@ -307,10 +318,6 @@ fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
         args.extend_from_slice(extra);
         motionlab(&args)
     };
-    let variables = |out: &str| -> usize {
-        let line = value(out, "creature");
-        line.rsplit(' ').next().unwrap().parse().unwrap()
-    };
     let hinted = run(&[]);
     assert_exit_matches_validity(&hinted);
     let hinted = stdout(&hinted);
@@ -323,14 +330,10 @@ fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
     let plain = stdout(&plain);
     assert!(!plain.lines().any(|l| l.starts_with("starts ")), "{plain}");
     // The simple biped's 10 active joint coordinates in each of its frames.
-    let frames: usize = value(&plain, "creature")
-        .split_whitespace()
-        .skip_while(|w| *w != "frames")
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert_eq!(variables(&hinted), variables(&plain) + 10 * frames);
+    assert_eq!(
+        creature_count(&hinted, "variables"),
+        creature_count(&plain, "variables") + 10 * creature_count(&plain, "frames")
+    );
 }
 
 /// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
@@ -502,13 +505,7 @@ fn gait_min_head_height_keeps_the_head_up() {
     ]);
     assert_success(&o, "gait --morphology --min-head-height");
     let out = stdout(&o);
-    let frames: usize = value(&out, "creature")
-        .split_whitespace()
-        .skip_while(|w| *w != "frames")
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let frames = creature_count(&out, "frames");
     assert_eq!(ipopt_count(&out, "inequality constraints"), plain + frames);
     let violation: f64 = value(&out, "max_violation").parse().unwrap();
     assert!(violation <= 1e-6, "{out}");
