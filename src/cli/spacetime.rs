@@ -242,8 +242,8 @@ pub struct GaitArgs {
     pub torques: Option<motionlab::spacetime::gait::Torques>,
     /// Solve from this many starts side by side (--threads at a time, or spread over the ranks
     /// with --mpi) and keep the best valid clip. Start 0 is --seed's own solve, start 1 the same
-    /// perturbed rest pose with IPOPT's monotone barrier, then the next seed's pair, and so on
-    /// (unless --ipopt names mu_strategy). A solve from a clip (--init, a discovery's best
+    /// perturbed rest pose with the other barrier (see --barrier), then the next seed's pair, and
+    /// so on (unless --ipopt names mu_strategy). A solve from a clip (--init, a discovery's best
     /// sample) is one start. Default: the character file's `gait: (starts: …)` for a solve from
     /// the rest pose, else 1.
     #[arg(long, value_parser = crate::flags::starts)]
@@ -251,7 +251,7 @@ pub struct GaitArgs {
     /// How the solve lowers IPOPT's barrier parameter: `adaptive` or `monotone` (with --starts,
     /// the first start's; the second takes the other). Default: the character file's
     /// `gait: (barrier: …)` for a solve from the rest pose, else `adaptive`. Not with --ipopt
-    /// mu_strategy=….
+    /// mu_strategy=…. A solve from a clip (--init) keeps its warm start's monotone barrier.
     #[arg(long, value_enum)]
     pub barrier: Option<motionlab::spacetime::job::starts::Barrier>,
 }
