@@ -303,9 +303,7 @@ impl GaitArgs {
             self.barrier.is_none() || motionlab::spacetime::job::starts::alternates_barrier(&ipopt),
             "--barrier and --ipopt mu_strategy=… both set the barrier; give one"
         );
-        let hints = if from_rest
-            && (self.torques.is_none() || self.starts.is_none() || self.barrier.is_none())
-        {
+        let hints = if from_rest {
             motionlab::spacetime::skeleton::Skeleton::load(&self.creature)?.solve
         } else {
             Default::default()

@@ -77,8 +77,8 @@ pub struct Separation {
 }
 
 /// Gait-solver settings a character file may give for itself: the defaults of `motionlab gait`'s
-/// `--lbfgs-iterations`, `--sample-iterations`, `--torques` and `--starts` (and the Gait panel's
-/// fields) for this character. An explicit flag wins. The horse needs them: its exact-Hessian
+/// `--lbfgs-iterations`, `--sample-iterations`, `--torques`, `--starts` and `--barrier` (and the
+/// Gait panel's fields) for this character. An explicit flag wins. The horse needs them: its exact-Hessian
 /// stage fails in IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500
 /// (docs/gaits.md, Limits: "The horse needs a long L-BFGS stage"). The simple biped's walk is
 /// solved best with its torques as variables from two starts (docs/gaits.md, "Torques as
@@ -151,6 +151,16 @@ pub enum Torques {
     /// a convex objective, and the curvature moves into the rows' multipliers). Not with
     /// morphology, whose effort is not the torques' squares.
     Variables,
+}
+
+impl Torques {
+    /// Its name on the command line (`--torques`) and in the Gait panel.
+    pub fn name(self) -> &'static str {
+        match self {
+            Torques::Computed => "computed",
+            Torques::Variables => "variables",
+        }
+    }
 }
 
 impl GaitHints {

@@ -91,13 +91,13 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                     ui.label("torques");
                     ui.add_enabled_ui(!state.discover && !state.morphology, |ui| {
                         egui::ComboBox::from_id_salt("gait_torques")
-                            .selected_text(torques_label(state.torques))
+                            .selected_text(state.torques.name())
                             .show_ui(ui, |ui| {
                                 for t in [
                                     crate::spacetime::gait::Torques::Computed,
                                     crate::spacetime::gait::Torques::Variables,
                                 ] {
-                                    ui.selectable_value(&mut state.torques, t, torques_label(t));
+                                    ui.selectable_value(&mut state.torques, t, t.name());
                                 }
                             })
                             .response
@@ -362,13 +362,5 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
     }
     if !state.message.is_empty() {
         ui.add(egui::Label::new(egui::RichText::new(&state.message).small()).wrap());
-    }
-}
-
-/// The torques' choice as the panel names it (`gait --torques`).
-fn torques_label(t: crate::spacetime::gait::Torques) -> &'static str {
-    match t {
-        crate::spacetime::gait::Torques::Computed => "computed",
-        crate::spacetime::gait::Torques::Variables => "variables",
     }
 }
