@@ -537,7 +537,8 @@ fn gait_min_head_height_keeps_the_head_up() {
 
 /// Malformed `gait` input is refused before solving, with what was expected: `--contacts`
 /// syntax, an unknown foot, a window outside the cycle, `--period 0`, `--ipopt` without `=`,
-/// `--min-head-height` without `--morphology` or not a number.
+/// `--min-head-height` without `--morphology` or not a number, two settings of the barrier,
+/// holding springs without torque variables to size them from.
 #[cfg(feature = "ipopt")]
 #[test]
 fn gait_refuses_malformed_timings_and_options() {
@@ -574,6 +575,10 @@ fn gait_refuses_malformed_timings_and_options() {
         (
             &["--barrier", "monotone", "--ipopt", "mu_strategy=adaptive"][..],
             "--barrier and --ipopt mu_strategy=… both set the barrier; give one",
+        ),
+        (
+            &["--torques", "computed", "--springs", "holding"][..],
+            "--springs holding needs --torques variables: the springs are sized from the torque variables at the start",
         ),
     ] {
         let o = gait(args);

@@ -254,6 +254,13 @@ pub struct GaitArgs {
     /// mu_strategy=…. A solve from a clip (--init) keeps its warm start's monotone barrier.
     #[arg(long, value_enum)]
     pub barrier: Option<motionlab::spacetime::job::starts::Barrier>,
+    /// The passive springs a solve with --torques variables starts from: `slack` (none: the
+    /// joints carry the weight) or `holding` (each spring holds its joint's mean torque at the
+    /// start, a quarter radian from the rest pose; the horse's trot in about two thirds of the
+    /// iterations, see docs/gaits.md). Default: the character file's `gait: (springs: …)` for a
+    /// solve from the rest pose, else `slack`. A solve from a clip starts from its springs.
+    #[arg(long, value_enum)]
+    pub springs: Option<motionlab::model::StartSprings>,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -311,6 +318,18 @@ impl GaitArgs {
         let torques = self.torques.or(hints.torques).unwrap_or_default();
         let starts = self.starts.or(hints.starts).unwrap_or(1);
         let barrier = self.barrier.or(hints.barrier).unwrap_or_default();
+        use motionlab::model::StartSprings;
+        anyhow::ensure!(
+            !(self.springs == Some(StartSprings::Holding)
+                && torques == motionlab::spacetime::gait::Torques::Computed),
+            "--springs holding needs --torques variables: the springs are sized from the torque variables at the start"
+        );
+        let springs = match torques {
+            motionlab::spacetime::gait::Torques::Variables => {
+                self.springs.or(hints.springs).unwrap_or_default()
+            }
+            motionlab::spacetime::gait::Torques::Computed => StartSprings::Slack,
+        };
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),
@@ -364,6 +383,7 @@ impl GaitArgs {
             torques,
             starts,
             barrier,
+            springs,
         })
     }
 }

@@ -100,8 +100,9 @@ mod solve_hints {
         );
     }
 
-    /// The horse's longer L-BFGS stage and its lifted monotone solve, the sample budgets that
-    /// converge (docs/results.md), and the simple biped's lifted pair of starts (docs/gaits.md).
+    /// The horse's longer L-BFGS stage and its lifted monotone solve from holding springs, the
+    /// sample budgets that converge (docs/results.md), and the simple biped's lifted pair of
+    /// starts (docs/gaits.md).
     #[test]
     fn the_horse_and_the_velociraptor_carry_their_solver_settings() {
         let horse = super::creature("horse").solve;
@@ -109,6 +110,7 @@ mod solve_hints {
         assert_eq!(horse.sample_iterations, Some(3000));
         assert_eq!(horse.torques, Some(crate::model::Torques::Variables));
         assert_eq!(horse.barrier, Some(crate::model::Barrier::Monotone));
+        assert_eq!(horse.springs, Some(crate::model::StartSprings::Holding));
         assert_eq!(horse.starts, None);
         let raptor = super::creature("velociraptor").solve;
         assert_eq!(raptor.lbfgs_iterations, None);

@@ -110,6 +110,28 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                                  computes them",
                             );
                     });
+                    ui.label("springs");
+                    let lifted = state.torques == crate::spacetime::gait::Torques::Variables;
+                    ui.add_enabled_ui(lifted && !state.discover && !state.morphology, |ui| {
+                        egui::ComboBox::from_id_salt("gait_springs")
+                            .selected_text(state.springs.name())
+                            .show_ui(ui, |ui| {
+                                for s in [
+                                    crate::model::StartSprings::Slack,
+                                    crate::model::StartSprings::Holding,
+                                ] {
+                                    ui.selectable_value(&mut state.springs, s, s.name());
+                                }
+                            })
+                            .response
+                            .on_hover_text(
+                                "the passive springs a solve with the torques as variables \
+                                 starts from: slack (none, the joints carry the weight) or \
+                                 holding (each holds its joint's mean torque at the start; the \
+                                 horse's trot in about two thirds of the iterations). The \
+                                 character file's `gait` setting when picked",
+                            );
+                    });
                     ui.label("barrier");
                     egui::ComboBox::from_id_salt("gait_barrier")
                         .selected_text(state.barrier.name())

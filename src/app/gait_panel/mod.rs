@@ -377,6 +377,8 @@ pub struct GaitState {
     pub torques: crate::spacetime::gait::Torques,
     /// The first start's barrier strategy (`--barrier`).
     pub barrier: crate::spacetime::job::starts::Barrier,
+    /// The springs a solve with lifted torques starts from (`--springs`).
+    pub springs: crate::model::StartSprings,
     pub job: Option<GaitJob>,
     /// What the buttons asked for ([`state::act`]).
     action: Option<state::Action>,
@@ -420,6 +422,7 @@ fn setup_gait(mut commands: Commands, options: Res<Launch>) {
         starts: 1,
         torques: Default::default(),
         barrier: Default::default(),
+        springs: Default::default(),
         job: None,
         action: None,
         shown: None,

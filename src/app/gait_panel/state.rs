@@ -18,7 +18,7 @@ impl GaitState {
     }
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
-    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …)`,
+    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …, springs: …)`,
     /// e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of starts), else the
     /// CLI's.
     pub(super) fn creature_defaults(&mut self) {
@@ -39,6 +39,7 @@ impl GaitState {
             self.torques = hints.torques.unwrap_or_default();
             self.starts = hints.starts.unwrap_or(1);
             self.barrier = hints.barrier.unwrap_or_default();
+            self.springs = hints.springs.unwrap_or_default();
         }
     }
 
@@ -245,6 +246,11 @@ impl GaitState {
             torques,
             hessian: crate::spacetime::job::GaitHessian::default_for(torques),
             barrier: self.barrier,
+            // As `gait` does: only lifted torques start from holding springs.
+            springs: match torques {
+                crate::spacetime::gait::Torques::Variables => self.springs,
+                crate::spacetime::gait::Torques::Computed => Default::default(),
+            },
             morphology: self.morphology.then_some(
                 crate::spacetime::morphology::MorphologyOptions {
                     muscle: self.muscle,

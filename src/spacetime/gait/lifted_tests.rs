@@ -60,33 +60,66 @@ fn the_lifted_hessian_matches_differences_of_the_lagrangian_gradient() {
     check_hessian(lifted(spec));
 }
 
-/// From the same start the lifted NLP has the computed one's objective, with its torque rows
-/// met: the torques start as the motion's own.
+/// The lifted NLP starts from the computed one's poses and loads, with its torque rows met (the
+/// torques start as the motion's own). With slack springs its objective is the computed one's;
+/// with springs that hold the weight ([`StartSprings::Holding`]) it is lower (the horse's less
+/// than half), and it is the computed form's objective at the same motion, loads and springs.
 #[test]
-fn the_lifted_effort_starts_at_the_computed_effort() {
-    for spec in [biped().with_seed(3), biped().transformed(0.4).unwrap()] {
+fn the_lifted_effort_starts_at_the_computed_effort_or_below_it_with_holding_springs() {
+    // The holding springs' start against the slack one: the horse's heavy body on its legs is
+    // mostly weight, the simple biped's walk from the rest pose mostly motion.
+    let horse = crate::spacetime::tests::horse_trot();
+    for (spec, below) in [
+        (biped().with_seed(3), 1.0),
+        (biped().transformed(0.4).unwrap(), 1.0),
+        (horse, 0.5),
+    ] {
         let computed = AutoDiff::new(GaitProblem::new(spec.clone())).unwrap();
-        let lifted = AutoDiff::new(GaitProblem::new(lifted(spec))).unwrap();
-        let (mut xc, mut xl) = (
-            vec![0.0; computed.num_variables()],
-            vec![0.0; lifted.num_variables()],
-        );
+        let mut xc = vec![0.0; computed.num_variables()];
         computed.initial_point(&mut xc);
-        lifted.initial_point(&mut xl);
-        assert!(lifted.num_variables() > computed.num_variables());
-        let (fc, fl) = (
-            computed.objective(&xc).unwrap(),
-            lifted.objective(&xl).unwrap(),
-        );
+        let fc = computed.objective(&xc).unwrap();
         assert!(fc > 1.0, "the rest pose walks at a cost: {fc}");
-        assert!((fc - fl).abs() <= 1e-9 * fc, "{fc} against {fl}");
-        let mut g = vec![0.0; lifted.num_constraints()];
-        lifted.constraints(&xl, &mut g).unwrap();
-        let problem = lifted.problem();
-        for (k, (block, _)) in problem.blocks.iter().enumerate() {
-            if matches!(block, super::super::problem::Block::Torques { .. }) {
-                for r in lifted.block_rows(k) {
-                    assert!(g[r].abs() <= 1e-9, "torque row {r}: {}", g[r]);
+        for springs in [StartSprings::Slack, StartSprings::Holding] {
+            let mut spec = lifted(spec.clone());
+            spec.start_springs = springs;
+            let lifted = AutoDiff::new(GaitProblem::new(spec)).unwrap();
+            let mut xl = vec![0.0; lifted.num_variables()];
+            lifted.initial_point(&mut xl);
+            assert!(lifted.num_variables() > computed.num_variables());
+            let fl = lifted.objective(&xl).unwrap();
+            let problem = lifted.problem();
+            // The computed form at the lifted start's motion, loads and springs.
+            let mut same = xc.clone();
+            for p in 0..problem.layout.passive_dofs.len() {
+                let (to, from) = (
+                    computed.problem().layout.passive(p),
+                    problem.layout.passive(p),
+                );
+                for k in 0..3 {
+                    same[to[k]] = xl[from[k]];
+                }
+            }
+            let fs = computed.objective(&same).unwrap();
+            assert!(
+                (fs - fl).abs() <= 1e-9 * fs,
+                "{springs:?}: {fs} against {fl}"
+            );
+            match springs {
+                StartSprings::Slack => assert!((fc - fl).abs() <= 1e-9 * fc, "{fc} against {fl}"),
+                StartSprings::Holding => {
+                    assert!(
+                        fl < below * fc,
+                        "springs holding the weight: {fl} against {fc}"
+                    )
+                }
+            }
+            let mut g = vec![0.0; lifted.num_constraints()];
+            lifted.constraints(&xl, &mut g).unwrap();
+            for (k, (block, _)) in problem.blocks.iter().enumerate() {
+                if matches!(block, super::super::problem::Block::Torques { .. }) {
+                    for r in lifted.block_rows(k) {
+                        assert!(g[r].abs() <= 1e-9, "{springs:?}: torque row {r}: {}", g[r]);
+                    }
                 }
             }
         }

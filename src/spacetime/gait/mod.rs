@@ -275,6 +275,8 @@ pub struct GaitSpec {
     pub sole_clearance: bool,
     /// How the effort term holds the joint torques ([`Torques`]).
     pub torques: Torques,
+    /// The passive elements a solve from the rest pose with lifted torques starts with.
+    pub start_springs: StartSprings,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -289,7 +291,7 @@ pub struct GaitSpec {
 
 /// How the effort term holds the active joint torques (one type with the character file's
 /// hints).
-pub use crate::model::Torques;
+pub use crate::model::{StartSprings, Torques};
 
 /// How a foot on the ground stands at a frame: on its sole (its foot point) or, in a toe pivot's
 /// window, turning about its toes ([`Skeleton::toes`]), flat or up on them.
@@ -403,6 +405,7 @@ impl GaitSpec {
             flat_feet: false,
             sole_clearance: false,
             torques: Torques::default(),
+            start_springs: StartSprings::default(),
             warm_start: None,
             contact: Vec::new(),
             pivoting: Vec::new(),
@@ -479,6 +482,7 @@ impl GaitSpec {
             flat_feet: false,
             sole_clearance: false,
             torques: Torques::default(),
+            start_springs: StartSprings::default(),
             warm_start: None,
             contact,
             pivoting: Vec::new(),

@@ -170,6 +170,10 @@ pub struct GaitRequest {
     /// stage keeps its own adaptive barrier.
     #[serde(default)]
     pub barrier: starts::Barrier,
+    /// The passive elements a solve from the rest pose starts with, with the torques as
+    /// variables ([`crate::model::StartSprings`]).
+    #[serde(default)]
+    pub springs: crate::model::StartSprings,
 }
 
 fn one_start() -> usize {
@@ -215,6 +219,7 @@ impl GaitRequest {
             torques: Default::default(),
             starts: 1,
             barrier: Default::default(),
+            springs: Default::default(),
         }
     }
 

@@ -96,6 +96,7 @@ pub fn run_gait(
         spec.flat_feet = request.flat_feet;
         spec.sole_clearance = request.sole_clearance;
         spec.torques = request.torques;
+        spec.start_springs = request.springs;
         // A start clip (the same connection solved before) replaces the two ends' blend.
         let mut fits = true;
         if let Some((from, clip)) = start {
@@ -174,6 +175,7 @@ pub(super) fn cycle_spec(
     spec.flat_feet = request.flat_feet;
     spec.sole_clearance = request.sole_clearance;
     spec.torques = request.torques;
+    spec.start_springs = request.springs;
     Ok(spec)
 }
 
