@@ -208,9 +208,8 @@ impl GaitProblem {
     /// q_rest), within the coordinate's limits; no damper). The rest pose with no springs makes
     /// the joints carry the whole weight, an effort thousands of times the optimum's (9,744
     /// against 0.98 on the horse's trot, seed 0), and the solve spends its first hundred
-    /// iterations getting rid of it ([`StartSprings`]).
-    /// Nothing changes for the computed torques or a coordinate whose torque is nil or whose
-    /// rest sits on its limit.
+    /// iterations getting rid of it ([`StartSprings`]). Nothing changes for the computed
+    /// torques or a coordinate whose torque is nil or whose rest sits on its limit.
     fn springs_holding_the_start(&self, x: &mut [f64]) {
         let np = self.layout.passive_dofs.len();
         if !self.lifted() || np == 0 {
@@ -294,8 +293,10 @@ impl BlockProblem for GaitProblem {
 
     /// The rest pose in every frame (with a small seeded perturbation of the joint coordinates
     /// when the seed is not 0; on a transformed cycle the root placed along the path; an open
-    /// clip interpolates between its fixed ends instead), no passive elements (k = 0, q̄ = rest),
-    /// and the weight shared equally by the feet in contact.
+    /// clip interpolates between its fixed ends instead), no passive elements (k = 0, q̄ = rest;
+    /// with lifted torques and [`StartSprings::Holding`], springs that hold the start,
+    /// [`Self::springs_holding_the_start`]), and the weight shared equally by the feet in
+    /// contact.
     fn initial_point(&self, x: &mut [f64]) {
         use rand::{Rng, SeedableRng};
         let rest = self.spec.skeleton.rest_pose();
