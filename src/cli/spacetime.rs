@@ -324,12 +324,11 @@ impl GaitArgs {
                 && torques == motionlab::spacetime::gait::Torques::Computed),
             "--springs holding needs --torques variables: the springs are sized from the torque variables at the start"
         );
-        let springs = match torques {
-            motionlab::spacetime::gait::Torques::Variables => {
-                self.springs.or(hints.springs).unwrap_or_default()
-            }
-            motionlab::spacetime::gait::Torques::Computed => StartSprings::Slack,
-        };
+        let springs = self
+            .springs
+            .or(hints.springs)
+            .unwrap_or_default()
+            .for_torques(torques);
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),

@@ -77,10 +77,11 @@ pub struct Separation {
 }
 
 /// Gait-solver settings a character file may give for itself: the defaults of `motionlab gait`'s
-/// `--lbfgs-iterations`, `--sample-iterations`, `--torques`, `--starts`, `--barrier` and `--springs` (and the
-/// Gait panel's fields) for this character. An explicit flag wins. The horse needs them: its exact-Hessian
-/// stage fails in IPOPT's restoration phase from 300 L-BFGS iterations and converges from 1,500
-/// (docs/gaits.md, Limits: "The horse needs a long L-BFGS stage"). The simple biped's walk is
+/// `--lbfgs-iterations`, `--sample-iterations`, `--torques`, `--starts`, `--barrier` and
+/// `--springs` (and the Gait panel's fields) for this character. An explicit flag wins. The horse
+/// needs them: its exact-Hessian stage fails in IPOPT's restoration phase from 300 L-BFGS
+/// iterations and converges from 1,500 (docs/gaits.md, Limits: "The horse needs a long L-BFGS
+/// stage"). The simple biped's walk is
 /// solved best with its torques as variables from two starts (docs/gaits.md, "Torques as
 /// variables"), the monoped's hop is not solved that way at all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +128,15 @@ pub enum StartSprings {
 }
 
 impl StartSprings {
+    /// The springs a solve with `torques` starts from: the computed torques have no torque
+    /// variables to size holding springs from, so they start slack.
+    pub fn for_torques(self, torques: Torques) -> Self {
+        match torques {
+            Torques::Variables => self,
+            Torques::Computed => StartSprings::Slack,
+        }
+    }
+
     /// Its name on the command line and in the Gait panel.
     pub fn name(self) -> &'static str {
         match self {

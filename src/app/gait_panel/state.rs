@@ -18,9 +18,9 @@ impl GaitState {
     }
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
-    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …, springs: …)`,
-    /// e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of starts), else the
-    /// CLI's.
+    /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …,
+    /// springs: …)`, e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of
+    /// starts), else the CLI's.
     pub(super) fn creature_defaults(&mut self) {
         self.reset_timings();
         self.apply_solve_hints();
@@ -246,11 +246,7 @@ impl GaitState {
             torques,
             hessian: crate::spacetime::job::GaitHessian::default_for(torques),
             barrier: self.barrier,
-            // As `gait` does: only lifted torques start from holding springs.
-            springs: match torques {
-                crate::spacetime::gait::Torques::Variables => self.springs,
-                crate::spacetime::gait::Torques::Computed => Default::default(),
-            },
+            springs: self.springs.for_torques(torques),
             morphology: self.morphology.then_some(
                 crate::spacetime::morphology::MorphologyOptions {
                     muscle: self.muscle,

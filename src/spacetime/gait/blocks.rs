@@ -199,9 +199,7 @@ impl GaitProblem {
             }
         }
     }
-}
 
-impl GaitProblem {
     /// A lifted solve's passive elements at its start: each a spring that holds its coordinate's
     /// torque over the cycle, on average, at the start's poses and loads, stretched by
     /// [`SPRING_START_STRETCH`] from the rest pose (q̄ = q_rest ± the stretch, k_s = t̄ / (q̄ −
