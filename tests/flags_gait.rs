@@ -336,6 +336,43 @@ fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
     );
 }
 
+/// A discovery's samples are solves from the rest pose, so they take the character file's form
+/// too: the simple biped's torques as variables (solved with the exact Hessian); with
+/// `--torques computed`, the thesis's staged solve. The line before the samples says which.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_discoverys_samples_take_the_character_files_form() {
+    use spacetime::*;
+    let biped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/simple_biped.ron");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "gait",
+            biped,
+            "--speed",
+            "0.7",
+            "--discover",
+            "--generations",
+            "1",
+            "--population",
+            "4",
+            "--sample-iterations",
+            "3",
+            "--max-iterations",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        stdout(&motionlab(&args))
+    };
+    assert_eq!(
+        value(&run(&[]), "discovery"),
+        "samples torques variables hessian exact barrier adaptive springs slack"
+    );
+    assert_eq!(
+        value(&run(&["--torques", "computed"]), "discovery"),
+        "samples torques computed hessian lbfgs-then-exact barrier adaptive springs slack"
+    );
+}
+
 /// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
 /// differs from seed 0's) and is stored in the clip.
 #[cfg(feature = "ipopt")]

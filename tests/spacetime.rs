@@ -281,6 +281,70 @@ fn a_discovery_resumes_from_its_samples_dir() {
     assert_eq!(reused(&other), [(0, 4), (0, 4)]);
 }
 
+/// Takes a discovery's sample requests and solves none of them.
+struct SampleRecorder(Vec<GaitRequest>);
+
+impl motionlab::spacetime::job::SampleSolver for SampleRecorder {
+    fn solve(&mut self, requests: &[GaitRequest]) -> anyhow::Result<()> {
+        self.0.extend_from_slice(requests);
+        Ok(())
+    }
+}
+
+/// A discovery's samples are solved in the form the request asks for: the thesis's computed
+/// torques and adaptive barrier from slack springs by default, and with `--torques variables
+/// --barrier monotone --springs holding` the lifted torques, the monotone barrier and springs
+/// that hold the start, one start each (the lifted form solves the horse's trot about eight
+/// times as fast as the staged one).
+#[test]
+fn a_discoverys_samples_are_solved_in_the_requests_form() {
+    use motionlab::model::{Barrier, StartSprings, Torques};
+    let samples_of = |request: &GaitRequest| {
+        let mut recorder = SampleRecorder(Vec::new());
+        let outcome = motionlab::spacetime::job::run_gait(request, &mut recorder, &mut |_| {});
+        assert!(
+            outcome.is_err(),
+            "no sample was solved, so no gait is feasible"
+        );
+        recorder.0
+    };
+    let mut request = monoped_discovery(0.7);
+    request.discover.as_mut().unwrap().generations = 1;
+    let thesis = samples_of(&request);
+    assert_eq!(thesis.len(), 4, "one generation of four samples");
+    for s in &thesis {
+        assert_eq!(
+            (s.torques, s.barrier, s.springs, s.starts),
+            (Torques::Computed, Barrier::Adaptive, StartSprings::Slack, 1)
+        );
+    }
+    request.torques = Torques::Variables;
+    request.barrier = Barrier::Monotone;
+    request.springs = StartSprings::Holding;
+    request.hessian = GaitHessian::Exact;
+    request.starts = 2;
+    let lifted = samples_of(&request);
+    assert_eq!(lifted.len(), 4);
+    for (s, t) in lifted.iter().zip(&thesis) {
+        assert_eq!(
+            (s.torques, s.barrier, s.springs, s.hessian, s.starts),
+            (
+                Torques::Variables,
+                Barrier::Monotone,
+                StartSprings::Holding,
+                GaitHessian::Exact,
+                1
+            )
+        );
+        assert!(s.discover.is_none() && s.init.is_none());
+        assert_eq!(
+            (s.period, &s.contacts),
+            (t.period, &t.contacts),
+            "the same timings"
+        );
+    }
+}
+
 /// The default solve (`GaitHessian::LbfgsThenExact`): 300 L-BFGS iterations, then the exact
 /// Hessian (reverse-mode second-order adjoints) from the clip reached. On the monoped hop at
 /// 0.5 m/s it ends feasible at a cost far below what L-BFGS alone reaches in its 300 iterations.

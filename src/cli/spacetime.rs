@@ -237,7 +237,8 @@ pub struct GaitArgs {
     /// rows (the same optimum; solved with the exact Hessian from the rest pose unless --hessian
     /// says otherwise, the simple biped's walk in about a third of the time, see docs/gaits.md).
     /// Without --morphology only. Default: the character file's `gait: (torques: …)` for a solve
-    /// from the rest pose (not --discover, --init or --morphology), else `computed`.
+    /// from the rest pose and a discovery's samples (not --init or --morphology), else
+    /// `computed`.
     #[arg(long, value_enum)]
     pub torques: Option<motionlab::spacetime::gait::Torques>,
     /// Solve from this many starts side by side (--threads at a time, or spread over the ranks
@@ -250,7 +251,8 @@ pub struct GaitArgs {
     pub starts: Option<usize>,
     /// How the solve lowers IPOPT's barrier parameter: `adaptive` or `monotone` (with --starts,
     /// the first start's; the second takes the other). Default: the character file's
-    /// `gait: (barrier: …)` for a solve from the rest pose, else `adaptive`. Not with --ipopt
+    /// `gait: (barrier: …)` for a solve from the rest pose and a discovery's samples, else
+    /// `adaptive`. Not with --ipopt
     /// mu_strategy=…. A solve from a clip (--init) keeps its warm start's monotone barrier.
     #[arg(long, value_enum)]
     pub barrier: Option<motionlab::spacetime::job::starts::Barrier>,
@@ -258,7 +260,8 @@ pub struct GaitArgs {
     /// joints carry the weight) or `holding` (each spring holds its joint's mean torque at the
     /// start, a quarter radian from the rest pose; the horse's trot in about two thirds of the
     /// iterations, see docs/gaits.md). Default: the character file's `gait: (springs: …)` for a
-    /// solve from the rest pose, else `slack`. A solve from a clip starts from its springs.
+    /// solve from the rest pose and a discovery's samples, else `slack`. A solve from a clip
+    /// starts from its springs.
     #[arg(long, value_enum)]
     pub springs: Option<motionlab::model::StartSprings>,
 }
@@ -304,8 +307,9 @@ impl GaitArgs {
                 && self.torques == Some(motionlab::spacetime::gait::Torques::Variables)),
             "--torques variables does not go with --morphology: its effort is not the torques' squares"
         );
-        // The character file's own defaults for a solve from the rest pose.
-        let from_rest = !(self.discover || self.morphology || self.init.is_some());
+        // The character file's own defaults for a solve from the rest pose, a discovery's
+        // samples included (each is one).
+        let from_rest = !(self.morphology || self.init.is_some());
         anyhow::ensure!(
             self.barrier.is_none() || motionlab::spacetime::job::starts::alternates_barrier(&ipopt),
             "--barrier and --ipopt mu_strategy=… both set the barrier; give one"
@@ -495,6 +499,22 @@ pub fn gait(args: GaitArgs) -> Result<()> {
         ranks,
         inner: ProcessPool::this_program(args.threads)?,
     };
+    if request.discover.is_some() && ranks.is_root() {
+        use clap::ValueEnum;
+        let hessian = request
+            .hessian
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        say!(
+            events,
+            "discovery samples torques {} hessian {} barrier {} springs {}",
+            request.torques.name(),
+            hessian,
+            request.barrier.name(),
+            request.springs.name()
+        );
+    }
     let outcome = run_gait(&request, &mut pool, &mut |e| {
         if !ranks.is_root() {
         } else if events {

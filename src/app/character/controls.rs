@@ -5,6 +5,7 @@
 
 use super::{LiveSim, LoadRequest};
 use crate::app::viewport::OrbitCamera;
+use crate::app::workbench::Stage;
 use crate::app::workbench::files::{character_files, characters_dir};
 use crate::app::workbench::palette;
 use crate::sim::PdMode;
@@ -12,17 +13,26 @@ use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-/// The status bar's line.
+/// The status bar's line: the live simulation's state while it is on stage; while a panel's
+/// figures own the viewport (a steered graph's character, a gait), that panel's name, since the
+/// live character is not the one on show.
 pub(super) fn status_bar(
     InMut(ui): InMut<egui::Ui>,
     live: Res<LiveSim>,
     diagnostics: Res<DiagnosticsStore>,
+    stage: Res<State<Stage>>,
 ) {
     let fps = diagnostics
         .get(&FrameTimeDiagnosticsPlugin::FPS)
         .and_then(|d| d.smoothed())
         .unwrap_or(0.0);
     let live = &*live;
+    if !stage.shows_live() {
+        ui.label(format!("{:.0} FPS", fps));
+        ui.separator();
+        ui.label(format!("on show: {}", stage.name()));
+        return;
+    }
     ui.label(format!("t = {:.2} s", live.sim.time()));
     ui.separator();
     ui.label(format!("{:.0} FPS", fps));

@@ -89,7 +89,7 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                              gait NLP is not convex, and one start can end far above another",
                         );
                     ui.label("torques");
-                    ui.add_enabled_ui(!state.discover && !state.morphology, |ui| {
+                    ui.add_enabled_ui(!state.morphology, |ui| {
                         egui::ComboBox::from_id_salt("gait_torques")
                             .selected_text(state.torques.name())
                             .show_ui(ui, |ui| {
@@ -106,13 +106,13 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                                  form, L-BFGS then the exact Hessian); variables: one per joint \
                                  and frame, solved with the exact Hessian (the simple biped's \
                                  walk in about a third of the time). The character file's \
-                                 `gait` setting when picked; a discovery or a morphology \
-                                 computes them",
+                                 `gait` setting when picked, for a discovery's samples too; a \
+                                 morphology computes them",
                             );
                     });
                     ui.label("springs");
                     let lifted = state.torques == crate::spacetime::gait::Torques::Variables;
-                    ui.add_enabled_ui(lifted && !state.discover && !state.morphology, |ui| {
+                    ui.add_enabled_ui(lifted && !state.morphology, |ui| {
                         egui::ComboBox::from_id_salt("gait_springs")
                             .selected_text(state.springs.name())
                             .show_ui(ui, |ui| {

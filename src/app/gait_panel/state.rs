@@ -234,8 +234,9 @@ impl GaitState {
         };
         let tag = self.next_job;
         self.next_job += 1;
-        // As `gait` does: a discovery and a morphology hold the torques as the thesis does.
-        let torques = if self.discover || self.morphology {
+        // As `gait` does: a morphology holds the torques as the thesis does; a discovery's
+        // samples are solves from the rest pose in the panel's form (the creature file's).
+        let torques = if self.morphology {
             crate::spacetime::gait::Torques::Computed
         } else {
             self.torques

@@ -235,6 +235,11 @@ pub(super) fn discover_timings(
                     hessian: request.hessian,
                     lbfgs_iterations: Some(lbfgs_iterations),
                     morphology: request.morphology,
+                    // The discovery's form of the solve: its torques, barrier and starting
+                    // springs (one start per sample).
+                    torques: request.torques,
+                    barrier: request.barrier,
+                    springs: request.springs,
                     ..GaitRequest::new(request.creature.clone(), request.speed)
                 };
                 sample.out = Some(files.clip_path(&sample));
