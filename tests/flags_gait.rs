@@ -304,10 +304,10 @@ fn gait_torques_variables_solves_with_the_exact_hessian_by_default() {
     );
 }
 
-/// A character file's `gait: (torques: …, starts: …)` are `gait`'s defaults for a solve from the
-/// rest pose: the simple biped's walk is solved with its torques as variables (one more variable
-/// per joint coordinate and frame) from a pair of starts, one perturbation with both barriers.
-/// The flags win over the file.
+/// A character file's `gait: (torques: …, starts: …, mirror_half: …)` are `gait`'s defaults for a
+/// solve from the rest pose: the simple biped's walk is solved with its torques as variables (one
+/// more variable per joint coordinate and frame) from a pair of starts, one perturbation with both
+/// barriers, as half a mirrored cycle. The flags win over the file.
 #[cfg(feature = "ipopt")]
 #[test]
 fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
@@ -325,14 +325,32 @@ fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
         value(&hinted, "starts"),
         "2 seeds 0,0 barriers adaptive,monotone"
     );
-    let plain = run(&["--torques", "computed", "--starts", "1"]);
+    let plain = run(&[
+        "--torques",
+        "computed",
+        "--starts",
+        "1",
+        "--mirror-half",
+        "false",
+    ]);
     assert_exit_matches_validity(&plain);
     let plain = stdout(&plain);
     assert!(!plain.lines().any(|l| l.starts_with("starts ")), "{plain}");
-    // The simple biped's 10 active joint coordinates in each of its frames.
+    assert_eq!(value(&hinted, "creature").split(' ').last(), Some("true"));
+    assert_eq!(value(&plain, "creature").split(' ').last(), Some("false"));
+    // The file's half cycle only where the timing allows: feet 0.4 of a period apart are solved
+    // whole.
+    let skewed = run(&["--contacts", "l_foot:0:0.6,r_foot:0.4:0.6"]);
+    assert_exit_matches_validity(&skewed);
     assert_eq!(
-        creature_count(&hinted, "variables"),
-        creature_count(&plain, "variables") + 10 * creature_count(&plain, "frames")
+        value(&stdout(&skewed), "creature").split(' ').last(),
+        Some("false")
+    );
+    // Half the cycle with the simple biped's 10 active joint coordinates in each of its
+    // frames; the 30 spring variables (3 per active coordinate) are not halved.
+    assert_eq!(
+        2 * creature_count(&hinted, "variables"),
+        creature_count(&plain, "variables") + 10 * creature_count(&plain, "frames") + 30
     );
 }
 
@@ -342,7 +360,6 @@ fn the_character_file_gives_the_torques_and_starts_of_a_solve_from_rest() {
 #[cfg(feature = "ipopt")]
 #[test]
 fn a_discoverys_samples_take_the_character_files_form() {
-    use spacetime::*;
     let biped = concat!(env!("CARGO_MANIFEST_DIR"), "/characters/simple_biped.ron");
     let run = |extra: &[&str]| {
         let mut args = vec![
@@ -616,6 +633,14 @@ fn gait_refuses_malformed_timings_and_options() {
         (
             &["--torques", "computed", "--springs", "holding"][..],
             "--springs holding needs --torques variables: the springs are sized from the torque variables at the start",
+        ),
+        (
+            &["--mirror-half", "true"][..],
+            "cannot solve half the cycle and mirror it: foot `shin` is down at frame 0 and its mirror foot at frame 15 differently",
+        ),
+        (
+            &["--mirror-half", "true", "--discover"][..],
+            "--mirror-half true does not go with --discover",
         ),
     ] {
         let o = gait(args);

@@ -264,6 +264,13 @@ pub struct GaitArgs {
     /// starts from its springs.
     #[arg(long, value_enum)]
     pub springs: Option<motionlab::model::StartSprings>,
+    /// Solve half the cycle, its other half the mirror image with the legs swapped (`true`), or
+    /// the whole cycle (`false`): half the variables, for a treadmill cycle of a symmetric
+    /// creature whose feet touch down half a period after their mirror feet (`true` refuses any
+    /// other timing). Default: the character file's `gait: (mirror_half: …)` for a solve from the
+    /// rest pose (not a discovery), which halves only a timing that allows it, else `false`.
+    #[arg(long, value_name = "BOOL")]
+    pub mirror_half: Option<bool>,
 }
 
 /// `SHORTEST:LONGEST` periods in seconds (checked by `TimingSpace::with_period_range`).
@@ -333,6 +340,17 @@ impl GaitArgs {
             .or(hints.springs)
             .unwrap_or_default()
             .for_torques(torques);
+        anyhow::ensure!(
+            !(self.discover && self.mirror_half == Some(true)),
+            "--mirror-half true does not go with --discover: the timings it samples are not symmetric"
+        );
+        use motionlab::spacetime::job::MirrorHalf;
+        let mirror_half = match (self.discover || self.morphology, self.mirror_half) {
+            (_, Some(true)) => MirrorHalf::Half,
+            (_, Some(false)) | (true, None) => MirrorHalf::Whole,
+            (false, None) if hints.mirror_half == Some(true) => MirrorHalf::WhenSymmetric,
+            (false, None) => MirrorHalf::Whole,
+        };
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
                 h.is_finite(),
@@ -387,6 +405,7 @@ impl GaitArgs {
             starts,
             barrier,
             springs,
+            mirror_half,
         })
     }
 }
@@ -529,12 +548,13 @@ pub fn gait(args: GaitArgs) -> Result<()> {
     let (spec, clip) = (&outcome.spec, &outcome.clip);
     say!(
         events,
-        "creature {} speed {} period {} frames {} variables {}",
+        "creature {} speed {} period {} frames {} variables {} mirror_half {}",
         spec.skeleton.name,
         spec.speed,
         spec.period,
         spec.frames,
-        outcome.variables
+        outcome.variables,
+        spec.is_mirror_half()
     );
     for t in &spec.timings {
         say!(

@@ -107,6 +107,10 @@ pub struct GaitHints {
     /// The passive springs a solve from the rest pose starts with, its torques as variables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub springs: Option<StartSprings>,
+    /// Solve a treadmill cycle from the rest pose as half a mirror-symmetric cycle (its other
+    /// half the mirror image, the legs swapped): half the variables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirror_half: Option<bool>,
 }
 
 /// The passive elements (Wampler 2012, thesis §3.2, Eq. 3.13: a spring k_s, q̄ and a damper k_d

@@ -379,6 +379,8 @@ pub struct GaitState {
     pub barrier: crate::spacetime::job::starts::Barrier,
     /// The springs a solve with lifted torques starts from (`--springs`).
     pub springs: crate::model::StartSprings,
+    /// Solve half the cycle and mirror it (`--mirror-half`; not a discovery or a morphology).
+    pub mirror_half: bool,
     pub job: Option<GaitJob>,
     /// What the buttons asked for ([`state::act`]).
     action: Option<state::Action>,
@@ -423,6 +425,7 @@ fn setup_gait(mut commands: Commands, options: Res<Launch>) {
         torques: Default::default(),
         barrier: Default::default(),
         springs: Default::default(),
+        mirror_half: false,
         job: None,
         action: None,
         shown: None,

@@ -19,7 +19,7 @@ impl GaitState {
 
     /// The chosen creature's defaults: its timings and period, and its file's solver settings
     /// (`gait: (lbfgs_iterations: …, sample_iterations: …, torques: …, starts: …, barrier: …,
-    /// springs: …)`, e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of
+    /// springs: …, mirror_half: …)`, e.g. the horse's longer L-BFGS stage, the simple biped's lifted pair of
     /// starts), else the CLI's.
     pub(super) fn creature_defaults(&mut self) {
         self.reset_timings();
@@ -40,6 +40,7 @@ impl GaitState {
             self.starts = hints.starts.unwrap_or(1);
             self.barrier = hints.barrier.unwrap_or_default();
             self.springs = hints.springs.unwrap_or_default();
+            self.mirror_half = hints.mirror_half.unwrap_or(false);
         }
     }
 
@@ -256,6 +257,12 @@ impl GaitState {
             ),
             solver: self.solver,
             starts: self.starts,
+            // As `gait` does: a discovery's timings and a morphology's body are not mirrored.
+            mirror_half: if self.mirror_half && !self.morphology && !(self.discover && !refine) {
+                crate::spacetime::job::MirrorHalf::WhenSymmetric
+            } else {
+                crate::spacetime::job::MirrorHalf::Whole
+            },
             ..crate::spacetime::job::GaitRequest::new(creature_path, self.speed)
         };
         if refine {

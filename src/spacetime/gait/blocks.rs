@@ -20,6 +20,13 @@ impl GaitProblem {
             Seam::None => q.to_vec(),
             Seam::Forward => self.cycle.apply_heading_root(q),
             Seam::Backward => self.cycle.inverse().apply_heading_root(q),
+            Seam::Mirror => {
+                let mut m = vec![D::zero(); q.len()];
+                for (i, &(j, s)) in self.mirror.iter().enumerate() {
+                    m[j] = q[i].clone() * s;
+                }
+                m
+            }
         }
     }
 
@@ -393,7 +400,7 @@ impl BlockProblem for GaitProblem {
         let block = &self.blocks[block].0;
         // Only the blocks with kinematics read the shape variables.
         let (x, morph) = match block {
-            Block::Cones { .. } | Block::Centring => (x, None),
+            Block::Cones { .. } | Block::Centring | Block::MirrorSprings { .. } => (x, None),
             _ => {
                 let (x, morph) = self.shaped(x);
                 (x, Some(morph))
@@ -535,6 +542,10 @@ impl BlockProblem for GaitProblem {
             Block::Centring => x
                 .chunks(self.spec.frames)
                 .map(|c| c.iter().cloned().sum())
+                .collect(),
+            Block::MirrorSprings { rows } => rows
+                .iter()
+                .map(|&(a, b, s)| x[a].clone() - x[b].clone() * s)
                 .collect(),
         }
     }

@@ -140,4 +140,8 @@ pub enum Seam {
     Forward,
     /// The neighbour is frame N−1 standing for frame −1: apply T⁻¹.
     Backward,
+    /// On half a mirror-symmetric treadmill cycle ([`super::GaitSpec::with_mirror_half`]): the
+    /// neighbour is frame 0 standing for frame N/2, or frame N/2 − 1 standing for frame −1, and
+    /// either is the mirror image M of the frame read (M is its own inverse).
+    Mirror,
 }

@@ -13,13 +13,24 @@
 //! A space solves one of each pair of opposite turns and mirrors it (`space generate`): half the
 //! solves, and the two turns are exactly alike. Warm-started solves of the two turns had ended at
 //! costs 4.3 and 5,741 for the slow walk's ±45°/s.
+//!
+//! # Half a symmetric cycle
+//! A treadmill gait whose second half is the mirror image of its first (a walk or a run of a
+//! symmetric biped: each foot's window half a period after its mirror foot's) is a fixed point of
+//! M composed with a shift by half a period. Solving only the first N/2 frames, with the frame
+//! after the last read as M(frame 0) and the frame before the first as M(frame N/2 − 1)
+//! ([`Seam::Mirror`]), and with each spring tied to its mirror spring (equal stiffness and
+//! damping, rest angles mirrored), gives exactly the symmetric solutions of the whole cycle's NLP
+//! with half its variables, at half its cost; [`GaitClip::unfold_half`] makes the whole cycle of
+//! it. This is the half-stride of the usual trajectory-optimization benchmarks of walking (one
+//! step and a heel-strike map that swaps the legs).
 
 use super::*;
 use crate::spacetime::morphology::mirror_limbs;
 use crate::spacetime::skeleton::JointKind;
 
 /// Per coordinate of q: the index of its mirror coordinate and the sign it takes.
-fn mirror_coordinates(skeleton: &Skeleton) -> Result<Vec<(usize, f64)>, GaitError> {
+pub(super) fn mirror_coordinates(skeleton: &Skeleton) -> Result<Vec<(usize, f64)>, GaitError> {
     let limbs = mirror_limbs(skeleton);
     let not = |why: String| GaitError::InvalidClip(skeleton.name.clone(), why);
     let mut map = vec![(0, 0.0); skeleton.dof()];
@@ -188,6 +199,122 @@ impl GaitClip {
             closure,
             ..self.clone()
         })
+    }
+}
+
+/// For every foot (index into `skeleton.feet`), its mirror foot's index; an error when a limb
+/// off the midline has no mirror image or a foot's mirror limb is not a foot.
+fn mirror_feet(skeleton: &Skeleton) -> Result<Vec<usize>, GaitError> {
+    let limbs = mirror_limbs(skeleton);
+    let not = |why: String| GaitError::NotSymmetric(why);
+    for (i, limb) in skeleton.limbs.iter().enumerate() {
+        let off_midline = limb.offset[2].abs() > 1e-9 || limb.direction[2].abs() > 1e-9;
+        if limbs[i] == i && limb.parent.is_some() && off_midline {
+            return Err(not(format!("limb `{}` has no mirror image", limb.name)));
+        }
+    }
+    skeleton
+        .feet
+        .iter()
+        .map(|&l| {
+            skeleton
+                .feet
+                .iter()
+                .position(|&f| f == limbs[l])
+                .ok_or_else(|| {
+                    not(format!(
+                        "the mirror image of foot `{}` is not a foot",
+                        skeleton.limbs[l].name
+                    ))
+                })
+        })
+        .collect()
+}
+
+impl GaitSpec {
+    /// The spec solved as half a mirror-symmetric cycle (see the module docs): half the
+    /// variables, the same gait when the whole cycle's optimum is symmetric. Only a treadmill
+    /// cycle of an even number of frames, of a symmetric creature without morphology, whose feet
+    /// touch down half a period after their mirror feet; [`Self::half_cycle`] says why not.
+    pub fn with_mirror_half(mut self, on: bool) -> Self {
+        self.mirror_half = on;
+        self
+    }
+
+    /// Whether the spec is solved as half a mirror-symmetric cycle ([`Self::with_mirror_half`]).
+    pub fn is_mirror_half(&self) -> bool {
+        self.mirror_half
+    }
+
+    /// Whether this spec is the half cycle of a mirror-symmetric one.
+    pub(super) fn is_half(&self) -> bool {
+        self.half
+    }
+
+    /// The half cycle to solve when the spec asks for one: its first N/2 frames over half the
+    /// period, its seam the mirror ([`Seam::Mirror`]), the whole cycle's contact table and
+    /// start; `None` when it does not ask; an error naming what is not symmetric.
+    pub fn half_cycle(&self) -> Result<Option<GaitSpec>, GaitError> {
+        if !self.mirror_half {
+            return Ok(None);
+        }
+        let not = |why: &str| Err(GaitError::NotSymmetric(why.into()));
+        if !self.closure.is_treadmill() {
+            return not(
+                "only a treadmill cycle is mirrored (not a turning, strafing or open clip)",
+            );
+        }
+        if self.morphology.is_some() {
+            return not("the body's shape is optimised");
+        }
+        if self.frames % 2 != 0 || self.frames < 4 {
+            return not("the cycle needs an even number of frames, at least 4");
+        }
+        if self.pivoting.iter().flatten().any(|&t| t != 0.0)
+            || self.footing.iter().flatten().any(|&f| f != Footing::Sole)
+        {
+            return not("a foot pivots or stands on its toes");
+        }
+        mirror_coordinates(&self.skeleton)?;
+        let feet = mirror_feet(&self.skeleton)?;
+        let half = self.frames / 2;
+        for i in 0..half {
+            for (k, &m) in feet.iter().enumerate() {
+                if self.contact[i + half][m] != self.contact[i][k] {
+                    let foot = &self.timings[k].foot;
+                    return Err(GaitError::NotSymmetric(format!(
+                        "foot `{foot}` is down at frame {i} and its mirror foot at frame {} \
+                         differently: each foot's window must start half a period after its \
+                         mirror foot's, with the same length",
+                        i + half
+                    )));
+                }
+            }
+        }
+        let mut spec = self.clone();
+        spec.frames = half;
+        spec.period = self.period / 2.0;
+        spec.mirror_half = false;
+        spec.half = true;
+        Ok(Some(spec))
+    }
+}
+
+impl GaitClip {
+    /// The whole cycle of a half cycle solved for `spec` ([`GaitSpec::half_cycle`]): its frames
+    /// and loads, then their mirror images; the springs are already their own mirror images. Its
+    /// cost and largest violation are measured as a point of `spec`'s whole NLP (the caller's).
+    pub(super) fn unfold_half(&self, spec: &GaitSpec) -> Result<GaitClip, GaitError> {
+        let half = GaitClip {
+            timings: spec.timings.clone(),
+            period: spec.period,
+            ..self.clone()
+        };
+        let mirror = half.mirrored(&spec.skeleton)?;
+        let mut whole = half;
+        whole.frames.extend(mirror.frames);
+        whole.contacts.extend(mirror.contacts);
+        Ok(whole)
     }
 }
 

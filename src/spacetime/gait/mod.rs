@@ -178,6 +178,8 @@ pub enum GaitError {
     Syntax(String),
     #[error("cannot start from that clip: {0}")]
     WarmStart(String),
+    #[error("cannot solve half the cycle and mirror it: {0}")]
+    NotSymmetric(String),
     #[error("{0}")]
     Pivot(String),
     #[error("the clip sizes limb `{0}`, which creature `{1}` does not have")]
@@ -277,6 +279,11 @@ pub struct GaitSpec {
     pub torques: Torques,
     /// The passive elements a solve from the rest pose with lifted torques starts with.
     pub start_springs: StartSprings,
+    /// Solve half the cycle, the other half being its mirror image ([`Self::with_mirror_half`]).
+    mirror_half: bool,
+    /// This spec is the half cycle of a mirror-symmetric one: its frames are the first N/2, its
+    /// seam [`Seam::Mirror`] (the contact table stays the whole cycle's).
+    half: bool,
     /// Start from this clip's motion, loads, springs and body instead of the rest pose
     /// ([`GaitSpec::with_warm_start`]).
     warm_start: Option<Box<GaitClip>>,
@@ -406,6 +413,8 @@ impl GaitSpec {
             sole_clearance: false,
             torques: Torques::default(),
             start_springs: StartSprings::default(),
+            mirror_half: false,
+            half: false,
             warm_start: None,
             contact: Vec::new(),
             pivoting: Vec::new(),
@@ -483,6 +492,8 @@ impl GaitSpec {
             sole_clearance: false,
             torques: Torques::default(),
             start_springs: StartSprings::default(),
+            mirror_half: false,
+            half: false,
             warm_start: None,
             contact,
             pivoting: Vec::new(),

@@ -18,6 +18,8 @@ pub(super) struct Layout {
     cyclic: bool,
     /// Transformed cycles apply T across the seam; treadmills and open clips do not.
     seams: bool,
+    /// Half a mirror-symmetric cycle: its seam is the mirror ([`Seam::Mirror`]).
+    pub(super) half: bool,
     /// Non-root rotational coordinates carrying passive elements.
     pub(super) passive_dofs: Vec<usize>,
     pub(super) passive_start: usize,
@@ -70,6 +72,7 @@ impl Layout {
             frames,
             cyclic,
             seams: matches!(spec.closure, Closure::Transformed { .. }),
+            half: spec.is_half(),
             passive_dofs,
             passive_start,
             force_start,
@@ -99,7 +102,9 @@ impl Layout {
         } else if self.cyclic {
             Some((
                 0,
-                if self.seams {
+                if self.half {
+                    Seam::Mirror
+                } else if self.seams {
                     Seam::Forward
                 } else {
                     Seam::None
@@ -117,7 +122,9 @@ impl Layout {
         } else if self.cyclic {
             Some((
                 self.frames - 1,
-                if self.seams {
+                if self.half {
+                    Seam::Mirror
+                } else if self.seams {
                     Seam::Backward
                 } else {
                     Seam::None
@@ -208,6 +215,9 @@ pub(super) enum Block {
     /// (3.7); variables every frame's root x, then every frame's root z (and, for a
     /// transformed cycle, every frame's yaw): their sums are the path's.
     Centring,
+    /// Half a mirrored cycle: each spring equals its mirror spring (rows x_a − s·x_b over the
+    /// passive elements' variables, a and b block-local).
+    MirrorSprings { rows: Vec<(usize, usize, f64)> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +254,9 @@ pub struct GaitProblem {
     /// The rest pose (the posture term's preferred angles) and the coordinates it holds.
     pub(super) rest: Vec<f64>,
     pub(super) posture: Vec<usize>,
+    /// On half a mirrored cycle, per coordinate its mirror coordinate and sign (M); empty
+    /// otherwise.
+    pub(super) mirror: Vec<(usize, f64)>,
 }
 
 impl GaitProblem {
@@ -255,6 +268,10 @@ impl GaitProblem {
         let lifted = spec.morphology.is_none() && spec.torques == Torques::Variables;
         let layout = Layout::new(&spec, shapes.as_ref().map_or(0, |g| 2 * g.len()), lifted);
         let treadmill = spec.closure.is_treadmill();
+        let mirror = match layout.half {
+            true => super::mirror::mirror_coordinates(sk).expect("a half cycle's creature mirrors"),
+            false => Vec::new(),
+        };
         // Nodes: the root's origin and every limb end, plus any limb origin that is neither its
         // parent's origin (at = 0) nor its parent's end (at = 1) without offset.
         let mut nodes = vec![Node::Origin(0)];
@@ -370,15 +387,18 @@ impl GaitProblem {
             if layout.fixed(i) && layout.fixed(j) {
                 continue;
             }
+            // On half a mirrored cycle the frame after the last is frame N/2 of the whole
+            // cycle's contact table (its mirror image of frame 0).
+            let j_contact = if layout.half { i + 1 } else { j };
             for k in 0..feet {
-                if spec.in_contact(i, k) && spec.in_contact(j, k) && i != j {
+                if spec.in_contact(i, k) && spec.in_contact(j_contact, k) && i != j {
                     let variables = layout
                         .q_vars(i)
                         .chain(layout.q_vars(j))
                         .chain(layout.shape.clone())
                         .collect();
                     let turn = spec.pivot_turn(i, k);
-                    let at = spec.slip_offset(i, j, k);
+                    let at = spec.slip_offset(i, j_contact, k);
                     let targets = match (sk.planar, treadmill) {
                         (true, true) => vec![dx],
                         (false, true) => vec![dx, 0.0],
@@ -449,7 +469,8 @@ impl GaitProblem {
             let frames = 0..spec.frames;
             let mut centring: Vec<usize> = frames.clone().map(|i| layout.q(i, 3)).collect();
             let (mut targets, mut yaw) = (vec![0.0], Vec::new());
-            if !sk.planar {
+            // Half a mirrored cycle: z is mirrored, so the whole cycle's sum of z is zero.
+            if !sk.planar && !layout.half {
                 centring.extend(frames.clone().map(|i| layout.q(i, 5)));
                 targets.push(0.0);
             }
@@ -467,6 +488,10 @@ impl GaitProblem {
                 Block::Centring,
                 BlockSpec::equal(centring, targets).linear(),
             ));
+        }
+
+        if layout.half {
+            blocks.push(Self::mirror_springs(&layout, &mirror));
         }
 
         let mut terms = Vec::new();
@@ -552,6 +577,7 @@ impl GaitProblem {
         Self {
             rest,
             posture,
+            mirror,
             spec,
             layout,
             shapes,
@@ -560,6 +586,38 @@ impl GaitProblem {
             mass,
             cycle,
         }
+    }
+
+    /// The rows tying each passive element of half a mirrored cycle to its mirror's: equal
+    /// stiffness and damping, rest angle times the mirror's sign (a coordinate that is its own
+    /// mirror with sign −1 rests at 0).
+    fn mirror_springs(layout: &Layout, mirror: &[(usize, f64)]) -> (Block, BlockSpec) {
+        let start = layout.passive_start;
+        let mut rows = Vec::new();
+        for (p, &d) in layout.passive_dofs.iter().enumerate() {
+            let (e, s) = mirror[d];
+            let m = layout
+                .passive_dofs
+                .iter()
+                .position(|&x| x == e)
+                .expect("a passive coordinate's mirror is passive");
+            let ([ks, rest, kd], [mks, mrest, mkd]) = (layout.passive(p), layout.passive(m));
+            if p < m {
+                rows.extend([
+                    (ks - start, mks - start, 1.0),
+                    (kd - start, mkd - start, 1.0),
+                ]);
+            }
+            if p < m || (p == m && s < 0.0) {
+                rows.push((rest - start, mrest - start, s));
+            }
+        }
+        let variables = (start..start + 3 * layout.passive_dofs.len()).collect();
+        let n = rows.len();
+        (
+            Block::MirrorSprings { rows },
+            BlockSpec::equal(variables, vec![0.0; n]).linear(),
+        )
     }
 
     /// The fixed frames of an open clip with their coordinates (none for a cycle).
@@ -580,6 +638,13 @@ impl GaitProblem {
 
     pub fn spec(&self) -> &GaitSpec {
         &self.spec
+    }
+
+    /// The variables of the NLP a solve of `spec` solves: its half cycle's when it asks for one
+    /// ([`GaitSpec::with_mirror_half`]), else its own.
+    pub fn solved_variables(spec: &GaitSpec) -> Result<usize, GaitError> {
+        let half = spec.half_cycle()?;
+        Ok(GaitProblem::new(half.unwrap_or_else(|| spec.clone())).variables())
     }
 
     /// Number of variables (for messages).
@@ -610,7 +675,8 @@ impl GaitProblem {
     pub(super) fn warm_start(&self, clip: &GaitClip, x: &mut [f64]) {
         let sk = &self.spec.skeleton;
         let (lo, hi) = sk.bounds();
-        for (i, q) in clip.frames.iter().enumerate() {
+        // Half a mirrored cycle starts from the clip's first half.
+        for (i, q) in clip.frames.iter().enumerate().take(self.layout.frames) {
             let q = match (&self.spec.closure, &clip.closure) {
                 (to @ Closure::Transformed { .. }, from @ Closure::Transformed { .. })
                     if !sk.planar =>

@@ -208,6 +208,14 @@ fn solve_gait_timed(
     curvature: crate::spacetime::Curvature,
 ) -> Result<TimedSolve, GaitError> {
     use crate::spacetime::NlpProblem;
+    if let Some(half) = spec.half_cycle()? {
+        // Half a mirror-symmetric cycle, unfolded and measured as the whole cycle. Its
+        // multipliers are the half problem's, which a next stage (also solved as a half) takes.
+        let (clip, callbacks, multipliers) = solve_gait_timed(&half, options, curvature)?;
+        let mut whole = clip.unfold_half(spec)?;
+        (whole.cost, whole.max_violation) = measure(spec, &whole)?;
+        return Ok((whole, callbacks, multipliers));
+    }
     let problem = GaitProblem::new(spec.clone());
     let nlp = crate::spacetime::AutoDiff::new(problem)?.with_curvature(curvature);
     let mut options = options.clone();

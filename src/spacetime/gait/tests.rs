@@ -652,6 +652,9 @@ mod closure_tests;
 #[path = "lifted_tests.rs"]
 mod lifted_tests;
 
+#[path = "half_cycle_tests.rs"]
+mod half_cycle_tests;
+
 /// The posture term holds whole limbs by parts of their names, and single coordinates by
 /// dotted entries: `thigh.ry` holds both hips' rotation about the thigh and neither hip's
 /// flexion nor abduction, and never a root coordinate.

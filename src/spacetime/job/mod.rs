@@ -174,6 +174,23 @@ pub struct GaitRequest {
     /// variables ([`crate::model::StartSprings`]).
     #[serde(default)]
     pub springs: crate::model::StartSprings,
+    /// Solve half the cycle, the other half its mirror image ([`MirrorHalf`]).
+    #[serde(default)]
+    pub mirror_half: MirrorHalf,
+}
+
+/// Whether a cycle is solved as half a mirror-symmetric cycle
+/// ([`crate::spacetime::gait::GaitSpec::with_mirror_half`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum MirrorHalf {
+    /// The whole cycle.
+    #[default]
+    Whole,
+    /// Half the cycle; a timing that is not symmetric is refused with the reason.
+    Half,
+    /// Half the cycle when the timing is symmetric, else the whole (a character file's hint:
+    /// the simple biped's, whose other timings stay solvable).
+    WhenSymmetric,
 }
 
 fn one_start() -> usize {
@@ -220,6 +237,7 @@ impl GaitRequest {
             starts: 1,
             barrier: Default::default(),
             springs: Default::default(),
+            mirror_half: MirrorHalf::Whole,
         }
     }
 

@@ -176,6 +176,23 @@ pub(super) fn cycle_spec(
     spec.sole_clearance = request.sole_clearance;
     spec.torques = request.torques;
     spec.start_springs = request.springs;
+    spec = match request.mirror_half {
+        MirrorHalf::Whole => spec,
+        // A timing that is not symmetric is refused before any solve.
+        MirrorHalf::Half => {
+            let spec = spec.with_mirror_half(true);
+            spec.half_cycle()?;
+            spec
+        }
+        MirrorHalf::WhenSymmetric => {
+            let half = spec.clone().with_mirror_half(true);
+            if half.half_cycle().is_ok() {
+                half
+            } else {
+                spec
+            }
+        }
+    };
     Ok(spec)
 }
 
@@ -236,7 +253,7 @@ fn solve_and_report(
             });
         },
     )));
-    let variables = GaitProblem::new(spec.clone()).variables();
+    let variables = GaitProblem::solved_variables(&spec)?;
     // The solve runs on a thread of its own and its iterations reach `on_event` here as they
     // come: the channel closes when the solve's options, which hold its sender, are dropped.
     let solved = std::thread::scope(|scope| {

@@ -129,6 +129,9 @@ mod solve {
         samples: &mut dyn SampleSolver,
         on_event: &mut dyn FnMut(GaitEvent),
     ) -> Result<GaitOutcome> {
+        // A spec no start could solve (a timing that is not symmetric, with the mirrored half
+        // asked for) fails here with its reason, not in every start's worker.
+        cycle_spec(request, skeleton.clone(), period, timings, request.seed)?;
         let folder = Scratch(std::env::temp_dir().join(format!(
             "motionlab-starts-{}-{:x}",
             std::process::id(),
@@ -220,7 +223,7 @@ mod solve {
         let mut clip = clips[kept.start].take().expect("the kept start has a clip");
         clip.validate(&clip.body(&spec.skeleton)?)
             .with_context(|| format!("the clip of start {}", kept.start))?;
-        let variables = GaitProblem::new(spec.clone()).variables();
+        let variables = GaitProblem::solved_variables(&spec)?;
         let audit_max_violation = finish(request, &spec, &mut clip, on_event)?;
         Ok(GaitOutcome {
             spec,
