@@ -148,6 +148,11 @@ fn only_a_symmetric_cycle_is_halved() {
         .unwrap()
         .with_mirror_half(true);
     assert!(monoped.half_cycle().is_err());
+    // The horse's trot: diagonal pairs half a period apart, but of two hooves down only the
+    // first holds its twist, and the first of a pair is not the mirror of the other pair's.
+    let horse = crate::spacetime::tests::horse_trot().with_mirror_half(true);
+    let e = horse.half_cycle().unwrap_err().to_string();
+    assert!(e.contains("twist are not symmetric"), "{e}");
     assert!(
         biped()
             .with_mirror_half(false)

@@ -291,6 +291,19 @@ impl GaitSpec {
                 }
             }
         }
+        // The rows that hold a planted foot's twist must be each other's mirrors too: of feet
+        // whose legs cannot turn them, only the first down holds its twist
+        // ([`Skeleton::held_twists`]), and which is first does not mirror (the horse's).
+        let held = |i: usize| self.skeleton.held_twists(|k| self.contact[i][k]);
+        for i in 0..half {
+            let (a, b) = (held(i), held(i + half));
+            if feet.iter().enumerate().any(|(k, &m)| a[k] != b[m]) {
+                return not(
+                    "the rows holding planted feet's twist are not symmetric (of the feet whose \
+                     legs cannot turn them, only the first down holds its twist)",
+                );
+            }
+        }
         let mut spec = self.clone();
         spec.frames = half;
         spec.period = self.period / 2.0;
