@@ -112,6 +112,7 @@ impl Scratch {
     }
 }
 
+#[inline]
 fn push(node: Node) -> u32 {
     TAPE.with_borrow_mut(|t| {
         t.push(node);
@@ -248,10 +249,17 @@ impl Recording {
     /// computed, so none after the last seed feeds the outputs: the sweep starts there (a
     /// Jacobian takes one sweep per row, and a block's rows are computed one after another).
     fn adjoints(&self, seeds: &[(TapeVar, f64)]) -> Vec<f64> {
+        let mut bar = vec![0.0; self.nodes.len()];
+        self.adjoints_into(seeds, &mut bar);
+        bar
+    }
+
+    /// The sweep of [`Self::adjoints`] into `bar`, zero below the sweep's top on entry; returns
+    /// that top: the sweep writes only below it.
+    fn adjoints_into(&self, seeds: &[(TapeVar, f64)], bar: &mut [f64]) -> usize {
         let top = seeds
             .iter()
             .fold(self.inputs + 1, |top, (y, _)| top.max(y.node as usize + 1));
-        let mut bar = vec![0.0; self.nodes.len()];
         for &(y, w) in seeds {
             bar[y.node as usize] += w;
         }
@@ -263,7 +271,23 @@ impl Recording {
                 bar[n.b as usize] += w * n.db;
             }
         }
-        bar
+        top
+    }
+
+    /// The rows ∇yᵣ of a Jacobian, one adjoint sweep each, all in one work array: after a row
+    /// only the part its sweep wrote is cleared (rows computed early sweep a short tape), where a
+    /// fresh array per row would cost the whole tape's length every time.
+    pub fn jacobian_rows(&self, outputs: &[TapeVar]) -> Vec<Vec<f64>> {
+        let mut bar = vec![0.0; self.nodes.len()];
+        outputs
+            .iter()
+            .map(|&y| {
+                let top = self.adjoints_into(&[(y, 1.0)], &mut bar);
+                let row = bar[1..=self.inputs].to_vec();
+                bar[..top].fill(0.0);
+                row
+            })
+            .collect()
     }
 
     /// ∇(Σ wᵢ yᵢ) with respect to the inputs.
@@ -494,7 +518,7 @@ pub fn jacobian(
     f: impl FnOnce(&[TapeVar]) -> Vec<TapeVar>,
 ) -> (Vec<f64>, Vec<Vec<f64>>) {
     let (y, tape) = record(x, f);
-    let rows = y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect();
+    let rows = tape.jacobian_rows(&y);
     (y.iter().map(|r| r.value).collect(), rows)
 }
 
@@ -535,7 +559,7 @@ pub fn values_jacobian_hessian_without(
     let (y, tape) = record(x, f);
     let values: Vec<f64> = y.iter().map(|v| v.value).collect();
     let (weights, jacobian) = weights(&values);
-    let rows = jacobian.then(|| y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect());
+    let rows = jacobian.then(|| tape.jacobian_rows(&y));
     let seeds: Vec<(TapeVar, f64)> = y.iter().copied().zip(weights).collect();
     let h = tape.hessian_without(&seeds, flat);
     (values, rows, h)

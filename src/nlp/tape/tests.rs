@@ -40,6 +40,13 @@ fn tape_derivatives_equal_forward_dual_derivatives() {
             );
         }
     }
+    // The rows share one work array, cleared after each: every row is its own sweep's
+    // gradient, bit for bit, in the outputs' order and in reverse (long sweeps before short).
+    let (y, tape) = record(&x, |v| f(v));
+    let own: Vec<Vec<f64>> = y.iter().map(|&r| tape.gradient(&[(r, 1.0)])).collect();
+    assert_eq!(jac, own);
+    let (_, reversed) = jacobian(&x, |v| f(v).into_iter().rev().collect());
+    assert_eq!(reversed, own.into_iter().rev().collect::<Vec<_>>());
     // Hessian of the weighted sum.
     let (rows, h) = weighted_hessian(&x, &w, |v| f(v));
     assert_eq!(rows, 6);
