@@ -116,6 +116,40 @@ pub struct KeptStart {
 }
 
 impl GaitClip {
+    /// A clip of `spec`'s cycle with these frames, loads and springs that no solve has measured
+    /// yet (cost and violation infinite, no iterations), its status `status`.
+    pub fn unsolved(
+        spec: &GaitSpec,
+        frames: Vec<Vec<f64>>,
+        contacts: Vec<Vec<Option<ContactLoad>>>,
+        passive: Vec<PassiveElement>,
+        status: &str,
+    ) -> GaitClip {
+        GaitClip {
+            creature: spec.skeleton.name.clone(),
+            character: None,
+            speed: spec.speed,
+            period: spec.period,
+            timings: spec.timings.clone(),
+            coordinates: spec.skeleton.dof_names(),
+            frames,
+            contacts,
+            passive,
+            cost: f64::INFINITY,
+            status: status.into(),
+            projection_status: None,
+            iterations: 0,
+            max_violation: f64::INFINITY,
+            seed: spec.seed,
+            solve_time_s: 0.0,
+            morphology: None,
+            projected_from: None,
+            closure: spec.closure.clone(),
+            max_head_height: spec.max_head_height,
+            start_kept: None,
+        }
+    }
+
     /// Fails unless the clip is of creature `skeleton` (by name).
     pub fn check_creature(&self, skeleton: &Skeleton) -> Result<(), GaitError> {
         if self.creature == skeleton.name {

@@ -668,26 +668,10 @@ pub fn connecting_start(
         .collect();
     let start = GaitClip {
         creature: skeleton.name.clone(),
-        character: None,
-        speed: spec.speed,
         period: c.duration,
-        timings: spec.timings.clone(),
-        coordinates: spec.skeleton.dof_names(),
-        frames,
-        contacts,
-        passive: Vec::new(),
-        cost: f64::INFINITY,
-        status: "start".into(),
-        projection_status: None,
-        iterations: 0,
-        max_violation: f64::INFINITY,
         seed: 0,
-        solve_time_s: 0.0,
-        morphology: None,
-        projected_from: None,
-        closure: spec.closure.clone(),
         max_head_height: None,
-        start_kept: None,
+        ..GaitClip::unsolved(&spec, frames, contacts, Vec::new(), "start")
     };
     Ok((spec, start))
 }

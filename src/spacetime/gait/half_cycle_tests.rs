@@ -14,30 +14,8 @@ fn biped() -> GaitSpec {
 
 /// The clip of the point `x` of `problem` (a spec's half or whole NLP).
 fn clip_at(problem: &GaitProblem, x: &[f64]) -> GaitClip {
-    let spec = problem.spec();
-    GaitClip {
-        creature: spec.skeleton.name.clone(),
-        character: None,
-        speed: spec.speed,
-        period: spec.period,
-        timings: spec.timings.clone(),
-        coordinates: spec.skeleton.dof_names(),
-        frames: problem.poses(x),
-        contacts: problem.loads(x),
-        passive: problem.passive(x),
-        cost: f64::NAN,
-        status: "test".into(),
-        projection_status: None,
-        iterations: 0,
-        max_violation: f64::NAN,
-        seed: 0,
-        solve_time_s: 0.0,
-        morphology: None,
-        projected_from: None,
-        closure: spec.closure.clone(),
-        max_head_height: None,
-        start_kept: None,
-    }
+    let (frames, loads, springs) = (problem.poses(x), problem.loads(x), problem.passive(x));
+    GaitClip::unsolved(problem.spec(), frames, loads, springs, "test")
 }
 
 /// (objective, largest violation) of `spec`'s NLP at the point its warm start gives.

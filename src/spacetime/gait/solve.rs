@@ -328,27 +328,20 @@ fn solve_gait_timed(
     let cost = nlp.objective(&x).unwrap_or(f64::NAN);
     let p = nlp.problem();
     let clip = GaitClip {
-        creature: spec.skeleton.name.clone(),
-        character: None,
-        speed: spec.speed,
-        period: spec.period,
-        timings: spec.timings.clone(),
-        coordinates: spec.skeleton.dof_names(),
-        frames: p.poses(&x),
-        contacts: p.loads(&x),
-        passive: p.passive(&x),
         cost,
-        status: s.status.label(),
         projection_status,
         iterations,
         max_violation: violation,
-        seed: spec.seed,
         solve_time_s: time.as_secs_f64(),
         morphology: p.limb_shapes(&x),
         projected_from,
-        closure: spec.closure.clone(),
-        max_head_height: spec.max_head_height,
-        start_kept: None,
+        ..GaitClip::unsolved(
+            spec,
+            p.poses(&x),
+            p.loads(&x),
+            p.passive(&x),
+            &s.status.label(),
+        )
     };
     Ok((clip, callbacks, multipliers))
 }
