@@ -115,10 +115,13 @@ mod solve_hints {
         let raptor = super::creature("velociraptor").solve;
         assert_eq!(raptor.lbfgs_iterations, None);
         assert_eq!(raptor.sample_iterations, Some(1500));
-        // The simple biped's walk: the torques as variables, a pair of starts.
+        // The simple biped's walk: the torques as variables, a pair of starts, half a mirrored
+        // cycle; the horse's trot cannot be halved (its held twists do not mirror).
         let biped = super::creature("simple_biped").solve;
         assert_eq!(biped.lbfgs_iterations, None);
         assert_eq!(biped.torques, Some(crate::model::Torques::Variables));
         assert_eq!(biped.starts, Some(2));
+        assert_eq!(biped.mirror_half, Some(true));
+        assert_eq!(horse.mirror_half, None);
     }
 }
