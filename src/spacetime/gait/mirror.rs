@@ -25,6 +25,7 @@
 //! it. This is the half-stride of the usual trajectory-optimization benchmarks of walking (one
 //! step and a heel-strike map that swaps the legs).
 
+use super::problem::{Block, Layout};
 use super::*;
 use crate::spacetime::morphology::mirror_limbs;
 use crate::spacetime::skeleton::JointKind;
@@ -310,6 +311,47 @@ impl GaitSpec {
         spec.mirror_half = false;
         spec.half = true;
         Ok(Some(spec))
+    }
+}
+
+impl GaitProblem {
+    /// The variables of the NLP a solve of `spec` solves: its half cycle's when it asks for one
+    /// ([`GaitSpec::with_mirror_half`]), else its own.
+    pub fn solved_variables(spec: &GaitSpec) -> Result<usize, GaitError> {
+        let half = spec.half_cycle()?;
+        Ok(GaitProblem::new(half.unwrap_or_else(|| spec.clone())).variables())
+    }
+
+    /// The rows tying each passive element of half a mirrored cycle to its mirror's: equal
+    /// stiffness and damping, rest angle times the mirror's sign (a coordinate that is its own
+    /// mirror with sign −1 rests at 0).
+    pub(super) fn mirror_springs(layout: &Layout, mirror: &[(usize, f64)]) -> (Block, BlockSpec) {
+        let start = layout.passive_start;
+        let mut rows = Vec::new();
+        for (p, &d) in layout.passive_dofs.iter().enumerate() {
+            let (e, s) = mirror[d];
+            let m = layout
+                .passive_dofs
+                .iter()
+                .position(|&x| x == e)
+                .expect("a passive coordinate's mirror is passive");
+            let ([ks, rest, kd], [mks, mrest, mkd]) = (layout.passive(p), layout.passive(m));
+            if p < m {
+                rows.extend([
+                    (ks - start, mks - start, 1.0),
+                    (kd - start, mkd - start, 1.0),
+                ]);
+            }
+            if p < m || (p == m && s < 0.0) {
+                rows.push((rest - start, mrest - start, s));
+            }
+        }
+        let variables = (start..start + 3 * layout.passive_dofs.len()).collect();
+        let n = rows.len();
+        (
+            Block::MirrorSprings { rows },
+            BlockSpec::equal(variables, vec![0.0; n]).linear(),
+        )
     }
 }
 

@@ -588,38 +588,6 @@ impl GaitProblem {
         }
     }
 
-    /// The rows tying each passive element of half a mirrored cycle to its mirror's: equal
-    /// stiffness and damping, rest angle times the mirror's sign (a coordinate that is its own
-    /// mirror with sign −1 rests at 0).
-    fn mirror_springs(layout: &Layout, mirror: &[(usize, f64)]) -> (Block, BlockSpec) {
-        let start = layout.passive_start;
-        let mut rows = Vec::new();
-        for (p, &d) in layout.passive_dofs.iter().enumerate() {
-            let (e, s) = mirror[d];
-            let m = layout
-                .passive_dofs
-                .iter()
-                .position(|&x| x == e)
-                .expect("a passive coordinate's mirror is passive");
-            let ([ks, rest, kd], [mks, mrest, mkd]) = (layout.passive(p), layout.passive(m));
-            if p < m {
-                rows.extend([
-                    (ks - start, mks - start, 1.0),
-                    (kd - start, mkd - start, 1.0),
-                ]);
-            }
-            if p < m || (p == m && s < 0.0) {
-                rows.push((rest - start, mrest - start, s));
-            }
-        }
-        let variables = (start..start + 3 * layout.passive_dofs.len()).collect();
-        let n = rows.len();
-        (
-            Block::MirrorSprings { rows },
-            BlockSpec::equal(variables, vec![0.0; n]).linear(),
-        )
-    }
-
     /// The fixed frames of an open clip with their coordinates (none for a cycle).
     pub(super) fn fixed_frames(&self) -> Vec<(usize, &Vec<f64>)> {
         match &self.spec.closure {
@@ -638,13 +606,6 @@ impl GaitProblem {
 
     pub fn spec(&self) -> &GaitSpec {
         &self.spec
-    }
-
-    /// The variables of the NLP a solve of `spec` solves: its half cycle's when it asks for one
-    /// ([`GaitSpec::with_mirror_half`]), else its own.
-    pub fn solved_variables(spec: &GaitSpec) -> Result<usize, GaitError> {
-        let half = spec.half_cycle()?;
-        Ok(GaitProblem::new(half.unwrap_or_else(|| spec.clone())).variables())
     }
 
     /// Number of variables (for messages).
