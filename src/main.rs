@@ -294,6 +294,14 @@ enum Command {
         /// staged solve).
         #[arg(long, value_enum, default_value_t = motionlab::spacetime::gait::Torques::Computed)]
         torques: motionlab::spacetime::gait::Torques,
+        /// `bench gait`: time `motionlab gait`'s default pipeline instead (the character file's
+        /// solve settings, its starts side by side in their own processes) for seeds 0 to N − 1,
+        /// one line per seed, then the spread of the kept costs over the seeds.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+        seeds: Option<u32>,
+        /// `bench gait --seeds`: only the case of this character (`simple_biped` or `horse`).
+        #[arg(long, value_name = "NAME", requires = "seeds")]
+        case: Option<String>,
         /// `bench footsteps`: plan with this template file's templates too (see `footsteps
         /// templates`).
         #[arg(long)]
@@ -475,6 +483,8 @@ fn main() {
             solver,
             starts,
             torques,
+            seeds,
+            case,
             templates,
             report,
             cluster,
@@ -488,13 +498,30 @@ fn main() {
             other
                 if (solver.is_some()
                     || starts > 1
-                    || torques != motionlab::spacetime::gait::Torques::Computed)
+                    || torques != motionlab::spacetime::gait::Torques::Computed
+                    || seeds.is_some())
                     && other != "gait" =>
             {
                 Err(anyhow::anyhow!(
-                    "--solver, --starts and --torques are choices of `bench gait`, not of `bench {other}`"
+                    "--solver, --starts, --torques and --seeds are choices of `bench gait`, not of `bench {other}`"
                 ))
             }
+            "gait"
+                if seeds.is_some()
+                    && (starts > 1 || torques != motionlab::spacetime::gait::Torques::Computed) =>
+            {
+                Err(anyhow::anyhow!(
+                    "--seeds times the character files' own solve settings; --starts and --torques are for the single solves of `bench gait` without it"
+                ))
+            }
+            "gait" if seeds.is_some() => bench_gait_cli::bench_gait_seeds(
+                quick,
+                &characters,
+                solver,
+                seeds.map_or(1, |n| n as usize),
+                case.as_deref(),
+                0,
+            ),
             "sim" => bench_cli::bench(quick, &characters),
             "cma" => bench_cli::bench_cma(quick),
             "diversity" => {

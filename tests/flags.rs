@@ -248,6 +248,61 @@ fn bench_reads_the_characters_from_the_given_folder() {
     }
 }
 
+/// `bench gait --seeds N` times `motionlab gait`'s own pipeline: the simple biped's file asks
+/// for a pair of starts on half a mirror-symmetric cycle (528 variables against the whole
+/// cycle's 1,026), so each seed's line names two starts and the half cycle, and the spread line
+/// counts the seeds; a case that does not exist and the single solves' flags are refused.
+#[cfg(feature = "ipopt")]
+#[test]
+fn bench_gait_seeds_times_the_character_files_pipeline() {
+    let o = motionlab(&[
+        "bench",
+        "gait",
+        "--seeds",
+        "1",
+        "--case",
+        "simple_biped",
+        "--quick",
+        "--solver",
+        "ipopt",
+    ]);
+    assert_success(&o, "bench gait --seeds 1");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("pipeline ")).collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with(
+            "pipeline gait simple_biped solver ipopt seed 0 starts 2 mirror_half true variables 528 "
+        ),
+        "{out}"
+    );
+    let starts = lines[0].split_whitespace().last().unwrap();
+    assert_eq!(starts.split(',').count(), 2, "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("pipeline_spread gait simple_biped solver ipopt seeds 1 ")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("horse"),
+        "--case keeps the biped only:\n{out}"
+    );
+    let o = motionlab(&["bench", "gait", "--seeds", "1", "--case", "dog"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--case \"dog\" names no case"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = motionlab(&["bench", "gait", "--seeds", "1", "--starts", "3"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--seeds times the character files' own"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// `bench gait --quick --solver ipopt`: one capped L-BFGS solve each of the simple biped walking
 /// at 0.7 m/s and the horse trotting at 1 m/s (period 0.8), projected onto the constraints.
 #[cfg(feature = "ipopt")]

@@ -713,12 +713,16 @@ fn particle_solves_with_either_solver() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("expected ipopt or ripopt"), "{err}");
-    for choice in [["--solver", "ripopt"], ["--torques", "variables"]] {
+    for choice in [
+        ["--solver", "ripopt"],
+        ["--torques", "variables"],
+        ["--seeds", "2"],
+    ] {
         let o = motionlab(&["bench", "sim", choice[0], choice[1]]);
         assert!(!o.status.success());
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("--solver, --starts and --torques are choices of `bench gait`"),
+            err.contains("--solver, --starts, --torques and --seeds are choices of `bench gait`"),
             "{err}"
         );
     }

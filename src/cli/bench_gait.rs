@@ -60,6 +60,127 @@ fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
     }
 }
 
+/// The benchmark's cases: (character file, speed, period and contacts; none: the creature's
+/// default timing). The simple biped's walk is CasADi's 5-link biped's counterpart, the horse's
+/// trot the thesis's heaviest creature.
+const CASES: [(&str, f64, Option<(f64, &str)>); 2] = [
+    ("simple_biped.ron", 0.7, None),
+    (
+        "horse.ron",
+        1.0,
+        Some((
+            0.8,
+            "lh_pastern:0:0.6,rf_pastern:0:0.6,rh_pastern:0.5:0.6,lf_pastern:0.5:0.6",
+        )),
+    ),
+];
+
+/// `motionlab bench gait --seeds N`: what `motionlab gait` does by default, timed: each case's
+/// request takes the character file's solve settings
+/// ([`motionlab::spacetime::job::GaitRequest::with_solve_settings`]: the simple biped's pair of
+/// starts on half its cycle, the horse's lifted monotone solve) and runs through
+/// [`motionlab::spacetime::job::run_gait`] with its starts side by side in their own processes
+/// (`threads` at a time, 0: one per core), for seeds 0 to N − 1. One line per seed (the kept
+/// cost, its validity, the wall time from request to audited clip, each start's cost), then the
+/// spread over the seeds: the optimum a user gets is a distribution, not one path (Wampler 2012,
+/// thesis §3.3, the many local minima of the gait NLP). `only` keeps the cases whose file name
+/// starts with it; `quick` caps each start at 100 iterations.
+#[cfg(feature = "ipopt")]
+pub fn bench_gait_seeds(
+    quick: bool,
+    characters: &std::path::Path,
+    solver: Option<motionlab::nlp::Backend>,
+    seeds: usize,
+    only: Option<&str>,
+    threads: usize,
+) -> Result<()> {
+    use motionlab::spacetime::gait::parse_timings;
+    use motionlab::spacetime::job::{GaitRequest, ProcessPool, run_gait};
+    use motionlab::spacetime::skeleton::Skeleton;
+    let backends: Vec<motionlab::nlp::Backend> = match solver {
+        Some(b) => vec![b],
+        None => motionlab::nlp::Backend::built_in().collect(),
+    };
+    let cases: Vec<_> = CASES
+        .into_iter()
+        .filter(|(file, ..)| only.is_none_or(|o| file.starts_with(o)))
+        .collect();
+    anyhow::ensure!(
+        !cases.is_empty(),
+        "--case {:?} names no case: expected simple_biped or horse",
+        only.unwrap_or_default()
+    );
+    for ((file, speed, timing), backend) in cases
+        .into_iter()
+        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
+    {
+        let path = characters.join(file);
+        let skeleton = Skeleton::load(&path)?;
+        let name = skeleton.name.replace(' ', "_");
+        let mut runs = Vec::new();
+        for seed in 0..seeds as u64 {
+            let request = GaitRequest {
+                period: timing.map(|(p, _)| p),
+                contacts: timing.map(|(_, c)| parse_timings(c)).transpose()?,
+                seed,
+                solver: backend,
+                max_iterations: if quick { 100 } else { 3000 },
+                ..GaitRequest::new(&path, speed)
+            }
+            .with_solve_settings(skeleton.solve, Default::default(), None);
+            let mut pool = ProcessPool::this_program(threads)?;
+            let clock = std::time::Instant::now();
+            let outcome = run_gait(&request, &mut pool, &mut |_| {})?;
+            let wall = clock.elapsed().as_secs_f64();
+            let costs: Vec<String> = (outcome.starts.iter())
+                .map(|s| format!("{:.6}", s.cost))
+                .collect();
+            let clip = &outcome.clip;
+            println!(
+                "pipeline gait {name} solver {} seed {seed} starts {} mirror_half {} variables {} cost {:.6} valid {} max_violation {:.2e} wall_s {wall:.2} start_costs {}",
+                backend.label(),
+                request.starts,
+                outcome.spec.is_mirror_half(),
+                outcome.variables,
+                clip.cost,
+                clip.is_valid(),
+                clip.max_violation,
+                if costs.is_empty() {
+                    format!("{:.6}", clip.cost)
+                } else {
+                    costs.join(",")
+                }
+            );
+            runs.push((clip.is_valid().then_some(clip.cost), wall));
+        }
+        let mut costs: Vec<f64> = runs.iter().filter_map(|r| r.0).collect();
+        costs.sort_by(f64::total_cmp);
+        let mut walls: Vec<f64> = runs.iter().map(|r| r.1).collect();
+        walls.sort_by(f64::total_cmp);
+        let show = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:.6}"));
+        let median = |v: &[f64]| match v.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => v[n / 2],
+            n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+        };
+        println!(
+            "pipeline_spread gait {name} solver {} seeds {seeds} valid {} cost_min {} cost_median {} cost_max {} wall_median_s {:.2} costs {}",
+            backend.label(),
+            costs.len(),
+            show(costs.first().copied()),
+            show((!costs.is_empty()).then(|| median(&costs))),
+            show(costs.last().copied()),
+            median(&walls),
+            costs
+                .iter()
+                .map(|c| format!("{c:.4}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    Ok(())
+}
+
 /// `motionlab bench gait`: single fixed-contact solves (Wampler 2012 "one spacetime solve
 /// takes about 30 s for the simplified biped, up to about 10 min for the horse"): the simple biped
 /// walking at 0.7 m/s (default timings) and the horse trotting at 1 m/s (period 0.8 s, diagonal
@@ -81,21 +202,11 @@ pub fn bench_gait(
     };
     use motionlab::spacetime::job::starts;
     use motionlab::spacetime::skeleton::Skeleton;
-    // (creature, speed, timing). Each solve's L-BFGS stage is the character file's own
+    // Each solve's L-BFGS stage is the character file's own
     // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
     // L-BFGS iterations and converges from 1,500 (docs/gaits.md, Limits: "The horse needs a long L-BFGS
     // stage"), so its bench times the solve that reaches IPOPT's tolerance.
-    let cases = [
-        ("simple_biped.ron", 0.7, None),
-        (
-            "horse.ron",
-            1.0,
-            Some((
-                0.8,
-                "lh_pastern:0:0.6,rf_pastern:0:0.6,rh_pastern:0.5:0.6,lf_pastern:0.5:0.6",
-            )),
-        ),
-    ];
+    let cases = CASES;
     let mut options = gait_solver_options();
     options.max_iterations = if quick { 100 } else { 3000 };
     let backends: Vec<motionlab::nlp::Backend> = match solver {
@@ -190,6 +301,18 @@ pub fn bench_gait(
     _solver: Option<motionlab::nlp::Backend>,
     _starts: usize,
     _torques: motionlab::spacetime::gait::Torques,
+) -> Result<()> {
+    anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
+}
+
+#[cfg(not(feature = "ipopt"))]
+pub fn bench_gait_seeds(
+    _quick: bool,
+    _characters: &std::path::Path,
+    _solver: Option<motionlab::nlp::Backend>,
+    _seeds: usize,
+    _only: Option<&str>,
+    _threads: usize,
 ) -> Result<()> {
     anyhow::bail!("this build has no NLP solver (built without the `ipopt` feature)")
 }

@@ -321,35 +321,22 @@ impl GaitArgs {
             self.barrier.is_none() || motionlab::spacetime::job::starts::alternates_barrier(&ipopt),
             "--barrier and --ipopt mu_strategy=… both set the barrier; give one"
         );
-        let hints = if from_rest {
+        let file = if from_rest {
             motionlab::spacetime::skeleton::Skeleton::load(&self.creature)?.solve
         } else {
             Default::default()
         };
-        let torques = self.torques.or(hints.torques).unwrap_or_default();
-        let starts = self.starts.or(hints.starts).unwrap_or(1);
-        let barrier = self.barrier.or(hints.barrier).unwrap_or_default();
-        use motionlab::model::StartSprings;
-        anyhow::ensure!(
-            !(self.springs == Some(StartSprings::Holding)
-                && torques == motionlab::spacetime::gait::Torques::Computed),
-            "--springs holding needs --torques variables: the springs are sized from the torque variables at the start"
-        );
-        let springs = self
-            .springs
-            .or(hints.springs)
-            .unwrap_or_default()
-            .for_torques(torques);
         anyhow::ensure!(
             !(self.discover && self.mirror_half == Some(true)),
             "--mirror-half true does not go with --discover: the timings it samples are not symmetric"
         );
-        use motionlab::spacetime::job::MirrorHalf;
-        let mirror_half = match (self.discover || self.morphology, self.mirror_half) {
-            (_, Some(true)) => MirrorHalf::Half,
-            (_, Some(false)) | (true, None) => MirrorHalf::Whole,
-            (false, None) if hints.mirror_half == Some(true) => MirrorHalf::WhenSymmetric,
-            (false, None) => MirrorHalf::Whole,
+        let chosen = motionlab::model::GaitHints {
+            torques: self.torques,
+            starts: self.starts,
+            barrier: self.barrier,
+            springs: self.springs,
+            mirror_half: self.mirror_half,
+            ..Default::default()
         };
         if let Some(h) = self.min_head_height {
             anyhow::ensure!(
@@ -362,7 +349,7 @@ impl GaitArgs {
             motionlab::spacetime::discovery::check_period_range(lo, hi)
                 .map_err(|e| anyhow::anyhow!("--period-range: {e}"))?;
         }
-        Ok(GaitRequest {
+        let request = GaitRequest {
             creature: self.creature.clone(),
             speed: self.speed,
             period: self.period,
@@ -381,7 +368,7 @@ impl GaitArgs {
                 period_range: self.period_range,
             }),
             max_iterations: self.max_iterations,
-            hessian: self.hessian.unwrap_or(GaitHessian::default_for(torques)),
+            hessian: GaitHessian::default(),
             lbfgs_iterations: self.lbfgs_iterations,
             ipopt,
             morphology: self.morphology.then_some(
@@ -401,12 +388,16 @@ impl GaitArgs {
             sole_clearance: self.sole_clearance,
             connect: None,
             solver: self.solver,
-            torques,
-            starts,
-            barrier,
-            springs,
-            mirror_half,
-        })
+            ..GaitRequest::new(&self.creature, self.speed)
+        }
+        .with_solve_settings(file, chosen, self.hessian);
+        use motionlab::model::StartSprings;
+        anyhow::ensure!(
+            !(self.springs == Some(StartSprings::Holding)
+                && request.torques == motionlab::spacetime::gait::Torques::Computed),
+            "--springs holding needs --torques variables: the springs are sized from the torque variables at the start"
+        );
+        Ok(request)
     }
 }
 

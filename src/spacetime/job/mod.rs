@@ -248,6 +248,38 @@ impl GaitRequest {
             .unwrap_or(crate::spacetime::gait::STAGED_LBFGS_ITERATIONS)
     }
 
+    /// The request with the solve settings of a cycle from the rest pose: each of `chosen`'s
+    /// (a caller's explicit choices: `gait`'s flags) that is set, else the character file's
+    /// (`file`, its `gait: (…)` hints), else the defaults. The springs follow the torques
+    /// ([`crate::model::StartSprings::for_torques`]) and so does the Hessian unless `hessian`
+    /// names one ([`GaitHessian::default_for`]). The file's half cycle applies where the timing
+    /// allows it ([`MirrorHalf::WhenSymmetric`]), a chosen one everywhere ([`MirrorHalf::Half`]);
+    /// neither reaches a discovery or a morphology, which solve the whole cycle. This is how
+    /// `motionlab gait` and `motionlab bench gait --seeds` settle a solve.
+    pub fn with_solve_settings(
+        mut self,
+        file: crate::model::GaitHints,
+        chosen: crate::model::GaitHints,
+        hessian: Option<GaitHessian>,
+    ) -> Self {
+        let torques = chosen.torques.or(file.torques).unwrap_or_default();
+        self.torques = torques;
+        self.starts = chosen.starts.or(file.starts).unwrap_or(1);
+        self.barrier = chosen.barrier.or(file.barrier).unwrap_or_default();
+        self.springs = (chosen.springs.or(file.springs))
+            .unwrap_or_default()
+            .for_torques(torques);
+        let whole_only = self.discover.is_some() || self.morphology.is_some();
+        self.mirror_half = match (whole_only, chosen.mirror_half) {
+            (_, Some(true)) => MirrorHalf::Half,
+            (_, Some(false)) | (true, None) => MirrorHalf::Whole,
+            (false, None) if file.mirror_half == Some(true) => MirrorHalf::WhenSymmetric,
+            (false, None) => MirrorHalf::Whole,
+        };
+        self.hessian = hessian.unwrap_or(GaitHessian::default_for(torques));
+        self
+    }
+
     /// One line of RON (what `motionlab gait-job` takes).
     pub fn encode(&self) -> String {
         ron::to_string(self).expect("plain data serialises")
