@@ -81,13 +81,20 @@ pub(super) fn controls_ui(ui: &mut egui::Ui, state: &mut GaitState) {
                              in Rust",
                         );
                     ui.label("starts");
-                    ui.add(egui::DragValue::new(&mut state.starts).range(1..=16))
-                        .on_hover_text(
-                            "solve from this many starts side by side (one process per core at \
-                             a time) and keep the lowest-cost valid gait: pairs of one perturbed \
-                             rest pose solved with the adaptive and the monotone barrier; the \
-                             gait NLP is not convex, and one start can end far above another",
-                        );
+                    ui.add_enabled_ui(!state.discover, |ui| {
+                        ui.add(egui::DragValue::new(&mut state.starts).range(1..=16))
+                            .on_hover_text(
+                                "solve from this many starts side by side (one process per core \
+                                 at a time) and keep the lowest-cost valid gait: pairs of one \
+                                 perturbed rest pose solved with the adaptive and the monotone \
+                                 barrier; the gait NLP is not convex, and one start can end far \
+                                 above another",
+                            )
+                            .on_disabled_hover_text(
+                                "a discovery's final solve starts from its best sample: one \
+                                 start",
+                            );
+                    });
                     ui.label("torques");
                     ui.add_enabled_ui(!state.morphology, |ui| {
                         egui::ComboBox::from_id_salt("gait_torques")
