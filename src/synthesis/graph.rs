@@ -116,7 +116,7 @@ impl Creature {
             &clouds,
             clip.cycle_motion(),
             clip.rate,
-            &GraphSettings::default().window,
+            &synthesis_settings().window,
         ))
     }
 
@@ -184,12 +184,12 @@ pub fn motion_graph(
             creature.clip(g)?,
         ));
     }
-    let settings = GraphSettings {
-        solved_only: true,
-        ..GraphSettings::default()
-    };
-    let graph =
-        crate::motion_graph::build_graph(&creature.character, &creature.path, &named, &settings)?;
+    let graph = crate::motion_graph::build_graph(
+        &creature.character,
+        &creature.path,
+        &named,
+        &synthesis_settings(),
+    )?;
     LoadedGraph::new(
         graph,
         creature.character.clone(),
@@ -380,5 +380,15 @@ impl GrownClip {
             }),
             sigma: None,
         }
+    }
+}
+
+/// The motion-graph settings of a synthesized graph: the defaults' frame window (the one its
+/// clips' window features are cached with, [`Creature::window_features`]) over solved motions
+/// only, which take no blends (Wampler 2012, §5.2: every clip of the graph is physically valid).
+fn synthesis_settings() -> GraphSettings {
+    GraphSettings {
+        solved_only: true,
+        ..GraphSettings::default()
     }
 }
