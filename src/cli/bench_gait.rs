@@ -63,6 +63,7 @@ fn print_stage_table(stages: &[motionlab::spacetime::gait::StageSummary]) {
 /// The benchmark's cases: (character file, speed, period and contacts; none: the creature's
 /// default timing). The simple biped's walk is CasADi's 5-link biped's counterpart, the horse's
 /// trot the thesis's heaviest creature.
+#[cfg(feature = "ipopt")]
 const CASES: [(&str, f64, Option<(f64, &str)>); 2] = [
     ("simple_biped.ron", 0.7, None),
     (
@@ -74,6 +75,27 @@ const CASES: [(&str, f64, Option<(f64, &str)>); 2] = [
         )),
     ),
 ];
+
+/// Each case (those whose file name starts with `only`, every one without it) with each solver
+/// asked for (`solver`, else every one built in), in that order.
+#[cfg(feature = "ipopt")]
+fn case_runs(
+    solver: Option<motionlab::nlp::Backend>,
+    only: Option<&str>,
+) -> Vec<(
+    (&'static str, f64, Option<(f64, &'static str)>),
+    motionlab::nlp::Backend,
+)> {
+    let backends: Vec<motionlab::nlp::Backend> = match solver {
+        Some(b) => vec![b],
+        None => motionlab::nlp::Backend::built_in().collect(),
+    };
+    CASES
+        .into_iter()
+        .filter(|(file, ..)| only.is_none_or(|o| file.starts_with(o)))
+        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
+        .collect()
+}
 
 /// `motionlab bench gait --seeds N`: what `motionlab gait` does by default, timed: each case's
 /// request takes the character file's solve settings
@@ -97,23 +119,13 @@ pub fn bench_gait_seeds(
     use motionlab::spacetime::gait::parse_timings;
     use motionlab::spacetime::job::{GaitRequest, ProcessPool, run_gait};
     use motionlab::spacetime::skeleton::Skeleton;
-    let backends: Vec<motionlab::nlp::Backend> = match solver {
-        Some(b) => vec![b],
-        None => motionlab::nlp::Backend::built_in().collect(),
-    };
-    let cases: Vec<_> = CASES
-        .into_iter()
-        .filter(|(file, ..)| only.is_none_or(|o| file.starts_with(o)))
-        .collect();
+    let runs = case_runs(solver, only);
     anyhow::ensure!(
-        !cases.is_empty(),
+        !runs.is_empty(),
         "--case {:?} names no case: expected simple_biped or horse",
         only.unwrap_or_default()
     );
-    for ((file, speed, timing), backend) in cases
-        .into_iter()
-        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
-    {
+    for ((file, speed, timing), backend) in runs {
         let path = characters.join(file);
         let skeleton = Skeleton::load(&path)?;
         let name = skeleton.name.replace(' ', "_");
@@ -206,17 +218,9 @@ pub fn bench_gait(
     // (`gait: (lbfgs_iterations: …)`): the horse's exact stage fails in restoration from 300
     // L-BFGS iterations and converges from 1,500 (docs/gaits.md, Limits: "The horse needs a long L-BFGS
     // stage"), so its bench times the solve that reaches IPOPT's tolerance.
-    let cases = CASES;
     let mut options = gait_solver_options();
     options.max_iterations = if quick { 100 } else { 3000 };
-    let backends: Vec<motionlab::nlp::Backend> = match solver {
-        Some(b) => vec![b],
-        None => motionlab::nlp::Backend::built_in().collect(),
-    };
-    for ((file, speed, timing), backend) in cases
-        .into_iter()
-        .flat_map(|case| backends.iter().map(move |&b| (case, b)))
-    {
+    for ((file, speed, timing), backend) in case_runs(solver, None) {
         options.backend = backend;
         let skeleton = Skeleton::load(characters.join(file))?;
         let lbfgs_iterations = skeleton
