@@ -1,7 +1,7 @@
 //! The source tree keeps its shape: no import cycle among `src/`'s top-level modules nor among
-//! the app's modules (`src/app/X`), no source file much over 800 lines, no citation of a file
-//! outside the repository, and the solver hash (build.rs) covers every source a gait solve can
-//! reach.
+//! the app's modules (`src/app/X`), no panel importing another, no source file much over 800
+//! lines, no citation of a file outside the repository, and the solver hash (build.rs) covers
+//! every source a gait solve can reach.
 
 #[path = "../build/source_code.rs"]
 mod source_code;
@@ -215,6 +215,46 @@ fn no_import_cycle_among_top_level_modules_nor_among_the_apps() {
         app_cycles.is_empty(),
         "import cycles among src/app/'s modules: {app_cycles:?}"
     );
+}
+
+/// The panels the app registers: the modules of the `panels! { field: module::Plugin, … }`
+/// list in src/app/mod.rs.
+fn registered_panels() -> BTreeSet<String> {
+    let code = std::fs::read_to_string(root().join("src/app/mod.rs")).unwrap();
+    let list = code
+        .split("panels! {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("src/app/mod.rs registers its panels in a `panels! { … }` list");
+    list.split(',')
+        .filter_map(|line| line.split(':').nth(1))
+        .filter_map(|m| m.trim().split("::").next())
+        .filter(|m| !m.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A panel imports the workbench and the shared core, never another panel: hand-offs between
+/// panels are the workbench's messages (`PlayClip`, `SteerGraph`, `OpenPanel`, …), so a panel's
+/// folder can be added or removed alone.
+#[test]
+fn no_panel_imports_another_panel() {
+    let panels = registered_panels();
+    assert!(
+        panels.len() >= 9 && panels.contains("steering") && panels.contains("synthesis_panel"),
+        "the panel list is read: {panels:?}"
+    );
+    let app = import_graph(Some("app"));
+    let between: Vec<String> = app
+        .iter()
+        .filter(|(from, _)| panels.contains(*from))
+        .flat_map(|(from, to)| {
+            to.iter()
+                .filter(|t| panels.contains(*t))
+                .map(move |t| format!("{from} -> {t}"))
+        })
+        .collect();
+    assert!(between.is_empty(), "panels importing panels: {between:?}");
 }
 
 /// The reader of imports finds a cycle where there is one (the test above cannot pass on a

@@ -14,7 +14,8 @@ mod view;
 
 use super::workbench::figures::{FigureAssets, Look, spawn_figure};
 use super::workbench::{
-    AddPanel, ClaimStage, Clock, Dock, PanelSpec, Stage, Workbench, claim_stage,
+    AddPanel, ClaimStage, Clock, Dock, OpenPanel, PanelSpec, Stage, SteerGraph, Workbench,
+    claim_stage,
 };
 use crate::motion_graph::{DistanceMap, MotionGraph};
 use crate::steering::{Controller, Mode, Output, Stick, StickScript};
@@ -79,6 +80,7 @@ impl Plugin for SteeringPlugin {
                 Update,
                 (
                     (
+                        steer_graphs,
                         open_default_graph,
                         walk_launch_tasks,
                         claim_steering,
@@ -470,6 +472,23 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
             options.steer_tasks_at,
             options.steer_templates.clone(),
         ));
+    }
+}
+
+/// "Steer" from another panel (a synthesized graph): the graph opened in the view, by its
+/// policy or by the look-ahead, the window open.
+fn steer_graphs(
+    mut requests: MessageReader<SteerGraph>,
+    mut state: ResMut<SteeringState>,
+    mut open: MessageWriter<OpenPanel>,
+) {
+    for r in requests.read() {
+        state.policy_on = r.policy;
+        state.open(r.graph.clone());
+        open.write(OpenPanel {
+            id: PANEL,
+            open: true,
+        });
     }
 }
 

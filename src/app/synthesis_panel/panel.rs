@@ -3,9 +3,8 @@
 
 use crate::synthesis::surrogate::Template;
 use super::{PANEL, Run, SynthesisState};
-use crate::app::steering::{PANEL as STEERING, SteeringState};
 use crate::app::workbench::jobs::job_controls;
-use crate::app::workbench::{Jobs, OpenPanel, palette};
+use crate::app::workbench::{Jobs, SteerGraph, palette};
 use crate::jobs::JobStatus;
 use bevy::prelude::*;
 use bevy_egui::egui;
@@ -16,8 +15,7 @@ pub(super) fn synthesis_ui(
     InMut(ui): InMut<egui::Ui>,
     mut state: ResMut<SynthesisState>,
     mut jobs: ResMut<Jobs>,
-    mut steering: ResMut<SteeringState>,
-    mut open: MessageWriter<OpenPanel>,
+    mut steer: MessageWriter<SteerGraph>,
 ) {
     ui.heading("Controller synthesis");
     ui.small(
@@ -27,7 +25,7 @@ pub(super) fn synthesis_ui(
     egui::ScrollArea::vertical().id_salt(PANEL).show(ui, |ui| {
         form(ui, &mut state, &mut jobs);
         ui.separator();
-        runs(ui, &mut state, &jobs, &mut steering, &mut open);
+        runs(ui, &mut state, &jobs, &mut steer);
         if state.runs.is_empty() {
             return;
         }
@@ -98,8 +96,7 @@ fn runs(
     ui: &mut egui::Ui,
     st: &mut SynthesisState,
     jobs: &Jobs,
-    steering: &mut SteeringState,
-    open: &mut MessageWriter<OpenPanel>,
+    steer: &mut MessageWriter<SteerGraph>,
 ) {
     let mut forget = None;
     for (k, run) in st.runs.iter().enumerate() {
@@ -122,11 +119,9 @@ fn runs(
                 .on_hover_text("Open the graph as it is now in the Steering view, by its policy")
                 .clicked()
             {
-                steering.policy_on = true;
-                steering.open(run.graph.clone());
-                open.write(OpenPanel {
-                    id: STEERING,
-                    open: true,
+                steer.write(SteerGraph {
+                    graph: run.graph.clone(),
+                    policy: true,
                 });
             }
             if ui.small_button("forget").clicked() {

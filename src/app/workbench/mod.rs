@@ -1,7 +1,7 @@
 //! The workbench: the shell every panel plugs into. It owns the layout (a bottom status bar, a
 //! left dock of sections, an exclusive right dock, floating windows, and a toolbar of every
 //! panel's toggle above the viewport), who owns the viewport (the [`Stage`]), and the messages
-//! panels send one another ([`PlayClip`], [`ClaimStage`], [`OpenPanel`]). A panel registers its
+//! panels send one another ([`PlayClip`], [`SteerGraph`], [`ClaimStage`], [`OpenPanel`]). A panel registers its
 //! toggle, dock and body with [`AddPanel::add_panel`] and never reads another panel's state: the
 //! pattern of Bevy's own plugins (typed messages between plugins, each plugin one concern).
 //!
@@ -84,6 +84,14 @@ pub struct PlayClip {
     pub label: String,
     /// Said in the Library's message line.
     pub note: String,
+}
+
+/// Open this motion graph in the Steering view, steered by its value-function policy
+/// (`policy`) or by the look-ahead (a synthesized graph's "Steer").
+#[derive(Message, Clone, Debug)]
+pub struct SteerGraph {
+    pub graph: std::path::PathBuf,
+    pub policy: bool,
 }
 
 /// Where a panel sits.
@@ -261,6 +269,7 @@ impl Plugin for WorkbenchPlugin {
             .add_message::<OpenPanel>()
             .add_message::<ShowResult>()
             .add_message::<PlayClip>()
+            .add_message::<SteerGraph>()
             .add_plugins(jobs::JobsPlugin)
             .add_plugins(capture::CapturePlugin(self.capture.clone()))
             .add_systems(PreUpdate, (open_panels, arbitrate_stage))
