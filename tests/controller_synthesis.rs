@@ -170,6 +170,7 @@ fn a_new_cycle_at_another_speed_joins_the_walk_both_ways() {
             &Template::Cycle {
                 speed: 1.0,
                 strafe: 0.0,
+                gait: 0,
             },
         )
         .unwrap();
@@ -195,6 +196,162 @@ fn a_new_cycle_at_another_speed_joins_the_walk_both_ways() {
             .cost;
     println!("cost(G) of the walk alone {walk:.4}, with the 1.0 m/s cycle {with:.4}");
     assert!(with < walk - 0.03, "{with} against {walk}");
+}
+
+/// Template S₂ in another gait on the direction-and-gait task: the run's cycles are offered over
+/// its speeds; a new run's initialisation, searched in a graph of the walk alone, is the walk
+/// warped to the run's timing (its period, its windows, a flight phase) and moved to its speed;
+/// its connections start on the walk's own frames and arrive in the run in phase (the foot that
+/// lands at the handover in the walk lands there in the run too); the graph tags the run `run`
+/// and the walk `walk`, and with the run a controller asked for walks and runs is predicted to
+/// cost less than the walk alone. A task whose other gait has no flight phase is refused.
+#[test]
+fn a_run_joins_the_walk_both_ways_for_a_gait_task() {
+    use motionlab::synthesis::surrogate::Template;
+    let task: ControllerTask =
+        motionlab::files::read_ron(Path::new("assets/controllers/biped_direction_gait.ron"))
+            .unwrap();
+    let runs = task.gait_cycles();
+    assert_eq!(runs.len(), 13, "{runs:?}");
+    assert!(runs.iter().all(|t| t.gait() == 1));
+    assert!(task.candidates().iter().any(|t| t.gait() == 1));
+    let base: GaitClip =
+        motionlab::files::read_ron(Path::new("assets/gaits/biped_walk_world_0.7ms.ron")).unwrap();
+    let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
+    let s = Synthesis::new(task.clone(), false, 1, base.clone(), &creature).unwrap();
+    let sigma = Template::Cycle {
+        speed: 1.3,
+        strafe: 0.0,
+        gait: 1,
+    };
+    let m = s.candidate(&creature, &sigma).unwrap();
+    assert_eq!(m.len(), 3);
+    let (run, into, back) = (&m[0].gait, &m[1], &m[2]);
+    assert_eq!(
+        (run.period, run.timings.clone()),
+        (0.7, task.gaits[0].contacts.clone())
+    );
+    assert!(run.has_flight() && !base.has_flight());
+    let n = run.frames.len() as i64;
+    let ahead = run.frame_at(n)[3] - run.frame_at(0)[3];
+    assert!((ahead - 1.3 * 0.7).abs() < 1e-9, "{ahead}");
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
+    let (j_in, j_back) = (into.joins.as_ref().unwrap(), back.joins.as_ref().unwrap());
+    for i in 0..2 {
+        assert!(close(
+            &into.gait.frames[i],
+            &base.frame_at((j_in.from_frame + i) as i64)
+        ));
+        assert!(close(
+            &back.gait.frames[i],
+            &run.frame_at((j_back.from_frame + i) as i64)
+        ));
+    }
+    // In phase: the connection plays the walk's contacts to its middle frame and the run's from
+    // there; the foot the walk lands at that frame is down in the run's contacts there too.
+    let mid = into.gait.frames.len() / 2;
+    let down = |c: &GaitClip, i: i64, f: usize| c.contact_at(i, f).is_some();
+    let at = (j_in.from_frame + mid) as i64;
+    let landing: Vec<usize> = (0..2)
+        .filter(|&f| down(&base, at, f) && !down(&base, at - 1, f))
+        .collect();
+    assert_eq!(landing.len(), 1, "the walk lands one foot at the handover");
+    assert!(
+        landing.iter().all(|&f| down(&into.gait, mid as i64, f)),
+        "the run's contacts at the handover: {:?}",
+        into.gait.contacts[mid]
+    );
+    let families: Vec<String> = m
+        .iter()
+        .map(|g| creature.clip(g).unwrap().tags.family.unwrap_or_default())
+        .collect();
+    assert_eq!(families, ["run", "transition", "transition"]);
+    let walk = s.cost();
+    let with =
+        motionlab::synthesis::graph::measure(&creature, &s.clips, &m, None, &s.task.measure())
+            .unwrap()
+            .cost;
+    println!("cost(G) of the walk alone {walk:.4}, with the run {with:.4}");
+    assert!(with < walk - 0.1, "{with} against {walk}");
+    // A gait without a flight phase is not a run.
+    let mut walking = task;
+    walking.gaits[0].contacts[0].duration = 0.6;
+    walking.gaits[0].contacts[1].duration = 0.6;
+    let refused = Synthesis::new(walking, false, 1, base, &creature)
+        .err()
+        .unwrap();
+    assert!(
+        format!("{refused:#}").contains("no flight phase"),
+        "{refused:#}"
+    );
+}
+
+/// The shipped direction-and-gait controller (grown from `biped_direction_gait.ron` by the
+/// surrogates, seed 1, 10 iterations): every clip solved to a violation of at most 1e-6, a run
+/// among its cycles; steered by its policy (the Steering view's settings, which ask for the gait
+/// on this graph) on a script of walks and runs (Shift), it plays the asked gait's frames 2–5 s
+/// after each change (at least 90 % of the frames of a known gait) and travels at least 0.2 m/s
+/// faster when running than when walking.
+#[test]
+fn the_shipped_direction_and_gait_controller_runs_when_asked() {
+    use motionlab::motion_graph::MotionGraph;
+    use motionlab::steering::intent::Gait;
+    use motionlab::steering::mdp::{MdpSettings, SteeringMdp, frame_gait};
+    use motionlab::steering::{Controller, Mode, StickScript, run_script};
+    use std::sync::Arc;
+    let path = Path::new("assets/controllers/biped_direction_gait.graph.ron");
+    let s: Synthesis =
+        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(path)).unwrap();
+    assert!(
+        s.clips
+            .iter()
+            .all(|c| c.gait.is_valid() && c.gait.max_violation <= 1e-6)
+    );
+    assert!(s.clips.iter().any(|c| c.gait.has_flight()));
+    let g = Arc::new(MotionGraph::load(path).unwrap());
+    let settings = MdpSettings::for_graph(&g, motionlab::synthesis::FACING_BINS);
+    assert_eq!(settings.gaits, [Gait::Walk, Gait::Run]);
+    let policy = Arc::new(SteeringMdp::from_graph(&g, settings));
+    let script = StickScript::load(Path::new("tests/data/steer_biped_gaits.ron")).unwrap();
+    let start = Controller::default_start(&g, "stand");
+    let mut controller = Controller::new(g.clone(), start, Mode::Steer).with_policy(policy);
+    let mut played: Vec<(f64, Option<Gait>)> = Vec::new();
+    let trace = run_script(&mut controller, &script, |t, _, c| {
+        played.push((t, frame_gait(&c.graph, c.current())));
+    });
+    let mut speeds = [Vec::new(), Vec::new()];
+    for key in &script.keys {
+        let asked = if key.run { Gait::Run } else { Gait::Walk };
+        let window = |t: f64| t >= key.time + 2.0 && t < key.time + 5.0;
+        let known: Vec<Gait> = played
+            .iter()
+            .filter(|(t, _)| window(*t))
+            .filter_map(|&(_, g)| g)
+            .collect();
+        let right = known.iter().filter(|&&g| g == asked).count();
+        println!(
+            "{:.0} s: asked {asked:?}, {right} of {} frames of a known gait in it 2–5 s later",
+            key.time,
+            known.len()
+        );
+        assert!(
+            !known.is_empty() && right as f64 >= 0.9 * known.len() as f64,
+            "{:.0} s: {right} of {}",
+            key.time,
+            known.len()
+        );
+        speeds[usize::from(key.run)].extend(
+            trace
+                .samples
+                .iter()
+                .filter(|x| window(x.time))
+                .map(|x| x.speed),
+        );
+    }
+    let mean = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    let (walk, run) = (mean(&speeds[0]), mean(&speeds[1]));
+    println!("walking {walk:.2} m/s, running {run:.2} m/s");
+    assert!(run >= walk + 0.2, "walking {walk:.2}, running {run:.2}");
 }
 
 /// The shipped direction-and-speed controller (grown from `biped_direction_speed.ron` by
@@ -392,7 +549,7 @@ fn a_new_cycle_starts_from_the_graphs_loop_nearest_it() {
             assert!(step < 0.06, "{}: a step of {step} m", l.label);
         }
     }
-    let (start, label) = s.cycle_start(&creature, 0.95, 0.0).unwrap();
+    let (start, label) = s.cycle_start(&creature, 0.95, 0.0, 0).unwrap();
     println!("0.95 m/s starts from {label}");
     assert_ne!(label, "base");
     let probe = |gait| GrownClip {
@@ -544,6 +701,7 @@ fn a_strafing_cycle_joins_the_walk_over_two_strides() {
                 &Template::Cycle {
                     speed: 0.7,
                     strafe: strafe_deg.to_radians(),
+                    gait: 0,
                 },
             )
             .unwrap();

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub enum ControllerCommand {
     /// Grow a motion graph for a task one physically valid clip at a time (Wampler 2012, thesis
     /// ch. 5): each iteration weighs templates (turns; with a speed task, new cycles at other
-    /// speeds too) by the surrogates (or draws one uniformly with --uniform), solves the best with
+    /// speeds too; with a facing task, strafes; with a gait task, runs) by the surrogates (or draws one uniformly with --uniform), solves the best with
     /// the gait NLP and measures the expected cost of the graph's optimal controller. Prints per iteration `iteration I clips C expected_cost E
     /// template T solved true|false`. Writes the graph after every iteration (playable by
     /// `steer` and the app) and resumes from its folder's `synthesis.ron` when run again.
@@ -20,9 +20,9 @@ pub enum ControllerCommand {
     Synthesize {
         /// The creature's character file.
         creature: PathBuf,
-        /// The task file (`task: Direction`, `DirectionSpeed` with its `speeds`, or
-        /// `DirectionFacing` with its strafes, `max_strafe_deg`; the base cycle, the turns
-        /// searched).
+        /// The task file (`task: Direction`, `DirectionSpeed` with its `speeds`,
+        /// `DirectionFacing` with its strafes, `max_strafe_deg`, or `DirectionGait` with its
+        /// `gaits`, runs beside the walk; the base cycle, the turns searched).
         #[arg(long)]
         task: PathBuf,
         /// Stop when the graph has this many clips (the base cycle counted).

@@ -328,9 +328,10 @@ fn solve_policy(
     let started = std::time::Instant::now();
     let mdp = SteeringMdp::from_graph(g, settings);
     println!(
-        "policy frames {} speed_levels {} direction_bins {} facing_bins {} sweeps {} residual {:.1e} solve_s {:.2} expected_cost {:.4}",
+        "policy frames {} speed_levels {} gaits {} direction_bins {} facing_bins {} sweeps {} residual {:.1e} solve_s {:.2} expected_cost {:.4}",
         mdp.nodes.len(),
-        mdp.levels(),
+        mdp.settings.speeds.len().max(1),
+        mdp.settings.gaits.len().max(1),
         mdp.settings.bins,
         mdp.settings.facing_bins,
         mdp.sweeps,

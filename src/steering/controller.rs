@@ -458,7 +458,10 @@ impl Controller {
                 let heading = self.world.compose(&self.index.get(f).heading).yaw;
                 let pick = self.policy.as_ref().and_then(|p| {
                     let node = p.node_of(f)?;
-                    let (level, theta) = (p.level_of(c.speed), wrap_angle(c.direction - heading));
+                    let (level, theta) = (
+                        p.level_of(c.speed, c.gait),
+                        wrap_angle(c.direction - heading),
+                    );
                     let facing = wrap_angle(c.facing - heading);
                     let edge = p.choose(node, level, theta, facing)?;
                     Some((edge.transition, p.value(node, level, theta, facing)))

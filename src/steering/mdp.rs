@@ -15,13 +15,18 @@
 //!   average), counted while the asked speed is not zero; and speed, `speed_weight`·|s_t − ‖v‖|
 //!   over a few speed levels (none: direction alone); and torso orientation, when the facing is
 //!   a task parameter, `facing_weight`·|wrap(θ_r − ψ)| with θ_r the asked facing, which only a
-//!   strafing clip (travel at an angle to its heading) can meet together with a direction.
+//!   strafing clip (travel at an angle to its heading) can meet together with a direction;
+//!   and gait type, when asked (a gait task's synthesis; steering on a graph whose runs the
+//!   speed cannot tell from its walks, [`walks_and_runs`]), `gait_weight` on every frame of another
+//!   gait than the asked one (the thesis's mismatch penalty; a frame's gait is its clip's family,
+//!   a connection's the clip it leaves for its first half and the one it enters for the second,
+//!   as its contact schedule is theirs).
 //!   A blended transition adds its frame
 //!   distance over the graph's threshold, times `blend_weight` (the biomechanical term the
 //!   thesis weights 1 to 0.1 against the task's).
 //! - **User model** (thesis §5.3, each parameter on its own): each frame, θ_v is kept, jumps to
-//!   a uniform angle, or moves by a Gaussian step, and s_t is kept or jumps to a uniformly drawn
-//!   level; the thesis gives no probabilities, so they come from rates per second (a player's
+//!   a uniform angle, or moves by a Gaussian step, and the level (s_t and the gait g_t) is kept
+//!   or jumps to a uniformly drawn one; the thesis gives no probabilities, so they come from rates per second (a player's
 //!   stick every 1–4 s), which keeps the model independent of the frame rate. The discount is
 //!   per second for the same reason.
 //! - **Controller quality** cost(G) (thesis Eq. 5.2): samples spread evenly over (frame, s_t, θ_v)
@@ -32,11 +37,9 @@
 //! or from any frames and edges (tests, synthetic graphs).
 
 use super::index::SteeringIndex;
+use super::intent::Gait;
 use crate::model::planar::wrap_angle;
 use crate::motion_graph::{FrameRef, LoadedGraph};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, StandardNormal};
 use std::f64::consts::{PI, TAU};
 
 /// A frame slower than this (m/s) does not travel: its direction cost is π/2.
@@ -50,7 +53,7 @@ pub struct UserModel {
     /// Gaussian steps per second, and their standard deviation (rad).
     pub steps_per_second: f64,
     pub step_sigma: f64,
-    /// Jumps of the asked speed to a uniformly drawn level per second.
+    /// Jumps of the asked speed (and gait, when asked) to a uniformly drawn level per second.
     pub speed_changes_per_second: f64,
 }
 
@@ -76,6 +79,11 @@ pub struct MdpSettings {
     pub speeds: Vec<f64>,
     /// Weight of the speed cost (per m/s) against the direction's (per rad).
     pub speed_weight: f64,
+    /// Gaits the user may ask for (each speed level with each gait); empty: the gait is not a
+    /// task parameter.
+    pub gaits: Vec<Gait>,
+    /// The cost (rad) of a frame of another gait than the asked one.
+    pub gait_weight: f64,
     /// Facings the value is kept at (the torso-orientation task θ_r); 0: the facing is not a
     /// task parameter.
     pub facing_bins: usize,
@@ -155,8 +163,62 @@ impl MdpSettings {
         Self {
             facing_bins: if strafes { facing_bins } else { 0 },
             speeds,
+            gaits: walks_and_runs(graph),
             ..stick
         }
+    }
+}
+
+/// The gait of a graph clip's frame `frame`: its family's (`walk`, `run`), or for a connection
+/// (family `transition`) the family of the clip it leaves over its first half and of the clip it
+/// enters over the second; `None` for other families (standing, mocap without a tag).
+pub fn frame_gait(graph: &LoadedGraph, f: FrameRef) -> Option<Gait> {
+    let clips = &graph.graph.clips;
+    let family = |name: &str| clips.iter().find(|c| c.name == name).map(|c| &c.family);
+    let clip = clips.get(f.clip)?;
+    let family = match &clip.joins {
+        Some(j) if clip.family == "transition" => family(if 2 * f.frame < clip.frames {
+            &j.from
+        } else {
+            &j.to
+        })?,
+        _ => &clip.family,
+    };
+    [Gait::Walk, Gait::Run]
+        .into_iter()
+        .find(|g| g.matches(family))
+}
+
+/// The gaits a graph's steering asks for: walk and run when it has cycles of both inside its
+/// strongly connected component and the speed cannot tell them apart, some run being no more
+/// than [`ONE_SPEED`] faster than the stick's fastest walk (a synthesized biped's runs of
+/// 1.0–1.6 m/s against the stick's 1.4 m/s walk); else none, and the speed alone tells a walk
+/// from a run (`human3d.ron`'s 2.6 m/s run).
+pub fn walks_and_runs(graph: &LoadedGraph) -> Vec<Gait> {
+    let index = SteeringIndex::new(graph);
+    // The mean ground speed of each cycle of gait g inside the component.
+    let speeds = |g: Gait| -> Vec<f64> {
+        graph
+            .clips
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| graph.graph.clips[*ci].joins.is_none())
+            .filter_map(|(clip, c)| {
+                let inside: Vec<f64> = (0..c.frames.len())
+                    .map(|frame| FrameRef { clip, frame })
+                    .filter(|&f| graph.inside(f) && frame_gait(graph, f) == Some(g))
+                    .map(|f| index.get(f).speed)
+                    .collect();
+                (!inside.is_empty()).then(|| inside.iter().sum::<f64>() / inside.len() as f64)
+            })
+            .collect()
+    };
+    let fastest_walk = super::intent::SpeedRange::default().walk.1;
+    let slowest_run = speeds(Gait::Run).into_iter().fold(f64::INFINITY, f64::min);
+    if !speeds(Gait::Walk).is_empty() && slowest_run <= fastest_walk + ONE_SPEED {
+        vec![Gait::Walk, Gait::Run]
+    } else {
+        Vec::new()
     }
 }
 
@@ -166,6 +228,8 @@ impl Default for MdpSettings {
             bins: 32,
             speeds: Vec::new(),
             speed_weight: 1.0,
+            gaits: Vec::new(),
+            gait_weight: 1.0,
             facing_bins: 0,
             facing_weight: 1.0,
             discount_per_second: 0.3,
@@ -186,6 +250,8 @@ pub struct Node {
     pub speed: f64,
     /// Its travel direction seen from its heading (rad), when it travels.
     pub travel: Option<f64>,
+    /// Its gait ([`frame_gait`]), when known (a frame of no known gait pays no gait cost).
+    pub gait: Option<Gait>,
     pub edges: Vec<Edge>,
     /// What playing the frame costs whatever is asked: the biomechanical term of the thesis's
     /// per-frame cost (Eq. 5.1), already weighted against the task's (0 in a graph played for
@@ -287,6 +353,7 @@ impl SteeringMdp {
                     frame_time: graph.frame_time(f),
                     speed: feat.speed,
                     travel,
+                    gait: frame_gait(graph, f),
                     edges,
                     effort: effort(f),
                 }
@@ -305,7 +372,8 @@ impl SteeringMdp {
             0 => 0,
             f => f.max(4),
         };
-        let cells = settings.speeds.len().max(1) * facing_bins.max(1) * bins;
+        let cells =
+            settings.speeds.len().max(1) * settings.gaits.len().max(1) * facing_bins.max(1) * bins;
         let n = nodes.len();
         let mut mdp = Self {
             nodes,
@@ -328,9 +396,15 @@ impl SteeringMdp {
         b as f64 * TAU / self.settings.bins as f64
     }
 
-    /// Speed levels (1 when the speed is not a task parameter).
+    /// Levels: each speed level with each gait (1 when neither is a task parameter); level l
+    /// asks for speed `l / gaits` and gait `l % gaits`.
     pub fn levels(&self) -> usize {
-        self.settings.speeds.len().max(1)
+        self.settings.speeds.len().max(1) * self.gaits()
+    }
+
+    /// Gaits (1 when the gait is not a task parameter).
+    fn gaits(&self) -> usize {
+        self.settings.gaits.len().max(1)
     }
 
     /// Facing bins (1 when the facing is not a task parameter).
@@ -352,21 +426,40 @@ impl SteeringMdp {
         ((node * self.levels() + level) * self.facings() + facing) * self.settings.bins
     }
 
-    /// The speed level nearest an asked speed (0 when the speed is not a task parameter).
-    pub fn level_of(&self, speed: f64) -> usize {
-        (0..self.settings.speeds.len())
+    /// The level of an asked speed and gait: the nearest speed level (0 when the speed is not a
+    /// task parameter) with the gait (a stop asks for a walk; 0 when the gait is not a task
+    /// parameter).
+    pub fn level_of(&self, speed: f64, gait: Gait) -> usize {
+        let s = (0..self.settings.speeds.len())
             .min_by(|&a, &b| {
                 let d = |l: usize| (self.settings.speeds[l] - speed).abs();
                 d(a).total_cmp(&d(b))
             })
-            .unwrap_or(0)
+            .unwrap_or(0);
+        let gait = if gait == Gait::Stand {
+            Gait::Walk
+        } else {
+            gait
+        };
+        let g = self
+            .settings
+            .gaits
+            .iter()
+            .position(|&x| x == gait)
+            .unwrap_or(0);
+        s * self.gaits() + g
     }
 
-    /// The cost of a node at speed level `level`, relative direction θ and relative facing φ
-    /// (the asked facing seen from the frame's heading; unused when the facing is not a task
-    /// parameter): the task's, plus the frame's effort.
+    /// The cost of a node at level `level` (speed and gait), relative direction θ and relative
+    /// facing φ (the asked facing seen from the frame's heading; unused when the facing is not a
+    /// task parameter): the task's, plus the frame's effort.
     pub fn task_cost(&self, node: usize, level: usize, theta: f64, facing: f64) -> f64 {
         let nd = &self.nodes[node];
+        let gait = match self.settings.gaits.get(level % self.gaits()) {
+            Some(&asked) if nd.gait.is_some_and(|g| g != asked) => self.settings.gait_weight,
+            _ => 0.0,
+        };
+        let level = level / self.gaits();
         let direction = match nd.travel {
             Some(travel) => wrap_angle(theta - travel).abs(),
             None => PI / 2.0,
@@ -378,6 +471,7 @@ impl SteeringMdp {
         };
         nd.effort
             + facing
+            + gait
             + match self.settings.speeds.get(level) {
                 None => direction,
                 Some(&asked) => {
@@ -672,66 +766,6 @@ impl SteeringMdp {
     pub fn node_of(&self, f: FrameRef) -> Option<usize> {
         *self.frames.get(f.clip)?.get(f.frame)?
     }
-
-    /// Controller quality cost(G) (thesis Eq. 5.2): `samples` states spread evenly over the
-    /// nodes, speed levels, directions and facings, each advected `frames` frames by the policy
-    /// and by draws of the user model (seeded); the mean cost per frame over the second half.
-    pub fn quality(&self, samples: usize, frames: usize, seed: u64) -> f64 {
-        let n = self.nodes.len();
-        if n == 0 || samples == 0 {
-            return 0.0;
-        }
-        let levels = self.levels();
-        let with_facing = self.settings.facing_bins > 0;
-        let u = self.settings.user;
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        // The user moves an asked angle over one frame of `dt` s.
-        let user_moves = |angle: f64, dt: f64, rng: &mut ChaCha8Rng| {
-            let r: f64 = rng.random();
-            let jump = u.jumps_per_second * dt;
-            if r < jump {
-                rng.random_range(-PI..PI)
-            } else if r < jump + u.steps_per_second * dt {
-                let z: f64 = StandardNormal.sample(rng);
-                wrap_angle(angle + u.step_sigma * z)
-            } else {
-                angle
-            }
-        };
-        let (mut total, mut count) = (0.0, 0usize);
-        for s in 0..samples {
-            let mut node = s * n / samples;
-            let mut level = s % levels;
-            // The asked direction and facing seen from the heading: θ = θ_v − ψ, φ = θ_r − ψ.
-            let mut theta = (s as f64 * 0.618_033_988_75 * TAU).rem_euclid(TAU);
-            let mut facing = if with_facing {
-                (s as f64 * 0.754_877_666_25 * TAU).rem_euclid(TAU)
-            } else {
-                0.0
-            };
-            for k in 0..frames {
-                let edge = self.choose(node, level, theta, facing).copied();
-                if k >= frames / 2 {
-                    total +=
-                        self.task_cost(node, level, theta, facing) + edge.map_or(0.0, |e| e.cost);
-                    count += 1;
-                }
-                let Some(e) = edge else { break };
-                let dt = self.nodes[node].frame_time;
-                theta = wrap_angle(theta - e.turn);
-                node = e.to;
-                // The user moves the asked direction, facing and speed.
-                theta = user_moves(theta, dt, &mut rng);
-                if with_facing {
-                    facing = user_moves(wrap_angle(facing - e.turn), dt, &mut rng);
-                }
-                if levels > 1 && rng.random::<f64>() < u.speed_changes_per_second * dt {
-                    level = rng.random_range(0..levels);
-                }
-            }
-        }
-        total / count.max(1) as f64
-    }
 }
 
 /// The user model's move of one asked angle over one frame, on `bins` bins: a uniform jump (a
@@ -758,6 +792,9 @@ impl Kernel {
         }
     }
 }
+
+#[path = "mdp_quality.rs"]
+mod quality;
 
 #[cfg(test)]
 #[path = "mdp_tests.rs"]

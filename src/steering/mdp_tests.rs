@@ -33,6 +33,7 @@ fn three_cycles(len: usize, rate: f64, turns: bool, blend: f64) -> Vec<Node> {
                 frame_time: dt,
                 speed: 1.0,
                 travel: Some(0.0),
+                gait: None,
                 edges,
                 effort: 0.0,
             });
@@ -104,6 +105,7 @@ fn the_policy_answers_the_asked_speed() {
                 frame_time: dt,
                 speed: [0.0, 1.0][clip],
                 travel: [None, Some(0.0)][clip],
+                gait: None,
                 edges: vec![
                     Edge {
                         to: clip * len + (i + 1) % len,
@@ -128,7 +130,10 @@ fn the_policy_answers_the_asked_speed() {
     };
     let mdp = SteeringMdp::new(nodes, settings);
     assert!(mdp.residual <= 1e-6);
-    assert_eq!((mdp.level_of(0.2), mdp.level_of(0.9)), (0, 1));
+    assert_eq!(
+        (mdp.level_of(0.2, Gait::Walk), mdp.level_of(0.9, Gait::Walk)),
+        (0, 1)
+    );
     let (walking, standing) = (len + 2, 2);
     assert_eq!(
         mdp.choose(walking, 0, 0.0, 0.0).unwrap().transition,
@@ -140,6 +145,82 @@ fn the_policy_answers_the_asked_speed() {
         Some(1)
     );
     assert_eq!(mdp.choose(standing, 0, 0.0, 0.0).unwrap().transition, None);
+}
+
+/// A walk and a run (both travelling, at the same speed), a transition at every frame each way:
+/// with the gait a task parameter the policy takes the run when a run is asked and the walk when
+/// a walk is, whatever the speed level; without it, every frame of either gait costs the same and
+/// the policy plays on. A stop asks for a walk.
+#[test]
+fn the_policy_answers_the_asked_gait() {
+    let dt = 1.0 / 30.0;
+    let len = 10;
+    let gaits = [Gait::Walk, Gait::Run];
+    let nodes = |effort: f64| {
+        let mut nodes = Vec::new();
+        for clip in 0..2 {
+            for i in 0..len {
+                let edge = |to: usize, cost: f64, transition| Edge {
+                    to: to * len + (i + 1) % len,
+                    turn: 0.0,
+                    cost,
+                    transition,
+                };
+                nodes.push(Node {
+                    frame_time: dt,
+                    speed: 1.0,
+                    travel: Some(0.0),
+                    gait: Some(gaits[clip]),
+                    edges: vec![edge(clip, 0.0, None), edge(1 - clip, 0.05, Some(1 - clip))],
+                    effort,
+                });
+            }
+        }
+        nodes
+    };
+    let settings = MdpSettings {
+        speeds: vec![0.0, 1.0],
+        gaits: gaits.to_vec(),
+        gait_weight: 1.0,
+        ..MdpSettings::default()
+    };
+    let mdp = SteeringMdp::new(nodes(0.0), settings.clone());
+    assert!(mdp.residual <= 1e-6);
+    assert_eq!(mdp.levels(), 4);
+    let (walk, run) = (mdp.level_of(0.9, Gait::Walk), mdp.level_of(0.9, Gait::Run));
+    assert_eq!((walk, run), (2, 3));
+    assert_eq!(mdp.level_of(0.0, Gait::Stand), 0);
+    let (walking, running) = (2, len + 2);
+    assert_eq!(
+        mdp.choose(walking, run, 0.0, 0.0).unwrap().transition,
+        Some(1)
+    );
+    assert_eq!(
+        mdp.choose(walking, walk, 0.0, 0.0).unwrap().transition,
+        None
+    );
+    assert_eq!(
+        mdp.choose(running, walk, 0.0, 0.0).unwrap().transition,
+        Some(0)
+    );
+    assert_eq!(mdp.choose(running, run, 0.0, 0.0).unwrap().transition, None);
+    // The mismatch costs gait_weight per frame: a run frame asked to walk costs 1 rad more.
+    let (at_walk, at_run) = (
+        mdp.task_cost(running, walk, 0.0, 0.0),
+        mdp.task_cost(running, run, 0.0, 0.0),
+    );
+    assert!((at_walk - at_run - 1.0).abs() < 1e-12, "{at_walk} {at_run}");
+    // Without the gait as a parameter both gaits are as good and nothing is worth a transition.
+    let blind = SteeringMdp::new(
+        nodes(0.0),
+        MdpSettings {
+            gaits: Vec::new(),
+            ..settings
+        },
+    );
+    assert_eq!(blind.levels(), 2);
+    assert_eq!(blind.level_of(0.9, Gait::Run), 1);
+    assert_eq!(blind.choose(walking, 1, 0.0, 0.0).unwrap().transition, None);
 }
 
 /// Cyclic "clips" of `len` frames at 30 Hz, each (turn rate rad/s, travel direction seen from
@@ -165,6 +246,7 @@ fn cycles(len: usize, kinds: &[(f64, f64)]) -> Vec<Node> {
                 frame_time: dt,
                 speed: 1.0,
                 travel: Some(travel),
+                gait: None,
                 edges,
                 effort: 0.0,
             });

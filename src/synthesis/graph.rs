@@ -162,6 +162,15 @@ impl Creature {
         if grown.joins.is_some() {
             clip.tags.source = "connection".into();
             clip.tags.family = Some("transition".into());
+        } else {
+            // A cycle walks or runs (steering's gait vocabulary): it runs when some frame has
+            // no foot down.
+            let family = if grown.gait.has_flight() {
+                "run"
+            } else {
+                "walk"
+            };
+            clip.tags.family = Some(family.into());
         }
         clip.joins = grown.joins.clone();
         Ok(clip)

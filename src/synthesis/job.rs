@@ -261,8 +261,9 @@ impl SynthesisJob {
                     ..connect(name, base.clone(), base, c.clone())
                 }
             }
-            (Template::Cycle { speed, strafe }, _, 0) => {
-                // From the initialisation searched inside the graph (thesis §5.2.1), else the base.
+            (Template::Cycle { speed, strafe, .. }, _, 0) => {
+                // From the initialisation searched inside the graph (thesis §5.2.1), else the base;
+                // its period and contact windows (the gait's) are the solve's.
                 let init = start_file()?.unwrap_or(base);
                 GaitRequest {
                     speed,

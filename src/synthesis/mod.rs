@@ -25,11 +25,12 @@
 //!   and one arriving at f_b, placed by the turn ([`transition_search`]): a turn near one solved
 //!   before starts from it.
 //! - S₂, a new cycle at speed v, travelling at a strafe angle ϕ off its heading for a task with
-//!   a facing, with a connection from the base into it and one back ([`cycle`]), for tasks that
-//!   ask for a speed or a facing too. Its initialisation is searched among the graph's loops
-//!   ([`cycle_search`]). Its solve is three: the cycle (started from that initialisation), then
-//!   the two connections to the cycle as solved. Other gaits (the thesis's S₂ has them) are not
-//!   built; turns leave from the base cycle only.
+//!   a facing, or in another gait (a run's timing) for a task with the gait type, with a
+//!   connection from the base into it and one back ([`cycle`]), for tasks that ask for a speed,
+//!   a facing or a gait too. Its initialisation is searched among the graph's loops, warped to
+//!   its gait's timing ([`cycle_search`]). Its solve is three: the cycle (started from that
+//!   initialisation), then the two connections to the cycle as solved. Turns leave from the
+//!   base cycle only.
 
 pub mod cycle;
 pub mod cycle_search;
@@ -133,6 +134,9 @@ impl Synthesis {
             !base.closure.is_treadmill() && base.closure.is_cyclic(),
             "the base must be a cycle off the treadmill (`motionlab gait --turn-rate 0`)"
         );
+        if task.task == TaskKind::DirectionGait {
+            check_gaits(&task, &base, &creature.skeleton()?)?;
+        }
         let mut s = Self {
             task,
             uniform,
@@ -254,21 +258,33 @@ impl Synthesis {
         }
     }
 
-    /// The initialisation of a new straight cycle at `speed` searched inside the graph
-    /// ([`cycle_search`]): of every loop up to 1.5 s whose feet step as the base's, warped to the
-    /// base's timing and moved onto a straight path at `speed`, the one of best quality q
-    /// (Eq. 5.3), with the loop's label.
+    /// The initialisation of a new straight cycle at `speed` in gait `gait` (0: the base's
+    /// timing; k: the task's k-th other gait) searched inside the graph ([`cycle_search`]): of
+    /// every loop up to 1.5 s whose feet step as the gait's, warped to its timing and moved onto
+    /// a straight path at `speed`, the one of best quality q (Eq. 5.3), with the loop's label.
     pub fn cycle_start(
         &self,
         creature: &Creature,
         speed: f64,
         strafe: f64,
+        gait: usize,
     ) -> Result<(GaitClip, String)> {
         let skeleton = creature.skeleton()?.with_heading_root();
+        let target = match gait {
+            0 => self.base().clone(),
+            k => {
+                let g = self
+                    .task
+                    .gaits
+                    .get(k - 1)
+                    .with_context(|| format!("the task has no gait {k}"))?;
+                cycle::retimed(&skeleton, self.base(), g)?
+            }
+        };
         let mut best: Option<(f64, GaitClip, String)> = None;
         for source in cycle_search::loops(&self.clips, cycle_search::MAX_LOOP_SECONDS) {
             let Some(start) =
-                cycle_search::initialisation(&skeleton, self.base(), &source, speed, strafe)
+                cycle_search::initialisation(&skeleton, &target, &source, speed, strafe)
             else {
                 continue;
             };
@@ -284,7 +300,7 @@ impl Synthesis {
             }
         }
         best.map(|(_, g, label)| (g, label))
-            .context("no loop of the graph steps as the base cycle does")
+            .context("no loop of the graph steps as the new cycle's gait does")
     }
 
     /// The initialisation of turn θ from start `start` searched inside the graph
@@ -317,8 +333,12 @@ impl Synthesis {
                     ..GrownClip::transition("candidate", gait, BASE, BASE, &c)
                 }])
             }
-            Template::Cycle { speed, strafe } => {
-                let (cycle, _) = self.cycle_start(creature, speed, strafe)?;
+            Template::Cycle {
+                speed,
+                strafe,
+                gait,
+            } => {
+                let (cycle, _) = self.cycle_start(creature, speed, strafe, gait)?;
                 let clips = self.cycle_clips("candidate", skeleton, &cycle, |c| {
                     let (a, b) = if c.0 {
                         (self.base(), &cycle)
@@ -432,8 +452,11 @@ impl Synthesis {
             );
             let cycles = self.task.cycle_speeds();
             let strafing = !self.task.strafes().is_empty();
+            let gaits = !self.task.gait_cycles().is_empty();
             // With a speed, a cycle or a turn as likely; the cycle's speed drawn in the range.
             // With a facing, a strafe or a turn as likely; the strafe angle drawn in the range.
+            // With a gait, a cycle in another gait or a turn as likely; the gait drawn, then
+            // the speed in its range.
             let sigma = if !cycles.is_empty() && rng.random_bool(0.5) {
                 let speeds = cycles.iter().filter_map(Template::cycle_speed);
                 let lo = speeds.clone().fold(f64::INFINITY, f64::min);
@@ -441,12 +464,22 @@ impl Synthesis {
                 Template::Cycle {
                     speed: rng.random_range(lo..=hi),
                     strafe: 0.0,
+                    gait: 0,
                 }
             } else if strafing && rng.random_bool(0.5) {
                 let max = self.task.max_strafe_deg.clamp(0.0, 180.0).to_radians();
                 Template::Cycle {
                     speed: self.task.speed,
                     strafe: rng.random_range(-max..=max),
+                    gait: 0,
+                }
+            } else if gaits && rng.random_bool(0.5) {
+                let k = rng.random_range(0..self.task.gaits.len());
+                let (a, b) = self.task.gaits[k].speeds;
+                Template::Cycle {
+                    speed: rng.random_range(a.min(b)..=a.max(b)),
+                    strafe: 0.0,
+                    gait: k + 1,
                 }
             } else {
                 Template::Turn {
@@ -471,6 +504,20 @@ impl Synthesis {
             // A spread of turns from every start (and the slowest and fastest cycles) first,
             // then where the exploration function points.
             let cycles = self.task.cycle_speeds();
+            // Each other gait's slowest and fastest cycle.
+            let gait_ends: Vec<Template> = (1..=self.task.gaits.len())
+                .flat_map(|k| {
+                    let of_gait: Vec<Template> = self
+                        .task
+                        .gait_cycles()
+                        .into_iter()
+                        .filter(|t| t.gait() == k)
+                        .collect();
+                    let mut ends: Vec<Template> = of_gait.first().copied().into_iter().collect();
+                    ends.extend(of_gait.last().copied().filter(|_| of_gait.len() > 1));
+                    ends
+                })
+                .collect();
             let spread: Vec<Template> = (0..starts)
                 .flat_map(|start| {
                     [-0.75, -0.25, 0.25, 0.75].map(|s| Template::Turn {
@@ -481,6 +528,7 @@ impl Synthesis {
                 .chain(cycles.first().copied())
                 .chain(cycles.last().copied().filter(|_| cycles.len() > 1))
                 .chain(self.spread_of_strafes())
+                .chain(gait_ends)
                 .collect();
             for k in 0..self.task.weighed.max(spread.len()) {
                 let sigma = match spread.get(k) {
@@ -501,7 +549,11 @@ impl Synthesis {
             (sigma, q, p, c, weighed)
         };
         let start = match sigma {
-            Template::Cycle { speed, strafe } => Some(self.cycle_start(creature, speed, strafe)?.0),
+            Template::Cycle {
+                speed,
+                strafe,
+                gait,
+            } => Some(self.cycle_start(creature, speed, strafe, gait)?.0),
             Template::Turn { start, theta } => Some(self.turn_start(creature, start, theta)?.0),
         };
         let (connection, name) = match sigma {
@@ -515,12 +567,18 @@ impl Synthesis {
                 );
                 (Some(connection), name)
             }
-            Template::Cycle { speed, strafe } if strafe != 0.0 => (
+            Template::Cycle { speed, strafe, .. } if strafe != 0.0 => (
                 None,
                 format!(
                     "cycle_{iteration:02}_{speed:.2}ms_strafe_{:+04.0}",
                     strafe.to_degrees()
                 ),
+            ),
+            Template::Cycle {
+                speed, gait: 1.., ..
+            } => (
+                None,
+                format!("cycle_{iteration:02}_{speed:.2}ms_gait_{}", sigma.gait()),
             ),
             Template::Cycle { speed, .. } => (None, format!("cycle_{iteration:02}_{speed:.2}ms")),
         };
@@ -638,4 +696,32 @@ pub(super) fn blended(
         start.frames[n - 2..].clone_from_slice(&ends.last);
     }
     Ok(start)
+}
+
+/// A gait task's gaits are a walk and runs: the base has no flight phase, and each of the task's
+/// gaits (at least one) has one, with a window for every foot of the creature.
+fn check_gaits(task: &ControllerTask, base: &GaitClip, skeleton: &Skeleton) -> Result<()> {
+    anyhow::ensure!(
+        !task.gaits.is_empty(),
+        "a DirectionGait task lists at least one gait besides the base's (`gaits: [(period: …, contacts: […], speeds: (…, …))]`)"
+    );
+    anyhow::ensure!(
+        !base.has_flight(),
+        "a DirectionGait task grows runs from a walk: its base cycle has a flight phase"
+    );
+    for (k, g) in task.gaits.iter().enumerate() {
+        let spec = crate::spacetime::gait::GaitSpec::new(
+            skeleton.clone(),
+            base.speed,
+            g.period,
+            &g.contacts,
+        )
+        .map_err(|e| anyhow::anyhow!("gait {} of the task: {e}", k + 1))?;
+        anyhow::ensure!(
+            spec.has_flight(),
+            "gait {} of the task has no flight phase: a DirectionGait task asks for walks and runs, and its gaits are the runs",
+            k + 1
+        );
+    }
+    Ok(())
 }

@@ -17,12 +17,14 @@ pub enum Template {
     /// `start` (an index into its start frames) and arriving turned by θ (rad, left positive).
     Turn { start: usize, theta: f64 },
     /// S₂: a new straight cycle at this speed (m/s), travelling at `strafe` rad to the left of
-    /// its heading (thesis §5.2.1's ϕ; 0: forwards), with a connection from the base into it
-    /// and one back.
+    /// its heading (thesis §5.2.1's ϕ; 0: forwards), in gait `gait` (0: the base's timing; k:
+    /// the task's k-th other gait), with a connection from the base into it and one back.
     Cycle {
         speed: f64,
         #[serde(default, skip_serializing_if = "is_zero")]
         strafe: f64,
+        #[serde(default, skip_serializing_if = "is_base_gait")]
+        gait: usize,
     },
 }
 
@@ -43,14 +45,26 @@ impl Template {
         }
     }
 
+    /// The gait of an S₂ template (0, the base's, for a turn).
+    pub fn gait(&self) -> usize {
+        match self {
+            Template::Cycle { gait, .. } => *gait,
+            Template::Turn { .. } => 0,
+        }
+    }
+
     /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's),
-    /// `cycle0.85` (m/s) or `cycle0.70s+045` (strafing 45° to the left).
+    /// `cycle0.85` (m/s), `cycle0.70s+045` (strafing 45° to the left) or `cycle1.30g1` (in the
+    /// task's first other gait).
     pub fn label(&self) -> String {
         match self {
             Template::Turn { start, theta } => format!("turn{:+04.0}@{start}", theta.to_degrees()),
-            Template::Cycle { speed, strafe } if *strafe != 0.0 => {
+            Template::Cycle { speed, strafe, .. } if *strafe != 0.0 => {
                 format!("cycle{speed:.2}s{:+04.0}", strafe.to_degrees())
             }
+            Template::Cycle {
+                speed, gait: 1.., ..
+            } => format!("cycle{speed:.2}g{}", self.gait()),
             Template::Cycle { speed, .. } => format!("cycle{speed:.2}"),
         }
     }
@@ -60,14 +74,18 @@ fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
 
+fn is_base_gait(g: &usize) -> bool {
+    *g == 0
+}
+
 /// Speeds this far apart (m/s) are as far apart as turns 90° apart.
 pub const SPEED_SCALE: f64 = 0.3;
 
 /// d(σ₁, σ₂)²: between turns 1 − cos Δθ (the thesis prints the similarity cos Δθ; see the
 /// errata), plus 1 when the start frames differ (the task's start frames are a step apart,
 /// which the thesis's frame distance would count as far); between cycles (Δv / [`SPEED_SCALE`])²
-/// plus 1 − cos Δϕ of their strafe angles; a turn and a cycle are 4 apart (as far as opposite
-/// turns).
+/// plus 1 − cos Δϕ of their strafe angles, plus 4 when their gaits differ; a turn and a cycle
+/// are 4 apart (as far as opposite turns).
 pub fn distance_squared(a: &Template, b: &Template) -> f64 {
     match (a, b) {
         (
@@ -87,13 +105,16 @@ pub fn distance_squared(a: &Template, b: &Template) -> f64 {
             Template::Cycle {
                 speed: va,
                 strafe: pa,
+                gait: ga,
             },
             Template::Cycle {
                 speed: vb,
                 strafe: pb,
+                gait: gb,
             },
         ) => {
-            let speed = ((va - vb) / SPEED_SCALE).powi(2);
+            let gait = if ga == gb { 0.0 } else { 4.0 };
+            let speed = ((va - vb) / SPEED_SCALE).powi(2) + gait;
             if pa == pb {
                 speed
             } else {
@@ -254,7 +275,11 @@ mod tests {
     /// taught speaks for cycles of near speeds, not for turns.
     #[test]
     fn cycles_are_near_cycles_of_near_speeds_and_far_from_turns() {
-        let cycle = |speed| Template::Cycle { speed, strafe: 0.0 };
+        let cycle = |speed| Template::Cycle {
+            speed,
+            strafe: 0.0,
+            gait: 0,
+        };
         assert!((distance_squared(&cycle(0.7), &cycle(1.0)) - 1.0).abs() < 1e-12);
         assert_eq!(distance_squared(&cycle(0.7), &turn(0.0)), 4.0);
         assert_eq!(distance_squared(&turn(PI), &cycle(0.4)), 4.0);
@@ -269,11 +294,29 @@ mod tests {
         assert!(near < far && far < turned, "{near} {far} {turned}");
         assert_eq!(cycle(0.85).label(), "cycle0.85");
         // Strafes are near strafes of near angles, as turns are.
-        let strafe = |strafe: f64| Template::Cycle { speed: 0.7, strafe };
+        let strafe = |strafe: f64| Template::Cycle {
+            speed: 0.7,
+            strafe,
+            gait: 0,
+        };
         assert!((distance_squared(&strafe(PI / 2.0), &cycle(0.7)) - 1.0).abs() < 1e-12);
         assert!(distance_squared(&strafe(0.3), &strafe(0.5)) < 0.03);
         assert_eq!(strafe(-PI / 4.0).label(), "cycle0.70s-045");
         assert_eq!(turn(-0.5).label(), "turn-029@0");
+        // A cycle in another gait is as far from the base's gait as from a turn, whatever the
+        // speed, and near a cycle of its own gait at a near speed.
+        let run = |speed| Template::Cycle {
+            speed,
+            strafe: 0.0,
+            gait: 1,
+        };
+        assert_eq!(distance_squared(&run(1.0), &cycle(1.0)), 4.0);
+        assert!((distance_squared(&run(1.0), &run(1.3)) - 1.0).abs() < 1e-12);
+        assert_eq!(run(1.3).label(), "cycle1.30g1");
+        assert_eq!(
+            (run(1.3).gait(), cycle(1.3).gait(), turn(0.2).gait()),
+            (1, 0, 0)
+        );
     }
 
     /// Exploration: with nothing weighed, any candidate; after that, the first pick is away from

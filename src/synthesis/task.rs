@@ -1,11 +1,14 @@
 //! The task a controller is synthesized for (Wampler 2012, thesis §5.3: the direction,
-//! direction + speed and direction + torso demos): what the user asks for, the base cycle G₀,
+//! direction + speed and direction + torso demos, and the gait type g_t of its task costs): what
+//! the user asks for, the base cycle G₀,
 //! the templates' ranges and the weights, as read from a task file, and the templates it offers
 //! to the search.
 
 use super::cycle;
 use super::graph::Measure;
 use super::surrogate::Template;
+use crate::spacetime::gait::FootTiming;
+use crate::steering::intent::Gait;
 use crate::steering::mdp::{MdpSettings, UserModel};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -84,6 +87,29 @@ pub struct ControllerTask {
     /// a dot: `thigh.ry`); empty: every limb.
     #[serde(default)]
     pub posture: Vec<String>,
+    /// With `DirectionGait`: the gaits new cycles may take besides the base's (template S₂'s
+    /// gait parameter). The base walks (no flight phase) and each of these runs (a flight phase):
+    /// the gaits the user asks for are walk and run.
+    #[serde(default)]
+    pub gaits: Vec<TaskGait>,
+    /// With `DirectionGait`: the task cost (rad) of a frame of another gait than the asked one.
+    #[serde(default = "default_gait_weight")]
+    pub gait_weight: f64,
+}
+
+/// A gait a new cycle may take (a `DirectionGait` task's): its timing and the speeds its cycles
+/// are searched between.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskGait {
+    /// Its period T (s).
+    pub period: f64,
+    /// Its contact windows, one per foot (fractions of the period, as `motionlab gait
+    /// --contacts` takes them).
+    pub contacts: Vec<FootTiming>,
+    /// The slowest and fastest speed of its cycles (m/s), searched every
+    /// [`cycle::SPEED_STEP`].
+    pub speeds: (f64, f64),
 }
 
 /// The user model's rates (see [`UserModel`]).
@@ -112,8 +138,14 @@ pub enum TaskKind {
     /// Direction and facing (torso orientation), (θ_v, θ_r): templates S₁ and S₂ strafing at ϕ
     /// (the thesis's "direction + torso" demo).
     DirectionFacing,
+    /// Direction and gait type, (θ_v, g_t): templates S₁ and S₂ in the task's other gaits (the
+    /// thesis's gait-type task cost, a mismatch penalty).
+    DirectionGait,
 }
 
+fn default_gait_weight() -> f64 {
+    1.0
+}
 fn default_speed() -> f64 {
     0.7
 }
@@ -158,8 +190,12 @@ impl ControllerTask {
             speed_changes_per_second: u.speed_changes_per_second,
         });
         let speeds = match self.task {
-            TaskKind::Direction | TaskKind::DirectionFacing => Vec::new(),
+            TaskKind::Direction | TaskKind::DirectionFacing | TaskKind::DirectionGait => Vec::new(),
             TaskKind::DirectionSpeed => self.speeds.clone(),
+        };
+        let gaits = match self.task {
+            TaskKind::DirectionGait => vec![Gait::Walk, Gait::Run],
+            _ => Vec::new(),
         };
         let facing_bins = match self.task {
             TaskKind::DirectionFacing => FACING_BINS,
@@ -170,6 +206,8 @@ impl ControllerTask {
                 user,
                 speeds,
                 speed_weight: self.speed_weight,
+                gaits,
+                gait_weight: self.gait_weight,
                 facing_bins,
                 facing_weight: self.facing_weight,
                 ..MdpSettings::default()
@@ -198,6 +236,28 @@ impl ControllerTask {
         turns
             .chain(self.cycle_speeds())
             .chain(self.strafes())
+            .chain(self.gait_cycles())
+            .collect()
+    }
+
+    /// The S₂ templates in other gaits: for each of the task's gaits, straight cycles every
+    /// [`cycle::SPEED_STEP`] m/s over its speeds (none but for a gait task).
+    pub fn gait_cycles(&self) -> Vec<Template> {
+        if self.task != TaskKind::DirectionGait {
+            return Vec::new();
+        }
+        self.gaits
+            .iter()
+            .enumerate()
+            .flat_map(|(k, g)| {
+                let (lo, hi) = (g.speeds.0.min(g.speeds.1), g.speeds.0.max(g.speeds.1));
+                let steps = ((hi - lo) / cycle::SPEED_STEP).round().max(0.0) as usize;
+                (0..=steps).map(move |i| Template::Cycle {
+                    speed: ((lo + i as f64 * cycle::SPEED_STEP) * 100.0).round() / 100.0,
+                    strafe: 0.0,
+                    gait: k + 1,
+                })
+            })
             .collect()
     }
 
@@ -214,6 +274,7 @@ impl ControllerTask {
             .map(|k| Template::Cycle {
                 speed: self.speed,
                 strafe: (k as f64 * step).to_radians(),
+                gait: 0,
             })
             .collect()
     }
@@ -237,6 +298,7 @@ impl ControllerTask {
             .map(|speed| Template::Cycle {
                 speed: (speed * 100.0).round() / 100.0,
                 strafe: 0.0,
+                gait: 0,
             })
             .collect()
     }
@@ -281,7 +343,7 @@ mod tests {
             .candidates()
             .iter()
             .filter_map(|t| match t {
-                Template::Cycle { speed, strafe } => {
+                Template::Cycle { speed, strafe, .. } => {
                     assert_eq!(*speed, 0.7);
                     Some(strafe.to_degrees().round())
                 }

@@ -219,13 +219,24 @@ fn turns_plot(ui: &mut egui::Ui, run: &Run) {
         .history
         .iter()
         .filter_map(|h| {
-            let Template::Cycle { speed, strafe } = h.sigma? else {
+            let Template::Cycle {
+                speed,
+                strafe,
+                gait,
+            } = h.sigma?
+            else {
                 return None;
             };
             let strafing = if strafe == 0.0 {
                 String::new()
             } else {
                 format!(" strafing {:+.0}°", strafe.to_degrees())
+            };
+            // A gait task's other gaits are runs.
+            let strafing = if gait == 0 {
+                strafing
+            } else {
+                format!("{strafing} running (gait {gait})")
             };
             Some(format!(
                 "{speed:.2} m/s{strafing} at {} ({})",

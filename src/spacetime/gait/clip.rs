@@ -116,6 +116,11 @@ pub struct KeptStart {
 }
 
 impl GaitClip {
+    /// Some frame has no foot on the ground (a run, a hop, a gallop's flight).
+    pub fn has_flight(&self) -> bool {
+        self.contacts.iter().any(|c| c.iter().all(Option::is_none))
+    }
+
     /// A clip of `spec`'s cycle with these frames, loads and springs that no solve has measured
     /// yet (cost and violation infinite, no iterations), its status `status`.
     pub fn unsolved(
