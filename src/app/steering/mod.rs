@@ -388,8 +388,13 @@ impl SteeringState {
                         0 => String::new(),
                         n => format!(" × {n} speeds"),
                     };
+                    // Walk and run asked apart (Shift) where the speed cannot tell them.
+                    let gaits = match p.settings.gaits.len() {
+                        0 => String::new(),
+                        n => format!(" × {n} gaits"),
+                    };
                     self.message = format!(
-                        "policy solved: {} frames{speeds} × {} directions{facings}, {} sweeps",
+                        "policy solved: {} frames{speeds}{gaits} × {} directions{facings}, {} sweeps",
                         p.nodes.len(),
                         p.settings.bins,
                         p.sweeps
