@@ -390,6 +390,50 @@ fn a_discoverys_samples_take_the_character_files_form() {
     );
 }
 
+/// `gait --discover --samples-dir DIR` without `--out` writes the discovered gait to
+/// `DIR/discovered.ron` (and says so); with `--out` it writes there and not in the folder.
+#[cfg(feature = "ipopt")]
+#[test]
+fn a_discovery_writes_its_gait_into_its_samples_folder() {
+    use motionlab::spacetime::gait::GaitClip;
+    let dir = tempfile::tempdir().unwrap();
+    let discover = |samples: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "gait",
+            MONOPED,
+            "--speed",
+            "0.5",
+            "--discover",
+            "--generations",
+            "1",
+            "--population",
+            "2",
+            "--sample-iterations",
+            "30",
+            "--max-iterations",
+            "30",
+            "--samples-dir",
+            samples.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        motionlab(&args)
+    };
+    let samples = dir.path().join("samples");
+    let o = discover(&samples, &[]);
+    let written = samples.join("discovered.ron");
+    assert!(
+        stdout(&o).contains(&format!("wrote {}", written.display())),
+        "{}",
+        stdout(&o)
+    );
+    let clip: GaitClip = motionlab::files::read_ron(&written).unwrap();
+    assert_eq!(clip.frames.len(), motionlab::spacetime::gait::FRAMES);
+    let elsewhere = dir.path().join("elsewhere.ron");
+    let other = dir.path().join("other");
+    discover(&other, &["--out", elsewhere.to_str().unwrap()]);
+    assert!(elsewhere.exists() && !other.join("discovered.ron").exists());
+}
+
 /// `gait --seed`: a non-zero seed perturbs the rest-pose initialisation (IPOPT's iteration 0
 /// differs from seed 0's) and is stored in the clip.
 #[cfg(feature = "ipopt")]

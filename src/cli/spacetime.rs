@@ -125,7 +125,8 @@ pub struct GaitArgs {
     /// seed (0 counts as 1, so seeds 0 and 1 discover the same gait).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Write the gait clip (RON) here, atomically.
+    /// Write the gait clip (RON) here, atomically. A discovery with --samples-dir writes it to
+    /// `discovered.ron` in that folder when this is not given.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Discover the timings by basin-CMA (Wampler 2012): CMA-ES over the period and
@@ -378,7 +379,12 @@ impl GaitArgs {
                 },
             ),
             print_level: self.print_level,
-            out: self.out.clone(),
+            out: self.out.clone().or_else(|| {
+                self.samples_dir
+                    .as_ref()
+                    .filter(|_| self.discover)
+                    .map(|d| d.join("discovered.ron"))
+            }),
             turn_rate: self.turn_rate.map(f64::to_radians),
             strafe: self.strafe.map_or(0.0, f64::to_radians),
             ceiling: self.ceiling,
@@ -618,7 +624,7 @@ pub fn gait(args: GaitArgs) -> Result<()> {
             clip.body(&spec.skeleton)?.total_mass()
         );
     }
-    if let Some(out) = &args.out {
+    if let Some(out) = &request.out {
         say!(events, "wrote {}", out.display());
     }
     anyhow::ensure!(
