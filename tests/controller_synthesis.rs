@@ -122,7 +122,11 @@ fn every_initialisation_starts_and_ends_on_the_walks_own_frames() {
     let base = &s.clips[0].gait;
     for theta in [-1.2f64, -0.3, 0.4, 1.0] {
         for start in 0..s.task.from_frames.len() {
-            let sigma = motionlab::synthesis::surrogate::Template::Turn { start, theta };
+            let sigma = motionlab::synthesis::surrogate::Template::Turn {
+                start,
+                theta,
+                cycle: 0,
+            };
             let m = s.candidate(&creature, &sigma).unwrap().remove(0);
             let j = m.joins.as_ref().unwrap();
             assert_eq!(m.gait.frames.len(), s.task.frames);
@@ -352,6 +356,36 @@ fn the_shipped_direction_and_gait_controller_runs_when_asked() {
     let (walk, run) = (mean(&speeds[0]), mean(&speeds[1]));
     println!("walking {walk:.2} m/s, running {run:.2} m/s");
     assert!(run >= walk + 0.2, "walking {walk:.2}, running {run:.2}");
+}
+
+/// Template S₁ from another cycle on a gait task: on the shipped direction-and-gait graph (the
+/// walk and one run), a turn that leaves the run starts and ends on pairs of the run's own frames
+/// and joins the run to itself, so the policy reads it as running throughout.
+#[test]
+fn a_gait_tasks_turn_leaves_and_rejoins_the_run() {
+    use motionlab::synthesis::surrogate::Template;
+    let path = Path::new("assets/controllers/biped_direction_gait.graph.ron");
+    let s: Synthesis =
+        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(path)).unwrap();
+    let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
+    let cycles: Vec<&str> = s.cycles().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(cycles.len(), 2, "{cycles:?}");
+    let run = s.cycles()[1].gait.clone();
+    assert!(run.has_flight());
+    for (start, theta) in [(0, 0.5), (1, -0.7)] {
+        let sigma = Template::Turn {
+            start,
+            theta,
+            cycle: 1,
+        };
+        assert!(sigma.label().ends_with("c1"), "{}", sigma.label());
+        let m = s.candidate(&creature, &sigma).unwrap().remove(0);
+        let j = m.joins.as_ref().unwrap();
+        assert_eq!((j.from.as_str(), j.to.as_str()), (cycles[1], cycles[1]));
+        assert_eq!(m.gait.frames.len(), s.task.frames);
+        assert_ends_on(&m, &run, &run);
+        assert!(m.gait.has_flight(), "a running turn has flight phases");
+    }
 }
 
 /// The shipped direction-and-speed controller (grown from `biped_direction_speed.ron` by
@@ -617,7 +651,11 @@ fn a_turn_starts_from_the_graphs_paths_nearest_it() {
     let (searched, label) = s.turn_start(&creature, 0, theta).unwrap();
     println!("a 39° right turn starts from {label}");
     assert!(label.contains("turn_"), "{label}");
-    let sigma = Template::Turn { start: 0, theta };
+    let sigma = Template::Turn {
+        start: 0,
+        theta,
+        cycle: 0,
+    };
     let candidate = s.candidate(&creature, &sigma).unwrap().remove(0);
     assert_eq!(candidate.gait.frames, searched.frames);
     assert_ends_on(&candidate, base, base);
@@ -657,7 +695,14 @@ fn the_horses_direction_task_grows_from_its_trot() {
     for start in 0..s.task.from_frames.len() {
         for theta in [-0.7f64, 0.35] {
             let m = s
-                .candidate(&creature, &Template::Turn { start, theta })
+                .candidate(
+                    &creature,
+                    &Template::Turn {
+                        start,
+                        theta,
+                        cycle: 0,
+                    },
+                )
                 .unwrap()
                 .remove(0);
             assert_eq!(m.gait.frames.len(), s.task.frames);

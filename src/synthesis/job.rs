@@ -252,13 +252,18 @@ impl SynthesisJob {
             Ok(Some(path))
         };
         let request = match (proposal.sigma, &proposal.connection, done.len()) {
-            (Template::Turn { .. }, Some(c), 0) => {
+            (Template::Turn { cycle, .. }, Some(c), 0) => {
                 // From the initialisation searched inside the graph (thesis §5.2.1), else the
-                // blend of the base with itself.
+                // blend of the cycle with itself.
                 let init = start_file()?;
+                let cycle = self
+                    .request
+                    .folder()
+                    .join("gait")
+                    .join(format!("{}.ron", s.cycle_name(cycle)?));
                 GaitRequest {
                     init,
-                    ..connect(name, base.clone(), base, c.clone())
+                    ..connect(name, cycle.clone(), cycle, c.clone())
                 }
             }
             (Template::Cycle { speed, strafe, .. }, _, 0) => {

@@ -29,13 +29,14 @@
 //!   connection from the base into it and one back ([`cycle`]), for tasks that ask for a speed,
 //!   a facing or a gait too. Its initialisation is searched among the graph's loops, warped to
 //!   its gait's timing ([`cycle_search`]). Its solve is three: the cycle (started from that
-//!   initialisation), then the two connections to the cycle as solved. Turns leave from the
-//!   base cycle only.
+//!   initialisation), then the two connections to the cycle as solved. A gait task's turns
+//!   leave any cycle of the graph (a run turns while running); other tasks' the base only.
 
 pub mod cycle;
 pub mod cycle_search;
 pub mod graph;
 pub mod job;
+mod proposal;
 pub mod surrogate;
 pub mod task;
 pub mod transition_search;
@@ -44,7 +45,7 @@ use crate::spacetime::gait::{Connection, GaitClip, connecting_start};
 use crate::spacetime::skeleton::Skeleton;
 use anyhow::{Context, Result};
 use graph::{Creature, GrownClip};
-use rand::{Rng, SeedableRng};
+pub use proposal::Proposal;
 use serde::{Deserialize, Serialize};
 use surrogate::{Template, Trial};
 pub use task::{ControllerTask, FACING_BINS, TaskKind, UserRates};
@@ -90,24 +91,6 @@ pub struct Synthesis {
     pub clips: Vec<GrownClip>,
     pub trials: Vec<Trial>,
     pub history: Vec<Iteration>,
-}
-
-/// The template chosen for the next solve.
-#[derive(Clone, Debug)]
-pub struct Proposal {
-    pub sigma: Template,
-    pub quality: f64,
-    pub probability: f64,
-    pub predicted: f64,
-    pub weighed: Vec<(Template, f64)>,
-    /// An S₁ template's connection (an S₂'s are known once its cycle has solved:
-    /// [`Synthesis::cycle_connections`]).
-    pub connection: Option<Connection>,
-    /// The initialisation its first solve starts from, searched inside the graph: a turn's
-    /// ([`Synthesis::turn_start`]) or an S₂ template's cycle ([`Synthesis::cycle_start`]).
-    pub start: Option<GaitClip>,
-    /// The name its clip gets (an S₂'s connections add `_in` and `_out`).
-    pub name: String,
 }
 
 /// The base clip's name in the graph.
@@ -213,7 +196,48 @@ impl Synthesis {
     /// instead, as connections between gaits are, ignored the stride's sway and yaw: the 0°
     /// turn then cost 30 times the walk, and every solved turn 30–10,000 times.)
     pub fn connection(&self, skeleton: &Skeleton, start: usize, theta: f64) -> Connection {
-        let base = self.base();
+        self.connection_in(self.base(), skeleton, start, theta)
+    }
+
+    /// The graph's cycles in the order they joined (the base first).
+    pub fn cycles(&self) -> Vec<&GrownClip> {
+        self.clips.iter().filter(|c| c.joins.is_none()).collect()
+    }
+
+    /// The name of the graph's cycle `k` ([`Template::Turn`]'s `cycle`).
+    fn cycle_name(&self, k: usize) -> Result<&str> {
+        self.cycles()
+            .get(k)
+            .map(|c| c.name.as_str())
+            .with_context(|| format!("the graph has no cycle {k}"))
+    }
+
+    /// [`Self::connection`] in cycle `cycle` of the graph instead of the base: from its frame
+    /// f_a back into it, turned by θ.
+    pub fn connection_from(
+        &self,
+        skeleton: &Skeleton,
+        cycle: usize,
+        start: usize,
+        theta: f64,
+    ) -> Result<Connection> {
+        let name = self.cycle_name(cycle)?;
+        let gait = &self
+            .clips
+            .iter()
+            .find(|c| c.name == name)
+            .expect("a cycle")
+            .gait;
+        Ok(self.connection_in(gait, skeleton, start, theta))
+    }
+
+    fn connection_in(
+        &self,
+        base: &GaitClip,
+        skeleton: &Skeleton,
+        start: usize,
+        theta: f64,
+    ) -> Connection {
         let n = base.frames.len();
         let frames = self.task.frames.max(5);
         let from_frame = self.task.from_frames.get(start).copied().unwrap_or(0) % n;
@@ -313,9 +337,20 @@ impl Synthesis {
         start: usize,
         theta: f64,
     ) -> Result<(GaitClip, String)> {
+        self.turn_start_from(creature, 0, start, theta)
+    }
+
+    /// [`Self::turn_start`] in the graph's cycle `cycle` ([`Self::connection_from`]).
+    pub fn turn_start_from(
+        &self,
+        creature: &Creature,
+        cycle: usize,
+        start: usize,
+        theta: f64,
+    ) -> Result<(GaitClip, String)> {
         let skeleton = creature.skeleton()?;
-        let c = self.connection(&skeleton, start, theta);
-        transition_search::best(creature, &self.clips, BASE, &c)
+        let c = self.connection_from(&skeleton, cycle, start, theta)?;
+        transition_search::best(creature, &self.clips, self.cycle_name(cycle)?, &c)
     }
 
     /// The initialisation M̃ of template σ, as clips of the graph: a turn's transition (searched
@@ -325,12 +360,17 @@ impl Synthesis {
         let skeleton = creature.skeleton()?;
         let skeleton = &skeleton;
         match *sigma {
-            Template::Turn { start, theta } => {
-                let c = self.connection(skeleton, start, theta);
-                let (gait, _) = self.turn_start(creature, start, theta)?;
+            Template::Turn {
+                start,
+                theta,
+                cycle,
+            } => {
+                let c = self.connection_from(skeleton, cycle, start, theta)?;
+                let (gait, _) = self.turn_start_from(creature, cycle, start, theta)?;
+                let name = self.cycle_name(cycle)?;
                 Ok(vec![GrownClip {
                     sigma: Some(*sigma),
-                    ..GrownClip::transition("candidate", gait, BASE, BASE, &c)
+                    ..GrownClip::transition("candidate", gait, name, name, &c)
                 }])
             }
             Template::Cycle {
@@ -410,190 +450,6 @@ impl Synthesis {
         ])
     }
 
-    /// Weighs one template: (q, P̃, c).
-    fn weigh(&self, creature: &Creature, sigma: &Template) -> Result<(f64, f64, f64)> {
-        let candidate = self.candidate(creature, sigma)?;
-        let m = graph::measure(
-            creature,
-            &self.clips,
-            &candidate,
-            self.effort_estimate(sigma),
-            &self.task.measure(),
-        )?;
-        let q = m.quality.unwrap_or(0.0);
-        let p = surrogate::success_probability(sigma, q, &self.trials);
-        Ok((q, p, (1.0 - p) * self.cost() + p * m.cost))
-    }
-
-    /// The strafes weighed first on a facing task: the largest angle and about half of it, both
-    /// ways (none on other tasks).
-    fn spread_of_strafes(&self) -> Vec<Template> {
-        // Evenly spaced and symmetric: the ends, and a quarter of the way in from each.
-        let strafes = self.task.strafes();
-        let n = strafes.len();
-        let mut spread: Vec<Template> = Vec::new();
-        for i in [0, n.saturating_sub(1), n / 4, n.saturating_sub(1 + n / 4)] {
-            if let Some(t) = strafes.get(i).filter(|t| !spread.contains(t)) {
-                spread.push(*t);
-            }
-        }
-        spread
-    }
-
-    /// The next template to solve: weighed by the surrogates, or drawn uniformly.
-    pub fn propose(&self, creature: &Creature) -> Result<Proposal> {
-        let skeleton = creature.skeleton()?;
-        let iteration = self.iterations() + 1;
-        let max = self.task.max_turn_deg.clamp(2.0, 180.0).to_radians();
-        let starts = self.task.from_frames.len().max(1);
-        let (sigma, quality, probability, predicted, weighed) = if self.uniform {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
-                self.seed.wrapping_mul(1_000_003) + iteration as u64,
-            );
-            let cycles = self.task.cycle_speeds();
-            let strafing = !self.task.strafes().is_empty();
-            let gaits = !self.task.gait_cycles().is_empty();
-            // With a speed, a cycle or a turn as likely; the cycle's speed drawn in the range.
-            // With a facing, a strafe or a turn as likely; the strafe angle drawn in the range.
-            // With a gait, a cycle in another gait or a turn as likely; the gait drawn, then
-            // the speed in its range.
-            let sigma = if !cycles.is_empty() && rng.random_bool(0.5) {
-                let speeds = cycles.iter().filter_map(Template::cycle_speed);
-                let lo = speeds.clone().fold(f64::INFINITY, f64::min);
-                let hi = speeds.fold(f64::NEG_INFINITY, f64::max);
-                Template::Cycle {
-                    speed: rng.random_range(lo..=hi),
-                    strafe: 0.0,
-                    gait: 0,
-                }
-            } else if strafing && rng.random_bool(0.5) {
-                let max = self.task.max_strafe_deg.clamp(0.0, 180.0).to_radians();
-                Template::Cycle {
-                    speed: self.task.speed,
-                    strafe: rng.random_range(-max..=max),
-                    gait: 0,
-                }
-            } else if gaits && rng.random_bool(0.5) {
-                let k = rng.random_range(0..self.task.gaits.len());
-                let (a, b) = self.task.gaits[k].speeds;
-                Template::Cycle {
-                    speed: rng.random_range(a.min(b)..=a.max(b)),
-                    strafe: 0.0,
-                    gait: k + 1,
-                }
-            } else {
-                Template::Turn {
-                    start: rng.random_range(0..starts),
-                    theta: rng.random_range(-max..=max),
-                }
-            };
-            let (q, p, _) = self.weigh(creature, &sigma)?;
-            (sigma, q, p, f64::NAN, Vec::new())
-        } else {
-            // A template solved before adds nothing new.
-            let fresh = |t: &Template| {
-                self.clips
-                    .iter()
-                    .filter_map(|c| c.sigma)
-                    .all(|s| surrogate::distance_squared(t, &s) > 1e-12)
-            };
-            let candidates: Vec<Template> =
-                self.task.candidates().into_iter().filter(fresh).collect();
-            let mut weighed: Vec<(Template, f64)> = Vec::new();
-            let mut best: Option<(Template, f64, f64, f64)> = None;
-            // A spread of turns from every start (and the slowest and fastest cycles) first,
-            // then where the exploration function points.
-            let cycles = self.task.cycle_speeds();
-            // Each other gait's slowest and fastest cycle.
-            let gait_ends: Vec<Template> = (1..=self.task.gaits.len())
-                .flat_map(|k| {
-                    let of_gait: Vec<Template> = self
-                        .task
-                        .gait_cycles()
-                        .into_iter()
-                        .filter(|t| t.gait() == k)
-                        .collect();
-                    let mut ends: Vec<Template> = of_gait.first().copied().into_iter().collect();
-                    ends.extend(of_gait.last().copied().filter(|_| of_gait.len() > 1));
-                    ends
-                })
-                .collect();
-            let spread: Vec<Template> = (0..starts)
-                .flat_map(|start| {
-                    [-0.75, -0.25, 0.25, 0.75].map(|s| Template::Turn {
-                        start,
-                        theta: s * max,
-                    })
-                })
-                .chain(cycles.first().copied())
-                .chain(cycles.last().copied().filter(|_| cycles.len() > 1))
-                .chain(self.spread_of_strafes())
-                .chain(gait_ends)
-                .collect();
-            for k in 0..self.task.weighed.max(spread.len()) {
-                let sigma = match spread.get(k) {
-                    Some(t) if !fresh(t) => continue,
-                    Some(&t) => t,
-                    None => match surrogate::next_to_weigh(&weighed, &candidates) {
-                        Some(t) => t,
-                        None => break,
-                    },
-                };
-                let (q, p, c) = self.weigh(creature, &sigma)?;
-                weighed.push((sigma, c));
-                if best.is_none_or(|b| c < b.3) {
-                    best = Some((sigma, q, p, c));
-                }
-            }
-            let (sigma, q, p, c) = best.context("no template to weigh")?;
-            (sigma, q, p, c, weighed)
-        };
-        let start = match sigma {
-            Template::Cycle {
-                speed,
-                strafe,
-                gait,
-            } => Some(self.cycle_start(creature, speed, strafe, gait)?.0),
-            Template::Turn { start, theta } => Some(self.turn_start(creature, start, theta)?.0),
-        };
-        let (connection, name) = match sigma {
-            Template::Turn { start, theta } => {
-                let connection = self.connection(&skeleton, start, theta);
-                let side = if theta >= 0.0 { "left" } else { "right" };
-                let name = format!(
-                    "turn_{iteration:02}_{side}_{:03.0}_from_{}",
-                    theta.to_degrees().abs(),
-                    connection.from_frame
-                );
-                (Some(connection), name)
-            }
-            Template::Cycle { speed, strafe, .. } if strafe != 0.0 => (
-                None,
-                format!(
-                    "cycle_{iteration:02}_{speed:.2}ms_strafe_{:+04.0}",
-                    strafe.to_degrees()
-                ),
-            ),
-            Template::Cycle {
-                speed, gait: 1.., ..
-            } => (
-                None,
-                format!("cycle_{iteration:02}_{speed:.2}ms_gait_{}", sigma.gait()),
-            ),
-            Template::Cycle { speed, .. } => (None, format!("cycle_{iteration:02}_{speed:.2}ms")),
-        };
-        Ok(Proposal {
-            sigma,
-            quality,
-            probability,
-            predicted,
-            weighed,
-            name,
-            connection,
-            start,
-        })
-    }
-
     /// Records the solves of `proposal` (a turn's connection; a cycle, then its connection in
     /// and its connection out, as far as they got): a template whose clips are all valid joins
     /// the graph; either way the outcome teaches P̃ and cost(G) is measured again.
@@ -639,11 +495,12 @@ impl Synthesis {
         if valid {
             let mut clips = solved.expect("valid").into_iter();
             match (proposal.sigma, &proposal.connection) {
-                (Template::Turn { .. }, Some(c)) => {
+                (Template::Turn { cycle, .. }, Some(c)) => {
                     let gait = clips.next().expect("one clip");
+                    let name = self.cycle_name(cycle)?.to_string();
                     self.clips.push(GrownClip {
                         sigma: Some(proposal.sigma),
-                        ..GrownClip::transition(&proposal.name, gait, BASE, BASE, c)
+                        ..GrownClip::transition(&proposal.name, gait, &name, &name, c)
                     });
                 }
                 _ => {

@@ -13,9 +13,15 @@ use crate::model::planar::wrap_angle;
 /// A template's parameters σ.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Template {
-    /// S₁: a transition from the base cycle back into it, leaving at the task's start frame
-    /// `start` (an index into its start frames) and arriving turned by θ (rad, left positive).
-    Turn { start: usize, theta: f64 },
+    /// S₁: a transition from a cycle of the graph back into it, leaving at the task's start
+    /// frame `start` (an index into its start frames) and arriving turned by θ (rad, left
+    /// positive); `cycle` counts the graph's cycles in the order they joined (0: the base).
+    Turn {
+        start: usize,
+        theta: f64,
+        #[serde(default, skip_serializing_if = "is_first")]
+        cycle: usize,
+    },
     /// S₂: a new straight cycle at this speed (m/s), travelling at `strafe` rad to the left of
     /// its heading (thesis §5.2.1's ϕ; 0: forwards), in gait `gait` (0: the base's timing; k:
     /// the task's k-th other gait), with a connection from the base into it and one back.
@@ -23,7 +29,7 @@ pub enum Template {
         speed: f64,
         #[serde(default, skip_serializing_if = "is_zero")]
         strafe: f64,
-        #[serde(default, skip_serializing_if = "is_base_gait")]
+        #[serde(default, skip_serializing_if = "is_first")]
         gait: usize,
     },
 }
@@ -45,6 +51,14 @@ impl Template {
         }
     }
 
+    /// The cycle an S₁ template leaves from and returns to (0, the base, for an S₂).
+    pub fn cycle(&self) -> usize {
+        match self {
+            Template::Turn { cycle, .. } => *cycle,
+            Template::Cycle { .. } => 0,
+        }
+    }
+
     /// The gait of an S₂ template (0, the base's, for a turn).
     pub fn gait(&self) -> usize {
         match self {
@@ -53,12 +67,22 @@ impl Template {
         }
     }
 
-    /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's),
+    /// Its name: `turn+035@1` (degrees, left positive; start frame 1 of the task's; `turn+035@1c2`
+    /// from the graph's third cycle),
     /// `cycle0.85` (m/s), `cycle0.70s+045` (strafing 45° to the left) or `cycle1.30g1` (in the
     /// task's first other gait).
     pub fn label(&self) -> String {
         match self {
-            Template::Turn { start, theta } => format!("turn{:+04.0}@{start}", theta.to_degrees()),
+            Template::Turn {
+                start,
+                theta,
+                cycle: 0,
+            } => format!("turn{:+04.0}@{start}", theta.to_degrees()),
+            Template::Turn {
+                start,
+                theta,
+                cycle,
+            } => format!("turn{:+04.0}@{start}c{cycle}", theta.to_degrees()),
             Template::Cycle { speed, strafe, .. } if *strafe != 0.0 => {
                 format!("cycle{speed:.2}s{:+04.0}", strafe.to_degrees())
             }
@@ -74,8 +98,8 @@ fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
 
-fn is_base_gait(g: &usize) -> bool {
-    *g == 0
+fn is_first(k: &usize) -> bool {
+    *k == 0
 }
 
 /// Speeds this far apart (m/s) are as far apart as turns 90° apart.
@@ -83,7 +107,8 @@ pub const SPEED_SCALE: f64 = 0.3;
 
 /// d(σ₁, σ₂)²: between turns 1 − cos Δθ (the thesis prints the similarity cos Δθ; see the
 /// errata), plus 1 when the start frames differ (the task's start frames are a step apart,
-/// which the thesis's frame distance would count as far); between cycles (Δv / [`SPEED_SCALE`])²
+/// which the thesis's frame distance would count as far), plus 4 when they leave different
+/// cycles; between cycles (Δv / [`SPEED_SCALE`])²
 /// plus 1 − cos Δϕ of their strafe angles, plus 4 when their gaits differ; a turn and a cycle
 /// are 4 apart (as far as opposite turns).
 pub fn distance_squared(a: &Template, b: &Template) -> f64 {
@@ -92,14 +117,17 @@ pub fn distance_squared(a: &Template, b: &Template) -> f64 {
             Template::Turn {
                 start: sa,
                 theta: ta,
+                cycle: ca,
             },
             Template::Turn {
                 start: sb,
                 theta: tb,
+                cycle: cb,
             },
         ) => {
             let frames = if sa == sb { 0.0 } else { 1.0 };
-            1.0 - wrap_angle(ta - tb).cos() + frames
+            let cycles = if ca == cb { 0.0 } else { 4.0 };
+            1.0 - wrap_angle(ta - tb).cos() + frames + cycles
         }
         (
             Template::Cycle {
@@ -220,7 +248,11 @@ mod tests {
     use std::f64::consts::PI;
 
     fn turn(theta: f64) -> Template {
-        Template::Turn { start: 0, theta }
+        Template::Turn {
+            start: 0,
+            theta,
+            cycle: 0,
+        }
     }
 
     fn trial(theta: f64, quality: f64, success: bool) -> Trial {
@@ -316,6 +348,17 @@ mod tests {
         assert_eq!(
             (run(1.3).gait(), cycle(1.3).gait(), turn(0.2).gait()),
             (1, 0, 0)
+        );
+        // A turn of another cycle is 4 further from the base's turns, and says which cycle.
+        let running = Template::Turn {
+            start: 0,
+            theta: 0.5,
+            cycle: 2,
+        };
+        assert!((distance_squared(&running, &turn(0.5)) - 4.0).abs() < 1e-12);
+        assert_eq!(
+            (running.label(), running.cycle()),
+            ("turn+029@0c2".to_string(), 2)
         );
     }
 

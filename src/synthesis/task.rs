@@ -231,6 +231,7 @@ impl ControllerTask {
                 .map(move |k| Template::Turn {
                     start,
                     theta: ((2 * k) as f64).to_radians(),
+                    cycle: 0,
                 })
         });
         turns
