@@ -291,7 +291,7 @@ fn a_run_joins_the_walk_both_ways_for_a_gait_task() {
 }
 
 /// The shipped direction-and-gait controller (grown from `biped_direction_gait.ron` by the
-/// surrogates, seed 1, 10 iterations): every clip solved to a violation of at most 1e-6, a run
+/// surrogates, seed 1, 15 iterations): every clip solved to a violation of at most 1e-6, a run
 /// among its cycles; steered by its policy (the Steering view's settings, which ask for the gait
 /// on this graph) on a script of walks and runs (Shift), it plays the asked gait's frames 2–5 s
 /// after each change (at least 90 % of the frames of a known gait) and travels at least 0.2 m/s
@@ -359,8 +359,9 @@ fn the_shipped_direction_and_gait_controller_runs_when_asked() {
 }
 
 /// Template S₁ from another cycle on a gait task: on the shipped direction-and-gait graph (the
-/// walk and one run), a turn that leaves the run starts and ends on pairs of the run's own frames
-/// and joins the run to itself, so the policy reads it as running throughout.
+/// walk and one run), a turn that leaves the run, over the run's own turn frames (two strides),
+/// starts and ends on pairs of the run's own frames and joins the run to itself, so the policy
+/// reads it as running throughout; the graph's own running turns solved valid.
 #[test]
 fn a_gait_tasks_turn_leaves_and_rejoins_the_run() {
     use motionlab::synthesis::surrogate::Template;
@@ -372,6 +373,23 @@ fn a_gait_tasks_turn_leaves_and_rejoins_the_run() {
     assert_eq!(cycles.len(), 2, "{cycles:?}");
     let run = s.cycles()[1].gait.clone();
     assert!(run.has_flight());
+    let running_turns: Vec<&str> = s
+        .clips
+        .iter()
+        .filter(|c| {
+            c.joins
+                .as_ref()
+                .is_some_and(|j| j.from == cycles[1] && j.to == cycles[1])
+        })
+        .map(|c| c.name.as_str())
+        .collect();
+    assert!(!running_turns.is_empty());
+    assert!(
+        s.clips
+            .iter()
+            .filter(|c| running_turns.contains(&c.name.as_str()))
+            .all(|c| c.gait.is_valid() && c.gait.max_violation <= 1e-6)
+    );
     for (start, theta) in [(0, 0.5), (1, -0.7)] {
         let sigma = Template::Turn {
             start,
@@ -382,7 +400,8 @@ fn a_gait_tasks_turn_leaves_and_rejoins_the_run() {
         let m = s.candidate(&creature, &sigma).unwrap().remove(0);
         let j = m.joins.as_ref().unwrap();
         assert_eq!((j.from.as_str(), j.to.as_str()), (cycles[1], cycles[1]));
-        assert_eq!(m.gait.frames.len(), s.task.frames);
+        // Two of the run's strides (the task's turn frames for the run).
+        assert_eq!(Some(m.gait.frames.len()), s.task.gaits[0].turn_frames);
         assert_ends_on(&m, &run, &run);
         assert!(m.gait.has_flight(), "a running turn has flight phases");
     }

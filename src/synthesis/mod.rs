@@ -196,7 +196,7 @@ impl Synthesis {
     /// instead, as connections between gaits are, ignored the stride's sway and yaw: the 0°
     /// turn then cost 30 times the walk, and every solved turn 30–10,000 times.)
     pub fn connection(&self, skeleton: &Skeleton, start: usize, theta: f64) -> Connection {
-        self.connection_in(self.base(), skeleton, start, theta)
+        self.connection_in(self.base(), skeleton, start, theta, self.task.frames)
     }
 
     /// The graph's cycles in the order they joined (the base first).
@@ -222,13 +222,18 @@ impl Synthesis {
         theta: f64,
     ) -> Result<Connection> {
         let name = self.cycle_name(cycle)?;
-        let gait = &self
-            .clips
-            .iter()
-            .find(|c| c.name == name)
-            .expect("a cycle")
-            .gait;
-        Ok(self.connection_in(gait, skeleton, start, theta))
+        let grown = self.clips.iter().find(|c| c.name == name).expect("a cycle");
+        // A cycle in another gait turns over that gait's turn frames.
+        let frames = match grown.sigma {
+            Some(Template::Cycle { gait: g @ 1.., .. }) => self
+                .task
+                .gaits
+                .get(g - 1)
+                .and_then(|g| g.turn_frames)
+                .unwrap_or(self.task.frames),
+            _ => self.task.frames,
+        };
+        Ok(self.connection_in(&grown.gait, skeleton, start, theta, frames))
     }
 
     fn connection_in(
@@ -237,9 +242,10 @@ impl Synthesis {
         skeleton: &Skeleton,
         start: usize,
         theta: f64,
+        frames: usize,
     ) -> Connection {
         let n = base.frames.len();
-        let frames = self.task.frames.max(5);
+        let frames = frames.max(5);
         let from_frame = self.task.from_frames.get(start).copied().unwrap_or(0) % n;
         let end = (from_frame + frames - 1) as i64;
         let on = base.motion_at(end);

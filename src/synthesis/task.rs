@@ -110,6 +110,11 @@ pub struct TaskGait {
     /// The slowest and fastest speed of its cycles (m/s), searched every
     /// [`cycle::SPEED_STEP`].
     pub speeds: (f64, f64),
+    /// Frames of a turn of this gait's cycles, both ends' pairs included; absent: the task's
+    /// `frames`. (The simple biped's run turns 34–44° in two of its strides, 61 frames, within
+    /// the 30 rad/s bar; in one stride its hips twisted at 44–78 rad/s.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_frames: Option<usize>,
 }
 
 /// The user model's rates (see [`UserModel`]).
