@@ -46,20 +46,13 @@ fn assert_ends_on(clip: &motionlab::synthesis::graph::GrownClip, from: &GaitClip
 }
 
 /// A shipped synthesized graph: its synthesis (every clip checked solved to a violation of at
-/// most 1e-6, the graph file holding them all), and the trace of `script` played by its
-/// value-function policy.
-fn steer_shipped(
+/// most 1e-6) and the graph file, which holds them all.
+fn shipped(
     graph: &str,
-    script: &str,
 ) -> (
     Synthesis,
-    motionlab::steering::StickScript,
-    motionlab::steering::script::SteerTrace,
+    std::sync::Arc<motionlab::motion_graph::LoadedGraph>,
 ) {
-    use motionlab::motion_graph::MotionGraph;
-    use motionlab::steering::mdp::{MdpSettings, SteeringMdp};
-    use motionlab::steering::{Controller, Mode, StickScript, run_script};
-    use std::sync::Arc;
     let graph = Path::new(graph);
     let s: Synthesis =
         motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(graph)).unwrap();
@@ -72,16 +65,41 @@ fn steer_shipped(
             c.gait.max_violation
         );
     }
-    let g = Arc::new(MotionGraph::load(graph).unwrap());
+    let g = motionlab::motion_graph::MotionGraph::load(graph).unwrap();
     assert_eq!(g.clips.len(), s.clips.len());
-    let script = StickScript::load(Path::new(script)).unwrap();
-    let policy = Arc::new(SteeringMdp::from_graph(
-        &g,
-        MdpSettings::with_stick_speeds(),
-    ));
-    let start = Controller::default_start(&g, "stand");
+    (s, std::sync::Arc::new(g))
+}
+
+/// The trace of `script` played on graph `g` by its value-function policy under `settings`, with
+/// `on_step` called after every step.
+fn steer_policy(
+    g: &std::sync::Arc<motionlab::motion_graph::LoadedGraph>,
+    settings: motionlab::steering::mdp::MdpSettings,
+    script: &motionlab::steering::StickScript,
+    on_step: impl FnMut(f64, &motionlab::steering::Output, &mut motionlab::steering::Controller),
+) -> motionlab::steering::script::SteerTrace {
+    use motionlab::steering::mdp::SteeringMdp;
+    use motionlab::steering::{Controller, Mode, run_script};
+    let policy = std::sync::Arc::new(SteeringMdp::from_graph(g, settings));
+    let start = Controller::default_start(g, "stand");
     let mut controller = Controller::new(g.clone(), start, Mode::Steer).with_policy(policy);
-    let trace = run_script(&mut controller, &script, |_, _, _| {});
+    run_script(&mut controller, script, on_step)
+}
+
+/// A shipped synthesized graph ([`shipped`]) and the trace of `script` played by its
+/// value-function policy over the stick's speed levels.
+fn steer_shipped(
+    graph: &str,
+    script: &str,
+) -> (
+    Synthesis,
+    motionlab::steering::StickScript,
+    motionlab::steering::script::SteerTrace,
+) {
+    let (s, g) = shipped(graph);
+    let script = motionlab::steering::StickScript::load(Path::new(script)).unwrap();
+    let settings = motionlab::steering::mdp::MdpSettings::with_stick_speeds();
+    let trace = steer_policy(&g, settings, &script, |_, _, _| {});
     (s, script, trace)
 }
 
@@ -298,29 +316,16 @@ fn a_run_joins_the_walk_both_ways_for_a_gait_task() {
 /// faster when running than when walking.
 #[test]
 fn the_shipped_direction_and_gait_controller_runs_when_asked() {
-    use motionlab::motion_graph::MotionGraph;
+    use motionlab::steering::StickScript;
     use motionlab::steering::intent::Gait;
-    use motionlab::steering::mdp::{MdpSettings, SteeringMdp, frame_gait};
-    use motionlab::steering::{Controller, Mode, StickScript, run_script};
-    use std::sync::Arc;
-    let path = Path::new("assets/controllers/biped_direction_gait.graph.ron");
-    let s: Synthesis =
-        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(path)).unwrap();
-    assert!(
-        s.clips
-            .iter()
-            .all(|c| c.gait.is_valid() && c.gait.max_violation <= 1e-6)
-    );
+    use motionlab::steering::mdp::{MdpSettings, frame_gait};
+    let (s, g) = shipped("assets/controllers/biped_direction_gait.graph.ron");
     assert!(s.clips.iter().any(|c| c.gait.has_flight()));
-    let g = Arc::new(MotionGraph::load(path).unwrap());
     let settings = MdpSettings::for_graph(&g, motionlab::synthesis::FACING_BINS);
     assert_eq!(settings.gaits, [Gait::Walk, Gait::Run]);
-    let policy = Arc::new(SteeringMdp::from_graph(&g, settings));
     let script = StickScript::load(Path::new("tests/data/steer_biped_gaits.ron")).unwrap();
-    let start = Controller::default_start(&g, "stand");
-    let mut controller = Controller::new(g.clone(), start, Mode::Steer).with_policy(policy);
     let mut played: Vec<(f64, Option<Gait>)> = Vec::new();
-    let trace = run_script(&mut controller, &script, |t, _, c| {
+    let trace = steer_policy(&g, settings, &script, |t, _, c| {
         played.push((t, frame_gait(&c.graph, c.current())));
     });
     let mut speeds = [Vec::new(), Vec::new()];
@@ -365,9 +370,7 @@ fn the_shipped_direction_and_gait_controller_runs_when_asked() {
 #[test]
 fn a_gait_tasks_turn_leaves_and_rejoins_the_run() {
     use motionlab::synthesis::surrogate::Template;
-    let path = Path::new("assets/controllers/biped_direction_gait.graph.ron");
-    let s: Synthesis =
-        motionlab::files::read_ron(&motionlab::synthesis::job::checkpoint_of(path)).unwrap();
+    let (s, _) = shipped("assets/controllers/biped_direction_gait.graph.ron");
     let creature = Creature::load(Path::new("characters/simple_biped.ron")).unwrap();
     let cycles: Vec<&str> = s.cycles().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(cycles.len(), 2, "{cycles:?}");

@@ -169,59 +169,6 @@ impl MdpSettings {
     }
 }
 
-/// The gait of a graph clip's frame `frame`: its family's (`walk`, `run`), or for a connection
-/// (family `transition`) the family of the clip it leaves over its first half and of the clip it
-/// enters over the second; `None` for other families (standing, mocap without a tag).
-pub fn frame_gait(graph: &LoadedGraph, f: FrameRef) -> Option<Gait> {
-    let clips = &graph.graph.clips;
-    let family = |name: &str| clips.iter().find(|c| c.name == name).map(|c| &c.family);
-    let clip = clips.get(f.clip)?;
-    let family = match &clip.joins {
-        Some(j) if clip.family == "transition" => family(if 2 * f.frame < clip.frames {
-            &j.from
-        } else {
-            &j.to
-        })?,
-        _ => &clip.family,
-    };
-    [Gait::Walk, Gait::Run]
-        .into_iter()
-        .find(|g| g.matches(family))
-}
-
-/// The gaits a graph's steering asks for: walk and run when it has cycles of both inside its
-/// strongly connected component and the speed cannot tell them apart, some run being no more
-/// than [`ONE_SPEED`] faster than the stick's fastest walk (a synthesized biped's runs of
-/// 1.0–1.6 m/s against the stick's 1.4 m/s walk); else none, and the speed alone tells a walk
-/// from a run (`human3d.ron`'s 2.6 m/s run).
-pub fn walks_and_runs(graph: &LoadedGraph) -> Vec<Gait> {
-    let index = SteeringIndex::new(graph);
-    // The mean ground speed of each cycle of gait g inside the component.
-    let speeds = |g: Gait| -> Vec<f64> {
-        graph
-            .clips
-            .iter()
-            .enumerate()
-            .filter(|(ci, _)| graph.graph.clips[*ci].joins.is_none())
-            .filter_map(|(clip, c)| {
-                let inside: Vec<f64> = (0..c.frames.len())
-                    .map(|frame| FrameRef { clip, frame })
-                    .filter(|&f| graph.inside(f) && frame_gait(graph, f) == Some(g))
-                    .map(|f| index.get(f).speed)
-                    .collect();
-                (!inside.is_empty()).then(|| inside.iter().sum::<f64>() / inside.len() as f64)
-            })
-            .collect()
-    };
-    let fastest_walk = super::intent::SpeedRange::default().walk.1;
-    let slowest_run = speeds(Gait::Run).into_iter().fold(f64::INFINITY, f64::min);
-    if !speeds(Gait::Walk).is_empty() && slowest_run <= fastest_walk + ONE_SPEED {
-        vec![Gait::Walk, Gait::Run]
-    } else {
-        Vec::new()
-    }
-}
-
 impl Default for MdpSettings {
     fn default() -> Self {
         Self {
@@ -792,6 +739,10 @@ impl Kernel {
         }
     }
 }
+
+#[path = "mdp_gait.rs"]
+mod gait;
+pub use gait::{frame_gait, walks_and_runs};
 
 #[path = "mdp_quality.rs"]
 mod quality;
