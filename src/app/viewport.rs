@@ -1,8 +1,11 @@
 //! Viewport: orbit camera (mouse and gamepad), sun with shadows, ground plane and grid.
 
+use super::workbench::Workbench;
 use super::workbench::pointer::UiPointer;
+use bevy::camera::SubCameraView;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
 
 pub struct ViewportPlugin;
 
@@ -17,6 +20,7 @@ impl Plugin for ViewportPlugin {
                     orbit_input,
                     follow_character,
                     apply_orbit,
+                    frame_open_view,
                 )
                     .chain(),
             )
@@ -214,5 +218,43 @@ fn follow_character(mut orbit: ResMut<OrbitCamera>, time: Res<Time>) {
 fn apply_orbit(orbit: Res<OrbitCamera>, mut camera: Query<&mut Transform, With<MainCamera>>) {
     for mut t in &mut camera {
         *t = Transform::from_translation(orbit.eye()).looking_at(orbit.target, Vec3::Y);
+    }
+}
+
+/// Centres the picture on the part of the viewport the docks and windows leave open
+/// ([`Workbench::open_centre_px`]) rather than on the middle of the whole window: a sideways
+/// shift of the lens (the window shows part of a wider image whose middle is there), eased so
+/// that moving a window glides the picture. The camera still looks at what it follows, and
+/// picking through the camera's projection stays exact.
+fn frame_open_view(
+    bench: Option<Res<Workbench>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut camera: Query<&mut Camera, With<MainCamera>>,
+    mut shift: Local<f32>,
+    time: Res<Time>,
+) {
+    let (Some(bench), Ok(window)) = (bench, window.single()) else {
+        return;
+    };
+    let Some(centre) = bench.open_centre_px() else {
+        return;
+    };
+    let (w, h) = (window.physical_width(), window.physical_height());
+    if w == 0 || h == 0 {
+        return;
+    }
+    let goal = centre - 0.5 * w as f32;
+    let k = (1.0 - (-8.0 * time.delta_secs()).exp()).clamp(0.0, 1.0);
+    *shift += (goal - *shift) * k;
+    let s = shift.round();
+    let view = (s != 0.0).then(|| SubCameraView {
+        full_size: UVec2::new(w + 2 * s.abs() as u32, h),
+        offset: Vec2::new(s.abs() - s, 0.0),
+        size: UVec2::new(w, h),
+    });
+    for mut camera in &mut camera {
+        if camera.sub_camera_view != view {
+            camera.sub_camera_view = view;
+        }
     }
 }

@@ -11,6 +11,7 @@
 pub mod capture;
 pub mod figures;
 pub mod files;
+pub mod framing;
 pub mod jobs;
 pub mod palette;
 pub mod pointer;
@@ -148,6 +149,14 @@ impl Workbench {
     /// The viewport area between the docks (from the first drawn frame on).
     pub fn central(&self) -> Option<egui::Rect> {
         self.layout.central
+    }
+
+    /// The horizontal centre of the view left open by the docks and by the windows over its
+    /// middle ([`framing::open_centre_x`]), in the window's physical pixels; `None` before the
+    /// first drawn frame.
+    pub fn open_centre_px(&self) -> Option<f32> {
+        let central = self.layout.central?;
+        Some(framing::open_centre_x(central, &self.layout.floating) * self.layout.pixels_per_point)
     }
 
     /// The last pass's layout ([`pointer::UiPointer`]).
@@ -423,8 +432,11 @@ fn shell(world: &mut World) {
             continue;
         }
         let mut still_open = true;
+        // A window has a place per stage: it opens below the toolbar of the stage it shows
+        // in (a panel that claims the stage opens its window in the frame before its stage,
+        // whose left dock would otherwise leave the window in the middle of the view).
         let shown = egui::Window::new(spec.title)
-            .id(egui::Id::new(("workbench_window", spec.id)))
+            .id(egui::Id::new(("workbench_window", spec.id, stage)))
             .open(&mut still_open)
             .default_pos(central.left_top() + egui::vec2(4.0 + 24.0 * k, 40.0 + 24.0 * k))
             .default_size(egui::vec2(
