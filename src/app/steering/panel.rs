@@ -11,7 +11,7 @@ use bevy_egui::egui;
 pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<SteeringState>) {
     let st = &mut *state;
     {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Open graph…").clicked()
                 && let Some(p) = rfd::FileDialog::new()
                     .add_filter("motion graph", &["ron"])
