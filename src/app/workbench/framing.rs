@@ -6,9 +6,10 @@
 use bevy_egui::egui;
 
 /// The horizontal centre (egui points) of the widest stretch of `central` that no window in
-/// `windows` covers across its middle half (the rows a followed character fills). A window that
-/// only crosses the top or bottom quarter (the toolbar) leaves the middle open. When the windows
-/// leave no stretch a fifth of the width or wider, the centre of `central` itself.
+/// `windows` covers over its middle half (the rows a followed character fills). A window counts
+/// when it covers at least half of that middle: the toolbar, or a short window along the top
+/// (the Library's list over the figures below it), leaves the picture where it was. When the
+/// windows leave no stretch a fifth of the width or wider, the centre of `central` itself.
 pub fn open_centre_x(central: egui::Rect, windows: &[egui::Rect]) -> f32 {
     let (top, bottom) = (
         central.top() + 0.25 * central.height(),
@@ -16,7 +17,7 @@ pub fn open_centre_x(central: egui::Rect, windows: &[egui::Rect]) -> f32 {
     );
     let mut covered: Vec<(f32, f32)> = windows
         .iter()
-        .filter(|w| w.bottom() > top && w.top() < bottom)
+        .filter(|w| w.bottom().min(bottom) - w.top().max(top) >= 0.5 * (bottom - top))
         .map(|w| {
             (
                 w.left().clamp(central.left(), central.right()),
@@ -60,6 +61,9 @@ mod tests {
         // The toolbar only crosses the top: ignored.
         let toolbar = rect(308.0, 8.0, 900.0, 36.0);
         assert_eq!(open_centre_x(central, &[toolbar]), 800.0);
+        // A short window along the top covers under half of the middle: ignored.
+        let list = rect(304.0, 40.0, 1000.0, 330.0);
+        assert_eq!(open_centre_x(central, &[toolbar, list]), 800.0);
         // A window on the left down to the middle: the stretch to its right.
         let steering = rect(304.0, 40.0, 760.0, 500.0);
         assert_eq!(open_centre_x(central, &[toolbar, steering]), 1030.0);
