@@ -485,9 +485,9 @@ fn the_shipped_direction_and_speed_controller_follows_speed_and_direction() {
 /// above): at most 10 clips, every one solved to a violation of at most 1e-6, and steered by its
 /// value-function policy through direction changes of 90°, 135°, 45° and 90°, it travels within
 /// 10° of the asked direction 1.5 s after each change of up to 90°, and 2 s after the 135° one
-/// (turns of at most 45° a stride chain three strides for it; 1.5 s after it the heading is
-/// 19° off). The walk alone, the graph's first clip, is still about 60° off 1–2 s after the
-/// 135° change.
+/// (the policy takes a 44° turn at once and the root-motion warp turns the rest: 1.5 s after
+/// the change the facing is 6° off, the travel over the last half second 19°). The walk alone,
+/// the graph's first clip, is still about 60° off 1–2 s after the 135° change.
 #[test]
 fn the_shipped_direction_controller_follows_direction_changes() {
     let (s, script, trace) = steer_shipped(
