@@ -114,7 +114,10 @@ mod solve_hints {
         assert_eq!(horse.starts, None);
         let raptor = super::creature("velociraptor").solve;
         assert_eq!(raptor.lbfgs_iterations, None);
-        assert_eq!(raptor.sample_iterations, Some(1500));
+        assert_eq!(raptor.sample_iterations, Some(3000));
+        assert_eq!(raptor.torques, Some(crate::model::Torques::Variables));
+        assert_eq!(raptor.barrier, Some(crate::model::Barrier::Monotone));
+        assert_eq!(raptor.springs, Some(crate::model::StartSprings::Holding));
         // The simple biped's walk: the torques as variables, a pair of starts, half a mirrored
         // cycle; the horse's trot cannot be halved (its held twists do not mirror).
         let biped = super::creature("simple_biped").solve;
