@@ -230,6 +230,12 @@ pub struct GaitArgs {
     /// NLP's feet are points, which otherwise graze the ground and tip their toes under it).
     #[arg(long)]
     pub sole_clearance: bool,
+    /// Feet in the air lift their soles' corners at least this high (m) half way through their
+    /// time in the air, along a half sine from lift-off to touch-down (implies
+    /// --sole-clearance): the NLP's optimum otherwise swings a straight leg with its sole
+    /// skimming the ground, which a simulated body scuffs
+    #[arg(long, value_name = "METRES")]
+    pub swing_clearance: Option<f64>,
     /// The NLP solver: `ipopt` or `ripopt`.
     #[arg(long, default_value = "ipopt")]
     pub solver: motionlab::nlp::Backend,
@@ -391,7 +397,8 @@ impl GaitArgs {
             weights: None,
             posture_limbs: Vec::new(),
             flat_feet: self.flat_feet,
-            sole_clearance: self.sole_clearance,
+            sole_clearance: self.sole_clearance || self.swing_clearance.is_some(),
+            swing_clearance: self.swing_clearance.unwrap_or(0.0),
             connect: None,
             solver: self.solver,
             ..GaitRequest::new(&self.creature, self.speed)

@@ -699,6 +699,7 @@ pub fn generate(
         request.posture_limbs = a.posture_limbs.clone();
         request.flat_feet = a.flat_feet;
         request.sole_clearance = a.sole_clearance;
+        request.swing_clearance = a.swing_clearance;
         // The connection solved before starts it instead of the two ends' blend.
         let warm_start = prior(&stem).map(|path| {
             request.init = Some(path);

@@ -72,6 +72,9 @@ pub enum Specifier {
     FlatFeet,
     /// Feet in the air keep their soles' corners above the ground (for box feet).
     SoleClearance,
+    /// Feet in the air keep their soles' corners above the ground, at least this high (m) half
+    /// way through their time in the air (a half sine from lift-off to touch-down).
+    SwingClearance(f64),
 }
 
 /// One value of a dimension: a label and its specifiers (none: the value adds nothing).
@@ -174,6 +177,7 @@ pub struct Point {
     pub posture_limbs: Vec<String>,
     pub flat_feet: bool,
     pub sole_clearance: bool,
+    pub swing_clearance: f64,
     pub family: Option<String>,
 }
 
@@ -212,6 +216,7 @@ impl Point {
             posture_limbs: self.posture_limbs.clone(),
             flat_feet: self.flat_feet,
             sole_clearance: self.sole_clearance,
+            swing_clearance: self.swing_clearance,
             ..GaitRequest::new(self.character.clone(), self.speed)
         }
     }
@@ -450,6 +455,7 @@ impl ParameterSpace {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            swing_clearance: 0.0,
             family: None,
         };
         let (mut character, mut speed, mut turn) = (None, None, None);
@@ -519,6 +525,10 @@ impl ParameterSpace {
                 }
                 Specifier::FlatFeet => p.flat_feet = true,
                 Specifier::SoleClearance => p.sole_clearance = true,
+                Specifier::SwingClearance(h) => {
+                    p.sole_clearance = true;
+                    p.swing_clearance = *h;
+                }
             }
         }
         p.character = character
@@ -622,6 +632,7 @@ fn check_specifier(s: &Specifier) -> Result<(), SpecifierError> {
         Specifier::Speed(v) => finite_in(*v, -20.0, 20.0, "Speed (m/s)"),
         Specifier::TurnRate(v) => finite_in(*v, -720.0, 720.0, "TurnRate (°/s)"),
         Specifier::Ceiling(h) => finite_in(*h, 0.0, 10.0, "Ceiling (m)"),
+        Specifier::SwingClearance(h) => finite_in(*h, 0.0, 1.0, "SwingClearance (m)"),
         Specifier::Timing { period, contacts } => {
             finite_in(*period, 1e-3, 10.0, "Timing period (s)")?;
             if contacts.is_empty() {

@@ -275,6 +275,9 @@ pub struct GaitSpec {
     /// A foot in the air keeps its sole's corners above the ground (for box feet: the NLP's
     /// foot is a point, free to graze the ground and tip its toe under it while it swings).
     pub sole_clearance: bool,
+    /// With `sole_clearance`: the least height (m) of a swinging sole's corners at the middle
+    /// of its time in the air ([`Self::swing_floor`]); 0: above the ground.
+    pub swing_clearance: f64,
     /// How the effort term holds the joint torques ([`Torques`]).
     pub torques: Torques,
     /// The passive elements a solve from the rest pose with lifted torques starts with.
@@ -411,6 +414,7 @@ impl GaitSpec {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            swing_clearance: 0.0,
             torques: Torques::default(),
             start_springs: StartSprings::default(),
             mirror_half: false,
@@ -490,6 +494,7 @@ impl GaitSpec {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            swing_clearance: 0.0,
             torques: Torques::default(),
             start_springs: StartSprings::default(),
             mirror_half: false,
@@ -507,70 +512,6 @@ impl GaitSpec {
     pub fn with_ceiling(mut self, height: Option<f64>) -> Self {
         self.max_head_height = height;
         self
-    }
-
-    /// The spec with its posture term holding `entries` ([`Self::posture_limbs`]); an entry
-    /// that names nothing is an error, not a term that silently holds nothing.
-    pub fn with_posture(mut self, entries: &[String]) -> Result<Self, GaitError> {
-        let candidates = self.posture_candidates();
-        for e in entries {
-            if !candidates
-                .iter()
-                .any(|(_, limb, dof)| posture_names(e, limb, dof))
-            {
-                let limbs: Vec<&str> = self
-                    .skeleton
-                    .limbs
-                    .iter()
-                    .map(|l| l.name.as_str())
-                    .collect();
-                return Err(GaitError::UnknownPosture(
-                    e.clone(),
-                    self.skeleton.name.clone(),
-                    limbs.join(", "),
-                ));
-            }
-        }
-        self.posture_limbs = entries.to_vec();
-        Ok(self)
-    }
-
-    /// The coordinates the posture term holds: every non-root rotational coordinate of the
-    /// limbs named by [`Self::posture_limbs`] (all when it is empty), and the coordinates its
-    /// dotted entries name.
-    pub fn posture_coordinates(&self) -> Vec<usize> {
-        let candidates = self.posture_candidates();
-        let (coordinates, limbs): (Vec<&String>, Vec<&String>) =
-            self.posture_limbs.iter().partition(|p| p.contains('.'));
-        let held_by = |entries: &[&String], limb: &str, dof: &str| {
-            entries.iter().any(|e| posture_names(e, limb, dof))
-        };
-        let mut held: Vec<usize> = candidates
-            .iter()
-            .filter(|(_, limb, dof)| self.posture_limbs.is_empty() || held_by(&limbs, limb, dof))
-            .map(|(d, _, _)| *d)
-            .collect();
-        for (d, limb, dof) in &candidates {
-            if !held.contains(d) && held_by(&coordinates, limb, dof) {
-                held.push(*d);
-            }
-        }
-        held
-    }
-
-    /// The coordinates a posture entry can name: every rotational coordinate of a non-root limb,
-    /// with its limb's and its own name, in limb order.
-    fn posture_candidates(&self) -> Vec<(usize, &str, String)> {
-        let rotational = self.skeleton.rotational_dofs();
-        let names = self.skeleton.dof_names();
-        self.skeleton
-            .limbs
-            .iter()
-            .filter(|l| l.parent.is_some())
-            .flat_map(|l| l.dofs.clone().map(move |d| (d, l.name.as_str())))
-            .filter(|&(d, _)| rotational[d])
-            .map(|(d, limb)| (d, limb, names[d].clone()))
-            .collect()
     }
 
     /// The transform T of a transformed cycle (frame N = T(frame 0)); the identity otherwise.
@@ -768,16 +709,6 @@ fn contact_flags(timings: &[FootTiming], frames: usize) -> Vec<Vec<bool>> {
         .collect()
 }
 
-/// Whether posture entry `entry` names coordinate `dof` of limb `limb`: an entry with a dot
-/// names coordinates (`thigh.ry`: both hips' rotation about the thigh), a plain one limbs.
-fn posture_names(entry: &str, limb: &str, dof: &str) -> bool {
-    if entry.contains('.') {
-        dof.contains(entry)
-    } else {
-        limb.contains(entry)
-    }
-}
-
 mod audit;
 mod blocks;
 mod clip;
@@ -785,8 +716,10 @@ pub mod closure;
 mod connect;
 mod effort;
 mod mirror;
+mod posture;
 mod problem;
 mod solve;
+mod swing;
 #[cfg(test)]
 mod tests;
 mod torques;

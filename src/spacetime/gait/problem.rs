@@ -307,7 +307,7 @@ impl GaitProblem {
                 for k in (0..feet).filter(|&k| !spec.in_contact(i, k)) {
                     for c in 0..sk.limbs[sk.feet[k]].sole.len() {
                         rows.push(KinematicRow::Sole(k, c));
-                        lower.push(0.0);
+                        lower.push(spec.swing_floor(i, k));
                         upper.push(f64::INFINITY);
                     }
                 }

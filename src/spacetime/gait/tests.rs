@@ -657,7 +657,7 @@ mod half_cycle_tests;
 
 /// The posture term holds whole limbs by parts of their names, and single coordinates by
 /// dotted entries: `thigh.ry` holds both hips' rotation about the thigh and neither hip's
-/// flexion nor abduction, and never a root coordinate.
+/// flexion nor abduction; the root's rotation is held only by a dotted entry that names it.
 #[test]
 fn posture_entries_name_limbs_or_single_coordinates() {
     let path =
@@ -696,6 +696,12 @@ fn posture_entries_name_limbs_or_single_coordinates() {
     }
     spec.posture_limbs.clear();
     assert!(spec.posture_coordinates().len() > held.len());
+    // The root limb comes first, its rotation first: held by name only.
+    assert!(!spec.posture_coordinates().contains(&2));
+    let roll = names[2].clone();
+    let level = spec.clone().with_posture(&[roll.clone()]).unwrap();
+    assert_eq!(level.posture_coordinates(), vec![2], "{roll}");
+    assert!(spec.clone().with_posture(&["pelvis".into()]).is_err());
     // An entry naming nothing is an error that says what there is.
     let e = spec
         .clone()

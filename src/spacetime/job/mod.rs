@@ -150,6 +150,10 @@ pub struct GaitRequest {
     /// ([`crate::spacetime::gait::GaitSpec::sole_clearance`]).
     #[serde(default)]
     pub sole_clearance: bool,
+    /// With `sole_clearance`: the swinging soles' least height mid-swing (m)
+    /// ([`crate::spacetime::gait::GaitSpec::swing_clearance`]).
+    #[serde(default)]
+    pub swing_clearance: f64,
     /// Solve a connecting clip between two solved clips instead of a cycle (Wampler
     /// 2012, App. C); `speed`, `period`, `contacts` and `turn_rate` are then unused.
     #[serde(default)]
@@ -231,6 +235,7 @@ impl GaitRequest {
             posture_limbs: Vec::new(),
             flat_feet: false,
             sole_clearance: false,
+            swing_clearance: 0.0,
             connect: None,
             solver: crate::nlp::Backend::default(),
             torques: Default::default(),

@@ -95,6 +95,7 @@ pub fn run_gait(
         spec = spec.with_posture(&request.posture_limbs)?;
         spec.flat_feet = request.flat_feet;
         spec.sole_clearance = request.sole_clearance;
+        spec.swing_clearance = request.swing_clearance;
         spec.torques = request.torques;
         spec.start_springs = request.springs;
         // A start clip (the same connection solved before) replaces the two ends' blend.
@@ -174,6 +175,7 @@ pub(super) fn cycle_spec(
     spec = spec.with_posture(&request.posture_limbs)?;
     spec.flat_feet = request.flat_feet;
     spec.sole_clearance = request.sole_clearance;
+    spec.swing_clearance = request.swing_clearance;
     spec.torques = request.torques;
     spec.start_springs = request.springs;
     spec = match request.mirror_half {
