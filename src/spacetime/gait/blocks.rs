@@ -114,7 +114,11 @@ impl GaitProblem {
             Term::Effort { feet, at, seams } => self.effort_residuals(feet, at, *seams, x, &morph),
             // A lifted effort term: its variables are the frame's scaled active torques.
             Term::Torques => x.to_vec(),
-            Term::Smooth { seam, path_step } => {
+            Term::Smooth {
+                seam,
+                path_step,
+                path_yaw,
+            } => {
                 let (q, qn) = x.split_at(dof);
                 let qn = &self.across(qn, *seam);
                 let jv = (w.joint_velocity / n).sqrt() / dt;
@@ -135,8 +139,11 @@ impl GaitProblem {
                     .collect();
                 if w.posture > 0.0 {
                     let wp = (w.posture / n).sqrt();
+                    // A heading root's yaw (its first coordinate) is held to the path's.
+                    let heading = sk.has_heading_root();
                     for &d in &self.posture {
-                        r.push((q[d].clone() - self.rest[d]) * wp);
+                        let along = if heading && d == 0 { *path_yaw } else { 0.0 };
+                        r.push((q[d].clone() - self.rest[d] - along) * wp);
                     }
                 }
                 if let Some(h) = sk.head {

@@ -28,6 +28,44 @@ fn transformed_cycle_derivatives_match_differences() {
     check_derivatives(spec);
 }
 
+/// The posture term holds a heading root's yaw to the path's heading, not to the world's: on a
+/// turning cycle whose root follows the path it adds nothing; turned 0.1 rad off the path at
+/// every frame it adds the weight times 0.1² (the term's n frames at weight/n each).
+#[test]
+fn a_turning_cycle_holds_its_yaw_to_the_path() {
+    let (sk, period, timings) = biped_walk();
+    let mut spec = GaitSpec::new(sk, 0.7, period, &timings)
+        .unwrap()
+        .transformed(0.8)
+        .unwrap();
+    let yaw = spec.skeleton.dof_names()[0].clone();
+    assert!(yaw.ends_with(".yaw"), "{yaw}");
+    spec = spec.with_posture(&[yaw]).unwrap();
+    let objective = |weight: f64, off: f64| {
+        let mut s = spec.clone();
+        s.weights.posture = weight;
+        let problem = GaitProblem::new(s.clone());
+        let frames: Vec<usize> = (0..s.frames)
+            .map(|i| problem.layout.q_vars(i).next().unwrap())
+            .collect();
+        let nlp = AutoDiff::new(problem).unwrap();
+        let mut x = vec![0.0; nlp.num_variables()];
+        nlp.initial_point(&mut x);
+        for (i, &k) in frames.iter().enumerate() {
+            x[k] = s.path(i).yaw + off;
+        }
+        nlp.objective(&x).unwrap()
+    };
+    let w = 2.0;
+    let on_path = objective(w, 0.0) - objective(0.0, 0.0);
+    assert!(
+        on_path.abs() < 1e-9 * objective(0.0, 0.0).abs().max(1.0),
+        "{on_path}"
+    );
+    let turned = objective(w, 0.1) - objective(0.0, 0.1);
+    assert!((turned - w * 0.01).abs() < 1e-9, "{turned}");
+}
+
 /// Every foot in contact at two consecutive frames (across the seam too) is at one place.
 #[cfg(feature = "ipopt")]
 fn planted_feet_stay(spec: &GaitSpec, clip: &GaitClip) {

@@ -85,7 +85,7 @@ impl Layout {
         frame * self.dof + d
     }
 
-    fn q_vars(&self, frame: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn q_vars(&self, frame: usize) -> impl Iterator<Item = usize> + '_ {
         (0..self.dof).map(move |d| self.q(frame, d))
     }
 
@@ -232,10 +232,13 @@ pub(super) enum Term {
     Torques,
     /// (3.15)–(3.17) at one frame; variables q_i, q_{i+1}. `path_step`: the root's expected
     /// (Δx, Δz, Δyaw) between the two frames on a transformed cycle, which the joint-velocity
-    /// term measures the root against (an open clip leaves the root's x, z and yaw out).
+    /// term measures the root against (an open clip leaves the root's x, z and yaw out);
+    /// `path_yaw`: the path's heading at q_i, which the posture term holds a heading root's yaw
+    /// to (0 off a transformed cycle).
     Smooth {
         seam: Seam,
         path_step: Option<PlanarMotion>,
+        path_yaw: f64,
     },
 }
 
@@ -563,8 +566,13 @@ impl GaitProblem {
                     yaw: b.yaw - a.yaw,
                 }
             });
+            let path_yaw = path_step.map_or(0.0, |_| spec.path(i).yaw);
             terms.push((
-                Term::Smooth { seam, path_step },
+                Term::Smooth {
+                    seam,
+                    path_step,
+                    path_yaw,
+                },
                 TermSpec {
                     variables: variables,
                 },
