@@ -397,7 +397,7 @@ impl GaitArgs {
             weights: None,
             posture_limbs: Vec::new(),
             flat_feet: self.flat_feet,
-            sole_clearance: self.sole_clearance || self.swing_clearance.is_some(),
+            sole_clearance: self.sole_clearance,
             swing_clearance: self.swing_clearance.unwrap_or(0.0),
             connect: None,
             solver: self.solver,

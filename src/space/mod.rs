@@ -525,10 +525,7 @@ impl ParameterSpace {
                 }
                 Specifier::FlatFeet => p.flat_feet = true,
                 Specifier::SoleClearance => p.sole_clearance = true,
-                Specifier::SwingClearance(h) => {
-                    p.sole_clearance = true;
-                    p.swing_clearance = *h;
-                }
+                Specifier::SwingClearance(h) => p.swing_clearance = *h,
             }
         }
         p.character = character

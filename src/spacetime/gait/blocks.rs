@@ -139,13 +139,9 @@ impl GaitProblem {
                     .collect();
                 if w.posture > 0.0 {
                     let wp = (w.posture / n).sqrt();
-                    // A heading root's yaw (its first coordinate) is held to the path's; an
-                    // open clip's (a connection's, which its fixed ends turn) is not held.
+                    // A heading root's yaw (its first coordinate) is held to the path's.
                     let heading = sk.has_heading_root();
                     for &d in &self.posture {
-                        if heading && d == 0 && open {
-                            continue;
-                        }
                         let along = if heading && d == 0 { *path_yaw } else { 0.0 };
                         r.push((q[d].clone() - self.rest[d] - along) * wp);
                     }

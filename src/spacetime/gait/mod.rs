@@ -275,8 +275,8 @@ pub struct GaitSpec {
     /// A foot in the air keeps its sole's corners above the ground (for box feet: the NLP's
     /// foot is a point, free to graze the ground and tip its toe under it while it swings).
     pub sole_clearance: bool,
-    /// With `sole_clearance`: the least height (m) of a swinging sole's corners at the middle
-    /// of its time in the air ([`Self::swing_floor`]); 0: above the ground.
+    /// The least height (m) of a swinging sole's corners at the middle of its time in the air
+    /// ([`Self::swing_floor`]); above 0 it keeps the soles up as `sole_clearance` does.
     pub swing_clearance: f64,
     /// How the effort term holds the joint torques ([`Torques`]).
     pub torques: Torques,

@@ -306,7 +306,7 @@ impl GaitProblem {
                     upper.push(f64::INFINITY);
                 }
             }
-            if spec.sole_clearance {
+            if spec.sole_clearance || spec.swing_clearance > 0.0 {
                 for k in (0..feet).filter(|&k| !spec.in_contact(i, k)) {
                     for c in 0..sk.limbs[sk.feet[k]].sole.len() {
                         rows.push(KinematicRow::Sole(k, c));
@@ -581,7 +581,12 @@ impl GaitProblem {
         let mass = sk.total_mass();
         let cycle = spec.cycle_motion();
         let rest = sk.rest_pose();
-        let posture = spec.posture_coordinates();
+        // A connection's yaw, which its fixed ends turn, is not held (a heading root's first
+        // coordinate); a transformed cycle's is held to its path ([`Term::Smooth`]).
+        let mut posture = spec.posture_coordinates();
+        if sk.has_heading_root() && !spec.closure.is_cyclic() {
+            posture.retain(|&d| d != 0);
+        }
         Self {
             rest,
             posture,

@@ -150,7 +150,7 @@ pub struct GaitRequest {
     /// ([`crate::spacetime::gait::GaitSpec::sole_clearance`]).
     #[serde(default)]
     pub sole_clearance: bool,
-    /// With `sole_clearance`: the swinging soles' least height mid-swing (m)
+    /// The swinging soles' least height mid-swing (m; above 0 implies `sole_clearance`)
     /// ([`crate::spacetime::gait::GaitSpec::swing_clearance`]).
     #[serde(default)]
     pub swing_clearance: f64,
