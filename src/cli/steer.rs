@@ -223,7 +223,10 @@ pub fn steer(
         )?;
         print_trace(&report.trace, script.rate);
         match report.fell_at {
-            Some(t) => println!("physics fell at {t:.2} s"),
+            Some(t) => println!(
+                "physics fell at {t:.2} s ({})",
+                report.fell_by.as_deref().unwrap_or("fell")
+            ),
             None => println!("physics stayed up for {:.2} s", script.duration),
         }
         println!(
@@ -491,13 +494,17 @@ pub fn steer_trials(
     for o in &outcomes {
         match physics {
             true => println!(
-                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2}",
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2}{}",
                 o.name,
                 o.fell_at.is_none(),
                 o.seconds_up(),
                 o.joint_error,
                 o.root_error,
-                o.speed_error
+                o.speed_error,
+                o.fell_by
+                    .as_ref()
+                    .map(|f| format!(" fell_by \"{f}\""))
+                    .unwrap_or_default()
             ),
             false => println!(
                 "run {} seconds {:.2} speed_error_ms {:.2}",

@@ -152,6 +152,29 @@ pub enum SimError {
     JointRejected(String),
 }
 
+/// Why a simulated character counts as fallen ([`Simulation::fall_cause`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FallCause {
+    /// A body that bears no weight (model body index) touched the ground.
+    Touch { body: usize },
+    /// The centre of mass came down to this height above the ground (m), below the threshold.
+    Low { height: f32 },
+}
+
+impl FallCause {
+    /// In words, with `character`'s body names: `l_hand on the ground`, `centre of mass down
+    /// to 0.45 m`.
+    pub fn describe(&self, character: &Character) -> String {
+        match *self {
+            FallCause::Touch { body } => match character.bodies.get(body) {
+                Some(b) => format!("{} on the ground", b.name),
+                None => format!("body {body} on the ground"),
+            },
+            FallCause::Low { height } => format!("centre of mass down to {height:.2} m"),
+        }
+    }
+}
+
 /// Why a simulation stopped early.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Failure {
@@ -668,20 +691,33 @@ impl Simulation {
     /// `weight_bearing`) touches the ground, or its centre of mass has dropped below half of its
     /// reference height.
     pub fn has_fallen(&self) -> bool {
-        self.has_fallen_below(0.5)
+        self.fall_cause().is_some()
+    }
+
+    /// Why the character has fallen ([`Self::has_fallen`]), if it has.
+    pub fn fall_cause(&self) -> Option<FallCause> {
+        self.fall_cause_below(0.5)
     }
 
     /// Like [`Self::has_fallen`] with the centre-of-mass threshold as a fraction of its reference
     /// height (jump tasks land in deep squats, so they use a lower one).
     pub fn has_fallen_below(&self, fraction: f32) -> bool {
-        let com_h = self.com()[1] - self.ground_height;
-        if com_h < fraction * self.reference_com_height {
-            return true;
-        }
-        self.contacts()
+        self.fall_cause_below(fraction).is_some()
+    }
+
+    /// Like [`Self::fall_cause`] with the threshold of [`Self::has_fallen_below`]. A body on the
+    /// ground is named before a low centre of mass: it is what a viewer sees.
+    pub fn fall_cause_below(&self, fraction: f32) -> Option<FallCause> {
+        let touching = self
+            .contacts()
             .iter()
             .zip(&self.bears_weight)
-            .any(|(n, foot)| *n > 0 && !foot)
+            .position(|(n, foot)| *n > 0 && !foot);
+        if let Some(body) = touching {
+            return Some(FallCause::Touch { body });
+        }
+        let height = self.com()[1] - self.ground_height;
+        (height < fraction * self.reference_com_height).then_some(FallCause::Low { height })
     }
 
     pub fn frame(&self) -> Frame {

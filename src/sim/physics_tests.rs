@@ -135,6 +135,45 @@ fn feet_stay_put_standing_and_zero_gains_fall() {
     }
 }
 
+/// A fall says what ended it: the standing human has no cause; limp, it comes down onto a body
+/// that is not a foot (or its centre of mass drops below half its standing height), and the
+/// words name that body or the height.
+#[test]
+fn a_fall_names_what_ended_it() {
+    let c = builtin("human3d");
+    let mut standing = Simulation::new(&c, SimSettings::default()).unwrap();
+    standing.step();
+    assert_eq!(standing.fall_cause(), None);
+    let limp_settings = SimSettings {
+        gain_scale: 0.0,
+        ..Default::default()
+    };
+    let mut limp = Simulation::new(&c, limp_settings).unwrap();
+    let standing_com = limp.com()[1];
+    let mut cause = None;
+    for _ in 0..600 {
+        limp.step();
+        cause = limp.fall_cause();
+        if cause.is_some() {
+            break;
+        }
+    }
+    let cause = cause.expect("a limp human falls within 5 s");
+    assert!(limp.has_fallen());
+    let words = cause.describe(&c);
+    match cause {
+        FallCause::Touch { body } => {
+            let name = &c.bodies[body].name;
+            assert!(!name.contains("foot"), "a foot is not a fall: {name}");
+            assert_eq!(words, format!("{name} on the ground"));
+        }
+        FallCause::Low { height } => {
+            assert!(height < 0.5 * standing_com, "{height} of {standing_com}");
+            assert!(words.starts_with("centre of mass down to"), "{words}");
+        }
+    }
+}
+
 /// `bench impulse` (issue P5 deliverable 1): human3d from impulse joints stands 2 s with its
 /// joints held together to within a few millimetres.
 #[test]

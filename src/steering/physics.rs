@@ -32,8 +32,9 @@
 //! drops below half its standing height ([`crate::sim::Simulation::has_fallen`]).
 
 use super::balance::{BalanceGains, Feedback, Leg, LegOffsets, Reference, legs};
+use crate::model::Character;
 use crate::model::planar::PlanarMotion;
-use crate::sim::{Controller as SimController, SimSettings, Simulation};
+use crate::sim::{Controller as SimController, FallCause, SimSettings, Simulation};
 use crate::steering::script::{ScriptPush, SteerTrace, StickScript, face_first_key, run_script};
 use crate::steering::{Controller, Output};
 
@@ -70,6 +71,9 @@ pub struct TrackingReport {
     pub trace: SteerTrace,
     /// When the simulated character fell, if it did.
     pub fell_at: Option<f64>,
+    /// What ended it, in words (a body on the ground, the centre of mass down, the simulation
+    /// diverged), when it fell.
+    pub fell_by: Option<String>,
     /// RMS difference of the simulated and played joint coordinates while up (rad).
     pub joint_error: f64,
     /// Mean horizontal distance of the simulated pelvis from the played one while up (m).
@@ -90,6 +94,9 @@ pub struct PhysicsPlayback {
     time: f64,
     /// When it fell, if it did (simulated seconds).
     pub fell_at: Option<f64>,
+    /// Why it fell ([`Self::fall_description`]); `None` with `fell_at` set: the simulation
+    /// stopped ([`Simulation::failure`]).
+    pub fall_cause: Option<FallCause>,
     joint_sq: f64,
     joint_n: usize,
     root_sum: f64,
@@ -112,6 +119,7 @@ pub struct PlaybackState {
     sim: crate::sim::Snapshot,
     time: f64,
     fell_at: Option<f64>,
+    fall_cause: Option<FallCause>,
     sums: (f64, usize, f64, usize),
     last_played: Option<Played>,
     last_joints: Option<(Vec<f64>, f64)>,
@@ -150,6 +158,7 @@ impl PhysicsPlayback {
             targets: Vec::new(),
             time: 0.0,
             fell_at: None,
+            fall_cause: None,
             joint_sq: 0.0,
             joint_n: 0,
             root_sum: 0.0,
@@ -214,6 +223,7 @@ impl PhysicsPlayback {
             sim: self.sim.snapshot(),
             time: self.time,
             fell_at: self.fell_at,
+            fall_cause: self.fall_cause,
             sums: (self.joint_sq, self.joint_n, self.root_sum, self.root_n),
             last_played: self.last_played,
             last_joints: self.last_joints.clone(),
@@ -227,11 +237,23 @@ impl PhysicsPlayback {
         self.sim.restore(&s.sim);
         self.time = s.time;
         self.fell_at = s.fell_at;
+        self.fall_cause = s.fall_cause;
         (self.joint_sq, self.joint_n, self.root_sum, self.root_n) = s.sums;
         self.last_played = s.last_played;
         self.last_joints = s.last_joints.clone();
         self.offsets = s.offsets;
         self.corrections.clone_from(&s.corrections);
+    }
+
+    /// Why the simulated character fell, in words with `character`'s body names (`None` while
+    /// it is up).
+    pub fn fall_description(&self, character: &Character) -> Option<String> {
+        self.fell_at?;
+        Some(match (&self.fall_cause, self.sim.failure()) {
+            (Some(c), _) => c.describe(character),
+            (None, Some(f)) => format!("the simulation stopped: {f}"),
+            (None, None) => "fell".into(),
+        })
     }
 
     /// The simulated pelvis's body index.
@@ -317,8 +339,10 @@ impl PhysicsPlayback {
             self.sim.step_controlled(&mut step, &mut self.targets);
             self.time += dt;
         }
-        if self.sim.has_fallen() || self.sim.failure().is_some() {
+        let cause = self.sim.fall_cause();
+        if cause.is_some() || self.sim.failure().is_some() {
             self.fell_at = Some(t);
+            self.fall_cause = cause;
             return;
         }
         let (q, _) = self.sim.dof_state();
@@ -467,6 +491,7 @@ pub fn run_tracked_from(
     Ok(TrackingReport {
         trace,
         fell_at: physics.fell_at,
+        fell_by: physics.fall_description(&controller.graph.character),
         joint_error,
         root_error,
         rollouts: planner.map_or(0, |p| p.rollouts) + guard.map_or(0, |g| g.rollouts),

@@ -282,6 +282,8 @@ pub struct TrialOutcome {
     pub duration: f64,
     /// When the simulated human fell (physics only).
     pub fell_at: Option<f64>,
+    /// What ended it, in words, when it fell ([`super::physics::TrackingReport::fell_by`]).
+    pub fell_by: Option<String>,
     /// RMS joint error (rad) and mean pelvis distance (m) from the played motion while up
     /// (physics only; zero when played kinematically).
     pub joint_error: f64,
@@ -445,7 +447,7 @@ fn run_trial(
     if let Some(p) = policy {
         controller = controller.with_policy(p.clone());
     }
-    let (fell_at, joint_error, root_error, trace) = match physics {
+    let (fell_at, fell_by, joint_error, root_error, trace) = match physics {
         Some(gains) => {
             let r = run_tracked_from(
                 &mut controller,
@@ -455,7 +457,7 @@ fn run_trial(
                 start.is_some(),
                 |_, _| {},
             )?;
-            (r.fell_at, r.joint_error, r.root_error, r.trace)
+            (r.fell_at, r.fell_by, r.joint_error, r.root_error, r.trace)
         }
         None => {
             // (Physics playback settles the intent itself, after facing the script.)
@@ -463,7 +465,7 @@ fn run_trial(
                 controller.settle_intent(&script.stick_at(0.0));
             }
             let trace = run_script(&mut controller, script, |_, _, _| {});
-            (None, 0.0, 0.0, trace)
+            (None, None, 0.0, 0.0, trace)
         }
     };
     let up_to = fell_at.unwrap_or(f64::INFINITY);
@@ -479,6 +481,7 @@ fn run_trial(
         name: name.to_string(),
         duration: script.duration,
         fell_at,
+        fell_by,
         joint_error,
         root_error,
         speed_error,
@@ -656,6 +659,7 @@ mod tests {
             name: String::new(),
             duration: 60.0,
             fell_at,
+            fell_by: None,
             joint_error: 0.0,
             root_error: 0.0,
             speed_error: 0.0,

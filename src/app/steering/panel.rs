@@ -88,7 +88,13 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
         if let Some(p) = &st.physics {
             let (joint, root) = p.errors();
             let text = match p.fell_at {
-                Some(t) => format!("physics: fell at {t:.1} s (Restart to stand up again)"),
+                Some(t) => format!(
+                    "physics: fell at {t:.1} s, {} (Restart to stand up again)",
+                    st.controller
+                        .as_ref()
+                        .and_then(|c| p.fall_description(&c.graph.character))
+                        .unwrap_or_default()
+                ),
                 None => format!(
                     "physics{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off{}",
                     if st.lookahead.is_some() { " with look-ahead" } else { "" },
