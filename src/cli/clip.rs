@@ -104,7 +104,8 @@ fn export(clip_path: &Path, out: &Path) -> Result<()> {
 }
 
 fn info(path: &Path) -> Result<()> {
-    let clip = motionlab::clip::open(path, &OpenOptions::default())?.clip;
+    let opened = motionlab::clip::open(path, &OpenOptions::default())?;
+    let clip = opened.clip;
     let i = clip.info();
     println!("character: {}", i.character);
     println!("frames: {}", i.frames);
@@ -141,6 +142,28 @@ fn info(path: &Path) -> Result<()> {
         "root_travel: ({:.4}, {:.4}, {:.4}) m",
         i.root_travel[0], i.root_travel[1], i.root_travel[2]
     );
+    // The simulation stops a joint at its limits: physics playback cannot follow past them.
+    let beyond = motionlab::clip::limits::beyond_limits(&clip, &opened.character, 0.02);
+    if beyond.is_empty() {
+        println!("beyond_limits: none");
+    } else {
+        let list: Vec<String> = beyond
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} by {:.2} rad in {} of {} frames",
+                    e.coordinate,
+                    e.excess,
+                    e.frames,
+                    clip.frames.len()
+                )
+            })
+            .collect();
+        println!(
+            "beyond_limits: {} (the simulation stops these joints at their limits)",
+            list.join(", ")
+        );
+    }
     println!("made_by: {}", clip.provenance.command);
     println!("version: {}", clip.provenance.version);
     Ok(())

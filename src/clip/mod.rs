@@ -19,6 +19,7 @@ pub mod from_gait;
 pub mod gltf;
 pub mod keyframes;
 pub mod leg_ik;
+pub mod limits;
 pub mod pose;
 
 use crate::model::Character;
