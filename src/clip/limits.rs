@@ -22,18 +22,7 @@ pub struct LimitExcess {
 /// The coordinates of `clip` that go beyond `character`'s limits by more than `tolerance` (rad)
 /// in some frame, the largest excess first. Coordinates without limits are never beyond them.
 pub fn beyond_limits(clip: &Clip, character: &Character, tolerance: f64) -> Vec<LimitExcess> {
-    let limits: Vec<Option<(f64, f64)>> = character
-        .joints
-        .iter()
-        .flat_map(|j| {
-            let n = j.kind.dof();
-            (0..n).map(move |k| {
-                j.limits
-                    .get(k)
-                    .map(|(lo, hi)| (lo.to_radians(), hi.to_radians()))
-            })
-        })
-        .collect();
+    let limits = character.coordinate_limits();
     let names = character.dof_names();
     let mut out: Vec<LimitExcess> = Vec::new();
     for (name, limit) in names.iter().zip(&limits) {
