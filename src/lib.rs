@@ -17,6 +17,7 @@ pub mod files;
 pub mod footsteps;
 pub mod job_folder;
 pub mod jobs;
+pub mod learn;
 pub mod model;
 pub mod motion_graph;
 pub mod nlp;
