@@ -31,6 +31,8 @@ mod flags;
 mod footsteps_cli;
 #[path = "cli/graph.rs"]
 mod graph_cli;
+#[path = "cli/graph_control.rs"]
+mod graph_control;
 #[path = "cli/gui.rs"]
 mod gui_cli;
 #[path = "cli/jobs.rs"]

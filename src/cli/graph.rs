@@ -70,6 +70,33 @@ pub enum GraphCommand {
         #[arg(long, value_name = "SPACE")]
         space: Option<PathBuf>,
     },
+    /// Train the graph's tracking policy for physics playback by reinforcement (PPO, as
+    /// DeepMimic and DReCon): corrections to every joint's PD target, learned on seeded player
+    /// stick timelines. Resumable: with an existing --out it goes on from its checkpoint.
+    /// Example: `motionlab graph control assets/graphs/human3d.ron --out assets/graphs/human3d.control.ron`
+    Control {
+        graph: PathBuf,
+        /// The tracker's checkpoint (written after every iteration; read to resume).
+        #[arg(long)]
+        out: PathBuf,
+        /// Updates to make in this run.
+        #[arg(long, default_value_t = 100)]
+        iterations: u64,
+        /// Decisions (at 30 Hz) per update.
+        #[arg(long, default_value_t = 4096)]
+        samples: usize,
+        /// Seed of a new tracker's first weights.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A new tracker's exploration noise (rad, the standard deviation of its corrections).
+        #[arg(long, default_value_t = 0.1)]
+        noise: f32,
+        /// A new tracker's policy learning rate (Adam).
+        #[arg(long, default_value_t = 1e-4)]
+        learning_rate: f32,
+        #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
+        threads: usize,
+    },
 }
 
 /// Clip files named on the command line, folders expanded (sorted).
@@ -206,6 +233,23 @@ pub fn run(command: GraphCommand) -> Result<()> {
             );
             Ok(())
         }
+        GraphCommand::Control {
+            graph,
+            out,
+            iterations,
+            samples,
+            seed,
+            noise,
+            learning_rate,
+            threads,
+        } => {
+            let ppo = motionlab::learn::ppo::PpoSettings {
+                std: noise,
+                policy_learning_rate: learning_rate,
+                ..Default::default()
+            };
+            crate::graph_control::control(&graph, &out, iterations, samples, seed, ppo, threads)
+        }
         GraphCommand::Info { graph } => {
             let g = MotionGraph::load(&graph)?;
             print_graph(&g.graph);
@@ -307,7 +351,8 @@ pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
 
 /// `motionlab bench steering --physics`: physics playback of a full-stick walk east on the
 /// shipped graph, on one thread: seconds of compute per simulated second, the controller's
-/// decisions included, with the balance feedback alone and with the look-ahead, and the
+/// decisions included, with the balance feedback alone, with the look-ahead, the guard and a
+/// learned tracker (a new one: its forward pass costs what a trained one's does), and the
 /// decisions alone (the same walk played kinematically). Medians of
 /// 3 repeats (`--quick`: one short one).
 pub fn bench_steering_physics(quick: bool) -> Result<()> {
@@ -344,6 +389,13 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
     );
     use motionlab::steering::guard::GuardSettings;
     use motionlab::steering::physics::Planning;
+    // A tracker costs one forward pass a decision whatever its weights: a new one's stand in.
+    let tracker = motionlab::steering::tracker_training::TrackerCheckpoint::new(
+        &g,
+        motionlab::learn::ppo::PpoSettings::default(),
+        1,
+    )?
+    .policy();
     for (label, planning) in [
         ("feedback", Planning::default()),
         (
@@ -357,6 +409,13 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
             "guard",
             Planning {
                 guard: Some(GuardSettings::default()),
+                ..Planning::default()
+            },
+        ),
+        (
+            "tracker",
+            Planning {
+                tracker: Some(std::sync::Arc::new(tracker)),
                 ..Planning::default()
             },
         ),

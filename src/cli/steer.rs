@@ -91,6 +91,11 @@ pub struct SteerArgs {
     /// for a minute of script.
     #[arg(long, requires = "physics", conflicts_with_all = ["lookahead", "guard", "timelines", "straight", "pushes"], num_args = 0..=1, default_missing_value = "")]
     pub samcon: Option<String>,
+    /// With --physics: the learned tracking policy trained by `motionlab graph control` adds
+    /// its corrections to every joint's PD target, decided 30 times a second from the body's
+    /// state.
+    #[arg(long, requires = "physics", conflicts_with = "samcon")]
+    pub tracker: Option<PathBuf>,
     /// Save the run as a clip (the played motion; with --physics the simulated one, up to a
     /// fall), one frame per script step, for the Library, `clip export` (BVH, glTF) or a
     /// graph.
@@ -121,10 +126,16 @@ pub fn run(args: SteerArgs) -> Result<()> {
         lookahead,
         guard,
         samcon,
+        tracker,
         out,
     } = args;
     let policy = policy.then_some(facing);
-    let planning = planning(lookahead.as_deref(), guard.as_deref())?;
+    let mut planning = planning(lookahead.as_deref(), guard.as_deref())?;
+    if let Some(path) = &tracker {
+        let g = MotionGraph::load(&graph)?;
+        let checkpoint = motionlab::steering::tracker_training::TrackerCheckpoint::load(path, &g)?;
+        planning.tracker = Some(std::sync::Arc::new(checkpoint.policy()));
+    }
     if let Some(settings) = samcon.as_deref().filter(|_| gaits) {
         anyhow::ensure!(
             script.is_none(),
@@ -361,6 +372,7 @@ pub fn planning(
             .transpose()
             .context("--guard")?,
         corrections: None,
+        tracker: None,
     })
 }
 

@@ -37,6 +37,10 @@ pub mod route;
 pub mod samcon;
 pub mod script;
 pub mod spring;
+pub mod tracker;
+#[cfg(test)]
+mod tracker_tests;
+pub mod tracker_training;
 pub mod trials;
 
 pub use controller::{Controller, Mode, Output};

@@ -419,6 +419,9 @@ pub struct Planning {
     pub guard: Option<super::guard::GuardSettings>,
     /// A SAMCON search's corrections, segment by segment, played open loop ([`super::samcon`]).
     pub corrections: Option<std::sync::Arc<super::samcon::SamconRun>>,
+    /// A learned tracking policy's corrections, decided from the body's state
+    /// ([`super::tracker`]).
+    pub tracker: Option<std::sync::Arc<super::tracker::TrackerPolicy>>,
 }
 
 /// [`run_tracked_with`], with the look-ahead and the guard of `planning`.
@@ -448,6 +451,7 @@ pub fn run_tracked_from(
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let mut pushes: Vec<ScriptPush> = script.pushes.clone();
     pushes.sort_by(|a, b| a.time.total_cmp(&b.time));
+    let mut tracking = super::tracker::TrackerState::default();
     let trace = run_script(controller, script, |t, out, controller| {
         for p in pushes
             .iter()
@@ -460,6 +464,12 @@ pub fn run_tracked_from(
             physics.corrections = run
                 .correction_at(step.saturating_sub(1))
                 .map_or_else(Vec::new, <[f32]>::to_vec);
+        }
+        if let Some(tracker) = &planning.tracker
+            && tracking.advance(t, out)
+        {
+            let seen = super::tracker::observe(&physics, out, &tracking);
+            physics.corrections = super::tracker::corrections(&tracker.policy.act(&seen));
         }
         if let Some(p) = &mut planner {
             let stick = script.stick_at(t);

@@ -45,6 +45,10 @@ pub struct Launch {
     /// and the future that stays up taken).
     #[arg(long, requires = "steer_physics")]
     pub steer_guard: bool,
+    /// With --steer-physics: the learned tracking policy of this file (`motionlab graph
+    /// control`) adds its corrections to the PD targets.
+    #[arg(long, requires = "steer_physics", value_name = "TRACKER")]
+    pub steer_tracker: Option<PathBuf>,
     /// With --steer: decide by the value-function policy (Wampler 2012) instead of the
     /// one-second look-ahead; it is solved when the graph opens.
     #[arg(long, requires = "steer")]
@@ -241,6 +245,11 @@ pub struct SteeringState {
     /// Physics playback with the guard over transitions ([`crate::steering::guard`]).
     pub guard_on: bool,
     pub guard: Option<crate::steering::guard::Guard>,
+    /// Physics playback with a learned tracker's corrections ([`crate::steering::tracker`]),
+    /// when one is loaded.
+    pub tracker_on: bool,
+    pub tracker: Option<Arc<crate::steering::tracker::TrackerPolicy>>,
+    tracker_state: crate::steering::tracker::TrackerState,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
     /// The graph's solved policy, and the solve in flight.
@@ -307,6 +316,7 @@ impl SteeringState {
         });
         self.guard = (self.physics_on && self.guard_on)
             .then(|| crate::steering::guard::Guard::new(Default::default()));
+        self.tracker_state = Default::default();
         if self.physics_on {
             match crate::steering::physics::PhysicsPlayback::new(
                 &mut controller,
@@ -470,6 +480,18 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
     state.guard_on = options.steer_guard;
     if let Some(path) = &options.steer {
         state.open(path.clone());
+        if let (Some(file), Some(g)) = (
+            &options.steer_tracker,
+            state.controller.as_ref().map(|c| c.graph.clone()),
+        ) {
+            match crate::steering::tracker_training::TrackerCheckpoint::load(file, &g) {
+                Ok(c) => {
+                    state.tracker = Some(Arc::new(c.policy()));
+                    state.tracker_on = true;
+                }
+                Err(e) => state.message = format!("no tracker: {e:#}"),
+            }
+        }
     }
     if let Some(path) = &options.steer_tasks {
         state.tasks_at_launch = Some((
@@ -616,6 +638,13 @@ fn step_controller(
             let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
             if let Some(planner) = st.lookahead.as_mut() {
                 planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
+            }
+            if let (true, Some(tracker)) = (st.tracker_on, &st.tracker)
+                && st.tracker_state.advance(st.time, &out)
+            {
+                use crate::steering::tracker::{corrections, observe};
+                let seen = observe(physics, &out, &st.tracker_state);
+                physics.corrections = corrections(&tracker.policy.act(&seen));
             }
             physics.track(st.time, &out, controller, follow);
             if let Some(guard) = st.guard.as_mut() {

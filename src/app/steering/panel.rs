@@ -61,10 +61,21 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             .on_hover_text(
                 "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation and takes the future that stays up, tracks best and keeps the asked speed (every 0.25 s)",
             );
+            let tracker = st.tracker_on;
+            if st.tracker.is_some() {
+                ui.add_enabled(
+                    st.physics_on,
+                    egui::Checkbox::new(&mut st.tracker_on, "tracker"),
+                )
+                .on_hover_text(
+                    "The learned tracking policy (motionlab graph control) adds corrections to every joint's PD target, 30 times a second, from the body's state",
+                );
+            }
             if (before != st.random_walk
                 || physics != st.physics_on
                 || lookahead != st.lookahead_on
-                || guard != st.guard_on)
+                || guard != st.guard_on
+                || tracker != st.tracker_on)
                 && let Some(g) = st.controller.as_ref().map(|c| c.graph.clone())
             {
                 st.start(g);
@@ -96,8 +107,9 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                         .unwrap_or_default()
                 ),
                 None => format!(
-                    "physics{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off{}",
+                    "physics{}{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off{}",
                     if st.lookahead.is_some() { " with look-ahead" } else { "" },
+                    if st.tracker_on && st.tracker.is_some() { " with tracker" } else { "" },
                     st.time,
                     match &st.guard {
                         Some(g) => format!(" · guard barred {} of {} transitions", g.bars, g.decisions),

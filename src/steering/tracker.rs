@@ -1,0 +1,316 @@
+//! A learned tracking policy for physics playback, after DReCon (Bergamin, Clavet, Holden &
+//! Forbes 2019): the steering controller plays the motion the stick asks for, and a policy
+//! trained by reinforcement ([`crate::learn::ppo`]) adds corrections to every joint's PD target
+//! (on top of the balance feedback of [`super::balance`]) so that the simulated human follows it
+//! without falling. Trained, as DReCon's and DeepMimic's (Peng et al. 2018, §5–6) are, on the
+//! distribution it must hold: episodes of seeded player stick timelines
+//! ([`super::trials::random_timeline`]) from the standing start, ended early by a fall.
+//!
+//! - **Decisions** at [`DECISION_RATE`] Hz (DeepMimic's 30), every other step of a 60 Hz
+//!   script; the corrections are held in between.
+//! - **Observation** ([`observe`]), in the heading frame of the simulated pelvis: the simulated
+//!   pelvis's height, orientation, velocity and spin; every joint coordinate and rate; the
+//!   played coordinates' difference from the simulated ones; the played pelvis's place,
+//!   orientation and velocity; which feet touch the ground, simulated and played.
+//! - **Reward** ([`reward`]), DeepMimic's form (§5.3, eq. 5–9, with its weights re-balanced for
+//!   a reference that follows the body): 0.5·exp(−2·Σ joint error²) + 0.2·exp(−10·(pelvis height
+//!   error² + pelvis angle error²)) + 0.3·exp(−2·|pelvis velocity error|²).
+
+use super::balance::BalanceGains;
+use super::physics::PhysicsPlayback;
+use super::script::face_first_key;
+use super::trials::{PlayerModel, random_timeline};
+use super::{Controller, Mode, Output};
+use crate::clip::pose::quat_of;
+use crate::learn::ppo::{Episode, Learner, Policy, Step};
+use crate::model::EffectorTag;
+use crate::motion_graph::{FrameRef, LoadedGraph};
+use nalgebra::{UnitQuaternion, Vector3};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Decisions per second (DeepMimic's policies act at 30 Hz).
+pub const DECISION_RATE: f64 = 30.0;
+
+/// The script rate the tracker is trained and played at (steps per second).
+pub const SCRIPT_RATE: f64 = 60.0;
+
+/// Largest correction (rad) a decision adds to a PD target.
+pub const MAX_CORRECTION: f32 = 0.6;
+
+/// A trained tracking policy and what it was trained for.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TrackerPolicy {
+    /// The character's name and its number of joint coordinates (the action's size).
+    pub character: String,
+    pub coordinates: usize,
+    pub policy: Policy,
+}
+
+/// What a tracker keeps between decisions of one run.
+#[derive(Clone, Debug, Default)]
+pub struct TrackerState {
+    next_decision: f64,
+    last_played_root: Option<([f64; 3], f64)>,
+    played_velocity: [f64; 3],
+}
+
+impl TrackerState {
+    /// Notes the played pose of the step at time `t` (for the played pelvis's velocity); true
+    /// when this step is a decision ([`DECISION_RATE`] a second, whatever the step: every other
+    /// step of a 60 Hz script, or an app's uneven frames).
+    pub fn advance(&mut self, t: f64, out: &Output) -> bool {
+        let p = [out.pose.root[0], out.pose.root[1], out.pose.root[2]];
+        if self.last_played_root.is_none() {
+            self.next_decision = t;
+        }
+        if let Some((last, at)) = self.last_played_root
+            && t > at
+        {
+            self.played_velocity = [0, 1, 2].map(|k| (p[k] - last[k]) / (t - at));
+        }
+        self.last_played_root = Some((p, t));
+        let decide = t + 1e-6 >= self.next_decision;
+        if decide {
+            self.next_decision += 1.0 / DECISION_RATE;
+            if self.next_decision <= t {
+                self.next_decision = t + 1.0 / DECISION_RATE;
+            }
+        }
+        decide
+    }
+}
+
+/// The heading frame of a pose: its yaw about the vertical (the forward x axis projected).
+fn heading(q: &UnitQuaternion<f64>) -> UnitQuaternion<f64> {
+    let f = q * Vector3::x();
+    UnitQuaternion::from_axis_angle(&Vector3::y_axis(), (-f.z).atan2(f.x))
+}
+
+/// The feet's bodies of the playback's character, and their effector indices.
+fn feet(physics: &PhysicsPlayback) -> Vec<(usize, usize)> {
+    let c = physics.sim.character();
+    c.end_effectors
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.tag == EffectorTag::Foot)
+        .filter_map(|(k, e)| Some((k, c.body_index(&e.body)?)))
+        .collect()
+}
+
+fn push_rotation(obs: &mut Vec<f32>, r: &UnitQuaternion<f64>) {
+    let m = r.to_rotation_matrix();
+    for col in 0..2 {
+        for row in 0..3 {
+            obs.push(m[(row, col)] as f32);
+        }
+    }
+}
+
+/// What the policy sees (see the module docs).
+pub fn observe(physics: &PhysicsPlayback, out: &Output, state: &TrackerState) -> Vec<f32> {
+    let sim = &physics.sim;
+    let root = physics.root_body();
+    let p = sim.body_pose(root).map(|v| v as f64);
+    let q_sim = quat_of(&p);
+    let h = heading(&q_sim);
+    let to_h = h.inverse();
+    let v3 = |v: [f32; 3]| Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64);
+    let mut obs = Vec::with_capacity(256);
+    obs.push(p[1] as f32);
+    push_rotation(&mut obs, &(to_h * q_sim));
+    let (lin, ang) = sim.body_velocity(root);
+    obs.extend((to_h * v3(lin)).iter().map(|x| *x as f32));
+    obs.extend((to_h * v3(ang)).iter().map(|x| *x as f32));
+    let (q, qd) = sim.dof_state();
+    obs.extend(&q);
+    obs.extend(qd.iter().map(|x| 0.1 * x));
+    obs.extend(
+        q.iter()
+            .zip(&out.pose.joints)
+            .map(|(a, b)| (*b - *a as f64) as f32),
+    );
+    let played = &out.pose.root;
+    let offset = Vector3::new(played[0] - p[0], played[1] - p[1], played[2] - p[2]);
+    obs.extend((to_h * offset).iter().map(|x| *x as f32));
+    push_rotation(&mut obs, &(to_h * quat_of(played)));
+    obs.extend(
+        (to_h * Vector3::from(state.played_velocity))
+            .iter()
+            .map(|x| *x as f32),
+    );
+    let touching = sim.contacts();
+    for (effector, body) in feet(physics) {
+        obs.push(f32::from(touching.get(body).is_some_and(|&n| n > 0)));
+        obs.push(f32::from(
+            out.contacts.get(effector).copied().unwrap_or(false),
+        ));
+    }
+    obs
+}
+
+/// How well the simulated body follows the played one after a step (see the module docs).
+pub fn reward(physics: &PhysicsPlayback, out: &Output, state: &TrackerState) -> f32 {
+    let sim = &physics.sim;
+    let root = physics.root_body();
+    let (q, _) = sim.dof_state();
+    let joints: f64 = q
+        .iter()
+        .zip(&out.pose.joints)
+        .map(|(a, b)| (*a as f64 - b).powi(2))
+        .sum();
+    let p = sim.body_pose(root).map(|v| v as f64);
+    let height = p[1] - out.pose.root[1];
+    let angle = quat_of(&p).angle_to(&quat_of(&out.pose.root));
+    let (lin, _) = sim.body_velocity(root);
+    let dv: f64 = (0..3)
+        .map(|k| (lin[k] as f64 - state.played_velocity[k]).powi(2))
+        .sum();
+    (0.5 * (-2.0 * joints).exp()
+        + 0.2 * (-10.0 * (height * height + angle * angle)).exp()
+        + 0.3 * (-2.0 * dv).exp()) as f32
+}
+
+/// Turns a policy output into PD-target corrections.
+pub fn corrections(action: &[f32]) -> Vec<f32> {
+    action
+        .iter()
+        .map(|a| a.clamp(-MAX_CORRECTION, MAX_CORRECTION))
+        .collect()
+}
+
+/// Settings of one training episode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpisodeSettings {
+    /// Longest episode (simulated seconds).
+    pub duration: f64,
+    pub player: PlayerModel,
+    pub gains: BalanceGains,
+    /// Share of the episodes that start at a random frame of a random cyclic gait with the
+    /// body moving as the clip does there (DeepMimic's reference state initialization, §5.2),
+    /// instead of standing: the states after a start are seen without the start before them.
+    pub moving_starts: f64,
+}
+
+impl Default for EpisodeSettings {
+    fn default() -> Self {
+        Self {
+            duration: 20.0,
+            player: PlayerModel::default(),
+            gains: BalanceGains::default(),
+            moving_starts: 0.5,
+        }
+    }
+}
+
+/// Where an episode starts: the standing start, or (a `moving_starts` share of the time) a
+/// random frame of a random kept cyclic gait.
+fn episode_start(graph: &LoadedGraph, share: f64, rng: &mut ChaCha8Rng) -> Option<FrameRef> {
+    use rand::Rng;
+    if !rng.random_bool(share.clamp(0.0, 1.0)) {
+        return None;
+    }
+    let gaits: Vec<usize> = (0..graph.graph.clips.len())
+        .filter(|&c| {
+            let clip = &graph.graph.clips[c];
+            clip.joins.is_none() && clip.cycle.is_some() && graph.kept(c) && clip.speed >= 0.1
+        })
+        .collect();
+    let &clip = gaits.get(rng.random_range(0..gaits.len().max(1)))?;
+    let frames = graph.graph.clips[clip].frames;
+    let frame = rng.random_range(0..frames.max(1));
+    let at = FrameRef { clip, frame };
+    graph.inside(at).then_some(at)
+}
+
+/// One episode of `graph` steered by the timeline of `seed`, the simulated human tracking it
+/// with `policy`'s corrections (drawn around its mean with `explore`, else the mean), from the
+/// standing start until it falls or the timeline ends.
+pub fn run_episode(
+    graph: &Arc<LoadedGraph>,
+    policy: &Policy,
+    settings: &EpisodeSettings,
+    seed: u64,
+    explore: bool,
+) -> anyhow::Result<Episode> {
+    let script = random_timeline(seed, settings.duration, SCRIPT_RATE, &settings.player);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_6163_6b65_72);
+    let moving = episode_start(graph, settings.moving_starts, &mut rng);
+    let from = moving.unwrap_or_else(|| Controller::default_start(graph, "stand"));
+    let mut controller = Controller::new(graph.clone(), from, Mode::Steer);
+    let mut physics =
+        PhysicsPlayback::start(&mut controller, &script, settings.gains, moving.is_some())?;
+    face_first_key(&mut controller, &script);
+    let follow = 1.0 - (-std::f64::consts::LN_2 / (settings.gains.follow * SCRIPT_RATE)).exp();
+    let mut state = TrackerState::default();
+    let mut episode = Episode::default();
+    let dt = 1.0 / SCRIPT_RATE;
+    let steps = (settings.duration * SCRIPT_RATE).round() as usize;
+    let mut pending: Option<Step> = None;
+    let mut rewards = (0.0f32, 0usize);
+    for i in 0..steps {
+        let t = (i + 1) as f64 * dt;
+        let out = controller.step(&script.stick_at(t), dt);
+        if state.advance(t, &out) {
+            let obs = observe(&physics, &out, &state);
+            if let Some(mut s) = pending.take() {
+                s.reward = rewards.0 / rewards.1.max(1) as f32;
+                episode.steps.push(s);
+            }
+            rewards = (0.0, 0);
+            let (action, log_density) = match explore {
+                true => policy.sample(&obs, &mut rng),
+                false => (policy.act(&obs), 0.0),
+            };
+            physics.corrections = corrections(&action);
+            pending = Some(Step {
+                observation: obs,
+                action,
+                log_density,
+                reward: 0.0,
+            });
+        }
+        physics.track(t, &out, &mut controller, follow);
+        if physics.fell_at.is_some() {
+            episode.failed = true;
+            break;
+        }
+        rewards.0 += reward(&physics, &out, &state);
+        rewards.1 += 1;
+        if i + 1 == steps {
+            episode.last_observation = observe(&physics, &out, &state);
+        }
+    }
+    if let Some(mut s) = pending.take() {
+        s.reward = rewards.0 / rewards.1.max(1) as f32;
+        episode.steps.push(s);
+    }
+    if episode.last_observation.is_empty()
+        && let Some(s) = episode.steps.last()
+    {
+        episode.last_observation = s.observation.clone();
+    }
+    Ok(episode)
+}
+
+/// The sizes of a tracker's observation and action for `graph`'s character.
+pub fn sizes(graph: &Arc<LoadedGraph>) -> anyhow::Result<(usize, usize)> {
+    let from = Controller::default_start(graph, "stand");
+    let mut controller = Controller::new(graph.clone(), from, Mode::Steer);
+    let physics = PhysicsPlayback::new(&mut controller, BalanceGains::default())?;
+    let out = controller.step(&Default::default(), 1.0 / SCRIPT_RATE);
+    let obs = observe(&physics, &out, &TrackerState::default());
+    Ok((obs.len(), physics.sim.dofs().len()))
+}
+
+/// A new learner for `graph`'s tracker.
+pub fn new_learner(
+    graph: &Arc<LoadedGraph>,
+    settings: crate::learn::ppo::PpoSettings,
+    seed: u64,
+) -> anyhow::Result<Learner> {
+    let (observations, actions) = sizes(graph)?;
+    Ok(Learner::new(observations, actions, settings, seed))
+}

@@ -1,0 +1,147 @@
+//! Training a graph's tracking policy ([`super::tracker`]) by PPO, resumably: a checkpoint
+//! holds the learner (both networks, their optimizers, the observation statistics), the next
+//! episode's seed and every iteration's figures, and is written atomically after each iteration,
+//! so an interrupted training goes on from its last iteration with the same bits as one that
+//! was never stopped.
+//!
+//! Each iteration plays episodes in waves of [`WAVE`] (in parallel, each from its own seed:
+//! the episodes and so the update do not depend on the number of threads) until it has
+//! [`TrainingSettings::samples`] decisions, then makes one PPO update.
+
+use super::tracker::{EpisodeSettings, TrackerPolicy, new_learner, run_episode};
+use crate::learn::ppo::{Episode, Learner, PpoSettings};
+use crate::motion_graph::LoadedGraph;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Episodes played side by side.
+pub const WAVE: u64 = 8;
+
+/// Training episodes' timelines are drawn from seeds at and above this one, apart from the
+/// trials' (which start at 1).
+pub const FIRST_EPISODE_SEED: u64 = 1 << 32;
+
+/// Settings of a training.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingSettings {
+    /// Decisions per update.
+    pub samples: usize,
+    pub episode: EpisodeSettings,
+}
+
+impl Default for TrainingSettings {
+    fn default() -> Self {
+        Self {
+            samples: 4096,
+            episode: EpisodeSettings::default(),
+        }
+    }
+}
+
+/// One iteration's figures.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IterationRecord {
+    pub iteration: u64,
+    /// Decisions learned from so far.
+    pub samples: u64,
+    pub episodes: usize,
+    /// Mean reward per decision (at most 1) and mean seconds an episode lasted.
+    pub reward: f64,
+    pub seconds: f64,
+    /// Share of the episodes that ended in a fall.
+    pub falls: f64,
+    pub value_error: f64,
+    pub clipped: f64,
+}
+
+/// A training in progress (or done): what `motionlab graph control` writes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TrackerCheckpoint {
+    /// The character's name (a tracker plays any graph of its character).
+    pub character: String,
+    pub learner: Learner,
+    /// The seed of the next episode's timeline.
+    pub next_episode: u64,
+    pub history: Vec<IterationRecord>,
+}
+
+impl TrackerCheckpoint {
+    /// A new training of `graph`'s tracker.
+    pub fn new(graph: &Arc<LoadedGraph>, ppo: PpoSettings, seed: u64) -> anyhow::Result<Self> {
+        Ok(Self {
+            character: graph.character.name.clone(),
+            learner: new_learner(graph, ppo, seed)?,
+            next_episode: FIRST_EPISODE_SEED,
+            history: Vec::new(),
+        })
+    }
+
+    /// Reads a checkpoint, checking that it was trained for `graph`.
+    pub fn load(path: &Path, graph: &LoadedGraph) -> anyhow::Result<Self> {
+        let c: Self = crate::files::read_ron(path)?;
+        anyhow::ensure!(
+            c.character == graph.character.name,
+            "{}: a tracker of the character `{}`, not of `{}`",
+            path.display(),
+            c.character,
+            graph.character.name
+        );
+        Ok(c)
+    }
+
+    /// Writes the checkpoint atomically, as RON with every sequence on one line (the weights
+    /// are most of it: about a third of the pretty form's size).
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let config = ron::ser::PrettyConfig::default().compact_arrays(true);
+        let text = ron::ser::to_string_pretty(self, config)?;
+        crate::files::write_atomic(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+    }
+
+    /// The policy to play.
+    pub fn policy(&self) -> TrackerPolicy {
+        TrackerPolicy {
+            character: self.character.clone(),
+            coordinates: self.learner.policy.mean.outputs(),
+            policy: self.learner.policy.clone(),
+        }
+    }
+
+    /// One iteration: episodes until `settings.samples` decisions, then one update.
+    pub fn iterate(
+        &mut self,
+        graph: &Arc<LoadedGraph>,
+        settings: &TrainingSettings,
+    ) -> anyhow::Result<IterationRecord> {
+        let mut episodes: Vec<Episode> = Vec::new();
+        let mut decisions = 0;
+        while decisions < settings.samples {
+            let seeds: Vec<u64> = (self.next_episode..self.next_episode + WAVE).collect();
+            let policy = &self.learner.policy;
+            let wave: Vec<Episode> = seeds
+                .par_iter()
+                .map(|&s| run_episode(graph, policy, &settings.episode, s, true))
+                .collect::<anyhow::Result<_>>()?;
+            self.next_episode += WAVE;
+            decisions += wave.iter().map(|e| e.steps.len()).sum::<usize>();
+            episodes.extend(wave);
+        }
+        let seed = self.learner.iterations;
+        let stats = self.learner.update(&episodes, seed);
+        let per_second = super::tracker::DECISION_RATE;
+        let record = IterationRecord {
+            iteration: self.learner.iterations,
+            samples: self.learner.samples,
+            episodes: stats.episodes,
+            reward: stats.mean_return / stats.mean_length.max(1.0),
+            seconds: stats.mean_length / per_second,
+            falls: stats.failures,
+            value_error: stats.value_error,
+            clipped: stats.clipped,
+        };
+        self.history.push(record.clone());
+        Ok(record)
+    }
+}
