@@ -47,15 +47,18 @@ fn graph_control_trains_resumes_and_steer_plays_the_tracker() {
     assert!(out.contains(": 1 iterations"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("iteration 2 ")), "{out}");
 
-    let o = motionlab(&[
-        "steer",
-        "assets/graphs/human3d.ron",
-        "--script",
-        "tests/data/steer_north_east.ron",
-        "--physics",
-        "--tracker",
-        file_arg,
-    ]);
+    let steer = |tracker: &str| {
+        motionlab(&[
+            "steer",
+            "assets/graphs/human3d.ron",
+            "--script",
+            "tests/data/steer_north_east.ron",
+            "--physics",
+            "--tracker",
+            tracker,
+        ])
+    };
+    let o = steer(file_arg);
     assert_success(&o, "steer --physics --tracker");
     let out = stdout(&o);
     assert!(
@@ -65,15 +68,7 @@ fn graph_control_trains_resumes_and_steer_plays_the_tracker() {
     );
     assert!(out.contains("tracking_error_rad "), "{out}");
 
-    let o = motionlab(&[
-        "steer",
-        "assets/graphs/human3d.ron",
-        "--script",
-        "tests/data/steer_north_east.ron",
-        "--physics",
-        "--tracker",
-        "no/such/tracker.ron",
-    ]);
+    let o = steer("no/such/tracker.ron");
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no/such/tracker.ron"), "{err}");

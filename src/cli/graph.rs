@@ -88,12 +88,14 @@ pub enum GraphCommand {
         /// Seed of a new tracker's first weights.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// A new tracker's exploration noise (rad, the standard deviation of its corrections).
-        #[arg(long, default_value_t = 0.1)]
-        noise: f32,
-        /// A new tracker's policy learning rate (Adam).
-        #[arg(long, default_value_t = 1e-4)]
-        learning_rate: f32,
+        /// The exploration noise (rad, the standard deviation of the corrections tried; a new
+        /// tracker's default 0.1). Given when resuming, it changes the training's from then on.
+        #[arg(long)]
+        noise: Option<f32>,
+        /// The policy's learning rate (Adam; a new tracker's default 5e-5). Given when
+        /// resuming, it changes the training's from then on.
+        #[arg(long)]
+        learning_rate: Option<f32>,
         #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
         threads: usize,
     },
@@ -242,14 +244,15 @@ pub fn run(command: GraphCommand) -> Result<()> {
             noise,
             learning_rate,
             threads,
-        } => {
-            let ppo = motionlab::learn::ppo::PpoSettings {
-                std: noise,
-                policy_learning_rate: learning_rate,
-                ..Default::default()
-            };
-            crate::graph_control::control(&graph, &out, iterations, samples, seed, ppo, threads)
-        }
+        } => crate::graph_control::control(
+            &graph,
+            &out,
+            iterations,
+            samples,
+            seed,
+            (noise, learning_rate),
+            threads,
+        ),
         GraphCommand::Info { graph } => {
             let g = MotionGraph::load(&graph)?;
             print_graph(&g.graph);

@@ -9,14 +9,15 @@ use motionlab::steering::tracker_training::{TrackerCheckpoint, TrainingSettings}
 use std::path::Path;
 use std::sync::Arc;
 
-/// Trains (or goes on training) the tracker of `graph` in `out` for `iterations` more updates.
+/// Trains (or goes on training) the tracker of `graph` in `out` for `iterations` more updates,
+/// with the exploration noise and policy learning rate changed when given.
 pub fn control(
     graph: &Path,
     out: &Path,
     iterations: u64,
     samples: usize,
     seed: u64,
-    ppo: PpoSettings,
+    (noise, learning_rate): (Option<f32>, Option<f32>),
     threads: usize,
 ) -> Result<()> {
     let g = Arc::new(MotionGraph::load(graph)?);
@@ -30,8 +31,9 @@ pub fn control(
         );
         c
     } else {
-        TrackerCheckpoint::new(&g, ppo, seed)?
+        TrackerCheckpoint::new(&g, PpoSettings::default(), seed)?
     };
+    checkpoint.learner.retune(noise, learning_rate);
     let settings = TrainingSettings {
         samples,
         ..TrainingSettings::default()

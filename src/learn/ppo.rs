@@ -156,7 +156,7 @@ impl Default for PpoSettings {
             clip: 0.2,
             epochs: 4,
             minibatch: 256,
-            policy_learning_rate: 1e-4,
+            policy_learning_rate: 5e-5,
             value_learning_rate: 1e-3,
             std: 0.1,
         }
@@ -219,6 +219,19 @@ impl Learner {
             settings,
             iterations: 0,
             samples: 0,
+        }
+    }
+
+    /// Changes the exploration noise and the policy's learning rate of a training in progress
+    /// (DeepMimic anneals neither; a plateau may call for less noise).
+    pub fn retune(&mut self, std: Option<f32>, policy_learning_rate: Option<f32>) {
+        if let Some(std) = std {
+            self.settings.std = std;
+            self.policy.std = std;
+        }
+        if let Some(rate) = policy_learning_rate {
+            self.settings.policy_learning_rate = rate;
+            self.policy_adam.learning_rate = rate;
         }
     }
 

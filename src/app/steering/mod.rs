@@ -621,6 +621,21 @@ fn step_controller(
         walk.advance(dt);
         return;
     }
+    // Physics plays at the trials' script rate whatever the frame rate (several steps a slow
+    // frame): the balance feedback, the look-ahead and a learned tracker were all tuned or
+    // trained at 60 steps a second, and a tracker's policy held for a whole slow frame
+    // (0.1 s under a software renderer) let the standing human fall.
+    let steps = match st.physics.is_some() {
+        true => ((dt * crate::steering::tracker::SCRIPT_RATE).round() as usize).clamp(1, 12),
+        false => 1,
+    };
+    for _ in 0..steps {
+        step_once(st, dt / steps as f64);
+    }
+}
+
+/// One step of `dt` seconds: the controller, and the simulated human when physics is on.
+fn step_once(st: &mut SteeringState, dt: f64) {
     st.time += dt;
     let stick = match &st.script {
         Some(s) => s.stick_at(st.time),
