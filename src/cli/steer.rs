@@ -132,7 +132,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
     let policy = policy.then_some(facing);
     let mut planning = planning(lookahead.as_deref(), guard.as_deref())?;
     if let Some(path) = &tracker {
-        let g = MotionGraph::load(&graph)?;
+        let g = std::sync::Arc::new(MotionGraph::load(&graph)?);
         let checkpoint = motionlab::steering::tracker_training::TrackerCheckpoint::load(path, &g)?;
         planning.tracker = Some(std::sync::Arc::new(checkpoint.policy()));
     }

@@ -89,6 +89,25 @@ impl Mlp {
         }
     }
 
+    /// Whether the weights and biases have the sizes `sizes` says (a file may not).
+    pub fn check_shape(&self) -> Result<(), String> {
+        let layers = self.sizes.len().saturating_sub(1);
+        let fits = layers >= 1
+            && self.weights.len() == layers
+            && self.biases.len() == layers
+            && (0..layers).all(|l| {
+                self.weights[l].len() == self.sizes[l] * self.sizes[l + 1]
+                    && self.biases[l].len() == self.sizes[l + 1]
+            });
+        match fits {
+            true => Ok(()),
+            false => Err(format!(
+                "a network of sizes {:?} whose weights or biases have other sizes",
+                self.sizes
+            )),
+        }
+    }
+
     pub fn inputs(&self) -> usize {
         self.sizes[0]
     }
@@ -183,6 +202,23 @@ impl Adam {
             v: Gradient::zeros(net),
             steps: 0,
         }
+    }
+
+    /// Whether the moments have `net`'s shape (a file may not).
+    pub fn fits(&self, net: &Mlp) -> bool {
+        let same = |g: &Gradient| {
+            g.weights.len() == net.weights.len()
+                && g.biases.len() == net.biases.len()
+                && g.weights
+                    .iter()
+                    .zip(&net.weights)
+                    .all(|(a, b)| a.len() == b.len())
+                && g.biases
+                    .iter()
+                    .zip(&net.biases)
+                    .all(|(a, b)| a.len() == b.len())
+        };
+        same(&self.m) && same(&self.v)
     }
 
     /// One descent step of `net` along `grad` (the gradient of the loss to minimize).

@@ -222,6 +222,31 @@ impl Learner {
         }
     }
 
+    /// Whether both networks are whole and take `observations` inputs (the normalizer too), and
+    /// the policy puts out `actions`: what a checkpoint read from a file must be to play.
+    pub fn check_shapes(&self, observations: usize, actions: usize) -> Result<(), String> {
+        self.policy.mean.check_shape()?;
+        self.value.check_shape()?;
+        if !self.policy_adam.fits(&self.policy.mean) || !self.value_adam.fits(&self.value) {
+            return Err("optimizer moments of another size than the networks".into());
+        }
+        let (mean, value) = (&self.policy.mean, &self.value);
+        let fits = mean.inputs() == observations
+            && value.inputs() == observations
+            && self.policy.normalizer.mean.len() == observations
+            && self.policy.normalizer.m2.len() == observations
+            && mean.outputs() == actions
+            && value.outputs() == 1;
+        match fits {
+            true => Ok(()),
+            false => Err(format!(
+                "expected a policy of {observations} observations and {actions} joint coordinates, found {} and {} (trained for another character?)",
+                mean.inputs(),
+                mean.outputs()
+            )),
+        }
+    }
+
     /// Changes the exploration noise and the policy's learning rate of a training in progress
     /// (DeepMimic anneals neither; a plateau may call for less noise).
     pub fn retune(&mut self, std: Option<f32>, policy_learning_rate: Option<f32>) {

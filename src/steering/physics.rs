@@ -421,7 +421,7 @@ pub struct Planning {
     pub corrections: Option<std::sync::Arc<super::samcon::SamconRun>>,
     /// A learned tracking policy's corrections, decided from the body's state
     /// ([`super::tracker`]).
-    pub tracker: Option<std::sync::Arc<super::tracker::TrackerPolicy>>,
+    pub tracker: Option<std::sync::Arc<crate::learn::ppo::Policy>>,
 }
 
 /// [`run_tracked_with`], with the look-ahead and the guard of `planning`.
@@ -469,7 +469,7 @@ pub fn run_tracked_from(
             && tracking.advance(t, out)
         {
             let seen = super::tracker::observe(&physics, out, &tracking);
-            physics.corrections = super::tracker::corrections(&tracker.policy.act(&seen));
+            physics.corrections = super::tracker::corrections(&tracker.act(&seen));
         }
         if let Some(p) = &mut planner {
             let stick = script.stick_at(t);

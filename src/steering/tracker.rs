@@ -4,9 +4,10 @@
 //! (on top of the balance feedback of [`super::balance`]) so that the simulated human follows it
 //! without falling. Trained, as DReCon's and DeepMimic's (Peng et al. 2018, §5–6) are, on the
 //! distribution it must hold: episodes of seeded player stick timelines
-//! ([`super::trials::random_timeline`]) from the standing start, ended early by a fall.
+//! ([`super::trials::random_timeline`]) from the standing start or (a share of them) from a
+//! random frame of a gait with the body moving, ended early by a fall.
 //!
-//! - **Decisions** at [`DECISION_RATE`] Hz (DeepMimic's 30), every other step of a 60 Hz
+//! - **Decisions** at [`DECISION_RATE`] Hz (DeepMimic's 30): every other step of a 60 Hz
 //!   script; the corrections are held in between.
 //! - **Observation** ([`observe`]), in the heading frame of the simulated pelvis: the simulated
 //!   pelvis's height, orientation, velocity and spin; every joint coordinate and rate; the
@@ -28,7 +29,6 @@ use crate::motion_graph::{FrameRef, LoadedGraph};
 use nalgebra::{UnitQuaternion, Vector3};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Decisions per second (DeepMimic's policies act at 30 Hz).
@@ -39,15 +39,6 @@ pub const SCRIPT_RATE: f64 = 60.0;
 
 /// Largest correction (rad) a decision adds to a PD target.
 pub const MAX_CORRECTION: f32 = 0.6;
-
-/// A trained tracking policy and what it was trained for.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct TrackerPolicy {
-    /// The character's name and its number of joint coordinates (the action's size).
-    pub character: String,
-    pub coordinates: usize,
-    pub policy: Policy,
-}
 
 /// What a tracker keeps between decisions of one run.
 #[derive(Clone, Debug, Default)]
@@ -295,7 +286,8 @@ pub fn run_episode(
     Ok(episode)
 }
 
-/// The sizes of a tracker's observation and action for `graph`'s character.
+/// The sizes of a tracker's observation and action for `graph`'s character (its joint
+/// coordinates).
 pub fn sizes(graph: &Arc<LoadedGraph>) -> anyhow::Result<(usize, usize)> {
     let from = Controller::default_start(graph, "stand");
     let mut controller = Controller::new(graph.clone(), from, Mode::Steer);

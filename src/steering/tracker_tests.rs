@@ -3,11 +3,11 @@
 
 use super::balance::BalanceGains;
 use super::physics::{Planning, run_tracked_planned};
-use super::tracker::{EpisodeSettings, SCRIPT_RATE, TrackerPolicy};
+use super::tracker::{EpisodeSettings, SCRIPT_RATE};
 use super::tracker_training::{TrackerCheckpoint, TrainingSettings};
 use super::trials::{PlayerModel, random_timeline};
 use super::{Controller, Mode};
-use crate::learn::ppo::PpoSettings;
+use crate::learn::ppo::{Policy, PpoSettings};
 use crate::motion_graph::{LoadedGraph, MotionGraph};
 use std::sync::Arc;
 
@@ -34,7 +34,7 @@ fn a_tracker_adds_its_corrections_and_nothing_else() {
     let g = shipped_graph();
     let mut checkpoint = TrackerCheckpoint::new(&g, small_ppo(), 1).unwrap();
     let script = random_timeline(5, 4.0, SCRIPT_RATE, &PlayerModel::default());
-    let play = |tracker: Option<TrackerPolicy>| {
+    let play = |tracker: Option<Policy>| {
         let mut controller = Controller::new(
             g.clone(),
             Controller::default_start(&g, "stand"),
@@ -68,6 +68,29 @@ fn a_tracker_adds_its_corrections_and_nothing_else() {
         "bent by 0.3 rad: joint error {} against {}",
         bent.joint_error,
         alone.joint_error
+    );
+}
+
+/// A checkpoint that does not fit the character is refused by its file name, not played: one
+/// trained for another number of observations, and one whose weights were cut short.
+#[test]
+fn a_tracker_that_does_not_fit_is_refused_by_name() {
+    let g = shipped_graph();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.control.ron");
+    let mut other = TrackerCheckpoint::new(&g, small_ppo(), 1).unwrap();
+    let actions = other.learner.policy.mean.outputs();
+    other.learner = crate::learn::ppo::Learner::new(10, actions, small_ppo(), 1);
+    other.save(&path).unwrap();
+    let e = format!("{:#}", TrackerCheckpoint::load(&path, &g).unwrap_err());
+    assert!(e.contains("other.control.ron") && e.contains("10"), "{e}");
+    let mut cut = TrackerCheckpoint::new(&g, small_ppo(), 1).unwrap();
+    cut.learner.policy.mean.biases[0].pop();
+    cut.save(&path).unwrap();
+    let e = format!("{:#}", TrackerCheckpoint::load(&path, &g).unwrap_err());
+    assert!(
+        e.contains("other.control.ron") && e.contains("sizes"),
+        "{e}"
     );
 }
 

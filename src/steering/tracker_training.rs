@@ -8,8 +8,8 @@
 //! the episodes and so the update do not depend on the number of threads) until it has
 //! [`TrainingSettings::samples`] decisions, then makes one PPO update.
 
-use super::tracker::{EpisodeSettings, TrackerPolicy, new_learner, run_episode};
-use crate::learn::ppo::{Episode, Learner, PpoSettings};
+use super::tracker::{EpisodeSettings, new_learner, run_episode, sizes};
+use crate::learn::ppo::{Episode, Learner, Policy, PpoSettings};
 use crate::motion_graph::LoadedGraph;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -78,8 +78,9 @@ impl TrackerCheckpoint {
         })
     }
 
-    /// Reads a checkpoint, checking that it was trained for `graph`.
-    pub fn load(path: &Path, graph: &LoadedGraph) -> anyhow::Result<Self> {
+    /// Reads a checkpoint, checking that it was trained for `graph`'s character and that its
+    /// networks fit that character's observation and joint coordinates.
+    pub fn load(path: &Path, graph: &Arc<LoadedGraph>) -> anyhow::Result<Self> {
         let c: Self = crate::files::read_ron(path)?;
         anyhow::ensure!(
             c.character == graph.character.name,
@@ -88,6 +89,10 @@ impl TrackerCheckpoint {
             c.character,
             graph.character.name
         );
+        let (observations, actions) = sizes(graph)?;
+        c.learner
+            .check_shapes(observations, actions)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Ok(c)
     }
 
@@ -101,12 +106,8 @@ impl TrackerCheckpoint {
     }
 
     /// The policy to play.
-    pub fn policy(&self) -> TrackerPolicy {
-        TrackerPolicy {
-            character: self.character.clone(),
-            coordinates: self.learner.policy.mean.outputs(),
-            policy: self.learner.policy.clone(),
-        }
+    pub fn policy(&self) -> Policy {
+        self.learner.policy.clone()
     }
 
     /// One iteration: episodes until `settings.samples` decisions, then one update.

@@ -248,7 +248,7 @@ pub struct SteeringState {
     /// Physics playback with a learned tracker's corrections ([`crate::steering::tracker`]),
     /// when one is loaded.
     pub tracker_on: bool,
-    pub tracker: Option<Arc<crate::steering::tracker::TrackerPolicy>>,
+    pub tracker: Option<Arc<crate::learn::ppo::Policy>>,
     tracker_state: crate::steering::tracker::TrackerState,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
@@ -659,7 +659,7 @@ fn step_once(st: &mut SteeringState, dt: f64) {
             {
                 use crate::steering::tracker::{corrections, observe};
                 let seen = observe(physics, &out, &st.tracker_state);
-                physics.corrections = corrections(&tracker.policy.act(&seen));
+                physics.corrections = corrections(&tracker.act(&seen));
             }
             physics.track(st.time, &out, controller, follow);
             if let Some(guard) = st.guard.as_mut() {
