@@ -5,6 +5,8 @@
 use anyhow::{Context, Result};
 use motionlab::clip::Clip;
 use motionlab::motion_graph::{GraphSettings, MotionGraph, WindowSettings, build, build_graph};
+use motionlab::steering::tracker::EpisodeSettings;
+use motionlab::steering::tracker_training::TrainingSettings;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
@@ -96,6 +98,14 @@ pub enum GraphCommand {
         /// resuming, it changes the training's from then on.
         #[arg(long)]
         learning_rate: Option<f32>,
+        /// Mean seconds between random pushes (10–45 N·s, any horizontal direction) on the
+        /// pelvis in training episodes; 0 for none.
+        #[arg(long, default_value_t = 5.0)]
+        push_interval: f64,
+        /// Share of training episodes that hold each stick setting 6–20 s (long straight walks
+        /// and runs) instead of a player's 1–4 s.
+        #[arg(long, default_value_t = 0.25)]
+        steady_share: f64,
         #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
         threads: usize,
     },
@@ -243,16 +253,32 @@ pub fn run(command: GraphCommand) -> Result<()> {
             seed,
             noise,
             learning_rate,
+            push_interval,
+            steady_share,
             threads,
-        } => crate::graph_control::control(
-            &graph,
-            &out,
-            iterations,
-            samples,
-            seed,
-            (noise, learning_rate),
-            threads,
-        ),
+        } => {
+            anyhow::ensure!(
+                push_interval >= 0.0 && (0.0..=1.0).contains(&steady_share),
+                "--push-interval must be at least 0 and --steady-share within 0–1"
+            );
+            let settings = TrainingSettings {
+                samples,
+                episode: EpisodeSettings {
+                    push_interval,
+                    steady_share,
+                    ..EpisodeSettings::default()
+                },
+            };
+            crate::graph_control::control(
+                &graph,
+                &out,
+                iterations,
+                &settings,
+                seed,
+                (noise, learning_rate),
+                threads,
+            )
+        }
         GraphCommand::Info { graph } => {
             let g = MotionGraph::load(&graph)?;
             print_graph(&g.graph);

@@ -15,7 +15,7 @@ pub fn control(
     graph: &Path,
     out: &Path,
     iterations: u64,
-    samples: usize,
+    settings: &TrainingSettings,
     seed: u64,
     (noise, learning_rate): (Option<f32>, Option<f32>),
     threads: usize,
@@ -34,10 +34,6 @@ pub fn control(
         TrackerCheckpoint::new(&g, PpoSettings::default(), seed)?
     };
     checkpoint.learner.retune(noise, learning_rate);
-    let settings = TrainingSettings {
-        samples,
-        ..TrainingSettings::default()
-    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -51,7 +47,7 @@ pub fn control(
     );
     for _ in 0..iterations {
         let started = std::time::Instant::now();
-        let r = pool.install(|| checkpoint.iterate(&g, &settings))?;
+        let r = pool.install(|| checkpoint.iterate(&g, settings))?;
         checkpoint.save(out)?;
         bar.inc(1);
         bar.set_message(format!("reward {:.3}, {:.1} s up", r.reward, r.seconds));

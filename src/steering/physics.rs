@@ -35,7 +35,7 @@ use super::balance::{BalanceGains, Feedback, Leg, LegOffsets, Reference, legs};
 use crate::model::Character;
 use crate::model::planar::PlanarMotion;
 use crate::sim::{Controller as SimController, FallCause, SimSettings, Simulation};
-use crate::steering::script::{ScriptPush, SteerTrace, StickScript, face_first_key, run_script};
+use crate::steering::script::{SteerTrace, StickScript, face_first_key, run_script};
 use crate::steering::{Controller, Output};
 
 /// Projected Gauss–Seidel sweeps of the contact solver in physics playback (see the module
@@ -256,6 +256,24 @@ impl PhysicsPlayback {
         })
     }
 
+    /// The played motion's centre-of-mass velocity (world, m/s) from the last tracked step to
+    /// `out` at time `t`, the reference's following of the body taken out: the clip's own
+    /// travel, which the body should keep up with (zero before the second step).
+    pub fn played_velocity(&self, t: f64, out: &Output) -> [f64; 3] {
+        let character = self.sim.character();
+        let bodies = crate::clip::pose::body_poses(character, &out.pose.root, &out.pose.joints);
+        self.velocity_to(t, played_com(character, &bodies))
+    }
+
+    fn velocity_to(&self, t: f64, com: [f64; 3]) -> [f64; 3] {
+        match self.last_played {
+            Some(last) if t > last.time => {
+                [0, 1, 2].map(|k| (com[k] - last.com[k]) / (t - last.time))
+            }
+            _ => [0.0; 3],
+        }
+    }
+
     /// The simulated pelvis's body index.
     pub fn root_body(&self) -> usize {
         self.root
@@ -278,20 +296,14 @@ impl PhysicsPlayback {
         }
         let character = &controller.graph.character;
         let bodies = crate::clip::pose::body_poses(character, &out.pose.root, &out.pose.joints);
-        let mut com = [0.0; 3];
-        let mass: f64 = character.bodies.iter().map(|b| b.mass).sum();
-        for (b, p) in character.bodies.iter().zip(&bodies) {
-            for k in 0..3 {
-                com[k] += b.mass * p[k] / mass;
-            }
-        }
+        let com = played_com(character, &bodies);
         let pelvis = crate::clip::pose::quat_of(&bodies[self.root]);
-        let (velocity, spin) = match self.last_played {
-            Some(last) if t > last.time => (
-                [0, 1, 2].map(|k| (com[k] - last.com[k]) / (t - last.time)),
-                (pelvis * last.pelvis.inverse()).scaled_axis() / (t - last.time),
-            ),
-            _ => ([0.0; 3], nalgebra::Vector3::zeros()),
+        let velocity = self.velocity_to(t, com);
+        let spin = match self.last_played {
+            Some(last) if t > last.time => {
+                (pelvis * last.pelvis.inverse()).scaled_axis() / (t - last.time)
+            }
+            _ => nalgebra::Vector3::zeros(),
         };
         let reference = Reference {
             com,
@@ -391,6 +403,18 @@ impl PhysicsPlayback {
     }
 }
 
+/// The centre of mass of a character's bodies placed at `bodies` (world poses).
+fn played_com(character: &crate::model::Character, bodies: &[[f64; 7]]) -> [f64; 3] {
+    let mass: f64 = character.bodies.iter().map(|b| b.mass).sum();
+    let mut com = [0.0; 3];
+    for (b, p) in character.bodies.iter().zip(bodies) {
+        for k in 0..3 {
+            com[k] += b.mass * p[k] / mass;
+        }
+    }
+    com
+}
+
 /// Plays `script` through `controller` with the simulated character tracking it (see the
 /// module docs); pushes of the script hit the simulated pelvis.
 pub fn run_tracked(
@@ -449,14 +473,9 @@ pub fn run_tracked_from(
     let mut guard = planning.guard.map(super::guard::Guard::new);
     let mut physics = PhysicsPlayback::start(controller, script, gains, moving)?;
     let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
-    let mut pushes: Vec<ScriptPush> = script.pushes.clone();
-    pushes.sort_by(|a, b| a.time.total_cmp(&b.time));
     let mut tracking = super::tracker::TrackerState::default();
     let trace = run_script(controller, script, |t, out, controller| {
-        for p in pushes
-            .iter()
-            .filter(|p| p.time <= t && p.time > t - 1.0 / script.rate)
-        {
+        for p in script.pushes_due(t) {
             physics.push(p.impulse);
         }
         if let Some(run) = &planning.corrections {
@@ -466,7 +485,7 @@ pub fn run_tracked_from(
                 .map_or_else(Vec::new, <[f32]>::to_vec);
         }
         if let Some(tracker) = &planning.tracker
-            && tracking.advance(t, out)
+            && tracking.advance(t, out, &physics)
         {
             let seen = super::tracker::observe(&physics, out, &tracking);
             physics.corrections = super::tracker::corrections(&tracker.act(&seen));

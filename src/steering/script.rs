@@ -62,6 +62,14 @@ fn default_rate() -> f64 {
 }
 
 impl StickScript {
+    /// The pushes that land in the script step ending at `t` (one step is `1 / rate` s).
+    pub fn pushes_due(&self, t: f64) -> impl Iterator<Item = &ScriptPush> {
+        let step = 1.0 / self.rate;
+        self.pushes
+            .iter()
+            .filter(move |p| p.time <= t && p.time > t - step)
+    }
+
     /// Reads a script; errors name the file and line, or what is out of range.
     pub fn load(path: &std::path::Path) -> anyhow::Result<Self> {
         let s: StickScript = crate::files::read_ron(path)?;

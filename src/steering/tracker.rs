@@ -5,21 +5,26 @@
 //! without falling. Trained, as DReCon's and DeepMimic's (Peng et al. 2018, §5–6) are, on the
 //! distribution it must hold: episodes of seeded player stick timelines
 //! ([`super::trials::random_timeline`]) from the standing start or (a share of them) from a
-//! random frame of a gait with the body moving, ended early by a fall.
+//! random frame of a gait with the body moving, a share of them with long straight holds,
+//! pushed on the pelvis at random times (DReCon's perturbations), ended early by a fall.
 //!
 //! - **Decisions** at [`DECISION_RATE`] Hz (DeepMimic's 30): every other step of a 60 Hz
 //!   script; the corrections are held in between.
 //! - **Observation** ([`observe`]), in the heading frame of the simulated pelvis: the simulated
 //!   pelvis's height, orientation, velocity and spin; every joint coordinate and rate; the
-//!   played coordinates' difference from the simulated ones; the played pelvis's place,
-//!   orientation and velocity; which feet touch the ground, simulated and played.
+//!   played coordinates' difference from the simulated ones; the played pelvis's place and
+//!   orientation, and the played motion's own centre-of-mass velocity (its following of the
+//!   body taken out); which feet touch the ground, simulated and played.
 //! - **Reward** ([`reward`]), DeepMimic's form (§5.3, eq. 5–9, with its weights re-balanced for
 //!   a reference that follows the body): 0.5·exp(−2·Σ joint error²) + 0.2·exp(−10·(pelvis height
-//!   error² + pelvis angle error²)) + 0.3·exp(−2·|pelvis velocity error|²).
+//!   error² + pelvis angle error²)) + 0.3·exp(−2·|centre-of-mass velocity error|²). The played
+//!   place follows the simulated pelvis within a step or two, so the places agree whatever the
+//!   body's pace: the velocity is the played clip's own, so that the body is paid for keeping
+//!   up with the clip (the stick's speed), not for matching a reference that waits for it.
 
 use super::balance::BalanceGains;
 use super::physics::PhysicsPlayback;
-use super::script::face_first_key;
+use super::script::{ScriptPush, StickScript, face_first_key};
 use super::trials::{PlayerModel, random_timeline};
 use super::{Controller, Mode, Output};
 use crate::clip::pose::quat_of;
@@ -44,25 +49,21 @@ pub const MAX_CORRECTION: f32 = 0.6;
 #[derive(Clone, Debug, Default)]
 pub struct TrackerState {
     next_decision: f64,
-    last_played_root: Option<([f64; 3], f64)>,
+    started: bool,
     played_velocity: [f64; 3],
 }
 
 impl TrackerState {
-    /// Notes the played pose of the step at time `t` (for the played pelvis's velocity); true
-    /// when this step is a decision ([`DECISION_RATE`] a second, whatever the step: every other
-    /// step of a 60 Hz script, or an app's uneven frames).
-    pub fn advance(&mut self, t: f64, out: &Output) -> bool {
-        let p = [out.pose.root[0], out.pose.root[1], out.pose.root[2]];
-        if self.last_played_root.is_none() {
+    /// Notes the played pose `out` of the step at time `t`, before `physics` tracks it (for the
+    /// played motion's own velocity, [`PhysicsPlayback::played_velocity`]); true when this step
+    /// is a decision ([`DECISION_RATE`] a second, whatever the step: every other step of a
+    /// 60 Hz script, or an app's uneven frames).
+    pub fn advance(&mut self, t: f64, out: &Output, physics: &PhysicsPlayback) -> bool {
+        if !self.started {
             self.next_decision = t;
+            self.started = true;
         }
-        if let Some((last, at)) = self.last_played_root
-            && t > at
-        {
-            self.played_velocity = [0, 1, 2].map(|k| (p[k] - last[k]) / (t - at));
-        }
-        self.last_played_root = Some((p, t));
+        self.played_velocity = physics.played_velocity(t, out);
         let decide = t + 1e-6 >= self.next_decision;
         if decide {
             self.next_decision += 1.0 / DECISION_RATE;
@@ -155,9 +156,9 @@ pub fn reward(physics: &PhysicsPlayback, out: &Output, state: &TrackerState) -> 
     let p = sim.body_pose(root).map(|v| v as f64);
     let height = p[1] - out.pose.root[1];
     let angle = quat_of(&p).angle_to(&quat_of(&out.pose.root));
-    let (lin, _) = sim.body_velocity(root);
+    let v = sim.com_velocity();
     let dv: f64 = (0..3)
-        .map(|k| (lin[k] as f64 - state.played_velocity[k]).powi(2))
+        .map(|k| (v[k] as f64 - state.played_velocity[k]).powi(2))
         .sum();
     (0.5 * (-2.0 * joints).exp()
         + 0.2 * (-10.0 * (height * height + angle * angle)).exp()
@@ -183,7 +184,19 @@ pub struct EpisodeSettings {
     /// body moving as the clip does there (DeepMimic's reference state initialization, §5.2),
     /// instead of standing: the states after a start are seen without the start before them.
     pub moving_starts: f64,
+    /// Share of the episodes whose stick settings are held [`STEADY_HOLD`] seconds instead of
+    /// the player's 1–4 s: long straight walks and runs, so that the gaits' steady state is
+    /// learned and not only the turns and starts where most episodes fall.
+    pub steady_share: f64,
+    /// Mean seconds between random pushes on the pelvis during an episode (none if zero):
+    /// horizontal, in a uniform direction, of [`PUSH_IMPULSE`] N·s (DReCon's perturbations).
+    pub push_interval: f64,
 }
+
+/// Seconds a steady episode's stick settings are held: uniform in this range.
+pub const STEADY_HOLD: (f64, f64) = (6.0, 20.0);
+/// Impulse of a training push (N·s): uniform in this range.
+pub const PUSH_IMPULSE: (f64, f64) = (10.0, 45.0);
 
 impl Default for EpisodeSettings {
     fn default() -> Self {
@@ -192,8 +205,40 @@ impl Default for EpisodeSettings {
             player: PlayerModel::default(),
             gains: BalanceGains::default(),
             moving_starts: 0.5,
+            steady_share: 0.25,
+            push_interval: 5.0,
         }
     }
+}
+
+/// The stick timeline of the episode of `seed`: a player's, or (a `steady_share` of the time)
+/// one of long holds, with random pushes every `push_interval` seconds on average, none in the
+/// first second.
+pub fn episode_script(settings: &EpisodeSettings, seed: u64) -> StickScript {
+    use rand::Rng;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7075_7368_6573);
+    let mut player = settings.player.clone();
+    if rng.random_bool(settings.steady_share.clamp(0.0, 1.0)) {
+        player.hold = STEADY_HOLD;
+    }
+    let mut script = random_timeline(seed, settings.duration, SCRIPT_RATE, &player);
+    if settings.push_interval > 0.0 {
+        let mut t = 1.0;
+        loop {
+            // Exponential gaps: pushes at any phase, as a Poisson process.
+            t += -settings.push_interval * (1.0 - rng.random_range(0.0..1.0f64)).ln();
+            if t >= settings.duration {
+                break;
+            }
+            let a = rng.random_range(0.0..std::f64::consts::TAU);
+            let j = rng.random_range(PUSH_IMPULSE.0..=PUSH_IMPULSE.1);
+            script.pushes.push(ScriptPush {
+                time: t,
+                impulse: [j * a.cos(), 0.0, j * a.sin()],
+            });
+        }
+    }
+    script
 }
 
 /// Where an episode starts: the standing start, or (a `moving_starts` share of the time) a
@@ -226,8 +271,8 @@ pub fn run_episode(
     seed: u64,
     explore: bool,
 ) -> anyhow::Result<Episode> {
-    let script = random_timeline(seed, settings.duration, SCRIPT_RATE, &settings.player);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_6163_6b65_72);
+    let script = episode_script(settings, seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0074_7261_636b_6572);
     let moving = episode_start(graph, settings.moving_starts, &mut rng);
     let from = moving.unwrap_or_else(|| Controller::default_start(graph, "stand"));
     let mut controller = Controller::new(graph.clone(), from, Mode::Steer);
@@ -244,7 +289,10 @@ pub fn run_episode(
     for i in 0..steps {
         let t = (i + 1) as f64 * dt;
         let out = controller.step(&script.stick_at(t), dt);
-        if state.advance(t, &out) {
+        for p in script.pushes_due(t) {
+            physics.push(p.impulse);
+        }
+        if state.advance(t, &out, &physics) {
             let obs = observe(&physics, &out, &state);
             if let Some(mut s) = pending.take() {
                 s.reward = rewards.0 / rewards.1.max(1) as f32;

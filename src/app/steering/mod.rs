@@ -655,7 +655,7 @@ fn step_once(st: &mut SteeringState, dt: f64) {
                 planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
             }
             if let (true, Some(tracker)) = (st.tracker_on, &st.tracker)
-                && st.tracker_state.advance(st.time, &out)
+                && st.tracker_state.advance(st.time, &out, physics)
             {
                 use crate::steering::tracker::{corrections, observe};
                 let seen = observe(physics, &out, &st.tracker_state);
