@@ -17,10 +17,12 @@
 //!   body taken out); which feet touch the ground, simulated and played.
 //! - **Reward** ([`reward`]), DeepMimic's form (§5.3, eq. 5–9, with its weights re-balanced for
 //!   a reference that follows the body): 0.5·exp(−2·Σ joint error²) + 0.2·exp(−10·(pelvis height
-//!   error² + pelvis angle error²)) + 0.3·exp(−2·|centre-of-mass velocity error|²). The played
-//!   place follows the simulated pelvis within a step or two, so the places agree whatever the
-//!   body's pace: the velocity is the played clip's own, so that the body is paid for keeping
-//!   up with the clip (the stick's speed), not for matching a reference that waits for it.
+//!   error² + pelvis angle error²)) + 0.3·exp(−0.5·|centre-of-mass velocity error|²), the last
+//!   with a wide basin so that a body 2 m/s behind a run is still paid for gaining on it. The
+//!   played place follows the simulated pelvis within a step or two, so the places agree
+//!   whatever the body's pace: the velocity is the played clip's own, so that the body is paid
+//!   for keeping up with the clip (the stick's speed), not for matching a reference that waits
+//!   for it.
 
 use super::balance::BalanceGains;
 use super::physics::PhysicsPlayback;
@@ -162,7 +164,7 @@ pub fn reward(physics: &PhysicsPlayback, out: &Output, state: &TrackerState) -> 
         .sum();
     (0.5 * (-2.0 * joints).exp()
         + 0.2 * (-10.0 * (height * height + angle * angle)).exp()
-        + 0.3 * (-2.0 * dv).exp()) as f32
+        + 0.3 * (-0.5 * dv).exp()) as f32
 }
 
 /// Turns a policy output into PD-target corrections.
