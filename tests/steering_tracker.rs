@@ -72,4 +72,17 @@ fn graph_control_trains_resumes_and_steer_plays_the_tracker() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no/such/tracker.ron"), "{err}");
+
+    let o = motionlab(&[
+        "graph",
+        "control",
+        "assets/graphs/human3d.ron",
+        "--out",
+        file_arg,
+        "--steady-share",
+        "1.5",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--steady-share"), "{err}");
 }
