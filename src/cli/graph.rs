@@ -98,6 +98,11 @@ pub enum GraphCommand {
         /// resuming, it changes the training's from then on.
         #[arg(long)]
         learning_rate: Option<f32>,
+        /// Stop an update's epochs once the policy has moved by 1.5 × this KL divergence
+        /// (nats) from the one that drew its batch (0: never; a new tracker's default 0).
+        /// Given when resuming, it changes the training's from then on.
+        #[arg(long)]
+        target_kl: Option<f32>,
         /// Mean seconds between random pushes (10–45 N·s, any horizontal direction) on the
         /// pelvis in training episodes; 0 for none.
         #[arg(long, default_value_t = 5.0)]
@@ -253,13 +258,16 @@ pub fn run(command: GraphCommand) -> Result<()> {
             seed,
             noise,
             learning_rate,
+            target_kl,
             push_interval,
             steady_share,
             threads,
         } => {
             anyhow::ensure!(
-                push_interval >= 0.0 && (0.0..=1.0).contains(&steady_share),
-                "--push-interval must be at least 0 and --steady-share within 0–1"
+                push_interval >= 0.0
+                    && (0.0..=1.0).contains(&steady_share)
+                    && target_kl.is_none_or(|k| k >= 0.0),
+                "--push-interval and --target-kl must be at least 0 and --steady-share within 0–1"
             );
             let settings = TrainingSettings {
                 samples,
@@ -275,7 +283,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 iterations,
                 &settings,
                 seed,
-                (noise, learning_rate),
+                (noise, learning_rate, target_kl),
                 threads,
             )
         }

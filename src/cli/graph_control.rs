@@ -10,14 +10,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Trains (or goes on training) the tracker of `graph` in `out` for `iterations` more updates,
-/// with the exploration noise and policy learning rate changed when given.
+/// with the exploration noise, policy learning rate and target KL changed when given.
 pub fn control(
     graph: &Path,
     out: &Path,
     iterations: u64,
     settings: &TrainingSettings,
     seed: u64,
-    (noise, learning_rate): (Option<f32>, Option<f32>),
+    (noise, learning_rate, target_kl): (Option<f32>, Option<f32>, Option<f32>),
     threads: usize,
 ) -> Result<()> {
     let g = Arc::new(MotionGraph::load(graph)?);
@@ -33,7 +33,7 @@ pub fn control(
     } else {
         TrackerCheckpoint::new(&g, PpoSettings::default(), seed)?
     };
-    checkpoint.learner.retune(noise, learning_rate);
+    checkpoint.learner.retune(noise, learning_rate, target_kl);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -53,7 +53,7 @@ pub fn control(
         bar.set_message(format!("reward {:.3}, {:.1} s up", r.reward, r.seconds));
         bar.suspend(|| {
             println!(
-                "iteration {} samples {} episodes {} reward {:.4} seconds_up {:.2} falls {:.2} value_error {:.4} clipped {:.3} wall_s {:.1}",
+                "iteration {} samples {} episodes {} reward {:.4} seconds_up {:.2} falls {:.2} value_error {:.4} clipped {:.3} kl {:.4} epochs {:.2} wall_s {:.1}",
                 r.iteration,
                 r.samples,
                 r.episodes,
@@ -62,6 +62,8 @@ pub fn control(
                 r.falls,
                 r.value_error,
                 r.clipped,
+                r.kl,
+                r.epochs,
                 started.elapsed().as_secs_f64()
             )
         });

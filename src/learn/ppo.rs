@@ -145,6 +145,13 @@ pub struct PpoSettings {
     pub value_learning_rate: f32,
     /// The exploration noise's standard deviation (in action units).
     pub std: f32,
+    /// An update's epochs stop at the first minibatch whose policy has moved from the one that
+    /// drew the batch by more than 1.5 × this KL divergence (nats, the estimator
+    /// (r − 1) − ln r of the probability ratio r; Schulman et al.'s "target KL" of the PPO
+    /// baselines); 0: every epoch runs. With a fixed small noise a step of the mean moves the
+    /// policy by |Δμ|²/(2σ²), so the clip alone lets an update go far.
+    #[serde(default)]
+    pub target_kl: f32,
 }
 
 impl Default for PpoSettings {
@@ -159,6 +166,7 @@ impl Default for PpoSettings {
             policy_learning_rate: 5e-5,
             value_learning_rate: 1e-3,
             std: 0.1,
+            target_kl: 0.0,
         }
     }
 }
@@ -175,8 +183,12 @@ pub struct UpdateStats {
     pub failures: f64,
     /// Mean squared error of the value network on the returns, before the update.
     pub value_error: f64,
-    /// Share of the samples whose ratio the clip held, in the last epoch.
+    /// Share of the samples whose ratio the clip held, in the last epoch run.
     pub clipped: f64,
+    /// The policy's KL divergence from the one that drew the batch at the last minibatch run
+    /// (nats), and the epochs run (fewer than the settings' when the target KL stopped them).
+    pub kl: f64,
+    pub epochs: f64,
 }
 
 /// The policy, the value network and their optimizers: what a checkpoint holds.
@@ -249,7 +261,15 @@ impl Learner {
 
     /// Changes the exploration noise and the policy's learning rate of a training in progress
     /// (DeepMimic anneals neither; a plateau may call for less noise).
-    pub fn retune(&mut self, std: Option<f32>, policy_learning_rate: Option<f32>) {
+    pub fn retune(
+        &mut self,
+        std: Option<f32>,
+        policy_learning_rate: Option<f32>,
+        target_kl: Option<f32>,
+    ) {
+        if let Some(kl) = target_kl {
+            self.settings.target_kl = kl;
+        }
         if let Some(std) = std {
             self.settings.std = std;
             self.policy.std = std;
@@ -306,6 +326,8 @@ impl Learner {
                 / episodes.len().max(1) as f64,
             value_error: value_error / n.max(1) as f64,
             clipped: 0.0,
+            kl: 0.0,
+            epochs: 0.0,
         };
         if n == 0 {
             return stats;
@@ -324,22 +346,27 @@ impl Learner {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut order: Vec<usize> = (0..n).collect();
-        let mut clipped = 0usize;
-        for epoch in 0..s.epochs {
+        // Held by the clip, and run, in the last epoch that ran.
+        let mut last_epoch = (0usize, 0usize);
+        let (mut kl, mut epochs, mut stopped) = (0.0f64, 0.0f64, false);
+        for _ in 0..s.epochs {
             order.shuffle(&mut rng);
-            let last = epoch + 1 == s.epochs;
+            let (mut clipped, mut seen) = (0usize, 0usize);
             for batch in order.chunks(s.minibatch.max(1)) {
-                let parts: Vec<(Gradient, Gradient, usize)> = batch
+                let parts: Vec<(Gradient, Gradient, usize, f64)> = batch
                     .par_chunks(CHUNK)
                     .map(|chunk| {
                         let mut gp = Gradient::zeros(&self.policy.mean);
                         let mut gv = Gradient::zeros(&self.value);
                         let mut held = 0;
+                        let mut divergence = 0.0f64;
                         for &i in chunk {
                             let (obs, action, old, adv, ret) = &samples[i];
                             let acts = self.policy.mean.activations(obs);
                             let mean = acts.last().expect("output");
-                            let ratio = (self.policy.log_density(mean, action) - old).exp();
+                            let log_ratio = self.policy.log_density(mean, action) - old;
+                            divergence += (log_ratio as f64).exp_m1() - log_ratio as f64;
+                            let ratio = log_ratio.exp();
                             let clipped_ratio = ratio.clamp(1.0 - s.clip, 1.0 + s.clip);
                             // −min(r·A, clip(r)·A): the gradient flows through r only when
                             // the unclipped term is the smaller.
@@ -358,18 +385,22 @@ impl Learner {
                             let v = vacts.last().expect("output")[0];
                             self.value.backward(&vacts, &[v - ret], &mut gv);
                         }
-                        (gp, gv, held)
+                        (gp, gv, held, divergence)
                     })
                     .collect();
+                kl = parts.iter().map(|p| p.3).sum::<f64>() / batch.len() as f64;
+                if s.target_kl > 0.0 && kl > 1.5 * s.target_kl as f64 {
+                    stopped = true;
+                    break;
+                }
                 let mut gp = Gradient::zeros(&self.policy.mean);
                 let mut gv = Gradient::zeros(&self.value);
-                for (p, v, h) in &parts {
+                for (p, v, h, _) in &parts {
                     gp.add(p);
                     gv.add(v);
-                    if last {
-                        clipped += h;
-                    }
+                    clipped += h;
                 }
+                seen += batch.len();
                 let k = 1.0 / batch.len() as f32;
                 gp.scale(k);
                 gv.scale(k);
@@ -378,11 +409,20 @@ impl Learner {
                 self.policy_adam.step(&mut self.policy.mean, &gp);
                 self.value_adam.step(&mut self.value, &gv);
             }
+            epochs += seen as f64 / n as f64;
+            if seen > 0 {
+                last_epoch = (clipped, seen);
+            }
+            if stopped {
+                break;
+            }
         }
         self.iterations += 1;
         self.samples += n as u64;
         UpdateStats {
-            clipped: clipped as f64 / n as f64,
+            clipped: last_epoch.0 as f64 / last_epoch.1.max(1) as f64,
+            kl,
+            epochs,
             ..stats
         }
     }
@@ -400,6 +440,79 @@ fn clip_norm(g: &mut Gradient, max: f32) {
 mod tests {
     use super::*;
 
+    /// An episode of the point mass of the test below (from `start`, or a seeded place).
+    fn point_mass_episode(
+        policy: &Policy,
+        seed: u64,
+        start: Option<f32>,
+        explore: bool,
+    ) -> (Episode, f32) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut x = start.unwrap_or_else(|| {
+            let u: f64 = rand::Rng::random_range(&mut rng, -1.0..1.0);
+            u as f32
+        });
+        let mut v = 0.0f32;
+        let mut e = Episode::default();
+        for _ in 0..60 {
+            let obs = vec![x, v];
+            let (a, lp) = match explore {
+                true => policy.sample(&obs, &mut rng),
+                false => (policy.act(&obs), 0.0),
+            };
+            let f = a[0].clamp(-5.0, 5.0);
+            v += f * 0.05;
+            x += v * 0.05;
+            e.steps.push(Step {
+                observation: obs,
+                action: a,
+                log_density: lp,
+                reward: (-x * x).exp(),
+            });
+        }
+        e.last_observation = vec![x, v];
+        (e, x)
+    }
+
+    /// With a target KL an update stops at the first minibatch past 1.5 × the target, and its
+    /// policy moves less; without, every epoch runs.
+    #[test]
+    fn a_target_kl_stops_the_epochs() {
+        let settings = PpoSettings {
+            hidden: vec![32, 32],
+            std: 0.3,
+            policy_learning_rate: 1e-3,
+            epochs: 5,
+            minibatch: 256,
+            ..PpoSettings::default()
+        };
+        let learner = Learner::new(2, 1, settings, 7);
+        let episodes: Vec<Episode> = (0..66)
+            .map(|k| point_mass_episode(&learner.policy, k, None, true).0)
+            .collect();
+        let moved = |l: &Learner| -> f32 {
+            l.policy
+                .mean
+                .weights
+                .iter()
+                .flatten()
+                .zip(learner.policy.mean.weights.iter().flatten())
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f32>()
+                .sqrt()
+        };
+        let mut free = learner.clone();
+        let all = free.update(&episodes, 1);
+        assert_eq!(all.epochs, 5.0);
+        let mut held = learner.clone();
+        held.retune(None, None, Some(1e-5));
+        let stopped = held.update(&episodes, 1);
+        assert!(stopped.epochs < 1.0, "ran {} epochs", stopped.epochs);
+        assert!(stopped.kl > 1.5e-5, "stopped at KL {}", stopped.kl);
+        assert!(all.kl > stopped.kl);
+        assert!(moved(&held) < 0.5 * moved(&free));
+    }
+
     /// A point mass on a line (x'' = action, 0.05 s steps, 60 steps) rewarded exp(−x²) each step,
     /// started anywhere in [−1, 1] at rest: the untrained policy (mean near 0, noise 0.3) drifts
     /// and scores about 0.7 a step; after 60 updates of 4,000 samples the played mean brings the
@@ -414,33 +527,7 @@ mod tests {
             ..PpoSettings::default()
         };
         let mut learner = Learner::new(2, 1, settings, 7);
-        let episode = |policy: &Policy, seed: u64, start: Option<f32>, explore: bool| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut x = start.unwrap_or_else(|| {
-                let u: f64 = rand::Rng::random_range(&mut rng, -1.0..1.0);
-                u as f32
-            });
-            let mut v = 0.0f32;
-            let mut e = Episode::default();
-            for _ in 0..60 {
-                let obs = vec![x, v];
-                let (a, lp) = match explore {
-                    true => policy.sample(&obs, &mut rng),
-                    false => (policy.act(&obs), 0.0),
-                };
-                let f = a[0].clamp(-5.0, 5.0);
-                v += f * 0.05;
-                x += v * 0.05;
-                e.steps.push(Step {
-                    observation: obs,
-                    action: a,
-                    log_density: lp,
-                    reward: (-x * x).exp(),
-                });
-            }
-            e.last_observation = vec![x, v];
-            (e, x)
-        };
+        let episode = point_mass_episode;
         let mut first = None;
         for it in 0..60u64 {
             let episodes: Vec<Episode> = (0..66)

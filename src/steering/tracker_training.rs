@@ -54,6 +54,12 @@ pub struct IterationRecord {
     pub falls: f64,
     pub value_error: f64,
     pub clipped: f64,
+    /// The policy's KL divergence from the batch's at the update's last minibatch (nats), and
+    /// the epochs the update ran (fewer when the target KL stopped it).
+    #[serde(default)]
+    pub kl: f64,
+    #[serde(default)]
+    pub epochs: f64,
 }
 
 /// A training in progress (or done): what `motionlab graph control` writes.
@@ -141,6 +147,8 @@ impl TrackerCheckpoint {
             falls: stats.failures,
             value_error: stats.value_error,
             clipped: stats.clipped,
+            kl: stats.kl,
+            epochs: stats.epochs,
         };
         self.history.push(record.clone());
         Ok(record)
