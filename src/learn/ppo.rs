@@ -440,6 +440,17 @@ fn clip_norm(g: &mut Gradient, max: f32) {
 mod tests {
     use super::*;
 
+    /// The point mass's learner: small networks, noise 0.3, a fast learning rate.
+    fn point_mass_settings() -> PpoSettings {
+        PpoSettings {
+            hidden: vec![32, 32],
+            std: 0.3,
+            policy_learning_rate: 1e-3,
+            epochs: 5,
+            ..PpoSettings::default()
+        }
+    }
+
     /// An episode of the point mass of the test below (from `start`, or a seeded place).
     fn point_mass_episode(
         policy: &Policy,
@@ -478,15 +489,7 @@ mod tests {
     /// policy moves less; without, every epoch runs.
     #[test]
     fn a_target_kl_stops_the_epochs() {
-        let settings = PpoSettings {
-            hidden: vec![32, 32],
-            std: 0.3,
-            policy_learning_rate: 1e-3,
-            epochs: 5,
-            minibatch: 256,
-            ..PpoSettings::default()
-        };
-        let learner = Learner::new(2, 1, settings, 7);
+        let learner = Learner::new(2, 1, point_mass_settings(), 7);
         let episodes: Vec<Episode> = (0..66)
             .map(|k| point_mass_episode(&learner.policy, k, None, true).0)
             .collect();
@@ -519,14 +522,7 @@ mod tests {
     /// mass from x = 1 to within 0.15 of the origin by the episode's end.
     #[test]
     fn ppo_learns_to_bring_a_point_mass_home() {
-        let settings = PpoSettings {
-            hidden: vec![32, 32],
-            std: 0.3,
-            policy_learning_rate: 1e-3,
-            epochs: 5,
-            ..PpoSettings::default()
-        };
-        let mut learner = Learner::new(2, 1, settings, 7);
+        let mut learner = Learner::new(2, 1, point_mass_settings(), 7);
         let episode = point_mass_episode;
         let mut first = None;
         for it in 0..60u64 {
