@@ -259,8 +259,9 @@ impl Learner {
         }
     }
 
-    /// Changes the exploration noise and the policy's learning rate of a training in progress
-    /// (DeepMimic anneals neither; a plateau may call for less noise).
+    /// Changes the exploration noise, the policy's learning rate and the target KL of a
+    /// training in progress (DeepMimic anneals neither of the first two; a plateau may call for
+    /// less noise, an unsteady training for a target KL).
     pub fn retune(
         &mut self,
         std: Option<f32>,
@@ -523,16 +524,15 @@ mod tests {
     #[test]
     fn ppo_learns_to_bring_a_point_mass_home() {
         let mut learner = Learner::new(2, 1, point_mass_settings(), 7);
-        let episode = point_mass_episode;
         let mut first = None;
         for it in 0..60u64 {
             let episodes: Vec<Episode> = (0..66)
-                .map(|k| episode(&learner.policy, it * 1000 + k, None, true).0)
+                .map(|k| point_mass_episode(&learner.policy, it * 1000 + k, None, true).0)
                 .collect();
             let stats = learner.update(&episodes, it);
             first.get_or_insert(stats.mean_return / 60.0);
         }
-        let (_, end) = episode(&learner.policy, 0, Some(1.0), false);
+        let (_, end) = point_mass_episode(&learner.policy, 0, Some(1.0), false);
         assert!(first.unwrap() < 0.8, "untrained {}", first.unwrap());
         assert!(end.abs() < 0.15, "the mass ends at {end}");
     }
