@@ -388,8 +388,9 @@ pub fn bench_steering(quick: bool, graph: Option<&Path>) -> Result<()> {
 
 /// `motionlab bench steering --physics`: physics playback of a full-stick walk east on the
 /// shipped graph, on one thread: seconds of compute per simulated second, the controller's
-/// decisions included, with the balance feedback alone, with the look-ahead, the guard and a
-/// learned tracker (a new one: its forward pass costs what a trained one's does), and the
+/// decisions included, with the balance feedback alone, with the look-ahead, the guard, a
+/// learned tracker (a new one: its forward pass costs what a trained one's does) and the
+/// tracker with the guard, and the
 /// decisions alone (the same walk played kinematically). Medians of
 /// 3 repeats (`--quick`: one short one).
 pub fn bench_steering_physics(quick: bool) -> Result<()> {
@@ -432,7 +433,8 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
         motionlab::learn::ppo::PpoSettings::default(),
         1,
     )?
-    .policy();
+    .tracker();
+    let tracker = std::sync::Arc::new(tracker);
     for (label, planning) in [
         ("feedback", Planning::default()),
         (
@@ -452,7 +454,15 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
         (
             "tracker",
             Planning {
-                tracker: Some(std::sync::Arc::new(tracker)),
+                tracker: Some(tracker.clone()),
+                ..Planning::default()
+            },
+        ),
+        (
+            "tracker+guard",
+            Planning {
+                tracker: Some(tracker),
+                guard: Some(GuardSettings::default()),
                 ..Planning::default()
             },
         ),

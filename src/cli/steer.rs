@@ -80,8 +80,9 @@ pub struct SteerArgs {
     pub lookahead: Option<String>,
     /// With --physics: the guard over transitions: when the controller is about to take
     /// one, a copy plays it and the next two choices (or playing on) 2.5 s ahead with the
-    /// stick held, and the future that stays up, tracks best and obeys the stick is taken,
-    /// every 0.25 s; `NAME=VALUE,...` changes every, horizon, candidates or obey.
+    /// stick held (and the --tracker, when given), and the future that stays up, tracks best,
+    /// obeys the stick and (with a tracker) ends where its value network expects most is
+    /// taken, every 0.1 s; `NAME=VALUE,...` changes every, horizon, candidates, obey or value.
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
     /// With --physics and --script (or --gaits): search open-loop corrections of every joint's
@@ -134,7 +135,7 @@ pub fn run(args: SteerArgs) -> Result<()> {
     if let Some(path) = &tracker {
         let g = std::sync::Arc::new(MotionGraph::load(&graph)?);
         let checkpoint = motionlab::steering::tracker_training::TrackerCheckpoint::load(path, &g)?;
-        planning.tracker = Some(std::sync::Arc::new(checkpoint.policy()));
+        planning.tracker = Some(std::sync::Arc::new(checkpoint.tracker()));
     }
     if let Some(settings) = samcon.as_deref().filter(|_| gaits) {
         anyhow::ensure!(

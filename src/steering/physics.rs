@@ -445,7 +445,7 @@ pub struct Planning {
     pub corrections: Option<std::sync::Arc<super::samcon::SamconRun>>,
     /// A learned tracking policy's corrections, decided from the body's state
     /// ([`super::tracker`]).
-    pub tracker: Option<std::sync::Arc<crate::learn::ppo::Policy>>,
+    pub tracker: Option<std::sync::Arc<super::tracker::Tracker>>,
 }
 
 /// [`run_tracked_with`], with the look-ahead and the guard of `planning`.
@@ -484,11 +484,8 @@ pub fn run_tracked_from(
                 .correction_at(step.saturating_sub(1))
                 .map_or_else(Vec::new, <[f32]>::to_vec);
         }
-        if let Some(tracker) = &planning.tracker
-            && tracking.advance(t, out, &physics)
-        {
-            let seen = super::tracker::observe(&physics, out, &tracking);
-            physics.corrections = super::tracker::corrections(&tracker.act(&seen));
+        if let Some(tracker) = &planning.tracker {
+            tracking.play(tracker, t, out, &mut physics);
         }
         if let Some(p) = &mut planner {
             let stick = script.stick_at(t);
@@ -505,11 +502,13 @@ pub fn run_tracked_from(
         physics.track(t, out, controller, follow);
         if let Some(g) = &mut guard {
             let dt = 1.0 / script.rate;
+            let tracker = planning.tracker.as_deref().map(|p| (p, &tracking));
             g.check(
                 t,
                 &script.stick_at(t + dt),
                 dt,
                 follow,
+                tracker,
                 controller,
                 &mut physics,
             );

@@ -30,6 +30,7 @@ use super::script::{ScriptPush, StickScript, face_first_key};
 use super::trials::{PlayerModel, random_timeline};
 use super::{Controller, Mode, Output};
 use crate::clip::pose::quat_of;
+use crate::learn::network::Mlp;
 use crate::learn::ppo::{Episode, Learner, Policy, Step};
 use crate::model::EffectorTag;
 use crate::motion_graph::{FrameRef, LoadedGraph};
@@ -46,6 +47,29 @@ pub const SCRIPT_RATE: f64 = 60.0;
 
 /// Largest correction (rad) a decision adds to a PD target.
 pub const MAX_CORRECTION: f32 = 0.6;
+
+/// A trained tracker as played: its policy, and its value network (the expected discounted
+/// reward from a state on, which the guard reads at the end of a future, [`super::guard`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tracker {
+    pub policy: Policy,
+    pub value: Mlp,
+    /// The discount per decision the value was fit with.
+    pub gamma: f32,
+}
+
+impl Tracker {
+    /// The value of the state seen as `observation` ([`observe`]).
+    pub fn value(&self, observation: &[f32]) -> f32 {
+        let x = self.policy.normalizer.normalize(observation);
+        self.value.forward(&x)[0]
+    }
+
+    /// The largest value a state can have (every reward is at most 1): 1 / (1 − γ).
+    pub fn best_value(&self) -> f32 {
+        1.0 / (1.0 - self.gamma).max(1e-6)
+    }
+}
 
 /// What a tracker keeps between decisions of one run.
 #[derive(Clone, Debug, Default)]
@@ -74,6 +98,15 @@ impl TrackerState {
             }
         }
         decide
+    }
+
+    /// Before `physics` tracks `out` at time `t`: on a decision step, sets its corrections to
+    /// `policy`'s (its mean: playback, the guard's futures).
+    pub fn play(&mut self, tracker: &Tracker, t: f64, out: &Output, physics: &mut PhysicsPlayback) {
+        if self.advance(t, out, physics) {
+            let seen = observe(physics, out, self);
+            physics.corrections = corrections(&tracker.policy.act(&seen));
+        }
     }
 }
 

@@ -8,8 +8,8 @@
 //! the episodes and so the update do not depend on the number of threads) until it has
 //! [`TrainingSettings::samples`] decisions, then makes one PPO update.
 
-use super::tracker::{EpisodeSettings, new_learner, run_episode, sizes};
-use crate::learn::ppo::{Episode, Learner, Policy, PpoSettings};
+use super::tracker::{EpisodeSettings, Tracker, new_learner, run_episode, sizes};
+use crate::learn::ppo::{Episode, Learner, PpoSettings};
 use crate::motion_graph::LoadedGraph;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -111,9 +111,13 @@ impl TrackerCheckpoint {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
     }
 
-    /// The policy to play.
-    pub fn policy(&self) -> Policy {
-        self.learner.policy.clone()
+    /// The tracker to play: the policy and its value network.
+    pub fn tracker(&self) -> Tracker {
+        Tracker {
+            policy: self.learner.policy.clone(),
+            value: self.learner.value.clone(),
+            gamma: self.learner.settings.gamma,
+        }
     }
 
     /// One iteration: episodes until `settings.samples` decisions, then one update.

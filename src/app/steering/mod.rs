@@ -45,9 +45,11 @@ pub struct Launch {
     /// and the future that stays up taken).
     #[arg(long, requires = "steer_physics")]
     pub steer_guard: bool,
-    /// With --steer-physics: the learned tracking policy of this file (`motionlab graph
-    /// control`) adds its corrections to the PD targets.
-    #[arg(long, requires = "steer_physics", value_name = "TRACKER")]
+    /// The learned tracking policy of this file (`motionlab graph control`) adds its
+    /// corrections to the PD targets in physics playback, instead of the shipped one
+    /// (`assets/trackers/human3d.control.ron`, for graphs of its character); a tracker starts
+    /// on, with the guard.
+    #[arg(long, requires = "steer", value_name = "TRACKER")]
     pub steer_tracker: Option<PathBuf>,
     /// With --steer: decide by the value-function policy (Wampler 2012) instead of the
     /// one-second look-ahead; it is solved when the graph opens.
@@ -127,6 +129,12 @@ impl Plugin for SteeringPlugin {
 /// The graph the app ships with.
 pub fn default_graph() -> PathBuf {
     super::workbench::files::root_path("assets/graphs/human3d.ron")
+}
+
+/// The shipped learned tracker ([`crate::steering::tracker`]): physics playback of a graph of
+/// its character starts with it (and the guard) on.
+pub fn default_tracker() -> PathBuf {
+    super::workbench::files::root_path("assets/trackers/human3d.control.ron")
 }
 
 /// The steered figure owns the viewport while the window is open with a graph loaded.
@@ -248,8 +256,10 @@ pub struct SteeringState {
     /// Physics playback with a learned tracker's corrections ([`crate::steering::tracker`]),
     /// when one is loaded.
     pub tracker_on: bool,
-    pub tracker: Option<Arc<crate::learn::ppo::Policy>>,
+    pub tracker: Option<Arc<crate::steering::tracker::Tracker>>,
     tracker_state: crate::steering::tracker::TrackerState,
+    /// The tracker asked for at launch (`--steer-tracker`), instead of [`default_tracker`].
+    tracker_file: Option<PathBuf>,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
     /// The graph's solved policy, and the solve in flight.
@@ -282,11 +292,39 @@ impl SteeringState {
                 self.picture = Some(GraphPicture::new(&g));
                 self.policy = None;
                 self.policy_job = None;
+                let tracker = self.load_tracker(&g);
                 self.start(g);
-                self.message = format!("{}", path.display());
+                self.message = format!("{}{tracker}", path.display());
                 self.graph_path = Some(path);
             }
             Err(e) => self.message = format!("cannot open {}: {e:#}", path.display()),
+        }
+    }
+
+    /// Loads the tracker for `graph`'s character: the launch's `--steer-tracker` (a file that
+    /// does not fit is said), else the shipped one when it fits; a tracker starts on, with the
+    /// guard. What to add to the status line.
+    fn load_tracker(&mut self, graph: &Arc<crate::motion_graph::LoadedGraph>) -> String {
+        use crate::steering::tracker_training::TrackerCheckpoint;
+        self.tracker = None;
+        self.tracker_on = false;
+        let (file, asked) = match &self.tracker_file {
+            Some(f) => (f.clone(), true),
+            None => (default_tracker(), false),
+        };
+        if !asked && !file.exists() {
+            return String::new();
+        }
+        match TrackerCheckpoint::load(&file, graph) {
+            Ok(c) => {
+                self.tracker = Some(Arc::new(c.tracker()));
+                self.tracker_on = true;
+                self.guard_on = true;
+                format!(" · tracker {}", file.display())
+            }
+            Err(e) if asked => format!(" · no tracker: {e:#}"),
+            // The shipped tracker is another character's: physics plays without one.
+            Err(_) => String::new(),
         }
     }
 
@@ -478,20 +516,9 @@ fn open_at_launch(mut state: ResMut<SteeringState>, options: Res<Launch>) {
     state.policy_on = options.steer_policy;
     state.lookahead_on = options.steer_lookahead;
     state.guard_on = options.steer_guard;
+    state.tracker_file = options.steer_tracker.clone();
     if let Some(path) = &options.steer {
         state.open(path.clone());
-        if let (Some(file), Some(g)) = (
-            &options.steer_tracker,
-            state.controller.as_ref().map(|c| c.graph.clone()),
-        ) {
-            match crate::steering::tracker_training::TrackerCheckpoint::load(file, &g) {
-                Ok(c) => {
-                    state.tracker = Some(Arc::new(c.policy()));
-                    state.tracker_on = true;
-                }
-                Err(e) => state.message = format!("no tracker: {e:#}"),
-            }
-        }
     }
     if let Some(path) = &options.steer_tasks {
         state.tasks_at_launch = Some((
@@ -654,17 +681,15 @@ fn step_once(st: &mut SteeringState, dt: f64) {
             if let Some(planner) = st.lookahead.as_mut() {
                 planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
             }
-            if let (true, Some(tracker)) = (st.tracker_on, &st.tracker)
-                && st.tracker_state.advance(st.time, &out, physics)
-            {
-                use crate::steering::tracker::{corrections, observe};
-                let seen = observe(physics, &out, &st.tracker_state);
-                physics.corrections = corrections(&tracker.act(&seen));
+            let tracker = st.tracker.as_deref().filter(|_| st.tracker_on);
+            if let Some(tracker) = tracker {
+                st.tracker_state.play(tracker, st.time, &out, physics);
             }
             physics.track(st.time, &out, controller, follow);
             if let Some(guard) = st.guard.as_mut() {
                 // The stick as it is now for the next frame, which is about as long as this one.
-                guard.check(st.time, &stick, dt, follow, controller, physics);
+                let tracker = tracker.map(|p| (p, &st.tracker_state));
+                guard.check(st.time, &stick, dt, follow, tracker, controller, physics);
             }
             if physics.fell_at.is_none() {
                 st.recording.push_simulated(st.time, &physics.sim);

@@ -59,7 +59,7 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                 egui::Checkbox::new(&mut st.guard_on, "guard"),
             )
             .on_hover_text(
-                "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation and takes the future that stays up, tracks best and keeps the asked speed (every 0.25 s)",
+                "Before taking a transition, the human plays it and the next two choices 2.5 s ahead in a copy of the simulation (with the tracker, when on) and takes the future that stays up, tracks best and goes where the stick asks (every 0.1 s)",
             );
             let tracker = st.tracker_on;
             if st.tracker.is_some() {
