@@ -9,6 +9,8 @@
 mod controls;
 mod panel;
 mod props;
+#[cfg(test)]
+mod state_tests;
 mod tasks;
 mod view;
 

@@ -1,0 +1,35 @@
+//! Tests of the Steering view's state, without a window.
+
+use super::{SteeringState, default_graph};
+
+/// Physics playback of the default graph starts with the shipped learned tracker and the guard
+/// on, and says so in the status line; a tracker asked for at launch that cannot be read is said
+/// there by its file's name, and physics plays without one.
+#[test]
+fn physics_starts_with_the_shipped_tracker_and_the_guard() {
+    let mut state = SteeringState {
+        physics_on: true,
+        ..Default::default()
+    };
+    state.open(default_graph());
+    assert!(
+        state.tracker.is_some() && state.tracker_on && state.guard_on && state.guard.is_some(),
+        "{}",
+        state.message
+    );
+    assert!(state.physics.is_some(), "{}", state.message);
+    assert!(state.message.contains("human3d.control.ron"), "{}", state.message);
+
+    let mut missing = SteeringState {
+        physics_on: true,
+        tracker_file: Some("no/such/tracker.ron".into()),
+        ..Default::default()
+    };
+    missing.open(default_graph());
+    assert!(missing.tracker.is_none() && !missing.tracker_on && missing.guard.is_none());
+    assert!(
+        missing.message.contains("no tracker") && missing.message.contains("no/such/tracker.ron"),
+        "{}",
+        missing.message
+    );
+}
