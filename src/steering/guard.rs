@@ -61,9 +61,9 @@ pub struct GuardSettings {
     pub horizon: f64,
     /// Futures played ahead per decision, at most.
     pub candidates: usize,
-    /// Weight of obedience in a future's cost: per m/s the played motion's mean speed over the
-    /// horizon is off the asked one, per second (0: a future standing still, which tracks
-    /// best, wins whenever it stays up).
+    /// Weight of obedience in a future's cost: per m/s the played motion's mean velocity over
+    /// the horizon is off the asked one (speed and direction), per second (0: a future standing
+    /// still, which tracks best, wins whenever it stays up).
     pub obey: f64,
     /// With a learned tracker: weight of the value its value network falls short of the best
     /// (1 / (1 − γ)) at a future's end, in the future's cost (0: not read).
@@ -83,7 +83,7 @@ impl Default for GuardSettings {
 }
 
 impl GuardSettings {
-    /// The defaults with `NAME=VALUE,...` changed (every, horizon, candidates, obey); an
+    /// The defaults with `NAME=VALUE,...` changed (every, horizon, candidates, obey, value); an
     /// unknown name or a bad value is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let names = "every, horizon, candidates, obey, value";
