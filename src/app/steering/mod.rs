@@ -12,6 +12,7 @@ mod props;
 #[cfg(test)]
 mod state_tests;
 mod tasks;
+mod tracker;
 mod view;
 
 use super::workbench::figures::{FigureAssets, Look, spawn_figure};
@@ -131,12 +132,6 @@ impl Plugin for SteeringPlugin {
 /// The graph the app ships with.
 pub fn default_graph() -> PathBuf {
     super::workbench::files::root_path("assets/graphs/human3d.ron")
-}
-
-/// The shipped learned tracker ([`crate::steering::tracker`]): physics playback of a graph of
-/// its character starts with it (and the guard) on.
-pub fn default_tracker() -> PathBuf {
-    super::workbench::files::root_path("assets/trackers/human3d.control.ron")
 }
 
 /// The steered figure owns the viewport while the window is open with a graph loaded.
@@ -260,7 +255,7 @@ pub struct SteeringState {
     pub tracker_on: bool,
     pub tracker: Option<Arc<crate::steering::tracker::Tracker>>,
     tracker_state: crate::steering::tracker::TrackerState,
-    /// The tracker asked for at launch (`--steer-tracker`), instead of [`default_tracker`].
+    /// The tracker asked for at launch (`--steer-tracker`), instead of [`tracker::default_tracker`].
     tracker_file: Option<PathBuf>,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
@@ -300,33 +295,6 @@ impl SteeringState {
                 self.graph_path = Some(path);
             }
             Err(e) => self.message = format!("cannot open {}: {e:#}", path.display()),
-        }
-    }
-
-    /// Loads the tracker for `graph`'s character: the launch's `--steer-tracker` (a file that
-    /// does not fit is said), else the shipped one when it fits; a tracker starts on, with the
-    /// guard. What to add to the status line.
-    fn load_tracker(&mut self, graph: &Arc<crate::motion_graph::LoadedGraph>) -> String {
-        use crate::steering::tracker_training::TrackerCheckpoint;
-        self.tracker = None;
-        self.tracker_on = false;
-        let (file, asked) = match &self.tracker_file {
-            Some(f) => (f.clone(), true),
-            None => (default_tracker(), false),
-        };
-        if !asked && !file.exists() {
-            return String::new();
-        }
-        match TrackerCheckpoint::load(&file, graph) {
-            Ok(c) => {
-                self.tracker = Some(Arc::new(c.tracker()));
-                self.tracker_on = true;
-                self.guard_on = true;
-                format!(" · tracker {}", file.display())
-            }
-            Err(e) if asked => format!(" · no tracker: {e:#}"),
-            // The shipped tracker is another character's: physics plays without one.
-            Err(_) => String::new(),
         }
     }
 
