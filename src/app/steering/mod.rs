@@ -254,6 +254,9 @@ pub struct SteeringState {
     /// when one is loaded.
     pub tracker_on: bool,
     pub tracker: Option<Arc<crate::steering::tracker::Tracker>>,
+    /// The user has ticked or unticked the *tracker* or *guard* box: a graph opened later keeps
+    /// their choice instead of turning both on with its tracker.
+    pub boxes_chosen: bool,
     tracker_state: crate::steering::tracker::TrackerState,
     /// The tracker asked for at launch (`--steer-tracker`), instead of [`tracker::default_tracker`].
     tracker_file: Option<PathBuf>,

@@ -71,6 +71,9 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                     "The learned tracking policy (motionlab graph control) adds corrections to every joint's PD target, 30 times a second, from the body's state",
                 );
             }
+            if guard != st.guard_on || tracker != st.tracker_on {
+                st.boxes_chosen = true;
+            }
             if (before != st.random_walk
                 || physics != st.physics_on
                 || lookahead != st.lookahead_on

@@ -3,8 +3,9 @@
 use super::{SteeringState, default_graph};
 
 /// Physics playback of the default graph starts with the shipped learned tracker and the guard
-/// on, and says so in the status line; a tracker asked for at launch that cannot be read is said
-/// there by its file's name, and physics plays without one.
+/// on, and says so in the status line, unless the user's boxes said otherwise; a tracker asked
+/// for at launch that cannot be read is said there by its file's name, and physics plays without
+/// one.
 #[test]
 fn physics_starts_with_the_shipped_tracker_and_the_guard() {
     let mut state = SteeringState {
@@ -19,6 +20,13 @@ fn physics_starts_with_the_shipped_tracker_and_the_guard() {
     );
     assert!(state.physics.is_some(), "{}", state.message);
     assert!(state.message.contains("human3d.control.ron"), "{}", state.message);
+
+    // The user unticks the guard: opening a graph again keeps their choice.
+    state.guard_on = false;
+    state.boxes_chosen = true;
+    state.open(default_graph());
+    assert!(state.tracker.is_some() && state.tracker_on, "{}", state.message);
+    assert!(!state.guard_on && state.guard.is_none(), "{}", state.message);
 
     let mut missing = SteeringState {
         physics_on: true,

@@ -14,11 +14,11 @@ pub fn default_tracker() -> PathBuf {
 impl SteeringState {
     /// Loads the tracker for `graph`'s character: the launch's `--steer-tracker` (a file that
     /// does not fit is said), else the shipped one when it fits; a tracker starts on, with the
-    /// guard. What to add to the status line.
+    /// guard, unless the user has chosen otherwise with their boxes. What to add to the status
+    /// line.
     pub(super) fn load_tracker(&mut self, graph: &Arc<crate::motion_graph::LoadedGraph>) -> String {
         use crate::steering::tracker_training::TrackerCheckpoint;
         self.tracker = None;
-        self.tracker_on = false;
         let (file, asked) = match &self.tracker_file {
             Some(f) => (f.clone(), true),
             None => (default_tracker(), false),
@@ -29,8 +29,10 @@ impl SteeringState {
         match TrackerCheckpoint::load(&file, graph) {
             Ok(c) => {
                 self.tracker = Some(Arc::new(c.tracker()));
-                self.tracker_on = true;
-                self.guard_on = true;
+                if !self.boxes_chosen {
+                    self.tracker_on = true;
+                    self.guard_on = true;
+                }
                 format!(" · tracker {}", file.display())
             }
             Err(e) if asked => format!(" · no tracker: {e:#}"),
