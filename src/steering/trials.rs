@@ -190,6 +190,11 @@ pub fn push_walks(
 
 /// How long after a change of the stick's direction the travel is judged against it (s).
 pub const HEADING_DELAY: f64 = 1.5;
+/// The travel judged at [`HEADING_DELAY`] is the root's over this span centred on it (s): a
+/// stride of every gait ([`super::script::SPEED_WINDOW`]). Over the half second before it, the
+/// pelvis's sway within a step alone put kinematic walks at 0.6–0.9 m/s, held straight for 3 s,
+/// more than 10° off their command in half of the samples (median 10.5°; over a stride, 2.2°).
+pub const STRIDE: f64 = super::script::SPEED_WINDOW;
 /// The heading a change is obeyed within (rad: 10°).
 pub const HEADING_TOLERANCE: f64 = 10.0 * std::f64::consts::PI / 180.0;
 /// The speed error a held speed is obeyed within (m/s).
@@ -197,13 +202,13 @@ pub const SPEED_TOLERANCE: f64 = 0.2;
 /// Seconds after a change of the asked speed before the speed is judged ("once reached").
 pub const SPEED_SETTLE: f64 = 2.0;
 
-/// How a run obeyed the stick (the heading within 10° of the command 1.5 s after a change, the
-/// speed within 0.2 m/s once reached), from its samples while up.
+/// How a run obeyed the stick (the travel within 10° of the command 1.5 s after a change, over
+/// a stride centred there; the speed within 0.2 m/s once reached), from its samples while up.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Obedience {
     /// Changes of the asked direction (of more than 10°, while asked to move, the next change at
     /// least [`HEADING_DELAY`] later) judged, and those travelling within [`HEADING_TOLERANCE`]
-    /// of it [`HEADING_DELAY`] after.
+    /// of it [`HEADING_DELAY`] after (over [`STRIDE`] centred there).
     pub turns: usize,
     pub turns_met: usize,
     /// Samples judged for speed (asked to move, [`SPEED_SETTLE`] after the last change of the
@@ -239,7 +244,8 @@ impl Obedience {
         }
         for (i, &t) in turns.iter().enumerate() {
             let judged_at = t + HEADING_DELAY;
-            if turns.get(i + 1).is_some_and(|&next| next < judged_at) || judged_at > until {
+            let next = turns.get(i + 1).copied().unwrap_or(f64::INFINITY);
+            if next < judged_at || judged_at > until {
                 continue;
             }
             let Some(s) = up.iter().find(|s| s.time >= judged_at - 1e-9) else {
@@ -248,9 +254,22 @@ impl Obedience {
             if s.command_speed <= 0.0 {
                 continue;
             }
+            // The travel over a stride centred on the judging time, cut at the next change and
+            // at the end of the samples.
+            let (from, to) = (
+                judged_at - 0.5 * STRIDE,
+                (judged_at + 0.5 * STRIDE).min(next).min(until),
+            );
+            let (Some(a), Some(b)) = (
+                up.iter().find(|s| s.time >= from - 1e-9),
+                up.iter().rev().find(|s| s.time <= to + 1e-9),
+            ) else {
+                continue;
+            };
+            let travel = (a.position[1] - b.position[1]).atan2(b.position[0] - a.position[0]);
             o.turns += 1;
             o.turns_met +=
-                (wrap_angle(s.direction - s.command_direction).abs() <= HEADING_TOLERANCE) as usize;
+                (wrap_angle(travel - s.command_direction).abs() <= HEADING_TOLERANCE) as usize;
         }
         o
     }
@@ -588,11 +607,15 @@ mod tests {
 
     /// A sample every 0.1 s asked to travel at `asked` (yaw, m/s) and travelling at `went`.
     fn samples(asked: impl Fn(f64) -> (f64, f64), went: impl Fn(f64) -> (f64, f64)) -> Vec<Sample> {
+        let mut position = [0.0; 2];
         (1..=100)
             .map(|i| {
                 let time = i as f64 * 0.1;
                 let ((command_direction, command_speed), (direction, speed)) =
                     (asked(time), went(time));
+                // Yaw 0 travels east (+x), π/2 north (−z).
+                position[0] += 0.1 * speed * direction.cos();
+                position[1] -= 0.1 * speed * direction.sin();
                 Sample {
                     time,
                     command_direction,
@@ -601,7 +624,7 @@ mod tests {
                     facing: 0.0,
                     direction,
                     speed,
-                    position: [0.0; 2],
+                    position,
                     transitions: 0,
                 }
             })
@@ -651,6 +674,16 @@ mod tests {
         };
         let o = Obedience::of(&samples(quick, late), 10.0);
         assert_eq!(o.turns, 1);
+        // Weaving ±20° within each 1 s stride, on time: the stride's travel is judged, not the
+        // sway.
+        let weaving = |t: f64| {
+            (
+                asked(t - 1.0).0 + 0.35 * (std::f64::consts::TAU * t).sin(),
+                1.0,
+            )
+        };
+        let o = Obedience::of(&samples(asked, weaving), 10.0);
+        assert_eq!((o.turns, o.turns_met), (2, 2));
     }
 
     #[test]
