@@ -101,7 +101,7 @@ impl TrackerState {
     }
 
     /// Before `physics` tracks `out` at time `t`: on a decision step, sets its corrections to
-    /// `policy`'s (its mean: playback, the guard's futures).
+    /// `tracker`'s policy's (its mean: playback, the guard's futures).
     pub fn play(&mut self, tracker: &Tracker, t: f64, out: &Output, physics: &mut PhysicsPlayback) {
         if self.advance(t, out, physics) {
             let seen = observe(physics, out, self);

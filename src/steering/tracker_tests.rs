@@ -3,8 +3,7 @@
 
 use super::balance::BalanceGains;
 use super::physics::{Planning, run_tracked_planned};
-use super::tracker::Tracker;
-use super::tracker::{EpisodeSettings, SCRIPT_RATE};
+use super::tracker::{EpisodeSettings, SCRIPT_RATE, Tracker};
 use super::tracker_training::{TrackerCheckpoint, TrainingSettings};
 use super::trials::{PlayerModel, random_timeline};
 use super::{Controller, Mode};
