@@ -50,8 +50,8 @@ pub struct Launch {
     pub steer_guard: bool,
     /// The learned tracking policy of this file (`motionlab graph control`) adds its
     /// corrections to the PD targets in physics playback, instead of the shipped one
-    /// (`assets/trackers/human3d.control.ron`, for graphs of its character); a tracker starts
-    /// on, with the guard.
+    /// (`assets/trackers/GRAPH.control.ron`, else the character's
+    /// `assets/trackers/human3d.control.ron`); a tracker starts on, with the guard.
     #[arg(long, requires = "steer", value_name = "TRACKER")]
     pub steer_tracker: Option<PathBuf>,
     /// With --steer: decide by the value-function policy (Wampler 2012) instead of the
@@ -258,7 +258,8 @@ pub struct SteeringState {
     /// their choice instead of turning both on with its tracker.
     pub boxes_chosen: bool,
     tracker_state: crate::steering::tracker::TrackerState,
-    /// The tracker asked for at launch (`--steer-tracker`), instead of [`tracker::default_tracker`].
+    /// The tracker asked for at launch (`--steer-tracker`), instead of the shipped one
+    /// ([`tracker::default_tracker`]).
     tracker_file: Option<PathBuf>,
     /// Decide by the value-function policy when it is solved (the window's *policy* box).
     pub policy_on: bool,
@@ -292,7 +293,7 @@ impl SteeringState {
                 self.picture = Some(GraphPicture::new(&g));
                 self.policy = None;
                 self.policy_job = None;
-                let tracker = self.load_tracker(&g);
+                let tracker = self.load_tracker(&path, &g);
                 self.start(g);
                 self.message = format!("{}{tracker}", path.display());
                 self.graph_path = Some(path);
