@@ -243,6 +243,8 @@ pub struct SteeringState {
     pub message: String,
     /// Physics playback: the simulated human tracking the controller (when on).
     pub physics: Option<crate::steering::physics::PhysicsPlayback>,
+    /// Frame time physics playback has not stepped yet (less than one step, s).
+    step_debt: f64,
     pub physics_on: bool,
     /// Physics playback with predictive sampling ([`crate::steering::lookahead`]).
     pub lookahead_on: bool,
@@ -323,6 +325,7 @@ impl SteeringState {
             crate::steering::script::face_first_key(&mut controller, script);
         }
         self.physics = None;
+        self.step_debt = 0.0;
         self.lookahead = (self.physics_on && self.lookahead_on).then(|| {
             crate::steering::lookahead::Lookahead::new(Default::default())
         });
@@ -622,16 +625,21 @@ fn step_controller(
         walk.advance(dt);
         return;
     }
-    // Physics plays at the trials' script rate whatever the frame rate (several steps a slow
-    // frame): the balance feedback, the look-ahead and a learned tracker were all tuned or
-    // trained at 60 steps a second, and a tracker's policy held for a whole slow frame
-    // (0.1 s under a software renderer) let the standing human fall.
-    let steps = match st.physics.is_some() {
-        true => ((dt * crate::steering::tracker::SCRIPT_RATE).round() as usize).clamp(1, 12),
-        false => 1,
-    };
+    // Physics plays in steps of exactly 1/60 s whatever the frame rate (the frame's time carried
+    // over from frame to frame; several steps a slow frame): the balance feedback, the
+    // look-ahead and a learned tracker were all tuned or trained at 60 steps a second, a
+    // tracker's policy held for a whole slow frame (0.1 s under a software renderer) let the
+    // standing human fall, and with the same steps a held stick plays as `steer --script` does.
+    if st.physics.is_none() {
+        step_once(st, dt);
+        return;
+    }
+    let h = 1.0 / crate::steering::tracker::SCRIPT_RATE;
+    st.step_debt += dt;
+    let steps = ((st.step_debt + 1e-9) / h).floor() as usize;
+    st.step_debt = (st.step_debt - steps as f64 * h).max(0.0);
     for _ in 0..steps {
-        step_once(st, dt / steps as f64);
+        step_once(st, h);
     }
 }
 
