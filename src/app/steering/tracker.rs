@@ -22,10 +22,10 @@ pub fn default_tracker(graph: &Path, character: &str) -> PathBuf {
 }
 
 impl SteeringState {
-    /// Loads the tracker for `graph`'s character: the launch's `--steer-tracker` (a file that
-    /// does not fit is said), else the shipped one when it fits; a tracker starts on, with the
-    /// guard, unless the user has chosen otherwise with their boxes. What to add to the status
-    /// line.
+    /// Loads the tracker for the graph at `path`: the launch's `--steer-tracker` (a file that
+    /// does not fit is said), else the shipped one ([`default_tracker`]) when it fits; a tracker
+    /// starts on, with the guard, unless the user has chosen otherwise with their boxes. What to
+    /// add to the status line.
     pub(super) fn load_tracker(
         &mut self,
         path: &Path,
