@@ -111,6 +111,12 @@ pub enum GraphCommand {
         /// and runs) instead of a player's 1–4 s.
         #[arg(long, default_value_t = 0.25)]
         steady_share: f64,
+        /// Half-life (s) with which the reference's heading follows the simulated body's in the
+        /// episodes: longer, a turn the stick asks for leads the body, and the tracker is paid
+        /// for turning it (a new tracker's default 0.014, the place's). Given when resuming, it
+        /// changes the training's from then on; the tracker plays with it.
+        #[arg(long)]
+        heading_follow: Option<f64>,
         #[arg(long, default_value_t = 0, value_parser = crate::flags::threads)]
         threads: usize,
     },
@@ -261,13 +267,15 @@ pub fn run(command: GraphCommand) -> Result<()> {
             target_kl,
             push_interval,
             steady_share,
+            heading_follow,
             threads,
         } => {
             anyhow::ensure!(
                 push_interval >= 0.0
                     && (0.0..=1.0).contains(&steady_share)
-                    && target_kl.is_none_or(|k| k >= 0.0),
-                "--push-interval and --target-kl must be at least 0 and --steady-share within 0–1"
+                    && target_kl.is_none_or(|k| k >= 0.0)
+                    && heading_follow.is_none_or(|h| h > 0.0),
+                "--push-interval and --target-kl must be at least 0, --heading-follow positive and --steady-share within 0–1"
             );
             let settings = TrainingSettings {
                 samples,
@@ -283,7 +291,7 @@ pub fn run(command: GraphCommand) -> Result<()> {
                 iterations,
                 &settings,
                 seed,
-                (noise, learning_rate, target_kl),
+                (noise, learning_rate, target_kl, heading_follow),
                 threads,
             )
         }

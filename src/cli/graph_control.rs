@@ -10,14 +10,20 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Trains (or goes on training) the tracker of `graph` in `out` for `iterations` more updates,
-/// with the exploration noise, policy learning rate and target KL changed when given.
+/// with the exploration noise, policy learning rate, target KL and heading follow changed when
+/// given.
 pub fn control(
     graph: &Path,
     out: &Path,
     iterations: u64,
     settings: &TrainingSettings,
     seed: u64,
-    (noise, learning_rate, target_kl): (Option<f32>, Option<f32>, Option<f32>),
+    (noise, learning_rate, target_kl, heading_follow): (
+        Option<f32>,
+        Option<f32>,
+        Option<f32>,
+        Option<f64>,
+    ),
     threads: usize,
 ) -> Result<()> {
     let g = Arc::new(MotionGraph::load(graph)?);
@@ -34,6 +40,9 @@ pub fn control(
         TrackerCheckpoint::new(&g, PpoSettings::default(), seed)?
     };
     checkpoint.learner.retune(noise, learning_rate, target_kl);
+    if let Some(h) = heading_follow {
+        checkpoint.heading_follow = h;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

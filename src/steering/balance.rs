@@ -53,8 +53,12 @@ pub struct BalanceGains {
     pub lift_knee: f64,
     pub lift_hip: f64,
     pub lift_toe: f64,
-    /// Half-life (s) with which the kinematic reference follows the simulated pelvis.
+    /// Half-life (s) with which the kinematic reference's place follows the simulated pelvis.
     pub follow: f64,
+    /// Half-life (s) with which the reference's heading follows the simulated pelvis's: the
+    /// longer, the further a turn the stick asks for leads the body (a learned tracker plays
+    /// with the one it was trained with, [`super::tracker::Tracker::heading_follow`]).
+    pub heading_follow: f64,
     /// Fraction of the played clip's joint torques applied as feedforward (0: PD and balance
     /// feedback alone).
     pub feedforward: f64,
@@ -81,6 +85,7 @@ impl Default for BalanceGains {
             lift_hip: 0.1905,
             lift_toe: 0.379,
             follow: 0.01403,
+            heading_follow: 0.01403,
             feedforward: 0.8223,
             rates: 0.5722,
             torso_kp: 290.3,
@@ -95,7 +100,7 @@ impl BalanceGains {
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let mut g = Self::default();
         let names = "c_d, c_v, trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, \
-                     lift_toe, follow, feedforward, rates, torso_kp, torso_kd";
+                     lift_toe, follow, heading_follow, feedforward, rates, torso_kp, torso_kd";
         for (name, value) in named_values(text, names)? {
             let field = match name {
                 "c_d" => &mut g.c_d,
@@ -110,6 +115,7 @@ impl BalanceGains {
                 "lift_hip" => &mut g.lift_hip,
                 "lift_toe" => &mut g.lift_toe,
                 "follow" => &mut g.follow,
+                "heading_follow" => &mut g.heading_follow,
                 "feedforward" => &mut g.feedforward,
                 "rates" => &mut g.rates,
                 "torso_kp" => &mut g.torso_kp,
@@ -118,8 +124,19 @@ impl BalanceGains {
             };
             *field = value;
         }
-        anyhow::ensure!(g.follow > 0.0, "follow is a half-life: it must be positive");
+        anyhow::ensure!(
+            g.follow > 0.0 && g.heading_follow > 0.0,
+            "follow and heading_follow are half-lives: they must be positive"
+        );
         Ok(g)
+    }
+
+    /// The fractions of the simulated pelvis's offset from the reference (place, heading) that
+    /// the reference takes back in a step of `dt` seconds.
+    pub fn following(&self, dt: f64) -> (f64, f64) {
+        let rate = 1.0 / dt;
+        let fraction = |half_life: f64| 1.0 - (-std::f64::consts::LN_2 / (half_life * rate)).exp();
+        (fraction(self.follow), fraction(self.heading_follow))
     }
 }
 
@@ -427,7 +444,7 @@ mod tests {
         assert_eq!(BalanceGains::parse("").unwrap(), d);
         let e = BalanceGains::parse("cd=1").unwrap_err().to_string();
         assert!(e.contains("`cd`") && e.contains("c_d, c_v"), "{e}");
-        for bad in ["c_d=nan", "c_d=x", "c_d", "follow=0"] {
+        for bad in ["c_d=nan", "c_d=x", "c_d", "follow=0", "heading_follow=-1"] {
             assert!(BalanceGains::parse(bad).is_err(), "{bad}");
         }
     }

@@ -141,7 +141,6 @@ impl Guard {
         t: f64,
         stick: &Stick,
         dt: f64,
-        follow: f64,
         tracker: Option<(&Tracker, &TrackerState)>,
         controller: &mut Controller,
         physics: &mut PhysicsPlayback,
@@ -181,7 +180,7 @@ impl Guard {
             let bars = Barred::Into(barred.clone());
             let bound = best.as_ref().map_or(f64::INFINITY, |(b, _, _)| *b);
             let cost = self.play_ahead(
-                t, stick, dt, follow, steps, &bars, bound, tracker, controller, physics,
+                t, stick, dt, steps, &bars, bound, tracker, controller, physics,
             );
             physics.restore(&saved);
             if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
@@ -216,7 +215,6 @@ impl Guard {
         t: f64,
         stick: &Stick,
         dt: f64,
-        follow: f64,
         steps: usize,
         bars: &Barred,
         bound: f64,
@@ -237,7 +235,7 @@ impl Guard {
             if let Some((tracker, state)) = &mut tracking {
                 state.play(tracker, at, &o, physics);
             }
-            physics.track(at, &o, &mut ahead, follow);
+            physics.track(at, &o, &mut ahead, dt);
             if physics.fell_at.is_some() {
                 return FALL_COST + (steps - i) as f64 * dt;
             }

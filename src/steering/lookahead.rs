@@ -116,7 +116,6 @@ impl Lookahead {
         out: &Output,
         stick: &Stick,
         dt: f64,
-        follow: f64,
         controller: &Controller,
         physics: &mut PhysicsPlayback,
     ) {
@@ -147,7 +146,7 @@ impl Lookahead {
                 if i > 0 {
                     o = ahead.step(stick, dt);
                 }
-                physics.track(t + i as f64 * dt, &o, &mut ahead, follow);
+                physics.track(t + i as f64 * dt, &o, &mut ahead, dt);
                 if physics.fell_at.is_some() {
                     cost += FALL_COST + (steps - i) as f64 * dt;
                     break;

@@ -288,9 +288,10 @@ impl PhysicsPlayback {
         );
     }
 
-    /// Simulates up to time `t` tracking `out` (the controller's pose now), then lets the
-    /// controller's place follow the simulated pelvis by `follow` (a fraction).
-    pub fn track(&mut self, t: f64, out: &Output, controller: &mut Controller, follow: f64) {
+    /// Simulates up to time `t` tracking `out` (the controller's pose now, a step of `dt`
+    /// seconds after the last), then lets the controller's place and heading follow the
+    /// simulated pelvis's ([`BalanceGains::following`]).
+    pub fn track(&mut self, t: f64, out: &Output, controller: &mut Controller, dt: f64) {
         if self.fell_at.is_some() {
             return;
         }
@@ -346,10 +347,10 @@ impl PhysicsPlayback {
         };
         self.sim.set_target_rates(&rates);
         self.last_joints = Some((out.pose.joints.clone(), t));
-        let dt = self.sim.settings().dt as f64;
-        while self.time + 0.5 * dt < t {
+        let h = self.sim.settings().dt as f64;
+        while self.time + 0.5 * h < t {
             self.sim.step_controlled(&mut step, &mut self.targets);
-            self.time += dt;
+            self.time += h;
         }
         let cause = self.sim.fall_cause();
         if cause.is_some() || self.sim.failure().is_some() {
@@ -375,13 +376,14 @@ impl PhysicsPlayback {
             * crate::clip::pose::quat_of(&out.pose.root).inverse();
         let forward = turn * nalgebra::Vector3::x();
         let yaw = (-forward.z).atan2(forward.x);
+        let (place, heading) = self.gains.following(dt);
         let moved = controller.follow(
             &PlanarMotion {
-                x: follow * dx,
-                z: follow * dz,
+                x: place * dx,
+                z: place * dz,
                 yaw: 0.0,
             },
-            follow * yaw,
+            heading * yaw,
         );
         self.last_played = Some(Played {
             com: moved.apply_vec3(reference.com),
@@ -472,7 +474,7 @@ pub fn run_tracked_from(
     let mut planner = planning.lookahead.map(super::lookahead::Lookahead::new);
     let mut guard = planning.guard.map(super::guard::Guard::new);
     let mut physics = PhysicsPlayback::start(controller, script, gains, moving)?;
-    let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
+    let dt = 1.0 / script.rate;
     let mut tracking = super::tracker::TrackerState::default();
     let trace = run_script(controller, script, |t, out, controller| {
         for p in script.pushes_due(t) {
@@ -489,25 +491,15 @@ pub fn run_tracked_from(
         }
         if let Some(p) = &mut planner {
             let stick = script.stick_at(t);
-            p.plan(
-                t,
-                out,
-                &stick,
-                1.0 / script.rate,
-                follow,
-                controller,
-                &mut physics,
-            );
+            p.plan(t, out, &stick, dt, controller, &mut physics);
         }
-        physics.track(t, out, controller, follow);
+        physics.track(t, out, controller, dt);
         if let Some(g) = &mut guard {
-            let dt = 1.0 / script.rate;
             let tracker = planning.tracker.as_deref().map(|p| (p, &tracking));
             g.check(
                 t,
                 &script.stick_at(t + dt),
                 dt,
-                follow,
                 tracker,
                 controller,
                 &mut physics,

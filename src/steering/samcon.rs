@@ -157,7 +157,6 @@ pub fn samcon_from(
     let physics = PhysicsPlayback::start(controller, script, gains, moving)?;
     let dofs = physics.sim.dofs().len();
     let dt = 1.0 / script.rate;
-    let follow = 1.0 - (-std::f64::consts::LN_2 / (gains.follow * script.rate)).exp();
     let per_segment = (settings.segment * script.rate).round().max(1.0) as usize;
     let total = (script.duration * script.rate).round() as usize;
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
@@ -219,7 +218,7 @@ pub fn samcon_from(
                         {
                             physics.push(p.impulse);
                         }
-                        physics.track(t, &out, &mut ctl, follow);
+                        physics.track(t, &out, &mut ctl, dt);
                         if physics.fell_at.is_some() {
                             return None;
                         }

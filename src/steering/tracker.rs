@@ -56,6 +56,9 @@ pub struct Tracker {
     pub value: Mlp,
     /// The discount per decision the value was fit with.
     pub gamma: f32,
+    /// The half-life (s) of the reference's heading following the body's that it was trained
+    /// with, and so is played with ([`BalanceGains::heading_follow`]).
+    pub heading_follow: f64,
 }
 
 impl Tracker {
@@ -101,8 +104,10 @@ impl TrackerState {
     }
 
     /// Before `physics` tracks `out` at time `t`: on a decision step, sets its corrections to
-    /// `tracker`'s policy's (its mean: playback, the guard's futures).
+    /// `tracker`'s policy's (its mean: playback, the guard's futures); the reference's heading
+    /// follows the body's as it did in the tracker's training.
     pub fn play(&mut self, tracker: &Tracker, t: f64, out: &Output, physics: &mut PhysicsPlayback) {
+        physics.gains.heading_follow = tracker.heading_follow;
         if self.advance(t, out, physics) {
             let seen = observe(physics, out, self);
             physics.corrections = corrections(&tracker.policy.act(&seen));
@@ -314,7 +319,6 @@ pub fn run_episode(
     let mut physics =
         PhysicsPlayback::start(&mut controller, &script, settings.gains, moving.is_some())?;
     face_first_key(&mut controller, &script);
-    let follow = 1.0 - (-std::f64::consts::LN_2 / (settings.gains.follow * SCRIPT_RATE)).exp();
     let mut state = TrackerState::default();
     let mut episode = Episode::default();
     let dt = 1.0 / SCRIPT_RATE;
@@ -346,7 +350,7 @@ pub fn run_episode(
                 reward: 0.0,
             });
         }
-        physics.track(t, &out, &mut controller, follow);
+        physics.track(t, &out, &mut controller, dt);
         if physics.fell_at.is_some() {
             episode.failed = true;
             break;

@@ -71,6 +71,15 @@ pub struct TrackerCheckpoint {
     /// The seed of the next episode's timeline.
     pub next_episode: u64,
     pub history: Vec<IterationRecord>,
+    /// The half-life (s) of the reference's heading following the body's in the episodes
+    /// ([`crate::steering::balance::BalanceGains::heading_follow`]; older checkpoints: the
+    /// place's).
+    #[serde(default = "default_heading_follow")]
+    pub heading_follow: f64,
+}
+
+fn default_heading_follow() -> f64 {
+    crate::steering::balance::BalanceGains::default().follow
 }
 
 impl TrackerCheckpoint {
@@ -81,6 +90,7 @@ impl TrackerCheckpoint {
             learner: new_learner(graph, ppo, seed)?,
             next_episode: FIRST_EPISODE_SEED,
             history: Vec::new(),
+            heading_follow: default_heading_follow(),
         })
     }
 
@@ -117,6 +127,7 @@ impl TrackerCheckpoint {
             policy: self.learner.policy.clone(),
             value: self.learner.value.clone(),
             gamma: self.learner.settings.gamma,
+            heading_follow: self.heading_follow,
         }
     }
 
@@ -126,6 +137,8 @@ impl TrackerCheckpoint {
         graph: &Arc<LoadedGraph>,
         settings: &TrainingSettings,
     ) -> anyhow::Result<IterationRecord> {
+        let mut episode = settings.episode.clone();
+        episode.gains.heading_follow = self.heading_follow;
         let mut episodes: Vec<Episode> = Vec::new();
         let mut decisions = 0;
         while decisions < settings.samples {
@@ -133,7 +146,7 @@ impl TrackerCheckpoint {
             let policy = &self.learner.policy;
             let wave: Vec<Episode> = seeds
                 .par_iter()
-                .map(|&s| run_episode(graph, policy, &settings.episode, s, true))
+                .map(|&s| run_episode(graph, policy, &episode, s, true))
                 .collect::<anyhow::Result<_>>()?;
             self.next_episode += WAVE;
             decisions += wave.iter().map(|e| e.steps.len()).sum::<usize>();

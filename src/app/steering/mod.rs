@@ -659,19 +659,18 @@ fn step_once(st: &mut SteeringState, dt: f64) {
     st.decision_us = started.elapsed().as_secs_f64() * 1e6;
     match st.physics.as_mut() {
         Some(physics) => {
-            let follow = 1.0 - (-std::f64::consts::LN_2 * dt / physics.gains.follow).exp();
             if let Some(planner) = st.lookahead.as_mut() {
-                planner.plan(st.time, &out, &stick, dt, follow, controller, physics);
+                planner.plan(st.time, &out, &stick, dt, controller, physics);
             }
             let tracker = st.tracker.as_deref().filter(|_| st.tracker_on);
             if let Some(tracker) = tracker {
                 st.tracker_state.play(tracker, st.time, &out, physics);
             }
-            physics.track(st.time, &out, controller, follow);
+            physics.track(st.time, &out, controller, dt);
             if let Some(guard) = st.guard.as_mut() {
                 // The stick as it is now for the next frame, which is about as long as this one.
                 let tracker = tracker.map(|p| (p, &st.tracker_state));
-                guard.check(st.time, &stick, dt, follow, tracker, controller, physics);
+                guard.check(st.time, &stick, dt, tracker, controller, physics);
             }
             if physics.fell_at.is_none() {
                 st.recording.push_simulated(st.time, &physics.sim);
