@@ -176,28 +176,9 @@ fn training_episodes_hold_steady_walks_and_push() {
 #[test]
 fn the_played_velocity_is_the_clips_own() {
     use super::physics::PhysicsPlayback;
-    use super::script::{StickKey, StickScript};
     use super::trials::PUSH_WALK_STICK;
-    use crate::motion_graph::FrameRef;
     let g = shipped_graph();
-    let clip = g
-        .graph
-        .clips
-        .iter()
-        .position(|c| c.name == "gait=walk1.0_turn=0")
-        .expect("the shipped graph's 1.0 m/s walk");
-    let mut controller = Controller::new(g.clone(), FrameRef { clip, frame: 0 }, Mode::Steer);
-    let script = StickScript {
-        keys: vec![StickKey {
-            time: 0.0,
-            movement: (PUSH_WALK_STICK, 0.0),
-            facing: None,
-            run: false,
-        }],
-        duration: 1.0,
-        rate: SCRIPT_RATE,
-        pushes: Vec::new(),
-    };
+    let (mut controller, script) = walking(&g, (PUSH_WALK_STICK, 0.0), 1.0);
     let gains = BalanceGains::default();
     let mut physics = PhysicsPlayback::start(&mut controller, &script, gains, false).unwrap();
     let dt = 1.0 / SCRIPT_RATE;
@@ -368,29 +349,10 @@ fn the_solved_graphs_tracker_walks_at_the_asked_pace() {
 #[test]
 fn a_slow_heading_follow_lets_the_asked_turn_lead_the_body() {
     use super::physics::PhysicsPlayback;
-    use super::script::{StickKey, StickScript};
     use super::trials::PUSH_WALK_STICK;
-    use crate::motion_graph::FrameRef;
     let g = shipped_graph();
-    let clip = g
-        .graph
-        .clips
-        .iter()
-        .position(|c| c.name == "gait=walk1.0_turn=0")
-        .expect("the shipped graph's 1.0 m/s walk");
     let lead = |heading_follow: f64| {
-        let mut controller = Controller::new(g.clone(), FrameRef { clip, frame: 0 }, Mode::Steer);
-        let script = StickScript {
-            keys: vec![StickKey {
-                time: 0.0,
-                movement: (0.0, PUSH_WALK_STICK),
-                facing: None,
-                run: false,
-            }],
-            duration: 0.5,
-            rate: SCRIPT_RATE,
-            pushes: Vec::new(),
-        };
+        let (mut controller, script) = walking(&g, (0.0, PUSH_WALK_STICK), 0.5);
         let gains = BalanceGains {
             heading_follow,
             ..BalanceGains::default()
@@ -464,4 +426,34 @@ fn a_tracker_plays_with_the_heading_follow_it_was_trained_with() {
     let out = controller.step(&script.stick_at(1.0 / SCRIPT_RATE), 1.0 / SCRIPT_RATE);
     super::tracker::TrackerState::default().play(&tracker, 1.0 / SCRIPT_RATE, &out, &mut physics);
     assert_eq!(physics.gains.heading_follow, 0.2);
+}
+
+/// A controller at the first frame of the shipped graph's 1.0 m/s walk, and a script holding
+/// the stick at `movement` for `duration` seconds.
+fn walking(
+    g: &Arc<LoadedGraph>,
+    movement: (f64, f64),
+    duration: f64,
+) -> (Controller, super::script::StickScript) {
+    use super::script::{StickKey, StickScript};
+    use crate::motion_graph::FrameRef;
+    let clip = g
+        .graph
+        .clips
+        .iter()
+        .position(|c| c.name == "gait=walk1.0_turn=0")
+        .expect("the shipped graph's 1.0 m/s walk");
+    let controller = Controller::new(g.clone(), FrameRef { clip, frame: 0 }, Mode::Steer);
+    let script = StickScript {
+        keys: vec![StickKey {
+            time: 0.0,
+            movement,
+            facing: None,
+            run: false,
+        }],
+        duration,
+        rate: SCRIPT_RATE,
+        pushes: Vec::new(),
+    };
+    (controller, script)
 }
