@@ -663,8 +663,13 @@ fn step_once(st: &mut SteeringState, dt: f64) {
                 planner.plan(st.time, &out, &stick, dt, controller, physics);
             }
             let tracker = st.tracker.as_deref().filter(|_| st.tracker_on);
-            if let Some(tracker) = tracker {
-                st.tracker_state.play(tracker, st.time, &out, physics);
+            match tracker {
+                Some(tracker) => st.tracker_state.play(tracker, st.time, &out, physics),
+                // Ticked off, the reference's heading follows as the feedback alone has it.
+                None => {
+                    physics.gains.heading_follow =
+                        crate::steering::balance::BalanceGains::default().heading_follow
+                }
             }
             physics.track(st.time, &out, controller, dt);
             if let Some(guard) = st.guard.as_mut() {
