@@ -79,6 +79,24 @@ impl RunRecording {
         self.push(t, poses, planted);
     }
 
+    /// The horizontal velocity (world x and z, m/s) of the bodies' mean place over the last
+    /// `over` seconds recorded, a stride or so: where the run goes, its swaying averaged out.
+    /// None until half of `over` is recorded.
+    pub fn travel(&self, over: f64) -> Option<[f64; 2]> {
+        let last = self.samples.last()?;
+        let first = self.samples.iter().find(|s| s.0 >= last.0 - over - 1e-9)?;
+        let span = last.0 - first.0;
+        if span < 0.5 * over {
+            return None;
+        }
+        let centre = |poses: &[BodyPose]| {
+            let n = poses.len().max(1) as f64;
+            [0, 2].map(|k| poses.iter().map(|p| p[k]).sum::<f64>() / n)
+        };
+        let (a, b) = (centre(&first.1), centre(&last.1));
+        Some([(b[0] - a[0]) / span, (b[1] - a[1]) / span])
+    }
+
     /// The run as a clip of `character` (its file `character_ref`) at `rate` frames per second
     /// from the first sample: each frame the latest sample at or before its time. Tagged
     /// `steer`, or `steer-physics` when simulated. None when nothing was recorded.
@@ -179,5 +197,32 @@ mod tests {
         let (a, b) = (clip.frames[0].root, clip.frames.last().unwrap().root);
         let travelled = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
         assert!(travelled > 1.0, "walked {travelled:.2} m");
+    }
+
+    /// The travel over the last second: nothing before half a second is recorded; a figure
+    /// whose every body moves 1.2 m/s along x and −0.5 m/s along z, swaying ±0.1 m across,
+    /// goes at (1.2, −0.5) m/s measured over a whole sway.
+    #[test]
+    fn travel_is_the_mean_place_over_the_last_second() {
+        let mut rec = RunRecording::default();
+        let pose = |t: f64| {
+            let sway = 0.1 * (std::f64::consts::TAU * t).sin();
+            vec![
+                [1.2 * t + sway, 1.0, -0.5 * t, 0.0, 0.0, 0.0, 1.0],
+                [1.2 * t + sway, 0.5, -0.5 * t + 0.2, 0.0, 0.0, 0.0, 1.0],
+            ]
+        };
+        for k in 0..=180 {
+            let t = k as f64 / 60.0;
+            if k == 20 {
+                assert_eq!(rec.travel(1.0), None, "a third of a second recorded");
+            }
+            rec.push(t, pose(t), vec![false, false]);
+        }
+        let [vx, vz] = rec.travel(1.0).unwrap();
+        assert!(
+            (vx - 1.2).abs() < 1e-9 && (vz + 0.5).abs() < 1e-9,
+            "{vx} {vz}"
+        );
     }
 }

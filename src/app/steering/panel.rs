@@ -191,6 +191,24 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                     cmd.facing.to_degrees()
                 ));
                 ui.end_row();
+                if let Some([vx, vz]) = st.recording.travel(1.0) {
+                    let speed = vx.hypot(vz);
+                    // A heading θ points along (cos θ, −sin θ) in x and z; shown in the
+                    // command's range so that the two compare at a glance.
+                    let off = (-vz).atan2(vx) - cmd.direction;
+                    let off = off.sin().atan2(off.cos());
+                    ui.label("goes")
+                        .on_hover_text("Where the shown figure (played, or simulated) went over the last second");
+                    ui.label(match speed < 0.1 {
+                        true => format!("{speed:.1} m/s (standing)"),
+                        false => format!(
+                            "{speed:.1} m/s, heading {:.0}° ({:.0}° off the command)",
+                            (cmd.direction + off).to_degrees(),
+                            off.to_degrees().abs()
+                        ),
+                    });
+                    ui.end_row();
+                }
                 ui.label("choice");
                 match &c.last_decision {
                     Some(d) => ui.label(format!(
