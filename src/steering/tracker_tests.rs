@@ -387,7 +387,6 @@ fn a_slow_heading_follow_lets_the_asked_turn_lead_the_body() {
 #[test]
 fn a_tracker_plays_with_the_heading_follow_it_was_trained_with() {
     use super::physics::PhysicsPlayback;
-    use super::script::{StickKey, StickScript};
     let g = shipped_graph();
     let mut checkpoint = TrackerCheckpoint::new(&g, small_ppo(), 1).unwrap();
     assert_eq!(checkpoint.heading_follow, BalanceGains::default().follow);
@@ -405,22 +404,7 @@ fn a_tracker_plays_with_the_heading_follow_it_was_trained_with() {
     let read = TrackerCheckpoint::load(&path, &g).unwrap();
     assert_eq!(read.heading_follow, BalanceGains::default().follow);
     let tracker = checkpoint.tracker();
-    let mut controller = Controller::new(
-        g.clone(),
-        Controller::default_start(&g, "stand"),
-        Mode::Steer,
-    );
-    let script = StickScript {
-        keys: vec![StickKey {
-            time: 0.0,
-            movement: (0.0, 0.0),
-            facing: None,
-            run: false,
-        }],
-        duration: 0.1,
-        rate: SCRIPT_RATE,
-        pushes: Vec::new(),
-    };
+    let (mut controller, script) = walking(&g, (0.0, 0.0), 0.1);
     let mut physics =
         PhysicsPlayback::start(&mut controller, &script, BalanceGains::default(), false).unwrap();
     let out = controller.step(&script.stick_at(1.0 / SCRIPT_RATE), 1.0 / SCRIPT_RATE);
