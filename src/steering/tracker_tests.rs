@@ -379,7 +379,8 @@ fn a_slow_heading_follow_lets_the_asked_turn_lead_the_body() {
     let slow = lead(0.3);
     println!("largest lead at the place's half-life {fast:.2}°, at 0.3 s {slow:.2}°");
     assert!(fast < 4.0, "{fast}°");
-    assert!(slow > 3.0 * fast.max(2.0), "{slow}° against {fast}°");
+    // Measured here 2.4° and 9.1°: the bar leaves room for other machines' arithmetic.
+    assert!(slow > fast + 4.0, "{slow}° against {fast}°");
 }
 
 /// A checkpoint written before the heading had its own half-life reads with the place's, and a
