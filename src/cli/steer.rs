@@ -82,7 +82,10 @@ pub struct SteerArgs {
     /// one, a copy plays it and the next two choices (or playing on) 2.5 s ahead with the
     /// stick held (and the --tracker, when given), and the future that stays up, tracks best,
     /// obeys the stick and (with a tracker) ends where its value network expects most is
-    /// taken, every 0.1 s; `NAME=VALUE,...` changes every, horizon, candidates, obey or value.
+    /// taken, every 0.1 s. With a tracker, when the plan falls (checked every 0.3 s while a
+    /// clip plays on), 8 futures play the tracker with seeded noise of 0.2 rad on its
+    /// corrections for 0.5 s and the best is played again exactly (the rescue); `NAME=VALUE,...`
+    /// changes every, horizon, candidates, obey, value, rescue (0: off), watch, commit or scale.
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
     /// With --physics and --script (or --gaits): search open-loop corrections of every joint's
@@ -242,8 +245,8 @@ pub fn steer(
             None => println!("physics stayed up for {:.2} s", script.duration),
         }
         println!(
-            "tracking_error_rad {:.3} root_error_m {:.3}",
-            report.joint_error, report.root_error
+            "tracking_error_rad {:.3} root_error_m {:.3} rescues {}",
+            report.joint_error, report.root_error, report.rescues
         );
     } else {
         let character = g.character.clone();
@@ -507,13 +510,14 @@ pub fn steer_trials(
     for o in &outcomes {
         match physics {
             true => println!(
-                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2}{}",
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2} rescues {}{}",
                 o.name,
                 o.fell_at.is_none(),
                 o.seconds_up(),
                 o.joint_error,
                 o.root_error,
                 o.speed_error,
+                o.rescues,
                 o.fell_by
                     .as_ref()
                     .map(|f| format!(" fell_by \"{f}\""))

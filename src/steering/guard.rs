@@ -45,6 +45,10 @@
 //! Bars are decided every `every` seconds. Between two decisions, a transition into a clip the
 //! last decision did not play ahead is barred until the next one, so a bad transition is never
 //! taken unchecked.
+//!
+//! With a learned tracker, the plan is also checked every `watch` seconds while a clip plays on
+//! with no transition to decide, and when it falls (or every future of a decision does) the
+//! rescue ([`super::rescue`]) searches the tracker's corrections instead of the graph's edges.
 
 use super::controller::Barred;
 use super::lookahead::FALL_COST;
@@ -68,6 +72,13 @@ pub struct GuardSettings {
     /// With a learned tracker: weight of the value its value network falls short of the best
     /// (1 / (1 − γ)) at a future's end, in the future's cost (0: not read).
     pub value: f64,
+    /// With a learned tracker: noisy futures played when the plan falls ([`super::rescue`];
+    /// 0: none), the seconds between checks of a clip played on, the seconds the noise
+    /// plays and its scale (rad).
+    pub rescue: usize,
+    pub watch: f64,
+    pub commit: f64,
+    pub scale: f64,
 }
 
 impl Default for GuardSettings {
@@ -78,6 +89,10 @@ impl Default for GuardSettings {
             candidates: 3,
             obey: 1.0,
             value: 0.05,
+            rescue: 8,
+            watch: 0.3,
+            commit: 0.5,
+            scale: 0.2,
         }
     }
 }
@@ -86,11 +101,11 @@ impl GuardSettings {
     /// The defaults with `NAME=VALUE,...` changed (every, horizon, candidates, obey, value); an
     /// unknown name or a bad value is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let names = "every, horizon, candidates, obey, value";
+        let names = "every, horizon, candidates, obey, value, rescue, watch, commit, scale";
         let mut s = Self::default();
         for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
-                value > 0.0 || (matches!(name, "obey" | "value") && value == 0.0),
+                value > 0.0 || (matches!(name, "obey" | "value" | "rescue") && value == 0.0),
                 "`{name}={value}`: expected a positive number"
             );
             match name {
@@ -99,6 +114,10 @@ impl GuardSettings {
                 "candidates" => s.candidates = value as usize,
                 "obey" => s.obey = value,
                 "value" => s.value = value,
+                "rescue" => s.rescue = value as usize,
+                "watch" => s.watch = value,
+                "commit" => s.commit = value,
+                "scale" => s.scale = value,
                 other => anyhow::bail!("unknown guard setting `{other}` (expected one of {names})"),
             }
         }
@@ -119,6 +138,11 @@ pub struct Guard {
     pub decisions: usize,
     pub bars: usize,
     pub hopeless: usize,
+    /// The next check of a clip played on, rescues tried and rescues that found a better
+    /// future ([`super::rescue`]).
+    next_watch: f64,
+    pub rescues: usize,
+    pub rescued: usize,
 }
 
 impl Guard {
@@ -131,6 +155,9 @@ impl Guard {
             decisions: 0,
             bars: 0,
             hopeless: 0,
+            next_watch: 0.0,
+            rescues: 0,
+            rescued: 0,
         }
     }
 
@@ -141,7 +168,7 @@ impl Guard {
         t: f64,
         stick: &Stick,
         dt: f64,
-        tracker: Option<(&Tracker, &TrackerState)>,
+        tracker: Option<(&Tracker, &mut TrackerState)>,
         controller: &mut Controller,
         physics: &mut PhysicsPlayback,
     ) {
@@ -163,15 +190,45 @@ impl Guard {
             return;
         }
         let Some(first) = transition_into(controller, &Barred::Nothing, stick, dt) else {
-            // Nothing to decide: the controller plays on.
+            // Nothing to decide: the controller plays on, checked now and then.
             controller.barred = Barred::Nothing;
             self.allowed = None;
+            if let Some((tracker, state)) = tracker
+                && self.settings.rescue > 0
+                && t + 1e-9 >= self.next_watch
+            {
+                self.next_watch = t + self.settings.watch;
+                let saved = physics.save();
+                let steps = (self.settings.horizon / dt).round().max(1.0) as usize;
+                let on = Barred::Nothing;
+                let ahead = Some((tracker, &*state));
+                let cost = self.play_ahead(
+                    t,
+                    stick,
+                    dt,
+                    steps,
+                    &on,
+                    f64::INFINITY,
+                    ahead,
+                    controller,
+                    physics,
+                );
+                physics.restore(&saved);
+                super::rescue::rescue(
+                    self, t, stick, dt, &on, cost, tracker, state, controller, physics,
+                );
+            }
             return;
         };
         self.next_decision = t + self.settings.every;
         self.decisions += 1;
         let saved = physics.save();
         let steps = (self.settings.horizon / dt).round().max(1.0) as usize;
+        let (tracker, mut state) = match tracker {
+            Some((p, s)) => (Some(p), Some(s)),
+            None => (None, None),
+        };
+        let ahead = tracker.zip(state.as_deref());
         let mut barred: Vec<usize> = Vec::new();
         let mut into = Some(first);
         // (cost, bars, the clip it goes into)
@@ -180,7 +237,7 @@ impl Guard {
             let bars = Barred::Into(barred.clone());
             let bound = best.as_ref().map_or(f64::INFINITY, |(b, _, _)| *b);
             let cost = self.play_ahead(
-                t, stick, dt, steps, &bars, bound, tracker, controller, physics,
+                t, stick, dt, steps, &bars, bound, ahead, controller, physics,
             );
             physics.restore(&saved);
             if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
@@ -193,6 +250,15 @@ impl Guard {
         let (cost, bars, allowed) = best.expect("at least one candidate");
         if cost >= FALL_COST {
             self.hopeless += 1;
+            if let (Some(tracker), Some(state)) = (tracker, state.as_deref_mut()) {
+                let plan = match bars.is_empty() {
+                    true => Barred::Nothing,
+                    false => Barred::Into(bars.clone()),
+                };
+                super::rescue::rescue(
+                    self, t, stick, dt, &plan, cost, tracker, state, controller, physics,
+                );
+            }
         }
         if !bars.is_empty() {
             self.bars += 1;
@@ -210,7 +276,7 @@ impl Guard {
     /// left unplayed. A future that can no longer beat `bound` (the least cost so far) is
     /// stopped early ([`super::lookahead::loses`]): it returns a cost of at least `bound`.
     #[allow(clippy::too_many_arguments)]
-    fn play_ahead(
+    pub(super) fn play_ahead(
         &mut self,
         t: f64,
         stick: &Stick,
@@ -293,6 +359,9 @@ mod tests {
         assert_eq!(GuardSettings::parse("obey=0").unwrap().obey, 0.0);
         assert_eq!(GuardSettings::parse("value=0.2").unwrap().value, 0.2);
         assert_eq!(GuardSettings::parse("value=0").unwrap().value, 0.0);
+        let r = GuardSettings::parse("rescue=4,watch=0.5,commit=0.3,scale=0.2").unwrap();
+        assert_eq!((r.rescue, r.watch, r.commit, r.scale), (4, 0.5, 0.3, 0.2));
+        assert_eq!(GuardSettings::parse("rescue=0").unwrap().rescue, 0);
         let e = GuardSettings::parse("horizn=1").unwrap_err().to_string();
         assert!(
             e.contains("`horizn`") && e.contains("every, horizon"),
@@ -305,6 +374,8 @@ mod tests {
             "every",
             "obey=-1",
             "value=-1",
+            "watch=0",
+            "scale=-0.1",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");
         }

@@ -33,6 +33,7 @@ pub mod lookahead;
 pub mod mdp;
 pub mod physics;
 pub mod record;
+pub mod rescue;
 pub mod route;
 pub mod samcon;
 pub mod script;

@@ -80,6 +80,9 @@ pub struct TrackingReport {
     pub root_error: f64,
     /// Candidates the look-ahead played (0 without one).
     pub rollouts: usize,
+    /// Times the guard's rescue played a noisy future of the tracker instead of a plan that
+    /// fell ([`super::rescue`]).
+    pub rescues: usize,
 }
 
 /// The simulated character tracking a controller, one played pose at a time (what the
@@ -495,7 +498,7 @@ pub fn run_tracked_from(
         }
         physics.track(t, out, controller, dt);
         if let Some(g) = &mut guard {
-            let tracker = planning.tracker.as_deref().map(|p| (p, &tracking));
+            let tracker = planning.tracker.as_deref().map(|p| (p, &mut tracking));
             g.check(
                 t,
                 &script.stick_at(t + dt),
@@ -514,6 +517,7 @@ pub fn run_tracked_from(
         fell_by: physics.fall_description(&controller.graph.character),
         joint_error,
         root_error,
-        rollouts: planner.map_or(0, |p| p.rollouts) + guard.map_or(0, |g| g.rollouts),
+        rollouts: planner.map_or(0, |p| p.rollouts) + guard.as_ref().map_or(0, |g| g.rollouts),
+        rescues: guard.map_or(0, |g| g.rescued),
     })
 }

@@ -80,6 +80,18 @@ pub struct TrackerState {
     next_decision: f64,
     started: bool,
     played_velocity: [f64; 3],
+    /// Seeded noise on the policy's mean until a time: a rescue's chosen future
+    /// ([`super::rescue`]), played again exactly.
+    pub explore: Option<Exploration>,
+}
+
+/// Gaussian noise of `scale` rad added to every correction the tracker decides before `until`
+/// (s), drawn from `rng`: the same seed and start give the same corrections.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    pub rng: ChaCha8Rng,
+    pub until: f64,
+    pub scale: f32,
 }
 
 impl TrackerState {
@@ -110,7 +122,20 @@ impl TrackerState {
         physics.gains.heading_follow = tracker.heading_follow;
         if self.advance(t, out, physics) {
             let seen = observe(physics, out, self);
-            physics.corrections = corrections(&tracker.policy.act(&seen));
+            let mut action = tracker.policy.act(&seen);
+            if let Some(e) = &mut self.explore {
+                match t < e.until {
+                    true => {
+                        use rand_distr::{Distribution, StandardNormal};
+                        for a in &mut action {
+                            let z: f64 = StandardNormal.sample(&mut e.rng);
+                            *a += e.scale * z as f32;
+                        }
+                    }
+                    false => self.explore = None,
+                }
+            }
+            physics.corrections = corrections(&action);
         }
     }
 }

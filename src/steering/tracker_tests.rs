@@ -269,6 +269,7 @@ fn the_guard_plays_the_tracker_ahead_and_keeps_timelines_up_longer() {
     let single = GuardSettings {
         candidates: 1,
         every: 0.001,
+        rescue: 0,
         ..GuardSettings::default()
     };
     let same = run(Some(single), &timelines[..2]);
@@ -339,6 +340,51 @@ fn the_solved_graphs_tracker_walks_at_the_asked_pace() {
         own <= 0.5 && own <= character - 0.2,
         "mean |speed − asked|: {own:.2} m/s with the graph's tracker, {character:.2} with the character's"
     );
+}
+
+/// The guard's rescue (predictive sampling around the tracker, [`super::rescue`]) keeps up the
+/// player timelines the guard alone lets fall: on the solved graph with its own tracker, six
+/// timelines of 20 s whose bodies fell under the guard without the rescue at 9.9–18.7 s
+/// (2026-12-06: seeds 9, 11, 25, 30, 36 and 74 of P12's trials) stay up with it, each rescued
+/// where its plan fell (a chaotic run may take another path on another machine's arithmetic:
+/// one fall of six is allowed, and at least one rescue).
+#[test]
+fn the_rescue_keeps_up_what_the_guard_alone_lets_fall() {
+    use super::guard::GuardSettings;
+    use super::trials::run_trials;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g = Arc::new(MotionGraph::load(&root.join("assets/graphs/human3d_solved.ron")).unwrap());
+    let path = root.join("assets/trackers/human3d_solved.control.ron");
+    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
+    let timelines: Vec<_> = [9, 11, 25, 30, 36, 74]
+        .into_iter()
+        .map(|seed| {
+            let script = random_timeline(seed, 20.0, SCRIPT_RATE, &PlayerModel::default());
+            (format!("timeline_{seed}"), script)
+        })
+        .collect();
+    let settings = GuardSettings::default();
+    assert!(settings.rescue > 0, "the rescue is on by default");
+    let planning = Planning {
+        tracker: Some(tracker),
+        guard: Some(settings),
+        ..Planning::default()
+    };
+    let outcomes = run_trials(
+        &g,
+        &timelines,
+        Some(BalanceGains::default()),
+        planning,
+        None,
+    )
+    .unwrap();
+    let fell: Vec<_> = outcomes
+        .iter()
+        .filter_map(|o| o.fell_at.map(|t| (o.name.as_str(), t)))
+        .collect();
+    let rescues: usize = outcomes.iter().map(|o| o.rescues).sum();
+    assert!(fell.len() <= 1, "fell with the rescue: {fell:?}");
+    assert!(rescues >= 1, "no rescue was played");
 }
 
 /// The reference's heading follows the body's with its own half-life: at the place's (the

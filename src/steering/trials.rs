@@ -303,6 +303,8 @@ pub struct TrialOutcome {
     pub fell_at: Option<f64>,
     /// What ended it, in words, when it fell ([`super::physics::TrackingReport::fell_by`]).
     pub fell_by: Option<String>,
+    /// Times the guard rescued the run from a plan that fell ([`super::rescue`]).
+    pub rescues: usize,
     /// RMS joint error (rad) and mean pelvis distance (m) from the played motion while up
     /// (physics only; zero when played kinematically).
     pub joint_error: f64,
@@ -466,7 +468,7 @@ fn run_trial(
     if let Some(p) = policy {
         controller = controller.with_policy(p.clone());
     }
-    let (fell_at, fell_by, joint_error, root_error, trace) = match physics {
+    let (fell_at, fell_by, rescues, joint_error, root_error, trace) = match physics {
         Some(gains) => {
             let r = run_tracked_from(
                 &mut controller,
@@ -476,7 +478,8 @@ fn run_trial(
                 start.is_some(),
                 |_, _| {},
             )?;
-            (r.fell_at, r.fell_by, r.joint_error, r.root_error, r.trace)
+            let (e, p) = (r.joint_error, r.root_error);
+            (r.fell_at, r.fell_by, r.rescues, e, p, r.trace)
         }
         None => {
             // (Physics playback settles the intent itself, after facing the script.)
@@ -484,7 +487,7 @@ fn run_trial(
                 controller.settle_intent(&script.stick_at(0.0));
             }
             let trace = run_script(&mut controller, script, |_, _, _| {});
-            (None, None, 0.0, 0.0, trace)
+            (None, None, 0, 0.0, 0.0, trace)
         }
     };
     let up_to = fell_at.unwrap_or(f64::INFINITY);
@@ -501,6 +504,7 @@ fn run_trial(
         duration: script.duration,
         fell_at,
         fell_by,
+        rescues,
         joint_error,
         root_error,
         speed_error,
@@ -693,6 +697,7 @@ mod tests {
             duration: 60.0,
             fell_at,
             fell_by: None,
+            rescues: 0,
             joint_error: 0.0,
             root_error: 0.0,
             speed_error: 0.0,

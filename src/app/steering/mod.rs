@@ -674,7 +674,7 @@ fn step_once(st: &mut SteeringState, dt: f64) {
             physics.track(st.time, &out, controller, dt);
             if let Some(guard) = st.guard.as_mut() {
                 // The stick as it is now for the next frame, which is about as long as this one.
-                let tracker = tracker.map(|p| (p, &st.tracker_state));
+                let tracker = tracker.map(|p| (p, &mut st.tracker_state));
                 guard.check(st.time, &stick, dt, tracker, controller, physics);
             }
             if physics.fell_at.is_none() {

@@ -115,7 +115,10 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                     if st.tracker_on && st.tracker.is_some() { " with tracker" } else { "" },
                     st.time,
                     match &st.guard {
-                        Some(g) => format!(" · guard barred {} of {} transitions", g.bars, g.decisions),
+                        Some(g) => format!(
+                            " · guard barred {} of {} transitions, rescued {}",
+                            g.bars, g.decisions, g.rescued
+                        ),
                         None => String::new(),
                     },
                 ),
