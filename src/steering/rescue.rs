@@ -14,9 +14,11 @@
 //! guard (runs up; mean seconds up): on `human3d.ron` with the character's tracker, without the
 //! rescue 5, 13.6 s; 8 futures at 0.1 rad for 0.5 s, 26, 25.6 s; 16 futures, 30; 8 at 0.2 rad,
 //! 33, 27.8 s; at 0.3 and 0.5 rad, 31 and 32; noise for 1.0 s, 28; checks every 0.2 s instead
-//! of 0.3, 32. On `human3d_solved.ron` with its own tracker, 36 without, 40 with any of them.
-//! The defaults (8 futures, 0.2 rad, 0.5 s, every 0.3 s) cost about 6 times the guard alone on
-//! the first graph's timelines, where rescues are frequent, and 3.4 times on the second.
+//! of 0.3, 32; 16 futures at 0.2 rad, **37**, 28.8 s; 32, 36. On `human3d_solved.ron` with its
+//! own tracker, 36 without, 40 with any of them. The defaults (16 futures, 0.2 rad, 0.5 s,
+//! every 0.3 s) cost about 1.45 times as much as 8 futures on the first graph's timelines,
+//! where rescues are frequent (8 cost about 6 times the guard alone there, 3.4 times on the
+//! second graph's).
 
 use super::controller::Barred;
 use super::guard::Guard;
@@ -40,7 +42,7 @@ fn exploration(t: f64, k: usize, until: f64, scale: f32) -> Exploration {
 
 /// When the plan (these bars, the tracker's state as it is) costs `plan` (a fall when at least
 /// [`FALL_COST`]): plays `guard.settings.rescue` noisy futures and, when one costs less, sets
-/// `state` to play its noise. True when it did.
+/// `state` to play its noise.
 #[allow(clippy::too_many_arguments)]
 pub fn rescue(
     guard: &mut Guard,
@@ -53,12 +55,12 @@ pub fn rescue(
     state: &mut TrackerState,
     controller: &Controller,
     physics: &mut PhysicsPlayback,
-) -> bool {
+) {
     if plan < FALL_COST || guard.settings.rescue == 0 {
-        return false;
+        return;
     }
     let s = guard.settings;
-    let steps = (s.horizon / dt).round().max(1.0) as usize;
+    let steps = s.steps(dt);
     let saved = physics.save();
     let mut best: Option<(f64, usize)> = None;
     for k in 0..s.rescue {
@@ -82,8 +84,7 @@ pub fn rescue(
         }
     }
     guard.rescues += 1;
-    let Some((_, k)) = best else { return false };
+    let Some((_, k)) = best else { return };
     guard.rescued += 1;
     state.explore = Some(exploration(t, k, t + s.commit, s.scale as f32));
-    true
 }
