@@ -54,9 +54,9 @@
 //! the controller's root-motion warping turns nothing: the body turns only by the graph's turn
 //! clips. Over the horizon a future that takes one has only begun its turn, its mean velocity
 //! hardly better than playing straight on's, and the guard, which pays for that mean velocity
-//! (`obey`), bars the turn when it tracks a little worse. `aim` also pays
-//! per radian the heading the future ends in is off the asked direction. Measured on the
-//! validation timelines (seed 1000, 40 × 30 s; changes of direction met within 10° at 1.5 s):
+//! (`obey`), bars the turn when it tracks a little worse. `aim` also pays per radian the
+//! heading the future ends in is off the asked direction. Measured on the validation
+//! timelines (seed 1000, 40 × 30 s; changes of direction met within 10° at 1.5 s):
 //! `human3d_solved.ron` 17 of 303 without, 27 at `aim` 1, 20 at 3, every timeline up each
 //! time; `human3d.ron` 37 timelines up and 44 of 290 changes met without, 36 and 42 at 1. It
 //! is off by default.
