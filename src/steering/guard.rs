@@ -94,6 +94,10 @@ pub struct GuardSettings {
     /// stick asks for a walk or run: the turn a future has begun, which the mean velocity over
     /// the horizon hardly sees (0: not paid; see the module docs).
     pub aim: f64,
+    /// With the rescue: further rounds of as many futures, each at twice the last round's
+    /// noise, played only while every future so far still falls ([`super::rescue`]; 0: none;
+    /// default 1).
+    pub escalate: usize,
 }
 
 impl Default for GuardSettings {
@@ -109,6 +113,7 @@ impl Default for GuardSettings {
             commit: 0.5,
             scale: 0.2,
             aim: 0.0,
+            escalate: 1,
         }
     }
 }
@@ -117,12 +122,14 @@ impl GuardSettings {
     /// The defaults with `NAME=VALUE,...` changed (the names are the fields'); an unknown name
     /// or a bad value is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let names = "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim";
+        let names =
+            "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim, escalate";
         let mut s = Self::default();
         for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
                 value > 0.0
-                    || (matches!(name, "obey" | "value" | "rescue" | "aim") && value == 0.0),
+                    || (matches!(name, "obey" | "value" | "rescue" | "aim" | "escalate")
+                        && value == 0.0),
                 "`{name}={value}`: expected a positive number"
             );
             match name {
@@ -136,6 +143,7 @@ impl GuardSettings {
                 "commit" => s.commit = value,
                 "scale" => s.scale = value,
                 "aim" => s.aim = value,
+                "escalate" => s.escalate = value as usize,
                 other => anyhow::bail!("unknown guard setting `{other}` (expected one of {names})"),
             }
         }
@@ -390,6 +398,8 @@ mod tests {
         assert_eq!((r.rescue, r.watch, r.commit, r.scale), (4, 0.5, 0.3, 0.2));
         assert_eq!(GuardSettings::parse("rescue=0").unwrap().rescue, 0);
         assert_eq!(GuardSettings::parse("aim=1.5").unwrap().aim, 1.5);
+        assert_eq!(GuardSettings::parse("escalate=2").unwrap().escalate, 2);
+        assert_eq!(GuardSettings::parse("escalate=0").unwrap().escalate, 0);
         let e = GuardSettings::parse("horizn=1").unwrap_err().to_string();
         assert!(
             e.contains("`horizn`") && e.contains("every, horizon"),
@@ -405,6 +415,7 @@ mod tests {
             "watch=0",
             "scale=-0.1",
             "aim=-1",
+            "escalate=-1",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");
         }
