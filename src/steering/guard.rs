@@ -148,6 +148,16 @@ impl GuardSettings {
             }
         }
         anyhow::ensure!(s.candidates >= 1, "the guard needs at least 1 candidate");
+        anyhow::ensure!(
+            s.rescue <= 1024,
+            "`rescue={}`: at most 1,024 futures a round",
+            s.rescue
+        );
+        anyhow::ensure!(
+            s.escalate <= 8,
+            "`escalate={}`: at most 8 further rounds (each doubles the noise)",
+            s.escalate
+        );
         Ok(s)
     }
 
@@ -416,6 +426,8 @@ mod tests {
             "scale=-0.1",
             "aim=-1",
             "escalate=-1",
+            "escalate=9",
+            "rescue=1e20",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");
         }
