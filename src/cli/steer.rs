@@ -84,10 +84,11 @@ pub struct SteerArgs {
     /// obeys the stick and (with a tracker) ends where its value network expects most is
     /// taken, every 0.1 s. With a tracker, when the plan falls (checked every 0.3 s while a
     /// clip plays on), 16 futures play the tracker with seeded noise of 0.2 rad on its
-    /// corrections for 0.5 s, 16 more at 0.4 rad when every one of them falls, and the best is
-    /// played again exactly (the rescue); `NAME=VALUE,...` changes every, horizon, candidates,
-    /// obey, value, rescue (0: off), watch, commit, scale, aim (per radian the heading a future
-    /// ends in is off the asked direction; 0: off) or escalate (the rounds of more futures; 0: none).
+    /// corrections for 0.5 s, 16 more at 0.4 rad and then 16 at 0.8 rad while every one so far
+    /// falls, and the best is played again exactly (the rescue); `NAME=VALUE,...` changes
+    /// every, horizon, candidates, obey, value, rescue (0: off), watch, commit, scale, aim (per
+    /// radian the heading a future ends in is off the asked direction; 0: off) or escalate (the
+    /// rounds of more futures; 0: none).
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
     /// With --physics and --script (or --gaits): search open-loop corrections of every joint's

@@ -96,7 +96,7 @@ pub struct GuardSettings {
     pub aim: f64,
     /// With the rescue: further rounds of as many futures, each at twice the last round's
     /// noise, played only while every future so far still falls ([`super::rescue`]; 0: none;
-    /// default 1).
+    /// default 2).
     pub escalate: usize,
 }
 
@@ -113,7 +113,7 @@ impl Default for GuardSettings {
             commit: 0.5,
             scale: 0.2,
             aim: 0.0,
-            escalate: 1,
+            escalate: 2,
         }
     }
 }
