@@ -132,6 +132,11 @@ impl GuardSettings {
                         && value == 0.0),
                 "`{name}={value}`: expected a positive number"
             );
+            // A count is a whole number: `rescue=0.5` read as 0 would turn the rescue off.
+            anyhow::ensure!(
+                !matches!(name, "candidates" | "rescue" | "escalate") || value.fract() == 0.0,
+                "`{name}={value}`: expected a whole number"
+            );
             match name {
                 "every" => s.every = value,
                 "horizon" => s.horizon = value,
@@ -428,6 +433,9 @@ mod tests {
             "escalate=-1",
             "escalate=9",
             "rescue=1e20",
+            "rescue=0.5",
+            "escalate=1.5",
+            "candidates=2.5",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");
         }

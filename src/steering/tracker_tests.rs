@@ -310,7 +310,7 @@ fn the_guard_plays_the_tracker_ahead_and_keeps_timelines_up_longer() {
 /// motion's speed is closer to the asked 1.4 m/s with the graph's own (2026-12-06: mean
 /// |speed − asked| 0.34 m/s against 0.78). The trackers are compared under the guard's single
 /// round of rescue futures: its further rounds (`escalate`) also save some of the character's
-/// tracker's stumbles, which then keep nearer the pace (0.51 m/s).
+/// tracker's stumbles, which then keep nearer the pace (0.51 m/s with one further round).
 #[test]
 fn the_solved_graphs_tracker_walks_at_the_asked_pace() {
     use super::guard::GuardSettings;
