@@ -248,8 +248,8 @@ pub fn steer(
             None => println!("physics stayed up for {:.2} s", script.duration),
         }
         println!(
-            "tracking_error_rad {:.3} root_error_m {:.3} rescues {}",
-            report.joint_error, report.root_error, report.rescues
+            "tracking_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} rescues {}",
+            report.joint_error, report.joint_mean_error, report.root_error, report.rescues
         );
     } else {
         let character = g.character.clone();
@@ -513,11 +513,12 @@ pub fn steer_trials(
     for o in &outcomes {
         match physics {
             true => println!(
-                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2} rescues {}{}",
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2} rescues {}{}",
                 o.name,
                 o.fell_at.is_none(),
                 o.seconds_up(),
                 o.joint_error,
+                o.joint_mean_error,
                 o.root_error,
                 o.speed_error,
                 o.rescues,
@@ -553,7 +554,7 @@ pub fn steer_trials(
         for kind in kinds.iter().map(|k| Some(*k)).chain([None]) {
             let s = TrialSummary::of(&kinds_of(kind));
             println!(
-                "{} {} up {} fraction_up {:.3} mean_seconds_up {:.2} mean_speed_error_ms {:.2} joint_error_rad {:.3} root_error_m {:.3} turns_within_10deg_at_1.5s {}/{} speed_within_0.2ms {:.3}",
+                "{} {} up {} fraction_up {:.3} mean_seconds_up {:.2} mean_speed_error_ms {:.2} joint_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} turns_within_10deg_at_1.5s {}/{} speed_within_0.2ms {:.3}",
                 kind.map_or("runs".to_string(), |k| format!("kind {k} runs")),
                 s.runs,
                 s.up,
@@ -561,6 +562,7 @@ pub fn steer_trials(
                 s.mean_seconds_up,
                 s.mean_speed_error,
                 s.mean_joint_error,
+                s.mean_joint_mean_error,
                 s.mean_root_error,
                 s.obedience.turns_met,
                 s.obedience.turns,

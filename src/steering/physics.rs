@@ -76,6 +76,9 @@ pub struct TrackingReport {
     pub fell_by: Option<String>,
     /// RMS difference of the simulated and played joint coordinates while up (rad).
     pub joint_error: f64,
+    /// Mean absolute difference of the same coordinates over the same steps (rad): the mean
+    /// joint error, which the RMS bounds from above.
+    pub joint_mean_error: f64,
     /// Mean horizontal distance of the simulated pelvis from the played one while up (m).
     pub root_error: f64,
     /// Candidates the look-ahead played (0 without one).
@@ -101,6 +104,7 @@ pub struct PhysicsPlayback {
     /// stopped ([`Simulation::failure`]).
     pub fall_cause: Option<FallCause>,
     joint_sq: f64,
+    joint_abs: f64,
     joint_n: usize,
     root_sum: f64,
     root_n: usize,
@@ -123,7 +127,7 @@ pub struct PlaybackState {
     time: f64,
     fell_at: Option<f64>,
     fall_cause: Option<FallCause>,
-    sums: (f64, usize, f64, usize),
+    sums: (f64, f64, usize, f64, usize),
     last_played: Option<Played>,
     last_joints: Option<(Vec<f64>, f64)>,
     offsets: LegOffsets,
@@ -163,6 +167,7 @@ impl PhysicsPlayback {
             fell_at: None,
             fall_cause: None,
             joint_sq: 0.0,
+            joint_abs: 0.0,
             joint_n: 0,
             root_sum: 0.0,
             root_n: 0,
@@ -227,7 +232,13 @@ impl PhysicsPlayback {
             time: self.time,
             fell_at: self.fell_at,
             fall_cause: self.fall_cause,
-            sums: (self.joint_sq, self.joint_n, self.root_sum, self.root_n),
+            sums: (
+                self.joint_sq,
+                self.joint_abs,
+                self.joint_n,
+                self.root_sum,
+                self.root_n,
+            ),
             last_played: self.last_played,
             last_joints: self.last_joints.clone(),
             offsets: self.offsets,
@@ -241,7 +252,13 @@ impl PhysicsPlayback {
         self.time = s.time;
         self.fell_at = s.fell_at;
         self.fall_cause = s.fall_cause;
-        (self.joint_sq, self.joint_n, self.root_sum, self.root_n) = s.sums;
+        (
+            self.joint_sq,
+            self.joint_abs,
+            self.joint_n,
+            self.root_sum,
+            self.root_n,
+        ) = s.sums;
         self.last_played = s.last_played;
         self.last_joints = s.last_joints.clone();
         self.offsets = s.offsets;
@@ -363,7 +380,9 @@ impl PhysicsPlayback {
         }
         let (q, _) = self.sim.dof_state();
         for (a, b) in q.iter().zip(&out.pose.joints) {
-            self.joint_sq += (*a as f64 - b).powi(2);
+            let e = *a as f64 - b;
+            self.joint_sq += e * e;
+            self.joint_abs += e.abs();
             self.joint_n += 1;
         }
         let p = self.sim.body_pose(self.root);
@@ -405,6 +424,11 @@ impl PhysicsPlayback {
             (self.joint_sq / self.joint_n.max(1) as f64).sqrt(),
             self.root_sum / self.root_n.max(1) as f64,
         )
+    }
+
+    /// Mean absolute difference of the simulated and played joint coordinates so far (rad).
+    pub fn joint_mean_error(&self) -> f64 {
+        self.joint_abs / self.joint_n.max(1) as f64
     }
 }
 
@@ -516,6 +540,7 @@ pub fn run_tracked_from(
         fell_at: physics.fell_at,
         fell_by: physics.fall_description(&controller.graph.character),
         joint_error,
+        joint_mean_error: physics.joint_mean_error(),
         root_error,
         rollouts: planner.map_or(0, |p| p.rollouts) + guard.as_ref().map_or(0, |g| g.rollouts),
         rescues: guard.map_or(0, |g| g.rescued),

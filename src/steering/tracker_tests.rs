@@ -69,6 +69,15 @@ fn a_tracker_adds_its_corrections_and_nothing_else() {
         bent.joint_error,
         alone.joint_error
     );
+    // The mean absolute error is positive and never above the RMS of the same differences.
+    for r in [&alone, &bent] {
+        assert!(
+            r.joint_mean_error > 0.0 && r.joint_mean_error <= r.joint_error,
+            "mean {} against RMS {}",
+            r.joint_mean_error,
+            r.joint_error
+        );
+    }
 }
 
 /// A checkpoint that does not fit the character is refused by its file name, not played: one

@@ -309,6 +309,8 @@ pub struct TrialOutcome {
     /// (physics only; zero when played kinematically).
     pub joint_error: f64,
     pub root_error: f64,
+    /// Mean absolute joint error (rad) while up (physics only).
+    pub joint_mean_error: f64,
     /// Mean |speed − asked speed| (m/s) of the played motion while up: how well the stick is
     /// obeyed (a character kept standing stays up but does not obey).
     pub speed_error: f64,
@@ -337,6 +339,8 @@ pub struct TrialSummary {
     /// Mean [`TrialOutcome::joint_error`] (rad) and [`TrialOutcome::root_error`] (m).
     pub mean_joint_error: f64,
     pub mean_root_error: f64,
+    /// Mean [`TrialOutcome::joint_mean_error`] (rad).
+    pub mean_joint_mean_error: f64,
 }
 
 impl TrialSummary {
@@ -356,6 +360,8 @@ impl TrialSummary {
             mean_joint_error: outcomes.iter().map(|o| o.joint_error).sum::<f64>()
                 / runs.max(1) as f64,
             mean_root_error: outcomes.iter().map(|o| o.root_error).sum::<f64>()
+                / runs.max(1) as f64,
+            mean_joint_mean_error: outcomes.iter().map(|o| o.joint_mean_error).sum::<f64>()
                 / runs.max(1) as f64,
         }
     }
@@ -468,7 +474,8 @@ fn run_trial(
     if let Some(p) = policy {
         controller = controller.with_policy(p.clone());
     }
-    let (fell_at, fell_by, rescues, joint_error, root_error, trace) = match physics {
+    // The joint error's RMS and mean absolute value.
+    let (fell_at, fell_by, rescues, joints, root_error, trace) = match physics {
         Some(gains) => {
             let r = run_tracked_from(
                 &mut controller,
@@ -478,7 +485,7 @@ fn run_trial(
                 start.is_some(),
                 |_, _| {},
             )?;
-            let (e, p) = (r.joint_error, r.root_error);
+            let (e, p) = ((r.joint_error, r.joint_mean_error), r.root_error);
             (r.fell_at, r.fell_by, r.rescues, e, p, r.trace)
         }
         None => {
@@ -487,7 +494,7 @@ fn run_trial(
                 controller.settle_intent(&script.stick_at(0.0));
             }
             let trace = run_script(&mut controller, script, |_, _, _| {});
-            (None, None, 0, 0.0, 0.0, trace)
+            (None, None, 0, (0.0, 0.0), 0.0, trace)
         }
     };
     let up_to = fell_at.unwrap_or(f64::INFINITY);
@@ -505,7 +512,8 @@ fn run_trial(
         fell_at,
         fell_by,
         rescues,
-        joint_error,
+        joint_error: joints.0,
+        joint_mean_error: joints.1,
         root_error,
         speed_error,
         obedience,
@@ -699,6 +707,7 @@ mod tests {
             fell_by: None,
             rescues: 0,
             joint_error: 0.0,
+            joint_mean_error: 0.0,
             root_error: 0.0,
             speed_error: 0.0,
             obedience: Obedience::default(),
