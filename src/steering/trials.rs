@@ -346,23 +346,20 @@ pub struct TrialSummary {
 impl TrialSummary {
     pub fn of(outcomes: &[TrialOutcome]) -> Self {
         let runs = outcomes.len();
+        let mean =
+            |f: fn(&TrialOutcome) -> f64| outcomes.iter().map(f).sum::<f64>() / runs.max(1) as f64;
         Self {
             runs,
             up: outcomes.iter().filter(|o| o.fell_at.is_none()).count(),
-            mean_seconds_up: outcomes.iter().map(TrialOutcome::seconds_up).sum::<f64>()
-                / runs.max(1) as f64,
-            mean_speed_error: outcomes.iter().map(|o| o.speed_error).sum::<f64>()
-                / runs.max(1) as f64,
+            mean_seconds_up: mean(TrialOutcome::seconds_up),
+            mean_speed_error: mean(|o| o.speed_error),
             obedience: outcomes.iter().fold(Obedience::default(), |mut a, o| {
                 a.add(&o.obedience);
                 a
             }),
-            mean_joint_error: outcomes.iter().map(|o| o.joint_error).sum::<f64>()
-                / runs.max(1) as f64,
-            mean_root_error: outcomes.iter().map(|o| o.root_error).sum::<f64>()
-                / runs.max(1) as f64,
-            mean_joint_mean_error: outcomes.iter().map(|o| o.joint_mean_error).sum::<f64>()
-                / runs.max(1) as f64,
+            mean_joint_error: mean(|o| o.joint_error),
+            mean_root_error: mean(|o| o.root_error),
+            mean_joint_mean_error: mean(|o| o.joint_mean_error),
         }
     }
 
@@ -707,7 +704,7 @@ mod tests {
             fell_by: None,
             rescues: 0,
             joint_error: 0.0,
-            joint_mean_error: 0.0,
+            joint_mean_error: fell_at.map_or(0.04, |_| 0.08),
             root_error: 0.0,
             speed_error: 0.0,
             obedience: Obedience::default(),
@@ -716,5 +713,6 @@ mod tests {
         assert_eq!((s.runs, s.up), (4, 2));
         assert_eq!(s.fraction_up(), 0.5);
         assert_eq!(s.mean_seconds_up, (60.0 + 6.0 + 60.0 + 12.0) / 4.0);
+        assert_eq!(s.mean_joint_mean_error, (0.04 + 0.08 + 0.04 + 0.08) / 4.0);
     }
 }
