@@ -85,10 +85,11 @@ pub struct SteerArgs {
     /// taken, every 0.1 s. With a tracker, when the plan falls (checked every 0.3 s while a
     /// clip plays on), 16 futures play the tracker with seeded noise of 0.2 rad on its
     /// corrections for 0.5 s, 16 more at 0.4 rad and then 16 at 0.8 rad while every one so far
-    /// falls, and the best is played again exactly (the rescue); `NAME=VALUE,...` changes
+    /// falls, and the best is played again exactly (the rescue); when all 48 fall, 16 more in
+    /// which the stick rests for 1 s (the body stops: the brake); `NAME=VALUE,...` changes
     /// every, horizon, candidates, obey, value, rescue (0: off), watch, commit, scale, aim (per
-    /// radian the heading a future ends in is off the asked direction; 0: off) or escalate (the
-    /// rounds of more futures; 0: none).
+    /// radian the heading a future ends in is off the asked direction; 0: off), escalate (the
+    /// rounds of more futures; 0: none) or brake (the seconds the stick rests; 0: off).
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
     /// With --physics and --script (or --gaits): search open-loop corrections of every joint's
@@ -248,8 +249,12 @@ pub fn steer(
             None => println!("physics stayed up for {:.2} s", script.duration),
         }
         println!(
-            "tracking_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} rescues {}",
-            report.joint_error, report.joint_mean_error, report.root_error, report.rescues
+            "tracking_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} rescues {} brakes {}",
+            report.joint_error,
+            report.joint_mean_error,
+            report.root_error,
+            report.rescues,
+            report.brakes
         );
     } else {
         let character = g.character.clone();
@@ -513,7 +518,7 @@ pub fn steer_trials(
     for o in &outcomes {
         match physics {
             true => println!(
-                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2} rescues {}{}",
+                "run {} up {} seconds_up {:.2} joint_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} speed_error_ms {:.2} rescues {} brakes {}{}",
                 o.name,
                 o.fell_at.is_none(),
                 o.seconds_up(),
@@ -522,6 +527,7 @@ pub fn steer_trials(
                 o.root_error,
                 o.speed_error,
                 o.rescues,
+                o.brakes,
                 o.fell_by
                     .as_ref()
                     .map(|f| format!(" fell_by \"{f}\""))

@@ -146,6 +146,10 @@ pub struct Controller {
     /// Transitions the decisions may not take for now (physics playback's guard,
     /// [`crate::steering::guard`]).
     pub barred: Barred,
+    /// Seconds the controller still plays the stick at rest instead of the one it is given:
+    /// the guard's brake, when stopping is the only future that stays up
+    /// ([`crate::steering::rescue`]; 0: none).
+    pub brake_left: f64,
 }
 
 /// Which transitions a controller's decisions may not take.
@@ -203,6 +207,7 @@ impl Controller {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             policy: None,
             barred: Barred::Nothing,
+            brake_left: 0.0,
             graph,
         }
     }
@@ -572,6 +577,14 @@ impl Controller {
 
     /// Advances by `dt` seconds with the controls `stick`; the pose to show.
     pub fn step(&mut self, stick: &Stick, dt: f64) -> Output {
+        let rest = Stick::default();
+        let stick = match self.brake_left > 0.0 {
+            true => {
+                self.brake_left -= dt;
+                &rest
+            }
+            false => stick,
+        };
         self.intent.update(stick, dt);
         self.inertia.update(dt);
         self.time_in_frame += dt;

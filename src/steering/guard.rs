@@ -98,6 +98,11 @@ pub struct GuardSettings {
     /// noise, played only while every future so far still falls ([`super::rescue`]; 0: none;
     /// default 2).
     pub escalate: usize,
+    /// With the rescue: when every future of its rounds still falls, a last round of as many
+    /// futures in which the stick rests for this many seconds (the body stops, as a person
+    /// about to fall does) and then is the asked one again; the controller brakes for as long
+    /// when one of them is taken ([`super::rescue`]; 0: none; default 1 s).
+    pub brake: f64,
 }
 
 impl Default for GuardSettings {
@@ -114,6 +119,7 @@ impl Default for GuardSettings {
             scale: 0.2,
             aim: 0.0,
             escalate: 2,
+            brake: 1.0,
         }
     }
 }
@@ -122,14 +128,15 @@ impl GuardSettings {
     /// The defaults with `NAME=VALUE,...` changed (the names are the fields'); an unknown name
     /// or a bad value is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let names =
-            "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim, escalate";
+        let names = "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim, escalate, brake";
         let mut s = Self::default();
         for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
                 value > 0.0
-                    || (matches!(name, "obey" | "value" | "rescue" | "aim" | "escalate")
-                        && value == 0.0),
+                    || (matches!(
+                        name,
+                        "obey" | "value" | "rescue" | "aim" | "escalate" | "brake"
+                    ) && value == 0.0),
                 "`{name}={value}`: expected a positive number"
             );
             // A count is a whole number: `rescue=0.5` read as 0 would turn the rescue off.
@@ -149,6 +156,7 @@ impl GuardSettings {
                 "scale" => s.scale = value,
                 "aim" => s.aim = value,
                 "escalate" => s.escalate = value as usize,
+                "brake" => s.brake = value,
                 other => anyhow::bail!("unknown guard setting `{other}` (expected one of {names})"),
             }
         }
@@ -189,6 +197,8 @@ pub struct Guard {
     next_watch: f64,
     pub rescues: usize,
     pub rescued: usize,
+    /// Rescues that stopped the body (the brake's futures).
+    pub brakes: usize,
 }
 
 impl Guard {
@@ -204,6 +214,7 @@ impl Guard {
             next_watch: 0.0,
             rescues: 0,
             rescued: 0,
+            brakes: 0,
         }
     }
 
@@ -415,6 +426,8 @@ mod tests {
         assert_eq!(GuardSettings::parse("aim=1.5").unwrap().aim, 1.5);
         assert_eq!(GuardSettings::parse("escalate=2").unwrap().escalate, 2);
         assert_eq!(GuardSettings::parse("escalate=0").unwrap().escalate, 0);
+        assert_eq!(GuardSettings::parse("brake=1.5").unwrap().brake, 1.5);
+        assert_eq!(GuardSettings::parse("brake=0").unwrap().brake, 0.0);
         let e = GuardSettings::parse("horizn=1").unwrap_err().to_string();
         assert!(
             e.contains("`horizn`") && e.contains("every, horizon"),
@@ -435,6 +448,7 @@ mod tests {
             "rescue=1e20",
             "rescue=0.5",
             "escalate=1.5",
+            "brake=-1",
             "candidates=2.5",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");

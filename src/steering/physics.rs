@@ -86,6 +86,9 @@ pub struct TrackingReport {
     /// Times the guard's rescue played a noisy future of the tracker instead of a plan that
     /// fell ([`super::rescue`]).
     pub rescues: usize,
+    /// Of those, the times it stopped the body, every other future falling (the guard's
+    /// `brake`).
+    pub brakes: usize,
 }
 
 /// The simulated character tracking a controller, one played pose at a time (what the
@@ -543,6 +546,7 @@ pub fn run_tracked_from(
         joint_mean_error: physics.joint_mean_error(),
         root_error,
         rollouts: planner.map_or(0, |p| p.rollouts) + guard.as_ref().map_or(0, |g| g.rollouts),
-        rescues: guard.map_or(0, |g| g.rescued),
+        rescues: guard.as_ref().map_or(0, |g| g.rescued),
+        brakes: guard.map_or(0, |g| g.brakes),
     })
 }

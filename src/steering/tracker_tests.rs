@@ -401,6 +401,53 @@ fn the_rescue_keeps_up_what_the_guard_alone_lets_fall() {
     assert!(rescues >= 1, "no rescue was played");
 }
 
+/// The guard's brake: where every future of the rescue's three rounds falls, a last round
+/// stops the body (the stick at rest for a second) and plays the one that stays up. On the
+/// default graph with the character's tracker, P12's timelines 5 and 74 (seed 1) fell at 16.1 s
+/// with the three rounds (every one of their futures falling, 2026-12-06); with the brake both
+/// stay up their first 20 s, stopped at least once (a chaotic run may take another path on
+/// another machine's arithmetic: one fall of the two is allowed, and at least one stop).
+#[test]
+fn the_brake_keeps_up_what_every_rescue_future_lets_fall() {
+    use super::guard::GuardSettings;
+    use super::trials::run_trials;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g = shipped_graph();
+    let path = root.join("assets/trackers/human3d.control.ron");
+    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
+    let timelines: Vec<_> = [5, 74]
+        .into_iter()
+        .map(|seed| {
+            let script = random_timeline(seed, 20.0, SCRIPT_RATE, &PlayerModel::default());
+            (format!("timeline_{seed}"), script)
+        })
+        .collect();
+    let settings = GuardSettings::default();
+    assert!(settings.brake > 0.0, "the brake is on by default");
+    let planning = Planning {
+        tracker: Some(tracker),
+        guard: Some(settings),
+        ..Planning::default()
+    };
+    let outcomes = run_trials(
+        &g,
+        &timelines,
+        Some(BalanceGains::default()),
+        planning,
+        None,
+    )
+    .unwrap();
+    let fell: Vec<_> = outcomes
+        .iter()
+        .filter_map(|o| o.fell_at.map(|t| (o.name.as_str(), t)))
+        .collect();
+    let brakes: usize = outcomes.iter().map(|o| o.brakes).sum();
+    let rescues: usize = outcomes.iter().map(|o| o.rescues).sum();
+    assert!(fell.len() <= 1, "fell with the brake: {fell:?}");
+    assert!(brakes >= 1, "the brake never stopped the body");
+    assert!(brakes <= rescues, "{brakes} stops of {rescues} rescues");
+}
+
 /// The reference's heading follows the body's with its own half-life: at the place's (the
 /// default) a turn the stick asks for is taken back into the body's heading within a step or
 /// two, so a tracker never sees it; with a slow one it leads the body by the turn still to

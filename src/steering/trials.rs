@@ -303,8 +303,10 @@ pub struct TrialOutcome {
     pub fell_at: Option<f64>,
     /// What ended it, in words, when it fell ([`super::physics::TrackingReport::fell_by`]).
     pub fell_by: Option<String>,
-    /// Times the guard rescued the run from a plan that fell ([`super::rescue`]).
+    /// Times the guard rescued the run from a plan that fell ([`super::rescue`]), and of
+    /// those the times it stopped the body (its brake).
     pub rescues: usize,
+    pub brakes: usize,
     /// RMS joint error (rad) and mean pelvis distance (m) from the played motion while up
     /// (physics only; zero when played kinematically).
     pub joint_error: f64,
@@ -472,7 +474,7 @@ fn run_trial(
         controller = controller.with_policy(p.clone());
     }
     // The joint error's RMS and mean absolute value.
-    let (fell_at, fell_by, rescues, joints, root_error, trace) = match physics {
+    let (fell_at, fell_by, (rescues, brakes), joints, root_error, trace) = match physics {
         Some(gains) => {
             let r = run_tracked_from(
                 &mut controller,
@@ -483,7 +485,7 @@ fn run_trial(
                 |_, _| {},
             )?;
             let (e, p) = ((r.joint_error, r.joint_mean_error), r.root_error);
-            (r.fell_at, r.fell_by, r.rescues, e, p, r.trace)
+            (r.fell_at, r.fell_by, (r.rescues, r.brakes), e, p, r.trace)
         }
         None => {
             // (Physics playback settles the intent itself, after facing the script.)
@@ -491,7 +493,7 @@ fn run_trial(
                 controller.settle_intent(&script.stick_at(0.0));
             }
             let trace = run_script(&mut controller, script, |_, _, _| {});
-            (None, None, 0, (0.0, 0.0), 0.0, trace)
+            (None, None, (0, 0), (0.0, 0.0), 0.0, trace)
         }
     };
     let up_to = fell_at.unwrap_or(f64::INFINITY);
@@ -509,6 +511,7 @@ fn run_trial(
         fell_at,
         fell_by,
         rescues,
+        brakes,
         joint_error: joints.0,
         joint_mean_error: joints.1,
         root_error,
@@ -703,6 +706,7 @@ mod tests {
             fell_at,
             fell_by: None,
             rescues: 0,
+            brakes: 0,
             joint_error: 0.0,
             joint_mean_error: fell_at.map_or(0.04, |_| 0.08),
             root_error: 0.0,

@@ -100,7 +100,8 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
             }
         });
         if let Some(p) = &st.physics {
-            let (joint, root) = p.errors();
+            let (rms, root) = p.errors();
+            let mean = p.joint_mean_error();
             let text = match p.fell_at {
                 Some(t) => format!(
                     "physics: fell at {t:.1} s, {} (Restart to stand up again)",
@@ -110,14 +111,14 @@ pub(super) fn steering_window(InMut(ui): InMut<egui::Ui>, mut state: ResMut<Stee
                         .unwrap_or_default()
                 ),
                 None => format!(
-                    "physics{}{}: up {:.1} s · tracking error {joint:.2} rad, pelvis {root:.2} m off{}",
+                    "physics{}{}: up {:.1} s · joint error {mean:.3} rad mean ({rms:.3} RMS), pelvis {root:.3} m off{}",
                     if st.lookahead.is_some() { " with look-ahead" } else { "" },
                     if st.tracker_on && st.tracker.is_some() { " with tracker" } else { "" },
                     st.time,
                     match &st.guard {
                         Some(g) => format!(
-                            " · guard barred {} of {} transitions, rescued {}",
-                            g.bars, g.decisions, g.rescued
+                            " · guard barred {} of {} transitions, rescued {} (stopped {})",
+                            g.bars, g.decisions, g.rescued, g.brakes
                         ),
                         None => String::new(),
                     },
