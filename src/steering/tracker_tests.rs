@@ -356,6 +356,48 @@ fn the_solved_graphs_tracker_walks_at_the_asked_pace() {
     );
 }
 
+/// 20 s of P12's player timelines of these seeds played on `graph` (a file of assets/graphs)
+/// with `tracker` (one of assets/trackers) and the default guard: each run's outcome.
+fn guarded_timelines(
+    graph: &str,
+    tracker: &str,
+    seeds: &[u64],
+) -> Vec<super::trials::TrialOutcome> {
+    use super::guard::GuardSettings;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g = Arc::new(MotionGraph::load(&root.join("assets/graphs").join(graph)).unwrap());
+    let path = root.join("assets/trackers").join(tracker);
+    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
+    let timelines: Vec<_> = seeds
+        .iter()
+        .map(|&seed| {
+            let script = random_timeline(seed, 20.0, SCRIPT_RATE, &PlayerModel::default());
+            (format!("timeline_{seed}"), script)
+        })
+        .collect();
+    let planning = Planning {
+        tracker: Some(tracker),
+        guard: Some(GuardSettings::default()),
+        ..Planning::default()
+    };
+    super::trials::run_trials(
+        &g,
+        &timelines,
+        Some(BalanceGains::default()),
+        planning,
+        None,
+    )
+    .unwrap()
+}
+
+/// The runs of `outcomes` that fell, and when.
+fn falls(outcomes: &[super::trials::TrialOutcome]) -> Vec<(&str, f64)> {
+    outcomes
+        .iter()
+        .filter_map(|o| o.fell_at.map(|t| (o.name.as_str(), t)))
+        .collect()
+}
+
 /// The guard's rescue (predictive sampling around the tracker, [`super::rescue`]) keeps up the
 /// player timelines the guard alone lets fall: on the solved graph with its own tracker, six
 /// timelines of 20 s whose bodies fell under the guard without the rescue at 9.9–18.7 s
@@ -365,37 +407,16 @@ fn the_solved_graphs_tracker_walks_at_the_asked_pace() {
 #[test]
 fn the_rescue_keeps_up_what_the_guard_alone_lets_fall() {
     use super::guard::GuardSettings;
-    use super::trials::run_trials;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let g = Arc::new(MotionGraph::load(&root.join("assets/graphs/human3d_solved.ron")).unwrap());
-    let path = root.join("assets/trackers/human3d_solved.control.ron");
-    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
-    let timelines: Vec<_> = [9, 11, 25, 30, 36, 74]
-        .into_iter()
-        .map(|seed| {
-            let script = random_timeline(seed, 20.0, SCRIPT_RATE, &PlayerModel::default());
-            (format!("timeline_{seed}"), script)
-        })
-        .collect();
-    let settings = GuardSettings::default();
-    assert!(settings.rescue > 0, "the rescue is on by default");
-    let planning = Planning {
-        tracker: Some(tracker),
-        guard: Some(settings),
-        ..Planning::default()
-    };
-    let outcomes = run_trials(
-        &g,
-        &timelines,
-        Some(BalanceGains::default()),
-        planning,
-        None,
-    )
-    .unwrap();
-    let fell: Vec<_> = outcomes
-        .iter()
-        .filter_map(|o| o.fell_at.map(|t| (o.name.as_str(), t)))
-        .collect();
+    assert!(
+        GuardSettings::default().rescue > 0,
+        "the rescue is on by default"
+    );
+    let outcomes = guarded_timelines(
+        "human3d_solved.ron",
+        "human3d_solved.control.ron",
+        &[9, 11, 25, 30, 36, 74],
+    );
+    let fell = falls(&outcomes);
     let rescues: usize = outcomes.iter().map(|o| o.rescues).sum();
     assert!(fell.len() <= 1, "fell with the rescue: {fell:?}");
     assert!(rescues >= 1, "no rescue was played");
@@ -410,37 +431,12 @@ fn the_rescue_keeps_up_what_the_guard_alone_lets_fall() {
 #[test]
 fn the_brake_keeps_up_what_every_rescue_future_lets_fall() {
     use super::guard::GuardSettings;
-    use super::trials::run_trials;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let g = shipped_graph();
-    let path = root.join("assets/trackers/human3d.control.ron");
-    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
-    let timelines: Vec<_> = [5, 74]
-        .into_iter()
-        .map(|seed| {
-            let script = random_timeline(seed, 20.0, SCRIPT_RATE, &PlayerModel::default());
-            (format!("timeline_{seed}"), script)
-        })
-        .collect();
-    let settings = GuardSettings::default();
-    assert!(settings.brake > 0.0, "the brake is on by default");
-    let planning = Planning {
-        tracker: Some(tracker),
-        guard: Some(settings),
-        ..Planning::default()
-    };
-    let outcomes = run_trials(
-        &g,
-        &timelines,
-        Some(BalanceGains::default()),
-        planning,
-        None,
-    )
-    .unwrap();
-    let fell: Vec<_> = outcomes
-        .iter()
-        .filter_map(|o| o.fell_at.map(|t| (o.name.as_str(), t)))
-        .collect();
+    assert!(
+        GuardSettings::default().brake > 0.0,
+        "the brake is on by default"
+    );
+    let outcomes = guarded_timelines("human3d.ron", "human3d.control.ron", &[5, 74]);
+    let fell = falls(&outcomes);
     let brakes: usize = outcomes.iter().map(|o| o.brakes).sum();
     let rescues: usize = outcomes.iter().map(|o| o.rescues).sum();
     assert!(fell.len() <= 1, "fell with the brake: {fell:?}");
