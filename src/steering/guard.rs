@@ -42,9 +42,13 @@
 //! 12.8 s; `value` 0.05, 13.6 s (5 of the 40 timelines up 30 s). A `value` of 0.3 or more lasts
 //! longer (15.5 s) by not walking: the pushed walks stood, 0.98 m/s under the asked speed.
 //!
-//! Bars are decided every `every` seconds. Between two decisions, a transition into a clip the
-//! last decision did not play ahead is barred until the next one, so a bad transition is never
-//! taken unchecked.
+//! Bars are decided every `every` seconds. Between two decisions the controller may take the
+//! transitions the chosen future took in that time, and a transition into any other clip is
+//! barred until the next decision, so a bad transition is never taken unchecked and what is
+//! played is what was judged. (Until 2026-12-07 only the decision's first transition was let
+//! through: the brake's stop, which goes into two clips 0.03 s apart, was played with the
+//! second barred, and the body fell where its future had stood. Letting the future's through
+//! kept up the three of P12's 133 trials on `human3d.ron` that fell with the brake.)
 //!
 //! With a learned tracker, the plan is also checked every `watch` seconds while a clip plays on
 //! with no transition to decide, and when it falls (or every future of a decision does) the
@@ -184,8 +188,11 @@ impl GuardSettings {
 pub struct Guard {
     pub settings: GuardSettings,
     next_decision: f64,
-    /// The clip the last decision let the controller go into (if any).
-    allowed: Option<usize>,
+    /// The clips the last decision's future went into by transition before the next decision:
+    /// the controller may take those transitions between decisions, no others.
+    pub(super) allowed: Vec<usize>,
+    /// The same, of the future [`Self::play_ahead`] played last.
+    pub(super) entered: Vec<usize>,
     /// Futures played so far, decisions that barred something, and decisions where every
     /// future fell.
     pub rollouts: usize,
@@ -206,7 +213,8 @@ impl Guard {
         Self {
             settings,
             next_decision: 0.0,
-            allowed: None,
+            allowed: Vec::new(),
+            entered: Vec::new(),
             rollouts: 0,
             decisions: 0,
             bars: 0,
@@ -233,9 +241,9 @@ impl Guard {
             return;
         }
         if t + 1e-9 < self.next_decision {
-            // Between decisions: a transition the last one did not play ahead waits.
+            // Between decisions: a transition the chosen future did not take waits.
             if let Some(clip) = transition_into(controller, &controller.barred, stick, dt)
-                && Some(clip) != self.allowed
+                && !self.allowed.contains(&clip)
             {
                 let mut barred = match &controller.barred {
                     Barred::Into(c) => c.clone(),
@@ -249,7 +257,7 @@ impl Guard {
         let Some(first) = transition_into(controller, &Barred::Nothing, stick, dt) else {
             // Nothing to decide: the controller plays on, checked now and then.
             controller.barred = Barred::Nothing;
-            self.allowed = None;
+            self.allowed.clear();
             if let Some((tracker, state)) = tracker
                 && self.settings.rescue > 0
                 && t + 1e-9 >= self.next_watch
@@ -288,8 +296,8 @@ impl Guard {
         let ahead = tracker.zip(state.as_deref());
         let mut barred: Vec<usize> = Vec::new();
         let mut into = Some(first);
-        // (cost, bars, the clip it goes into)
-        let mut best: Option<(f64, Vec<usize>, Option<usize>)> = None;
+        // (cost, bars, the clips its future goes into before the next decision)
+        let mut best: Option<(f64, Vec<usize>, Vec<usize>)> = None;
         for _ in 0..self.settings.candidates.max(1) {
             let bars = Barred::Into(barred.clone());
             let bound = best.as_ref().map_or(f64::INFINITY, |(b, _, _)| *b);
@@ -298,13 +306,14 @@ impl Guard {
             );
             physics.restore(&saved);
             if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
-                best = Some((cost, barred.clone(), into));
+                best = Some((cost, barred.clone(), std::mem::take(&mut self.entered)));
             }
             let Some(clip) = into else { break };
             barred.push(clip);
             into = transition_into(controller, &Barred::Into(barred.clone()), stick, dt);
         }
         let (cost, bars, allowed) = best.expect("at least one candidate");
+        self.allowed = allowed;
         if cost >= FALL_COST {
             self.hopeless += 1;
             if let (Some(tracker), Some(state)) = (tracker, state.as_deref_mut()) {
@@ -320,7 +329,6 @@ impl Guard {
         if !bars.is_empty() {
             self.bars += 1;
         }
-        self.allowed = allowed;
         controller.barred = match bars.is_empty() {
             true => Barred::Nothing,
             false => Barred::Into(bars),
@@ -352,8 +360,15 @@ impl Guard {
         let mut last = None;
         let mut cost = 0.0;
         let start = [controller.heading().x, controller.heading().z];
+        self.entered.clear();
         for i in 1..=steps {
+            let taken = ahead.transitions_taken;
             let o = ahead.step(stick, dt);
+            // Steps checked before the next decision: a transition there is in the plan.
+            if ahead.transitions_taken > taken && ((i - 1) as f64) * dt < self.settings.every - 1e-9
+            {
+                self.entered.push(ahead.current().clip);
+            }
             let at = t + i as f64 * dt;
             if let Some((tracker, state)) = &mut tracking {
                 state.play(tracker, at, &o, physics);

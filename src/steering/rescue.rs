@@ -101,6 +101,7 @@ pub fn rescue(
     };
     let mut stopping = controller.clone();
     stopping.brake_left = s.brake;
+    let mut entered = Vec::new();
     for k in 0..rounds + if s.brake > 0.0 { n } else { 0 } {
         if k >= n && k % n == 0 && best.is_some_and(|(c, _)| c < FALL_COST) {
             break;
@@ -122,11 +123,13 @@ pub fn rescue(
         physics.restore(&saved);
         if cost < best.map_or(plan, |(c, _)| c.min(plan)) {
             best = Some((cost, k));
+            entered = std::mem::take(&mut guard.entered);
         }
     }
     guard.rescues += 1;
     let Some((_, k)) = best else { return };
     guard.rescued += 1;
+    guard.allowed = entered;
     if k >= braking {
         guard.brakes += 1;
         controller.brake_left = s.brake;

@@ -545,3 +545,76 @@ fn walking(
     };
     (controller, script)
 }
+
+/// What the guard judged is what is played: between two decisions the controller takes the
+/// transitions the chosen future took, no fewer (the guard once barred every transition after
+/// the first until the next decision, so a future that went into two clips 0.03 s apart, as
+/// the brake's stop does, was played with the second barred and fell where the future had
+/// stood). `timeline_15` of `human3d.ron`, 20 s with the tracker and the default guard: over
+/// every window between decisions with the stick held, the clips entered are the chosen
+/// future's, and some windows enter two.
+#[test]
+fn between_decisions_the_body_plays_the_future_the_guard_chose() {
+    use super::guard::{Guard, GuardSettings};
+    use super::physics::PhysicsPlayback;
+    use super::script::run_script;
+    use super::tracker::TrackerState;
+    let g = shipped_graph();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("assets/trackers/human3d.control.ron");
+    let tracker = TrackerCheckpoint::load(&path, &g).unwrap().tracker();
+    let script = random_timeline(15, 20.0, SCRIPT_RATE, &PlayerModel::default());
+    let mut controller = Controller::new(
+        g.clone(),
+        Controller::default_start(&g, "stand"),
+        Mode::Steer,
+    );
+    let mut physics =
+        PhysicsPlayback::start(&mut controller, &script, BalanceGains::default(), false).unwrap();
+    let mut guard = Guard::new(GuardSettings::default());
+    let mut state = TrackerState::default();
+    let dt = 1.0 / SCRIPT_RATE;
+    // The window open since the last decision: its stick, the chosen future's clips, the
+    // clips entered so far.
+    let mut window: Option<(super::Stick, Vec<usize>, Vec<usize>)> = None;
+    let (mut compared, mut doubles) = (0, 0);
+    let mut taken = 0;
+    run_script(&mut controller, &script, |t, out, controller| {
+        if physics.fell_at.is_some() {
+            return;
+        }
+        if controller.transitions_taken > taken
+            && let Some((_, _, entered)) = &mut window
+        {
+            entered.push(controller.current().clip);
+        }
+        taken = controller.transitions_taken;
+        state.play(&tracker, t, out, &mut physics);
+        physics.track(t, out, controller, dt);
+        let stick = script.stick_at(t + dt);
+        let decisions = guard.decisions;
+        guard.check(
+            t,
+            &stick,
+            dt,
+            Some((&tracker, &mut state)),
+            controller,
+            &mut physics,
+        );
+        if guard.decisions > decisions {
+            if let Some((held, planned, entered)) = window.take()
+                && held == stick
+            {
+                assert_eq!(
+                    entered, planned,
+                    "at {t:.2} s: the clips entered since the last decision"
+                );
+                compared += 1;
+                doubles += usize::from(planned.len() >= 2);
+            }
+            window = Some((stick, guard.allowed.clone(), Vec::new()));
+        }
+    });
+    assert!(compared >= 20, "{compared} windows compared");
+    assert!(doubles >= 1, "no window entered two clips");
+}
