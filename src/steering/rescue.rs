@@ -36,8 +36,8 @@
 //! fall stops; when one of them stays up (or falls last), the controller brakes as long. On
 //! P12's trials (seed 1, 60 s, `human3d.ron` with the character's tracker) all seven that fell
 //! with three rounds stay up with a brake of 1 s, and 130 of the 133 hold against 126 (three
-//! others fall, at 20.0, 40.8 and 50.7 s: the first traced to the guard barring the second
-//! clip of a brake's stop, see [`super::guard`]); the solved graph's 133 all hold as before,
+//! others fall, at 20.0, 40.8 and 50.7 s: the first traced to the guard barring a transition
+//! 0.23 s after a brake, see [`super::guard`]); the solved graph's 133 all hold as before,
 //! and the pushed walks never brake. With the chosen future's transitions let through, all 133
 //! hold on both graphs.
 

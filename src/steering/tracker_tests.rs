@@ -549,28 +549,21 @@ fn walking(
 }
 
 /// What the guard judged is what is played: between two decisions the controller takes the
-/// transitions the chosen future took, no fewer (the guard once barred every transition after
-/// the first until the next decision, so a future that went into two clips 0.03 s apart, as
-/// the brake's stop does, was played with the second barred and fell where the future had
-/// stood). `timeline_11` and `timeline_14` of `human3d.ron` (each stopped twice by the brake
-/// in its first 20 s), 20 s with the tracker and the default guard: over every window between
-/// decisions with the stick held, the clips entered are the chosen future's, and some windows
-/// enter two.
+/// transitions the chosen future took, and no others (the guard once let through only the
+/// first transition of the decision's best candidate, also when a rescue had chosen another
+/// future, such as a brake's stop). `timeline_11` and `timeline_14` of `human3d.ron` (each
+/// stopped twice by the brake in its first 20 s), 20 s with the tracker and the default
+/// guard: over every window between decisions with the stick held, the clips entered are the
+/// chosen future's.
 #[test]
 fn between_decisions_the_body_plays_the_future_the_guard_chose() {
-    let (mut compared, mut doubles) = (0, 0);
-    for seed in [11, 14] {
-        let (c, d) = windows_played_as_chosen(seed);
-        (compared, doubles) = (compared + c, doubles + d);
-    }
+    let compared: usize = [11, 14].into_iter().map(windows_played_as_chosen).sum();
     assert!(compared >= 20, "{compared} windows compared");
-    assert!(doubles >= 1, "no window entered two clips");
 }
 
 /// [`between_decisions_the_body_plays_the_future_the_guard_chose`] on the timeline of this
-/// seed: asserts each window and returns how many were compared and how many entered two
-/// clips or more.
-fn windows_played_as_chosen(seed: u64) -> (usize, usize) {
+/// seed: asserts each window and returns how many were compared.
+fn windows_played_as_chosen(seed: u64) -> usize {
     use super::guard::{Guard, GuardSettings};
     use super::physics::PhysicsPlayback;
     use super::script::run_script;
@@ -593,7 +586,7 @@ fn windows_played_as_chosen(seed: u64) -> (usize, usize) {
     // The window open since the last decision: its stick, the chosen future's clips, the
     // clips entered so far.
     let mut window: Option<(super::Stick, Vec<usize>, Vec<usize>)> = None;
-    let (mut compared, mut doubles) = (0, 0);
+    let mut compared = 0;
     let mut taken = 0;
     run_script(&mut controller, &script, |t, out, controller| {
         if physics.fell_at.is_some() {
@@ -626,11 +619,9 @@ fn windows_played_as_chosen(seed: u64) -> (usize, usize) {
                     "at {t:.2} s: the clips entered since the last decision"
                 );
                 compared += 1;
-                doubles += usize::from(planned.len() >= 2);
             }
             window = Some((stick, guard.allowed.clone(), Vec::new()));
         }
     });
-    eprintln!("timeline_{seed}: {compared} windows compared, {doubles} entered two clips");
-    (compared, doubles)
+    compared
 }
