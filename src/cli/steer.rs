@@ -249,12 +249,13 @@ pub fn steer(
             None => println!("physics stayed up for {:.2} s", script.duration),
         }
         println!(
-            "tracking_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} rescues {} brakes {}",
+            "tracking_error_rad {:.3} joint_mean_error_rad {:.3} root_error_m {:.3} rescues {} brakes {} steps_played_ahead {}",
             report.joint_error,
             report.joint_mean_error,
             report.root_error,
             report.rescues,
-            report.brakes
+            report.brakes,
+            report.ahead_steps
         );
     } else {
         let character = g.character.clone();

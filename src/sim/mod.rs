@@ -746,6 +746,46 @@ impl Simulation {
         }
     }
 
+    /// Feeds `h` what the next steps depend on that a step changes: every rigid body's pose and
+    /// velocity, the clocks, the targets, torques, rates and gains, the pending pushes. Two
+    /// simulations of one character that hash alike continue alike, as far as a hash can tell
+    /// (a look-ahead checks with it that playback followed its future).
+    pub fn hash_state(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let bits = |v: &[f32], h: &mut dyn std::hash::Hasher| {
+            for x in v {
+                h.write_u32(x.to_bits());
+            }
+        };
+        for (_, b) in self.state.bodies.iter() {
+            let p = b.position();
+            bits(&p.translation.to_array(), h);
+            bits(&[p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w], h);
+            bits(&b.linvel().to_array(), h);
+            bits(&b.angvel().to_array(), h);
+        }
+        self.time.to_bits().hash(h);
+        self.steps.hash(h);
+        for v in [
+            &self.targets,
+            &self.torques,
+            &self.feedforward,
+            &self.target_rates,
+        ] {
+            bits(v, h);
+        }
+        for (kp, kd) in &self.gain_multipliers {
+            bits(&[*kp, *kd], h);
+        }
+        for (body, force, left) in &self.pushes {
+            body.hash(h);
+            bits(&force.to_array(), h);
+            left.hash(h);
+        }
+        self.gravity.to_bits().hash(h);
+        self.failure.is_some().hash(h);
+    }
+
     /// Restores a snapshot taken from this simulation (same character and settings).
     pub fn restore(&mut self, s: &Snapshot) {
         self.state = s.physics.clone();

@@ -52,8 +52,11 @@
 //! `human3d.ron` that fell with the brake: all 133 hold.)
 //!
 //! With a learned tracker, the plan is also checked every `watch` seconds while a clip plays on
-//! with no transition to decide, and when it falls (or every future of a decision does) the
+//! with no transition to decide (each check carries the last one's future on, when playback
+//! followed it: [`super::watch`]), and when it falls (or every future of a decision does) the
 //! rescue ([`super::rescue`]) searches the tracker's corrections instead of the graph's edges.
+//! A future steps at the times playback will ([`later`]), so that one played ahead is the one
+//! played.
 //!
 //! In physics playback the reference's heading follows the simulated pelvis within a step, so
 //! the controller's root-motion warping turns nothing: the body turns only by the graph's turn
@@ -66,10 +69,11 @@
 //! time; `human3d.ron` 37 timelines up and 44 of 290 changes met without, 36 and 42 at 1. It
 //! is off by default.
 
-use super::controller::Barred;
+use super::controller::{Barred, Output};
 use super::lookahead::FALL_COST;
 use super::physics::PhysicsPlayback;
 use super::tracker::{Tracker, TrackerState, observe};
+use super::watch::Watched;
 use super::{Controller, Stick};
 
 /// How the guard plays transitions ahead.
@@ -108,6 +112,10 @@ pub struct GuardSettings {
     /// about to fall does) and then is the asked one again; the controller brakes for as long
     /// when one of them is taken ([`super::rescue`]; 0: none; default 1 s).
     pub brake: f64,
+    /// Whether a check of a clip played on carries the last check's future on when playback
+    /// followed it ([`super::watch`]; default 1): 0 plays every check afresh, the same run bit
+    /// for bit, slower.
+    pub carry: bool,
 }
 
 impl Default for GuardSettings {
@@ -125,6 +133,7 @@ impl Default for GuardSettings {
             aim: 0.0,
             escalate: 2,
             brake: 1.0,
+            carry: true,
         }
     }
 }
@@ -133,14 +142,14 @@ impl GuardSettings {
     /// The defaults with `NAME=VALUE,...` changed (the names are the fields'); an unknown name
     /// or a bad value is an error that lists the names.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let names = "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim, escalate, brake";
+        let names = "every, horizon, candidates, obey, value, rescue, watch, commit, scale, aim, escalate, brake, carry";
         let mut s = Self::default();
         for (name, value) in super::balance::named_values(text, names)? {
             anyhow::ensure!(
                 value > 0.0
                     || (matches!(
                         name,
-                        "obey" | "value" | "rescue" | "aim" | "escalate" | "brake"
+                        "obey" | "value" | "rescue" | "aim" | "escalate" | "brake" | "carry"
                     ) && value == 0.0),
                 "`{name}={value}`: expected a positive number"
             );
@@ -148,6 +157,10 @@ impl GuardSettings {
             anyhow::ensure!(
                 !matches!(name, "candidates" | "rescue" | "escalate") || value.fract() == 0.0,
                 "`{name}={value}`: expected a whole number"
+            );
+            anyhow::ensure!(
+                name != "carry" || value == 1.0 || value == 0.0,
+                "`carry={value}`: expected 0 or 1"
             );
             match name {
                 "every" => s.every = value,
@@ -162,6 +175,7 @@ impl GuardSettings {
                 "aim" => s.aim = value,
                 "escalate" => s.escalate = value as usize,
                 "brake" => s.brake = value,
+                "carry" => s.carry = value == 1.0,
                 other => anyhow::bail!("unknown guard setting `{other}` (expected one of {names})"),
             }
         }
@@ -207,6 +221,11 @@ pub struct Guard {
     pub rescued: usize,
     /// Rescues that stopped the body (the brake's futures).
     pub brakes: usize,
+    /// Steps played ahead, by every future together.
+    pub ahead_steps: usize,
+    /// The last check's future of a clip played on, to carry on at the next
+    /// ([`super::watch`]).
+    pub(super) watched: Option<Watched>,
 }
 
 impl Guard {
@@ -224,6 +243,8 @@ impl Guard {
             rescues: 0,
             rescued: 0,
             brakes: 0,
+            ahead_steps: 0,
+            watched: None,
         }
     }
 
@@ -240,6 +261,9 @@ impl Guard {
     ) {
         if physics.fell_at.is_some() {
             return;
+        }
+        if self.watched.as_ref().is_some_and(|w| !w.holds(stick)) {
+            self.watched = None;
         }
         if t + 1e-9 < self.next_decision {
             // Between decisions: a transition the chosen future did not take waits.
@@ -265,21 +289,10 @@ impl Guard {
             {
                 self.next_watch = t + self.settings.watch;
                 let saved = physics.save();
-                let steps = self.settings.steps(dt);
-                let on = Barred::Nothing;
-                let ahead = Some((tracker, &*state));
-                let cost = self.play_ahead(
-                    t,
-                    stick,
-                    dt,
-                    steps,
-                    &on,
-                    f64::INFINITY,
-                    ahead,
-                    controller,
-                    physics,
-                );
+                let cost =
+                    super::watch::watch(self, t, stick, dt, tracker, state, controller, physics);
                 physics.restore(&saved);
+                let on = Barred::Nothing;
                 super::rescue::rescue(
                     self, t, stick, dt, &on, cost, tracker, state, controller, physics,
                 );
@@ -288,6 +301,7 @@ impl Guard {
         };
         self.next_decision = t + self.settings.every;
         self.decisions += 1;
+        self.watched = None;
         let saved = physics.save();
         let steps = self.settings.steps(dt);
         let (tracker, mut state) = match tracker {
@@ -355,37 +369,43 @@ impl Guard {
         physics: &mut PhysicsPlayback,
     ) -> f64 {
         self.rollouts += 1;
-        let mut ahead = controller.clone();
-        ahead.barred = bars.clone();
-        let mut tracking = tracker.map(|(tracker, state)| (tracker, state.clone()));
-        let mut last = None;
+        let mut future = Future::new(controller, bars, tracker);
         let mut cost = 0.0;
         let start = [controller.heading().x, controller.heading().z];
         self.entered.clear();
         for i in 1..=steps {
-            let taken = ahead.transitions_taken;
-            let o = ahead.step(stick, dt);
-            // Steps checked before the next decision: a transition there is in the plan.
-            if ahead.transitions_taken > taken && ((i - 1) as f64) * dt < self.settings.every - 1e-9
-            {
-                self.entered.push(ahead.current().clip);
-            }
-            let at = t + i as f64 * dt;
-            if let Some((tracker, state)) = &mut tracking {
-                state.play(tracker, at, &o, physics);
-            }
-            physics.track(at, &o, &mut ahead, dt);
-            if physics.fell_at.is_some() {
+            let taken = future.controller.transitions_taken;
+            self.ahead_steps += 1;
+            let Some(share) = future.step(stick, dt, later(t, i, dt), physics) else {
                 return FALL_COST + (steps - i) as f64 * dt;
+            };
+            // Steps checked before the next decision: a transition there is in the plan.
+            if future.controller.transitions_taken > taken
+                && ((i - 1) as f64) * dt < self.settings.every - 1e-9
+            {
+                self.entered.push(future.controller.current().clip);
             }
-            cost += dt * super::lookahead::step_cost(physics, &o);
+            cost += share;
             if super::lookahead::loses(cost, bound) {
                 return cost;
             }
-            last = Some(o);
         }
+        self.finish(cost, &future, start, steps as f64 * dt, physics)
+    }
+
+    /// The cost of a future that stayed up over `span` seconds from the heading `start` (x, z),
+    /// its tracking cost summed so far: plus what the tracker's value network expects from
+    /// where it ends (`physics` there) and the obedience terms (see the module docs).
+    pub(super) fn finish(
+        &self,
+        mut cost: f64,
+        future: &Future,
+        start: [f64; 2],
+        span: f64,
+        physics: &PhysicsPlayback,
+    ) -> f64 {
         // What the tracker's value network expects from the state the future ends in.
-        if let (Some((tracker, state)), Some(o)) = (&tracking, &last)
+        if let (Some((tracker, state)), Some(o)) = (&future.tracking, &future.last)
             && self.settings.value > 0.0
         {
             let seen = observe(physics, o, state);
@@ -394,8 +414,8 @@ impl Guard {
         }
         // Obedience: the played motion's mean velocity over the horizon against the asked one
         // (a yaw θ points along (cos θ, −sin θ) in x and z).
+        let ahead = &future.controller;
         let end = ahead.heading();
-        let span = steps as f64 * dt;
         let asked = ahead.intent.command;
         let (dx, dz) = (
             (end.x - start[0]) / span - asked.speed * asked.direction.cos(),
@@ -406,6 +426,65 @@ impl Guard {
             false => 0.0,
         };
         cost + self.settings.obey * span * (dx * dx + dz * dz).sqrt() + self.settings.aim * aim
+    }
+}
+
+/// A future in play: a copy of the controller (with the bars it plays under) and of the
+/// tracker's state, and the output of its last step.
+#[derive(Clone)]
+pub(super) struct Future<'a> {
+    pub controller: Controller,
+    pub tracking: Option<(&'a Tracker, TrackerState)>,
+    pub last: Option<Output>,
+}
+
+impl<'a> Future<'a> {
+    pub fn new(
+        controller: &Controller,
+        bars: &Barred,
+        tracker: Option<(&'a Tracker, &TrackerState)>,
+    ) -> Self {
+        let mut controller = controller.clone();
+        controller.barred = bars.clone();
+        Self {
+            controller,
+            tracking: tracker.map(|(tracker, state)| (tracker, state.clone())),
+            last: None,
+        }
+    }
+
+    /// Plays the controller with `stick` and the simulation one step of `dt` on, to time `at`
+    /// (as playback does: the tracker decides, then the body tracks); the step's share of the
+    /// tracking cost, `None` when the body fell.
+    pub fn step(
+        &mut self,
+        stick: &Stick,
+        dt: f64,
+        at: f64,
+        physics: &mut PhysicsPlayback,
+    ) -> Option<f64> {
+        let o = self.controller.step(stick, dt);
+        if let Some((tracker, state)) = &mut self.tracking {
+            state.play(tracker, at, &o, physics);
+        }
+        physics.track(at, &o, &mut self.controller, dt);
+        if physics.fell_at.is_some() {
+            return None;
+        }
+        let share = dt * super::lookahead::step_cost(physics, &o);
+        self.last = Some(o);
+        Some(share)
+    }
+}
+
+/// The time of a future's `i`-th step from `t`: on the grid of `dt` when `t` is (a script's
+/// steps are at `n·dt`), so that a future and the playback that follows it step at the same
+/// times bit for bit ([`super::watch`]); `t + i·dt` otherwise (the app's clock).
+pub(super) fn later(t: f64, i: usize, dt: f64) -> f64 {
+    let n = (t / dt).round();
+    match n * dt == t {
+        true => (n + i as f64) * dt,
+        false => t + i as f64 * dt,
     }
 }
 
@@ -444,6 +523,8 @@ mod tests {
         assert_eq!(GuardSettings::parse("escalate=0").unwrap().escalate, 0);
         assert_eq!(GuardSettings::parse("brake=1.5").unwrap().brake, 1.5);
         assert_eq!(GuardSettings::parse("brake=0").unwrap().brake, 0.0);
+        assert!(GuardSettings::default().carry);
+        assert!(!GuardSettings::parse("carry=0").unwrap().carry);
         let e = GuardSettings::parse("horizn=1").unwrap_err().to_string();
         assert!(
             e.contains("`horizn`") && e.contains("every, horizon"),
@@ -466,6 +547,8 @@ mod tests {
             "escalate=1.5",
             "brake=-1",
             "candidates=2.5",
+            "carry=2",
+            "carry=0.5",
         ] {
             assert!(GuardSettings::parse(bad).is_err(), "{bad}");
         }

@@ -43,6 +43,7 @@ pub mod tracker;
 mod tracker_tests;
 pub mod tracker_training;
 pub mod trials;
+mod watch;
 
 pub use controller::{Controller, Mode, Output};
 pub use intent::{Gait, Stick};

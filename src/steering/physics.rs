@@ -89,6 +89,8 @@ pub struct TrackingReport {
     /// Of those, the times it stopped the body, every other future falling (the guard's
     /// `brake`).
     pub brakes: usize,
+    /// Steps the guard's futures played ahead, all together (0 without the guard).
+    pub ahead_steps: usize,
 }
 
 /// The simulated character tracking a controller, one played pose at a time (what the
@@ -246,6 +248,40 @@ impl PhysicsPlayback {
             last_joints: self.last_joints.clone(),
             offsets: self.offsets,
             corrections: self.corrections.clone(),
+        }
+    }
+
+    /// Feeds `h` the simulation's state ([`crate::sim::Simulation::hash_state`]) and what the
+    /// next step's tracking reads of the last one: two playbacks that hash alike track alike.
+    pub fn hash_state(&self, h: &mut impl std::hash::Hasher) {
+        self.sim.hash_state(h);
+        h.write_u64(self.time.to_bits());
+        h.write_u8(self.fell_at.is_some() as u8);
+        if let Some(p) = &self.last_played {
+            h.write_u64(p.time.to_bits());
+            for x in p.com.iter().chain(p.pelvis.coords.iter()) {
+                h.write_u64(x.to_bits());
+            }
+        }
+        if let Some((q, at)) = &self.last_joints {
+            h.write_u64(at.to_bits());
+            for x in q {
+                h.write_u64(x.to_bits());
+            }
+        }
+        let o = &self.offsets;
+        for x in [
+            o.swing_flexion,
+            o.swing_abduction,
+            o.ankle_pitch,
+            o.ankle_roll,
+            o.trunk_pitch,
+            o.trunk_roll,
+        ] {
+            h.write_u64(x.to_bits());
+        }
+        for x in &self.corrections {
+            h.write_u32(x.to_bits());
         }
     }
 
@@ -547,6 +583,7 @@ pub fn run_tracked_from(
         root_error,
         rollouts: planner.map_or(0, |p| p.rollouts) + guard.as_ref().map_or(0, |g| g.rollouts),
         rescues: guard.as_ref().map_or(0, |g| g.rescued),
-        brakes: guard.map_or(0, |g| g.brakes),
+        brakes: guard.as_ref().map_or(0, |g| g.brakes),
+        ahead_steps: guard.map_or(0, |g| g.ahead_steps),
     })
 }

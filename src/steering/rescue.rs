@@ -131,6 +131,8 @@ pub fn rescue(
     let Some((_, k)) = best else { return };
     guard.rescued += 1;
     guard.allowed = entered;
+    // Playback leaves the watch's future for this one.
+    guard.watched = None;
     if k >= braking {
         guard.brakes += 1;
         controller.brake_left = s.brake;

@@ -95,6 +95,21 @@ pub struct Exploration {
 }
 
 impl TrackerState {
+    /// Feeds `h` what the tracker's next decisions read of this state.
+    pub fn hash_state(&self, h: &mut impl std::hash::Hasher) {
+        h.write_u64(self.next_decision.to_bits());
+        h.write_u8(self.started as u8);
+        for x in self.played_velocity {
+            h.write_u64(x.to_bits());
+        }
+        if let Some(e) = &self.explore {
+            h.write(&e.rng.get_seed());
+            h.write_u128(e.rng.get_word_pos());
+            h.write_u64(e.until.to_bits());
+            h.write_u32(e.scale.to_bits());
+        }
+    }
+
     /// Notes the played pose `out` of the step at time `t`, before `physics` tracks it (for the
     /// played motion's own velocity, [`PhysicsPlayback::played_velocity`]); true when this step
     /// is a decision ([`DECISION_RATE`] a second, whatever the step: every other step of a

@@ -625,3 +625,68 @@ fn windows_played_as_chosen(seed: u64) -> usize {
     });
     compared
 }
+
+/// Carrying the watch's future on from one check to the next ([`super::watch`]) changes the
+/// compute and nothing else: a timeline of `human3d.ron` with the character's tracker, the
+/// guard and its rescue plays the same, bit for bit (the simulated pelvis at every step, the
+/// rescues, the brakes, the tracking errors), with fewer steps played ahead.
+#[test]
+fn carrying_the_watched_future_on_plays_the_same_run_with_fewer_steps_ahead() {
+    use super::guard::GuardSettings;
+    let g = shipped_graph();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("assets/trackers/human3d.control.ron");
+    let tracker = Arc::new(TrackerCheckpoint::load(&path, &g).unwrap().tracker());
+    let script = random_timeline(11, 20.0, SCRIPT_RATE, &PlayerModel::default());
+    let run = |carry: bool| {
+        let mut controller = Controller::new(
+            g.clone(),
+            Controller::default_start(&g, "stand"),
+            Mode::Steer,
+        );
+        let planning = Planning {
+            tracker: Some(tracker.clone()),
+            guard: Some(GuardSettings {
+                carry,
+                ..GuardSettings::default()
+            }),
+            ..Planning::default()
+        };
+        let mut pelvis: Vec<[u32; 7]> = Vec::new();
+        let report = run_tracked_planned(
+            &mut controller,
+            &script,
+            BalanceGains::default(),
+            planning,
+            |_, p| pelvis.push(p.sim.body_pose(p.root_body()).map(f32::to_bits)),
+        )
+        .unwrap();
+        (report, pelvis)
+    };
+    let (carried, carried_pelvis) = run(true);
+    let (afresh, afresh_pelvis) = run(false);
+    assert_eq!(carried_pelvis.len(), afresh_pelvis.len());
+    let first_apart = carried_pelvis
+        .iter()
+        .zip(&afresh_pelvis)
+        .position(|(a, b)| a != b);
+    assert_eq!(first_apart, None, "the pelvis apart from this step on");
+    let facts = |r: &super::physics::TrackingReport| {
+        (
+            r.fell_at.map(f64::to_bits),
+            r.rescues,
+            r.brakes,
+            r.rollouts,
+            r.joint_error.to_bits(),
+            r.root_error.to_bits(),
+        )
+    };
+    assert_eq!(facts(&carried), facts(&afresh));
+    assert!(carried.rescues >= 1, "no rescue to compare");
+    assert!(
+        carried.ahead_steps < afresh.ahead_steps,
+        "{} steps played ahead carrying on, {} afresh",
+        carried.ahead_steps,
+        afresh.ahead_steps
+    );
+}
