@@ -751,39 +751,30 @@ impl Simulation {
     /// simulations of one character that hash alike continue alike, as far as a hash can tell
     /// (a look-ahead checks with it that playback followed its future).
     pub fn hash_state(&self, h: &mut impl std::hash::Hasher) {
-        use std::hash::Hash;
-        let bits = |v: &[f32], h: &mut dyn std::hash::Hasher| {
-            for x in v {
-                h.write_u32(x.to_bits());
-            }
-        };
+        let mut bits = |v: &[f32]| v.iter().for_each(|x| h.write_u32(x.to_bits()));
         for (_, b) in self.state.bodies.iter() {
-            let p = b.position();
-            bits(&p.translation.to_array(), h);
-            bits(&[p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w], h);
-            bits(&b.linvel().to_array(), h);
-            bits(&b.angvel().to_array(), h);
+            let (p, r) = (b.position().translation, b.position().rotation);
+            bits(&[p.x, p.y, p.z, r.x, r.y, r.z, r.w]);
+            bits(&[b.linvel().to_array(), b.angvel().to_array()].concat());
         }
-        self.time.to_bits().hash(h);
-        self.steps.hash(h);
         for v in [
             &self.targets,
             &self.torques,
             &self.feedforward,
             &self.target_rates,
         ] {
-            bits(v, h);
+            bits(v);
         }
         for (kp, kd) in &self.gain_multipliers {
-            bits(&[*kp, *kd], h);
+            bits(&[*kp, *kd]);
         }
         for (body, force, left) in &self.pushes {
-            body.hash(h);
-            bits(&force.to_array(), h);
-            left.hash(h);
+            bits(&[*body as f32, *left as f32]);
+            bits(&force.to_array());
         }
-        self.gravity.to_bits().hash(h);
-        self.failure.is_some().hash(h);
+        bits(&[self.gravity, self.failure.is_some() as u8 as f32]);
+        h.write_u64(self.time.to_bits());
+        h.write_u64(self.steps);
     }
 
     /// Restores a snapshot taken from this simulation (same character and settings).

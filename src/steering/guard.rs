@@ -52,11 +52,12 @@
 //! `human3d.ron` that fell with the brake: all 133 hold.)
 //!
 //! With a learned tracker, the plan is also checked every `watch` seconds while a clip plays on
-//! with no transition to decide (each check carries the last one's future on, when playback
-//! followed it: [`super::watch`]), and when it falls (or every future of a decision does) the
+//! with no transition to decide, and when it falls (or every future of a decision does) the
 //! rescue ([`super::rescue`]) searches the tracker's corrections instead of the graph's edges.
-//! A future steps at the times playback will ([`later`]), so that one played ahead is the one
-//! played.
+//!
+//! A future steps at the times playback will ([`later`]), so that the future chosen is the one
+//! played, bit for bit; at the next check (a decision, a watch) the future under the same bars
+//! is then that one carried on a few steps ([`super::carry`]), not played again.
 //!
 //! In physics playback the reference's heading follows the simulated pelvis within a step, so
 //! the controller's root-motion warping turns nothing: the body turns only by the graph's turn
@@ -69,11 +70,11 @@
 //! time; `human3d.ron` 37 timelines up and 44 of 290 changes met without, 36 and 42 at 1. It
 //! is off by default.
 
+use super::carry::Carried;
 use super::controller::{Barred, Output};
 use super::lookahead::FALL_COST;
 use super::physics::PhysicsPlayback;
 use super::tracker::{Tracker, TrackerState, observe};
-use super::watch::Watched;
 use super::{Controller, Stick};
 
 /// How the guard plays transitions ahead.
@@ -113,7 +114,7 @@ pub struct GuardSettings {
     /// when one of them is taken ([`super::rescue`]; 0: none; default 1 s).
     pub brake: f64,
     /// Whether a check of a clip played on carries the last check's future on when playback
-    /// followed it ([`super::watch`]; default 1): 0 plays every check afresh, the same run bit
+    /// followed it ([`super::carry`]; default 1): 0 plays every check afresh, the same run bit
     /// for bit, slower.
     pub carry: bool,
 }
@@ -206,8 +207,6 @@ pub struct Guard {
     /// The clips the last decision's future went into by transition before the next decision:
     /// the controller may take those transitions between decisions, no others.
     pub(super) allowed: Vec<usize>,
-    /// The same, of the future [`Self::play_ahead`] played last.
-    pub(super) entered: Vec<usize>,
     /// Futures played so far, decisions that barred something, and decisions where every
     /// future fell.
     pub rollouts: usize,
@@ -223,9 +222,9 @@ pub struct Guard {
     pub brakes: usize,
     /// Steps played ahead, by every future together.
     pub ahead_steps: usize,
-    /// The last check's future of a clip played on, to carry on at the next
-    /// ([`super::watch`]).
-    pub(super) watched: Option<Watched>,
+    /// The future playback follows (the last check's choice), to carry on at the next
+    /// ([`super::carry`]).
+    pub(super) kept: Option<Carried>,
 }
 
 impl Guard {
@@ -234,7 +233,6 @@ impl Guard {
             settings,
             next_decision: 0.0,
             allowed: Vec::new(),
-            entered: Vec::new(),
             rollouts: 0,
             decisions: 0,
             bars: 0,
@@ -244,7 +242,7 @@ impl Guard {
             rescued: 0,
             brakes: 0,
             ahead_steps: 0,
-            watched: None,
+            kept: None,
         }
     }
 
@@ -262,8 +260,8 @@ impl Guard {
         if physics.fell_at.is_some() {
             return;
         }
-        if self.watched.as_ref().is_some_and(|w| !w.holds(stick)) {
-            self.watched = None;
+        if self.kept.as_ref().is_some_and(|k| !k.holds(stick)) {
+            self.kept = None;
         }
         if t + 1e-9 < self.next_decision {
             // Between decisions: a transition the chosen future did not take waits.
@@ -289,10 +287,22 @@ impl Guard {
             {
                 self.next_watch = t + self.settings.watch;
                 let saved = physics.save();
-                let cost =
-                    super::watch::watch(self, t, stick, dt, tracker, state, controller, physics);
-                physics.restore(&saved);
+                let now = self.now(physics, controller, Some(&*state));
                 let on = Barred::Nothing;
+                let ahead = Some((tracker, &*state));
+                let (cost, future) = self.play_ahead(
+                    t,
+                    stick,
+                    dt,
+                    &on,
+                    f64::INFINITY,
+                    ahead,
+                    controller,
+                    physics,
+                    now,
+                );
+                physics.restore(&saved);
+                self.kept = Some(future);
                 super::rescue::rescue(
                     self, t, stick, dt, &on, cost, tracker, state, controller, physics,
                 );
@@ -301,34 +311,34 @@ impl Guard {
         };
         self.next_decision = t + self.settings.every;
         self.decisions += 1;
-        self.watched = None;
         let saved = physics.save();
-        let steps = self.settings.steps(dt);
         let (tracker, mut state) = match tracker {
             Some((p, s)) => (Some(p), Some(s)),
             None => (None, None),
         };
+        let now = self.now(physics, controller, state.as_deref());
         let ahead = tracker.zip(state.as_deref());
         let mut barred: Vec<usize> = Vec::new();
         let mut into = Some(first);
-        // (cost, bars, the clips its future goes into before the next decision)
-        let mut best: Option<(f64, Vec<usize>, Vec<usize>)> = None;
+        // (cost, bars, its future)
+        let mut best: Option<(f64, Vec<usize>, Carried)> = None;
         for _ in 0..self.settings.candidates.max(1) {
             let bars = Barred::Into(barred.clone());
             let bound = best.as_ref().map_or(f64::INFINITY, |(b, _, _)| *b);
-            let cost = self.play_ahead(
-                t, stick, dt, steps, &bars, bound, ahead, controller, physics,
-            );
+            let (cost, future) =
+                self.play_ahead(t, stick, dt, &bars, bound, ahead, controller, physics, now);
             physics.restore(&saved);
             if best.as_ref().is_none_or(|(b, _, _)| cost < *b) {
-                best = Some((cost, barred.clone(), std::mem::take(&mut self.entered)));
+                best = Some((cost, barred.clone(), future));
             }
             let Some(clip) = into else { break };
             barred.push(clip);
             into = transition_into(controller, &Barred::Into(barred.clone()), stick, dt);
         }
-        let (cost, bars, allowed) = best.expect("at least one candidate");
-        self.allowed = allowed;
+        let (cost, bars, future) = best.expect("at least one candidate");
+        // Between decisions the controller may take the transitions its future took then.
+        self.allowed = future.entered(self.settings.every);
+        self.kept = Some(future);
         if cost >= FALL_COST {
             self.hopeless += 1;
             if let (Some(tracker), Some(state)) = (tracker, state.as_deref_mut()) {
@@ -350,47 +360,57 @@ impl Guard {
         };
     }
 
-    /// Plays the controller (with these bars held) and the simulation `steps` steps ahead;
-    /// the future's cost when it stays up: the tracking cost summed over the horizon plus the
-    /// obedience term (see the module docs); when it falls, [`FALL_COST`] plus the seconds it
-    /// left unplayed. A future that can no longer beat `bound` (the least cost so far) is
-    /// stopped early ([`super::lookahead::loses`]): it returns a cost of at least `bound`.
+    /// Plays the controller (with these bars held) and the simulation the horizon ahead from
+    /// time `t`, carrying on the future playback follows when it plays under the same bars and
+    /// playback followed it (`now`: the hash of playback's state, [`super::carry::hash`];
+    /// `None`: played afresh); the future's cost and the future. Its cost when it stays up: the
+    /// tracking cost summed over the horizon plus the obedience term (see the module docs);
+    /// when it falls, [`FALL_COST`] plus the seconds it left unplayed. A future that can no
+    /// longer beat `bound` (the least cost so far) is stopped early
+    /// ([`super::lookahead::loses`]): it returns a cost of at least `bound`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn play_ahead(
         &mut self,
         t: f64,
         stick: &Stick,
         dt: f64,
-        steps: usize,
         bars: &Barred,
         bound: f64,
         tracker: Option<(&Tracker, &TrackerState)>,
         controller: &Controller,
         physics: &mut PhysicsPlayback,
-    ) -> f64 {
-        self.rollouts += 1;
-        let mut future = Future::new(controller, bars, tracker);
-        let mut cost = 0.0;
-        let start = [controller.heading().x, controller.heading().z];
-        self.entered.clear();
-        for i in 1..=steps {
-            let taken = future.controller.transitions_taken;
-            self.ahead_steps += 1;
-            let Some(share) = future.step(stick, dt, later(t, i, dt), physics) else {
-                return FALL_COST + (steps - i) as f64 * dt;
-            };
-            // Steps checked before the next decision: a transition there is in the plan.
-            if future.controller.transitions_taken > taken
-                && ((i - 1) as f64) * dt < self.settings.every - 1e-9
-            {
-                self.entered.push(future.controller.current().clip);
+        now: Option<u64>,
+    ) -> (f64, Carried) {
+        let carried = match (now, self.kept.take()) {
+            (Some(now), Some(mut kept)) => match kept.carried_to(t, dt, stick, bars, now) {
+                true => Ok(kept),
+                false => Err(Some(kept)),
+            },
+            (_, kept) => Err(kept),
+        };
+        let mut future = match carried {
+            Ok(kept) => kept,
+            Err(kept) => {
+                self.kept = kept;
+                let state = tracker.map(|(_, s)| s);
+                Carried::new(t, stick, dt, bars, controller, state, physics)
             }
-            cost += share;
-            if super::lookahead::loses(cost, bound) {
-                return cost;
-            }
-        }
-        self.finish(cost, &future, start, steps as f64 * dt, physics)
+        };
+        let steps = self.settings.steps(dt);
+        let cost = future.play(steps, bound, self, tracker.map(|(p, _)| p), physics);
+        (cost, future)
+    }
+
+    /// The hash of playback's state now, when a future is kept to carry on (see
+    /// [`super::carry`]).
+    fn now(
+        &self,
+        physics: &PhysicsPlayback,
+        controller: &Controller,
+        tracking: Option<&TrackerState>,
+    ) -> Option<u64> {
+        (self.settings.carry && self.kept.is_some())
+            .then(|| super::carry::hash(physics, controller, tracking))
     }
 
     /// The cost of a future that stayed up over `span` seconds from the heading `start` (x, z),
@@ -438,21 +458,7 @@ pub(super) struct Future<'a> {
     pub last: Option<Output>,
 }
 
-impl<'a> Future<'a> {
-    pub fn new(
-        controller: &Controller,
-        bars: &Barred,
-        tracker: Option<(&'a Tracker, &TrackerState)>,
-    ) -> Self {
-        let mut controller = controller.clone();
-        controller.barred = bars.clone();
-        Self {
-            controller,
-            tracking: tracker.map(|(tracker, state)| (tracker, state.clone())),
-            last: None,
-        }
-    }
-
+impl Future<'_> {
     /// Plays the controller with `stick` and the simulation one step of `dt` on, to time `at`
     /// (as playback does: the tracker decides, then the body tracks); the step's share of the
     /// tracking cost, `None` when the body fell.
@@ -479,7 +485,7 @@ impl<'a> Future<'a> {
 
 /// The time of a future's `i`-th step from `t`: on the grid of `dt` when `t` is (a script's
 /// steps are at `n·dt`), so that a future and the playback that follows it step at the same
-/// times bit for bit ([`super::watch`]); `t + i·dt` otherwise (the app's clock).
+/// times bit for bit ([`super::carry`]); `t + i·dt` otherwise (the app's clock).
 pub(super) fn later(t: f64, i: usize, dt: f64) -> f64 {
     let n = (t / dt).round();
     match n * dt == t {

@@ -22,6 +22,7 @@
 //! - [`trials`]: many seeded stick timelines at once, and whether the simulated human stays up.
 
 pub mod balance;
+mod carry;
 pub mod controller;
 pub mod controls;
 pub mod foot_lock;
@@ -43,7 +44,6 @@ pub mod tracker;
 mod tracker_tests;
 pub mod tracker_training;
 pub mod trials;
-mod watch;
 
 pub use controller::{Controller, Mode, Output};
 pub use intent::{Gait, Stick};

@@ -41,6 +41,7 @@
 //! and the pushed walks never brake. With the chosen future's transitions let through, all 133
 //! hold on both graphs.
 
+use super::carry::Carried;
 use super::controller::Barred;
 use super::guard::Guard;
 use super::lookahead::FALL_COST;
@@ -82,9 +83,8 @@ pub fn rescue(
         return;
     }
     let s = guard.settings;
-    let steps = s.steps(dt);
     let saved = physics.save();
-    let mut best: Option<(f64, usize)> = None;
+    let mut best: Option<(f64, usize, Carried)> = None;
     // Round r plays futures r·n .. (r + 1)·n at 2^r times the noise, while every one so far
     // falls; the brake's round, after them, futures k ≥ `braking` at the first round's noise.
     let n = s.rescue;
@@ -102,37 +102,37 @@ pub fn rescue(
     };
     let mut stopping = controller.clone();
     stopping.brake_left = s.brake;
-    let mut entered = Vec::new();
     for k in 0..rounds + if s.brake > 0.0 { n } else { 0 } {
-        if k >= n && k % n == 0 && best.is_some_and(|(c, _)| c < FALL_COST) {
+        if k >= n && k % n == 0 && best.as_ref().is_some_and(|(c, _, _)| *c < FALL_COST) {
             break;
         }
         let mut noisy = state.clone();
         noisy.explore = Some(noise(k));
-        let bound = best.map_or(plan, |(c, _)| c.min(plan));
-        let cost = guard.play_ahead(
+        let bound = best.as_ref().map_or(plan, |(c, _, _)| c.min(plan));
+        // Noisy futures are played afresh: playback follows none of them yet.
+        let (cost, future) = guard.play_ahead(
             t,
             stick,
             dt,
-            steps,
             bars,
             bound,
             Some((tracker, &noisy)),
             if k < braking { controller } else { &stopping },
             physics,
+            None,
         );
         physics.restore(&saved);
-        if cost < best.map_or(plan, |(c, _)| c.min(plan)) {
-            best = Some((cost, k));
-            entered = std::mem::take(&mut guard.entered);
+        if cost < bound {
+            best = Some((cost, k, future));
         }
     }
     guard.rescues += 1;
-    let Some((_, k)) = best else { return };
+    let Some((_, k, future)) = best else { return };
     guard.rescued += 1;
-    guard.allowed = entered;
-    // Playback leaves the watch's future for this one.
-    guard.watched = None;
+    // Playback follows this future now: its transitions before the next decision, and the
+    // future itself to carry on.
+    guard.allowed = future.entered(s.every);
+    guard.kept = Some(future);
     if k >= braking {
         guard.brakes += 1;
         controller.brake_left = s.brake;

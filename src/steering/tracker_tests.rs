@@ -626,12 +626,13 @@ fn windows_played_as_chosen(seed: u64) -> usize {
     compared
 }
 
-/// Carrying the watch's future on from one check to the next ([`super::watch`]) changes the
-/// compute and nothing else: a timeline of `human3d.ron` with the character's tracker, the
-/// guard and its rescue plays the same, bit for bit (the simulated pelvis at every step, the
-/// rescues, the brakes, the tracking errors), with fewer steps played ahead.
+/// Carrying the chosen future on from one check of the guard to the next ([`super::carry`])
+/// changes the compute and nothing else: a timeline of `human3d.ron` with the character's
+/// tracker, the guard, its decisions, watch and rescue plays the same, bit for bit (the
+/// simulated pelvis at every step, the rescues, the brakes, the tracking errors), with fewer
+/// steps played ahead.
 #[test]
-fn carrying_the_watched_future_on_plays_the_same_run_with_fewer_steps_ahead() {
+fn carrying_the_chosen_future_on_plays_the_same_run_with_fewer_steps_ahead() {
     use super::guard::GuardSettings;
     let g = shipped_graph();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
