@@ -113,9 +113,9 @@ pub struct GuardSettings {
     /// about to fall does) and then is the asked one again; the controller brakes for as long
     /// when one of them is taken ([`super::rescue`]; 0: none; default 1 s).
     pub brake: f64,
-    /// Whether a check of a clip played on carries the last check's future on when playback
-    /// followed it ([`super::carry`]; default 1): 0 plays every check afresh, the same run bit
-    /// for bit, slower.
+    /// Whether each check carries on the future playback follows (the last check's choice)
+    /// when playback did follow it ([`super::carry`]; default 1): 0 plays every future afresh,
+    /// the same run bit for bit, slower.
     pub carry: bool,
 }
 
