@@ -645,7 +645,14 @@ fn step_controller(
 
 /// One step of `dt` seconds: the controller, and the simulated human when physics is on.
 fn step_once(st: &mut SteeringState, dt: f64) {
-    st.time += dt;
+    // Physics steps land on their grid, n·dt, as a script's steps do (the sum of the steps
+    // drifts off it in the last bits): the guard's futures then step at the times playback
+    // will, and the one it chose is carried on instead of played again
+    // ([`crate::steering::carry`]), and a stick script plays as `motionlab steer` plays it.
+    st.time = match st.physics.is_some() {
+        true => ((st.time / dt).round() + 1.0) * dt,
+        false => st.time + dt,
+    };
     let stick = match &st.script {
         Some(s) => s.stick_at(st.time),
         None => st.stick,

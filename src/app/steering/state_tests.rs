@@ -1,6 +1,6 @@
 //! Tests of the Steering view's state, without a window.
 
-use super::{SteeringState, default_graph};
+use super::{SteeringState, default_graph, step_once};
 use crate::app::workbench::files::root_path;
 
 /// Physics playback of the default graph starts with the shipped learned tracker and the guard
@@ -68,4 +68,64 @@ fn each_graph_plays_its_own_tracker_when_it_has_one() {
         "{}",
         state.message
     );
+}
+
+/// Physics in the app steps on the grid of its step, as a script does: a stick script loaded
+/// in the app plays bit for bit as `motionlab steer --script --physics` plays it with the
+/// shipped tracker and the guard, and the guard carries its chosen futures on there too (as
+/// many steps played ahead). Until 2026-12-07 the app's clock summed its steps, which drift off
+/// the grid, and every future was played afresh.
+#[test]
+fn physics_in_the_app_plays_a_script_as_steer_does() {
+    use crate::steering::physics::{Planning, run_tracked_planned};
+    use crate::steering::script::{StickKey, StickScript};
+    use crate::steering::{Controller, Mode};
+    let script = StickScript {
+        keys: vec![StickKey {
+            time: 0.0,
+            movement: (0.6, 0.8),
+            facing: None,
+            run: false,
+        }],
+        duration: 4.0,
+        rate: crate::steering::tracker::SCRIPT_RATE,
+        pushes: Vec::new(),
+    };
+    let mut state = SteeringState {
+        physics_on: true,
+        script: Some(script.clone()),
+        ..Default::default()
+    };
+    state.open(default_graph());
+    assert!(state.guard.is_some() && state.tracker.is_some(), "{}", state.message);
+    let h = 1.0 / script.rate;
+    let steps = (script.duration * script.rate).round() as usize;
+    for _ in 0..steps {
+        step_once(&mut state, h);
+    }
+    assert_eq!(state.time, steps as f64 * h, "on the grid");
+
+    let graph = state.controller.as_ref().unwrap().graph.clone();
+    let start = Controller::default_start(&graph, "stand");
+    let mut controller = Controller::new(graph, start, Mode::Steer);
+    let planning = Planning {
+        guard: Some(Default::default()),
+        tracker: state.tracker.clone(),
+        ..Default::default()
+    };
+    let mut pelvis = None;
+    let report = run_tracked_planned(
+        &mut controller,
+        &script,
+        Default::default(),
+        planning,
+        |_, p| pelvis = Some(p.sim.body_pose(p.root_body())),
+    )
+    .unwrap();
+    let app = state.physics.as_ref().unwrap();
+    assert!(report.fell_at.is_none() && app.fell_at.is_none());
+    assert_eq!(Some(app.sim.body_pose(app.root_body())), pelvis, "the same pelvis");
+    let guard = state.guard.as_ref().unwrap();
+    assert!(guard.ahead_steps > 0);
+    assert_eq!(guard.ahead_steps, report.ahead_steps, "as many steps played ahead");
 }
