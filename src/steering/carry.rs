@@ -12,8 +12,8 @@
 //! That playback did follow it is checked, not assumed: the stick was the same at every step,
 //! and a hash of the state now (the simulation's bodies, clocks, targets and pending pushes,
 //! the tracking's memory of the last step, the controller's frame and heading, the tracker's)
-//! equals the future's at this step. Otherwise (a push, a rescue's noise, the app's clock,
-//! which is not on the steps' grid) the future is played afresh. The cost is summed step by
+//! equals the future's at this step. Otherwise (a push, a rescue's noise, a clock off the
+//! steps' grid) the future is played afresh. The cost is summed step by
 //! step in the order a fresh future sums it, stopping where a fresh one stops, so the guard
 //! judges and the run plays the same, bit for bit, with the carrying on and without (`carry=0`;
 //! a test plays both).
@@ -62,9 +62,7 @@ pub(super) struct Carried {
     start: [f64; 2],
     /// The steps played from `from` while the body stayed up.
     seen: VecDeque<Seen>,
-    /// Whether it fell in the step after the last of `seen`.
-    fell: bool,
-    /// Where the last of `seen` left it, when it stayed up.
+    /// Where the last of `seen` left it; `None` when the body fell in the step after it.
     end: Option<End>,
 }
 
@@ -89,7 +87,6 @@ impl Carried {
             from: t,
             start: [heading.x, heading.z],
             seen: VecDeque::new(),
-            fell: false,
             end: Some(End {
                 physics: physics.save(),
                 controller: ahead,
@@ -141,9 +138,6 @@ impl Carried {
                 return cost;
             }
         }
-        if self.fell {
-            return FALL_COST + (steps - (self.seen.len() + 1)) as f64 * dt;
-        }
         let Some(end) = self.end.take() else {
             return FALL_COST + (steps - (self.seen.len() + 1)) as f64 * dt;
         };
@@ -158,7 +152,6 @@ impl Carried {
             let taken = future.controller.transitions_taken;
             guard.ahead_steps += 1;
             let Some(share) = future.step(&self.stick, dt, later(self.from, i, dt), physics) else {
-                self.fell = true;
                 return FALL_COST + (steps - i) as f64 * dt;
             };
             let heading = future.controller.heading();

@@ -451,7 +451,6 @@ impl Guard {
 
 /// A future in play: a copy of the controller (with the bars it plays under) and of the
 /// tracker's state, and the output of its last step.
-#[derive(Clone)]
 pub(super) struct Future<'a> {
     pub controller: Controller,
     pub tracking: Option<(&'a Tracker, TrackerState)>,
@@ -484,8 +483,9 @@ impl Future<'_> {
 }
 
 /// The time of a future's `i`-th step from `t`: on the grid of `dt` when `t` is (a script's
-/// steps are at `n·dt`), so that a future and the playback that follows it step at the same
-/// times bit for bit ([`super::carry`]); `t + i·dt` otherwise (the app's clock).
+/// steps, and the app's in physics playback, are at `n·dt`), so that a future and the
+/// playback that follows it step at the same times bit for bit ([`super::carry`]);
+/// `t + i·dt` otherwise.
 pub(super) fn later(t: f64, i: usize, dt: f64) -> f64 {
     let n = (t / dt).round();
     match n * dt == t {
