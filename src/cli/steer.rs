@@ -70,7 +70,8 @@ pub struct SteerArgs {
     pub physics: bool,
     /// With --physics: balance gains other than the defaults, `NAME=VALUE,...` (c_d, c_v,
     /// trunk, trunk_v, ankle_d, ankle_v, roll_d, roll_v, lift_knee, lift_hip, lift_toe, follow,
-    /// feedforward, rates, torso_kp, torso_kd; see docs/steering.md).
+    /// heading_follow, feedforward, rates, torso_kp, torso_kd; see docs/steering.md; a
+    /// --tracker plays with the heading_follow it was trained with).
     #[arg(long, requires = "physics")]
     pub balance: Option<String>,
     /// With --physics: predictive sampling of the balance feedback's offsets (every 0.3 s,
@@ -89,7 +90,8 @@ pub struct SteerArgs {
     /// which the stick rests for 1 s (the body stops: the brake); `NAME=VALUE,...` changes
     /// every, horizon, candidates, obey, value, rescue (0: off), watch, commit, scale, aim (per
     /// radian the heading a future ends in is off the asked direction; 0: off), escalate (the
-    /// rounds of more futures; 0: none) or brake (the seconds the stick rests; 0: off).
+    /// rounds of more futures; 0: none), brake (the seconds the stick rests; 0: off) or carry
+    /// (0: every future played afresh instead of carrying on the one chosen; the same run).
     #[arg(long, requires = "physics", num_args = 0..=1, default_missing_value = "")]
     pub guard: Option<String>,
     /// With --physics and --script (or --gaits): search open-loop corrections of every joint's
