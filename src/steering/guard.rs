@@ -381,16 +381,15 @@ impl Guard {
         physics: &mut PhysicsPlayback,
         now: Option<u64>,
     ) -> (f64, Carried) {
-        let carried = match (now, self.kept.take()) {
-            (Some(now), Some(mut kept)) => match kept.carried_to(t, dt, stick, bars, now) {
-                true => Ok(kept),
-                false => Err(Some(kept)),
-            },
-            (_, kept) => Err(kept),
+        let mut kept = self.kept.take();
+        let carried = match (now, kept.as_mut()) {
+            (Some(now), Some(k)) => k.carried_to(t, dt, stick, bars, now),
+            _ => false,
         };
-        let mut future = match carried {
-            Ok(kept) => kept,
-            Err(kept) => {
+        let mut future = match (carried, kept) {
+            (true, Some(k)) => k,
+            (_, kept) => {
+                // Not this future: the kept one stays for the next candidate.
                 self.kept = kept;
                 let state = tracker.map(|(_, s)| s);
                 Carried::new(t, stick, dt, bars, controller, state, physics)
