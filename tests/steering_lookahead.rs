@@ -141,7 +141,7 @@ fn the_look_ahead_keeps_up_a_run_the_feedback_alone_drops() {
                 lookahead,
                 ..Default::default()
             },
-            |_, _| {},
+            |_| {},
         )
         .unwrap()
     };
@@ -220,7 +220,7 @@ fn the_guard_keeps_up_a_timeline_the_feedback_alone_drops() {
             &script,
             BalanceGains::default(),
             planning,
-            |_, _| {},
+            |_| {},
         )
         .unwrap()
     };
@@ -303,7 +303,7 @@ fn samcon_keeps_up_a_timeline_the_feedback_alone_drops() {
             &script,
             BalanceGains::default(),
             planning,
-            |_, _| {},
+            |_| {},
         )
         .unwrap()
     };
@@ -443,7 +443,7 @@ fn samcon_keeps_up_the_walk_the_feedback_drops_from_its_own_motion() {
             BalanceGains::default(),
             planning,
             true,
-            |_, _| {},
+            |_| {},
         )
         .unwrap()
     };

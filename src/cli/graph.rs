@@ -484,7 +484,7 @@ pub fn bench_steering_physics(quick: bool) -> Result<()> {
                 &script,
                 BalanceGains::default(),
                 planning.clone(),
-                |_, _| {},
+                |_| {},
             )?;
             up = report.fell_at.unwrap_or(duration);
             total.push(started.elapsed().as_secs_f64() / up);

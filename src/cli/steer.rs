@@ -236,9 +236,9 @@ pub fn steer(
             &script,
             gains,
             planning,
-            |t, p| {
-                if out.is_some() && p.fell_at.is_none() {
-                    recording.push_simulated(t, &p.sim);
+            |s| {
+                if out.is_some() && s.physics.fell_at.is_none() {
+                    recording.push_simulated(s.time, &s.physics.sim);
                 }
             },
         )?;

@@ -489,16 +489,26 @@ pub fn run_tracked(
     controller: &mut Controller,
     script: &StickScript,
 ) -> anyhow::Result<TrackingReport> {
-    run_tracked_with(controller, script, BalanceGains::default(), |_, _| {})
+    run_tracked_with(controller, script, BalanceGains::default(), |_| {})
 }
 
-/// [`run_tracked`] with these gains; `on_step` sees the time and the simulation after every
-/// step of the script (to record it).
+/// What a run of physics playback shows its caller after every step of the script (to record
+/// it, or to watch the guard's decisions).
+pub struct Step<'a> {
+    /// The script's time of the step (s).
+    pub time: f64,
+    pub physics: &'a PhysicsPlayback,
+    pub controller: &'a Controller,
+    /// The guard over transitions, when one plays.
+    pub guard: Option<&'a super::guard::Guard>,
+}
+
+/// [`run_tracked`] with these gains; `on_step` sees every step ([`Step`]).
 pub fn run_tracked_with(
     controller: &mut Controller,
     script: &StickScript,
     gains: BalanceGains,
-    on_step: impl FnMut(f64, &PhysicsPlayback),
+    on_step: impl FnMut(&Step<'_>),
 ) -> anyhow::Result<TrackingReport> {
     run_tracked_planned(controller, script, gains, Planning::default(), on_step)
 }
@@ -522,7 +532,7 @@ pub fn run_tracked_planned(
     script: &StickScript,
     gains: BalanceGains,
     planning: Planning,
-    on_step: impl FnMut(f64, &PhysicsPlayback),
+    on_step: impl FnMut(&Step<'_>),
 ) -> anyhow::Result<TrackingReport> {
     run_tracked_from(controller, script, gains, planning, false, on_step)
 }
@@ -535,7 +545,7 @@ pub fn run_tracked_from(
     gains: BalanceGains,
     planning: Planning,
     moving: bool,
-    mut on_step: impl FnMut(f64, &PhysicsPlayback),
+    mut on_step: impl FnMut(&Step<'_>),
 ) -> anyhow::Result<TrackingReport> {
     let mut planner = planning.lookahead.map(super::lookahead::Lookahead::new);
     let mut guard = planning.guard.map(super::guard::Guard::new);
@@ -571,7 +581,12 @@ pub fn run_tracked_from(
                 &mut physics,
             );
         }
-        on_step(t, &physics);
+        on_step(&Step {
+            time: t,
+            physics: &physics,
+            controller,
+            guard: guard.as_ref(),
+        });
     });
     let (joint_error, root_error) = physics.errors();
     Ok(TrackingReport {

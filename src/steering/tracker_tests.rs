@@ -49,7 +49,7 @@ fn a_tracker_adds_its_corrections_and_nothing_else() {
             &script,
             BalanceGains::default(),
             planning,
-            |_, _| {},
+            |_| {},
         )
         .unwrap()
     };
@@ -564,10 +564,6 @@ fn between_decisions_the_body_plays_the_future_the_guard_chose() {
 /// [`between_decisions_the_body_plays_the_future_the_guard_chose`] on the timeline of this
 /// seed: asserts each window and returns how many were compared.
 fn windows_played_as_chosen(seed: u64) -> usize {
-    use super::guard::{Guard, GuardSettings};
-    use super::physics::PhysicsPlayback;
-    use super::script::run_script;
-    use super::tracker::TrackerState;
     let g = shipped_graph();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = root.join("assets/trackers/human3d.control.ron");
@@ -578,51 +574,51 @@ fn windows_played_as_chosen(seed: u64) -> usize {
         Controller::default_start(&g, "stand"),
         Mode::Steer,
     );
-    let mut physics =
-        PhysicsPlayback::start(&mut controller, &script, BalanceGains::default(), false).unwrap();
-    let mut guard = Guard::new(GuardSettings::default());
-    let mut state = TrackerState::default();
+    let planning = Planning {
+        tracker: Some(Arc::new(tracker)),
+        guard: Some(Default::default()),
+        ..Planning::default()
+    };
     let dt = 1.0 / SCRIPT_RATE;
     // The window open since the last decision: its stick, the chosen future's clips, the
     // clips entered so far.
     let mut window: Option<(super::Stick, Vec<usize>, Vec<usize>)> = None;
-    let mut compared = 0;
-    let mut taken = 0;
-    run_script(&mut controller, &script, |t, out, controller| {
-        if physics.fell_at.is_some() {
+    let (mut compared, mut taken, mut decisions) = (0, 0, 0);
+    let on_step = |s: &super::physics::Step<'_>| {
+        let guard = s.guard.expect("a guard plays");
+        if s.physics.fell_at.is_some() {
             return;
         }
-        if controller.transitions_taken > taken
+        if s.controller.transitions_taken > taken
             && let Some((_, _, entered)) = &mut window
         {
-            entered.push(controller.current().clip);
+            entered.push(s.controller.current().clip);
         }
-        taken = controller.transitions_taken;
-        state.play(&tracker, t, out, &mut physics);
-        physics.track(t, out, controller, dt);
-        let stick = script.stick_at(t + dt);
-        let decisions = guard.decisions;
-        guard.check(
-            t,
-            &stick,
-            dt,
-            Some((&tracker, &mut state)),
-            controller,
-            &mut physics,
-        );
+        taken = s.controller.transitions_taken;
+        let stick = script.stick_at(s.time + dt);
         if guard.decisions > decisions {
             if let Some((held, planned, entered)) = window.take()
                 && held == stick
             {
                 assert_eq!(
                     entered, planned,
-                    "at {t:.2} s: the clips entered since the last decision"
+                    "at {:.2} s: the clips entered since the last decision",
+                    s.time
                 );
                 compared += 1;
             }
             window = Some((stick, guard.allowed.clone(), Vec::new()));
         }
-    });
+        decisions = guard.decisions;
+    };
+    run_tracked_planned(
+        &mut controller,
+        &script,
+        BalanceGains::default(),
+        planning,
+        on_step,
+    )
+    .unwrap();
     compared
 }
 
@@ -659,7 +655,10 @@ fn carrying_the_chosen_future_on_plays_the_same_run_with_fewer_steps_ahead() {
             &script,
             BalanceGains::default(),
             planning,
-            |_, p| pelvis.push(p.sim.body_pose(p.root_body()).map(f32::to_bits)),
+            |s| {
+                let p = s.physics;
+                pelvis.push(p.sim.body_pose(p.root_body()).map(f32::to_bits))
+            },
         )
         .unwrap();
         (report, pelvis)

@@ -482,7 +482,7 @@ fn run_trial(
                 gains,
                 planning,
                 start.is_some(),
-                |_, _| {},
+                |_| {},
             )?;
             let (e, p) = ((r.joint_error, r.joint_mean_error), r.root_error);
             (r.fell_at, r.fell_by, (r.rescues, r.brakes), e, p, r.trace)

@@ -119,7 +119,7 @@ fn physics_in_the_app_plays_a_script_as_steer_does() {
         &script,
         Default::default(),
         planning,
-        |_, p| pelvis = Some(p.sim.body_pose(p.root_body())),
+        |s| pelvis = Some(s.physics.sim.body_pose(s.physics.root_body())),
     )
     .unwrap();
     let app = state.physics.as_ref().unwrap();
