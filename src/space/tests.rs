@@ -153,3 +153,20 @@ fn the_shipped_human_space_covers_the_clip_set() {
     assert_eq!(family("stand").count(), 1);
     assert!(space.connections.len() >= 2);
 }
+
+/// The run solved for the simulated body (docs/steering.md, Limits) loads as one straight run
+/// at 2.0 m/s with two flights a stride: each foot down less than half of it.
+#[test]
+fn the_held_run_space_is_one_run_with_flights() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let space = ParameterSpace::load(&root.join("spaces/human3d_run_held.ron")).unwrap();
+    let points = space.points().unwrap();
+    assert_eq!(points.len(), 1);
+    let p = &points[0];
+    assert_eq!(p.family.as_deref(), Some("run"));
+    assert!((p.speed - 2.0).abs() < 1e-9 && p.turn_rate == 0.0, "{p:?}");
+    let feet = p.contacts.as_ref().expect("the run's foot timing");
+    assert_eq!(feet.len(), 2);
+    assert!(feet.iter().all(|f| f.duration < 0.5), "{feet:?}");
+    assert!(p.swing_clearance > 0.0 && p.flat_feet, "{p:?}");
+}
