@@ -111,6 +111,10 @@ pub enum GraphCommand {
         /// and runs) instead of a player's 1–4 s.
         #[arg(long, default_value_t = 0.25)]
         steady_share: f64,
+        /// Share of the episodes' stick settings with Shift (run) down: higher, the run and its
+        /// changes are trained on more often (a player's 0.3, as P12's trials).
+        #[arg(long, default_value_t = 0.3)]
+        run_share: f64,
         /// Half-life (s) with which the reference's heading follows the simulated body's in the
         /// episodes: longer, a turn the stick asks for leads the body, and the tracker is paid
         /// for turning it (a new tracker's default 0.014, the place's). Given when resuming, it
@@ -267,21 +271,27 @@ pub fn run(command: GraphCommand) -> Result<()> {
             target_kl,
             push_interval,
             steady_share,
+            run_share,
             heading_follow,
             threads,
         } => {
             anyhow::ensure!(
                 push_interval >= 0.0
                     && (0.0..=1.0).contains(&steady_share)
+                    && (0.0..=1.0).contains(&run_share)
                     && target_kl.is_none_or(|k| k >= 0.0)
                     && heading_follow.is_none_or(|h| h > 0.0),
-                "--push-interval and --target-kl must be at least 0, --heading-follow positive and --steady-share within 0–1"
+                "--push-interval and --target-kl must be at least 0, --heading-follow positive and --steady-share and --run-share within 0–1"
             );
             let settings = TrainingSettings {
                 samples,
                 episode: EpisodeSettings {
                     push_interval,
                     steady_share,
+                    player: motionlab::steering::trials::PlayerModel {
+                        run_share,
+                        ..Default::default()
+                    },
                     ..EpisodeSettings::default()
                 },
             };

@@ -20,7 +20,7 @@
 use super::foot_lock::FootLocks;
 use super::index::{SteeringIndex, lerp};
 use super::inertialize::Inertialization;
-use super::intent::{Gait, HORIZON, Intent, Stick};
+use super::intent::{Gait, HORIZON, Intent, SpeedRange, Stick};
 use super::mdp::SteeringMdp;
 use super::route::RouteTable;
 use super::spring::wrap_angle;
@@ -188,7 +188,7 @@ impl Controller {
         Self {
             routes: Arc::new(RouteTable::new(&graph)),
             index: Arc::new(index),
-            intent: Intent::new(heading.yaw),
+            intent: Intent::new(heading.yaw).with_speeds(SpeedRange::of_graph(&graph.graph)),
             mode,
             weights: CostWeights::default(),
             current: start,
@@ -251,7 +251,7 @@ impl Controller {
     pub fn face(&mut self, yaw: f64) {
         let here = self.heading();
         self.turn_world(wrap_angle(yaw - here.yaw));
-        self.intent = Intent::new(yaw);
+        self.intent = Intent::new(yaw).with_speeds(self.intent.speeds);
         self.locks.clear();
     }
 

@@ -76,6 +76,31 @@ pub struct Command {
 }
 
 impl SpeedRange {
+    /// The speeds a graph's gaits cover: the walk from its slowest to its fastest walk, the run
+    /// at its fastest run; where the graph has no walk (or no run), the default's. The stick
+    /// then asks for speeds the graph can play (a graph whose run is 2.0 m/s is not asked for
+    /// 2.6).
+    pub fn of_graph(graph: &crate::motion_graph::MotionGraph) -> Self {
+        let mut range = Self::default();
+        let speeds = |family: &'static str| {
+            graph
+                .clips
+                .iter()
+                .filter(move |c| c.family == family && c.joins.is_none() && c.speed > 0.0)
+                .map(|c| c.speed)
+        };
+        let walks = speeds("walk").fold(None, |r: Option<(f64, f64)>, v| {
+            Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+        });
+        if let Some((lo, hi)) = walks.filter(|(lo, hi)| hi > lo) {
+            range.walk = (lo, hi);
+        }
+        if let Some(run) = speeds("run").reduce(f64::max) {
+            range.run = run;
+        }
+        range
+    }
+
     /// The stick deflection that asks for a walk at `speed` ([`Self::command`]'s inverse, held
     /// to the walking range): just past the dead zone for the slowest walk, 1 for the fastest.
     pub fn walk_stick(&self, speed: f64) -> f64 {
@@ -165,6 +190,12 @@ impl Intent {
         }
     }
 
+    /// The same, asking for `speeds` ([`SpeedRange::of_graph`]).
+    pub fn with_speeds(mut self, speeds: SpeedRange) -> Self {
+        self.speeds = speeds;
+        self
+    }
+
     /// The goal velocity of a command.
     fn goal(c: &Command) -> [f64; 2] {
         let dir = PlanarMotion {
@@ -252,6 +283,38 @@ impl Intent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stick asks for the speeds the graph's gaits cover: the shipped graph's walks
+    /// 0.6–1.4 m/s and run 2.6 m/s; the same graph with its runs at 2.0 m/s asks for 2.0.
+    #[test]
+    fn the_stick_asks_for_the_graphs_speeds() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/graphs/human3d.ron");
+        let mut graph: crate::motion_graph::MotionGraph = crate::files::read_ron(&path).unwrap();
+        let shipped = SpeedRange::of_graph(&graph);
+        assert_eq!((shipped.walk, shipped.run), ((0.6, 1.4), 2.6));
+        let mut runs = 0;
+        for c in graph.clips.iter_mut().filter(|c| c.family == "run") {
+            c.speed = 2.0;
+            runs += 1;
+        }
+        assert!(runs > 0);
+        let slower = SpeedRange::of_graph(&graph);
+        assert_eq!((slower.walk, slower.run), ((0.6, 1.4), 2.0));
+        let run = slower.command(
+            &Stick {
+                movement: (1.0, 0.0),
+                facing: None,
+                run: true,
+            },
+            0.0,
+        );
+        assert_eq!((run.speed, run.gait), (2.0, Gait::Run));
+        graph
+            .clips
+            .retain(|c| c.family != "walk" && c.family != "run");
+        assert_eq!(SpeedRange::of_graph(&graph), SpeedRange::default());
+    }
 
     /// A walk's stick asks for that walk's speed, across the walking range.
     #[test]

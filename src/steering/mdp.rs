@@ -131,7 +131,12 @@ impl MdpSettings {
     /// The defaults with the stick's speed levels (m/s): standing, the walks at the smallest, a
     /// middle and the full deflection, and the run ([`super::intent::SpeedRange`]'s).
     pub fn with_stick_speeds() -> Self {
-        let r = super::intent::SpeedRange::default();
+        Self::with_speeds(&super::intent::SpeedRange::default())
+    }
+
+    /// The defaults with the speed levels of `r`: standing, the walks at the smallest, a middle
+    /// and the full deflection, and the run.
+    pub fn with_speeds(r: &super::intent::SpeedRange) -> Self {
         Self {
             speeds: vec![0.0, r.walk.0, 0.5 * (r.walk.0 + r.walk.1), r.walk.1, r.run],
             ..Self::default()
@@ -153,7 +158,7 @@ impl MdpSettings {
             .clips
             .iter()
             .any(|c| c.strafe().abs() > STRAFING);
-        let stick = Self::with_stick_speeds();
+        let stick = Self::with_speeds(&super::intent::SpeedRange::of_graph(&graph.graph));
         let (slowest, fastest) = clip_speeds(graph);
         let speeds = if slowest >= MOVING_SPEED && fastest - slowest <= ONE_SPEED {
             Vec::new()

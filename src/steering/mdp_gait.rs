@@ -50,7 +50,7 @@ pub fn walks_and_runs(graph: &LoadedGraph) -> Vec<Gait> {
             })
             .collect()
     };
-    let fastest_walk = SpeedRange::default().walk.1;
+    let fastest_walk = SpeedRange::of_graph(&graph.graph).walk.1;
     let slowest_run = speeds(Gait::Run).into_iter().fold(f64::INFINITY, f64::min);
     if !speeds(Gait::Walk).is_empty() && slowest_run <= fastest_walk + ONE_SPEED {
         vec![Gait::Walk, Gait::Run]

@@ -396,7 +396,7 @@ pub fn run_trials(
 /// velocities ([`super::physics::PhysicsPlayback::start_moving`]): a gait the tracking cannot
 /// hold from its own motion cannot be held after any transition either.
 pub fn gait_holds(graph: &Arc<LoadedGraph>, duration: f64, rate: f64) -> Vec<GaitHold> {
-    let speeds = super::intent::SpeedRange::default();
+    let speeds = super::intent::SpeedRange::of_graph(&graph.graph);
     let mut out = Vec::new();
     for (c, clip) in graph.graph.clips.iter().enumerate() {
         let cyclic = clip.joins.is_none() && clip.cycle.is_some() && graph.kept(c);
