@@ -170,3 +170,50 @@ fn the_held_run_space_is_one_run_with_flights() {
     assert!(feet.iter().all(|f| f.duration < 0.5), "{feet:?}");
     assert!(p.swing_clearance > 0.0 && p.flat_feet, "{p:?}");
 }
+
+/// The run family for the simulated body: its runs are the held run's (2.0 m/s at −45, 0 and
+/// 45 °/s, the same timing), its walk is the shipped space's 1.4 m/s walk (the same speed and
+/// timing, so that the shipped walk's gait clip stands in for it), and its six connections
+/// each join the run to itself or to that walk.
+#[test]
+fn the_run_family_space_joins_the_held_run_to_the_shipped_walk() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let load = |f: &str| {
+        let s = ParameterSpace::load(&root.join(f)).unwrap();
+        let p = s.points().unwrap();
+        (s, p)
+    };
+    let (family, points) = load("spaces/human3d_run_family.ron");
+    let (shipped, shipped_points) = load("spaces/human3d_locomotion.ron");
+    let (_, held) = load("spaces/human3d_run_held.ron");
+    let timing = |p: &Point| format!("{:?} {:?} {}", p.period, p.contacts, p.speed);
+    let walk = shipped_points
+        .iter()
+        .find(|p| p.name(&shipped) == "gait=walk1.4,turn=0")
+        .unwrap();
+    let runs: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.family.as_deref() == Some("run"))
+        .collect();
+    let mut turns: Vec<i64> = runs
+        .iter()
+        .map(|p| p.turn_rate.to_degrees().round() as i64)
+        .collect();
+    turns.sort();
+    assert_eq!(turns, [-45, 0, 45]);
+    assert!(runs.iter().all(|p| timing(p) == timing(&held[0])));
+    let walks: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.family.as_deref() == Some("walk"))
+        .collect();
+    assert_eq!(walks.len(), 1);
+    assert_eq!(walks[0].name(&family), walk.name(&shipped));
+    assert_eq!(timing(walks[0]), timing(walk));
+    assert_eq!(family.connections.len(), 6);
+    for c in &family.connections {
+        assert!(
+            c.from.contains("run2.0") || c.to.contains("run2.0"),
+            "{c:?}"
+        );
+    }
+}
