@@ -112,8 +112,8 @@ pub enum GraphCommand {
         #[arg(long, default_value_t = 0.25)]
         steady_share: f64,
         /// Share of the episodes' stick settings with Shift (run) down: higher, the run and its
-        /// changes are trained on more often (a player's 0.3, as P12's trials).
-        #[arg(long, default_value_t = 0.3)]
+        /// changes are trained on more often (a player's, as P12's trials).
+        #[arg(long, default_value_t = motionlab::steering::trials::PlayerModel::default().run_share)]
         run_share: f64,
         /// Half-life (s) with which the reference's heading follows the simulated body's in the
         /// episodes: longer, a turn the stick asks for leads the body, and the tracker is paid
